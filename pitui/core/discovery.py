@@ -1,0 +1,138 @@
+"""Where sessions live, and which files under a root are sessions."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+__all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "encode_cwd", "SUBAGENT_DIR"]
+
+SUBAGENT_DIR = "subagent-artifacts"
+
+
+@dataclass(frozen=True)
+class SessionRoot:
+    """A place to look for sessions.
+
+    ``kind``: ``tree`` (a sessions folder of ``--<cwd>--`` project folders, plus loose files),
+    ``flat`` (a folder of session files, as Pi's ``--session-dir``), ``project`` (one project
+    folder) or ``file`` (one session file).
+    """
+
+    path: Path
+    kind: str
+    source: str  # how it was chosen, for messages like "no sessions in ... (from $PI_...)"
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    path: str
+    project: str  # the project folder's name ('' for loose files and flat roots)
+    kind: str  # "session" or "subagent" (a transcript in <project>/subagent-artifacts/)
+
+
+def encode_cwd(cwd: str) -> str:
+    """Pi's folder name for a cwd: ``--`` + cwd without its leading separator, ``/\\:`` as ``-``."""
+    body = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
+    for ch in "/\\:":
+        body = body.replace(ch, "-")
+    return f"--{body}--"
+
+
+def resolve_root(
+    path: str | os.PathLike | None = None,
+    session_dir: str | os.PathLike | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> SessionRoot:
+    """The sessions root, first that applies: PATH, ``--session-dir``,
+    ``$PI_CODING_AGENT_SESSION_DIR``, ``$PI_CODING_AGENT_DIR/sessions``, ``~/.pi/agent/sessions``."""
+    env = os.environ if environ is None else environ
+    if path is not None:
+        p = Path(path).expanduser()
+        if p.is_file():
+            return SessionRoot(p, "file", "argument")
+        if p.is_dir() and _looks_like_project(p):
+            return SessionRoot(p, "project", "argument")
+        return SessionRoot(p, "tree", "argument")
+    if session_dir is not None:
+        return SessionRoot(Path(session_dir).expanduser(), "flat", "--session-dir")
+    if env.get("PI_CODING_AGENT_SESSION_DIR"):
+        return SessionRoot(Path(env["PI_CODING_AGENT_SESSION_DIR"]).expanduser(), "flat", "$PI_CODING_AGENT_SESSION_DIR")
+    if env.get("PI_CODING_AGENT_DIR"):
+        return SessionRoot(Path(env["PI_CODING_AGENT_DIR"]).expanduser() / "sessions", "tree", "$PI_CODING_AGENT_DIR")
+    home = Path(env.get("HOME") or Path.home())
+    return SessionRoot(home / ".pi" / "agent" / "sessions", "tree", "default")
+
+
+def _looks_like_project(p: Path) -> bool:
+    name = p.name
+    if len(name) > 4 and name.startswith("--") and name.endswith("--"):
+        return True
+    # A folder holding session files and no project folders is treated as one project.
+    try:
+        with os.scandir(p) as it:
+            has_jsonl = False
+            for e in it:
+                if e.name.startswith("--") and e.is_dir():
+                    return False
+                if e.name.endswith(".jsonl"):
+                    has_jsonl = True
+            return has_jsonl
+    except OSError:
+        return False
+
+
+def _jsonl_in(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as it:
+            return sorted(
+                (e.path for e in it if e.name.endswith(".jsonl") and _is_file(e)),
+                reverse=True,
+            )
+    except OSError:
+        return []
+
+
+def _is_file(e: os.DirEntry) -> bool:
+    try:
+        return e.is_file()
+    except OSError:
+        return False
+
+
+def _project_files(folder: str, project: str) -> list[SessionFile]:
+    out = [SessionFile(p, project, "session") for p in _jsonl_in(folder)]
+    sub = os.path.join(folder, SUBAGENT_DIR)
+    if os.path.isdir(sub):
+        out.extend(SessionFile(p, project, "subagent") for p in _jsonl_in(sub))
+    return out
+
+
+def find_session_files(root: SessionRoot) -> list[SessionFile]:
+    """Every session file under ``root``: project folders (symlinks followed), loose files,
+    and ``subagent-artifacts/*.jsonl`` transcripts inside project folders."""
+    p = str(root.path)
+    if root.kind == "file":
+        return [SessionFile(p, root.path.parent.name if root.path.parent.name.startswith("--") else "", "session")]
+    if root.kind == "flat":
+        return [SessionFile(f, "", "session") for f in _jsonl_in(p)]
+    if root.kind == "project":
+        return _project_files(p, root.path.name)
+    out: list[SessionFile] = []
+    try:
+        with os.scandir(p) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+    for e in entries:
+        try:
+            is_dir = e.is_dir()  # follows symlinks
+        except OSError:
+            continue
+        if is_dir:
+            out.extend(_project_files(e.path, e.name))
+        elif e.name.endswith(".jsonl") and _is_file(e):
+            out.append(SessionFile(e.path, "", "session"))
+    return out

@@ -1,0 +1,728 @@
+"""One Pi session file: a skeleton read once, bodies decoded on demand.
+
+The skeleton holds, per entry, only what the tree and the lists need (id, parent, type,
+role, entry timestamp, where its line lies in the file, and a few flags). Message bodies
+are parsed from their byte span when something asks for them and kept in a bounded LRU.
+Nothing here recurses on tree depth, and nothing ever writes to the session file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cmp_to_key
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from .lines import iter_lines, parse_line, read_span
+from .timeutil import iso_to_ms
+
+__all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
+
+CURRENT_VERSION = 3
+
+# Lines longer than this are tool output in practice: their skeleton fields are read from
+# the line's head (when Pi's own key order is recognised) and the body is parsed only when
+# shown. Shorter lines are parsed whole during the scan.
+BIG_LINE = 32 * 1024
+HEAD_BYTES = 1024
+
+_HEAD_RE = re.compile(
+    rb'\{"type":"message","id":"([^"\\]{1,256})","parentId":(null|"[^"\\]{1,256}"),'
+    rb'"timestamp":"([^"\\]{1,64})","message":\{"role":"(toolResult|bashExecution)"'
+    rb'(?:,"toolCallId":"([^"\\]{0,256})")?'
+)
+
+# Flag bits per entry.
+F_ASSISTANT_TEXT = 1  # an assistant message with non-blank text
+F_ABNORMAL_STOP = 2  # an assistant message whose stopReason is not stop/toolUse (error, aborted, ...)
+F_LAZY = 4  # skeleton came from the line head; the line has not been validated whole
+F_DAMAGED = 8  # the line turned out not to parse when its body was read
+F_NON_UTF8 = 16  # bytes that are not UTF-8 were replaced
+
+
+class NotASession(Exception):
+    """The file is not a Pi session; ``reason`` is one line for the user."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(slots=True, frozen=True)
+class SessionWarning:
+    line: int | None
+    message: str
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "message": self.message}
+
+
+def _intern_str(table: dict, value: str) -> str:
+    got = table.get(value)
+    if got is None:
+        table[value] = value
+        return value
+    return got
+
+
+def _norm_id(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+class _LRU:
+    """A small LRU bounded by item count and by approximate bytes."""
+
+    def __init__(self, max_items: int = 4096, max_bytes: int = 96 * 1024 * 1024):
+        self._d: OrderedDict[int, tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
+        self.max_items = max_items
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, key: int) -> Any:
+        with self._lock:
+            item = self._d.get(key)
+            if item is None:
+                return None
+            self._d.move_to_end(key)
+            return item[0]
+
+    def put(self, key: int, value: Any, size: int) -> None:
+        with self._lock:
+            old = self._d.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._d[key] = (value, size)
+            self._bytes += size
+            while self._d and (len(self._d) > self.max_items or self._bytes > self.max_bytes):
+                _, (_, sz) = self._d.popitem(last=False)
+                self._bytes -= sz
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+            self._bytes = 0
+
+
+class Session:
+    """A Pi session file opened read-only.
+
+    Entries are numbered 0..n-1 in file order (the header, unparsable lines and later
+    duplicate header lines are not entries), exactly as the conformance corpus numbers them.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self.header: dict = {}
+        self.version = CURRENT_VERSION
+        self.warnings: list[SessionWarning] = []
+        # skeleton, one slot per entry
+        self.ids: list[str] = []
+        self.parent_ids: list[str | None] = []
+        self.types: list[str] = []
+        self.roles: list[str | None] = []
+        self.timestamps: list[Any] = []
+        self.offsets = array("q")
+        self.lengths = array("q")
+        self.linenos = array("q")
+        self.flags = bytearray()
+        # session-wide facts kept up to date while scanning
+        self.tool_call_owner: dict[str, int] = {}  # toolCall id -> assistant entry index
+        self.label_by_target: dict[str, str] = {}
+        self.label_time_by_target: dict[str, Any] = {}
+        self.name: str | None = None
+        # where scanning stopped: the next byte to read, the next line number
+        self.scanned_to = 0
+        self.next_lineno = 1
+        self.file_size = 0
+        self.file_mtime = 0.0
+        self._pending_partial: int | None = None  # entry index of an unterminated last line
+        self._parsed_count = 0  # parsed lines incl. header (Pi's v1 compaction index space)
+        self._parsed_pos_to_entry: dict[int, int] = {}
+        self._v1_first_kept: dict[int, str | None] = {}
+        self._intern: dict[str, str] = {}
+        self._cache = _LRU()
+        self._lock = threading.RLock()
+        # tree, rebuilt by _build_tree()
+        self.index_of: dict[str, int] = {}
+        self.parent: list[int] = []
+        self.children: dict[int, list[int]] = {}
+        self.roots: list[int] = []
+        self.shadowed: set[int] = set()
+        self.leaf = -1
+        self.tree_warnings: list[SessionWarning] = []
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike,
+        *,
+        validate: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> "Session":
+        """Read the skeleton of ``path``.
+
+        ``validate=True`` parses every line whole (exactly Pi's acceptance of lines);
+        ``validate=False`` reads big tool-output lines from their head only, for speed,
+        and checks them later with :meth:`validate_lazy_lines` or when they are shown.
+        Raises :class:`NotASession` with a one-line reason for anything that is not a session.
+        """
+        s = cls(path)
+        s._scan(validate=validate, progress=progress)
+        return s
+
+    # ------------------------------------------------------------------ scanning
+    def _scan(self, *, validate: bool, progress: Callable[[int, int], None] | None = None) -> int:
+        """Scan from ``scanned_to`` to the end of the file. Returns the number of new entries."""
+        try:
+            f = open(self.path, "rb")
+        except IsADirectoryError:
+            raise NotASession(self.path, "is a directory, not a session file")
+        except FileNotFoundError:
+            raise NotASession(self.path, "no such file")
+        except PermissionError:
+            raise NotASession(self.path, "permission denied")
+        except OSError as exc:
+            raise NotASession(self.path, f"cannot be read ({exc.strerror or exc})")
+        with f:
+            st = os.fstat(f.fileno())
+            size = st.st_size
+            if size < self.scanned_to:
+                # The file shrank: it was replaced. Start over.
+                self._reset()
+            start_count = len(self.ids)
+            if self._pending_partial is not None:
+                # An unterminated last line was accepted last time; re-read it from its start.
+                self._drop_from(self._pending_partial)
+                self._pending_partial = None
+            self.file_size = size
+            self.file_mtime = st.st_mtime
+            last_report = 0
+            intern = self._intern
+            for raw in iter_lines(f, self.scanned_to, self.next_lineno):
+                data = raw.data
+                if not self.header:
+                    self._accept_header(raw)
+                    continue
+                obj = None
+                flags = 0
+                head = None
+                if not validate and raw.length > BIG_LINE and self.version >= 2:
+                    m = _HEAD_RE.match(data, 0, HEAD_BYTES)
+                    if m is not None and data.endswith(b"}"):
+                        head = m
+                if head is None:
+                    res = parse_line(data)
+                    if res.value is None:
+                        if raw.terminated:
+                            self.warnings.append(
+                                SessionWarning(raw.lineno, f"line {raw.lineno} is not valid JSON and is skipped")
+                            )
+                            self.scanned_to = raw.end
+                            self.next_lineno = raw.lineno + 1
+                        # An unterminated last line that does not parse is Pi writing it now:
+                        # skip it quietly and read it again next time.
+                        continue
+                    obj = res.value
+                    if not isinstance(obj, dict):
+                        if raw.terminated:
+                            self.warnings.append(
+                                SessionWarning(raw.lineno, f"line {raw.lineno} is not a JSON object and is skipped")
+                            )
+                        self._advance(raw, added=False)
+                        continue
+                    if res.replaced:
+                        flags |= F_NON_UTF8
+                        self.warnings.append(
+                            SessionWarning(raw.lineno, f"line {raw.lineno} has bytes that are not UTF-8 (shown as \ufffd)")
+                        )
+                self._parsed_count += 1
+                if obj is not None:
+                    etype = obj.get("type")
+                    if etype == "session":
+                        self.warnings.append(
+                            SessionWarning(raw.lineno, f"line {raw.lineno} repeats the session header and is ignored")
+                        )
+                        self._advance(raw, added=False)
+                        continue
+                    self._add_entry_from_obj(obj, raw, flags, intern)
+                else:
+                    assert head is not None
+                    eid = head.group(1).decode()
+                    pid_raw = head.group(2)
+                    pid = None if pid_raw == b"null" else pid_raw[1:-1].decode()
+                    idx = len(self.ids)
+                    self.ids.append(eid)
+                    self.parent_ids.append(pid)
+                    self.types.append(_intern_str(intern, "message"))
+                    self.roles.append(_intern_str(intern, head.group(4).decode()))
+                    self.timestamps.append(head.group(3).decode())
+                    self.offsets.append(raw.offset)
+                    self.lengths.append(raw.length)
+                    self.linenos.append(raw.lineno)
+                    self.flags.append(F_LAZY)
+                    self._parsed_pos_to_entry[self._parsed_count - 1] = idx
+                self._advance(raw, added=True)
+                if progress is not None and raw.end - last_report > 8 * 1024 * 1024:
+                    last_report = raw.end
+                    progress(raw.end, size)
+            if not self.header:
+                if size == 0:
+                    raise NotASession(self.path, "empty file")
+                raise NotASession(self.path, "no session header line (not a Pi session)")
+        if progress is not None:
+            progress(self.file_size, self.file_size)
+        self._build_tree()
+        return len(self.ids) - start_count
+
+    def _advance(self, raw, *, added: bool) -> None:
+        if raw.terminated:
+            self.scanned_to = raw.end
+            self.next_lineno = raw.lineno + 1
+        elif added:
+            # Accepted a complete JSON object without its newline: keep the position before
+            # it so a refresh re-reads it (and whatever Pi appends after it) exactly once.
+            self._pending_partial = len(self.ids) - 1 if self.ids else None
+
+    def _accept_header(self, raw) -> None:
+        res = parse_line(raw.data)
+        obj = res.value
+        if obj is None:
+            if not raw.terminated:
+                return  # still being written
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not valid JSON and is skipped"))
+            self.scanned_to = raw.end
+            self.next_lineno = raw.lineno + 1
+            return
+        if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
+            kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
+            if isinstance(obj, dict) and obj.get("type") == "session":
+                reason = f"the session header on line {raw.lineno} has no string id"
+            else:
+                reason = f"line {raw.lineno} should be a session header but is {kind!r} (not a Pi session)"
+            raise NotASession(self.path, reason)
+        self.header = obj
+        version = obj.get("version")
+        self.version = version if isinstance(version, (int, float)) and not isinstance(version, bool) else 1
+        if "parentSession" not in obj and isinstance(obj.get("branchedFrom"), str):
+            obj["parentSession"] = obj["branchedFrom"]
+        self._parsed_count = 1
+        if raw.terminated:
+            self.scanned_to = raw.end
+            self.next_lineno = raw.lineno + 1
+        else:
+            self.scanned_to = raw.offset  # re-read next time in full
+
+    def _add_entry_from_obj(self, obj: dict, raw, flags: int, intern: dict) -> None:
+        idx = len(self.ids)
+        etype = obj.get("type")
+        etype_s = _intern_str(intern, etype) if isinstance(etype, str) else _intern_str(intern, "(no type)")
+        if self.version < 2:
+            # Version 1: entries form one chain in file order. Ids are derived from the line
+            # number so they stay the same on every load (Pi makes fresh random ones).
+            eid = f"line{raw.lineno}"
+            pid = self.ids[-1] if self.ids else None
+            if etype == "compaction":
+                fki = obj.get("firstKeptEntryIndex")
+                if isinstance(fki, int) and not isinstance(fki, bool):
+                    target = self._parsed_pos_to_entry.get(fki)
+                    self._v1_first_kept[idx] = self.ids[target] if target is not None and target < idx else None
+        else:
+            eid = _norm_id(obj.get("id"))
+            if eid is None:
+                eid = f"line{raw.lineno}"
+                self.warnings.append(
+                    SessionWarning(raw.lineno, f"line {raw.lineno} has no id; pitui calls it {eid}")
+                )
+            pid = _norm_id(obj.get("parentId"))
+        role = None
+        message = obj.get("message")
+        if etype == "message" and isinstance(message, dict):
+            r = message.get("role")
+            if isinstance(r, str):
+                if r == "hookMessage" and self.version < 3:
+                    r = "custom"
+                role = _intern_str(intern, r)
+            if r == "assistant":
+                content = message.get("content")
+                if _has_text(content):
+                    flags |= F_ASSISTANT_TEXT
+                stop = message.get("stopReason")
+                if stop and stop not in ("stop", "toolUse"):
+                    flags |= F_ABNORMAL_STOP
+                if isinstance(content, list):
+                    for block in content:
+                        if isinstance(block, dict) and block.get("type") == "toolCall":
+                            tcid = block.get("id")
+                            if isinstance(tcid, str):
+                                self.tool_call_owner[tcid] = idx
+        elif etype == "label":
+            target = _norm_id(obj.get("targetId"))
+            label = obj.get("label")
+            if target is not None:
+                if label:
+                    self.label_by_target[target] = label if isinstance(label, str) else orjson.dumps(label).decode()
+                    self.label_time_by_target[target] = obj.get("timestamp")
+                else:
+                    self.label_by_target.pop(target, None)
+                    self.label_time_by_target.pop(target, None)
+        elif etype == "session_info":
+            name = obj.get("name")
+            self.name = (name.strip() or None) if isinstance(name, str) else None
+        self.ids.append(eid)
+        self.parent_ids.append(pid)
+        self.types.append(etype_s)
+        self.roles.append(role)
+        self.timestamps.append(obj.get("timestamp"))
+        self.offsets.append(raw.offset)
+        self.lengths.append(raw.length)
+        self.linenos.append(raw.lineno)
+        self.flags.append(flags)
+        self._parsed_pos_to_entry[self._parsed_count - 1] = idx
+
+    def _reset(self) -> None:
+        fresh = Session(self.path)
+        self.__dict__.update(fresh.__dict__)
+
+    def _drop_from(self, idx: int) -> None:
+        """Forget entries ``idx..`` (used to re-read an unterminated last line)."""
+        if idx >= len(self.ids):
+            return
+        # Labels, names and tool-call owners can only be restored by replaying: do it.
+        offset = self.offsets[idx]
+        lineno = self.linenos[idx]
+        keep = idx
+        for name in ("ids", "parent_ids", "types", "roles", "timestamps"):
+            del getattr(self, name)[keep:]
+        for name in ("offsets", "lengths", "linenos"):
+            del getattr(self, name)[keep:]
+        del self.flags[keep:]
+        self._parsed_pos_to_entry = {k: v for k, v in self._parsed_pos_to_entry.items() if v < keep}
+        self._parsed_count = max(self._parsed_pos_to_entry, default=0) + 1
+        self.tool_call_owner = {k: v for k, v in self.tool_call_owner.items() if v < keep}
+        self._replay_labels_and_name()
+        self.scanned_to = offset
+        self.next_lineno = lineno
+        self._cache.clear()
+
+    def _replay_labels_and_name(self) -> None:
+        self.label_by_target.clear()
+        self.label_time_by_target.clear()
+        self.name = None
+        for i, t in enumerate(self.types):
+            if t in ("label", "session_info"):
+                obj = self.entry(i)
+                if t == "label":
+                    target = _norm_id(obj.get("targetId"))
+                    label = obj.get("label")
+                    if target is None:
+                        continue
+                    if label:
+                        self.label_by_target[target] = label if isinstance(label, str) else orjson.dumps(label).decode()
+                        self.label_time_by_target[target] = obj.get("timestamp")
+                    else:
+                        self.label_by_target.pop(target, None)
+                        self.label_time_by_target.pop(target, None)
+                else:
+                    name = obj.get("name")
+                    self.name = (name.strip() or None) if isinstance(name, str) else None
+
+    def refresh(self, *, validate: bool = False) -> int:
+        """Read whatever Pi appended since the last scan. Returns the number of new entries."""
+        with self._lock:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                return 0
+            if st.st_size == self.file_size and st.st_mtime == self.file_mtime and self._pending_partial is None:
+                return 0
+            return self._scan(validate=validate)
+
+    # ------------------------------------------------------------------ tree
+    def _build_tree(self) -> None:
+        n = len(self.ids)
+        index_of: dict[str, int] = {}
+        for i, eid in enumerate(self.ids):
+            index_of[eid] = i
+        tree_warnings: list[SessionWarning] = []
+        shadowed: set[int] = set()
+        if len(index_of) != n:
+            for i, eid in enumerate(self.ids):
+                if index_of[eid] != i:
+                    shadowed.add(i)
+                    tree_warnings.append(
+                        SessionWarning(
+                            self.linenos[i],
+                            f"line {self.linenos[i]}: id {eid} is used again on line "
+                            f"{self.linenos[index_of[eid]]}; the later entry wins (as in Pi)",
+                        )
+                    )
+        parent = [-1] * n
+        children: dict[int, list[int]] = {}
+        roots: list[int] = []
+        ids = self.ids
+        for i in range(n):
+            if i in shadowed:
+                parent[i] = -2
+                continue
+            pid = self.parent_ids[i]
+            if pid is None or pid == ids[i]:
+                roots.append(i)
+                continue
+            j = index_of.get(pid)
+            if j is None:
+                roots.append(i)
+                tree_warnings.append(
+                    SessionWarning(
+                        self.linenos[i], f"line {self.linenos[i]}: parent {pid} not found; shown as a root (orphan)"
+                    )
+                )
+                continue
+            parent[i] = j
+            lst = children.get(j)
+            if lst is None:
+                children[j] = [i]
+            else:
+                lst.append(i)
+        # Sort siblings oldest first, stable for ties, as Pi's getTree does.
+        ts = self.timestamps
+        for lst in children.values():
+            if len(lst) > 1:
+                keys = [iso_to_ms(ts[c]) for c in lst]
+                if any(math.isnan(k) for k in keys):
+                    pairs = list(zip(keys, lst))
+
+                    def cmp(a, b):
+                        d = a[0] - b[0]
+                        return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
+
+                    pairs.sort(key=cmp_to_key(cmp))
+                    lst[:] = [c for _, c in pairs]
+                else:
+                    order = sorted(range(len(lst)), key=keys.__getitem__)
+                    lst[:] = [lst[k] for k in order]
+        # Everything not reachable from a root lies on or below a parentId cycle (Pi loops
+        # forever there). Break each cycle at its earliest entry and show it as a root.
+        reached = bytearray(n)
+        for i in shadowed:
+            reached[i] = 1
+
+        def mark(start: int) -> None:
+            stack = [start]
+            while stack:
+                x = stack.pop()
+                reached[x] = 1
+                kids = children.get(x)
+                if kids:
+                    stack.extend(kids)
+
+        for r in roots:
+            mark(r)
+        if reached.count(0):
+            for i in range(n):
+                if reached[i]:
+                    continue
+                # walk up to find the cycle
+                seen_order: dict[int, int] = {}
+                x = i
+                while x not in seen_order and x >= 0 and not reached[x]:
+                    seen_order[x] = len(seen_order)
+                    x = parent[x]
+                if x < 0 or reached[x]:
+                    continue  # cannot happen, but never loop
+                walk = list(seen_order)
+                cycle = walk[seen_order[x]:]
+                m = min(cycle)
+                p = parent[m]
+                if p >= 0:
+                    children[p].remove(m)
+                    if not children[p]:
+                        del children[p]
+                parent[m] = -1
+                roots.append(m)
+                chain = " → ".join(ids[c] for c in sorted(cycle)[:6]) + (" …" if len(cycle) > 6 else "")
+                tree_warnings.append(
+                    SessionWarning(
+                        self.linenos[m],
+                        f"line {self.linenos[m]}: parentId cycle through {len(cycle)} entries ({chain}); "
+                        f"{ids[m]} is shown as a root",
+                    )
+                )
+                mark(m)
+        self.index_of = index_of
+        self.parent = parent
+        self.children = children
+        self.roots = roots
+        self.shadowed = shadowed
+        self.leaf = index_of[ids[-1]] if n else -1
+        self.tree_warnings = tree_warnings
+
+    # ------------------------------------------------------------------ queries
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def id(self) -> str:
+        return self.header.get("id", "")
+
+    @property
+    def cwd(self) -> str:
+        cwd = self.header.get("cwd")
+        return cwd if isinstance(cwd, str) else ""
+
+    @property
+    def all_warnings(self) -> list[SessionWarning]:
+        return sorted(self.warnings + self.tree_warnings, key=lambda w: (w.line or 0))
+
+    def label_of(self, i: int) -> str | None:
+        return self.label_by_target.get(self.ids[i]) if self.index_of.get(self.ids[i]) == i else None
+
+    @property
+    def labels(self) -> dict[int, str]:
+        out = {}
+        for target, label in self.label_by_target.items():
+            i = self.index_of.get(target)
+            if i is not None:
+                out[i] = label
+        return out
+
+    def children_of(self, i: int) -> list[int]:
+        return self.children.get(i, [])
+
+    def path_to(self, i: int) -> list[int]:
+        """Entry indices from the root down to ``i`` (inclusive). Iterative."""
+        out = []
+        parent = self.parent
+        while i >= 0:
+            out.append(i)
+            i = parent[i]
+        out.reverse()
+        return out
+
+    def newest_leaf_below(self, i: int) -> int:
+        """The leaf reached from ``i`` by following the branch that holds the current leaf
+        when ``i`` is on it, else the newest (last in file order) leaf of ``i``'s subtree."""
+        if i < 0:
+            return i
+        if self.is_ancestor(i, self.leaf):
+            return self.leaf
+        best = i
+        stack = [i]
+        while stack:
+            x = stack.pop()
+            kids = self.children.get(x)
+            if kids:
+                stack.extend(kids)
+            elif x > best:
+                best = x
+        return best
+
+    def is_ancestor(self, a: int, b: int) -> bool:
+        """True when ``a`` is on the path from the root to ``b`` (or is ``b``)."""
+        x = b
+        parent = self.parent
+        while x >= 0:
+            if x == a:
+                return True
+            x = parent[x]
+        return False
+
+    def entry(self, i: int) -> dict:
+        """The whole entry ``i`` as Pi would hold it in memory (migrations applied)."""
+        got = self._cache.get(i)
+        if got is not None:
+            return got
+        data = read_span(self.path, self.offsets[i], self.lengths[i])
+        res = parse_line(data)
+        obj = res.value
+        if not isinstance(obj, dict):
+            if not self.flags[i] & F_DAMAGED:
+                self.flags[i] |= F_DAMAGED
+                self.warnings.append(
+                    SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON): {res.error}")
+                )
+            obj = {
+                "type": self.types[i],
+                "id": self.ids[i],
+                "parentId": self.parent_ids[i],
+                "timestamp": self.timestamps[i],
+                "pituiError": f"line {self.linenos[i]} is damaged: {res.error}",
+            }
+        else:
+            self._migrate(i, obj)
+        self._cache.put(i, obj, len(data) * 2 + 200)
+        return obj
+
+    def _migrate(self, i: int, obj: dict) -> None:
+        if self.version < 2:
+            obj["id"] = self.ids[i]
+            obj["parentId"] = self.parent_ids[i]
+            if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
+                fki = obj.get("firstKeptEntryIndex")
+                if isinstance(fki, int) and not isinstance(fki, bool):
+                    target = self._v1_first_kept.get(i)
+                    if target is not None:
+                        obj["firstKeptEntryId"] = target
+                    del obj["firstKeptEntryIndex"]
+        else:
+            if not isinstance(obj.get("id"), str):
+                obj["id"] = self.ids[i]
+        if self.version < 3:
+            msg = obj.get("message")
+            if obj.get("type") == "message" and isinstance(msg, dict) and msg.get("role") == "hookMessage":
+                msg["role"] = "custom"
+
+    def raw_line(self, i: int) -> bytes:
+        """The entry's exact bytes in the file."""
+        return read_span(self.path, self.offsets[i], self.lengths[i])
+
+    def message(self, i: int) -> dict | None:
+        m = self.entry(i).get("message")
+        return m if isinstance(m, dict) else None
+
+    def validate_lazy_lines(self, should_stop: Callable[[], bool] | None = None) -> list[int]:
+        """Parse whole every line that was read from its head only; mark the damaged ones."""
+        damaged = []
+        for i in range(len(self.ids)):
+            if should_stop is not None and should_stop():
+                break
+            if self.flags[i] & F_LAZY and not self.flags[i] & F_DAMAGED:
+                data = read_span(self.path, self.offsets[i], self.lengths[i])
+                if not isinstance(parse_line(data).value, dict):
+                    self.flags[i] |= F_DAMAGED
+                    self.warnings.append(
+                        SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON)")
+                    )
+                    damaged.append(i)
+                else:
+                    self.flags[i] &= ~F_LAZY
+        return damaged
+
+    def iter_entries(self, indices: Iterable[int] | None = None):
+        for i in range(len(self.ids)) if indices is None else indices:
+            yield i, self.entry(i)
+
+
+def _has_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        for c in content:
+            if isinstance(c, dict) and c.get("type") == "text":
+                t = c.get("text")
+                if isinstance(t, str) and t.strip():
+                    return True
+    return False
