@@ -1,0 +1,406 @@
+"""The session list: Pi's ``SessionInfo`` per file, from a fast scan and a cached index.
+
+A file is read once; what the list needs (header, name, message count, first user
+message, last activity, model) is kept in an index under the user cache folder, keyed by
+path, size and mtime. A file that only grew (Pi appends) is read from where the index
+stopped. Lines are parsed whole only when they can change the answer (the header, names,
+the first user message, model changes, lines whose shape is not Pi's usual one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import orjson
+
+from .discovery import SessionFile, SessionRoot, find_session_files
+from .lines import BOM, iter_lines, parse_line
+from .timeutil import iso_to_ms, ms_to_iso
+
+__all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
+
+INDEX_VERSION = 3
+_FINGERPRINT_BYTES = 4096
+
+_MSG_HEAD = re.compile(
+    rb'\{"type":"message",(?:"id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),)?"timestamp":"([^"\\]*)",'
+    rb'"message":\{"role":"([A-Za-z]+)"'
+)
+_MSG_TAIL_TS = re.compile(rb',"timestamp":(\d{1,16})\}\}$')
+_MODEL_TAIL = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
+
+
+@dataclass
+class SessionInfo:
+    """What the session list shows for one file (Pi's SessionInfo, plus pitui's extras)."""
+
+    path: str
+    project: str = ""
+    kind: str = "session"  # session | subagent
+    id: str | None = None
+    cwd: str = ""
+    name: str | None = None
+    parent_session_path: str | None = None  # header parentSession, exactly as Pi lists it
+    forked_from: str | None = None  # parentSession, or its old name branchedFrom
+    created_ms: float | None = None
+    modified_ms: float | None = None
+    message_count: int = 0
+    first_message: str = "(no messages)"
+    model: str | None = None  # the last model named (assistant message or model change)
+    error: str | None = None  # why the file is not a readable session
+    warnings: int = 0  # lines that did not parse
+    size: int = 0
+    mtime_ns: int = 0
+    # scan state, so a file that grew is read on from here
+    scanned_to: int = 0
+    next_lineno: int = 1
+    last_activity_ms: float | None = None
+    header_ms: float | None = None
+    fingerprint: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def to_pi_json(self) -> dict:
+        """The listing object of ``pitui list --json`` (Pi's SessionInfo keys first)."""
+        return {
+            "path": self.path,
+            "id": self.id,
+            "cwd": self.cwd,
+            "name": self.name,
+            "parentSessionPath": self.parent_session_path,
+            "created": ms_to_iso(self.created_ms),
+            "modified": ms_to_iso(self.modified_ms),
+            "messageCount": self.message_count,
+            "firstMessage": self.first_message,
+            "forkedFrom": self.forked_from,
+            "project": self.project,
+            "kind": self.kind,
+            "model": self.model,
+            "error": self.error,
+            "warnings": self.warnings,
+        }
+
+    @property
+    def title(self) -> str:
+        return self.name or self.first_message
+
+
+def _text_of(content) -> str | None:
+    """Pi's extractTextContent: a string, or text blocks joined by a space."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b.get("text") if isinstance(b.get("text"), str) else str(b.get("text"))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return None
+
+
+def _fingerprint(path: str, upto: int) -> str:
+    """A hash of the file's first bytes and of the bytes just before ``upto``."""
+    h = hashlib.blake2b(digest_size=12)
+    try:
+        with open(path, "rb") as f:
+            h.update(f.read(min(_FINGERPRINT_BYTES, upto)))
+            if upto > _FINGERPRINT_BYTES:
+                f.seek(max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES))
+                h.update(f.read(upto - max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES)))
+    except OSError:
+        return ""
+    return h.hexdigest()
+
+
+def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None) -> SessionInfo:
+    """Listing data for one file; continues ``prev``'s scan when the file only grew."""
+    path = sf.path
+    if st is None:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return SessionInfo(path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})")
+    info: SessionInfo
+    if (
+        prev is not None
+        and prev.error is None
+        and prev.id is not None
+        and st.st_size >= prev.scanned_to > 0
+        and prev.fingerprint
+        and _fingerprint(path, prev.scanned_to) == prev.fingerprint
+    ):
+        info = SessionInfo(**{k: v for k, v in asdict(prev).items()})
+        info.project, info.kind = sf.project, sf.kind
+        start, lineno, have_header = prev.scanned_to, prev.next_lineno, True
+    else:
+        info = SessionInfo(path, sf.project, sf.kind)
+        start, lineno, have_header = 0, 1, False
+    info.size, info.mtime_ns = st.st_size, st.st_mtime_ns
+    first_found = info.first_message != "(no messages)"
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        info.error = f"cannot be read ({exc.strerror or exc})"
+        return info
+    with f:
+        for raw in iter_lines(f, start, lineno):
+            data = raw.data
+            if not have_header:
+                res = parse_line(data)
+                obj = res.value
+                if obj is None:
+                    if raw.terminated:
+                        info.warnings += 1
+                        info.scanned_to, info.next_lineno = raw.end, raw.lineno + 1
+                    continue
+                if not isinstance(obj, dict) or obj.get("type") != "session":
+                    kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
+                    info.error = f"line {raw.lineno} should be a session header but is {kind!r} (not a Pi session)"
+                    return info
+                if not isinstance(obj.get("id"), str):
+                    info.error = f"the session header on line {raw.lineno} has no string id"
+                    return info
+                have_header = True
+                info.id = obj["id"]
+                cwd = obj.get("cwd")
+                info.cwd = cwd if isinstance(cwd, str) else ""
+                ps = obj.get("parentSession")
+                info.parent_session_path = ps if isinstance(ps, str) else None
+                bf = ps if isinstance(ps, str) else obj.get("branchedFrom")
+                info.forked_from = bf if isinstance(bf, str) else None
+                hms = iso_to_ms(obj.get("timestamp"))
+                info.header_ms = None if math.isnan(hms) else hms
+                info.created_ms = info.header_ms
+                if raw.terminated:
+                    info.scanned_to, info.next_lineno = raw.end, raw.lineno + 1
+                continue
+            obj = None
+            role = None
+            m = _MSG_HEAD.match(data) if data.endswith(b"}") else None
+            if m is not None:
+                role = m.group(2)
+                if role == b"user" and not first_found:
+                    obj = parse_line(data).value
+                elif role in (b"user", b"assistant"):
+                    t = _MSG_TAIL_TS.search(data, max(0, len(data) - 40))
+                    if t is None:
+                        obj = parse_line(data).value
+                    else:
+                        ms = float(t.group(1))
+                        if info.last_activity_ms is None or ms > info.last_activity_ms:
+                            info.last_activity_ms = ms
+                        if role == b"assistant":
+                            mm = None
+                            for mm in _MODEL_TAIL.finditer(data, max(0, len(data) - 2048)):
+                                pass
+                            if mm is not None:
+                                info.model = mm.group(2).decode("utf-8", "replace")
+                        info.message_count += 1
+                        _advance(info, raw)
+                        continue
+                else:
+                    info.message_count += 1
+                    _advance(info, raw)
+                    continue
+            else:
+                # Not a message line in Pi's usual shape: parse it if it can matter.
+                head = data[:200]
+                if (
+                    b'"message"' in data[:4096]
+                    or b'"session_info"' in head
+                    or b'"model_change"' in head
+                    or not data.endswith(b"}")
+                    or not data.startswith(b"{")
+                ):
+                    obj = parse_line(data).value
+                else:
+                    _advance(info, raw)
+                    continue
+            if obj is None:
+                if raw.terminated:
+                    info.warnings += 1
+                    _advance(info, raw)
+                continue
+            if not isinstance(obj, dict):
+                _advance(info, raw)
+                continue
+            etype = obj.get("type")
+            if etype == "session_info":
+                name = obj.get("name")
+                info.name = (name.strip() or None) if isinstance(name, str) else None
+            elif etype == "model_change":
+                mid = obj.get("modelId")
+                if isinstance(mid, str):
+                    info.model = mid
+            elif etype == "message":
+                info.message_count += 1
+                msg = obj.get("message")
+                if isinstance(msg, dict) and isinstance(msg.get("role"), str) and "content" in msg:
+                    r = msg["role"]
+                    if r in ("user", "assistant"):
+                        ts = msg.get("timestamp")
+                        if isinstance(ts, (int, float)) and not isinstance(ts, bool):
+                            act = float(ts)
+                        else:
+                            act = iso_to_ms(obj.get("timestamp"))
+                        if not math.isnan(act) and (info.last_activity_ms is None or act > info.last_activity_ms):
+                            info.last_activity_ms = act
+                        if r == "assistant" and isinstance(msg.get("model"), str):
+                            info.model = msg["model"]
+                        if r == "user" and not first_found:
+                            text = _text_of(msg.get("content"))
+                            if text:
+                                info.first_message = text
+                                first_found = True
+            _advance(info, raw)
+    if not have_header:
+        info.error = "empty file" if st.st_size == 0 else "no session header line (not a Pi session)"
+        return info
+    if info.last_activity_ms is not None and info.last_activity_ms > 0:
+        info.modified_ms = info.last_activity_ms
+    elif info.header_ms is not None:
+        info.modified_ms = info.header_ms
+    else:
+        info.modified_ms = st.st_mtime_ns / 1e6
+    info.fingerprint = _fingerprint(path, info.scanned_to) if info.scanned_to else ""
+    return info
+
+
+def _advance(info: SessionInfo, raw) -> None:
+    if raw.terminated:
+        info.scanned_to, info.next_lineno = raw.end, raw.lineno + 1
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("PITUI_CACHE_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("pitui", appauthor=False))
+
+
+class SessionIndex:
+    """The persistent listing index: one orjson file in pitui's cache folder.
+
+    Versioned; a corrupt or foreign file is ignored and rebuilt. Writes are atomic
+    (temporary file + rename), so a crash never leaves a half-written index.
+    """
+
+    def __init__(self, cache_dir: str | os.PathLike | None = None, *, enabled: bool = True):
+        self.enabled = enabled
+        self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.file = self.dir / f"index-v{INDEX_VERSION}.json"
+        self._rows: dict[str, SessionInfo] = {}
+        self._dirty = False
+        self._lock = threading.Lock()
+        self.load_error: str | None = None
+        if enabled:
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            raw = self.file.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.load_error = str(exc)
+            return
+        try:
+            data = orjson.loads(raw)
+            if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
+                raise ValueError("wrong version")
+            fields = set(SessionInfo.__dataclass_fields__)
+            self._rows = {
+                row["path"]: SessionInfo(**{k: v for k, v in row.items() if k in fields}) for row in data["rows"]
+            }
+        except Exception as exc:  # corrupt: start again
+            self.load_error = f"index was unreadable and is rebuilt ({exc})"
+            self._rows = {}
+            self._dirty = True
+
+    def get(self, path: str) -> SessionInfo | None:
+        return self._rows.get(path)
+
+    def put(self, info: SessionInfo) -> None:
+        with self._lock:
+            self._rows[info.path] = info
+            self._dirty = True
+
+    def forget_missing(self, present: Iterable[str]) -> None:
+        keep = set(present)
+        with self._lock:
+            for p in [p for p in self._rows if p not in keep]:
+                del self._rows[p]
+                self._dirty = True
+
+    def save(self) -> None:
+        if not self.enabled or not self._dirty:
+            return
+        with self._lock:
+            rows = [asdict(r) for r in self._rows.values()]
+            self._dirty = False
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tmp = self.file.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(orjson.dumps({"version": INDEX_VERSION, "rows": rows}))
+            os.replace(tmp, self.file)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def info_for(sf: SessionFile, index: SessionIndex | None) -> tuple[SessionInfo, bool]:
+    """``(info, fresh)``: the cached row when size and mtime match, else a (re)scan."""
+    try:
+        st = os.stat(sf.path)
+    except OSError as exc:
+        return SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})"), False
+    prev = index.get(sf.path) if index is not None else None
+    if prev is not None and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
+        if prev.project != sf.project or prev.kind != sf.kind:
+            prev.project, prev.kind = sf.project, sf.kind
+        return prev, False
+    info = scan_info(sf, prev if (prev is not None and st.st_size > prev.size) else None, st)
+    if index is not None:
+        index.put(info)
+    return info, True
+
+
+def sort_infos(infos: list[SessionInfo]) -> list[SessionInfo]:
+    """Newest ``modified`` first (Pi's order); unreadable files last."""
+    infos.sort(key=lambda i: os.path.basename(i.path), reverse=True)
+    infos.sort(key=lambda i: (i.error is not None, -(i.modified_ms or 0)))
+    return infos
+
+
+def list_sessions(
+    root: SessionRoot,
+    index: SessionIndex | None = None,
+    on_info: Callable[[SessionInfo, int, int], None] | None = None,
+    include_errors: bool = True,
+) -> list[SessionInfo]:
+    """Every session under ``root``, newest first. ``on_info(info, done, total)`` is called
+    as each row is ready (cached rows first), for progressive display."""
+    files = find_session_files(root)
+    total = len(files)
+    out: list[SessionInfo] = []
+    for n, sf in enumerate(files, 1):
+        info, _ = info_for(sf, index)
+        out.append(info)
+        if on_info is not None:
+            on_info(info, n, total)
+    if index is not None:
+        if root.kind == "tree":
+            index.forget_missing(
+                [p for p in index._rows if not p.startswith(str(root.path) + os.sep)] + [sf.path for sf in files]
+            )
+        index.save()
+    if not include_errors:
+        out = [i for i in out if i.error is None]
+    return sort_infos(out)
