@@ -1,0 +1,246 @@
+"""One-line summaries of entries, for tree rows, search hits and exports.
+
+Plain text only: a ``kind`` token says what the entry is, and the UI decides how that
+looks. Formats follow Pi's ``/tree`` (``user: …``, ``[bash: cmd]``, ``[compaction: 42k
+tokens]`` …) with a few additions Pi lacks (system prompts, subagent runs, usage).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .session import F_DAMAGED, Session
+
+__all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "shorten_home"]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    kind: str  # user assistant tool tool-error bash compaction branch-summary model thinking label
+    #          title system context-edit custom custom-message usage unknown damaged
+    prefix: str  # "user: ", "assistant: ", "[branch summary]: " ... (may be "")
+    text: str  # the rest of the line
+    dim: bool = False  # bookkeeping entries and muted states
+
+    @property
+    def line(self) -> str:
+        return self.prefix + self.text
+
+
+def one_line(s: str, limit: int = 200) -> str:
+    s = s.replace("\r", "").replace("\n", " ").replace("\t", " ").strip()
+    return s[:limit]
+
+
+def text_of(content: Any) -> str:
+    """The text blocks of a content value (string or block list), concatenated."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            t = block.get("text")
+            if isinstance(t, str):
+                parts.append(t)
+    return "".join(parts)
+
+
+def shorten_home(path: str) -> str:
+    home = os.environ.get("HOME") or ""
+    if home and (path == home or path.startswith(home.rstrip("/") + "/")):
+        rel = path[len(home.rstrip("/")) + 1 :]
+        return "~/" + rel if rel else "~"
+    return path
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, str) and value.strip():
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _line_range(offset: Any, limit: Any) -> str:
+    """Pi's formatReadLineRange."""
+    if offset is None and limit is None:
+        return ""
+    start = 1 if offset is None else _num(offset)
+    if start is None:
+        return ""
+    start_s = f"{start:g}"
+    if limit is None:
+        return f":{start_s}"
+    count = _num(limit)
+    if count is None:
+        return ""
+    end = start + count - 1
+    return f":{start_s}" + (f"-{end:g}" if end else "")
+
+
+def format_tool_call(name: str, args: Any) -> str:
+    """``[bash: cmd]``, ``[read: path:1-50]``, ``[subagent: worker ×3]`` …"""
+    a = args if isinstance(args, dict) else {}
+
+    def s(key, default=""):
+        v = a.get(key)
+        return default if v is None or v == "" else str(v)
+
+    if name == "read":
+        return f"[read: {shorten_home(s('path') or s('file_path'))}{_line_range(a.get('offset'), a.get('limit'))}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {shorten_home(s('path') or s('file_path'))}]"
+    if name == "bash":
+        raw = s("command")
+        cmd = raw.replace("\n", " ").replace("\t", " ").strip()[:50]
+        return f"[bash: {cmd}{'...' if len(raw) > 50 else ''}]"
+    if name == "grep":
+        return f"[grep: /{s('pattern')}/ in {shorten_home(s('path', '.'))}]"
+    if name == "find":
+        return f"[find: {s('pattern')} in {shorten_home(s('path', '.'))}]"
+    if name == "ls":
+        return f"[ls: {shorten_home(s('path', '.'))}]"
+    if name == "subagent":
+        return "[subagent: " + _subagent_title(a) + "]"
+    raw = orjson.dumps(a).decode() if a else "{}"
+    return f"[{name}: {raw[:40]}{'...' if len(raw) > 40 else ''}]"
+
+
+def _subagent_title(a: dict) -> str:
+    for key, sep in (("tasks", " ×"), ("chain", " → ")):
+        items = a.get(key)
+        if isinstance(items, list) and items:
+            agents = [str(t.get("agent", "?")) if isinstance(t, dict) else "?" for t in items]
+            if key == "tasks":
+                if len(set(agents)) == 1:
+                    return f"{agents[0]} ×{len(agents)}"
+                return ", ".join(agents)
+            return " → ".join(agents)
+    agent = a.get("agent")
+    task = a.get("task")
+    title = str(agent) if agent else "run"
+    if isinstance(task, str) and task:
+        title += ": " + one_line(task, 40)
+    return title
+
+
+def tool_call_for_result(session: Session, i: int) -> dict | None:
+    """The ``toolCall`` block that produced tool result ``i``, if it is in the file."""
+    msg = session.message(i)
+    if not msg:
+        return None
+    tcid = msg.get("toolCallId")
+    owner = session.tool_call_owner.get(tcid) if isinstance(tcid, str) else None
+    if owner is None:
+        return None
+    content = (session.message(owner) or {}).get("content")
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
+                return block
+    return None
+
+
+def summarize(session: Session, i: int) -> Summary:
+    """The one-line summary of entry ``i``."""
+    if session.flags[i] & F_DAMAGED:
+        return Summary("damaged", "", f"[damaged line {session.linenos[i]}]", True)
+    t = session.types[i]
+    e = session.entry(i)
+    if "pituiError" in e:
+        return Summary("damaged", "", f"[damaged line {session.linenos[i]}]", True)
+    if t == "message":
+        msg = e.get("message") if isinstance(e.get("message"), dict) else {}
+        role = msg.get("role")
+        if role == "user":
+            text = one_line(text_of(msg.get("content")))
+            if not text and isinstance(msg.get("content"), list):
+                n = sum(1 for b in msg["content"] if isinstance(b, dict) and b.get("type") == "image")
+                text = f"[{n} image{'s' if n != 1 else ''}]" if n else ""
+            return Summary("user", "user: ", text)
+        if role == "assistant":
+            text = one_line(text_of(msg.get("content")))
+            if text:
+                return Summary("assistant", "assistant: ", text)
+            if msg.get("stopReason") == "aborted":
+                return Summary("assistant", "assistant: ", "(aborted)", True)
+            if msg.get("errorMessage"):
+                return Summary("tool-error", "assistant: ", one_line(str(msg["errorMessage"]), 80))
+            calls = [
+                b
+                for b in (msg.get("content") or [])
+                if isinstance(b, dict) and b.get("type") == "toolCall"
+            ] if isinstance(msg.get("content"), list) else []
+            if calls:
+                return Summary(
+                    "assistant", "assistant: ", " ".join(format_tool_call(str(c.get("name")), c.get("arguments")) for c in calls), True
+                )
+            return Summary("assistant", "assistant: ", "(no content)", True)
+        if role == "toolResult":
+            call = tool_call_for_result(session, i)
+            if call is not None:
+                text = format_tool_call(str(call.get("name")), call.get("arguments"))
+            else:
+                text = f"[{msg.get('toolName') or 'tool'}]"
+            return Summary("tool-error" if msg.get("isError") else "tool", "", text, not msg.get("isError"))
+        if role == "bashExecution":
+            return Summary("bash", "[bash]: ", one_line(str(msg.get("command") or "")), True)
+        if role == "system":
+            return Summary("system", "", "[system prompt]" + _system_detail(msg), True)
+        if role == "custom":
+            return Summary(
+                "custom-message", f"[{msg.get('customType') or 'custom'}]: ", one_line(text_of(msg.get("content")))
+            )
+        if role == "branchSummary":
+            return Summary("branch-summary", "[branch summary]: ", one_line(str(msg.get("summary") or "")))
+        if role == "compactionSummary":
+            return Summary("compaction", "", f"[compaction summary]: {one_line(str(msg.get('summary') or ''))}")
+        return Summary("unknown", "", f"[{role}]", True)
+    if t == "custom_message":
+        return Summary("custom-message", f"[{e.get('customType') or 'custom'}]: ", one_line(text_of(e.get("content"))))
+    if t == "compaction":
+        tb = _num(e.get("tokensBefore"))
+        tokens = f"{round(tb / 1000)}k" if tb is not None else "?"
+        return Summary("compaction", "", f"[compaction: {tokens} tokens]")
+    if t == "branch_summary":
+        return Summary("branch-summary", "[branch summary]: ", one_line(str(e.get("summary") or "")))
+    if t == "model_change":
+        return Summary("model", "", f"[model: {e.get('modelId')}]", True)
+    if t == "thinking_level_change":
+        return Summary("thinking", "", f"[thinking: {e.get('thinkingLevel')}]", True)
+    if t == "custom":
+        return Summary("custom", "", f"[{e.get('customType') or 'custom'}]", True)
+    if t == "context_edit":
+        what = "omit" if e.get("replacement") is None else "replace"
+        return Summary("context-edit", "", f"[context edit: {what} {e.get('targetId')}]", True)
+    if t == "label":
+        label = e.get("label")
+        return Summary("label", "", f"[label: {label if label else '(cleared)'}]", True)
+    if t == "session_info":
+        name = e.get("name")
+        return Summary("title", "", f"[title: {name if isinstance(name, str) and name.strip() else '(cleared)'}]", True)
+    if t == "usage":
+        u = e.get("usage") if isinstance(e.get("usage"), dict) else {}
+        return Summary("usage", "", f"[usage: {e.get('kind') or '?'} {u.get('totalTokens', 0)} tokens]", True)
+    return Summary("unknown", "", f"[{t}]", True)
+
+
+def _system_detail(msg: dict) -> str:
+    bits = []
+    sections = msg.get("sections")
+    if isinstance(sections, dict) and sections:
+        bits.append(f"{len(sections)} section{'s' if len(sections) != 1 else ''}")
+    for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
+        tools = msg.get(key)
+        if isinstance(tools, list) and tools:
+            bits.append(sign + ",".join(str(t.get("name")) if isinstance(t, dict) else str(t) for t in tools[:4]))
+    return (": " + " ".join(bits)) if bits else ""
