@@ -1,0 +1,178 @@
+"""pitui's command line: the app, and ``list`` / ``export`` / ``search`` for scripts."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+from . import __version__
+
+SUBCOMMANDS = ("list", "export", "search")
+
+
+class CliError(Exception):
+    """Bad input: reported as ``pitui: <path>: <reason>`` with exit status 2."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+
+def _fail(path: str, reason: str) -> int:
+    sys.stderr.write(f"pitui: {path}: {reason}\n")
+    return 2
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pitui",
+        description="Browse Pi coding agent sessions in the terminal (read-only).",
+        epilog="Scripts: pitui list [ROOT] [--json] | pitui export FILE --format json|markdown|html [--leaf ID] | "
+        "pitui search QUERY [--json]",
+    )
+    p.add_argument("path", nargs="?", help="a sessions root, one project folder, or one .jsonl session file")
+    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files (as Pi's --session-dir)")
+    p.add_argument("--demo", action="store_true", help="open the built-in demo sessions")
+    p.add_argument("--version", action="version", version=f"pitui {__version__}")
+    return p
+
+
+def _list_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pitui list", description="List sessions, newest first.")
+    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
+    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    p.add_argument("--json", action="store_true", help="a JSON array of Pi's SessionInfo objects (plus pitui keys)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write pitui's listing index")
+    return p
+
+
+def _export_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pitui export", description="Export one session (its tree, or one branch).")
+    p.add_argument("file", help="a session .jsonl file")
+    p.add_argument("--format", choices=("json", "markdown", "html"), default="json")
+    p.add_argument("--leaf", metavar="ID", help="the entry whose branch to export (default: the current leaf)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    return p
+
+
+def _resolve_root(path: str | None, session_dir: str | None):
+    from .core.discovery import resolve_root
+
+    root = resolve_root(path, session_dir)
+    if path is not None and not root.path.exists():
+        raise CliError(path, "no such file or folder")
+    return root
+
+
+def cmd_list(argv: list[str]) -> int:
+    args = _list_parser().parse_args(argv)
+    from .core.listing import SessionIndex, list_sessions
+    from .core.timeutil import format_age
+
+    try:
+        root = _resolve_root(args.root, args.session_dir)
+    except CliError as exc:
+        return _fail(exc.path, exc.reason)
+    index = None if args.no_cache else SessionIndex()
+    infos = list_sessions(root, index)
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2) + b"\n")
+        return 0
+    if not infos:
+        sys.stderr.write(f"pitui: {root.path}: no sessions found\n")
+        return 0
+    now = time.time() * 1000
+    for i in infos:
+        if i.error:
+            sys.stdout.write(f"{'-':>5}  {'':>5}  {i.path}  [{i.error}]\n")
+            continue
+        title = " ".join((i.name or i.first_message).split())[:70]
+        sys.stdout.write(f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {i.cwd or '?'}  {title}\n")
+    return 0
+
+
+def cmd_export(argv: list[str]) -> int:
+    args = _export_parser().parse_args(argv)
+    from .core.export_json import export_json, resolve_leaf
+    from .core.session import NotASession, Session
+
+    try:
+        session = Session.open(args.file, validate=True)
+    except NotASession as exc:
+        return _fail(args.file, exc.reason)
+    try:
+        leaf = resolve_leaf(session, args.leaf)
+    except KeyError:
+        return _fail(args.file, f"no entry with id {args.leaf!r}")
+    if args.format == "json":
+        data = orjson.dumps(export_json(session, args.leaf), option=orjson.OPT_INDENT_2) + b"\n"
+    elif args.format == "markdown":
+        from .core.export_md import export_markdown
+
+        data = export_markdown(session, leaf).encode()
+    else:
+        try:
+            from .core.export_html import export_html
+        except ImportError:
+            return _fail(args.file, "HTML export is not available in this build")
+        data = export_html(session, leaf).encode()
+    if args.output:
+        out = Path(args.output)
+        if out.exists() and out.resolve() == Path(args.file).resolve():
+            return _fail(args.output, "refusing to overwrite the session file")
+        out.write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)
+    return 0
+
+
+def cmd_search(argv: list[str]) -> int:
+    try:
+        from .core import search as _search  # noqa: F401
+    except ImportError:
+        return _fail("search", "search is not available in this build")
+    return _search.cli_main(argv)
+
+
+def cmd_app(argv: list[str]) -> int:
+    args = _app_parser().parse_args(argv)
+    if args.demo:
+        from .demo import DEMO_ROOT
+
+        path, session_dir = str(DEMO_ROOT), None
+    else:
+        path, session_dir = args.path, args.session_dir
+    try:
+        root = _resolve_root(path, session_dir)
+    except CliError as exc:
+        return _fail(exc.path, exc.reason)
+    from .ui.app import run_app
+
+    return run_app(root, demo=args.demo) or 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            cmd, rest = argv[0], argv[1:]
+            return {"list": cmd_list, "export": cmd_export, "search": cmd_search}[cmd](rest)
+        return cmd_app(argv)
+    except BrokenPipeError:
+        try:
+            sys.stdout.close()
+        except Exception:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

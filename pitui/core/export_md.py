@@ -1,0 +1,241 @@
+"""``pitui export --format markdown``: one branch as a readable transcript for sharing.
+
+The whole branch from its root to the chosen leaf: user and assistant text, thinking
+(folded in a ``<details>``), each tool call with its result, bash runs, custom messages,
+system prompt changes, and compactions marked as boundaries with the history before them
+still present. Nothing is left out silently; very long tool output is kept whole.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import orjson
+
+from .context import context_entry_indices
+from .session import Session
+from .summary import format_tool_call, text_of
+from .timeutil import iso_to_ms, ms_to_iso
+
+__all__ = ["export_markdown"]
+
+
+def _fence(text: str, lang: str = "") -> str:
+    """A fenced block whose fence is longer than any backtick run inside ``text``."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _when(value: Any) -> str:
+    ms = iso_to_ms(value)
+    if math.isnan(ms):
+        return ""
+    iso = ms_to_iso(ms) or ""
+    return iso[:19].replace("T", " ") + " UTC"
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+def _content_md(content: Any) -> list[str]:
+    out = []
+    if isinstance(content, str):
+        if content.strip():
+            out.append(content)
+        return out
+    if not isinstance(content, list):
+        return out
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "text" and isinstance(block.get("text"), str):
+            out.append(block["text"])
+        elif bt == "image":
+            data = block.get("data") or ""
+            size = len(data) * 3 // 4 if isinstance(data, str) else 0
+            out.append(f"*[image: {block.get('mimeType', '?')}, {size:,} bytes]*")
+    return out
+
+
+def _tool_output(msg: dict) -> str:
+    parts = []
+    for block in msg.get("content") or [] if isinstance(msg.get("content"), list) else []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append(f"[image: {block.get('mimeType', '?')}]")
+    if isinstance(msg.get("content"), str):
+        parts.append(msg["content"])
+    return "\n".join(parts)
+
+
+def export_markdown(session: Session, leaf: int | None = None) -> str:
+    leaf = session.leaf if leaf is None else leaf
+    path, in_context = context_entry_indices(session, leaf) if leaf >= 0 else ([], [])
+    in_ctx = set(in_context)
+    title = session.name or _first_user_text(session, path) or "Pi session"
+    lines: list[str] = [f"# {title}", ""]
+    lines.append(f"- **Session:** `{session.id}`")
+    if session.cwd:
+        lines.append(f"- **Working directory:** `{session.cwd}`")
+    created = _when(session.header.get("timestamp"))
+    if created:
+        lines.append(f"- **Created:** {created}")
+    if leaf >= 0:
+        lines.append(f"- **Branch:** {len(path)} entries, ending at `{session.ids[leaf]}`")
+    lines.append(f"- **File:** `{session.path}`")
+    lines += ["", "---", ""]
+    # tool results keyed by call id, so calls are shown with their results
+    results: dict[str, int] = {}
+    for i in path:
+        if session.types[i] == "message" and session.roles[i] == "toolResult":
+            tcid = (session.message(i) or {}).get("toolCallId")
+            if isinstance(tcid, str):
+                results[tcid] = i
+    shown_results: set[int] = set()
+    compaction_seen = any(session.types[i] == "compaction" for i in path)
+    outside_marked = False
+    for i in path:
+        if compaction_seen and i not in in_ctx and not outside_marked:
+            lines += ["> *The entries below, up to the compaction, are outside the model's context "
+                      "at the end of this branch (summarised by the compaction).*", ""]
+            outside_marked = True
+        if i in shown_results:
+            continue
+        lines += _entry_md(session, i, results, shown_results)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _first_user_text(session: Session, path: list[int]) -> str:
+    for i in path:
+        if session.types[i] == "message" and session.roles[i] == "user":
+            t = text_of((session.message(i) or {}).get("content")).strip()
+            if t:
+                return t.splitlines()[0][:80]
+    return ""
+
+
+def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: set[int]) -> list[str]:
+    e = session.entry(i)
+    t = e.get("type")
+    when = _when(e.get("timestamp"))
+    label = session.label_of(i)
+    tag = f" `[{label}]`" if label else ""
+    out: list[str] = []
+    if t == "message":
+        m = e.get("message") if isinstance(e.get("message"), dict) else {}
+        role = m.get("role")
+        if role == "user":
+            out += [f"## User{tag}", f"*{when}*", ""] + _content_md(m.get("content")) + [""]
+        elif role == "assistant":
+            model = m.get("model") or ""
+            out += [f"## Assistant{tag}", f"*{when} · {model}*", ""]
+            content = m.get("content") if isinstance(m.get("content"), list) else []
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                bt = block.get("type")
+                if bt == "thinking":
+                    thinking = str(block.get("thinking") or "")
+                    if thinking.strip() or block.get("redacted"):
+                        out += ["<details><summary>Thinking</summary>", "", thinking or "*(redacted)*", "", "</details>", ""]
+                elif bt == "text" and isinstance(block.get("text"), str):
+                    out += [block["text"], ""]
+                elif bt == "toolCall":
+                    name = str(block.get("name"))
+                    out += [f"**Tool call** {format_tool_call(name, block.get('arguments'))}", "",
+                            _fence(_json(block.get("arguments")), "json"), ""]
+                    r = results.get(block.get("id")) if isinstance(block.get("id"), str) else None
+                    if r is not None:
+                        shown_results.add(r)
+                        out += _result_md(session, r)
+            stop = m.get("stopReason")
+            if stop in ("error", "aborted", "length"):
+                msg = m.get("errorMessage")
+                out += [f"> **Stopped: {stop}**" + (f": {msg}" if msg else ""), ""]
+        elif role == "toolResult":
+            out += _result_md(session, i)
+        elif role == "bashExecution":
+            code = m.get("exitCode")
+            out += [f"## Shell{tag}", f"*{when}* · exit {code if code is not None else '?'}"
+                    + (" · cancelled" if m.get("cancelled") else ""), "",
+                    _fence(f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip(), "console"), ""]
+            if m.get("truncated"):
+                out += [f"*Output truncated; full output in `{m.get('fullOutputPath', '?')}`.*", ""]
+        elif role == "system":
+            out += ["### System prompt", ""] + _system_md(m) + [""]
+        elif role == "custom":
+            out += [f"### [{m.get('customType', 'custom')}]", ""] + _content_md(m.get("content")) + [""]
+        else:
+            out += [f"### [{role}]", "", _fence(_json(m), "json"), ""]
+    elif t == "compaction":
+        tb = e.get("tokensBefore")
+        out += ["---", "", f"### ✂ Compaction{tag} ({tb:,} tokens before)" if isinstance(tb, int) else f"### ✂ Compaction{tag}",
+                f"*{when}*", "", str(e.get("summary") or ""), "", "---", ""]
+    elif t == "branch_summary":
+        out += [f"### Branch summary{tag}", f"*{when}*", "", str(e.get("summary") or ""), ""]
+    elif t == "custom_message":
+        out += [f"### [{e.get('customType', 'custom')}]{tag}", ""] + _content_md(e.get("content")) + [""]
+    elif t == "model_change":
+        out += [f"*Model → {e.get('provider')}/{e.get('modelId')}*", ""]
+    elif t == "thinking_level_change":
+        out += [f"*Thinking level → {e.get('thinkingLevel')}*", ""]
+    elif t == "context_edit":
+        what = "omitted from" if e.get("replacement") is None else "replaced in"
+        out += [f"*Context edit: `{e.get('targetId')}` {what} the model's context*", ""]
+    elif t in ("label", "session_info", "usage", "custom"):
+        pass  # bookkeeping: shown as labels/title/stats elsewhere
+    else:
+        out += [f"### [{t}]", "", _fence(_json(e), "json"), ""]
+    return out
+
+
+def _result_md(session: Session, i: int) -> list[str]:
+    m = session.message(i) or {}
+    name = m.get("toolName", "tool")
+    head = f"**Result** ({name})" + (" — **error**" if m.get("isError") else "")
+    out = [head, "", _fence(_tool_output(m) or "(no output)"), ""]
+    details = m.get("details") if isinstance(m.get("details"), dict) else {}
+    if isinstance(details.get("diff"), str):
+        out += [_fence(details["diff"], "diff"), ""]
+    if details.get("fullOutputPath"):
+        out += [f"*Output truncated; full output in `{details['fullOutputPath']}`.*", ""]
+    results = details.get("results")
+    if isinstance(results, list) and results:
+        for k, r in enumerate(results, 1):
+            if not isinstance(r, dict):
+                continue
+            status = "ok" if r.get("exitCode") in (0, None) else f"exit {r.get('exitCode')}"
+            out += [f"<details><summary>Subagent {k}: {r.get('agent', '?')} ({status})</summary>", "",
+                    f"**Task:** {r.get('task', '')}", ""]
+            for msg in r.get("messages") or []:
+                if isinstance(msg, dict) and msg.get("role") in ("assistant", "user"):
+                    txt = text_of(msg.get("content")).strip()
+                    if txt:
+                        out += [f"*{msg['role']}:* {txt}", ""]
+            out += ["</details>", ""]
+    return out
+
+
+def _system_md(m: dict) -> list[str]:
+    out = []
+    content = m.get("content")
+    if isinstance(content, str) and content.strip():
+        out.append(_fence(content))
+    sections = m.get("sections")
+    if isinstance(sections, dict):
+        for name, body in sections.items():
+            out.append(f"- section `{name}`: " + ("removed" if body is None else f"{len(str(body)):,} chars"))
+    for key, word in (("toolsAdded", "added"), ("toolsRemoved", "removed")):
+        tools = m.get(key)
+        if isinstance(tools, list) and tools:
+            names = ", ".join(f"`{t.get('name')}`" if isinstance(t, dict) else f"`{t}`" for t in tools)
+            out.append(f"- tools {word}: {names}")
+    return out

@@ -1,0 +1,130 @@
+"""Tokens and cost: per session, per branch (root to leaf) and per model.
+
+Counted as Pi's own cost breakdown does: assistant messages (by provider/model), ``usage``
+entries (by their provider/model), and model work done by tools and summaries
+(tool-result ``usage``, compaction and branch-summary ``usage``) under "Tools/summaries".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .session import Session
+
+__all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY"]
+
+TOOLS_KEY = "Tools/summaries"
+_USAGE_TYPES = frozenset({"usage", "compaction", "branch_summary"})
+
+
+def _n(v) -> float:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
+@dataclass
+class Usage:
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    cost: float = 0
+    calls: int = 0
+
+    @property
+    def tokens(self) -> float:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def add(self, u: dict) -> None:
+        self.input += _n(u.get("input"))
+        self.output += _n(u.get("output"))
+        self.cache_read += _n(u.get("cacheRead"))
+        self.cache_write += _n(u.get("cacheWrite"))
+        cost = u.get("cost")
+        if isinstance(cost, dict):
+            self.cost += _n(cost.get("total"))
+        else:
+            self.cost += _n(cost)
+        self.calls += 1
+
+    def merge(self, other: "Usage") -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.cost += other.cost
+        self.calls += other.calls
+
+    def to_json(self) -> dict:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "tokens": self.tokens,
+            "cost": round(self.cost, 6),
+            "calls": self.calls,
+        }
+
+
+@dataclass
+class Stats:
+    total: Usage = field(default_factory=Usage)
+    by_model: dict[str, Usage] = field(default_factory=dict)
+
+    def models_by_cost(self) -> list[tuple[str, Usage]]:
+        return sorted(self.by_model.items(), key=lambda kv: (-kv[1].cost, -kv[1].tokens, kv[0]))
+
+    def to_json(self) -> dict:
+        return {"total": self.total.to_json(), "byModel": {k: u.to_json() for k, u in self.models_by_cost()}}
+
+
+def _candidates(session: Session, indices: Iterable[int]) -> Iterable[int]:
+    types, roles = session.types, session.roles
+    for i in indices:
+        t = types[i]
+        if t == "message":
+            if roles[i] in ("assistant", "toolResult"):
+                yield i
+        elif t in _USAGE_TYPES:
+            yield i
+
+
+def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
+    stats = Stats()
+    for i in _candidates(session, indices):
+        e = session.entry(i)
+        t = e.get("type")
+        key = usage = None
+        if t == "message":
+            m = e.get("message") or {}
+            if m.get("role") == "assistant":
+                key = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
+                usage = m.get("usage")
+            elif m.get("role") == "toolResult" and isinstance(m.get("usage"), dict):
+                key, usage = TOOLS_KEY, m.get("usage")
+        elif t == "usage":
+            key = f"{e.get('provider')}/{e.get('model')}"
+            usage = e.get("usage")
+        elif isinstance(e.get("usage"), dict):
+            key, usage = TOOLS_KEY, e.get("usage")
+        if key is None or not isinstance(usage, dict):
+            continue
+        u = stats.by_model.get(key)
+        if u is None:
+            u = stats.by_model[key] = Usage()
+        u.add(usage)
+        stats.total.add(usage)
+    stats.by_model = {k: v for k, v in stats.by_model.items() if v.cost > 0 or v.tokens > 0}
+    return stats
+
+
+def session_stats(session: Session) -> Stats:
+    """Every entry of every branch (entries hidden by a duplicate id count once)."""
+    return compute_stats(session, (i for i in range(len(session)) if i not in session.shadowed))
+
+
+def branch_stats(session: Session, leaf: int | None = None) -> Stats:
+    """The entries on the path from the root to ``leaf`` (the current leaf by default)."""
+    leaf = session.leaf if leaf is None else leaf
+    return compute_stats(session, session.path_to(leaf) if leaf >= 0 else [])
