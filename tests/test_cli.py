@@ -1,0 +1,122 @@
+"""The scriptable CLI: bad input, exports, and the read-only promise."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import assistant, entry, ts, user, write
+from pitui.cli import main
+
+CORPUS_SESSIONS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+
+
+def _make(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (lambda d: d / "missing.jsonl", "no such file"),
+        (lambda d: _make(d / "x.jsonl", ""), "empty file"),
+        (lambda d: _make(d / "y.jsonl", "not json\n"), "no session header line (not a Pi session)"),
+        (lambda d: d, "is a directory, not a session file"),
+    ],
+)
+def test_export_bad_input_exits_2_with_one_line(tmp_path, make, reason):
+    path = make(tmp_path)
+    proc = run("export", str(path), "--format", "json")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == f"pitui: {path}: {reason}\n"
+
+
+def test_export_unknown_leaf(tmp_path):
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1)])
+    proc = run("export", str(p), "--leaf", "nope")
+    assert proc.returncode == 2 and proc.stderr == f"pitui: {p}: no entry with id 'nope'\n"
+
+
+def test_list_missing_root(tmp_path):
+    proc = run("list", str(tmp_path / "nowhere"), "--json")
+    assert proc.returncode == 2 and proc.stderr == f"pitui: {tmp_path / 'nowhere'}: no such file or folder\n"
+
+
+def test_export_json_shape_and_warnings(tmp_path, capsysbinary):
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1), "oops", assistant("a1", "u1", 2),
+                                     entry("label", "l1", "a1", 3, targetId="u1", label="start")])
+    assert main(["export", str(p)]) == 0
+    out = json.loads(capsysbinary.readouterr().out)
+    assert out["entries"] == [
+        {"id": "u1", "parentId": None, "type": "message", "timestamp": ts(1)},
+        {"id": "a1", "parentId": "u1", "type": "message", "timestamp": ts(2)},
+        {"id": "l1", "parentId": "a1", "type": "label", "timestamp": ts(3)},
+    ]
+    assert out["leafId"] == "l1" and out["roots"] == ["u1"]
+    assert out["children"] == {"u1": ["a1"], "a1": ["l1"]}
+    assert out["labels"] == {"u1": "start"}
+    assert out["warnings"] == [{"line": 3, "message": "line 3 is not valid JSON and is skipped"}]
+    assert [m["role"] for m in out["context"]["messages"]] == ["user", "assistant"]
+
+
+def test_export_markdown_has_thinking_tools_and_compaction(tmp_path, capsysbinary):
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls -la"}}
+    objs = [
+        user("u1", None, 1, "list files"),
+        assistant("a1", "u1", 2, content=[{"type": "thinking", "thinking": "Let me look."}, call], stopReason="toolUse"),
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": ts(3),
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": "README.md\nsetup.py"}], "isError": False, "timestamp": 3}},
+        entry("compaction", "c9", "r1", 4, summary="Listed the files.", firstKeptEntryId="r1", tokensBefore=42000),
+        user("u2", "c9", 5, "thanks"),
+    ]
+    p = write(tmp_path / "s.jsonl", objs)
+    assert main(["export", str(p), "--format", "markdown"]) == 0
+    md = capsysbinary.readouterr().out.decode()
+    assert "<details><summary>Thinking</summary>" in md and "Let me look." in md
+    assert "**Tool call** [bash: ls -la]" in md and "README.md\nsetup.py" in md
+    assert "### ✂ Compaction (42,000 tokens before)" in md and "Listed the files." in md
+    assert "outside the model's context" in md
+    # the history before the compaction is still there, in order
+    assert md.index("list files") < md.index("Compaction") < md.index("thanks")
+
+
+def _snapshot(root: Path) -> dict:
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            st = os.stat(p)
+            out[p] = (hashlib.sha256(Path(p).read_bytes()).hexdigest(), st.st_mtime_ns, st.st_size)
+    return out
+
+
+def test_list_and_export_never_change_a_byte(tmp_path):
+    """pitui never writes, migrates, renames or appends to session files (Pi does)."""
+    root = tmp_path / "sessions"
+    shutil.copytree(CORPUS_SESSIONS, root)
+    for p in root.rglob("*.jsonl"):
+        os.utime(p, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    before = _snapshot(root)
+    env = {"PITUI_CACHE_DIR": str(tmp_path / "cache")}
+    assert run("list", str(root), "--json", env=env).returncode == 0
+    assert run("list", str(root), env=env).returncode == 0
+    for p in sorted(root.rglob("*.jsonl")):
+        for fmt in ("json", "markdown"):
+            assert run("export", str(p), "--format", fmt, env=env).returncode == 0, p
+    assert _snapshot(root) == before
+    assert sorted(os.listdir(root)) == sorted(os.listdir(CORPUS_SESSIONS))

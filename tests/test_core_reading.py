@@ -1,0 +1,247 @@
+"""Pi's reading rules, one by one, and the places where pitui does better than Pi."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import json
+
+import pytest
+
+from helpers import HEADER, assistant, entry, line, ts, user, write
+from pitui.core.context import build_context
+from pitui.core.session import NotASession, Session
+from pitui.core.treeview import layout_tree
+
+
+def test_lines_split_on_newline_only(tmp_path):
+    """U+2028, U+2029 and \\x85 occur raw inside JSON strings; they are not line breaks."""
+    text = "a\u2028b\u2029c\x85d"
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1, text)])
+    s = Session.open(p)
+    assert len(s) == 1
+    assert s.message(0)["content"] == text
+
+
+def test_crlf_blank_lines_and_bom(tmp_path):
+    p = tmp_path / "s.jsonl"
+    body = "\ufeff" + line(HEADER) + "\r\n\r\n   \n" + line(user("u1", None, 1)) + "\r\n"
+    p.write_bytes(body.encode())
+    s = Session.open(p)
+    assert s.id == "sess-1"
+    assert s.ids == ["u1"]
+    assert s.warnings == []
+
+
+def test_unparsable_line_is_skipped_with_its_line_number(tmp_path):
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1), "{not json", assistant("a1", "u1", 2)])
+    s = Session.open(p)
+    assert s.ids == ["u1", "a1"]
+    assert [(w.line, w.message) for w in s.warnings] == [(3, "line 3 is not valid JSON and is skipped")]
+
+
+def test_partial_last_line_is_skipped_quietly_then_read_when_complete(tmp_path):
+    full = line(assistant("a1", "u1", 2))
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1), full[:40]], trailing_newline=False)
+    s = Session.open(p)
+    assert s.ids == ["u1"] and s.warnings == []
+    with open(p, "a", encoding="utf-8") as f:  # Pi finishes writing the line
+        f.write(full[40:] + "\n")
+    assert s.refresh() == 1
+    assert s.ids == ["u1", "a1"] and s.leaf == 1 and s.parent[1] == 0
+
+
+def test_complete_last_line_without_newline_is_an_entry_and_not_duplicated(tmp_path):
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1), assistant("a1", "u1", 2)], trailing_newline=False)
+    s = Session.open(p)
+    assert s.ids == ["u1", "a1"]
+    with open(p, "a", encoding="utf-8") as f:
+        f.write("\n" + line(user("u2", "a1", 3)) + "\n")
+    s.refresh()
+    assert s.ids == ["u1", "a1", "u2"]
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"", "empty file"),
+        (b"\n\n", "no session header line (not a Pi session)"),
+        (b"hello world\n", "no session header line (not a Pi session)"),
+        (line(user("u1", None, 1)).encode() + b"\n", "line 1 should be a session header but is 'message' (not a Pi session)"),
+        (b'{"type":"session","id":7}\n', "the session header on line 1 has no string id"),
+    ],
+)
+def test_not_a_session_has_a_one_line_reason(tmp_path, content, reason):
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(content)
+    with pytest.raises(NotASession) as exc:
+        Session.open(p)
+    assert exc.value.reason == reason
+    assert "\n" not in exc.value.reason
+
+
+def test_header_after_bad_lines_is_still_the_header(tmp_path):
+    p = tmp_path / "s.jsonl"
+    p.write_text("garbage\n" + line(HEADER) + "\n" + line(user("u1", None, 1)) + "\n")
+    s = Session.open(p)
+    assert s.ids == ["u1"]
+    assert s.warnings[0].line == 1
+
+
+def test_non_utf8_bytes_are_replaced_and_kept_with_a_warning(tmp_path):
+    p = tmp_path / "s.jsonl"
+    good = line(user("u1", None, 1, "caf\u00e9")).encode()
+    bad = good.replace("caf\u00e9".encode(), b"caf\xe9")  # latin-1 byte
+    p.write_bytes(line(HEADER).encode() + b"\n" + bad + b"\n")
+    s = Session.open(p)
+    assert s.ids == ["u1"]
+    assert s.message(0)["content"] == "caf\ufffd"
+    assert "not UTF-8" in s.warnings[0].message and s.warnings[0].line == 2
+
+
+def test_later_duplicate_header_is_not_an_entry(tmp_path):
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1), dict(HEADER, id="other"), assistant("a1", "u1", 2)])
+    s = Session.open(p)
+    assert s.ids == ["u1", "a1"] and s.id == "sess-1"
+
+
+def test_unknown_types_and_roles_are_kept(tmp_path):
+    p = write(
+        tmp_path / "s.jsonl",
+        [
+            user("u1", None, 1),
+            entry("future_thing", "f1", "u1", 2, payload={"x": 1}),
+            {"type": "message", "id": "m1", "parentId": "f1", "timestamp": ts(3),
+             "message": {"role": "oracle", "content": "?", "timestamp": 1}},
+        ],
+    )
+    s = Session.open(p)
+    assert s.types == ["message", "future_thing", "message"]
+    assert s.roles[2] == "oracle"
+    assert s.leaf == 2 and s.path_to(2) == [0, 1, 2]
+
+
+class TestVersion1:
+    def _v1(self, tmp_path):
+        header = {"type": "session", "id": "legacy", "timestamp": ts(0), "cwd": "/x", "branchedFrom": "/old/parent.jsonl"}
+        objs = [
+            {"type": "message", "timestamp": ts(1), "message": {"role": "user", "content": "one", "timestamp": 1}},
+            "broken line",
+            {"type": "message", "timestamp": ts(2), "message": {"role": "hookMessage", "customType": "h", "content": "x", "display": True, "timestamp": 2}},
+            {"type": "message", "timestamp": ts(3), "message": {"role": "user", "content": "two", "timestamp": 3}},
+            {"type": "compaction", "timestamp": ts(4), "summary": "S", "firstKeptEntryIndex": 3, "tokensBefore": 5000},
+            {"type": "message", "timestamp": ts(5), "message": {"role": "user", "content": "three", "timestamp": 5}},
+        ]
+        return write(tmp_path / "v1.jsonl", objs, header=header)
+
+    def test_ids_are_a_chain_in_file_order_and_stable_across_loads(self, tmp_path):
+        p = self._v1(tmp_path)
+        a, b = Session.open(p), Session.open(p)
+        assert a.ids == b.ids == ["line2", "line4", "line5", "line6", "line7"]
+        assert a.parent == [-1, 0, 1, 2, 3]
+        assert a.entry(1)["parentId"] == "line2"
+
+    def test_hook_message_is_custom_and_first_kept_index_becomes_id(self, tmp_path):
+        s = Session.open(self._v1(tmp_path))
+        assert s.roles[1] == "custom" and s.message(1)["role"] == "custom"
+        comp = s.entry(3)
+        # index 3 counts the header and parsed lines only: header, one, hook, two -> "two"
+        assert comp["firstKeptEntryId"] == "line5" and "firstKeptEntryIndex" not in comp
+        ctx = build_context(s)
+        assert [m["role"] for m in ctx["messages"]] == ["compactionSummary", "user", "user"]
+        assert [m.get("content") for m in ctx["messages"][1:]] == ["two", "three"]
+
+    def test_branched_from_is_an_old_name_of_parent_session(self, tmp_path):
+        s = Session.open(self._v1(tmp_path))
+        assert s.header["parentSession"] == "/old/parent.jsonl"
+
+
+class TestTree:
+    def test_roots_null_self_missing_and_orphans(self, tmp_path):
+        objs = [
+            user("a", None, 1),
+            user("b", "b", 2),  # its own id
+            {"type": "message", "id": "c", "timestamp": ts(3), "message": {"role": "user", "content": "c", "timestamp": 3}},
+            user("d", "nowhere", 4),  # orphan
+            user("e", "a", 5),
+        ]
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert s.roots == [0, 1, 2, 3]
+        assert s.children == {0: [4]}
+        assert any("parent nowhere not found" in w.message for w in s.tree_warnings)
+
+    def test_children_sorted_by_timestamp_stable_for_ties(self, tmp_path):
+        objs = [user("r", None, 1), user("late", "r", 9), user("tie1", "r", 5), user("early", "r", 2), user("tie2", "r", 5)]
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert [s.ids[c] for c in s.children[0]] == ["early", "tie1", "tie2", "late"]
+        assert s.leaf == 4  # the last entry in file order is the current leaf
+
+    def test_labels_last_wins_and_empty_clears_names_trimmed(self, tmp_path):
+        objs = [
+            user("u1", None, 1),
+            entry("label", "l1", "u1", 2, targetId="u1", label="first"),
+            entry("label", "l2", "l1", 3, targetId="u1", label="second"),
+            entry("label", "l3", "l2", 4, targetId="l1", label="gone"),
+            entry("label", "l4", "l3", 5, targetId="l1", label=""),
+            entry("session_info", "n1", "l4", 6, name="  My session  "),
+        ]
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert s.labels == {0: "second"}
+        assert s.name == "My session"
+        objs.append(entry("session_info", "n2", "n1", 7, name="   "))
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert s.name is None
+
+    def test_parent_cycle_is_broken_and_shown_as_a_root(self, tmp_path):
+        """Pi's buildSessionPath loops forever on a parentId cycle (and getTree drops the
+        entries). pitui breaks the cycle at its earliest entry, shows it as a root and warns."""
+        objs = [user("r", None, 1), user("x", "y", 2), user("y", "x", 3), user("z", "y", 4)]
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert s.roots == [0, 1]
+        assert s.path_to(3) == [1, 2, 3]
+        assert any("cycle" in w.message and w.line == 3 for w in s.tree_warnings)
+        ctx = build_context(s)  # terminates, unlike Pi
+        assert [m["content"] for m in ctx["messages"]] == ["hello"] * 3
+        layout = layout_tree(s, "all")
+        assert sorted(r.entry for r in layout.rows) == [0, 1, 2, 3]
+
+    def test_self_parent_does_not_loop(self, tmp_path):
+        """Pi treats parentId == id as a root in getTree but loops in buildSessionPath."""
+        s = Session.open(write(tmp_path / "s.jsonl", [user("a", "a", 1)]))
+        assert s.path_to(0) == [0]
+        assert len(build_context(s)["messages"]) == 1
+
+    def test_duplicate_ids_resolve_to_the_later_entry_with_a_warning(self, tmp_path):
+        objs = [user("r", None, 1), user("dup", "r", 2, "old"), user("dup", "r", 3, "new"), user("kid", "dup", 4)]
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert s.index_of["dup"] == 2 and s.shadowed == {1}
+        assert s.children == {0: [2], 2: [3]}
+        assert s.path_to(3) == [0, 2, 3]
+        assert any("used again" in w.message for w in s.tree_warnings)
+
+    def test_deep_chains_and_wide_forks_never_recurse(self, tmp_path):
+        n_deep, n_wide = 60_000, 5_000
+        p = tmp_path / "deep.jsonl"
+        with open(p, "w") as f:
+            f.write(line(HEADER) + "\n")
+            f.write(line(user("e0", None, 0)) + "\n")
+            for i in range(1, n_deep):
+                f.write(line(user(f"e{i}", f"e{i-1}", i % 80000)) + "\n")
+            for k in range(n_wide):
+                f.write(line(user(f"w{k}", "e100", k % 80000)) + "\n")
+        s = Session.open(p)
+        assert len(s) == n_deep + n_wide
+        assert len(s.path_to(n_deep - 1)) == n_deep
+        assert len(s.children[100]) == n_wide + 1
+        layout = layout_tree(s, "default")
+        assert len(layout.rows) == n_deep + n_wide
+        assert len(build_context(s, n_deep - 1)["messages"]) == n_deep
+
+
+def test_core_never_imports_textual():
+    code = "import sys, pitui.core, pitui.core.session, pitui.core.context, pitui.core.listing, " \
+           "pitui.core.treeview, pitui.core.summary, pitui.core.stats, pitui.core.export_md, " \
+           "pitui.core.export_json, pitui.core.discovery, pitui.cli; " \
+           "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out.replace("'", '"')) == []
