@@ -245,3 +245,53 @@ def test_core_never_imports_textual():
            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out.replace("'", '"')) == []
+
+
+def test_lazy_scan_equals_validating_scan_on_awkward_files(tmp_path):
+    """The fast head-only scan gives exactly the validating scan's skeleton: lines longer
+    than its buffer, CRLF, blank and white-space lines, a partial last line."""
+    big = "x\\\"y\n" * 1_500_000  # ~9 MB of escaped output, bigger than the 4 MB buffer
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "cat big"}}
+    objs = [
+        user("u1", None, 1, "go"),
+        assistant("a1", "u1", 2, content=[call], stopReason="toolUse"),
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": ts(3),
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": big}], "isError": False, "timestamp": 3}},
+        assistant("a2", "r1", 4, "   "),  # blank text: not shown in the tree
+        assistant("a3", "a2", 5, content=[], stopReason="error", errorMessage="overloaded"),
+        entry("label", "l1", "a3", 6, targetId="u1", label="start"),
+        assistant("a4", "l1", 7, "done \\u2028 ok"),
+    ]
+    p = tmp_path / "s.jsonl"
+    text = "\r\n".join([line(HEADER)] + [line(o) for o in objs[:3]]) + "\r\n \t \n\n"
+    text += "\n".join(line(o) for o in objs[3:]) + "\n" + line(user("u9", "a4", 8))[:30]
+    p.write_text(text, encoding="utf-8")
+    lazy, full = Session.open(p, validate=False), Session.open(p, validate=True)
+    for name in ("ids", "parent_ids", "types", "roles", "timestamps", "parent", "roots", "children"):
+        assert getattr(lazy, name) == getattr(full, name), name
+    for name in ("offsets", "lengths", "linenos"):
+        assert list(getattr(lazy, name)) == list(getattr(full, name)), name
+    assert [f & 3 for f in lazy.flags] == [f & 3 for f in full.flags] == [0, 0, 0, 0, 2, 0, 1]
+    assert lazy.message(2)["content"][0]["text"] == big
+    assert lazy.find_tool_call(2)[1]["id"] == "c1"
+    assert lazy.labels == {0: "start"}
+    assert lazy.validate_lazy_lines() == []
+    # Pi finishes the last line; both paths pick it up once
+    with open(p, "a", encoding="utf-8") as f:
+        f.write(line(user("u9", "a4", 8))[30:] + "\n")
+    assert lazy.refresh() == 1 and full.refresh(validate=True) == 1
+    assert lazy.ids == full.ids and lazy.ids[-1] == "u9"
+
+
+def test_lazy_scan_flags_a_damaged_line_when_validated(tmp_path):
+    """A line in Pi's shape but not valid JSON is read lazily, then marked damaged by the
+    background validation (never silently dropped)."""
+    good = line(user("u2", "u1", 2, "text"))
+    damaged = good.replace('"content":"text"', '"content":"te"xt"')
+    p = write(tmp_path / "s.jsonl", [user("u1", None, 1), damaged])
+    s = Session.open(p, validate=False)
+    assert s.ids == ["u1", "u2"]
+    assert s.validate_lazy_lines() == [1]
+    assert any("line 3 is damaged" in w.message for w in s.warnings)
+    assert "pituiError" in s.entry(1)

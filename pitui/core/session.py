@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 
 import orjson
 
-from .lines import iter_lines, parse_line, read_span
+from .lines import CHUNK, RawLine, iter_lines, parse_line, read_span
 from .timeutil import iso_to_ms
 
 __all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
@@ -35,9 +35,13 @@ HEAD_BYTES = 1024
 
 _HEAD_RE = re.compile(
     rb'\{"type":"message","id":"([^"\\]{1,256})","parentId":(null|"[^"\\]{1,256}"),'
-    rb'"timestamp":"([^"\\]{1,64})","message":\{"role":"(toolResult|bashExecution)"'
-    rb'(?:,"toolCallId":"([^"\\]{0,256})")?'
+    rb'"timestamp":"([^"\\]{1,64})","message":\{"role":"([A-Za-z]{1,64})"'
 )
+# The last "stopReason" of an assistant line (it follows the content and usage).
+_STOP_RE = re.compile(rb'"stopReason":"([A-Za-z]*)"')
+# A text block holding at least one character that is not white space.
+_TEXT_RE = re.compile(rb'\{"type":"text","text":"(?:[ \t]|\\[nrt])*(?:[^"\s\\]|\\[^nrt])')
+_TAIL = 4096
 
 # Flag bits per entry.
 F_ASSISTANT_TEXT = 1  # an assistant message with non-blank text
@@ -139,7 +143,6 @@ class Session:
         self.linenos = array("q")
         self.flags = bytearray()
         # session-wide facts kept up to date while scanning
-        self.tool_call_owner: dict[str, int] = {}  # toolCall id -> assistant entry index
         self.label_by_target: dict[str, str] = {}
         self.label_time_by_target: dict[str, Any] = {}
         self.name: str | None = None
@@ -211,71 +214,15 @@ class Session:
             self.file_size = size
             self.file_mtime = st.st_mtime
             last_report = 0
-            intern = self._intern
             for raw in iter_lines(f, self.scanned_to, self.next_lineno):
-                data = raw.data
                 if not self.header:
                     self._accept_header(raw)
                     continue
-                obj = None
-                flags = 0
-                head = None
-                if not validate and raw.length > BIG_LINE and self.version >= 2:
-                    m = _HEAD_RE.match(data, 0, HEAD_BYTES)
-                    if m is not None and data.endswith(b"}"):
-                        head = m
-                if head is None:
-                    res = parse_line(data)
-                    if res.value is None:
-                        if raw.terminated:
-                            self.warnings.append(
-                                SessionWarning(raw.lineno, f"line {raw.lineno} is not valid JSON and is skipped")
-                            )
-                            self.scanned_to = raw.end
-                            self.next_lineno = raw.lineno + 1
-                        # An unterminated last line that does not parse is Pi writing it now:
-                        # skip it quietly and read it again next time.
-                        continue
-                    obj = res.value
-                    if not isinstance(obj, dict):
-                        if raw.terminated:
-                            self.warnings.append(
-                                SessionWarning(raw.lineno, f"line {raw.lineno} is not a JSON object and is skipped")
-                            )
-                        self._advance(raw, added=False)
-                        continue
-                    if res.replaced:
-                        flags |= F_NON_UTF8
-                        self.warnings.append(
-                            SessionWarning(raw.lineno, f"line {raw.lineno} has bytes that are not UTF-8 (shown as \ufffd)")
-                        )
-                self._parsed_count += 1
-                if obj is not None:
-                    etype = obj.get("type")
-                    if etype == "session":
-                        self.warnings.append(
-                            SessionWarning(raw.lineno, f"line {raw.lineno} repeats the session header and is ignored")
-                        )
-                        self._advance(raw, added=False)
-                        continue
-                    self._add_entry_from_obj(obj, raw, flags, intern)
-                else:
-                    assert head is not None
-                    eid = head.group(1).decode()
-                    pid_raw = head.group(2)
-                    pid = None if pid_raw == b"null" else pid_raw[1:-1].decode()
-                    idx = len(self.ids)
-                    self.ids.append(eid)
-                    self.parent_ids.append(pid)
-                    self.types.append(_intern_str(intern, "message"))
-                    self.roles.append(_intern_str(intern, head.group(4).decode()))
-                    self.timestamps.append(head.group(3).decode())
-                    self.offsets.append(raw.offset)
-                    self.lengths.append(raw.length)
-                    self.linenos.append(raw.lineno)
-                    self.flags.append(F_LAZY)
-                    self._parsed_pos_to_entry[self._parsed_count - 1] = idx
-                self._advance(raw, added=True)
+                if not validate and self.version >= 2:
+                    # The common case, read by a tight loop from here to the end of the file.
+                    self._scan_fast(f, raw, progress)
+                    break
+                self._scan_line(raw)
                 if progress is not None and raw.end - last_report > 8 * 1024 * 1024:
                     last_report = raw.end
                     progress(raw.end, size)
@@ -287,6 +234,144 @@ class Session:
             progress(self.file_size, self.file_size)
         self._build_tree()
         return len(self.ids) - start_count
+
+    def _scan_line(self, raw, flags: int = 0) -> None:
+        """Parse one line whole and record it (the exact, validating path)."""
+        res = parse_line(raw.data)
+        if res.value is None:
+            if raw.terminated:
+                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not valid JSON and is skipped"))
+                self.scanned_to = raw.end
+                self.next_lineno = raw.lineno + 1
+            # An unterminated last line that does not parse is Pi writing it now: skip it
+            # quietly and read it again next time.
+            return
+        obj = res.value
+        if not isinstance(obj, dict):
+            if raw.terminated:
+                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not a JSON object and is skipped"))
+            self._advance(raw, added=False)
+            return
+        if res.replaced:
+            flags |= F_NON_UTF8
+            self.warnings.append(
+                SessionWarning(raw.lineno, f"line {raw.lineno} has bytes that are not UTF-8 (shown as \ufffd)")
+            )
+        self._parsed_count += 1
+        if obj.get("type") == "session":
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} repeats the session header and is ignored"))
+            self._advance(raw, added=False)
+            return
+        self._add_entry_from_obj(obj, raw, flags, self._intern)
+        self._advance(raw, added=True)
+
+    def _scan_fast(self, f, first, progress) -> None:
+        """Skeleton of every remaining line, reading Pi's usual message lines from their
+        head (and an assistant's stop reason and text from the line itself) without parsing
+        or even copying them; other lines are parsed whole by :meth:`_scan_line`."""
+        ids_append = self.ids.append
+        pids_append = self.parent_ids.append
+        types_append = self.types.append
+        roles_append = self.roles.append
+        ts_append = self.timestamps.append
+        off_append = self.offsets.append
+        len_append = self.lengths.append
+        ln_append = self.linenos.append
+        flags_append = self.flags.append
+        head_match = _HEAD_RE.match
+        stop_iter = _STOP_RE.finditer
+        text_search = _TEXT_RE.search
+        role_cache: dict[bytes, str] = {}
+        message_s = _intern_str(self._intern, "message")
+        v3 = self.version >= 3
+        size = self.file_size
+
+        def handle(buf, pos: int, e: int, base: int, lineno: int, end: int, terminated: bool) -> None:
+            length = e - pos
+            head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
+            flags = F_LAZY
+            if head is not None and head.group(4) == b"assistant":
+                stop = None
+                for stop in stop_iter(buf, max(pos, e - _TAIL), e):
+                    pass
+                if stop is None:
+                    head = None
+                else:
+                    reason = stop.group(1)
+                    if reason and reason != b"stop" and reason != b"toolUse":
+                        flags |= F_ABNORMAL_STOP
+                    if text_search(buf, pos, e) is not None:
+                        flags |= F_ASSISTANT_TEXT
+            if head is None:
+                self._scan_line(RawLine(base + pos, length, lineno, bytes(buf[pos:e]), terminated, end))
+                return
+            eid, pid_raw, ts_raw, role_raw = head.groups()
+            role = role_cache.get(role_raw)
+            if role is None:
+                role = role_raw.decode()
+                if role == "hookMessage" and not v3:
+                    role = "custom"
+                role = role_cache[role_raw] = _intern_str(self._intern, role)
+            ids_append(eid.decode("utf-8", "replace"))
+            pids_append(None if pid_raw == b"null" else pid_raw[1:-1].decode("utf-8", "replace"))
+            types_append(message_s)
+            roles_append(role)
+            ts_append(ts_raw.decode("utf-8", "replace"))
+            off_append(base + pos)
+            len_append(length)
+            ln_append(lineno)
+            flags_append(flags)
+            if terminated:
+                self.scanned_to = end
+                self.next_lineno = lineno + 1
+            else:
+                self._pending_partial = len(self.ids) - 1
+
+        handle(first.data, 0, first.length, first.offset, first.lineno, first.end, first.terminated)
+        if not first.terminated:
+            return
+        # From here on: one reusable buffer, lines found in place (same rules as iter_lines).
+        lineno = first.lineno + 1
+        base = first.end  # file offset of buf[0]
+        f.seek(base)
+        buf = bytearray(CHUNK)
+        filled = 0
+        pos = 0
+        last_report = base
+        readinto = f.readinto
+        while True:
+            nl = buf.find(b"\n", pos, filled)
+            if nl < 0:
+                if pos:
+                    remaining = filled - pos
+                    buf[:remaining] = buf[pos:filled]
+                    base += pos
+                    filled = remaining
+                    pos = 0
+                if filled == len(buf):
+                    buf.extend(bytes(len(buf)))  # a line longer than the buffer
+                with memoryview(buf) as mv:
+                    n = readinto(mv[filled:])
+                if not n:
+                    break
+                filled += n
+                if progress is not None and base + filled - last_report > 8 * 1024 * 1024:
+                    last_report = base + filled
+                    progress(last_report, size)
+                continue
+            e = nl
+            if e > pos and buf[e - 1] == 13:
+                e -= 1
+            if e > pos and not (buf[pos] in b" \t\r\x0b\x0c" and bytes(buf[pos:e]).isspace()):
+                handle(buf, pos, e, base, lineno, base + nl + 1, True)
+            lineno += 1
+            pos = nl + 1
+        if pos < filled:
+            e = filled
+            if buf[e - 1] == 13:
+                e -= 1
+            if e > pos and not bytes(buf[pos:e]).isspace():
+                handle(buf, pos, e, base, lineno, base + filled, False)
 
     def _advance(self, raw, *, added: bool) -> None:
         if raw.terminated:
@@ -363,12 +448,6 @@ class Session:
                 stop = message.get("stopReason")
                 if stop and stop not in ("stop", "toolUse"):
                     flags |= F_ABNORMAL_STOP
-                if isinstance(content, list):
-                    for block in content:
-                        if isinstance(block, dict) and block.get("type") == "toolCall":
-                            tcid = block.get("id")
-                            if isinstance(tcid, str):
-                                self.tool_call_owner[tcid] = idx
         elif etype == "label":
             target = _norm_id(obj.get("targetId"))
             label = obj.get("label")
@@ -412,7 +491,6 @@ class Session:
         del self.flags[keep:]
         self._parsed_pos_to_entry = {k: v for k, v in self._parsed_pos_to_entry.items() if v < keep}
         self._parsed_count = max(self._parsed_pos_to_entry, default=0) + 1
-        self.tool_call_owner = {k: v for k, v in self.tool_call_owner.items() if v < keep}
         self._replay_labels_and_name()
         self.scanned_to = offset
         self.next_lineno = lineno
@@ -529,8 +607,25 @@ class Session:
                 if kids:
                     stack.extend(kids)
 
+        # Parents nearly always come before their children in the file: one forward pass
+        # settles those; the rest (forward references, cycles) take the general walk.
         for r in roots:
-            mark(r)
+            reached[r] = 1
+        forward_ok = True
+        for i in range(n):
+            p = parent[i]
+            if p >= 0:
+                if p < i:
+                    if reached[p]:
+                        reached[i] = 1
+                else:
+                    forward_ok = False
+        if not forward_ok:
+            reached = bytearray(n)
+            for i in shadowed:
+                reached[i] = 1
+            for r in roots:
+                mark(r)
         if reached.count(0):
             for i in range(n):
                 if reached[i]:
@@ -693,6 +788,29 @@ class Session:
         m = self.entry(i).get("message")
         return m if isinstance(m, dict) else None
 
+    def find_tool_call(self, i: int) -> tuple[int, dict] | None:
+        """``(assistant entry, toolCall block)`` that produced tool result ``i``.
+
+        Pi appends a tool result below the assistant message that called it (possibly
+        after sibling results), so walking up the parents finds it in a few steps.
+        """
+        msg = self.message(i)
+        tcid = msg.get("toolCallId") if msg else None
+        if not isinstance(tcid, str):
+            return None
+        x = self.parent[i]
+        steps = 0
+        while x >= 0 and steps < 256:
+            if self.types[x] == "message" and self.roles[x] == "assistant":
+                content = (self.message(x) or {}).get("content")
+                if isinstance(content, list):
+                    for block in content:
+                        if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
+                            return x, block
+            x = self.parent[x]
+            steps += 1
+        return None
+
     def validate_lazy_lines(self, should_stop: Callable[[], bool] | None = None) -> list[int]:
         """Parse whole every line that was read from its head only; mark the damaged ones."""
         damaged = []
@@ -701,7 +819,12 @@ class Session:
                 break
             if self.flags[i] & F_LAZY and not self.flags[i] & F_DAMAGED:
                 data = read_span(self.path, self.offsets[i], self.lengths[i])
-                if not isinstance(parse_line(data).value, dict):
+                res = parse_line(data)
+                if res.replaced and not self.flags[i] & F_NON_UTF8:
+                    self.flags[i] |= F_NON_UTF8
+                    self.warnings.append(SessionWarning(
+                        self.linenos[i], f"line {self.linenos[i]} has bytes that are not UTF-8 (shown as \ufffd)"))
+                if not isinstance(res.value, dict):
                     self.flags[i] |= F_DAMAGED
                     self.warnings.append(
                         SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON)")

@@ -135,19 +135,8 @@ def _subagent_title(a: dict) -> str:
 
 def tool_call_for_result(session: Session, i: int) -> dict | None:
     """The ``toolCall`` block that produced tool result ``i``, if it is in the file."""
-    msg = session.message(i)
-    if not msg:
-        return None
-    tcid = msg.get("toolCallId")
-    owner = session.tool_call_owner.get(tcid) if isinstance(tcid, str) else None
-    if owner is None:
-        return None
-    content = (session.message(owner) or {}).get("content")
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
-                return block
-    return None
+    found = session.find_tool_call(i)
+    return found[1] if found is not None else None
 
 
 def summarize(session: Session, i: int) -> Summary:
