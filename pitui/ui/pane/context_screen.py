@@ -1,0 +1,145 @@
+"""What the model saw at an entry: Pi's ``buildSessionContext`` there, drawn with the
+pane's renderers (compaction applied, context edits applied)."""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ...core.context import build_context
+from ...core.session import Session
+from .render import CUT_LINES, Out, fmt_time, group_messages, message_header, render_message
+from .scroller import BlockScroller
+
+__all__ = ["ContextScreen", "ContextView"]
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return sum(_size(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_size(v) for k, v in value.items() if k not in ("data", "thinkingSignature"))
+    return 8
+
+
+class ContextView(BlockScroller):
+    """A list of context messages (an assistant message with its tool results is one block)."""
+
+    BINDINGS = [
+        Binding("t", "toggle_thinking", "Thinking", tooltip="Fold or unfold all thinking"),
+        Binding("o", "toggle_output", "Output", tooltip="Tool output cut to a few lines, or full"),
+    ]
+
+    DEFAULT_CSS = """
+    ContextView {
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self, messages: list[Any], *, id: str | None = None):
+        super().__init__(id=id)
+        self._groups = group_messages([m for m in messages if isinstance(m, dict)])
+        self._set_blocks(list(range(len(self._groups))))
+        self._sizes = [_size(m) + sum(_size(r) for r in res) for m, res in self._groups]
+
+    def _block_key(self, b: int) -> Hashable:
+        return ("ctx", b)
+
+    def _estimate(self, b: int, width: int) -> int:
+        m, res = self._groups[b]
+        w = max(20, width - 4)
+        return 2 + min(40, self._sizes[b] // (w * 2) + 1) + len(res) * (CUT_LINES // 2 + 1)
+
+    def _draw_block(self, b: int, out: Out) -> None:
+        p = out.p
+        m, res = self._groups[b]
+        role = m.get("role")
+        gutter = {"user": p.user, "assistant": p.assistant, "toolResult": p.tool, "bashExecution": p.tool,
+                  "system": p.system, "custom": p.custom, "branchSummary": p.summary,
+                  "compactionSummary": p.summary}.get(role, p.muted)
+        out.push("▎ ", Style(color=gutter.color))
+        try:
+            ts = m.get("timestamp")
+            if role != "compactionSummary":
+                message_header(out, m, time=fmt_time(ts) if ts else "", entry_id=f"#{b + 1}")
+            render_message(out, m, f"c{b}", [(None, r) for r in res], 0)
+        finally:
+            out.pop()
+        out.blank()
+
+
+class ContextScreen(ModalScreen):
+    """Exactly what the model saw at ``entry``: thinking level, model and every message."""
+
+    BINDINGS = [Binding("escape", "close", "Close")]
+
+    DEFAULT_CSS = """
+    ContextScreen {
+        align: center middle;
+    }
+    ContextScreen > #context-box {
+        width: 100%;
+        height: 100%;
+        border: round $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    ContextScreen #context-title {
+        height: auto;
+        color: $text;
+        text-style: bold;
+    }
+    ContextScreen #context-note {
+        height: auto;
+        color: $text-muted;
+    }
+    ContextScreen ContextView {
+        height: 1fr;
+        background: $surface;
+    }
+    """
+
+    def __init__(self, session: Session, entry: int, *, name: str | None = None, id: str | None = None):
+        super().__init__(name=name, id=id)
+        self.session = session
+        self.entry = entry
+        self.context = build_context(session, entry)
+
+    def compose(self) -> ComposeResult:
+        ctx = self.context
+        msgs = ctx.get("messages") or []
+        model = ctx.get("model") or {}
+        model_s = f"{model.get('provider')}/{model.get('modelId')}" if isinstance(model, dict) and model else "(none)"
+        level = ctx.get("thinkingLevel", "(unset)")
+        eid = self.session.ids[self.entry] if 0 <= self.entry < len(self.session) else "?"
+        title = Text()
+        title.append("What the model saw at ")
+        title.append(eid, Style(bold=True))
+        note = Text()
+        note.append(f"{len(msgs)} message{'s' if len(msgs) != 1 else ''}")
+        note.append(" · model ")
+        note.append(model_s, Style(bold=True))
+        note.append(" · thinking ")
+        note.append(str(level), Style(bold=True))
+        note.append(" · compaction and context edits applied · t thinking · o output · Esc closes")
+        with Vertical(id="context-box"):
+            yield Static(title, id="context-title")
+            yield Static(note, id="context-note")
+            yield ContextView(msgs, id="context-view")
+
+    def on_mount(self) -> None:
+        self.query_one(ContextView).focus()
+
+    def action_close(self) -> None:
+        self.dismiss()

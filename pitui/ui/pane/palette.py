@@ -1,0 +1,95 @@
+"""Colours for the message pane, taken from the app's Textual theme."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from textual.color import Color
+
+__all__ = ["Palette", "palette_from_variables", "DEFAULT_PALETTE"]
+
+
+@dataclass(frozen=True)
+class Palette:
+    name: str
+    dark: bool
+    fg: Style
+    muted: Style  # secondary text: times, ids, fold lines
+    faint: Style  # gutters, rules
+    user: Style
+    assistant: Style
+    tool: Style
+    system: Style
+    custom: Style
+    summary: Style  # compaction and branch summaries
+    error: Style
+    warning: Style
+    success: Style
+    label: Style
+    thinking: Style
+    diff_add: Style
+    diff_del: Style
+    diff_hunk: Style
+    link: Style
+    hit: Style  # a search hit
+    hit_current: Style  # the search hit next_hit went to
+    code_theme: str
+
+
+def _c(value: str | None, fallback: str) -> Color:
+    try:
+        return Color.parse(value) if value else Color.parse(fallback)
+    except Exception:
+        return Color.parse(fallback)
+
+
+def palette_from_variables(v: dict[str, str], name: str = "", dark: bool = True) -> Palette:
+    bg = _c(v.get("background"), "#121212" if dark else "#efefef")
+    fg = _c(v.get("foreground"), "#e0e0e0" if dark else "#202020")
+
+    def over(color: Color) -> str:
+        # Colours may carry alpha; flatten onto the background so Rich gets plain RGB.
+        return (bg + color).hex if color.a < 1 else color.hex
+
+    def text(key: str, fallback: str) -> str:
+        return over(_c(v.get(key), fallback))
+
+    muted = bg.blend(fg, 0.62).hex
+    faint = bg.blend(fg, 0.32).hex
+    primary = text("text-primary", "#57A5E2")
+    accent = text("text-accent", "#FFC473")
+    error = text("text-error", "#D17E92")
+    warning = text("text-warning", "#FFC473")
+    success = text("text-success", "#8AD4A1")
+    secondary = text("text-secondary", "#5684A5")
+    hit_bg = over(_c(v.get("warning"), "#FEA62B"))
+    hit_fg = bg.hex
+    return Palette(
+        name=name,
+        dark=dark,
+        fg=Style(color=fg.hex),
+        muted=Style(color=muted),
+        faint=Style(color=faint),
+        user=Style(color=primary, bold=True),
+        assistant=Style(color=success, bold=True),
+        tool=Style(color=accent),
+        system=Style(color=secondary, bold=True),
+        custom=Style(color=warning),
+        summary=Style(color=primary),
+        error=Style(color=error),
+        warning=Style(color=warning),
+        success=Style(color=success),
+        label=Style(color=hit_fg, bgcolor=accent, bold=True),
+        thinking=Style(color=muted, italic=True),
+        diff_add=Style(color=success),
+        diff_del=Style(color=error),
+        diff_hunk=Style(color=_c("#56b6c2" if dark else "#0f7c8c", "#56b6c2").hex),
+        link=Style(color=primary, underline=True),
+        hit=Style(color=hit_fg, bgcolor=hit_bg),
+        hit_current=Style(color=hit_fg, bgcolor=error, bold=True),
+        code_theme="monokai" if dark else "friendly",
+    )
+
+
+DEFAULT_PALETTE = palette_from_variables({}, "default", True)

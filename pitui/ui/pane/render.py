@@ -1,0 +1,1218 @@
+"""Rendering messages to Strips: one function per kind, shared by the pane, the context
+view and nested subagent transcripts.
+
+A block is rendered once at a given width and toggle state and the Strips are cached by
+the caller. The same code also runs in *text mode*, where nothing is drawn and only the
+searchable text of the block is collected (everything unfolded), so that search counts
+exactly the text the renderers can show.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterable
+
+import orjson
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.strip import Strip
+
+from ...core.summary import format_tool_call, one_line, shorten_home, text_of
+from ...core.timeutil import iso_to_ms
+from .palette import Palette
+
+__all__ = [
+    "RenderCtx",
+    "Out",
+    "Rendered",
+    "DEP_THINKING",
+    "DEP_OUTPUT",
+    "DEP_QUERY",
+    "CUT_LINES",
+    "sanitize",
+    "fmt_tokens",
+    "fmt_time",
+    "image_size",
+    "render_header",
+    "render_marker",
+    "render_message",
+    "render_assistant",
+    "render_tool_results",
+    "render_compaction",
+    "render_branch_summary",
+    "render_custom_entry",
+    "render_json_body",
+    "message_title",
+]
+
+DEP_THINKING = 1  # the block looks different with show_thinking
+DEP_OUTPUT = 2  # ... with full_tool_output
+DEP_QUERY = 4  # ... with the current search query (a fold opened because of a hit)
+
+CUT_LINES = 6  # tool output lines shown while folded
+SYSTEM_LINES = 4  # system prompt lines shown while folded
+FULL_CAP = 20000  # lines of one output drawn even in full mode (the rest is counted)
+
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def sanitize(s: Any) -> str:
+    """Text safe to draw: no escape sequences or control characters, no lone surrogates."""
+    if not isinstance(s, str):
+        s = "" if s is None else str(s)
+    if "\x1b" in s:
+        s = _ANSI_RE.sub("", s)
+    if _CTRL_RE.search(s):
+        s = s.replace("\r\n", "\n")
+        s = _CTRL_RE.sub("", s)
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        s = s.encode("utf-8", "replace").decode("utf-8")
+    return s
+
+
+def fmt_tokens(n: Any) -> str:
+    if not isinstance(n, (int, float)) or isinstance(n, bool) or math.isnan(n):
+        return "?"
+    if n < 1000:
+        return f"{n:g}"
+    if n < 100_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{round(n / 1000)}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def fmt_cost(c: Any) -> str:
+    if isinstance(c, dict):
+        c = c.get("total")
+    if not isinstance(c, (int, float)) or isinstance(c, bool) or not c:
+        return ""
+    return f"${c:.4f}" if c < 1 else f"${c:.2f}"
+
+
+def fmt_duration(ms: Any) -> str:
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms < 0:
+        return ""
+    s = int(ms / 1000)
+    if s < 60:
+        return f"{s}s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m}m{s:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"
+
+
+def fmt_time(value: Any, with_date: bool = False) -> str:
+    """Local time of an ISO string or epoch milliseconds: ``14:03:22`` (with the date on request)."""
+    ms = iso_to_ms(value)
+    if math.isnan(ms):
+        return ""
+    try:
+        dt = datetime.fromtimestamp(ms / 1000).astimezone()
+    except (OverflowError, OSError, ValueError):
+        return ""
+    return dt.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
+
+
+def date_of(value: Any) -> str:
+    ms = iso_to_ms(value)
+    if math.isnan(ms):
+        return ""
+    try:
+        return datetime.fromtimestamp(ms / 1000).astimezone().strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def image_size(data: Any) -> int:
+    """Decoded size in bytes of base64 ``data`` (without decoding it)."""
+    if not isinstance(data, str):
+        return 0
+    n = len(data.rstrip())
+    pad = len(data) - len(data.rstrip("="))
+    return max(0, n * 3 // 4 - pad)
+
+
+def fmt_bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+def _num(v: Any) -> float | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _json_compact(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return str(value)
+
+
+def _json_pretty(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return str(value)
+
+
+def _lines(s: str) -> list[str]:
+    s = s.rstrip("\n")
+    return s.split("\n") if s else []
+
+
+def _is_blank(strip: Strip) -> bool:
+    """Empty, and no background colour (a code block's padding line is not blank)."""
+    for seg in strip:
+        if seg.text.strip() or (seg.style is not None and seg.style.bgcolor is not None):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------- context
+
+
+@dataclass
+class RenderCtx:
+    """What a render depends on besides the data."""
+
+    console: Console | None
+    palette: Palette
+    show_thinking: bool = False
+    full_output: bool = False
+    show_hidden: bool = False
+    inverted: frozenset = frozenset()  # fold keys flipped from their default by the user
+    query: re.Pattern | None = None
+    text_mode: bool = False  # collect searchable text instead of drawing
+    resolve_artifact: Callable[[str], str | None] | None = None
+
+    def hit(self, text: str) -> bool:
+        return self.query is not None and bool(text) and self.query.search(text) is not None
+
+
+@dataclass
+class Rendered:
+    strips: list[Strip]
+    actions: dict[int, tuple] = field(default_factory=dict)  # line -> ("fold", key) | ("open", path)
+    chrome: set[int] = field(default_factory=set)  # lines that are not content (never highlighted)
+    sections: list[tuple[int, int]] = field(default_factory=list)  # (line, entry) where an entry starts
+    deps: int = 0
+
+    @property
+    def height(self) -> int:
+        return len(self.strips)
+
+
+class Out:
+    """Collects one block's lines (or, in text mode, its searchable text)."""
+
+    def __init__(self, ctx: RenderCtx, width: int):
+        self.ctx = ctx
+        self.p = ctx.palette
+        self.width = max(8, width)
+        self.strips: list[Strip] = []
+        self.actions: dict[int, tuple] = {}
+        self.chrome: set[int] = set()
+        self.sections: list[tuple[int, int]] = []
+        self.deps = 0
+        self.texts: list[str] = []
+        self._prefix: list[tuple[str, Style]] = []
+        self._prefix_width = 0
+
+    # -- nesting
+    def push(self, text: str, style: Style) -> None:
+        self._prefix.append((text, style))
+        self._prefix_width += len(text)
+
+    def pop(self) -> None:
+        text, _ = self._prefix.pop()
+        self._prefix_width -= len(text)
+
+    @property
+    def inner(self) -> int:
+        return max(4, self.width - self._prefix_width)
+
+    def _prefixed(self, strip: Strip) -> Strip:
+        if self._prefix:
+            pre = Strip([Segment(t, s) for t, s in self._prefix], self._prefix_width)
+            strip = Strip.join([pre, strip])
+        return strip.adjust_cell_length(self.width)
+
+    # -- state
+    def fold(self, key: str, default_folded: bool, dep: int = 0, hit_text: str | None = None) -> bool:
+        """Whether fold ``key`` is closed: its default, flipped by the user, opened by a hit."""
+        if self.ctx.text_mode:
+            return False
+        self.deps |= dep
+        folded = default_folded != (key in self.ctx.inverted)
+        if folded and hit_text is not None and self.ctx.query is not None:
+            self.deps |= DEP_QUERY
+            if self.ctx.hit(hit_text):
+                return False
+        return folded
+
+    def mark_entry(self, entry: int | None) -> None:
+        if entry is not None and not self.ctx.text_mode:
+            self.sections.append((len(self.strips), entry))
+
+    # -- drawing
+    def _add(self, strips: list[Strip], chrome: bool, action: tuple | None) -> None:
+        start = len(self.strips)
+        for s in strips:
+            self.strips.append(self._prefixed(s))
+        if chrome:
+            self.chrome.update(range(start, len(self.strips)))
+        if action is not None:
+            for y in range(start, len(self.strips)):
+                self.actions[y] = action
+
+    def render(self, renderable: RenderableType, source: str | None = None, *, chrome: bool = False,
+               action: tuple | None = None, no_wrap: bool = False, trim: bool = False) -> None:
+        if self.ctx.text_mode:
+            if source and not chrome:
+                self.texts.append(source)
+            return
+        console = self.ctx.console
+        assert console is not None
+        width = self.inner
+        opts = console.options.update(width=width, min_width=width, max_width=width, height=None,
+                                      highlight=False, markup=False)
+        if no_wrap:
+            opts = opts.update(no_wrap=True, overflow="ellipsis")
+        lines = console.render_lines(renderable, opts, pad=True)
+        strips = [Strip(line).adjust_cell_length(width) for line in lines]
+        if trim:
+            while strips and _is_blank(strips[-1]):
+                strips.pop()
+            while strips and _is_blank(strips[0]):
+                strips.pop(0)
+        self._add(strips, chrome, action)
+
+    def line(self, text: Text | str, style: Style | None = None, *, chrome: bool = False,
+             action: tuple | None = None) -> None:
+        """One line, cut with an ellipsis when too long."""
+        if isinstance(text, str):
+            text = Text(sanitize(text).replace("\n", " "), style=style or "")
+        if self.ctx.text_mode:
+            if not chrome:
+                self.texts.append(text.plain)
+            return
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        width = self.inner
+        text.truncate(width, overflow="ellipsis")
+        console = self.ctx.console
+        if console is not None:
+            base = text.style if isinstance(text.style, Style) else console.get_style(text.style or "", default="")
+            segs = [s for s in text.render(console) if s.text != "\n"]
+            if base:
+                segs = list(Segment.apply_style(segs, base))
+        else:
+            segs = [Segment(text.plain)]
+        self._add([Strip(segs).adjust_cell_length(width)], chrome, action)
+
+    def wrap(self, text: Text | str, style: Style | None = None, *, chrome: bool = False,
+             action: tuple | None = None) -> None:
+        """Wrapped text (long words are broken)."""
+        if isinstance(text, str):
+            text = Text(sanitize(text), style=style or "")
+        if self.ctx.text_mode:
+            if not chrome:
+                self.texts.append(text.plain)
+            return
+        text.overflow = "fold"
+        self.render(text, chrome=chrome, action=action)
+
+    def markdown(self, src: str, style: Style | None = None) -> None:
+        src = sanitize(src)
+        if self.ctx.text_mode:
+            self.texts.append(src)
+            return
+        if not src.strip():
+            return
+        md = Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
+        self.render(md, trim=True)
+
+    def blank(self) -> None:
+        if not self.ctx.text_mode:
+            self._add([Strip([])], True, None)
+
+    def result(self) -> Rendered:
+        return Rendered(self.strips, self.actions, self.chrome, self.sections, self.deps)
+
+
+# ---------------------------------------------------------------------------- pieces
+
+
+def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple[str, Style]] = (),
+                  right: Iterable[tuple[str, Style]] = (), tags: Iterable[tuple[str, Style]] = ()) -> None:
+    """The thin header line of a block: label, details, tags; time and id at the right."""
+    p = out.p
+    width = out.inner
+    right_text = Text()
+    for s, st in right:
+        if s:
+            if right_text:
+                right_text.append(" ")
+            right_text.append(s, st)
+    t = Text()
+    t.append(label, label_style)
+    for s, st in left:
+        if s:
+            t.append("  ")
+            t.append(sanitize(s).replace("\n", " "), st)
+    for s, st in tags:
+        if s:
+            t.append("  ")
+            t.append(f" {s} " if st.bgcolor else s, st)
+    room = width - right_text.cell_len - 1
+    if room < 10:
+        right_text = Text()
+        room = width
+    if t.cell_len > room:
+        t.truncate(room, overflow="ellipsis")
+    t.pad_right(max(0, width - t.cell_len - right_text.cell_len))
+    t.append_text(right_text)
+    out.line(t, chrome=True)
+
+
+def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable[tuple[str, Style]] = ()) -> None:
+    """A thin one-line marker (model change, thinking level, label, usage ...)."""
+    p = out.p
+    t = Text()
+    t.append(f"{glyph} ", style)
+    t.append(sanitize(text).replace("\n", " "), style)
+    rt = Text()
+    for s, st in right:
+        if s:
+            if rt:
+                rt.append(" ")
+            rt.append(s, st)
+    width = out.inner
+    room = width - rt.cell_len - 2
+    if room < 10:
+        rt = Text()
+        room = width
+    if t.cell_len > room:
+        t.truncate(room, overflow="ellipsis")
+    fill = max(0, width - t.cell_len - rt.cell_len)
+    if fill >= 3:
+        t.append(" " + "─" * (fill - 2) + " ", p.faint)
+    else:
+        t.pad_right(fill)
+    t.append_text(rt)
+    if out.ctx.text_mode:
+        out.texts.append(text)
+        return
+    out.line(t)
+
+
+def _fold_line(out: Out, key: str, folded: bool, text: str, style: Style | None = None,
+               extra: str = "") -> None:
+    t = Text()
+    t.append("▸ " if folded else "▾ ", out.p.muted)
+    t.append(text, style or out.p.muted)
+    if extra:
+        t.append("  " + extra, out.p.faint)
+    out.line(t, chrome=True, action=("fold", key))
+
+
+def _more_line(out: Out, n: int, what: str = "lines", hint: str = "o") -> None:
+    t = Text(f"… {n} more {what}" + (f" ({hint})" if hint else ""), out.p.muted)
+    out.line(t, chrome=True)
+
+
+def render_content(out: Out, content: Any, style: Style | None = None, markdown: bool = True) -> None:
+    """User/custom content: a string or text and image blocks."""
+    if isinstance(content, str):
+        (out.markdown if markdown else out.wrap)(content, style) if content.strip() else None
+        return
+    if not isinstance(content, list):
+        if content is not None:
+            out.wrap(_json_compact(content), out.p.muted)
+        return
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text.strip():
+                (out.markdown if markdown else out.wrap)(text, style)
+        elif bt == "image":
+            _image_line(out, block)
+        else:
+            out.line(f"[{bt}] " + one_line(_json_compact(block), 200), out.p.muted)
+
+
+def _image_line(out: Out, block: dict) -> None:
+    mime = block.get("mimeType") or block.get("mediaType") or "image"
+    size = image_size(block.get("data"))
+    t = Text()
+    t.append("▣ ", out.p.tool)
+    t.append(f"image {sanitize(mime)}", out.p.fg)
+    t.append(f" · {fmt_bytes(size)}", out.p.muted)
+    out.line(t)
+
+
+def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, limit: int = CUT_LINES,
+                  dep: int = DEP_OUTPUT, syntax_path: str | None = None, diff: bool = False,
+                  hint: str = "o") -> None:
+    """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit)."""
+    text = sanitize(text)
+    lines = _lines(text)
+    if out.ctx.text_mode:
+        if text:
+            out.texts.append(text)
+        return
+    if not lines:
+        return
+    cut = out.fold(key, not out.ctx.full_output, dep, text) if len(lines) > limit else False
+    shown = lines[:limit] if cut else lines[:FULL_CAP]
+    more = len(lines) - len(shown)
+    if diff:
+        for ln in shown:
+            out.line(_diff_line(out, ln))
+    elif syntax_path:
+        _syntax(out, "\n".join(shown), syntax_path, no_wrap=cut)
+    else:
+        body = Text("\n".join(shown), style=style or out.p.fg)
+        if cut:
+            for ln in shown:
+                out.line(ln, style or out.p.fg)
+        else:
+            out.wrap(body)
+    if more:
+        if cut:
+            t = Text(f"… {more} more lines ({hint})", out.p.muted)
+            out.line(t, chrome=True, action=("fold", key))
+        else:
+            _more_line(out, more, "lines not drawn", "")
+
+
+def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
+    lexer = Syntax.guess_lexer(path, code=None) if path else "text"
+    if lexer in ("default", "text"):
+        body = Text(code, style=out.p.fg)
+        if no_wrap:
+            for ln in code.split("\n"):
+                out.line(ln, out.p.fg)
+        else:
+            out.wrap(body)
+        return
+    syn = Syntax(code, lexer, theme=out.p.code_theme, word_wrap=not no_wrap, background_color="default",
+                 code_width=out.inner)
+    out.render(syn, code, no_wrap=no_wrap)
+
+
+def _diff_line(out: Out, ln: str) -> Text:
+    p = out.p
+    if ln.startswith("@@"):
+        return Text(ln, p.diff_hunk)
+    if ln.startswith("+++") or ln.startswith("---"):
+        return Text(ln, Style(bold=True) + p.fg)
+    if ln.startswith("+"):
+        return Text(ln, p.diff_add)
+    if ln.startswith("-"):
+        return Text(ln, p.diff_del)
+    # Pi's own diff format: "+ 12 text", "- 12 text", "  12 text", "   ..."
+    s = ln.lstrip()
+    if s.startswith("+") and ln[: len(ln) - len(s)].strip() == "":
+        return Text(ln, p.diff_add)
+    return Text(ln, p.muted)
+
+
+def _is_diff_added(ln: str) -> bool:
+    return ln.startswith("+")
+
+
+# ---------------------------------------------------------------------------- tool calls
+
+
+def tool_args_summary(name: str, args: Any) -> str:
+    """The arguments in short: a bash command, read path:range, edit path, grep pattern, else JSON."""
+    a = args if isinstance(args, dict) else {}
+    if name == "bash":
+        cmd = a.get("command")
+        if isinstance(cmd, str):
+            first = sanitize(cmd).strip().split("\n")
+            extra = len(first) - 1
+            return "$ " + first[0] + (f"  (+{extra} lines)" if extra else "")
+    if name in ("read", "edit", "write", "grep", "find", "ls", "subagent"):
+        s = format_tool_call(name, a)
+        prefix = f"[{name}: "
+        if s.startswith(prefix) and s.endswith("]"):
+            s = s[len(prefix) : -1]
+        if name == "write" and isinstance(a.get("content"), str):
+            n = len(_lines(a["content"]))
+            s += f"  ({n} line{'s' if n != 1 else ''})"
+        if name == "edit":
+            edits = a.get("edits")
+            if isinstance(edits, list) and len(edits) > 1:
+                s += f"  ({len(edits)} edits)"
+        return s
+    if not a:
+        return "{}" if isinstance(args, dict) else _json_compact(args)
+    return _json_compact(a)
+
+
+def _result_text(msg: dict) -> str:
+    return text_of(msg.get("content"))
+
+
+def _result_images(msg: dict) -> list[dict]:
+    c = msg.get("content")
+    if not isinstance(c, list):
+        return []
+    return [b for b in c if isinstance(b, dict) and b.get("type") == "image"]
+
+
+def render_tool_section(out: Out, call: dict | None, result: dict | None, key: str,
+                        result_entry: int | None = None, depth: int = 0) -> None:
+    """One tool call with its result under it."""
+    p = out.p
+    name = str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
+    args = (call or {}).get("arguments")
+    is_error = bool(result and result.get("isError"))
+    if result is None:
+        glyph, gstyle = "…", p.muted
+    elif is_error:
+        glyph, gstyle = "✗", p.error
+    else:
+        glyph, gstyle = "✓", p.success
+    out.mark_entry(result_entry)
+    t = Text()
+    t.append(glyph + " ", gstyle)
+    t.append(sanitize(name), p.tool + Style(bold=True))
+    if call is not None:
+        t.append("  ")
+        t.append(tool_args_summary(name, args), p.fg)
+    else:
+        t.append("  (call not on this branch)", p.muted)
+    if result is None:
+        t.append("  no result", p.muted)
+    if out.ctx.text_mode:
+        out.texts.append(t.plain)
+    else:
+        out.line(t)
+    out.push("  ", Style())
+    try:
+        a = args if isinstance(args, dict) else {}
+        # Arguments worth showing in full: multi-line bash commands, written content.
+        if name == "bash" and isinstance(a.get("command"), str) and "\n" in a["command"].strip():
+            _output_lines(out, a["command"], key + ":cmd", p.muted, limit=3)
+        if name == "write" and isinstance(a.get("content"), str):
+            path = str(a.get("path") or a.get("file_path") or "")
+            _output_lines(out, a["content"], key + ":content", None, syntax_path=path)
+        if name == "edit" and result is None:
+            old, new = a.get("oldText"), a.get("newText")
+            if isinstance(old, str) and isinstance(new, str):
+                diff = "\n".join(["-" + x for x in _lines(old)] + ["+" + x for x in _lines(new)])
+                _output_lines(out, diff, key + ":args", diff=True)
+        if result is None:
+            return
+        _tool_result_body(out, name, a, result, key, depth)
+    finally:
+        out.pop()
+
+
+def _tool_result_body(out: Out, name: str, args: dict, result: dict, key: str, depth: int) -> None:
+    p = out.p
+    is_error = bool(result.get("isError"))
+    details = result.get("details") if isinstance(result.get("details"), dict) else {}
+    text = _result_text(result)
+    if name == "subagent" and isinstance(details.get("results"), list):
+        _subagent(out, details, key, depth)
+        if text.strip():
+            out.line(Text("output:", p.muted), chrome=True)
+            _output_lines(out, text, key + ":out", p.error if is_error else p.fg)
+    elif isinstance(details.get("diff"), str) and details["diff"].strip() and not is_error:
+        _output_lines(out, details["diff"], key + ":diff", diff=True, limit=CUT_LINES * 2)
+    else:
+        path = None
+        if name == "read" and not is_error:
+            path = str(args.get("path") or args.get("file_path") or "") or None
+        _output_lines(out, text, key + ":out", p.error if is_error else p.fg, syntax_path=path)
+    for img in _result_images(result):
+        _image_line(out, img)
+    # bash truncation
+    trunc = details.get("truncation") if isinstance(details.get("truncation"), dict) else None
+    full_path = details.get("fullOutputPath")
+    if (trunc and trunc.get("truncated")) or isinstance(full_path, str):
+        t = Text("⚠ output truncated", p.warning)
+        if trunc:
+            shown, total = trunc.get("outputLines"), trunc.get("totalLines")
+            if _num(shown) is not None and _num(total) is not None:
+                t.append(f": {shown:g} of {total:g} lines kept", p.warning)
+        if isinstance(full_path, str):
+            t.append(" · full output: ", p.muted)
+            t.append(sanitize(full_path), p.link)
+        out.wrap(t, chrome=False)
+    usage = result.get("usage")
+    if isinstance(usage, dict):
+        _usage_line(out, usage, "tool model usage")
+
+
+def _usage_line(out: Out, usage: dict, what: str) -> None:
+    p = out.p
+    total = usage.get("totalTokens")
+    if _num(total) is None:
+        total = sum(_num(usage.get(k)) or 0 for k in ("input", "output", "cacheRead", "cacheWrite"))
+    t = Text(f"{what}: {fmt_tokens(total)} tokens", p.muted)
+    cost = fmt_cost(usage.get("cost"))
+    if cost:
+        t.append(f" · {cost}", p.muted)
+    out.line(t, chrome=True)
+
+
+# ---------------------------------------------------------------------------- subagents
+
+
+def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
+    p = out.p
+    mode = details.get("mode")
+    results = [r for r in details["results"] if isinstance(r, dict)]
+    if mode:
+        out.line(Text(f"{sanitize(mode)} run · {len(results)} agent{'s' if len(results) != 1 else ''}", p.muted),
+                 chrome=True)
+    for k, r in enumerate(results):
+        rkey = f"{key}:sub{k}"
+        agent = sanitize(r.get("agent") or "agent")
+        code = r.get("exitCode")
+        status = None
+        prog = r.get("progress") if isinstance(r.get("progress"), dict) else {}
+        if _num(code) is not None:
+            ok = code == 0
+            status = ("✓ done" if ok else f"✗ exit {code:g}", p.success if ok else p.error)
+        elif prog.get("status"):
+            st = str(prog.get("status"))
+            status = (st, p.error if st in ("failed", "error") else p.muted)
+        if r.get("error"):
+            status = ("✗ " + one_line(str(r.get("error")), 60), p.error)
+        messages = r.get("messages") if isinstance(r.get("messages"), list) else []
+        msgs = [m for m in messages if isinstance(m, dict)]
+        task = r.get("task") if isinstance(r.get("task"), str) else ""
+        hay = task + "\n" + "\n".join(_message_haystack(m) for m in msgs) if out.ctx.query else None
+        folded = out.fold(rkey, not out.ctx.full_output, DEP_OUTPUT, hay)
+        t = Text()
+        t.append("▸ " if folded else "▾ ", p.muted)
+        step = r.get("step")
+        if _num(step) is not None:
+            t.append(f"{step:g}. ", p.muted)
+        t.append(agent, p.tool + Style(bold=True))
+        if status:
+            t.append("  ")
+            t.append(status[0], status[1])
+        model = r.get("model")
+        if model:
+            t.append(f"  {sanitize(model)}", p.muted)
+        usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
+        bits = []
+        inp, outp = _num(usage.get("input")), _num(usage.get("output"))
+        if inp is not None or outp is not None:
+            bits.append(f"↑{fmt_tokens(inp or 0)} ↓{fmt_tokens(outp or 0)}")
+        cost = fmt_cost(usage.get("cost"))
+        if cost:
+            bits.append(cost)
+        turns = _num(usage.get("turns"))
+        if turns is not None:
+            bits.append(f"{turns:g} turn{'s' if turns != 1 else ''}")
+        ps = r.get("progressSummary") if isinstance(r.get("progressSummary"), dict) else {}
+        dur = fmt_duration(ps.get("durationMs"))
+        if dur:
+            bits.append(dur)
+        if bits:
+            t.append("  " + " · ".join(bits), p.muted)
+        if out.ctx.text_mode:
+            out.texts.append(agent)
+        else:
+            out.line(t, chrome=True, action=("fold", rkey))
+        out.push("  ", Style())
+        try:
+            if task:
+                tt = Text("task: ", p.muted)
+                tt.append(sanitize(task), p.fg)
+                if folded:
+                    out.line(Text("task: ", p.muted) + Text(one_line(sanitize(task), 400), p.fg))
+                else:
+                    out.wrap(tt)
+            if not folded:
+                out.push("│ ", p.faint)
+                try:
+                    render_messages(out, msgs, rkey, depth + 1)
+                finally:
+                    out.pop()
+            _artifact_line(out, r, details)
+        finally:
+            out.pop()
+
+
+def _artifact_line(out: Out, r: dict, details: dict) -> None:
+    if out.ctx.text_mode:
+        return
+    p = out.p
+    paths = []
+    ap = r.get("artifactPaths")
+    if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
+        paths.append(ap["jsonlPath"])
+    if isinstance(r.get("sessionFile"), str):
+        paths.append(r["sessionFile"])
+    if not paths:
+        return
+    found = None
+    resolve = out.ctx.resolve_artifact
+    if resolve is not None:
+        for cand in paths:
+            found = resolve(cand)
+            if found:
+                break
+    t = Text("transcript: ", p.muted)
+    if found:
+        t.append(shorten_home(sanitize(found)), p.link)
+        t.append("  ⏎ open", p.tool)
+        out.line(t, chrome=True, action=("open", found))
+    else:
+        t.append(shorten_home(sanitize(paths[0])), p.muted)
+        t.append("  (file not found)", p.faint)
+        out.line(t, chrome=True)
+
+
+def _message_haystack(msg: dict) -> str:
+    """All the text of one message, for deciding whether a fold holds a search hit."""
+    parts = []
+    c = msg.get("content")
+    if isinstance(c, str):
+        parts.append(c)
+    elif isinstance(c, list):
+        for b in c:
+            if not isinstance(b, dict):
+                continue
+            for k in ("text", "thinking"):
+                if isinstance(b.get(k), str):
+                    parts.append(b[k])
+            if b.get("type") == "toolCall":
+                parts.append(_json_compact(b.get("arguments")))
+    for k in ("command", "output", "summary", "errorMessage"):
+        if isinstance(msg.get(k), str):
+            parts.append(msg[k])
+    d = msg.get("details")
+    if isinstance(d, dict) and isinstance(d.get("diff"), str):
+        parts.append(d["diff"])
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def message_title(msg: dict) -> tuple[str, str]:
+    """(label, palette attribute) for a message's header."""
+    role = msg.get("role")
+    return {
+        "user": ("user", "user"),
+        "assistant": ("assistant", "assistant"),
+        "toolResult": ("tool result", "tool"),
+        "bashExecution": ("bash", "tool"),
+        "system": ("system prompt", "system"),
+        "custom": (f"{msg.get('customType') or 'custom'}", "custom"),
+        "branchSummary": ("branch summary", "summary"),
+        "compactionSummary": ("compaction summary", "summary"),
+    }.get(role, (str(role or "message"), "muted"))
+
+
+def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]], key: str,
+                     depth: int = 0, call_for: Callable[[dict], dict | None] | None = None) -> None:
+    """Assistant content in order: thinking (folded), Markdown text, tool calls each with
+    its result; then the stop reason when it is not a normal one."""
+    p = out.p
+    content = msg.get("content")
+    by_call: dict[str, tuple[int | None, dict]] = {}
+    for entry, r in results:
+        tcid = r.get("toolCallId")
+        if isinstance(tcid, str) and tcid not in by_call:
+            by_call[tcid] = (entry, r)
+    used: set[str] = set()
+    blocks = content if isinstance(content, list) else ([{"type": "text", "text": content}] if isinstance(content, str) else [])
+    nth = 0
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "thinking":
+            thinking = block.get("thinking") if isinstance(block.get("thinking"), str) else ""
+            redacted = bool(block.get("redacted")) or (not thinking.strip() and block.get("thinkingSignature"))
+            fkey = f"{key}:think{nth}"
+            nth += 1
+            if redacted and not thinking.strip():
+                if not out.ctx.text_mode:
+                    out.line(Text("▪ thinking (redacted)", p.thinking), chrome=True)
+                continue
+            if not thinking.strip():
+                continue
+            thinking = sanitize(thinking)
+            n = len(_lines(thinking))
+            folded = out.fold(fkey, not out.ctx.show_thinking, DEP_THINKING, thinking)
+            if out.ctx.text_mode:
+                out.texts.append(thinking)
+                continue
+            _fold_line(out, fkey, folded, f"thinking ({n} line{'s' if n != 1 else ''})", p.thinking,
+                       "(t)" if folded else "")
+            if not folded:
+                out.push("┊ ", p.faint)
+                try:
+                    out.wrap(Text(thinking, p.thinking))
+                finally:
+                    out.pop()
+        elif bt == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text.strip():
+                out.markdown(text)
+        elif bt == "toolCall":
+            tcid = block.get("id")
+            got = by_call.get(tcid) if isinstance(tcid, str) else None
+            if got is not None:
+                used.add(tcid)
+            render_tool_section(out, block, got[1] if got else None, f"{key}:{tcid}",
+                                got[0] if got else None, depth)
+        elif bt == "image":
+            _image_line(out, block)
+        else:
+            out.line(f"[{bt}] " + one_line(_json_compact(block), 200), p.muted)
+    # Results of this block that answer no call of this message.
+    for entry, r in results:
+        tcid = r.get("toolCallId")
+        if isinstance(tcid, str) and tcid in used:
+            continue
+        call = call_for(r) if call_for else None
+        render_tool_section(out, call, r, f"{key}:{tcid}:orphan", entry, depth)
+    stop = msg.get("stopReason")
+    err = msg.get("errorMessage")
+    if stop in ("error", "aborted", "length") or err:
+        if stop == "aborted":
+            t = Text("⊘ aborted", p.warning)
+        elif stop == "length":
+            t = Text("⚠ stopped: output length limit reached", p.warning)
+        else:
+            t = Text(f"✗ {stop or 'error'}", p.error + Style(bold=True))
+        if err:
+            t.append(": ", p.error)
+            t.append(sanitize(err), p.error)
+        out.wrap(t)
+    if not blocks and not err and stop not in ("error", "aborted", "length"):
+        out.line(Text("(no content)", p.muted), chrome=True)
+
+
+def render_tool_results(out: Out, results: list[tuple[int | None, dict]], key: str,
+                        call_for: Callable[[dict], dict | None] | None = None, depth: int = 0) -> None:
+    """Tool results without their assistant message above them (orphans)."""
+    for entry, r in results:
+        call = call_for(r) if call_for else None
+        render_tool_section(out, call, r, f"{key}:{r.get('toolCallId')}", entry, depth)
+
+
+def render_bash_execution(out: Out, msg: dict, key: str) -> None:
+    p = out.p
+    cmd = sanitize(msg.get("command") or "")
+    t = Text("$ ", p.tool + Style(bold=True))
+    t.append(cmd, p.fg + Style(bold=True))
+    out.wrap(t)
+    output = msg.get("output")
+    if isinstance(output, str):
+        _output_lines(out, output, key + ":out", p.fg)
+    bits = Text()
+    code = msg.get("exitCode")
+    if msg.get("cancelled"):
+        bits.append("⊘ cancelled", p.warning)
+    elif _num(code) is not None:
+        bits.append(f"exit {code:g}", p.success if code == 0 else p.error + Style(bold=True))
+    else:
+        bits.append("exit ?", p.muted)
+    if msg.get("truncated"):
+        bits.append("  ⚠ output truncated", p.warning)
+    if isinstance(msg.get("fullOutputPath"), str):
+        bits.append(" · full output: ", p.muted)
+        bits.append(sanitize(msg["fullOutputPath"]), p.link)
+    out.wrap(bits, chrome=True)
+
+
+def render_system(out: Out, msg: dict, key: str) -> None:
+    """Prompt sections by name with sizes (removed ones marked), tool changes; folded."""
+    p = out.p
+    sections = msg.get("sections") if isinstance(msg.get("sections"), dict) else {}
+    content = text_of(msg.get("content")) if not isinstance(msg.get("content"), str) else msg["content"]
+    added = msg.get("toolsAdded") if isinstance(msg.get("toolsAdded"), list) else []
+    removed = msg.get("toolsRemoved") if isinstance(msg.get("toolsRemoved"), list) else []
+    hay = content + "\n" + "\n".join(f"{k}\n{v}" for k, v in sections.items() if isinstance(v, str)) + "\n" + \
+        "\n".join(_json_compact(t) for t in added) if out.ctx.query else None
+    folded = out.fold(key + ":sys", True, 0, hay)
+
+    def tool_names(tools: list) -> str:
+        return ", ".join(sanitize(t.get("name")) if isinstance(t, dict) else sanitize(t) for t in tools)
+
+    if sections:
+        t = Text("sections: ", p.muted)
+        first = True
+        for name, value in sections.items():
+            if not first:
+                t.append(" · ", p.faint)
+            first = False
+            if value is None:
+                t.append(sanitize(name), p.error)
+                t.append(" removed", p.muted)
+            else:
+                t.append(sanitize(name), p.system)
+                size = len(value) if isinstance(value, str) else len(_json_compact(value))
+                t.append(f" {fmt_bytes(size).replace(' B', ' chars') if size < 1024 else fmt_tokens(size) + ' chars'}", p.muted)
+        if out.ctx.text_mode:
+            out.texts.append(" ".join(map(str, sections.keys())))
+        else:
+            out.wrap(t)
+    if added:
+        t = Text("tools added: ", p.muted)
+        t.append(tool_names(added), p.success)
+        out.wrap(t)
+    if removed:
+        t = Text("tools removed: ", p.muted)
+        t.append(tool_names(removed), p.error)
+        out.wrap(t)
+    if out.ctx.text_mode:
+        if content:
+            out.texts.append(content)
+        for v in sections.values():
+            if isinstance(v, str):
+                out.texts.append(v)
+        for tool in added:
+            if isinstance(tool, dict) and isinstance(tool.get("description"), str):
+                out.texts.append(tool["description"])
+        return
+    has_more = bool(content.strip()) or any(isinstance(v, str) and v for v in sections.values()) or any(
+        isinstance(t, dict) and t.get("description") for t in added)
+    if not has_more:
+        if not sections and not added and not removed:
+            out.line(Text("(empty)", p.muted), chrome=True)
+        return
+    _fold_line(out, key + ":sys", folded, "prompt text" if folded else "prompt text", p.muted,
+               "(⏎ or click)" if folded else "")
+    if folded:
+        return
+    out.push("┊ ", p.faint)
+    try:
+        if content.strip():
+            _output_lines(out, content, key + ":content", p.fg, limit=10**9, dep=0)
+        for name, value in sections.items():
+            if isinstance(value, str):
+                out.line(Text(f"[{sanitize(name)}]", p.system), chrome=True)
+                _output_lines(out, value, key + ":s:" + str(name), p.fg, limit=10**9, dep=0)
+        for tool in added:
+            if isinstance(tool, dict):
+                tt = Text(f"tool {sanitize(tool.get('name'))}: ", p.success)
+                tt.append(sanitize(tool.get("description") or ""), p.fg)
+                out.wrap(tt)
+    finally:
+        out.pop()
+
+
+def render_custom(out: Out, content: Any, details: Any = None) -> None:
+    render_content(out, content)
+
+
+def render_compaction(out: Out, summary: Any, tokens_before: Any, first_kept: str | None = None,
+                      own_id: str | None = None, details: Any = None, system: Any = None,
+                      usage: Any = None, from_hook: bool = False, key: str = "",
+                      right: Iterable[tuple[str, Style]] = ()) -> None:
+    """A boundary: a rule, then the summary the model got instead of the history above."""
+    p = out.p
+    tb = _num(tokens_before)
+    label = f" ⇣ compaction · {fmt_tokens(tb)} tokens before " if tb is not None else " ⇣ compaction "
+    if from_hook:
+        label += "(extension) "
+    width = out.inner
+    if not out.ctx.text_mode:
+        rt = Text()
+        for s, st in right:
+            if s:
+                rt.append(" " + s, st)
+        left = 3
+        fill = max(0, width - left - len(label) - rt.cell_len - 1)
+        t = Text("━" * left, p.summary)
+        t.append(label, p.summary + Style(bold=True))
+        t.append("━" * fill, p.summary)
+        if rt:
+            t.append(" ")
+            t.append_text(rt)
+        out.line(t, chrome=True)
+    if isinstance(summary, str) and summary.strip():
+        out.markdown(summary)
+    bits = []
+    if first_kept is not None:
+        if own_id is not None and first_kept == own_id:
+            bits.append("kept nothing from before")
+        else:
+            bits.append(f"kept from entry {first_kept}")
+    if isinstance(details, dict):
+        for k in ("readFiles", "modifiedFiles"):
+            v = details.get(k)
+            if isinstance(v, list) and v:
+                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(str, v[:6]))
+                            + (f" +{len(v) - 6}" if len(v) > 6 else ""))
+    if isinstance(system, dict):
+        secs = system.get("sections") if isinstance(system.get("sections"), dict) else {}
+        tools = system.get("toolsAdded") if isinstance(system.get("toolsAdded"), list) else []
+        bits.append(f"prompt checkpoint: {len(secs)} sections, {len(tools)} tools")
+    if bits and not out.ctx.text_mode:
+        out.wrap(Text(" · ".join(bits), p.muted), chrome=True)
+    if isinstance(usage, dict):
+        _usage_line(out, usage, "summary usage")
+
+
+def render_branch_summary(out: Out, summary: Any, from_id: Any, details: Any = None, usage: Any = None) -> None:
+    p = out.p
+    if from_id:
+        out.line(Text(f"summary of the branch that ended at {sanitize(from_id)}", p.muted), chrome=True)
+    if isinstance(summary, str) and summary.strip():
+        out.markdown(summary)
+    if isinstance(details, dict):
+        bits = []
+        for k in ("readFiles", "modifiedFiles"):
+            v = details.get(k)
+            if isinstance(v, list) and v:
+                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(str, v[:6])))
+        if bits and not out.ctx.text_mode:
+            out.wrap(Text(" · ".join(bits), p.muted), chrome=True)
+    if isinstance(usage, dict):
+        _usage_line(out, usage, "summary usage")
+
+
+def render_json_body(out: Out, value: Any, key: str, limit: int = CUT_LINES) -> None:
+    """Compact pretty JSON, cut to a few lines."""
+    _output_lines(out, _json_pretty(value), key + ":json", out.p.muted, limit=limit)
+
+
+def render_custom_entry(out: Out, data: Any, key: str) -> None:
+    if data is None:
+        out.line(Text("(no data)", out.p.muted), chrome=True)
+        return
+    render_json_body(out, data, key)
+
+
+def render_message(out: Out, msg: dict, key: str, results: list[tuple[int | None, dict]] = (),
+                   depth: int = 0, call_for: Callable[[dict], dict | None] | None = None) -> None:
+    """The body of one message of any role."""
+    role = msg.get("role")
+    if role == "user":
+        render_content(out, msg.get("content"))
+    elif role == "assistant":
+        render_assistant(out, msg, list(results), key, depth, call_for)
+    elif role == "toolResult":
+        render_tool_results(out, [(None, msg)] + list(results), key, call_for, depth)
+    elif role == "bashExecution":
+        render_bash_execution(out, msg, key)
+    elif role == "system":
+        render_system(out, msg, key)
+    elif role == "custom":
+        render_content(out, msg.get("content"))
+    elif role == "branchSummary":
+        render_branch_summary(out, msg.get("summary"), msg.get("fromId"))
+    elif role == "compactionSummary":
+        render_compaction(out, msg.get("summary"), msg.get("tokensBefore"), key=key)
+    else:
+        render_json_body(out, {k: v for k, v in msg.items() if k not in ("role", "timestamp")}, key)
+
+
+def group_messages(msgs: list[dict]) -> list[tuple[dict, list[dict]]]:
+    """Pair each assistant message with the tool results right after it."""
+    groups: list[tuple[dict, list[dict]]] = []
+    k = 0
+    n = len(msgs)
+    while k < n:
+        m = msgs[k]
+        if not isinstance(m, dict):
+            k += 1
+            continue
+        if m.get("role") == "assistant":
+            res = []
+            j = k + 1
+            while j < n and isinstance(msgs[j], dict) and msgs[j].get("role") == "toolResult":
+                res.append(msgs[j])
+                j += 1
+            groups.append((m, res))
+            k = j
+        elif m.get("role") == "toolResult":
+            res = []
+            j = k
+            while j < n and isinstance(msgs[j], dict) and msgs[j].get("role") == "toolResult":
+                res.append(msgs[j])
+                j += 1
+            groups.append((res[0], res[1:]))
+            k = j
+        else:
+            groups.append((m, []))
+            k += 1
+    return groups
+
+
+def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", tags=(), compact: bool = False) -> None:
+    p = out.p
+    label, attr = message_title(msg)
+    style = getattr(p, attr)
+    left = []
+    if msg.get("role") == "assistant":
+        model = msg.get("responseModel") or msg.get("model")
+        if model:
+            left.append((str(model), p.muted))
+        tl = msg.get("thinkingLevel")
+        if tl and tl != "off":
+            left.append((f"thinking {tl}", p.muted))
+        u = msg.get("usage")
+        if isinstance(u, dict) and not compact:
+            tot = u.get("totalTokens")
+            bits = fmt_tokens(tot) + " tok" if _num(tot) is not None else ""
+            cost = fmt_cost(u.get("cost"))
+            if cost:
+                bits = (bits + " " + cost).strip()
+            if bits:
+                left.append((bits, p.faint))
+    elif msg.get("role") == "toolResult":
+        label = f"tool result · {msg.get('toolName') or '?'}"
+    elif msg.get("role") == "custom" and msg.get("display") is False:
+        tags = list(tags) + [("hidden", p.muted + Style(italic=True))]
+    elif msg.get("role") == "bashExecution" and msg.get("excludeFromContext"):
+        tags = list(tags) + [("excluded from context", p.muted + Style(italic=True))]
+    right = []
+    if time:
+        right.append((time, p.muted))
+    if entry_id:
+        right.append((entry_id, p.faint))
+    render_header(out, label, style + Style(bold=True), left, right, tags)
+
+
+def render_messages(out: Out, msgs: list[dict], key: str, depth: int) -> None:
+    """A nested conversation (a subagent's messages) with compact headers."""
+    p = out.p
+    for g, (m, res) in enumerate(group_messages(msgs)):
+        gkey = f"{key}/{g}"
+        if out.ctx.text_mode:
+            render_message(out, m, gkey, [(None, r) for r in res], depth)
+            continue
+        ts = m.get("timestamp")
+        message_header(out, m, time=fmt_time(ts) if ts else "", compact=True)
+        out.push("  ", Style())
+        try:
+            render_message(out, m, gkey, [(None, r) for r in res], depth)
+        finally:
+            out.pop()

@@ -1,0 +1,540 @@
+"""A line-API ScrollView over blocks that are laid out lazily.
+
+Every block has a height: an estimate until it is rendered, then its real height. Only
+blocks that come into view are rendered; their Strips are cached by (block, width,
+toggle state). When a block's real height differs from its estimate the view stays put:
+the first block on screen that was already measured keeps its place on screen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any, Hashable
+
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from .heights import Heights
+from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
+from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered
+
+__all__ = ["BlockScroller"]
+
+_ALL_DEPS = DEP_THINKING | DEP_OUTPUT
+_RENDER_CACHE = 400  # rendered blocks kept
+_OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
+
+
+class BlockScroller(ScrollView, can_focus=True):
+    """Base for the message pane and the context view. Subclasses provide the blocks."""
+
+    DEFAULT_CSS = """
+    BlockScroller {
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    # t / o / h are the app's (it toggles the reactives below); the context view binds its own.
+    BINDINGS = [
+        Binding("enter", "toggle_fold", "Fold", show=False, tooltip="Open or close the first fold in view"),
+    ]
+
+    show_thinking: reactive[bool] = reactive(False)
+    full_tool_output: reactive[bool] = reactive(False)
+    show_hidden: reactive[bool] = reactive(False)
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None):
+        super().__init__(name=name, id=id, classes=classes)
+        self._blocks: list[Any] = []
+        self._heights = Heights()
+        self._measured = bytearray()
+        self._width = 0
+        self._settling = False
+        self._rcache: OrderedDict[tuple, Rendered] = OrderedDict()
+        self._hcache: dict[tuple, int] = {}
+        self._deps: dict[Hashable, int] = {}
+        self._inverted: dict[Hashable, frozenset] = {}
+        self._palette: Palette | None = None
+        self._query: re.Pattern | None = None
+        self._query_text = ""
+        self._hit_counts: dict[int, int] = {}
+        self._hits: list[tuple[int, int]] = []  # (block, k-th hit in the block)
+        self._hit_pos = -1
+        self._match_cache: OrderedDict[tuple, list] = OrderedDict()
+        self._pending_scroll: tuple | None = None
+        self.render_count = 0  # blocks rendered (for tests and benchmarks)
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _block_key(self, b: int) -> Hashable:
+        raise NotImplementedError
+
+    def _estimate(self, b: int, width: int) -> int:
+        return 3
+
+    def _draw_block(self, b: int, out: Out) -> None:
+        raise NotImplementedError
+
+    def _resolve_artifact(self, path: str) -> str | None:
+        return None
+
+    # ------------------------------------------------------------------ state keys
+    @property
+    def palette(self) -> Palette:
+        if self._palette is None:
+            try:
+                app = self.app
+                self._palette = palette_from_variables(app.get_css_variables(), app.theme, app.current_theme.dark)
+            except Exception:
+                self._palette = DEFAULT_PALETTE
+        return self._palette
+
+    def _state_key(self, b: int) -> tuple:
+        bkey = self._block_key(b)
+        deps = self._deps.get(bkey, _ALL_DEPS)
+        return (
+            bkey,
+            self._width,
+            self.palette.name,
+            self.show_thinking if deps & DEP_THINKING else None,
+            self.full_tool_output if deps & DEP_OUTPUT else None,
+            self._inverted.get(bkey, frozenset()),
+            self._query_text if self._hit_counts.get(b) else None,
+        )
+
+    def _ctx(self, b: int | None, text_mode: bool = False) -> RenderCtx:
+        inverted = self._inverted.get(self._block_key(b), frozenset()) if b is not None else frozenset()
+        query = self._query if (text_mode or (b is not None and self._hit_counts.get(b))) else None
+        return RenderCtx(
+            console=None if text_mode else self.app.console,
+            palette=self.palette,
+            show_thinking=self.show_thinking,
+            full_output=self.full_tool_output,
+            show_hidden=self.show_hidden,
+            inverted=inverted,
+            query=query,
+            text_mode=text_mode,
+            resolve_artifact=self._resolve_artifact,
+        )
+
+    # ------------------------------------------------------------------ rendering blocks
+    def _rendered(self, b: int) -> Rendered:
+        key = self._state_key(b)
+        got = self._rcache.get(key)
+        if got is not None:
+            self._rcache.move_to_end(key)
+            return got
+        out = Out(self._ctx(b), self._width)
+        try:
+            self._draw_block(b, out)
+        except Exception as exc:  # a renderer bug must not take the pane down
+            out = Out(self._ctx(b), self._width)
+            out.line(f"⚠ could not draw this entry: {type(exc).__name__}: {exc}", self.palette.error)
+            out.blank()
+        r = out.result()
+        if not r.strips:
+            r.strips.append(Strip([]))
+        self.render_count += 1
+        bkey = key[0]
+        if self._deps.get(bkey) != r.deps:
+            self._deps[bkey] = r.deps
+            key = self._state_key(b)
+        self._rcache[key] = r
+        while len(self._rcache) > _RENDER_CACHE:
+            self._rcache.popitem(last=False)
+        self._hcache[key] = r.height
+        return r
+
+    def _measure(self, b: int) -> int:
+        r = self._rendered(b)
+        self._heights.set(b, r.height)
+        self._measured[b] = 1
+        return r.height
+
+    def block_text(self, b: int) -> str:
+        out = Out(self._ctx(None, text_mode=True), 80)
+        try:
+            self._draw_block(b, out)
+        except Exception:
+            return ""
+        return "\n".join(out.texts)
+
+    # ------------------------------------------------------------------ layout
+    def _set_blocks(self, blocks: list[Any]) -> None:
+        self._blocks = blocks
+        self._measured = bytearray(len(blocks))
+        self._heights = Heights([1] * len(blocks))
+        self._clear_search_state()
+
+    def _relayout(self, anchor: tuple[int, int] | None = None) -> None:
+        """Recompute every height (cached real ones or estimates), keep ``anchor`` (block,
+        line offset) at the top of the view, and settle what is visible."""
+        width = self._width
+        if width <= 0:
+            return
+        heights = []
+        measured = bytearray(len(self._blocks))
+        hget = self._hcache.get
+        for b in range(len(self._blocks)):
+            h = hget(self._state_key(b))
+            if h is None:
+                h = max(1, self._estimate(b, width))
+            else:
+                measured[b] = 1
+            heights.append(h)
+        self._heights.reset(heights)
+        self._measured = measured
+        self._update_virtual_size()
+        if anchor is not None and 0 <= anchor[0] < len(self._blocks):
+            b, off = anchor
+            self._measure(b)
+            off = min(off, self._heights[b] - 1)
+            self._update_virtual_size()
+            self._scroll_to_y(self._heights.top(b) + max(0, off))
+        self._settle()
+        self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        self.virtual_size = Size(self._width, self._heights.total)
+
+    def _scroll_to_y(self, y: int) -> None:
+        self.scroll_to(y=max(0, y), animate=False, immediate=True)
+
+    def _top_anchor(self) -> tuple[int, int] | None:
+        if not self._blocks:
+            return None
+        y = round(self.scroll_y)
+        b = self._heights.block_at(y)
+        return b, y - self._heights.top(b)
+
+    def _settle(self) -> None:
+        """Render every block in view that has only an estimated height, keeping the view
+        anchored on a block that was already measured."""
+        if self._settling or not self._blocks or self._width <= 0:
+            return
+        self._settling = True
+        try:
+            view_h = max(1, self.scrollable_content_region.height)
+            heights = self._heights
+            for _ in range(200):
+                y = round(self.scroll_y)
+                first = heights.block_at(y)
+                last = heights.block_at(y + view_h - 1)
+                todo = [b for b in range(first, last + 1) if not self._measured[b]]
+                if not todo:
+                    break
+                anchor = next((b for b in range(first, last + 1) if self._measured[b]), first)
+                screen = heights.top(anchor) - y  # where the anchor's top is on screen
+                at_bottom = y > 0 and y >= self.max_scroll_y
+                for b in todo:
+                    self._measure(b)
+                self._update_virtual_size()
+                if at_bottom:
+                    new_y = self.max_scroll_y
+                elif anchor == first and screen <= 0:
+                    new_y = heights.top(first) + min(-screen, heights[first] - 1)
+                else:
+                    new_y = heights.top(anchor) - screen
+                if new_y != y:
+                    self._scroll_to_y(new_y)
+        finally:
+            self._settling = False
+
+    # ------------------------------------------------------------------ Textual hooks
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            anchor = self._top_anchor() if self._width > 0 else None
+            self._width = width
+            self._match_cache.clear()
+            if self._pending_scroll is not None:
+                pending, self._pending_scroll = self._pending_scroll, None
+                self._relayout()
+                self._apply_pending(pending)
+            else:
+                self._relayout(anchor)
+        else:
+            self._settle()
+
+    def _apply_pending(self, pending: tuple) -> None:
+        pass
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._settling:
+            self._settle()
+        self._scrolled()
+
+    def _scrolled(self) -> None:
+        pass
+
+    def _watch_theme_change(self) -> None:
+        self._palette = None
+        self._rcache.clear()
+        self._relayout(self._top_anchor())
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.watch(self.app, "theme", lambda *_: self._watch_theme_change(), init=False)
+
+    def watch_show_thinking(self, value: bool) -> None:
+        self._drop_inverted(lambda kind: kind.startswith("think"))
+        self._relayout(self._top_anchor())
+
+    def watch_full_tool_output(self, value: bool) -> None:
+        self._drop_inverted(lambda kind: kind in _OUTPUT_FOLDS or kind.startswith("sub"))
+        self._relayout(self._top_anchor())
+
+    def _drop_inverted(self, pred) -> None:
+        """Forget the user's own folds of one kind (a global toggle overrides them)."""
+        for k, keys in list(self._inverted.items()):
+            keep = frozenset(x for x in keys if not pred(x.rsplit(":", 1)[-1]))
+            if keep:
+                self._inverted[k] = keep
+            else:
+                del self._inverted[k]
+
+    def action_toggle_thinking(self) -> None:
+        self.show_thinking = not self.show_thinking
+
+    def action_toggle_output(self) -> None:
+        self.full_tool_output = not self.full_tool_output
+
+    # Scrolling without animation: heights may change while an animation runs.
+    def action_scroll_up(self) -> None:
+        self.scroll_to(y=self.scroll_y - 1, animate=False)
+
+    def action_scroll_down(self) -> None:
+        self.scroll_to(y=self.scroll_y + 1, animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_to(y=self.scroll_y - self.scrollable_content_region.height, animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_to(y=self.scroll_y + self.scrollable_content_region.height, animate=False)
+
+    def action_scroll_home(self) -> None:
+        self.scroll_to(y=0, animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end_now()
+
+    def scroll_end_now(self) -> None:
+        """Go to the very end, rendering the last blocks so their real heights count."""
+        for _ in range(10):
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+            self._settle()
+            if round(self.scroll_y) >= self.max_scroll_y:
+                break
+
+    # ------------------------------------------------------------------ drawing
+    def render_line(self, y: int) -> Strip:
+        width = self._width or self.scrollable_content_region.width
+        vy = y + round(self.scroll_y)
+        heights = self._heights
+        if not self._blocks or vy >= heights.total or vy < 0:
+            return Strip.blank(width, self.rich_style)
+        b = heights.block_at(vy)
+        if not self._measured[b]:
+            self._measure(b)
+            self._update_virtual_size()
+            self.call_after_refresh(self._settle)
+        r = self._rendered(b)
+        line = vy - heights.top(b)
+        if line >= r.height or line < 0:
+            return Strip.blank(width, self.rich_style)
+        strip = r.strips[line]
+        if self._hit_counts.get(b) and line not in r.chrome:
+            strip = self._highlight(b, r, line, strip)
+        return strip.adjust_cell_length(width).apply_style(self.rich_style)
+
+    # ------------------------------------------------------------------ folds and clicks
+    def _line_at(self, vy: int) -> tuple[int, int] | None:
+        if not self._blocks or vy < 0 or vy >= self._heights.total:
+            return None
+        b = self._heights.block_at(vy)
+        return b, vy - self._heights.top(b)
+
+    def toggle_fold(self, b: int, key: str) -> None:
+        bkey = self._block_key(b)
+        keys = set(self._inverted.get(bkey, frozenset()))
+        keys ^= {key}
+        if keys:
+            self._inverted[bkey] = frozenset(keys)
+        else:
+            self._inverted.pop(bkey, None)
+        anchor = self._top_anchor()
+        self._measure(b)
+        self._update_virtual_size()
+        if anchor is not None and anchor[0] != b:
+            self._scroll_to_y(self._heights.top(anchor[0]) + anchor[1])
+        self._settle()
+        self.refresh()
+
+    def _do_action(self, b: int, action: tuple) -> None:
+        if action[0] == "fold":
+            self.toggle_fold(b, action[1])
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        hit = self._line_at(offset.y + round(self.scroll_y))
+        if hit is None:
+            return
+        b, line = hit
+        action = self._rendered(b).actions.get(line)
+        if action is not None:
+            event.stop()
+            self._do_action(b, action)
+
+    def action_toggle_fold(self) -> None:
+        """Open or close the first fold (or link) in view."""
+        y0 = round(self.scroll_y)
+        for vy in range(y0, y0 + self.scrollable_content_region.height):
+            hit = self._line_at(vy)
+            if hit is None:
+                break
+            b, line = hit
+            action = self._rendered(b).actions.get(line)
+            if action is not None:
+                self._do_action(b, action)
+                return
+
+    # ------------------------------------------------------------------ search
+    def _clear_search_state(self) -> None:
+        self._hit_counts = {}
+        self._hits = []
+        self._hit_pos = -1
+        self._match_cache.clear()
+
+    def search(self, query: str) -> int:
+        """Find ``query`` (case-insensitive) in every block; highlight hits; return the count."""
+        anchor = self._top_anchor()
+        self._clear_search_state()
+        query = query or ""
+        if not query.strip():
+            self._query = None
+            self._query_text = ""
+            self._relayout(anchor)
+            return 0
+        self._query = re.compile(re.escape(query), re.IGNORECASE)
+        self._query_text = query
+        counts = {}
+        hits = []
+        for b in range(len(self._blocks)):
+            text = self.block_text(b)
+            if not text:
+                continue
+            n = sum(1 for _ in self._query.finditer(text))
+            if n:
+                counts[b] = n
+                hits.extend((b, k) for k in range(n))
+        self._hit_counts = counts
+        self._hits = hits
+        self._relayout(anchor)
+        return len(hits)
+
+    @property
+    def hit_count(self) -> int:
+        return len(self._hits)
+
+    def _block_matches(self, b: int, r: Rendered) -> list[tuple[int, int, int]]:
+        key = (id(r), self._query_text)
+        got = self._match_cache.get(key)
+        if got is not None:
+            return got
+        matches = []
+        if self._query is not None:
+            for line, strip in enumerate(r.strips):
+                if line in r.chrome:
+                    continue
+                text = strip.text
+                for m in self._query.finditer(text):
+                    if m.end() > m.start():
+                        matches.append((line, strip.index_to_cell_position(m.start()),
+                                        strip.index_to_cell_position(m.end())))
+        self._match_cache[key] = matches
+        while len(self._match_cache) > 200:
+            self._match_cache.popitem(last=False)
+        return matches
+
+    def _highlight(self, b: int, r: Rendered, line: int, strip: Strip) -> Strip:
+        matches = self._block_matches(b, r)
+        spans = [(i, s, e) for i, (ln, s, e) in enumerate(matches) if ln == line]
+        if not spans:
+            return strip
+        current = -1
+        if 0 <= self._hit_pos < len(self._hits):
+            hb, hk = self._hits[self._hit_pos]
+            if hb == b and matches:
+                current = min(hk, len(matches) - 1)
+        p = self.palette
+        cuts = []
+        styles = []
+        pos = 0
+        for i, s, e in spans:
+            if s < pos:
+                continue
+            if s > pos:
+                cuts.append(s)
+                styles.append(None)
+            cuts.append(e)
+            styles.append(p.hit_current if i == current else p.hit)
+            pos = e
+        if pos < strip.cell_length:
+            cuts.append(strip.cell_length)
+            styles.append(None)
+        pieces = strip.divide(cuts)
+        out = []
+        for piece, style in zip(pieces, styles):
+            if style is None:
+                out.append(piece)
+            else:
+                out.append(Strip([Segment(seg.text, seg.style + style if seg.style else style)
+                                  for seg in piece], piece.cell_length))
+        return Strip.join(out)
+
+    def next_hit(self, backwards: bool = False) -> int | None:
+        """Scroll to the next (or previous) hit; returns the entry it is in."""
+        if not self._hits:
+            return None
+        n = len(self._hits)
+        if self._hit_pos < 0:
+            # start from the view: the first hit at or after the top (or before, backwards)
+            top = self._top_anchor()
+            tb = top[0] if top else 0
+            if backwards:
+                cands = [k for k, (b, _) in enumerate(self._hits) if b <= tb]
+                self._hit_pos = cands[-1] if cands else n - 1
+            else:
+                cands = [k for k, (b, _) in enumerate(self._hits) if b >= tb]
+                self._hit_pos = cands[0] if cands else 0
+        else:
+            self._hit_pos = (self._hit_pos + (-1 if backwards else 1)) % n
+        b, k = self._hits[self._hit_pos]
+        self._scroll_to_hit(b, k)
+        return self._block_entry(b, k)
+
+    def _scroll_to_hit(self, b: int, k: int) -> None:
+        r = self._rendered(b)
+        self._measure(b)
+        self._update_virtual_size()
+        matches = self._block_matches(b, r)
+        line = matches[min(k, len(matches) - 1)][0] if matches else 0
+        view_h = max(1, self.scrollable_content_region.height)
+        top = self._heights.top(b)
+        y = top if line < view_h - 2 else top + line - view_h // 3
+        self._scroll_to_y(y)
+        self._settle()
+        self.refresh()
+
+    def _block_entry(self, b: int, k: int = 0) -> int | None:
+        return None
