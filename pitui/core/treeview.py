@@ -8,6 +8,8 @@ Rows carry structure only (indent, connector, gutters); the UI draws them.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
@@ -48,9 +50,47 @@ class TreeRow:
         return "".join(chars)
 
 
+class _Rows(Sequence):
+    """The rows of a layout, stored as parallel arrays; a :class:`TreeRow` is made when read."""
+
+    __slots__ = ("entry", "indent", "conn", "gutters", "active", "foldable", "folded", "hidden")
+
+    def __init__(self):
+        self.entry = array("l")
+        self.indent = array("l")
+        self.conn = bytearray()  # 0 none, 1 "├─", 2 "└─"
+        self.gutters: list[tuple] = []  # shared tuples, one reference per row
+        self.active = bytearray()
+        self.foldable = bytearray()
+        self.folded = bytearray()
+        self.hidden: dict[int, int] = {}  # row -> entries hidden by its fold
+
+    def __len__(self) -> int:
+        return len(self.entry)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self.entry)
+        return TreeRow(
+            entry=self.entry[k],
+            indent=self.indent[k],
+            connector=_CONN[self.conn[k]],
+            gutters=self.gutters[k],
+            active=bool(self.active[k]),
+            foldable=bool(self.foldable[k]),
+            folded=bool(self.folded[k]),
+            hidden_below=self.hidden.get(k, 0),
+        )
+
+
+_CONN = ("", "├─", "└─")
+
+
 @dataclass
 class TreeLayout:
-    rows: list[TreeRow]
+    rows: Sequence[TreeRow]
     row_of: dict[int, int]  # entry index -> row number
     visible_parent: dict[int, int]  # entry -> nearest shown ancestor (-1 at the top)
     visible_children: dict[int, list[int]] = field(default_factory=dict)
@@ -85,6 +125,44 @@ def is_shown(session: Session, i: int, mode: str) -> bool:
     return t not in _SETTINGS
 
 
+def _shown_mask(session: Session, mode: str) -> bytearray:
+    """1 for each entry the filter shows (Pi's rules, as :func:`is_shown`), vectorised."""
+    n = len(session)
+    types, roles, flags, parent = session.types, session.roles, session.flags, session.parent
+    leaf = session.leaf
+    mask = bytearray(n)
+    visible_assistant = F_ASSISTANT_TEXT | F_ABNORMAL_STOP
+    if mode == "labeled-only":
+        for i in session.labels:
+            t = types[i]
+            if t == "usage":
+                continue
+            if t == "message" and roles[i] == "assistant" and i != leaf and not flags[i] & visible_assistant:
+                continue
+            mask[i] = 1
+    elif mode == "user-only":
+        for i in range(n):
+            if roles[i] == "user" and types[i] == "message":
+                mask[i] = 1
+    else:
+        hide_types = frozenset() if mode == "all" else (_SETTINGS | {"usage"})
+        hide_tools = mode == "no-tools"
+        for i in range(n):
+            t = types[i]
+            if t in hide_types:
+                continue
+            if t == "message":
+                r = roles[i]
+                if r == "assistant" and mode != "all" and i != leaf and not flags[i] & visible_assistant:
+                    continue
+                if hide_tools and r == "toolResult":
+                    continue
+            mask[i] = 1
+    for i in session.shadowed:
+        mask[i] = 0
+    return mask
+
+
 def layout_tree(session: Session, mode: str = "default", folded: set[int] | frozenset = frozenset()) -> TreeLayout:
     """All display rows for ``session`` under filter ``mode`` with ``folded`` entries folded.
 
@@ -101,88 +179,90 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
         x = session.parent[x]
     roots = sorted(session.roots, key=lambda r: not active[r])  # stable: active root first
 
-    shown = bytearray(n)
-    for i in range(n):
-        if session.parent[i] != -2 and is_shown(session, i, mode):
-            shown[i] = 1
+    shown = _shown_mask(session, mode)
 
     # Walk the full tree in Pi's order (active child first), tracking the nearest shown
-    # ancestor, to build the visible forest.
+    # ancestor, to build the visible forest. Single-child chains are followed in a loop.
     visible_parent: dict[int, int] = {}
     visible_children: dict[int, list[int]] = {-1: []}
     children = session.children
+    vc_get = visible_children.get
     stack: list[tuple[int, int]] = [(r, -1) for r in reversed(roots)]
     while stack:
         node, vis_anc = stack.pop()
-        if shown[node]:
-            visible_parent[node] = vis_anc
-            lst = visible_children.get(vis_anc)
-            if lst is None:
-                visible_children[vis_anc] = [node]
-            else:
-                lst.append(node)
-            below = node
-        else:
-            below = vis_anc
-        kids = children.get(node)
-        if kids:
-            if len(kids) > 1:
-                ordered = [k for k in kids if active[k]] + [k for k in kids if not active[k]]
-            else:
-                ordered = kids
+        while True:
+            if shown[node]:
+                visible_parent[node] = vis_anc
+                lst = vc_get(vis_anc)
+                if lst is None:
+                    visible_children[vis_anc] = [node]
+                else:
+                    lst.append(node)
+                vis_anc = node
+            kids = children.get(node)
+            if not kids:
+                break
+            if len(kids) == 1:
+                node = kids[0]
+                continue
+            ordered = [k for k in kids if active[k]] + [k for k in kids if not active[k]]
             for k in reversed(ordered):
-                stack.append((k, below))
+                stack.append((k, vis_anc))
+            break
 
     top = visible_children[-1]
     multiple_roots = len(top) > 1
 
-    def foldable(node: int) -> bool:
-        if not visible_children.get(node):
-            return False
-        p = visible_parent.get(node, -1)
-        if p == -1:
-            return True
-        return len(visible_children.get(p, ())) > 1
-
-    rows: list[TreeRow] = []
+    rows = _Rows()
+    r_entry, r_indent, r_conn = rows.entry.append, rows.indent.append, rows.conn.append
+    r_gut, r_active, r_foldable, r_folded = rows.gutters.append, rows.active.append, rows.foldable.append, rows.folded.append
     row_of: dict[int, int] = {}
+    empty: list[int] = []
     # (node, indent, just_branched, show_connector, is_last, gutters, is_virtual_root_child)
     vstack = []
     for k in range(len(top) - 1, -1, -1):
         vstack.append((top[k], 1 if multiple_roots else 0, multiple_roots, multiple_roots, k == len(top) - 1, (), multiple_roots))
+    nrow = 0
     while vstack:
         node, indent, just_branched, show_conn, is_last, gutters, virt = vstack.pop()
-        kids = visible_children.get(node, [])
-        is_folded = node in folded and bool(kids)
-        display_indent = max(0, indent - 1) if multiple_roots else indent
-        connector = ("└─" if is_last else "├─") if (show_conn and not virt) else ""
-        # gutter levels are stored in display terms
-        row = TreeRow(
-            entry=node,
-            indent=display_indent,
-            connector=connector,
-            gutters=gutters,
-            active=bool(active[node]),
-            foldable=foldable(node),
-            folded=is_folded,
-        )
-        row_of[node] = len(rows)
-        rows.append(row)
-        if is_folded:
-            row.hidden_below = _count_below(visible_children, node)
-            continue
-        multi = len(kids) > 1
-        if multi:
-            child_indent = indent + 1
-        elif just_branched and indent > 0:
-            child_indent = indent + 1
-        else:
-            child_indent = indent
-        conn_displayed = show_conn and not virt
-        conn_pos = max(0, display_indent - 1)
-        child_gutters = gutters + ((conn_pos, not is_last),) if conn_displayed else gutters
-        for k in range(len(kids) - 1, -1, -1):
-            vstack.append((kids[k], child_indent, multi, multi, k == len(kids) - 1, child_gutters, False))
+        while True:
+            kids = vc_get(node, empty)
+            nkids = len(kids)
+            is_folded = nkids > 0 and node in folded
+            display_indent = (indent - 1 if indent > 0 else 0) if multiple_roots else indent
+            conn_displayed = show_conn and not virt
+            r_entry(node)
+            r_indent(display_indent)
+            r_conn((2 if is_last else 1) if conn_displayed else 0)
+            r_gut(gutters)
+            r_active(active[node])
+            if nkids:
+                p = visible_parent.get(node, -1)
+                r_foldable(1 if p == -1 or len(visible_children[p]) > 1 else 0)
+            else:
+                r_foldable(0)
+            r_folded(1 if is_folded else 0)
+            row_of[node] = nrow
+            nrow += 1
+            if is_folded:
+                rows.hidden[nrow - 1] = _count_below(visible_children, node)
+                break
+            if not nkids:
+                break
+            multi = nkids > 1
+            if multi or (just_branched and indent > 0):
+                child_indent = indent + 1
+            else:
+                child_indent = indent
+            if conn_displayed:
+                gutters = gutters + ((display_indent - 1 if display_indent > 0 else 0, not is_last),)
+            if not multi:
+                # a single child: same gutters, no connector; continue down the chain
+                node, indent, just_branched, show_conn, is_last, virt = kids[0], child_indent, False, False, True, False
+                continue
+            for k in range(nkids - 1, -1, -1):
+                vstack.append((kids[k], child_indent, True, True, k == nkids - 1, gutters, False))
+            break
     return TreeLayout(rows, row_of, visible_parent, visible_children)
 
 
