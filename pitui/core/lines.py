@@ -115,3 +115,59 @@ def read_span(path: str | os.PathLike, offset: int, length: int) -> bytes:
         return os.pread(fd, length, offset)
     finally:
         os.close(fd)
+
+
+_WS_START = frozenset(b" \t\r\x0b\x0c")
+
+
+def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1):
+    """Like :func:`iter_lines` without copying: yields ``(buf, pos, end, offset, lineno,
+    next_offset, terminated)`` where the line is ``buf[pos:end]`` (no ``\\n``/``\\r``),
+    ``offset`` its file offset and ``next_offset`` the offset after its newline. ``buf`` is
+    a reused bytearray, valid only until the next item; regexes can match it in place."""
+    f.seek(start)
+    buf = bytearray(CHUNK)
+    filled = 0
+    pos = 0
+    base = start  # file offset of buf[0]
+    lineno = first_lineno
+    readinto = f.readinto
+    find = buf.find
+    ws = _WS_START
+    if start == 0:
+        # a BOM on the first line is not part of it
+        with memoryview(buf) as mv:
+            filled = readinto(mv[:CHUNK])
+        if buf.startswith(BOM):
+            pos = 3
+    while True:
+        nl = find(b"\n", pos, filled)
+        if nl < 0:
+            if pos:
+                remaining = filled - pos
+                buf[:remaining] = buf[pos:filled]
+                base += pos
+                filled = remaining
+                pos = 0
+            if filled == len(buf):
+                buf.extend(bytes(len(buf)))  # a line longer than the buffer
+                find = buf.find
+            with memoryview(buf) as mv:
+                n = readinto(mv[filled:])
+            if not n:
+                break
+            filled += n
+            continue
+        e = nl
+        if e > pos and buf[e - 1] == 13:
+            e -= 1
+        if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
+            yield buf, pos, e, base + pos, lineno, base + nl + 1, True
+        lineno += 1
+        pos = nl + 1
+    if pos < filled:
+        e = filled
+        if buf[e - 1] == 13:
+            e -= 1
+        if e > pos and not bytes(buf[pos:e]).isspace():
+            yield buf, pos, e, base + pos, lineno, base + filled, False

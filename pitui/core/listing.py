@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 import orjson
 
 from .discovery import SessionFile, SessionRoot, find_session_files
-from .lines import BOM, iter_lines, parse_line
+from .lines import iter_line_spans, parse_line
 from .timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
@@ -33,7 +33,10 @@ _MSG_HEAD = re.compile(
     rb'\{"type":"message",(?:"id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),)?"timestamp":"([^"\\]*)",'
     rb'"message":\{"role":"([A-Za-z]+)"'
 )
-_MSG_TAIL_TS = re.compile(rb',"timestamp":(\d{1,16})\}\}$')
+# The message's own "timestamp", possibly followed by simple scalar keys (thinkingLevel ...).
+_MSG_TAIL_TS = re.compile(
+    rb',"timestamp":(\d{1,16})(?:,"[A-Za-z_]{1,40}":(?:"[^"\\]{0,80}"|true|false|null|-?\d{1,20}(?:\.\d{1,20})?))*\}\}$'
+)
 _MODEL_TAIL = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
 
 
@@ -148,23 +151,25 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
     except OSError as exc:
         info.error = f"cannot be read ({exc.strerror or exc})"
         return info
+    head_match = _MSG_HEAD.match
+    tail_search = _MSG_TAIL_TS.search
+    model_iter = _MODEL_TAIL.finditer
     with f:
-        for raw in iter_lines(f, start, lineno):
-            data = raw.data
+        for buf, pos, e, off, ln, end, term in iter_line_spans(f, start, lineno):
             if not have_header:
-                res = parse_line(data)
+                res = parse_line(bytes(buf[pos:e]))
                 obj = res.value
                 if obj is None:
-                    if raw.terminated:
+                    if term:
                         info.warnings += 1
-                        info.scanned_to, info.next_lineno = raw.end, raw.lineno + 1
+                        info.scanned_to, info.next_lineno = end, ln + 1
                     continue
                 if not isinstance(obj, dict) or obj.get("type") != "session":
                     kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
-                    info.error = f"line {raw.lineno} should be a session header but is {kind!r} (not a Pi session)"
+                    info.error = f"line {ln} should be a session header but is {kind!r} (not a Pi session)"
                     return info
                 if not isinstance(obj.get("id"), str):
-                    info.error = f"the session header on line {raw.lineno} has no string id"
+                    info.error = f"the session header on line {ln} has no string id"
                     return info
                 have_header = True
                 info.id = obj["id"]
@@ -177,58 +182,60 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
                 hms = iso_to_ms(obj.get("timestamp"))
                 info.header_ms = None if math.isnan(hms) else hms
                 info.created_ms = info.header_ms
-                if raw.terminated:
-                    info.scanned_to, info.next_lineno = raw.end, raw.lineno + 1
+                if term:
+                    info.scanned_to, info.next_lineno = end, ln + 1
                 continue
             obj = None
-            role = None
-            m = _MSG_HEAD.match(data) if data.endswith(b"}") else None
+            closed = buf[e - 1] == 125  # "}"
+            m = head_match(buf, pos, min(e, pos + 512)) if closed else None
             if m is not None:
                 role = m.group(2)
                 if role == b"user" and not first_found:
-                    obj = parse_line(data).value
-                elif role in (b"user", b"assistant"):
-                    t = _MSG_TAIL_TS.search(data, max(0, len(data) - 40))
+                    obj = parse_line(bytes(buf[pos:e])).value
+                elif role == b"user" or role == b"assistant":
+                    t = tail_search(buf, max(pos, e - 400), e)
                     if t is None:
-                        obj = parse_line(data).value
+                        obj = parse_line(bytes(buf[pos:e])).value
                     else:
                         ms = float(t.group(1))
                         if info.last_activity_ms is None or ms > info.last_activity_ms:
                             info.last_activity_ms = ms
                         if role == b"assistant":
                             mm = None
-                            for mm in _MODEL_TAIL.finditer(data, max(0, len(data) - 2048)):
+                            for mm in model_iter(buf, max(pos, e - 2048), e):
                                 pass
                             if mm is not None:
                                 info.model = mm.group(2).decode("utf-8", "replace")
                         info.message_count += 1
-                        _advance(info, raw)
+                        if term:
+                            info.scanned_to, info.next_lineno = end, ln + 1
                         continue
                 else:
                     info.message_count += 1
-                    _advance(info, raw)
+                    if term:
+                        info.scanned_to, info.next_lineno = end, ln + 1
                     continue
+            elif (
+                not closed
+                or buf[pos] != 123  # "{"
+                or buf.find(b'"message"', pos, min(e, pos + 4096)) >= 0
+                or buf.find(b'"session_info"', pos, min(e, pos + 200)) >= 0
+                or buf.find(b'"model_change"', pos, min(e, pos + 200)) >= 0
+            ):
+                # Not a message line in Pi's usual shape, and it can matter: parse it.
+                obj = parse_line(bytes(buf[pos:e])).value
             else:
-                # Not a message line in Pi's usual shape: parse it if it can matter.
-                head = data[:200]
-                if (
-                    b'"message"' in data[:4096]
-                    or b'"session_info"' in head
-                    or b'"model_change"' in head
-                    or not data.endswith(b"}")
-                    or not data.startswith(b"{")
-                ):
-                    obj = parse_line(data).value
-                else:
-                    _advance(info, raw)
-                    continue
-            if obj is None:
-                if raw.terminated:
-                    info.warnings += 1
-                    _advance(info, raw)
+                if term:
+                    info.scanned_to, info.next_lineno = end, ln + 1
                 continue
+            if obj is None:
+                if term:
+                    info.warnings += 1
+                    info.scanned_to, info.next_lineno = end, ln + 1
+                continue
+            if term:
+                info.scanned_to, info.next_lineno = end, ln + 1
             if not isinstance(obj, dict):
-                _advance(info, raw)
                 continue
             etype = obj.get("type")
             if etype == "session_info":
@@ -258,7 +265,6 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
                             if text:
                                 info.first_message = text
                                 first_found = True
-            _advance(info, raw)
     if not have_header:
         info.error = "empty file" if st.st_size == 0 else "no session header line (not a Pi session)"
         return info
@@ -270,11 +276,6 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
         info.modified_ms = st.st_mtime_ns / 1e6
     info.fingerprint = _fingerprint(path, info.scanned_to) if info.scanned_to else ""
     return info
-
-
-def _advance(info: SessionInfo, raw) -> None:
-    if raw.terminated:
-        info.scanned_to, info.next_lineno = raw.end, raw.lineno + 1
 
 
 def default_cache_dir() -> Path:

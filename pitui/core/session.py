@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 
 import orjson
 
-from .lines import CHUNK, RawLine, iter_lines, parse_line, read_span
+from .lines import RawLine, iter_line_spans, parse_line, read_span
 from .timeutil import iso_to_ms
 
 __all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
@@ -214,18 +214,20 @@ class Session:
             self.file_size = size
             self.file_mtime = st.st_mtime
             last_report = 0
-            for raw in iter_lines(f, self.scanned_to, self.next_lineno):
+            handle = self._fast_handler() if not validate and self.version >= 2 else None
+            for buf, pos, e, off, lineno, end, term in iter_line_spans(f, self.scanned_to, self.next_lineno):
                 if not self.header:
-                    self._accept_header(raw)
+                    self._accept_header(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+                    if self.header and not validate and self.version >= 2:
+                        handle = self._fast_handler()
                     continue
-                if not validate and self.version >= 2:
-                    # The common case, read by a tight loop from here to the end of the file.
-                    self._scan_fast(f, raw, progress)
-                    break
-                self._scan_line(raw)
-                if progress is not None and raw.end - last_report > 8 * 1024 * 1024:
-                    last_report = raw.end
-                    progress(raw.end, size)
+                if handle is not None:
+                    handle(buf, pos, e, off, lineno, end, term)
+                else:
+                    self._scan_line(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+                if progress is not None and end - last_report > 8 * 1024 * 1024:
+                    last_report = end
+                    progress(end, size)
             if not self.header:
                 if size == 0:
                     raise NotASession(self.path, "empty file")
@@ -265,10 +267,10 @@ class Session:
         self._add_entry_from_obj(obj, raw, flags, self._intern)
         self._advance(raw, added=True)
 
-    def _scan_fast(self, f, first, progress) -> None:
-        """Skeleton of every remaining line, reading Pi's usual message lines from their
-        head (and an assistant's stop reason and text from the line itself) without parsing
-        or even copying them; other lines are parsed whole by :meth:`_scan_line`."""
+    def _fast_handler(self):
+        """A per-line function for the common case: Pi's usual message lines are read from
+        their head (an assistant's stop reason and text from the line itself) in place,
+        without parsing or copying them; other lines are parsed whole by :meth:`_scan_line`."""
         ids_append = self.ids.append
         pids_append = self.parent_ids.append
         types_append = self.types.append
@@ -284,9 +286,8 @@ class Session:
         role_cache: dict[bytes, str] = {}
         message_s = _intern_str(self._intern, "message")
         v3 = self.version >= 3
-        size = self.file_size
 
-        def handle(buf, pos: int, e: int, base: int, lineno: int, end: int, terminated: bool) -> None:
+        def handle(buf, pos: int, e: int, offset: int, lineno: int, end: int, terminated: bool) -> None:
             length = e - pos
             head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
             flags = F_LAZY
@@ -303,7 +304,7 @@ class Session:
                     if text_search(buf, pos, e) is not None:
                         flags |= F_ASSISTANT_TEXT
             if head is None:
-                self._scan_line(RawLine(base + pos, length, lineno, bytes(buf[pos:e]), terminated, end))
+                self._scan_line(RawLine(offset, length, lineno, bytes(buf[pos:e]), terminated, end))
                 return
             eid, pid_raw, ts_raw, role_raw = head.groups()
             role = role_cache.get(role_raw)
@@ -317,7 +318,7 @@ class Session:
             types_append(message_s)
             roles_append(role)
             ts_append(ts_raw.decode("utf-8", "replace"))
-            off_append(base + pos)
+            off_append(offset)
             len_append(length)
             ln_append(lineno)
             flags_append(flags)
@@ -327,51 +328,7 @@ class Session:
             else:
                 self._pending_partial = len(self.ids) - 1
 
-        handle(first.data, 0, first.length, first.offset, first.lineno, first.end, first.terminated)
-        if not first.terminated:
-            return
-        # From here on: one reusable buffer, lines found in place (same rules as iter_lines).
-        lineno = first.lineno + 1
-        base = first.end  # file offset of buf[0]
-        f.seek(base)
-        buf = bytearray(CHUNK)
-        filled = 0
-        pos = 0
-        last_report = base
-        readinto = f.readinto
-        while True:
-            nl = buf.find(b"\n", pos, filled)
-            if nl < 0:
-                if pos:
-                    remaining = filled - pos
-                    buf[:remaining] = buf[pos:filled]
-                    base += pos
-                    filled = remaining
-                    pos = 0
-                if filled == len(buf):
-                    buf.extend(bytes(len(buf)))  # a line longer than the buffer
-                with memoryview(buf) as mv:
-                    n = readinto(mv[filled:])
-                if not n:
-                    break
-                filled += n
-                if progress is not None and base + filled - last_report > 8 * 1024 * 1024:
-                    last_report = base + filled
-                    progress(last_report, size)
-                continue
-            e = nl
-            if e > pos and buf[e - 1] == 13:
-                e -= 1
-            if e > pos and not (buf[pos] in b" \t\r\x0b\x0c" and bytes(buf[pos:e]).isspace()):
-                handle(buf, pos, e, base, lineno, base + nl + 1, True)
-            lineno += 1
-            pos = nl + 1
-        if pos < filled:
-            e = filled
-            if buf[e - 1] == 13:
-                e -= 1
-            if e > pos and not bytes(buf[pos:e]).isspace():
-                handle(buf, pos, e, base, lineno, base + filled, False)
+        return handle
 
     def _advance(self, raw, *, added: bool) -> None:
         if raw.terminated:
