@@ -741,6 +741,15 @@ class Session:
         """The entry's exact bytes in the file."""
         return read_span(self.path, self.offsets[i], self.lengths[i])
 
+    def raw_lines(self, indices: Iterable[int]):
+        """``(i, bytes)`` for each entry, read through one open file."""
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            for i in indices:
+                yield i, os.pread(fd, self.lengths[i], self.offsets[i])
+        finally:
+            os.close(fd)
+
     def message(self, i: int) -> dict | None:
         m = self.entry(i).get("message")
         return m if isinstance(m, dict) else None

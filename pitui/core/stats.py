@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import re
+
+import orjson
+
 from .session import Session
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY"]
@@ -90,9 +94,51 @@ def _candidates(session: Session, indices: Iterable[int]) -> Iterable[int]:
             yield i
 
 
+# An assistant line ends with its usage object (one level of nesting: "cost"), after the
+# provider and model; read those from the tail instead of parsing the whole message.
+_TAIL = 3072
+_USAGE_RE = re.compile(rb'"usage":(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
+_MODEL_RE = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
+_RESPONSE_MODEL_RE = re.compile(rb'"responseModel":"([^"\\]*)"')
+
+
+def _last(pattern: re.Pattern, data: bytes, start: int):
+    m = None
+    for m in pattern.finditer(data, start):
+        pass
+    return m
+
+
+def _fast_usage(session: Session, i: int, data: bytes) -> tuple[str, dict] | None | bool:
+    """``(key, usage)`` from the raw line, ``None`` when it has no usage, ``False`` when the
+    line's shape is unusual and it must be parsed whole."""
+    if session.roles[i] == "toolResult":
+        return None if b'"usage"' not in data else False
+    start = max(0, len(data) - _TAIL)
+    u = _last(_USAGE_RE, data, start)
+    m = _last(_MODEL_RE, data, start)
+    if u is None or m is None or m.start() > u.start():
+        return False
+    try:
+        usage = orjson.loads(u.group(1))
+    except orjson.JSONDecodeError:
+        return False
+    rm = _last(_RESPONSE_MODEL_RE, data, m.start())
+    model = (rm.group(1) if rm is not None and rm.group(1) else m.group(2)).decode("utf-8", "replace")
+    return f"{m.group(1).decode('utf-8', 'replace')}/{model}", usage
+
+
 def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
     stats = Stats()
-    for i in _candidates(session, indices):
+    types = session.types
+    for i, data in session.raw_lines(_candidates(session, indices)):
+        if types[i] == "message":
+            fast = _fast_usage(session, i, data)
+            if fast is None:
+                continue
+            if fast is not False:
+                _add(stats, *fast)
+                continue
         e = session.entry(i)
         t = e.get("type")
         key = usage = None
@@ -110,13 +156,17 @@ def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
             key, usage = TOOLS_KEY, e.get("usage")
         if key is None or not isinstance(usage, dict):
             continue
-        u = stats.by_model.get(key)
-        if u is None:
-            u = stats.by_model[key] = Usage()
-        u.add(usage)
-        stats.total.add(usage)
+        _add(stats, key, usage)
     stats.by_model = {k: v for k, v in stats.by_model.items() if v.cost > 0 or v.tokens > 0}
     return stats
+
+
+def _add(stats: Stats, key: str, usage: dict) -> None:
+    u = stats.by_model.get(key)
+    if u is None:
+        u = stats.by_model[key] = Usage()
+    u.add(usage)
+    stats.total.add(usage)
 
 
 def session_stats(session: Session) -> Stats:
