@@ -1,0 +1,845 @@
+"""The pitui app: sidebar | branch tree | message pane, one factory for the CLI and tests.
+
+Everything slow runs in thread workers: listing the sessions (rows appear as the index
+fills), opening a session (skeleton scan, then the tree layout), checking lines read from
+their head only, and tokens/cost for the header. The app never writes in the sessions
+folder; the only files it writes are the listing index (pitui's cache folder) and the
+temporary file handed to ``$PAGER``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import Center, Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import ContentSwitcher, Footer, Input, Static
+from textual.worker import get_current_worker
+
+from ..core.discovery import SessionRoot
+from ..core.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
+from ..core.session import NotASession, Session
+from ..core.stats import Stats, branch_stats, session_stats
+from ..core.summary import shorten_home
+from ..core.treeview import layout_tree
+from .clock import Clock, system_clock
+from .commands import PituiCommands
+from .header import SessionHeader, WarningsBadge, WarningsScreen
+from .help import HelpScreen
+from .sidebar import SessionList, Sidebar
+from .tree_view import (
+    BranchTree,
+    fork_target,
+    leaf_target,
+    root_target,
+    sibling_target,
+    user_target,
+)
+
+try:  # the message pane and context view (UI-B)
+    from .pane import ContextScreen, MessagePane  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - until the pane lands
+    MessagePane = None  # type: ignore[assignment,misc]
+    ContextScreen = None  # type: ignore[assignment,misc]
+
+__all__ = ["PituiApp", "BrowserScreen", "EmptyScreen", "run_app"]
+
+
+def _demo_root() -> SessionRoot | None:
+    try:
+        from ..demo import DEMO_ROOT
+    except ImportError:
+        return None
+    p = Path(DEMO_ROOT)
+    return SessionRoot(p, "tree", "--demo") if p.is_dir() else None
+
+
+class SearchBar(Input):
+    """``/``: a one-line query for the message pane's search."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="search.cancel")]
+
+    def action_cancel(self) -> None:
+        self.value = ""
+        self.screen.hide_search()  # type: ignore[attr-defined]
+
+
+class BrowserScreen(Screen):
+    """The main screen. Keys that act on the open session live here, so they work from
+    the tree and from the pane alike (the sidebar's type-to-filter takes printable keys)."""
+
+    BINDINGS = [
+        Binding("f", "cycle_filter", "Filter", id="tree.filter",
+                tooltip="Cycle the tree filter: default, no-tools, user-only, labeled-only, all"),
+        Binding("left_square_bracket", "sibling(-1)", "Branch", key_display="[ ]", id="nav.prev_sibling",
+                tooltip="Previous sibling branch at the nearest fork"),
+        Binding("right_square_bracket", "sibling(1)", "Next branch", show=False, id="nav.next_sibling",
+                tooltip="Next sibling branch at the nearest fork"),
+        Binding("left_curly_bracket", "fork(-1)", "Fork", key_display="{ }", id="nav.prev_fork",
+                tooltip="Previous fork on the branch (above the selection)"),
+        Binding("right_curly_bracket", "fork(1)", "Next fork", show=False, id="nav.next_fork",
+                tooltip="Next fork on the branch (below the selection)"),
+        Binding("g", "root", "Root", show=False, id="nav.root", tooltip="The root of the selection's tree"),
+        Binding("G", "leaf", "Leaf", show=False, id="nav.leaf", tooltip="The leaf of the branch shown"),
+        Binding("u", "user(-1)", "User msg", key_display="u U", id="nav.prev_user",
+                tooltip="Previous user message on the branch"),
+        Binding("U", "user(1)", "Next user message", show=False, id="nav.next_user",
+                tooltip="Next user message on the branch"),
+        Binding("t", "toggle_thinking", "Thinking", id="view.thinking", tooltip="Show or fold thinking blocks"),
+        Binding("o", "toggle_tool_output", "Output", id="view.tool_output",
+                tooltip="Tool output: a few lines, or all of it"),
+        Binding("h", "toggle_hidden", "Hidden msgs", show=False, id="view.hidden",
+                tooltip="Show custom messages marked display:false"),
+        Binding("slash", "search", "Search", id="search.start", tooltip="Search the branch in the message pane"),
+        Binding("n", "next_hit(False)", "Next hit", show=False, id="search.next", tooltip="Next search hit"),
+        Binding("N", "next_hit(True)", "Previous hit", show=False, id="search.prev", tooltip="Previous search hit"),
+        Binding("c", "context", "Context", id="session.context",
+                tooltip="What the model saw at the selected entry"),
+        Binding("y", "copy_resume", "Copy resume", id="session.copy",
+                tooltip="Copy `pi --session <id>` to the clipboard"),
+        Binding("e", "pager", "Raw JSON", id="session.pager",
+                tooltip="The selected entry's line in $PAGER"),
+        Binding("w", "show_warnings", "Warnings", show=False, id="session.warnings",
+                tooltip="Lines that did not parse, with their numbers"),
+    ]
+
+    LIST_DRAIN_SECONDS = 0.15
+    STATS_DELAY = 0.25
+
+    def __init__(self) -> None:
+        super().__init__(id="browser")
+        self.session: Session | None = None
+        self.session_path: str | None = None
+        self.infos: dict[str, SessionInfo] = {}
+        self.listing_done = False
+        self.error: str | None = None
+        self._list_lock = threading.Lock()
+        self._list_buffer: list[SessionInfo] = []
+        self._list_progress: tuple[int, int] = (0, 0)
+        self._list_timer: Timer | None = None
+        self._stats_timer: Timer | None = None
+        self._pane_key: tuple[int, int] | None = None  # (id(session), leaf) shown in the pane
+        self._branch_leaf = -1
+        self._branch_stats: dict[int, Stats] = {}
+        self._session_stats: Stats | None = None
+        self._from_pane = False
+        self._search_origin = None
+
+    @property
+    def papp(self) -> "PituiApp":
+        return self.app  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield Sidebar(clock=self.papp.clock, id="sidebar")
+            yield BranchTree(id="tree")
+            with Vertical(id="right"):
+                yield SessionHeader(id="header")
+                with ContentSwitcher(initial="notice", id="pane-switch"):
+                    yield (MessagePane(id="pane") if MessagePane is not None else SummaryPane(id="pane"))
+                    with VerticalScroll(id="notice"):
+                        yield Static("", id="notice-text", markup=False)
+                yield SearchBar(placeholder="search this branch (Enter: find, Esc: cancel)", id="search")
+        yield Footer()
+
+    @property
+    def branch_tree(self) -> BranchTree:
+        return self.query_one(BranchTree)
+
+    @property
+    def pane(self) -> Any:
+        return self.query_one("#pane")
+
+    @property
+    def sidebar(self) -> Sidebar:
+        return self.query_one(Sidebar)
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one(SessionList)
+
+    @property
+    def header(self) -> SessionHeader:
+        return self.query_one(SessionHeader)
+
+    def on_mount(self) -> None:
+        app = self.papp
+        root = app.root
+        self.session_list.loose_label = shorten_home(str(root.path)) if root.kind == "flat" else "(no project folder)"
+        title = "Sessions · demo" if app.demo else "Sessions"
+        self.sidebar.border_title = title
+        self.sidebar.border_subtitle = shorten_home(str(root.path))
+        self._update_tree_title()
+        self.query_one("#right").border_title = "Messages"
+        self.show_notice("Reading sessions…", f"in {shorten_home(str(root.path))} ({root.source})")
+        self.header.show_message("pitui", f"{shorten_home(str(root.path))} ({root.source})")
+        self.branch_tree.focus()
+        self.start_listing()
+
+    # ------------------------------------------------------------------ listing
+    def start_listing(self) -> None:
+        self.listing_done = False
+        self.infos = {}
+        with self._list_lock:
+            self._list_buffer = []
+            self._list_progress = (0, 0)
+        self._list_timer = self.set_interval(self.LIST_DRAIN_SECONDS, self._drain_listing)
+        self._list_worker(self.papp.root)
+
+    @work(thread=True, exclusive=True, group="listing", exit_on_error=False)
+    def _list_worker(self, root: SessionRoot) -> None:
+        worker = get_current_worker()
+
+        def on_info(info: SessionInfo, done: int, total: int) -> None:
+            with self._list_lock:
+                self._list_buffer.append(info)
+                self._list_progress = (done, total)
+
+        try:
+            infos = list_sessions(root, self.papp.index, on_info=on_info)
+        except Exception as exc:  # a store we cannot read at all
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._listing_failed, str(exc))
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._listing_done, infos)
+
+    def _drain_listing(self) -> None:
+        with self._list_lock:
+            batch, self._list_buffer = self._list_buffer, []
+            done, total = self._list_progress
+        if batch:
+            for info in batch:
+                self.infos[info.path] = info
+            self.session_list.set_infos(list(self.infos.values()))
+        if total:
+            self.sidebar.set_progress(done, total)
+
+    def _listing_failed(self, reason: str) -> None:
+        if self._list_timer is not None:
+            self._list_timer.stop()
+        self.listing_done = True
+        self.show_notice("Could not list sessions", reason)
+
+    def _listing_done(self, infos: list[SessionInfo]) -> None:
+        if self._list_timer is not None:
+            self._list_timer.stop()
+            self._list_timer = None
+        with self._list_lock:
+            self._list_buffer = []
+        self.listing_done = True
+        self.infos = {i.path: i for i in infos}
+        self.sidebar.set_progress(1, 1)
+        self.session_list.set_infos(infos)
+        if not infos:
+            self.app.push_screen(EmptyScreen(self.papp.root))
+            return
+        if self.session_path is None:
+            want = self.papp.select_path
+            path = None
+            if want is not None and want in self.infos:
+                path = want
+            else:
+                for it in self.session_list.items:
+                    if it.kind == "session" and it.info is not None and it.info.error is None:
+                        path = it.key
+                        break
+                if path is None:
+                    path = next((it.key for it in self.session_list.items if it.kind == "session"), None)
+            if path is not None:
+                self.open_session(path)
+
+    # ------------------------------------------------------------------ opening
+    def on_session_list_open_requested(self, event: SessionList.OpenRequested) -> None:
+        event.stop()
+        self.open_session(event.path)
+        self.branch_tree.focus()
+
+    def open_session(self, path: str) -> None:
+        """Open ``path`` (in a worker); the tree selects its current leaf."""
+        if path == self.session_path and self.session is not None:
+            return
+        self.session_path = path
+        self.session = None
+        self.error = None
+        self._pane_key = None
+        self._branch_stats = {}
+        self._session_stats = None
+        self.branch_tree.clear()
+        self.session_list.set_open(path)
+        info = self.infos.get(path)
+        title = info.title if info else os.path.basename(path)
+        self.header.show_message(title, shorten_home(path))
+        self.show_notice("Opening…", shorten_home(path))
+        self.workers.cancel_group(self, "validate")
+        self.workers.cancel_group(self, "stats")
+        self._open_worker(path, self.branch_tree.mode)
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    def _open_worker(self, path: str, mode: str) -> None:
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if total > 16 * 1024 * 1024 and not worker.is_cancelled:
+                self.app.call_from_thread(self._open_progress, path, done, total)
+
+        try:
+            session = Session.open(path, validate=False, progress=progress)
+            layout = layout_tree(session, mode, frozenset())
+        except NotASession as exc:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._open_failed, path, exc.reason)
+            return
+        except Exception as exc:  # never a traceback for a file
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._open_failed, path, f"cannot be read ({type(exc).__name__}: {exc})")
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._session_ready, path, session, layout, mode)
+
+    def _open_progress(self, path: str, done: int, total: int) -> None:
+        if path == self.session_path and self.session is None:
+            pct = int(done * 100 / total) if total else 100
+            self.show_notice(f"Opening… {pct}%", f"{shorten_home(path)}\n{done / 1e6:.0f} of {total / 1e6:.0f} MB read")
+
+    def _open_failed(self, path: str, reason: str) -> None:
+        if path != self.session_path:
+            return
+        self.error = reason
+        self.branch_tree.clear()
+        self._update_tree_title()
+        self.header.show_message(os.path.basename(path), reason)
+        self.show_notice("This file cannot be shown", f"{shorten_home(path)}\n\n{reason}")
+
+    def _session_ready(self, path: str, session: Session, layout, mode: str) -> None:
+        if path != self.session_path:
+            return
+        self.session = session
+        self.query_one(ContentSwitcher).current = "pane"
+        if mode != self.branch_tree.mode:
+            layout = None
+        self.branch_tree.set_session(session, layout, select=session.leaf)
+        self._update_header()
+        self.header.set_warnings(session.all_warnings)
+        self._validate_worker(session)
+        self._schedule_stats(now=True)
+
+    @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
+    def _validate_worker(self, session: Session) -> None:
+        worker = get_current_worker()
+        damaged = session.validate_lazy_lines(should_stop=lambda: worker.is_cancelled)
+        if damaged and not worker.is_cancelled:
+            self.app.call_from_thread(self._validated, session, damaged)
+
+    def _validated(self, session: Session, damaged: list[int]) -> None:
+        if session is not self.session:
+            return
+        self.branch_tree.forget_summaries(damaged)
+        self.header.set_warnings(session.all_warnings)
+
+    # ------------------------------------------------------------------ header and stats
+    def _update_header(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        info = self.infos.get(self.session_path or "")
+        title = s.name or (info.first_message if info and info.error is None else None) or os.path.basename(s.path)
+        branch_len = len(s.path_to(self._branch_leaf)) if self._branch_leaf >= 0 else 0
+        self.header.show_session(
+            title=title,
+            named=bool(s.name),
+            cwd=s.cwd,
+            created=s.header.get("timestamp"),
+            branch=self._branch_stats.get(self._branch_leaf),
+            session=self._session_stats,
+            entries=len(s),
+            branch_len=branch_len,
+        )
+
+    def _schedule_stats(self, now: bool = False) -> None:
+        if self._stats_timer is not None:
+            self._stats_timer.stop()
+            self._stats_timer = None
+        s = self.session
+        if s is None:
+            return
+        leaf = self._branch_leaf
+        need_session = self._session_stats is None
+        if leaf in self._branch_stats and not need_session:
+            self._update_header()
+            return
+        if now or self.STATS_DELAY <= 0:
+            self._stats_worker(s, leaf, need_session)
+        else:
+            self._stats_timer = self.set_timer(self.STATS_DELAY, lambda: self._stats_worker(s, leaf, need_session))
+
+    @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
+    def _stats_worker(self, session: Session, leaf: int, need_session: bool) -> None:
+        worker = get_current_worker()
+        b = branch_stats(session, leaf) if leaf >= 0 else Stats()
+        if worker.is_cancelled:
+            return
+        ss = session_stats(session) if need_session else None
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._stats_ready, session, leaf, b, ss)
+
+    def _stats_ready(self, session: Session, leaf: int, b: Stats, ss: Stats | None) -> None:
+        if session is not self.session:
+            return
+        self._branch_stats[leaf] = b
+        if ss is not None:
+            self._session_stats = ss
+        self._update_header()
+
+    # ------------------------------------------------------------------ tree <-> pane
+    def _update_tree_title(self) -> None:
+        tree = self.branch_tree
+        tree.border_title = f"Tree · {tree.mode}"
+        if tree.tree_layout is not None and tree.tree_layout.rows:
+            tree.border_subtitle = f"{tree.cursor_row + 1}/{tree.row_count}"
+        else:
+            tree.border_subtitle = ""
+
+    def on_branch_tree_layout_changed(self, event: BranchTree.LayoutChanged) -> None:
+        self._update_tree_title()
+
+    def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
+        self._update_tree_title()
+        if self._from_pane:
+            return
+        self._show_branch_for(event.entry)
+
+    def _show_branch_for(self, sel: int) -> None:
+        s = self.session
+        tree = self.branch_tree
+        if s is None or sel < 0 or tree.nav is None:
+            return
+        leaf = tree.nav.leaf_below(sel)
+        tree.nav.sticky_leaf = leaf
+        key = (id(s), leaf)
+        pane = self.pane
+        if key == self._pane_key:
+            pane.scroll_to_entry(sel)
+        else:
+            self._pane_key = key
+            pane.show_branch(s, s.path_to(leaf), sel)
+        if leaf != self._branch_leaf:
+            self._branch_leaf = leaf
+            self._update_header()
+            self._schedule_stats()
+
+    def on_message_pane_entry_focused(self, event) -> None:
+        """The pane scrolled so another entry is at its top: follow it in the tree."""
+        tree = self.branch_tree
+        if self.session is None or tree.tree_layout is None:
+            return
+        entry = getattr(event, "entry", -1)
+        if entry is None or entry < 0:
+            return
+        pane = self.pane
+        # Follow only the user's own scrolling (not the echo of our scroll_to_entry, nor
+        # a branch end that cannot reach the top), and not within the selected block.
+        if not (pane.has_focus or pane.mouse_hover):
+            return
+        block_of = getattr(pane, "block_of", None)
+        sel = tree.selected_entry
+        if block_of is not None and sel >= 0 and block_of(sel) is not None and block_of(sel) == block_of(entry):
+            return
+        row = tree.tree_layout.nearest_row(self.session, entry)
+        self._from_pane = True
+        try:
+            tree.move_to_row(row, center=None)
+        finally:
+            self._from_pane = False
+
+    on_summary_pane_entry_focused = on_message_pane_entry_focused
+
+    def show_notice(self, title: str, body: str = "") -> None:
+        self.query_one("#notice-text", Static).update(f"{title}\n\n{body}" if body else title)
+        self.query_one(ContentSwitcher).current = "notice"
+
+    # ------------------------------------------------------------------ actions
+    def _nav_move(self, target: int | None, what: str) -> None:
+        if self.session is None or self.branch_tree.nav is None:
+            return
+        if target is None or target < 0:
+            self.app.bell()
+            self.notify(f"No {what}", timeout=1.5)
+            return
+        self.branch_tree.select_entry(target)
+
+    def action_sibling(self, step: int) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(sibling_target(t.nav, t.selected_entry, step),
+                       "previous sibling branch" if step < 0 else "next sibling branch")
+
+    def action_fork(self, step: int) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(fork_target(t.nav, t.selected_entry, step),
+                       "fork above" if step < 0 else "fork below")
+
+    def action_root(self) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(root_target(t.nav, t.selected_entry), "root")
+
+    def action_leaf(self) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(leaf_target(t.nav, t.selected_entry), "leaf")
+
+    def action_user(self, step: int) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(user_target(t.nav, t.selected_entry, step),
+                       "user message above" if step < 0 else "user message below")
+
+    def action_cycle_filter(self) -> None:
+        mode = self.branch_tree.cycle_mode()
+        self._update_tree_title()
+        self.notify(f"Filter: {mode}", timeout=1.5)
+
+    def set_filter(self, mode: str) -> None:
+        self.branch_tree.mode = mode
+        self._update_tree_title()
+
+    def _toggle_pane(self, attr: str, what: str) -> None:
+        pane = self.pane
+        value = not getattr(pane, attr)
+        setattr(pane, attr, value)
+        self.notify(f"{what}: {'on' if value else 'off'}", timeout=1.5)
+
+    def action_toggle_thinking(self) -> None:
+        self._toggle_pane("show_thinking", "Thinking")
+
+    def action_toggle_tool_output(self) -> None:
+        pane = self.pane
+        pane.full_tool_output = not pane.full_tool_output
+        self.notify(f"Tool output: {'full' if pane.full_tool_output else 'short'}", timeout=1.5)
+
+    def action_toggle_hidden(self) -> None:
+        self._toggle_pane("show_hidden", "Hidden messages")
+
+    def action_search(self) -> None:
+        if self.session is None:
+            return
+        bar = self.query_one(SearchBar)
+        self._search_origin = self.focused
+        bar.display = True
+        bar.focus()
+
+    def hide_search(self) -> None:
+        bar = self.query_one(SearchBar)
+        bar.display = False
+        origin = self._search_origin
+        if origin is not None and origin.is_attached and origin is not bar:
+            origin.focus()
+        else:
+            self.branch_tree.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        query = event.value.strip()
+        self.hide_search()
+        if not query or self.session is None:
+            return
+        count = self.pane.search(query)
+        if not count:
+            self.notify(f"No match for {query!r} on this branch", timeout=2)
+            return
+        self.notify(f"{count} match{'es' if count != 1 else ''} for {query!r} (n / N)", timeout=2)
+        self._goto_hit(False)
+
+    def _goto_hit(self, backwards: bool) -> None:
+        entry = self.pane.next_hit(backwards=backwards)
+        if entry is None:
+            self.app.bell()
+            return
+        tree = self.branch_tree
+        if tree.tree_layout is None or self.session is None:
+            return
+        self._from_pane = True
+        try:
+            if not tree.select_entry(entry):
+                tree.move_to_row(tree.tree_layout.nearest_row(self.session, entry))
+        finally:
+            self._from_pane = False
+
+    def action_next_hit(self, backwards: bool) -> None:
+        if self.session is None:
+            return
+        self._goto_hit(backwards)
+
+    def action_context(self) -> None:
+        s, sel = self.session, self.branch_tree.selected_entry
+        if s is None or sel < 0:
+            return
+        if ContextScreen is None:
+            self.notify("The context view is not available in this build", severity="warning")
+            return
+        self.app.push_screen(ContextScreen(s, sel))
+
+    def action_copy_resume(self) -> None:
+        s = self.session
+        if s is None or not s.id:
+            return
+        text = f"pi --session {s.id}"
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied: {text}", timeout=2)
+
+    def action_show_warnings(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        self.app.push_screen(WarningsScreen(s.path, s.all_warnings))
+
+    def on_warnings_badge_pressed(self, event: WarningsBadge.Pressed) -> None:
+        self.action_show_warnings()
+
+    def action_pager(self) -> None:
+        s, sel = self.session, self.branch_tree.selected_entry
+        if s is None or sel < 0:
+            return
+        path = write_entry_file(s, sel, self.papp.root)
+        pager = os.environ.get("PAGER") or ("less" if shutil.which("less") else "more")
+        try:
+            with self.app.suspend():
+                subprocess.call(shlex.split(pager) + [path])
+        except SuspendNotSupported:
+            self.notify(f"Entry written to {path}", timeout=4)
+            return
+        except OSError as exc:
+            self.notify(f"Could not run {pager!r}: {exc}. The entry is in {path}", severity="error", timeout=6)
+            return
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        self.refresh()
+
+
+def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:
+    """The entry's exact line (and a pretty-printed copy) in a temporary file outside
+    the sessions folder. Returns its path."""
+    tmpdir = tempfile.gettempdir()
+    rootp = os.path.realpath(str(root.path if root.kind != "file" else root.path.parent))
+    if os.path.realpath(tmpdir) == rootp or os.path.realpath(tmpdir).startswith(rootp + os.sep):
+        tmpdir = str(default_cache_dir())
+        os.makedirs(tmpdir, exist_ok=True)
+    fd, path = tempfile.mkstemp(prefix="pitui-entry-", suffix=".txt", dir=tmpdir)
+    raw = session.raw_line(i)
+    with os.fdopen(fd, "wb") as f:
+        f.write(
+            f"{session.path}, line {session.linenos[i]} (entry {session.ids[i]}), exactly as in the file:\n\n".encode()
+        )
+        f.write(raw.rstrip(b"\r\n") + b"\n\n")
+        f.write(b"Pretty-printed:\n\n")
+        f.write(json.dumps(session.entry(i), indent=2, ensure_ascii=False, default=str).encode() + b"\n")
+    return path
+
+
+class EmptyScreen(Screen):
+    """No sessions at all: where pitui looked, how that folder was chosen, and the demo."""
+
+    BINDINGS = [
+        Binding("d", "demo", "Open the demo", id="empty.demo"),
+        Binding("q", "app.quit", "Quit", id="empty.quit"),
+    ]
+
+    def __init__(self, root: SessionRoot) -> None:
+        super().__init__(id="empty")
+        self.root = root
+
+    def compose(self) -> ComposeResult:
+        root = self.root
+        exists = root.path.exists()
+        how = {
+            "argument": "the folder given on the command line",
+            "--session-dir": "the --session-dir option",
+            "$PI_CODING_AGENT_SESSION_DIR": "the PI_CODING_AGENT_SESSION_DIR environment variable",
+            "$PI_CODING_AGENT_DIR": "the PI_CODING_AGENT_DIR environment variable (its sessions folder)",
+            "default": "Pi's default location",
+            "--demo": "the --demo option",
+        }.get(root.source, root.source)
+        lines = [
+            "No Pi sessions found",
+            "",
+            f"pitui looked in   {root.path}",
+            f"chosen by         {how}",
+            f"that folder       {'exists but holds no session files (*.jsonl)' if exists else 'does not exist'}",
+            "",
+            "pitui reads the first of: a PATH argument, --session-dir DIR,",
+            "$PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions.",
+            "",
+            "To see what pitui does, run   pitui --demo",
+            "",
+            "d  open the demo now        q  quit",
+        ]
+        with Center(id="empty-box"):
+            yield Static("\n".join(lines), id="empty-text", markup=False)
+        yield Footer()
+
+    def action_demo(self) -> None:
+        demo = _demo_root()
+        if demo is None:
+            self.notify("The demo sessions are not installed", severity="error")
+            return
+        self.app.switch_to_root(demo, demo=True)  # type: ignore[attr-defined]
+
+
+class PituiApp(App):
+    """pitui. ``root`` is where sessions are read; ``clock``, ``index`` and ``select_path``
+    are injectable (tests pass a fixed clock and a private index)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "pitui"
+    COMMANDS = App.COMMANDS | {PituiCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit pitui"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help", tooltip="Every key, explained"),
+    ]
+
+    def __init__(
+        self,
+        root: SessionRoot,
+        *,
+        clock: Clock | None = None,
+        index: SessionIndex | None = None,
+        select_path: str | os.PathLike | None = None,
+        demo: bool = False,
+    ) -> None:
+        super().__init__()
+        self.root = root
+        self.clock: Clock = clock or system_clock
+        self.index = index if index is not None else SessionIndex()
+        if select_path is None and root.kind == "file":
+            select_path = root.path
+        self.select_path = os.fspath(select_path) if select_path is not None else None
+        self.demo = demo
+
+    def get_default_screen(self) -> Screen:
+        return BrowserScreen()
+
+    @property
+    def browser(self) -> BrowserScreen | None:
+        for s in self.screen_stack:
+            if isinstance(s, BrowserScreen):
+                return s
+        return None
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def switch_to_root(self, root: SessionRoot, *, demo: bool = False) -> None:
+        """Browse another root (the empty screen's "open the demo")."""
+        self.root = root
+        self.demo = demo
+        self.select_path = None
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.switch_screen(BrowserScreen())
+
+
+def run_app(root: SessionRoot, demo: bool = False) -> int:
+    """Run the app on ``root`` (called by ``pitui`` on the command line)."""
+    app = PituiApp(root, demo=demo)
+    app.run()
+    return app.return_code or 0
+
+
+# ---------------------------------------------------------------------------- fallback pane
+# Used only until the real message pane (pitui/ui/pane) lands: one summary line per entry.
+from rich.segment import Segment  # noqa: E402
+from rich.style import Style  # noqa: E402
+from textual.geometry import Size  # noqa: E402
+from textual.message import Message  # noqa: E402
+from textual.reactive import reactive  # noqa: E402
+from textual.scroll_view import ScrollView  # noqa: E402
+from textual.strip import Strip  # noqa: E402
+
+from ..core.summary import summarize  # noqa: E402
+
+
+class SummaryPane(ScrollView, can_focus=True):
+    """A minimal stand-in for the message pane with the same interface."""
+
+    show_thinking: reactive[bool] = reactive(False)
+    full_tool_output: reactive[bool] = reactive(False)
+    show_hidden: reactive[bool] = reactive(False)
+
+    class EntryFocused(Message):
+        def __init__(self, entry: int) -> None:
+            super().__init__()
+            self.entry = entry
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.session: Session | None = None
+        self.branch: list[int] = []
+        self._lines: list[str] = []
+        self.selected = -1
+        self.hits: list[int] = []
+        self.hit = -1
+
+    def show_branch(self, session: Session, branch: list[int], selected: int) -> None:
+        self.session, self.branch = session, branch
+        self._lines = [summarize(session, i).line for i in branch]
+        self.virtual_size = Size(self.size.width, len(branch))
+        self.hits, self.hit = [], -1
+        self.scroll_to_entry(selected)
+        self.refresh()
+
+    def scroll_to_entry(self, i: int) -> None:
+        self.selected = i
+        try:
+            k = self.branch.index(i)
+        except ValueError:
+            return
+        self.scroll_to(y=k, animate=False, force=True, immediate=True)
+        self.refresh()
+
+    def search(self, query: str) -> int:
+        q = query.casefold()
+        self.hits = [self.branch[k] for k, line in enumerate(self._lines) if q in line.casefold()]
+        self.hit = -1
+        self.refresh()
+        return len(self.hits)
+
+    def next_hit(self, backwards: bool = False) -> int | None:
+        if not self.hits:
+            return None
+        self.hit = (self.hit + (-1 if backwards else 1)) % len(self.hits)
+        self.scroll_to_entry(self.hits[self.hit])
+        return self.hits[self.hit]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        k = y + round(self.scroll_y)
+        if not 0 <= k < len(self._lines):
+            return Strip.blank(width, self.rich_style)
+        style = self.rich_style
+        if self.branch[k] == self.selected:
+            style = style + Style(bold=True)
+        return Strip([Segment(self._lines[k], style)]).adjust_cell_length(width, self.rich_style)

@@ -1,0 +1,199 @@
+"""The header over the message pane, and the warnings list it opens.
+
+Line 1: the session's name (or first message) and a warnings badge.
+Line 2: cwd, created, model(s). Line 3: tokens and cost of the shown branch and of the
+whole session (computed in a worker; ``…`` until then).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..core.session import SessionWarning
+from ..core.stats import Stats
+from ..core.summary import one_line, shorten_home
+from ..core.timeutil import iso_to_ms
+
+__all__ = ["SessionHeader", "WarningsScreen", "fmt_tokens", "fmt_cost", "fmt_time"]
+
+
+def fmt_tokens(n: float) -> str:
+    if n < 1000:
+        return f"{int(n)}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+def fmt_cost(c: float) -> str:
+    if c <= 0:
+        return "$0"
+    if c < 0.1:
+        return f"${c:.3f}"
+    return f"${c:.2f}"
+
+
+def fmt_time(value) -> str:
+    """A header timestamp as local ``YYYY-MM-DD HH:MM``."""
+    ms = iso_to_ms(value)
+    if ms != ms:
+        return "?"
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+def _models(stats: Stats | None) -> str:
+    if stats is None:
+        return "…"
+    names = []
+    for key, _ in stats.models_by_cost():
+        if key == "Tools/summaries":
+            continue
+        model = key.split("/", 1)[1] if "/" in key else key
+        if model not in names and model != "None":
+            names.append(model)
+    if not names:
+        return "no model"
+    if len(names) > 3:
+        return ", ".join(names[:3]) + f" +{len(names) - 3}"
+    return ", ".join(names)
+
+
+def _usage(stats: Stats | None) -> str:
+    if stats is None:
+        return "…"
+    return f"{fmt_tokens(stats.total.tokens)} tok {fmt_cost(stats.total.cost)}"
+
+
+class WarningsBadge(Static):
+    """``⚠ 3 warnings (lines 4, 9, 12)``; a click opens the list."""
+
+    DEFAULT_CSS = """
+    WarningsBadge { width: auto; height: 1; color: $text-warning; text-style: bold; padding: 0 1; }
+    WarningsBadge.-empty { display: none; }
+    """
+
+    class Pressed(Message):
+        pass
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Pressed())
+
+
+class SessionHeader(Vertical):
+    """Three lines of facts about the open session."""
+
+    DEFAULT_CSS = """
+    SessionHeader { height: 3; background: $panel; }
+    SessionHeader > Horizontal { height: 1; }
+    SessionHeader #header-title { width: 1fr; height: 1; padding: 0 1; text-style: bold; }
+    SessionHeader #header-meta { height: 1; padding: 0 1; color: $text-muted; }
+    SessionHeader #header-usage { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Static("", id="header-title", markup=False)
+            yield WarningsBadge("", id="header-warnings", markup=False, classes="-empty")
+        yield Static("", id="header-meta", markup=False)
+        yield Static("", id="header-usage", markup=False)
+
+    def show_message(self, title: str, meta: str = "") -> None:
+        """A header for no session (loading, errors)."""
+        self.query_one("#header-title", Static).update(Text(title))
+        self.query_one("#header-meta", Static).update(Text(meta))
+        self.query_one("#header-usage", Static).update("")
+        self.set_warnings([])
+
+    def show_session(
+        self,
+        *,
+        title: str,
+        named: bool,
+        cwd: str,
+        created,
+        branch: Stats | None,
+        session: Stats | None,
+        entries: int,
+        branch_len: int,
+    ) -> None:
+        t = Text()
+        t.append(one_line(title, 300), style="bold" if named else "")
+        self.query_one("#header-title", Static).update(t)
+        meta = " · ".join([shorten_home(cwd) or "?", fmt_time(created), _models(session)])
+        self.query_one("#header-meta", Static).update(Text(meta))
+        usage = Text()
+        usage.append("branch ", style="bold")
+        usage.append(f"{branch_len} entries, {_usage(branch)}   ")
+        usage.append("session ", style="bold")
+        usage.append(f"{entries} entries, {_usage(session)}")
+        self.query_one("#header-usage", Static).update(usage)
+
+    def set_warnings(self, warnings: list[SessionWarning]) -> None:
+        badge = self.query_one(WarningsBadge)
+        if not warnings:
+            badge.add_class("-empty")
+            badge.update("")
+            return
+        lines = [w.line for w in warnings if w.line is not None]
+        shown = ", ".join(str(n) for n in lines[:4]) + (", …" if len(lines) > 4 else "")
+        n = len(warnings)
+        text = f"⚠ {n} warning{'s' if n != 1 else ''}"
+        if shown:
+            text += f" (line{'s' if len(lines) != 1 else ''} {shown})"
+        badge.update(text + " w")
+        badge.remove_class("-empty")
+
+
+class WarningsScreen(ModalScreen[None]):
+    """Every warning of the session, with its line number."""
+
+    DEFAULT_CSS = """
+    WarningsScreen { align: center middle; }
+    WarningsScreen > Vertical {
+        width: 90%; max-width: 120; height: auto; max-height: 80%;
+        border: round $warning; background: $surface; padding: 0 1;
+    }
+    WarningsScreen #warnings-title { text-style: bold; color: $text-warning; height: 1; }
+    WarningsScreen VerticalScroll { height: auto; max-height: 100%; }
+    WarningsScreen #warnings-hint { color: $text-muted; height: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape,q,w", "dismiss_screen", "Close", id="warnings.close"),
+    ]
+
+    MAX_SHOWN = 2000
+
+    def __init__(self, path: str, warnings: list[SessionWarning]) -> None:
+        super().__init__()
+        self.path = path
+        self.warnings = warnings
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            n = len(self.warnings)
+            yield Static(f"{n} warning{'s' if n != 1 else ''} in {shorten_home(self.path)}", id="warnings-title", markup=False)
+            text = Text()
+            for w in self.warnings[: self.MAX_SHOWN]:
+                text.append(f"{'line ' + str(w.line) if w.line is not None else '':>11}  ", style="bold")
+                text.append(w.message + "\n")
+            if n > self.MAX_SHOWN:
+                text.append(f"… and {n - self.MAX_SHOWN} more\n", style="italic")
+            if not n:
+                text.append("No warnings: every line was read.\n")
+            with VerticalScroll():
+                yield Static(text, markup=False)
+            yield Static("Lines that did not parse were skipped, as Pi skips them. Esc closes.", id="warnings-hint", markup=False)
+
+    def action_dismiss_screen(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,556 @@
+"""The sidebar: projects and their sessions, drawn with Textual's line API.
+
+Projects (their ``cwd``, session count, newest first) hold their sessions: the name in
+its own colour (else the first message), age, message count and model on a second line.
+Sessions forked from another one (``SessionInfo.forked_from``) are nested under their
+parent; subagent transcripts are marked; unreadable files are listed dimmed with their
+reason. With the list focused, typing filters it (Backspace erases, Escape clears),
+Ctrl+S switches the sort between recent and name, Ctrl+N shows named sessions only.
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Static
+
+from ..core.listing import SessionInfo
+from ..core.summary import one_line, shorten_home
+from ..core.timeutil import format_age
+from .clock import Clock, system_clock
+
+__all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
+
+SORTS = ("recent", "name")
+LOOSE = "\x00loose"  # project key of files outside project folders
+
+
+@dataclass
+class Item:
+    kind: str  # "project" | "session"
+    key: str  # project key, or the session file's path
+    info: SessionInfo | None = None
+    depth: int = 0  # fork nesting
+    forked: bool = False  # forked from another session (nested or not)
+    label: str = ""  # project: its cwd
+    count: int = 0  # project: sessions shown
+    collapsed: bool = False
+
+    @property
+    def height(self) -> int:
+        return 1 if self.kind == "project" else 2
+
+
+def _project_key(info: SessionInfo) -> str:
+    return info.project or LOOSE
+
+
+def _matches(info: SessionInfo, tokens: list[str]) -> bool:
+    if not tokens:
+        return True
+    hay = " ".join(
+        x
+        for x in (
+            info.name or "",
+            info.first_message,
+            info.cwd,
+            info.project,
+            info.model or "",
+            info.id or "",
+            os.path.basename(info.path),
+            info.error or "",
+            "subagent" if info.kind == "subagent" else "",
+        )
+        if x
+    ).casefold()
+    return all(t in hay for t in tokens)
+
+
+def build_items(
+    infos: Iterable[SessionInfo],
+    *,
+    query: str = "",
+    sort: str = "recent",
+    named_only: bool = False,
+    collapsed: set[str] | frozenset = frozenset(),
+    loose_label: str = "(no project folder)",
+) -> list[Item]:
+    """The sidebar's rows: projects, then their sessions (forks nested under parents)."""
+    tokens = query.casefold().split()
+    shown = [
+        i
+        for i in infos
+        if _matches(i, tokens) and (not named_only or (i.name and i.error is None))
+    ]
+    by_path = {i.path: i for i in shown}
+    by_base = {os.path.basename(i.path): i for i in shown}
+
+    def parent_of(info: SessionInfo) -> SessionInfo | None:
+        f = info.forked_from
+        if not f:
+            return None
+        p = by_path.get(f) or by_base.get(os.path.basename(f))
+        if p is None or p is info or _project_key(p) != _project_key(info):
+            return None
+        return p
+
+    if sort == "name":
+        def key(i: SessionInfo):
+            return (i.error is not None, (i.name or i.first_message).casefold(), i.path)
+    else:
+        def key(i: SessionInfo):
+            return (i.error is not None, -(i.modified_ms or 0), os.path.basename(i.path))
+
+    projects: dict[str, list[SessionInfo]] = {}
+    for info in shown:
+        projects.setdefault(_project_key(info), []).append(info)
+
+    def project_label(pk: str, members: list[SessionInfo]) -> str:
+        if pk == LOOSE:
+            return loose_label
+        for m in sorted(members, key=lambda i: -(i.modified_ms or 0)):
+            if m.cwd and m.error is None:
+                return shorten_home(m.cwd)
+        return pk
+
+    labels = {pk: project_label(pk, members) for pk, members in projects.items()}
+    if sort == "name":
+        order = sorted(projects, key=lambda pk: (pk == LOOSE, labels[pk].casefold()))
+    else:
+        order = sorted(
+            projects,
+            key=lambda pk: (
+                all(m.error is not None for m in projects[pk]),
+                -max((m.modified_ms or 0) for m in projects[pk]),
+                labels[pk],
+            ),
+        )
+
+    out: list[Item] = []
+    for pk in order:
+        members = sorted(projects[pk], key=key)
+        folded = pk in collapsed
+        out.append(Item("project", pk, label=labels[pk], count=len(members), collapsed=folded))
+        if folded:
+            continue
+        kids: dict[str, list[SessionInfo]] = {}
+        top: list[SessionInfo] = []
+        for m in members:
+            p = parent_of(m)
+            if p is None:
+                top.append(m)
+            else:
+                kids.setdefault(p.path, []).append(m)
+        emitted: set[str] = set()
+        stack: list[tuple[SessionInfo, int]] = [(m, 0) for m in reversed(top)]
+        while stack:
+            m, depth = stack.pop()
+            if m.path in emitted:
+                continue
+            emitted.add(m.path)
+            out.append(Item("session", m.path, info=m, depth=depth, forked=bool(m.forked_from)))
+            for c in reversed(kids.get(m.path, [])):
+                stack.append((c, depth + 1))
+        # Members only reachable through a fork cycle: list them flat.
+        for m in members:
+            if m.path not in emitted:
+                emitted.add(m.path)
+                out.append(Item("session", m.path, info=m, depth=0, forked=bool(m.forked_from)))
+    return out
+
+
+class SessionList(ScrollView, can_focus=True):
+    """Projects and sessions, two lines per session, drawn with ``render_line``."""
+
+    COMPONENT_CLASSES = {
+        "session-list--cursor",
+        "session-list--cursor-blurred",
+        "session-list--project",
+        "session-list--count",
+        "session-list--name",
+        "session-list--title",
+        "session-list--meta",
+        "session-list--open",
+        "session-list--subagent",
+        "session-list--error",
+        "session-list--fork",
+    }
+
+    DEFAULT_CSS = """
+    SessionList { background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
+    SessionList > .session-list--cursor { background: $block-cursor-background; }
+    SessionList > .session-list--cursor-blurred { background: $block-cursor-blurred-background; }
+    SessionList > .session-list--project { color: $text-accent; text-style: bold; }
+    SessionList > .session-list--count { color: $text-muted; }
+    SessionList > .session-list--name { color: $text-success; text-style: bold; }
+    SessionList > .session-list--title { color: $text; }
+    SessionList > .session-list--meta { color: $text-muted; }
+    SessionList > .session-list--open { color: $text-accent; text-style: bold; }
+    SessionList > .session-list--subagent { color: $text-secondary; }
+    SessionList > .session-list--error { color: $text-error 70%; }
+    SessionList > .session-list--fork { color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("down", "cursor_down", "Down", show=False, id="sidebar.down"),
+        Binding("up", "cursor_up", "Up", show=False, id="sidebar.up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="sidebar.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="sidebar.page_up"),
+        Binding("home", "first", "First", show=False, id="sidebar.first"),
+        Binding("end", "last", "Last", show=False, id="sidebar.last"),
+        Binding("enter", "open", "Open", id="sidebar.open", tooltip="Open the session (or fold the project)"),
+        Binding("ctrl+s", "toggle_sort", "Sort", id="sidebar.sort", tooltip="Sort by recent or by name"),
+        Binding("ctrl+n", "toggle_named", "Named only", id="sidebar.named", tooltip="Show named sessions only"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="sidebar.clear"),
+    ]
+
+    class OpenRequested(Message):
+        def __init__(self, path: str) -> None:
+            super().__init__()
+            self.path = path
+
+    class StateChanged(Message):
+        """Filter, sort or contents changed (the sidebar redraws its status lines)."""
+
+    def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock: Clock = clock or system_clock
+        self.infos: list[SessionInfo] = []
+        self.items: list[Item] = []
+        self._starts: list[int] = []
+        self.cursor = 0
+        self.filter_text = ""
+        self.sort = "recent"
+        self.named_only = False
+        self.collapsed: set[str] = set()
+        self.open_path: str | None = None
+        self.loose_label = "(no project folder)"
+        self._styles: dict[str, Style] = {}
+
+    # ------------------------------------------------------------------ data
+    def set_infos(self, infos: list[SessionInfo]) -> None:
+        self.infos = infos
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        keep = self.items[self.cursor].key if self.items and 0 <= self.cursor < len(self.items) else None
+        self.items = build_items(
+            self.infos,
+            query=self.filter_text,
+            sort=self.sort,
+            named_only=self.named_only,
+            collapsed=self.collapsed,
+            loose_label=self.loose_label,
+        )
+        starts, y = [], 0
+        for it in self.items:
+            starts.append(y)
+            y += it.height
+        self._starts = starts
+        self.virtual_size = Size(self.scrollable_content_region.width, y)
+        self.cursor = 0
+        if keep is not None or self.open_path is not None:
+            want = keep if keep is not None else self.open_path
+            for k, it in enumerate(self.items):
+                if it.key == want:
+                    self.cursor = k
+                    break
+            else:
+                self.cursor = self._first_session_index()
+        else:
+            self.cursor = self._first_session_index()
+        self._scroll_to_cursor()
+        self.refresh()
+        self.post_message(self.StateChanged())
+
+    def _first_session_index(self) -> int:
+        for k, it in enumerate(self.items):
+            if it.kind == "session":
+                return k
+        return 0
+
+    @property
+    def current(self) -> Item | None:
+        return self.items[self.cursor] if 0 <= self.cursor < len(self.items) else None
+
+    def session_count(self) -> int:
+        return sum(1 for it in self.items if it.kind == "session")
+
+    def select_path(self, path: str) -> bool:
+        for k, it in enumerate(self.items):
+            if it.key == path:
+                self.cursor = k
+                self._scroll_to_cursor()
+                self.refresh()
+                return True
+        return False
+
+    def set_open(self, path: str | None) -> None:
+        self.open_path = path
+        if path is not None:
+            self.select_path(path)
+        self.refresh()
+
+    # ------------------------------------------------------------------ keys
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and character.isprintable()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character is not None and event.character.isprintable():
+            event.stop()
+            event.prevent_default()
+            self.set_query(self.filter_text + event.character)
+        elif event.key == "backspace":
+            event.stop()
+            event.prevent_default()
+            if self.filter_text:
+                self.set_query(self.filter_text[:-1])
+
+    def set_query(self, query: str) -> None:
+        self.filter_text = query
+        self.rebuild()
+
+    def action_clear_filter(self) -> None:
+        if self.filter_text:
+            self.set_query("")
+
+    def action_toggle_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.rebuild()
+
+    def action_toggle_named(self) -> None:
+        self.named_only = not self.named_only
+        self.rebuild()
+
+    def move(self, k: int) -> None:
+        if not self.items:
+            return
+        self.cursor = max(0, min(k, len(self.items) - 1))
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def action_cursor_down(self) -> None:
+        self.move(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move(self.cursor - 1)
+
+    def action_page_down(self) -> None:
+        self.move(self.cursor + max(1, self.scrollable_content_region.height // 2 - 1))
+
+    def action_page_up(self) -> None:
+        self.move(self.cursor - max(1, self.scrollable_content_region.height // 2 - 1))
+
+    def action_first(self) -> None:
+        self.move(0)
+
+    def action_last(self) -> None:
+        self.move(len(self.items) - 1)
+
+    def action_open(self) -> None:
+        it = self.current
+        if it is None:
+            return
+        if it.kind == "project":
+            if it.key in self.collapsed:
+                self.collapsed.discard(it.key)
+            else:
+                self.collapsed.add(it.key)
+            self.rebuild()
+        else:
+            self.post_message(self.OpenRequested(it.key))
+
+    def _scroll_to_cursor(self) -> None:
+        if not self.items or not self._starts:
+            return
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            return
+        top = round(self.scroll_y)
+        start = self._starts[self.cursor]
+        end = start + self.items[self.cursor].height
+        if start < top:
+            self.scroll_to(y=start, animate=False, force=True, immediate=True)
+        elif end > top + height:
+            self.scroll_to(y=end - height, animate=False, force=True, immediate=True)
+
+    def on_click(self, event: events.Click) -> None:
+        line = event.y + round(self.scroll_y)
+        k = bisect_right(self._starts, line) - 1
+        if 0 <= k < len(self.items):
+            self.focus()
+            self.cursor = k
+            self.refresh()
+            self.action_open()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, self.virtual_size.height)
+
+    # ------------------------------------------------------------------ drawing
+    def _style(self, name: str) -> Style:
+        got = self._styles.get(name)
+        if got is None:
+            got = self.rich_style if name == "base" else self.get_component_rich_style(name)
+            self._styles[name] = got
+        return got
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self._style("base")
+        line = y + round(self.scroll_y)
+        k = bisect_right(self._starts, line) - 1
+        if not self.items or not 0 <= k < len(self.items) or line >= self._starts[-1] + self.items[-1].height:
+            return Strip.blank(width, base)
+        it = self.items[k]
+        sub = line - self._starts[k]
+        segs = self._item_line(it, sub, width)
+        bg = None
+        if k == self.cursor:
+            bg = self._style("session-list--cursor" if self.has_focus else "session-list--cursor-blurred").bgcolor
+            segs = [Segment(t, (s or base) + Style(bgcolor=bg)) for t, s, _ in segs]
+        total = sum(cell_len(t) for t, _, _ in segs)
+        if total > width and width > 1:
+            segs = list(Strip(segs).crop(0, width - 1)) + [Segment("…", segs[-1][1])]
+        fill = base + Style(bgcolor=bg) if bg is not None else base
+        return Strip(segs).adjust_cell_length(width, fill)
+
+    def _item_line(self, it: Item, sub: int, width: int) -> list[Segment]:
+        st = self._style
+        base = st("base")
+        if it.kind == "project":
+            arrow = "▸ " if it.collapsed else "▾ "
+            count = f" {it.count}"
+            room = max(1, width - cell_len(arrow) - len(count))
+            label = it.label
+            if cell_len(label) > room:
+                label = "…" + label[-(room - 1):] if room > 1 else "…"
+            pad = max(0, width - cell_len(arrow) - cell_len(label) - len(count))
+            return [
+                Segment(arrow + label, st("session-list--project")),
+                Segment(" " * pad + count, st("session-list--count")),
+            ]
+        info = it.info
+        assert info is not None
+        is_open = info.path == self.open_path
+        mark = Segment("▌" if is_open else " ", st("session-list--open"))
+        indent = " " + "  " * it.depth
+        segs = [mark, Segment(indent, base)]
+        if sub == 0:
+            if it.depth > 0 or it.forked:
+                segs.append(Segment("↳ ", st("session-list--fork")))
+            if info.error is not None:
+                segs.append(Segment(os.path.basename(info.path), st("session-list--error")))
+                return segs
+            if info.kind == "subagent":
+                segs.append(Segment("⚙ ", st("session-list--subagent")))
+            if info.name:
+                segs.append(Segment(one_line(info.name, 300), st("session-list--name")))
+            else:
+                segs.append(
+                    Segment(one_line(info.first_message, 300), st("session-list--open") if is_open else st("session-list--title"))
+                )
+            return segs
+        meta_style = st("session-list--meta")
+        if it.depth > 0 or it.forked:
+            segs.append(Segment("  ", base))
+        if info.error is not None:
+            segs.append(Segment("⚠ " + info.error, st("session-list--error")))
+            return segs
+        bits = []
+        if info.kind == "subagent":
+            bits.append("subagent")
+        bits.append(format_age(info.modified_ms, self.clock()))
+        n = info.message_count
+        bits.append(f"{n} msg" if n == 1 else f"{n} msgs")
+        if info.model:
+            bits.append(info.model)
+        if info.warnings:
+            bits.append(f"⚠{info.warnings}")
+        segs.append(Segment(" · ".join(bits), meta_style))
+        return segs
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+
+class Sidebar(Vertical):
+    """The filter line, a status line, and the session list."""
+
+    DEFAULT_CSS = """
+    Sidebar { height: 1fr; }
+    Sidebar > #sidebar-filter { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
+    Sidebar > #sidebar-filter.-active { color: $text; }
+    Sidebar > #sidebar-status { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
+    Sidebar > SessionList { height: 1fr; }
+    """
+
+    def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self.progress: tuple[int, int] | None = None  # (done, total) while reading
+        self.note: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="sidebar-filter", markup=False)
+        yield Static("", id="sidebar-status", markup=False)
+        yield SessionList(clock=self._clock, id="session-list")
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one(SessionList)
+
+    def on_mount(self) -> None:
+        self.update_status()
+
+    def on_session_list_state_changed(self, event: SessionList.StateChanged) -> None:
+        event.stop()
+        self.update_status()
+
+    def set_progress(self, done: int, total: int) -> None:
+        self.progress = (done, total) if done < total else None
+        self.update_status()
+
+    def update_status(self) -> None:
+        sl = self.session_list
+        flt = self.query_one("#sidebar-filter", Static)
+        if sl.filter_text:
+            flt.update(f"filter: {sl.filter_text}▏")
+            flt.add_class("-active")
+        else:
+            flt.update("type to filter ^S sort ^N named")
+            flt.remove_class("-active")
+        n = sl.session_count()
+        projects = sum(1 for it in sl.items if it.kind == "project")
+        bits = []
+        if self.progress is not None:
+            done, total = self.progress
+            bits.append(f"reading {done}/{total}…")
+        bits.append(f"{n} session{'s' if n != 1 else ''}")
+        if projects > 1:
+            bits.append(f"{projects} projects")
+        bits.append(sl.sort)
+        if sl.named_only:
+            bits.append("named")
+        self.query_one("#sidebar-status", Static).update(" · ".join(bits))

@@ -1,0 +1,606 @@
+"""The branch tree: Pi's ``/tree`` drawn with Textual's line API.
+
+One row per shown entry (``core.treeview.layout_tree``), drawn by ``render_line`` for the
+rows on screen only; summaries are computed when a row is first drawn and cached. Nothing
+here is per-row widgets or recursion, so a 50,000-entry session or a 20,000-deep chain
+scrolls as smoothly as a short one.
+
+Navigation (the keys are bound on the browser screen, the logic lives here as pure
+functions of the session and the layout, so it is tested without the app):
+
+* ``[`` / ``]`` previous / next sibling branch at the nearest fork.  The fork is found from
+  the selection: when the selection is the first entry of a branch, the fork above it;
+  otherwise when the selection is itself a fork, that fork (its current branch is the one
+  the message pane shows); otherwise the nearest fork above the selection.  The sibling's
+  first entry is selected.  Several roots count as the branches of one fork at the top.
+* ``{`` / ``}`` previous / next fork on the path: the nearest entry with several (shown)
+  children strictly above / below the selection on the branch the pane shows.
+* ``g`` / ``G`` the root of the selection's tree / the leaf of the branch the pane shows.
+* ``u`` / ``U`` the previous / next user message on that branch.
+
+The branch the pane shows runs from the root to a leaf: while the selection stays on the
+branch already shown, that branch; otherwise Pi's current leaf when the selection is on
+its path, else the newest leaf below the selection (``Session.newest_leaf_below``).
+
+"Shown" follows the filter mode: a hidden entry's children hang from its nearest shown
+ancestor, so forks and siblings are those of the tree on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from ..core.session import Session
+from ..core.summary import Summary, summarize
+from ..core.treeview import FILTERS, TreeLayout, TreeRow, layout_tree
+
+__all__ = [
+    "BranchTree",
+    "Nav",
+    "branch_leaf",
+    "sibling_target",
+    "fork_target",
+    "user_target",
+    "root_target",
+    "leaf_target",
+]
+
+#: Sessions with more entries than this are laid out in a thread (about 0.3 s at 50k).
+LAYOUT_IN_THREAD = 15_000
+
+
+# --------------------------------------------------------------------------- navigation
+@dataclass
+class Nav:
+    """What navigation needs: the session, the current layout, and a leaf cache."""
+
+    session: Session
+    tree_layout: TreeLayout
+    #: The leaf of the branch the pane shows. Moving within that branch keeps it (the
+    #: pane does not jump to another branch when the selection passes a fork).
+    sticky_leaf: int = -1
+
+    def __post_init__(self) -> None:
+        self._leaf_cache: dict[int, int] = {}
+
+    def shown(self, i: int) -> bool:
+        return i in self.tree_layout.visible_parent
+
+    def vparent(self, i: int) -> int:
+        return self.tree_layout.visible_parent.get(i, -1)
+
+    def vkids(self, i: int) -> list[int]:
+        return self.tree_layout.visible_children.get(i, [])
+
+    def is_fork(self, i: int) -> bool:
+        return len(self.vkids(i)) > 1
+
+    def leaf_below(self, i: int) -> int:
+        """The leaf of the branch the pane shows for selection ``i``: the branch shown
+        now when ``i`` is on it, else :func:`branch_leaf`."""
+        if self.sticky_leaf >= 0 and i >= 0 and self.session.is_ancestor(i, self.sticky_leaf):
+            return self.sticky_leaf
+        got = self._leaf_cache.get(i)
+        if got is None:
+            got = branch_leaf(self.session, self.tree_layout, i)
+            self._leaf_cache[i] = got
+        return got
+
+    def visible_path(self, i: int) -> list[int]:
+        """Shown entries from the top down to the leaf of ``i``'s branch."""
+        return [x for x in self.session.path_to(self.leaf_below(i)) if x in self.tree_layout.visible_parent]
+
+
+def branch_leaf(session: Session, layout: TreeLayout, i: int) -> int:
+    """The last entry of the branch through ``i``: Pi's current leaf when ``i`` is on its
+    path, else the newest leaf below ``i`` (``Session.newest_leaf_below``)."""
+    if i < 0:
+        return i
+    row = layout.row_of.get(i)
+    if row is not None and layout.rows[row].active:
+        return session.leaf
+    return session.newest_leaf_below(i)
+
+
+def sibling_target(nav: Nav, sel: int, step: int) -> int | None:
+    """``[`` (step -1) / ``]`` (step +1): see the module docstring."""
+    if not nav.shown(sel):
+        return None
+    p = nav.vparent(sel)
+    if len(nav.vkids(p)) > 1:
+        fork, current = p, sel
+    elif nav.is_fork(sel):
+        fork = sel
+        current = _child_towards(nav, sel, nav.leaf_below(sel))
+    else:
+        fork = current = None
+        y = p
+        while y >= 0:
+            py = nav.vparent(y)
+            if len(nav.vkids(py)) > 1:
+                fork, current = py, y
+                break
+            y = py
+        if fork is None:
+            return None
+    kids = nav.vkids(fork)
+    try:
+        k = kids.index(current)
+    except ValueError:
+        return None
+    k += step
+    if 0 <= k < len(kids):
+        return kids[k]
+    return None
+
+
+def _child_towards(nav: Nav, fork: int, leaf: int) -> int | None:
+    """The shown child of ``fork`` on the way to ``leaf``."""
+    x = leaf
+    while x >= 0:
+        if x != fork and nav.shown(x) and nav.vparent(x) == fork:
+            return x
+        x = nav.session.parent[x]
+    kids = nav.vkids(fork)
+    return kids[0] if kids else None
+
+
+def fork_target(nav: Nav, sel: int, step: int) -> int | None:
+    """``{`` (step -1) / ``}`` (step +1): the nearest fork above / below on the path."""
+    path = nav.visible_path(sel)
+    try:
+        k = path.index(sel)
+    except ValueError:
+        return None
+    rng = range(k - 1, -1, -1) if step < 0 else range(k + 1, len(path))
+    for j in rng:
+        if nav.is_fork(path[j]):
+            return path[j]
+    return None
+
+
+def user_target(nav: Nav, sel: int, step: int) -> int | None:
+    """``u`` (step -1) / ``U`` (step +1): the nearest shown user message on the path."""
+    s = nav.session
+    path = nav.visible_path(sel)
+    try:
+        k = path.index(sel)
+    except ValueError:
+        return None
+    rng = range(k - 1, -1, -1) if step < 0 else range(k + 1, len(path))
+    for j in rng:
+        x = path[j]
+        if s.types[x] == "message" and s.roles[x] == "user":
+            return x
+    return None
+
+
+def root_target(nav: Nav, sel: int) -> int | None:
+    x = sel
+    while True:
+        p = nav.vparent(x)
+        if p < 0:
+            return x
+        x = p
+
+
+def leaf_target(nav: Nav, sel: int) -> int | None:
+    leaf = nav.leaf_below(sel)
+    x = leaf
+    while x >= 0 and not nav.shown(x):
+        x = nav.session.parent[x]
+    return x if x >= 0 else None
+
+
+# --------------------------------------------------------------------------- widget
+_KIND_CLASS = {
+    "user": "branch-tree--user",
+    "assistant": "branch-tree--assistant",
+    "tool": "branch-tree--tool",
+    "tool-error": "branch-tree--error",
+    "bash": "branch-tree--tool",
+    "compaction": "branch-tree--compaction",
+    "branch-summary": "branch-tree--summary",
+    "custom-message": "branch-tree--custom",
+    "damaged": "branch-tree--error",
+}
+
+
+class BranchTree(ScrollView, can_focus=True):
+    """The session's entries as Pi's tree, one line per shown entry."""
+
+    COMPONENT_CLASSES = {
+        "branch-tree--cursor",
+        "branch-tree--cursor-blurred",
+        "branch-tree--gutter",
+        "branch-tree--active",
+        "branch-tree--label",
+        "branch-tree--user",
+        "branch-tree--assistant",
+        "branch-tree--tool",
+        "branch-tree--error",
+        "branch-tree--compaction",
+        "branch-tree--summary",
+        "branch-tree--custom",
+        "branch-tree--dim",
+        "branch-tree--folded",
+    }
+
+    DEFAULT_CSS = """
+    BranchTree { background: $surface; overflow-x: hidden; }
+    BranchTree > .branch-tree--cursor { background: $block-cursor-background; }
+    BranchTree > .branch-tree--cursor-blurred { background: $block-cursor-blurred-background; }
+    BranchTree > .branch-tree--gutter { color: $text-muted; }
+    BranchTree > .branch-tree--active { color: $text-accent; text-style: bold; }
+    BranchTree > .branch-tree--label { color: $text-warning; text-style: bold; }
+    BranchTree > .branch-tree--user { color: $text-primary; text-style: bold; }
+    BranchTree > .branch-tree--assistant { color: $text-warning; }
+    BranchTree > .branch-tree--tool { color: $text-muted; }
+    BranchTree > .branch-tree--error { color: $text-error; }
+    BranchTree > .branch-tree--compaction { color: $text-success; text-style: bold; }
+    BranchTree > .branch-tree--summary { color: $text-success; }
+    BranchTree > .branch-tree--custom { color: $text-secondary; }
+    BranchTree > .branch-tree--dim { color: $text-muted; }
+    BranchTree > .branch-tree--folded { color: $text-muted; text-style: italic; }
+    """
+
+    BINDINGS = [
+        Binding("down,j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="tree.up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="tree.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="tree.page_up"),
+        Binding("home", "first", "First row", show=False, id="tree.first"),
+        Binding("end", "last", "Last row", show=False, id="tree.last"),
+        Binding("enter,space", "toggle_fold", "Fold", id="tree.fold",
+                tooltip="Fold or unfold the branch at the selection (or the branch it is in)"),
+    ]
+
+    mode: reactive[str] = reactive("default", init=False)
+
+    class SelectionChanged(Message):
+        """The selected entry changed (``entry`` is -1 when there is none)."""
+
+        def __init__(self, tree: "BranchTree", entry: int) -> None:
+            super().__init__()
+            self.tree = tree
+            self.entry = entry
+
+    class LayoutChanged(Message):
+        """Rows were laid out again (filter, fold, session)."""
+
+        def __init__(self, tree: "BranchTree") -> None:
+            super().__init__()
+            self.tree = tree
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.session: Session | None = None
+        self.tree_layout: TreeLayout | None = None
+        self.nav: Nav | None = None
+        self.folded: set[int] = set()
+        self.cursor_row = 0
+        self._summaries: dict[int, Summary] = {}
+        self._pending_select: int | None = None
+        self._anchor: int | None = None  # the entry the user last moved to
+        self._styles: dict[str, Style] = {}
+        self.laying_out = False
+
+    # ------------------------------------------------------------------ state
+    @property
+    def selected_entry(self) -> int:
+        if self.tree_layout is None or not self.tree_layout.rows:
+            return -1
+        return self.tree_layout.rows[self.cursor_row].entry
+
+    @property
+    def row_count(self) -> int:
+        return len(self.tree_layout.rows) if self.tree_layout else 0
+
+    def clear(self) -> None:
+        self.session = None
+        self.tree_layout = None
+        self.nav = None
+        self.folded = set()
+        self.cursor_row = 0
+        self._summaries.clear()
+        self.virtual_size = Size(self.size.width, 0)
+        self.refresh()
+
+    def set_session(self, session: Session, layout: TreeLayout | None = None, select: int | None = None) -> None:
+        """Show ``session`` (``layout`` may be precomputed in a worker for the current mode)."""
+        self.session = session
+        self.folded = set()
+        self._summaries.clear()
+        self.cursor_row = 0
+        self._anchor = None
+        if layout is None:
+            layout = layout_tree(session, self.mode, frozenset())
+        self._apply_layout(layout, session.leaf if select is None else select, center=True)
+
+    def forget_summaries(self, entries: list[int] | None = None) -> None:
+        """Drop cached summaries (after lines turned out damaged)."""
+        if entries is None:
+            self._summaries.clear()
+        else:
+            for i in entries:
+                self._summaries.pop(i, None)
+        self.refresh()
+
+    def watch_mode(self, mode: str) -> None:
+        # Keep the entry the user chose, even through a filter that hid it for a while.
+        anchor = self._anchor
+        if anchor is None or self.session is None or not 0 <= anchor < len(self.session):
+            anchor = None
+        self.relayout(keep=anchor)
+
+    def cycle_mode(self, step: int = 1) -> str:
+        k = FILTERS.index(self.mode) if self.mode in FILTERS else 0
+        self.mode = FILTERS[(k + step) % len(FILTERS)]
+        return self.mode
+
+    def relayout(self, keep: int | None = None) -> None:
+        """Lay rows out again for the current mode and folds, keeping the selection."""
+        if self.session is None:
+            return
+        keep = self.selected_entry if keep is None else keep
+        session, mode, folded = self.session, self.mode, frozenset(self.folded)
+        if len(session) > LAYOUT_IN_THREAD:
+            self.laying_out = True
+
+            def work() -> None:
+                layout = layout_tree(session, mode, folded)
+                if not get_current_worker().is_cancelled:
+                    self.app.call_from_thread(self._apply_layout_if_current, session, layout, keep)
+
+            self.run_worker(work, thread=True, exclusive=True, group="tree-layout", exit_on_error=False)
+        else:
+            self._apply_layout(layout_tree(session, mode, folded), keep)
+
+    def _apply_layout_if_current(self, session: Session, layout: TreeLayout, keep: int) -> None:
+        if session is self.session:
+            self.laying_out = False
+            if self._pending_select is not None:
+                keep, self._pending_select = self._pending_select, None
+            self._apply_layout(layout, keep)
+
+    def _apply_layout(self, layout: TreeLayout, keep: int, center: bool = False) -> None:
+        assert self.session is not None
+        old_entry = self.selected_entry
+        self.tree_layout = layout
+        sticky = self.nav.sticky_leaf if self.nav is not None and self.nav.session is self.session else -1
+        self.nav = Nav(self.session, layout, sticky)
+        if keep is not None and keep >= 0 and layout.rows:
+            self.cursor_row = layout.nearest_row(self.session, keep)
+        else:
+            self.cursor_row = 0
+        self.cursor_row = max(0, min(self.cursor_row, len(layout.rows) - 1))
+        self.virtual_size = Size(self.size.width, len(layout.rows))
+        self.post_message(self.LayoutChanged(self))
+        self._scroll_to_cursor(center=True if center else None)
+        self.refresh()
+        if self.selected_entry != old_entry or center:
+            self.post_message(self.SelectionChanged(self, self.selected_entry))
+
+    # ------------------------------------------------------------------ moving
+    def move_to_row(self, row: int, *, center: bool | None = None, notify: bool = True) -> None:
+        if not self.tree_layout or not self.tree_layout.rows:
+            return
+        row = max(0, min(row, len(self.tree_layout.rows) - 1))
+        old = self.cursor_row
+        changed = row != old
+        self.cursor_row = row
+        self._anchor = self.tree_layout.rows[row].entry
+        top = round(self.scroll_y)
+        self._scroll_to_cursor(center=center)
+        if round(self.scroll_y) == top:
+            self.refresh_line(old)
+            self.refresh_line(row)
+        else:
+            self.refresh()
+        if changed and notify:
+            self.post_message(self.SelectionChanged(self, self.selected_entry))
+
+    def select_entry(self, entry: int, *, notify: bool = True, center: bool | None = True) -> bool:
+        """Select ``entry``, unfolding folds that hide it. False when it is not shown."""
+        if self.session is None or self.tree_layout is None or entry is None or entry < 0:
+            return False
+        if self.laying_out:
+            self._pending_select = entry
+            return True
+        row = self.tree_layout.row_of.get(entry)
+        if row is None:
+            if entry not in self.tree_layout.visible_parent:
+                return False
+            # Hidden by a fold: open every fold above it.
+            x = self.tree_layout.visible_parent.get(entry, -1)
+            opened = False
+            while x >= 0:
+                if x in self.folded:
+                    self.folded.discard(x)
+                    opened = True
+                x = self.tree_layout.visible_parent.get(x, -1)
+            if not opened:
+                return False
+            self.relayout(keep=entry)
+            return True
+        self.move_to_row(row, center=center, notify=notify)
+        return True
+
+    def _scroll_to_cursor(self, center: bool | None = None) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        if height <= 0:
+            return
+        top = round(self.scroll_y)
+        row = self.cursor_row
+        if center is None and top <= row < top + height:
+            return
+        if center or center is None and (row < top - height or row > top + 2 * height):
+            target = max(0, row - height // 3)
+        elif row < top:
+            target = row
+        else:
+            target = row - height + 1
+        self.scroll_to(y=target, animate=False, force=True, immediate=True)
+
+    def action_cursor_down(self) -> None:
+        self.move_to_row(self.cursor_row + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_to_row(self.cursor_row - 1)
+
+    def action_page_down(self) -> None:
+        self.move_to_row(self.cursor_row + max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_up(self) -> None:
+        self.move_to_row(self.cursor_row - max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self.move_to_row(0)
+
+    def action_last(self) -> None:
+        self.move_to_row(self.row_count - 1)
+
+    def action_toggle_fold(self) -> None:
+        """Fold/unfold the selected fork; on a plain entry, fold the branch it is in."""
+        if not self.tree_layout or not self.tree_layout.rows or self.session is None:
+            return
+        row = self.tree_layout.rows[self.cursor_row]
+        target = None
+        if row.foldable:
+            target = row.entry
+        else:
+            x = self.tree_layout.visible_parent.get(row.entry, -1)
+            while x >= 0:
+                r = self.tree_layout.row_of.get(x)
+                if r is not None and self.tree_layout.rows[r].foldable:
+                    target = x
+                    break
+                x = self.tree_layout.visible_parent.get(x, -1)
+        if target is None:
+            self.app.bell()
+            return
+        if target in self.folded:
+            self.folded.discard(target)
+        else:
+            self.folded.add(target)
+        self.relayout(keep=target)
+
+    # ------------------------------------------------------------------ mouse
+    def on_click(self, event: events.Click) -> None:
+        if not self.tree_layout or not self.tree_layout.rows:
+            return
+        row_no = event.y + round(self.scroll_y)
+        if not 0 <= row_no < len(self.tree_layout.rows):
+            return
+        self.focus()
+        row = self.tree_layout.rows[row_no]
+        self.move_to_row(row_no, center=False)
+        if row.connector and (row.foldable or row.folded):
+            glyph_x = 2 + (row.indent - 1) * 3 + 1
+            if abs(event.x + round(self.scroll_x) - glyph_x) <= 1:
+                self.action_toggle_fold()
+                return
+        if event.chain == 2 and (row.foldable or row.folded):
+            self.action_toggle_fold()
+
+    # ------------------------------------------------------------------ drawing
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+
+    def summary(self, entry: int) -> Summary:
+        got = self._summaries.get(entry)
+        if got is None:
+            assert self.session is not None
+            try:
+                got = summarize(self.session, entry)
+            except Exception as exc:  # never let one odd entry break the tree
+                got = Summary("damaged", "", f"[cannot summarise: {exc}]", True)
+            self._summaries[entry] = got
+        return got
+
+    def _style(self, name: str) -> Style:
+        """Component styles (and ``base``, the widget's own), cached until the CSS changes."""
+        got = self._styles.get(name)
+        if got is None:
+            got = self.rich_style if name == "base" else self.get_component_rich_style(name)
+            self._styles[name] = got
+        return got
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row_no = y + round(self.scroll_y)
+        base = self._style("base")
+        if self.tree_layout is None or not 0 <= row_no < len(self.tree_layout.rows):
+            return Strip.blank(width, base)
+        row = self.tree_layout.rows[row_no]
+        is_cursor = row_no == self.cursor_row
+        overlay: Style | None = None
+        if is_cursor:
+            overlay = self._style("branch-tree--cursor" if self.has_focus else "branch-tree--cursor-blurred")
+        segments = self._row_segments(row, is_cursor, width)
+        if overlay is not None:
+            segments = [Segment(t, (s or base) + Style(bgcolor=overlay.bgcolor)) for t, s, _ in segments]
+        strip = Strip(segments)
+        fill = base + Style(bgcolor=overlay.bgcolor) if overlay is not None else base
+        return strip.adjust_cell_length(width, fill)
+
+    def _row_segments(self, row: TreeRow, is_cursor: bool, width: int) -> list[Segment]:
+        assert self.session is not None
+        st = self._style
+        base = st("base")
+        s = self.session
+        segs: list[Segment] = []
+        segs.append(Segment("› " if is_cursor else "  ", st("branch-tree--active") if is_cursor else base))
+        prefix = row.prefix()
+        budget = max(8, width // 2)
+        if len(prefix) > budget:
+            prefix = "…" + prefix[len(prefix) - budget + 1 :]
+        if prefix:
+            segs.append(Segment(prefix, st("branch-tree--gutter")))
+        segs.append(Segment("• " if row.active else "  ", st("branch-tree--active")))
+        label = s.label_of(row.entry)
+        if label:
+            segs.append(Segment(f"[{label}] ", st("branch-tree--label")))
+        summ = self.summary(row.entry)
+        kind_class = _KIND_CLASS.get(summ.kind)
+        text_style = st("branch-tree--dim") if summ.dim else base
+        if summ.prefix:
+            segs.append(Segment(summ.prefix, st(kind_class) if kind_class else text_style))
+        body_style = text_style
+        if summ.kind in ("tool-error", "damaged"):
+            body_style = st("branch-tree--error")
+        elif summ.kind in ("compaction", "branch-summary") and not summ.prefix:
+            body_style = st(kind_class)
+        elif summ.kind == "custom-message" and not summ.prefix:
+            body_style = st(kind_class)
+        segs.append(Segment(summ.text, body_style))
+        if row.folded:
+            segs.append(Segment(f"  ⊞ {row.hidden_below} hidden", st("branch-tree--folded")))
+        total = sum(cell_len(t) for t, _, _ in segs)
+        if total > width and width > 1:
+            segs = list(Strip(segs).crop(0, width - 1))
+            segs.append(Segment("…", st("branch-tree--dim")))
+        return segs
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh_line(self.cursor_row)
+
+    def on_blur(self) -> None:
+        self.refresh_line(self.cursor_row)

@@ -1,0 +1,151 @@
+"""Shared test setup: snapshot location, a fixed clock and time zone, private caches,
+no cursor blink, and helpers to build and settle the app."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS_ROOT = REPO / "tests" / "fixtures" / "pi-corpus" / "agent" / "sessions"
+SNAPSHOT_DIR = REPO / "snapshots"
+FIXED_NOW = "2026-11-21T12:00:00Z"
+
+# Snapshots live in the top-level snapshots/<test module>/ folder, not beside the tests.
+try:
+    from pytest_textual_snapshot import SVGImageExtension
+
+    def _snapshot_dirname(cls, *, test_location) -> str:
+        return str(SNAPSHOT_DIR / test_location.basename)
+
+    SVGImageExtension.dirname = classmethod(_snapshot_dirname)  # type: ignore[method-assign]
+except ImportError:  # pragma: no cover - the snapshot plugin is a test extra
+    pass
+
+
+def _demo_root_path() -> Path:
+    """The packaged demo sessions, or the corpus until the demo exists."""
+    try:
+        from pitui.demo import DEMO_ROOT
+    except ImportError:
+        return CORPUS_ROOT
+    p = Path(DEMO_ROOT)
+    if p.is_dir() and any(p.rglob("*.jsonl")):
+        return p
+    return CORPUS_ROOT
+
+
+@pytest.fixture(autouse=True)
+def _fixed_environment(monkeypatch, tmp_path_factory):
+    """UTC, a private listing index, and no blinking cursors."""
+    monkeypatch.setenv("TZ", "UTC")
+    if hasattr(time, "tzset"):
+        time.tzset()
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path_factory.mktemp("pitui-cache")))
+    try:
+        from textual.widgets import Input, TextArea
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    for cls in (Input, TextArea):
+        orig = cls.__init__
+
+        def init(self, *args, __orig=orig, __cls=cls, **kwargs):
+            __orig(self, *args, **kwargs)
+            self.set_reactive(__cls.cursor_blink, False)
+
+        monkeypatch.setattr(cls, "__init__", init)
+    yield
+    if hasattr(time, "tzset"):
+        time.tzset()
+
+
+@pytest.fixture
+def fixed_now() -> str:
+    return FIXED_NOW
+
+
+@pytest.fixture
+def clock():
+    """The fixed clock (2026-11-21T12:00:00Z) the app is given in tests."""
+    from pitui.ui.clock import fixed_clock
+
+    return fixed_clock(FIXED_NOW)
+
+
+@pytest.fixture
+def demo_root() -> Path:
+    return _demo_root_path()
+
+
+@pytest.fixture
+def corpus_root() -> Path:
+    return CORPUS_ROOT
+
+
+@pytest.fixture
+def ui_home(monkeypatch):
+    """HOME at the repository, so paths the app shows read ``~/tests/...`` on any clone."""
+    monkeypatch.setenv("HOME", str(REPO))
+    return REPO
+
+
+@pytest.fixture
+def make_app(clock, tmp_path_factory):
+    """``make_app(path_or_root, **kwargs)``: the app as the CLI builds it, with the fixed
+    clock, a private index, and the stats debounce off (deterministic headers)."""
+    from pitui.core.discovery import SessionRoot, resolve_root
+    from pitui.core.listing import SessionIndex
+    from pitui.ui import app as app_module
+
+    def make(where, **kwargs):
+        root = where if isinstance(where, SessionRoot) else resolve_root(str(where))
+        kwargs.setdefault("clock", clock)
+        kwargs.setdefault("index", SessionIndex(tmp_path_factory.mktemp("index")))
+        return app_module.PituiApp(root, **kwargs)
+
+    old = app_module.BrowserScreen.STATS_DELAY
+    app_module.BrowserScreen.STATS_DELAY = 0
+    yield make
+    app_module.BrowserScreen.STATS_DELAY = old
+
+
+async def _settle(pilot, rounds: int = 50) -> None:
+    """Wait until no worker runs and the screen is idle (workers start workers)."""
+    from textual.worker import WorkerCancelled, WorkerFailed
+
+    app = pilot.app
+    for _ in range(rounds):
+        try:
+            await app.workers.wait_for_complete()
+        except (WorkerCancelled, WorkerFailed):
+            pass  # superseded (exclusive) workers; failures surface in the app's state
+        await pilot.pause()
+        if all(w.is_finished for w in app.workers):
+            await pilot.pause()
+            if all(w.is_finished for w in app.workers):
+                break
+    await pilot.pause()
+
+
+@pytest.fixture
+def settle():
+    """``await settle(pilot)``: every worker finished and messages processed."""
+    return _settle
+
+
+def write_session(path: Path, entries: list[dict], header: dict | None = None) -> Path:
+    """Write a session file (header + entries) for a test."""
+    import json
+
+    head = header or {"type": "session", "version": 3, "id": "test-session", "timestamp": "2026-11-20T10:00:00.000Z",
+                      "cwd": "/home/dev/test"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(head) + "\n")
+        for e in entries:
+            f.write(json.dumps(e, ensure_ascii=False) + "\n")
+    return path

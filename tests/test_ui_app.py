@@ -1,0 +1,432 @@
+"""The app driven with Textual's Pilot: opening sessions, and the branch keys asserting
+the exact entries selected (on a corpus file with forks and several roots, and on a
+20,000-deep chain with a 2,000-wide fork)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pitui.core.discovery import SessionRoot
+from pitui.core.session import Session
+from pitui.core.treeview import layout_tree
+from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp, write_entry_file
+from pitui.ui.sidebar import build_items
+from pitui.ui.tree_view import BranchTree, Nav, fork_target, sibling_target
+
+SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
+SIZE = (160, 45)
+
+
+def browser(app: PituiApp) -> BrowserScreen:
+    b = app.browser
+    assert b is not None
+    return b
+
+
+def selected_id(app: PituiApp) -> str:
+    b = browser(app)
+    assert b.session is not None
+    return b.session.ids[b.branch_tree.selected_entry]
+
+
+async def press_and_check(pilot, settle, key: str, expected: str) -> None:
+    await pilot.press(key)
+    await settle(pilot)
+    got = selected_id(pilot.app)
+    assert got == expected, f"after {key!r}: selected {got}, expected {expected}"
+
+
+# ------------------------------------------------------------------ the corpus file
+@pytest.fixture
+def srv_app_file(corpus_root) -> Path:
+    return corpus_root / SRV_APP
+
+
+async def test_open_selects_the_leaf(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        assert b.session is not None and b.session.path == str(srv_app_file)
+        assert selected_id(app) == "fa5fba56"  # the current leaf (entry 150)
+        assert b.branch_tree.has_focus
+        # the sidebar lists the one session and marks it open
+        assert b.session_list.open_path == str(srv_app_file)
+
+
+async def test_branch_keys_on_a_forked_file(make_app, settle, srv_app_file):
+    """Roots [150, 0, 93] at the top; forks at 3 -> [4, 80], 10 -> [11, 16, 34], 42 -> [43, 45]."""
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        check = lambda key, want: press_and_check(pilot, settle, key, want)  # noqa: E731
+        assert selected_id(app) == "fa5fba56"  # 150, the leaf, first of three roots
+        # siblings at the top (several roots are the branches of one fork)
+        await check("right_square_bracket", "156ded8f")  # -> root 0
+        await check("right_square_bracket", "38159ea0")  # -> root 93
+        await check("right_square_bracket", "38159ea0")  # no next: stays
+        await check("left_square_bracket", "156ded8f")  # -> root 0
+        # forks on the branch shown (0 .. newest leaf 91): 3 is the only fork
+        await check("right_curly_bracket", "5d6adb6a")  # -> fork 3
+        await check("right_curly_bracket", "5d6adb6a")  # none below on 80's branch
+        # on a fork, [ ] go through its branches, starting from the one shown (80)
+        await check("left_square_bracket", "ab032783")  # -> 4
+        await check("left_square_bracket", "ab032783")  # 4 is the first branch
+        await check("right_square_bracket", "6a396f7e")  # -> 80 (sibling of 4)
+        await check("left_square_bracket", "ab032783")  # back to 4
+        # 4's branch runs to leaf 79: forks 10 and 42 below
+        await check("right_curly_bracket", "bb477d13")  # -> fork 10
+        await check("right_curly_bracket", "ac066735")  # -> fork 42
+        await check("right_curly_bracket", "ac066735")  # none below
+        await check("left_curly_bracket", "bb477d13")  # -> 10
+        await check("left_curly_bracket", "5d6adb6a")  # -> 3
+        await check("left_curly_bracket", "5d6adb6a")  # none above
+        await check("right_curly_bracket", "bb477d13")  # back down to 10
+        # fork 10: shown branch is 34's; [ goes to 16, then 11
+        await check("left_square_bracket", "ed58483d")  # -> 16
+        await check("left_square_bracket", "2b26779b")  # -> 11
+        await check("left_square_bracket", "2b26779b")  # first
+        await check("right_square_bracket", "ed58483d")  # -> 16
+        await check("right_square_bracket", "4b80a6ad")  # -> 34
+        # inside a branch: ] / [ act at the nearest fork above
+        await check("j", "230a1dbd")  # 36, below 34
+        await check("j", "ef6487fd")  # 37
+        await check("left_square_bracket", "ed58483d")  # 34's previous sibling: 16
+        # root / leaf / user messages
+        await check("G", "7406229e")  # leaf of 16's branch (32, last shown; 33 is hidden)
+        await check("u", "6d9d94c9")  # user message 24
+        await check("u", "4c970b95")  # 17
+        await check("U", "6d9d94c9")  # 24
+        await check("g", "156ded8f")  # root 0
+        await check("U", "7bbec6cf")  # user 1
+
+
+async def test_branch_keys_in_user_only_filter(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        for _ in range(2):  # default -> no-tools -> user-only
+            await pilot.press("f")
+        await settle(pilot)
+        assert b.branch_tree.mode == "user-only"
+        nav = b.branch_tree.nav
+        assert nav is not None
+        shown = [b.session.ids[r.entry] for r in b.branch_tree.tree_layout.rows]
+        assert all(b.session.roles[r.entry] == "user" for r in b.branch_tree.tree_layout.rows)
+        assert "7bbec6cf" in shown and "38159ea0" in shown
+        b.branch_tree.select_entry(b.session.index_of["7bbec6cf"])
+        await settle(pilot)
+        # the system prompt (0) is hidden, so user 1 is a top-level row, beside 93
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert selected_id(app) == "38159ea0"  # the next root shown
+        await pilot.press("f", "f", "f")  # labeled-only, all, default
+        await settle(pilot)
+        assert b.branch_tree.mode == "default"
+        # the selection survives filter changes, even through labeled-only (which hid it)
+        assert selected_id(app) == "38159ea0"
+
+
+async def test_filter_cycle_and_fold(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree = b.branch_tree
+        modes = []
+        for _ in range(5):
+            await pilot.press("f")
+            await settle(pilot)
+            modes.append(tree.mode)
+        assert modes == ["no-tools", "user-only", "labeled-only", "all", "default"]
+        rows_before = tree.row_count
+        tree.select_entry(b.session.index_of["ab032783"])  # 4, a foldable branch start
+        await pilot.press("enter")
+        await settle(pilot)
+        assert selected_id(app) == "ab032783"
+        row = tree.tree_layout.rows[tree.cursor_row]
+        assert row.folded and row.hidden_below > 0
+        assert tree.row_count == rows_before - row.hidden_below
+        await pilot.press("space")
+        await settle(pilot)
+        assert tree.row_count == rows_before
+        # a plain entry folds the branch it is in, and the selection moves to its start
+        tree.select_entry(b.session.index_of["26f11cbb"])  # 8, inside 4's branch
+        await pilot.press("enter")
+        await settle(pilot)
+        assert selected_id(app) == "ab032783"
+        # selecting a folded-away entry unfolds it
+        tree.select_entry(b.session.index_of["26f11cbb"])
+        await settle(pilot)
+        assert selected_id(app) == "26f11cbb"
+        assert tree.row_count == rows_before
+
+
+async def test_pane_follows_the_selection(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        s = b.session
+        pane = b.pane
+        assert getattr(pane, "branch", None) is None or pane.branch == s.path_to(s.leaf)
+        b.branch_tree.select_entry(s.index_of["ed58483d"])  # 16
+        await settle(pilot)
+        leaf = s.newest_leaf_below(s.index_of["ed58483d"])
+        assert b._branch_leaf == leaf
+        if hasattr(pane, "branch"):
+            assert pane.branch == s.path_to(leaf)
+        # header stats for the branch were computed
+        assert leaf in b._branch_stats
+
+
+async def test_copy_resume_command(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == "pi --session 019fa0a1-52c6-7764-9ff2-3d86c310d892"
+
+
+async def test_help_and_warnings_screens(make_app, settle, corpus_root):
+    bad = corpus_root / "--home-dev-legacy--" / "2026-07-27T01-17-46-642Z_legacy-202-1.jsonl"
+    app = make_app(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        assert b.session is not None and b.session.all_warnings
+        await pilot.press("w")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "WarningsScreen"
+        await pilot.press("escape")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is b
+
+
+async def test_tab_cycles_focus(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        assert b.branch_tree.has_focus
+        await pilot.press("tab")
+        assert app.focused is b.pane
+        await pilot.press("tab")
+        assert app.focused is b.session_list
+        await pilot.press("tab")
+        assert b.branch_tree.has_focus
+
+
+async def test_pager_file_is_outside_the_sessions_folder(make_app, settle, srv_app_file, tmp_path):
+    session = Session.open(srv_app_file)
+    root = SessionRoot(srv_app_file, "file", "argument")
+    path = write_entry_file(session, 150, root)
+    try:
+        assert not os.path.realpath(path).startswith(os.path.realpath(srv_app_file.parent))
+        text = Path(path).read_text(encoding="utf-8")
+        assert session.raw_line(150).decode().strip() in text
+        assert '"id": "fa5fba56"' in text
+    finally:
+        os.unlink(path)
+
+
+# ------------------------------------------------------------------ sidebar
+async def test_sidebar_type_to_filter_and_open(make_app, settle, corpus_root):
+    app = make_app(corpus_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        sl = b.session_list
+        total = sl.session_count()
+        assert total == 35
+        sl.focus()
+        await pilot.press(*"mode")
+        await pilot.pause()
+        assert sl.filter_text == "mode"
+        assert 0 < sl.session_count() < total
+        await pilot.press("escape")
+        await pilot.pause()
+        assert sl.filter_text == "" and sl.session_count() == total
+        await pilot.press("ctrl+s")
+        assert sl.sort == "name"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert all(it.info.name for it in sl.items if it.kind == "session")
+        await pilot.press("ctrl+n", "ctrl+s")
+        # open the second session in the list with Enter
+        sessions = [k for k, it in enumerate(sl.items) if it.kind == "session"]
+        sl.move(sessions[1])
+        await pilot.press("enter")
+        await settle(pilot)
+        assert b.session is not None and b.session.path == sl.items[sessions[1]].key
+        assert b.branch_tree.has_focus
+
+
+def test_build_items_nests_forks_and_marks_errors():
+    from pitui.core.listing import SessionInfo
+
+    infos = [
+        SessionInfo("/s/--p--/a.jsonl", project="--p--", id="a", cwd="/p", modified_ms=3000, first_message="parent"),
+        SessionInfo("/s/--p--/b.jsonl", project="--p--", id="b", cwd="/p", modified_ms=5000, first_message="fork",
+                    forked_from="/elsewhere/--p--/a.jsonl"),
+        SessionInfo("/s/--p--/c.jsonl", project="--p--", id="c", cwd="/p", modified_ms=4000, name="named"),
+        SessionInfo("/s/--p--/subagent-artifacts/d.jsonl", project="--p--", kind="subagent", id="d", cwd="/p",
+                    modified_ms=1000),
+        SessionInfo("/s/--p--/bad.jsonl", project="--p--", error="empty file"),
+        SessionInfo("/s/--q--/e.jsonl", project="--q--", id="e", cwd="/q", modified_ms=9000),
+    ]
+    items = build_items(infos)
+    keys = [(it.kind, os.path.basename(it.key), it.depth) for it in items]
+    assert keys == [
+        ("project", "--q--", 0),
+        ("session", "e.jsonl", 0),
+        ("project", "--p--", 0),
+        ("session", "c.jsonl", 0),
+        ("session", "a.jsonl", 0),
+        ("session", "b.jsonl", 1),  # nested under its parent (matched by file name)
+        ("session", "d.jsonl", 0),
+        ("session", "bad.jsonl", 0),  # unreadable files last
+    ]
+    assert [it.count for it in items if it.kind == "project"] == [1, 5]
+    named = build_items(infos, named_only=True)
+    assert [os.path.basename(it.key) for it in named if it.kind == "session"] == ["c.jsonl"]
+    filtered = build_items(infos, query="FORK")
+    assert [os.path.basename(it.key) for it in filtered if it.kind == "session"] == ["b.jsonl"]
+    by_name = build_items(infos, sort="name")
+    assert [it.label for it in by_name if it.kind == "project"] == ["/p", "/q"]
+
+
+# ------------------------------------------------------------------ empty store and bad files
+async def test_empty_store_screen(make_app, settle, tmp_path):
+    root = SessionRoot(tmp_path / "nothing-here", "tree", "$PI_CODING_AGENT_DIR")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, EmptyScreen)
+        text = str(app.screen.query_one("#empty-text").render())
+        assert str(tmp_path / "nothing-here") in text
+        assert "PI_CODING_AGENT_DIR" in text
+        assert "pitui --demo" in text
+
+
+async def test_not_a_session_shows_its_reason(make_app, settle, tmp_path):
+    bad = tmp_path / "--home-dev-x--" / "2026-01-01T00-00-00-000Z_bad.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"type":"message","id":"x"}\n')
+    app = make_app(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        assert b.session is None
+        assert b.error is not None and "not a Pi session" in b.error
+        text = str(b.query_one("#notice-text").render())
+        assert "not a Pi session" in text
+        # keys do nothing harmful without a session
+        await pilot.press("right_square_bracket", "g", "G", "u", "c", "y", "e", "slash", "f")
+        await settle(pilot)
+
+
+# ------------------------------------------------------------------ a huge session
+def _write_big(path: Path, depth: int = 20_000, width: int = 2_000) -> Path:
+    """A chain c0..c{depth-1} (user/assistant alternating), then ``width`` user replies
+    w0..w{width-1} to its last entry. The last line (w{width-1}) is the current leaf."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    base = 1_795_168_800_000  # 2026-11-20T10:00:00Z
+
+    def iso(n: int) -> str:
+        from pitui.core.timeutil import ms_to_iso
+
+        return ms_to_iso(base + n * 1000)
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "session", "version": 3, "id": "big-session",
+                            "timestamp": iso(0), "cwd": "/home/dev/big"}) + "\n")
+        prev = None
+        for i in range(depth):
+            if i % 2 == 0:
+                msg = {"role": "user", "content": f"question {i}", "timestamp": base + i * 1000}
+            else:
+                msg = {"role": "assistant", "content": [{"type": "text", "text": f"answer {i}"}],
+                       "provider": "anthropic", "model": "claude-x", "stopReason": "stop",
+                       "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+                                 "cost": {"total": 0.001}},
+                       "timestamp": base + i * 1000}
+            f.write(json.dumps({"type": "message", "id": f"c{i}", "parentId": prev, "timestamp": iso(i),
+                                "message": msg}) + "\n")
+            prev = f"c{i}"
+        for j in range(width):
+            n = depth + j
+            f.write(json.dumps({"type": "message", "id": f"w{j}", "parentId": prev, "timestamp": iso(n),
+                                "message": {"role": "user", "content": f"reply {j}", "timestamp": base + n * 1000}})
+                    + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory) -> Path:
+    return _write_big(tmp_path_factory.mktemp("big") / "--home-dev-big--" / "2026-11-20T10-00-00-000Z_big.jsonl")
+
+
+def test_navigation_functions_on_a_deep_chain(big_file):
+    s = Session.open(big_file, validate=False)
+    layout = layout_tree(s, "default")
+    nav = Nav(s, layout)
+    fork = s.index_of["c19999"]
+    assert fork_target(nav, s.index_of["c0"], 1) == fork
+    kids = layout.visible_children[fork]
+    assert len(kids) == 2000 and s.ids[kids[0]] == "w1999"  # the active branch first
+    assert s.ids[sibling_target(nav, fork, 1)] == "w0"
+    assert s.ids[sibling_target(nav, s.index_of["w0"], 1)] == "w1"
+    assert sibling_target(nav, s.index_of["w1998"], 1) is None
+
+
+async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
+    app = make_app(big_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree = b.branch_tree
+        assert tree.row_count == 22_000
+        check = lambda key, want: press_and_check(pilot, settle, key, want)  # noqa: E731
+        assert selected_id(app) == "w1999"
+        await check("g", "c0")
+        await check("G", "w1999")
+        await check("left_curly_bracket", "c19999")  # the fork above
+        await check("right_square_bracket", "w0")  # the fork's next branch after the shown one
+        await check("right_square_bracket", "w1")
+        await check("left_square_bracket", "w0")
+        await check("left_square_bracket", "w1999")
+        await check("left_square_bracket", "w1999")  # first: stays
+        await check("u", "c19998")  # user message above on the branch
+        await check("u", "c19996")
+        await check("U", "c19998")
+        await check("k", "c19997")
+        await check("j", "c19998")
+        await check("g", "c0")
+        await check("U", "c2")
+        await check("right_curly_bracket", "c19999")
+        await check("end", "w1998")  # the last row
+        await check("home", "c0")
+        # Enter folds the branch the selection is in (here the whole tree, at its root)
+        await check("enter", "c0")
+        assert tree.row_count == 1
+        await check("enter", "c0")
+        assert tree.row_count == 22_000
+        # G: the leaf of the branch the pane shows (w1998's, since End went there)
+        await check("G", "w1998")
+        await check("left_curly_bracket", "c19999")
+        await check("left_square_bracket", "w1997")
+        # the screen renders without recursion errors, at the bottom of the chain too
+        await pilot.press("pagedown", "pageup")
+        await settle(pilot)
+        assert app.screen is b
