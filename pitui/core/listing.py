@@ -187,7 +187,7 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
                 continue
             obj = None
             closed = buf[e - 1] == 125  # "}"
-            m = head_match(buf, pos, min(e, pos + 512)) if closed else None
+            m = head_match(buf, pos, e) if closed else None
             if m is not None:
                 role = m.group(2)
                 if role == b"user" and not first_found:
@@ -356,21 +356,102 @@ class SessionIndex:
             pass  # a cache that cannot be written only costs time
 
 
-def info_for(sf: SessionFile, index: SessionIndex | None) -> tuple[SessionInfo, bool]:
-    """``(info, fresh)``: the cached row when size and mtime match, else a (re)scan."""
+def _cached_or_todo(sf: SessionFile, index: SessionIndex | None):
+    """``(info, None)`` when the index row is current (or the file cannot be read), else
+    ``(None, (sf, prev, st))``: what :func:`scan_info` needs to (re)scan it."""
     try:
         st = os.stat(sf.path)
     except OSError as exc:
-        return SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})"), False
+        return SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})"), None
     prev = index.get(sf.path) if index is not None else None
     if prev is not None and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
         if prev.project != sf.project or prev.kind != sf.kind:
             prev.project, prev.kind = sf.project, sf.kind
-        return prev, False
-    info = scan_info(sf, prev if (prev is not None and st.st_size > prev.size) else None, st)
+        return prev, None
+    return None, (sf, prev if (prev is not None and st.st_size > prev.size) else None, st)
+
+
+def info_for(sf: SessionFile, index: SessionIndex | None) -> tuple[SessionInfo, bool]:
+    """``(info, fresh)``: the cached row when size and mtime match, else a (re)scan."""
+    info, todo = _cached_or_todo(sf, index)
+    if info is not None:
+        return info, False
+    info = scan_info(*todo)
     if index is not None:
         index.put(info)
     return info, True
+
+
+#: Scan in worker processes when at least this many files (and bytes) need reading.
+PARALLEL_MIN_FILES = 24
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+
+
+def _scan_parallel(todo: list, workers: int):
+    """Yield SessionInfo rows for ``todo`` as ``workers`` worker processes scan them
+    (``python -m pitui.core.listing_worker``); a worker that fails leaves its files to be
+    scanned here."""
+    import selectors
+    import subprocess
+    import sys
+
+    order = sorted(todo, key=lambda t: -t[2].st_size)  # big files first, round-robin
+    groups = [order[k::workers] for k in range(workers)]
+    fields = set(SessionInfo.__dataclass_fields__)
+    sel = selectors.DefaultSelector()
+    procs = []
+    pending: dict[str, tuple] = {t[0].path: t for t in todo}
+    try:
+        for group in groups:
+            if not group:
+                continue
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "pitui.core.listing_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            payload = orjson.dumps(
+                [[sf.path, sf.project, sf.kind, asdict(prev) if prev is not None else None] for sf, prev, _ in group]
+            )
+            procs.append(proc)
+            sel.register(proc.stdout, selectors.EVENT_READ, [proc, b""])
+            # stdin is written by a thread so a full pipe never blocks reading results
+            threading.Thread(target=_feed, args=(proc, payload), daemon=True).start()
+        open_count = len(procs)
+        while open_count:
+            for key, _ in sel.select():
+                proc, buf = key.data
+                chunk = os.read(key.fileobj.fileno(), 1 << 20)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    open_count -= 1
+                    continue
+                buf += chunk
+                *lines, key.data[1] = buf.split(b"\n")
+                for line in lines:
+                    row = orjson.loads(line)
+                    info = SessionInfo(**{k: v for k, v in row.items() if k in fields})
+                    task = pending.pop(info.path, None)
+                    if task is not None:
+                        info.project, info.kind = task[0].project, task[0].kind
+                    yield info
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        sel.close()
+    for task in list(pending.values()):  # anything a worker did not deliver
+        yield scan_info(*task)
+
+
+def _feed(proc, payload: bytes) -> None:
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except OSError:
+        pass
 
 
 def sort_infos(infos: list[SessionInfo]) -> list[SessionInfo]:
@@ -385,17 +466,37 @@ def list_sessions(
     index: SessionIndex | None = None,
     on_info: Callable[[SessionInfo, int, int], None] | None = None,
     include_errors: bool = True,
+    workers: int | None = None,
 ) -> list[SessionInfo]:
     """Every session under ``root``, newest first. ``on_info(info, done, total)`` is called
-    as each row is ready (cached rows first), for progressive display."""
+    as each row is ready (cached rows first), for progressive display. Files to (re)scan
+    are read by up to ``workers`` processes when there are many (default: the cores, <= 4)."""
     files = find_session_files(root)
     total = len(files)
     out: list[SessionInfo] = []
-    for n, sf in enumerate(files, 1):
-        info, _ = info_for(sf, index)
+    todo = []
+    for sf in files:
+        info, need = _cached_or_todo(sf, index)
+        if info is not None:
+            out.append(info)
+            if on_info is not None:
+                on_info(info, len(out), total)
+        else:
+            todo.append(need)
+    if workers is None:
+        workers = min(4, os.cpu_count() or 1)
+    parallel = (
+        workers > 1
+        and len(todo) >= PARALLEL_MIN_FILES
+        and sum(t[2].st_size for t in todo) >= PARALLEL_MIN_BYTES
+    )
+    rows = _scan_parallel(todo, workers) if parallel else (scan_info(*t) for t in todo)
+    for info in rows:
         out.append(info)
+        if index is not None:
+            index.put(info)
         if on_info is not None:
-            on_info(info, n, total)
+            on_info(info, len(out), total)
     if index is not None:
         if root.kind == "tree":
             index.forget_missing(
