@@ -100,3 +100,22 @@ def test_list_json_matches_pi(tmp_path, monkeypatch):
         mods = [r["modified"] for r in rows]
         assert mods == sorted(mods, reverse=True)
     assert (tmp_path / "cache").is_dir()
+
+
+def test_list_through_worker_processes_matches_pi(monkeypatch):
+    """The cold scan spread over worker processes gives Pi's listing too."""
+    import pitui.core.listing as listing
+    from pitui.core.discovery import resolve_root
+
+    monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(listing, "PARALLEL_MIN_BYTES", 0)
+    expected = json.loads((CORPUS / "expected" / "_list.json").read_text())
+    seen = []
+    infos = listing.list_sessions(resolve_root(SESSIONS), None, on_info=lambda i, n, t: seen.append((n, t)), workers=2)
+    assert [n for n, _ in seen] == list(range(1, len(infos) + 1)) and {t for _, t in seen} == {len(infos)}
+    for folder, want in expected.items():
+        got = [i.to_pi_json() for i in infos if i.project == folder]
+        assert [os.path.basename(g["path"]) for g in got] == [w["file"] for w in want]
+        assert [g["messageCount"] for g in got] == [w["messageCount"] for w in want]
+        assert [g["firstMessage"] for g in got] == [w["firstMessage"] for w in want]
+        assert [g["modified"] for g in got] == [w["modified"] for w in want]
