@@ -151,7 +151,8 @@ class MessagePane(BlockScroller):
             self.search(query)
 
     def scroll_to_entry(self, i: int) -> None:
-        """Put entry ``i``'s block at the top (a tool result: its call, in its call's block)."""
+        """Put entry ``i``'s block at the top; a tool result is drawn in its call's block,
+        so for one the view goes to that block with the call's line at the top."""
         b = self._entry_block.get(i)
         if b is None:
             return
@@ -165,14 +166,14 @@ class MessagePane(BlockScroller):
         self._update_virtual_size()
         off = 0
         if i != self._blocks[b].entries[0]:
-            view_h = self.scrollable_content_region.height
             for line, entry in r.sections:
                 if entry == i:
-                    off = line if line >= view_h - 4 else 0
+                    off = line
                     break
         self._scroll_to_y(self._heights.top(b) + off)
         self._settle()
-        self._last_focus = i
+        # What is at the top now (the end of the branch may not reach the top) is not news.
+        self._last_focus = i if self._covers_top(b) else self.entry_at_top()
         self.refresh()
 
     def entry_at_top(self) -> int | None:
@@ -404,18 +405,11 @@ class MessagePane(BlockScroller):
         else:
             super()._do_action(b, action)
 
-    def _call_for(self, msg: dict) -> dict | None:
-        s = self._session
-        tcid = msg.get("toolCallId")
-        owner = s.tool_call_owner.get(tcid) if isinstance(tcid, str) else None
-        if owner is None:
+    def _call_for(self, entry: int | None, msg: dict) -> dict | None:
+        if entry is None or self._session is None:
             return None
-        content = (s.message(owner) or {}).get("content")
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
-                    return block
-        return None
+        found = self._session.find_tool_call(entry)
+        return found[1] if found is not None else None
 
     def _message_of(self, i: int) -> dict:
         e = self._session.entry(i)
@@ -425,7 +419,8 @@ class MessagePane(BlockScroller):
                 "role": "toolResult",
                 "toolCallId": None,
                 "isError": True,
-                "content": [{"type": "text", "text": str(e.get("pituiError") or "damaged entry")}],
+                "content": [],
+                "pituiError": str(e.get("pituiError") or f"line {self._session.linenos[i]} is not a message"),
             }
         return m
 

@@ -18,11 +18,13 @@ from datetime import datetime
 from typing import Any, Callable, Iterable
 
 import orjson
+from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
+from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
 
@@ -61,6 +63,7 @@ DEP_QUERY = 4  # ... with the current search query (a fold opened because of a h
 CUT_LINES = 6  # tool output lines shown while folded
 SYSTEM_LINES = 4  # system prompt lines shown while folded
 FULL_CAP = 20000  # lines of one output drawn even in full mode (the rest is counted)
+SYNTAX_MAX_LINES = 80  # longer file contents are drawn plain (Rich highlighting costs ~2 ms a line)
 
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -177,6 +180,23 @@ def _lines(s: str) -> list[str]:
     return s.split("\n") if s else []
 
 
+def _wrap_ascii(line: str, width: int) -> list[str]:
+    """Break an ASCII line at spaces where that keeps rows at least half full, else hard."""
+    out = []
+    start = 0
+    n = len(line)
+    while n - start > width:
+        cut = line.rfind(" ", start + width // 2, start + width + 1)
+        if cut <= start:
+            out.append(line[start : start + width])
+            start += width
+        else:
+            out.append(line[start:cut])
+            start = cut + 1
+    out.append(line[start:])
+    return out
+
+
 def _is_blank(strip: Strip) -> bool:
     """Empty, and no background colour (a code block's padding line is not blank)."""
     for seg in strip:
@@ -201,6 +221,7 @@ class RenderCtx:
     query: re.Pattern | None = None
     text_mode: bool = False  # collect searchable text instead of drawing
     resolve_artifact: Callable[[str], str | None] | None = None
+    background: str | None = None  # the widget's background (code drawn by Syntax sits on it)
 
     def hit(self, text: str) -> bool:
         return self.query is not None and bool(text) and self.query.search(text) is not None
@@ -250,9 +271,12 @@ class Out:
 
     def _prefixed(self, strip: Strip) -> Strip:
         if self._prefix:
-            pre = Strip([Segment(t, s) for t, s in self._prefix], self._prefix_width)
-            strip = Strip.join([pre, strip])
-        return strip.adjust_cell_length(self.width)
+            segs = [Segment(t, st) for t, st in self._prefix]
+            segs.extend(strip)
+            strip = Strip(segs, self._prefix_width + strip.cell_length)
+        if strip.cell_length != self.width:
+            strip = strip.adjust_cell_length(self.width)
+        return strip
 
     # -- state
     def fold(self, key: str, default_folded: bool, dep: int = 0, hit_text: str | None = None) -> bool:
@@ -296,7 +320,7 @@ class Out:
         if no_wrap:
             opts = opts.update(no_wrap=True, overflow="ellipsis")
         lines = console.render_lines(renderable, opts, pad=True)
-        strips = [Strip(line).adjust_cell_length(width) for line in lines]
+        strips = [Strip(line, width) for line in lines]
         if trim:
             while strips and _is_blank(strips[-1]):
                 strips.pop()
@@ -338,6 +362,41 @@ class Out:
             return
         text.overflow = "fold"
         self.render(text, chrome=chrome, action=action)
+
+    def plain(self, text: str, style: Style | None = None, *, wrap: bool = True, chrome: bool = False) -> None:
+        """Plain text, fast: split on newlines and chopped at the width (no word wrap, no
+        Rich layout), for tool output that can run to thousands of lines."""
+        text = sanitize(text)
+        if self.ctx.text_mode:
+            if text and not chrome:
+                self.texts.append(text)
+            return
+        width = self.inner
+        strips = []
+        for ln in text.split("\n"):
+            if "\t" in ln:
+                ln = ln.expandtabs(8)
+            if ln.isascii():
+                if len(ln) <= width:
+                    pieces = [ln]
+                elif wrap:
+                    pieces = _wrap_ascii(ln, width)
+                else:
+                    pieces = [ln[: width - 1] + "…"]
+            else:
+                n = cell_len(ln)
+                if n <= width:
+                    pieces = [ln]
+                elif wrap:
+                    if self.ctx.console is not None:
+                        pieces = [t.plain for t in Text(ln).wrap(self.ctx.console, width, overflow="fold")]
+                    else:
+                        pieces = chop_cells(ln, width)
+                else:
+                    pieces = [set_cell_size(ln, width - 1) + "…"]
+            for piece in pieces:
+                strips.append(Strip([Segment(piece, style)] if piece else []))
+        self._add(strips, chrome, None)
 
     def markdown(self, src: str, style: Style | None = None) -> None:
         src = sanitize(src)
@@ -483,27 +542,34 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
         return
     if not lines:
         return
-    cut = out.fold(key, not out.ctx.full_output, dep, text) if len(lines) > limit else False
+    width = out.inner
+    # Cut when there are too many lines, or when wrapping the few there are would make too
+    # many rows (a minified JSON line); while cut, every line is one row.
+    too_many = len(lines) > limit
+    too_wide = False
+    if not too_many:
+        rows = 0
+        for ln in lines:
+            rows += max(1, -(-cell_len(ln.expandtabs(8) if "\t" in ln else ln) // width))
+        too_wide = rows > limit
+    cut = out.fold(key, not out.ctx.full_output, dep, text) if (too_many or too_wide) else False
     shown = lines[:limit] if cut else lines[:FULL_CAP]
     more = len(lines) - len(shown)
     if diff:
         for ln in shown:
-            out.line(_diff_line(out, ln))
-    elif syntax_path:
+            out.plain(ln, _diff_style(out, ln), wrap=not cut)
+    elif syntax_path and len(shown) <= SYNTAX_MAX_LINES:
         _syntax(out, "\n".join(shown), syntax_path, no_wrap=cut)
     else:
-        body = Text("\n".join(shown), style=style or out.p.fg)
-        if cut:
-            for ln in shown:
-                out.line(ln, style or out.p.fg)
-        else:
-            out.wrap(body)
-    if more:
-        if cut:
-            t = Text(f"… {more} more lines ({hint})", out.p.muted)
-            out.line(t, chrome=True, action=("fold", key))
-        else:
+        out.plain("\n".join(shown), style or out.p.fg, wrap=not cut)
+    if cut:
+        msg = f"… {more} more lines ({hint})" if more else f"… long lines cut ({hint})"
+        out.line(Text(msg, out.p.muted), chrome=True, action=("fold", key))
+    else:
+        if more:
             _more_line(out, more, "lines not drawn", "")
+        if (too_many or too_wide) and key in out.ctx.inverted and not out.ctx.full_output:
+            out.line(Text("▴ less", out.p.muted), chrome=True, action=("fold", key))
 
 
 def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
@@ -516,30 +582,22 @@ def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
         else:
             out.wrap(body)
         return
-    syn = Syntax(code, lexer, theme=out.p.code_theme, word_wrap=not no_wrap, background_color="default",
-                 code_width=out.inner)
+    syn = Syntax(code, lexer, theme=out.p.code_theme, word_wrap=not no_wrap,
+                 background_color=out.ctx.background or "default", code_width=out.inner)
     out.render(syn, code, no_wrap=no_wrap)
 
 
-def _diff_line(out: Out, ln: str) -> Text:
+def _diff_style(out: Out, ln: str) -> Style:
     p = out.p
     if ln.startswith("@@"):
-        return Text(ln, p.diff_hunk)
+        return p.diff_hunk
     if ln.startswith("+++") or ln.startswith("---"):
-        return Text(ln, Style(bold=True) + p.fg)
+        return Style(bold=True) + p.fg
     if ln.startswith("+"):
-        return Text(ln, p.diff_add)
+        return p.diff_add
     if ln.startswith("-"):
-        return Text(ln, p.diff_del)
-    # Pi's own diff format: "+ 12 text", "- 12 text", "  12 text", "   ..."
-    s = ln.lstrip()
-    if s.startswith("+") and ln[: len(ln) - len(s)].strip() == "":
-        return Text(ln, p.diff_add)
-    return Text(ln, p.muted)
-
-
-def _is_diff_added(ln: str) -> bool:
-    return ln.startswith("+")
+        return p.diff_del
+    return p.fg
 
 
 # ---------------------------------------------------------------------------- tool calls
@@ -587,6 +645,12 @@ def render_tool_section(out: Out, call: dict | None, result: dict | None, key: s
                         result_entry: int | None = None, depth: int = 0) -> None:
     """One tool call with its result under it."""
     p = out.p
+    if result is not None and result.get("pituiError"):
+        out.mark_entry(result_entry)
+        t = Text("⚠ damaged entry: ", p.warning + Style(bold=True))
+        t.append(sanitize(result["pituiError"]), p.warning)
+        out.wrap(t)
+        return
     name = str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
     args = (call or {}).get("arguments")
     is_error = bool(result and result.get("isError"))
@@ -746,12 +810,14 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
         out.push("  ", Style())
         try:
             if task:
-                tt = Text("task: ", p.muted)
-                tt.append(sanitize(task), p.fg)
                 if folded:
                     out.line(Text("task: ", p.muted) + Text(one_line(sanitize(task), 400), p.fg))
                 else:
-                    out.wrap(tt)
+                    grid = Table.grid(padding=(0, 1))
+                    grid.add_column(no_wrap=True)
+                    grid.add_column(overflow="fold")
+                    grid.add_row(Text("task:", p.muted), Text(sanitize(task), p.fg))
+                    out.render(grid, task)
             if not folded:
                 out.push("│ ", p.faint)
                 try:
@@ -836,7 +902,7 @@ def message_title(msg: dict) -> tuple[str, str]:
 
 
 def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]], key: str,
-                     depth: int = 0, call_for: Callable[[dict], dict | None] | None = None) -> None:
+                     depth: int = 0, call_for: Callable[[int | None, dict], dict | None] | None = None) -> None:
     """Assistant content in order: thinking (folded), Markdown text, tool calls each with
     its result; then the stop reason when it is not a normal one."""
     p = out.p
@@ -898,7 +964,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
         tcid = r.get("toolCallId")
         if isinstance(tcid, str) and tcid in used:
             continue
-        call = call_for(r) if call_for else None
+        call = call_for(entry, r) if call_for else None
         render_tool_section(out, call, r, f"{key}:{tcid}:orphan", entry, depth)
     stop = msg.get("stopReason")
     err = msg.get("errorMessage")
@@ -918,10 +984,10 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
 
 
 def render_tool_results(out: Out, results: list[tuple[int | None, dict]], key: str,
-                        call_for: Callable[[dict], dict | None] | None = None, depth: int = 0) -> None:
+                        call_for: Callable[[int | None, dict], dict | None] | None = None, depth: int = 0) -> None:
     """Tool results without their assistant message above them (orphans)."""
     for entry, r in results:
-        call = call_for(r) if call_for else None
+        call = call_for(entry, r) if call_for else None
         render_tool_section(out, call, r, f"{key}:{r.get('toolCallId')}", entry, depth)
 
 
@@ -1111,7 +1177,7 @@ def render_custom_entry(out: Out, data: Any, key: str) -> None:
 
 
 def render_message(out: Out, msg: dict, key: str, results: list[tuple[int | None, dict]] = (),
-                   depth: int = 0, call_for: Callable[[dict], dict | None] | None = None) -> None:
+                   depth: int = 0, call_for: Callable[[int | None, dict], dict | None] | None = None) -> None:
     """The body of one message of any role."""
     role = msg.get("role")
     if role == "user":

@@ -122,7 +122,14 @@ class BlockScroller(ScrollView, can_focus=True):
             query=query,
             text_mode=text_mode,
             resolve_artifact=self._resolve_artifact,
+            background=self._background(),
         )
+
+    def _background(self) -> str | None:
+        bg = self.rich_style.bgcolor
+        if bg is None or bg.triplet is None:
+            return None
+        return bg.triplet.hex
 
     # ------------------------------------------------------------------ rendering blocks
     def _rendered(self, b: int) -> Rendered:

@@ -1,0 +1,502 @@
+"""The message pane and the context view: snapshots of every kind of entry, and behaviour
+(scrolling to entries, search, toggles, focus reports, lazy layout on 10,000 entries)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+
+from pitui.core.session import Session
+from pitui.ui.pane import ContextScreen, MessagePane
+from pitui.ui.pane.render import CUT_LINES
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+SIZE = (120, 40)
+
+
+def corpus_file(prefix: str) -> Path:
+    found = sorted(CORPUS.glob(f"*/{prefix}*.jsonl"))
+    assert found, prefix
+    return found[0]
+
+
+def open_corpus(prefix: str) -> Session:
+    return Session.open(corpus_file(prefix))
+
+
+class PaneApp(App):
+    """Just the pane, showing the branch through ``leaf`` with ``selected`` at the top."""
+
+    CSS = "MessagePane { height: 1fr; }"
+
+    def __init__(self, session: Session, selected: int = 0, leaf: int | None = None, **attrs):
+        super().__init__()
+        self.session = session
+        self.selected = selected
+        self.leaf = session.newest_leaf_below(selected) if leaf is None else leaf
+        self.attrs = attrs
+        self.focused_entries: list[int] = []
+        self.opened: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield MessagePane(id="pane")
+
+    def on_mount(self) -> None:
+        pane = self.query_one(MessagePane)
+        for k, v in self.attrs.items():
+            setattr(pane, k, v)
+        pane.show_branch(self.session, self.session.path_to(self.leaf), self.selected)
+        pane.focus()
+
+    def on_message_pane_entry_focused(self, event: MessagePane.EntryFocused) -> None:
+        self.focused_entries.append(event.entry)
+
+    def on_message_pane_open_session_file(self, event: MessagePane.OpenSessionFile) -> None:
+        self.opened.append(event.path)
+
+    @property
+    def pane(self) -> MessagePane:
+        return self.query_one(MessagePane)
+
+
+def write_session(path: Path, entries: list[dict]) -> Path:
+    head = {"type": "session", "version": 3, "id": "pane-test", "timestamp": "2026-11-20T10:00:00.000Z",
+            "cwd": "/home/dev/test"}
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(head) + "\n")
+        for e in entries:
+            f.write(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return path
+
+
+def chain(messages: list[dict]) -> list[dict]:
+    """Entries for a linear conversation: ids e0, e1, ... (dicts without "type" are messages)."""
+    out = []
+    parent = None
+    for k, m in enumerate(messages):
+        eid = f"e{k}"
+        ts = f"2026-11-20T10:{k // 60 % 60:02d}:{k % 60:02d}.000Z"
+        if "type" in m:
+            e = {"id": eid, "parentId": parent, "timestamp": ts, **m}
+        else:
+            e = {"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": m}
+        out.append(e)
+        parent = eid
+    return out
+
+
+def user(text):
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0}
+
+
+def assistant(*blocks, stop="stop", **kw):
+    content = [{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks]
+    return {"role": "assistant", "content": content, "provider": "anthropic", "model": "claude-sonnet-4-5",
+            "usage": {"totalTokens": 1200, "cost": {"total": 0.01}}, "stopReason": stop, "timestamp": 0, **kw}
+
+
+def call(cid, name, **args):
+    return {"type": "toolCall", "id": cid, "name": name, "arguments": args}
+
+
+def result(cid, name, text, is_error=False, **kw):
+    return {"role": "toolResult", "toolCallId": cid, "toolName": name, "content": [{"type": "text", "text": text}],
+            "isError": is_error, "timestamp": 0, **kw}
+
+
+def lines_of(pane: MessagePane, b: int) -> list[str]:
+    return [s.text.rstrip() for s in pane._rendered(b).strips]
+
+
+def screen_text(pane: MessagePane) -> list[str]:
+    return [pane.render_line(y).text.rstrip() for y in range(pane.scrollable_content_region.height)]
+
+
+# ---------------------------------------------------------------------------- snapshots
+
+
+def test_snapshot_user_image_and_markers(snap_compare):
+    # a user message with an image, an error stop, model and thinking-level markers
+    s = open_corpus("2026-04-16T12-01-53-500Z")
+    assert snap_compare(PaneApp(s, selected=52), terminal_size=SIZE)
+
+
+def test_snapshot_tools_thinking_folded(snap_compare):
+    # web_fetch error, edit diff, thinking folded, bash with truncation note, Markdown code
+    s = open_corpus("2026-04-16T12-01-53-500Z")
+    assert snap_compare(PaneApp(s, selected=1), terminal_size=SIZE)
+
+
+def test_snapshot_thinking_unfolded(snap_compare):
+    s = open_corpus("2026-04-16T12-01-53-500Z")
+    assert snap_compare(PaneApp(s, selected=5, show_thinking=True), terminal_size=SIZE)
+
+
+def test_snapshot_read_grep_and_errors(snap_compare):
+    # read (with an image and an error), grep, find, ls, write
+    s = open_corpus("2026-07-26T12-02-43-899Z")
+    assert snap_compare(PaneApp(s, selected=2), terminal_size=SIZE)
+
+
+def test_snapshot_full_tool_output(snap_compare, tmp_path):
+    long = "\n".join(f"line {k}: " + "x" * (k % 7) for k in range(1, 16))
+    entries = chain([
+        user("run it"),
+        assistant(call("c1", "bash", command="seq 15"), call("c2", "read", path="src/app.py", offset=10, limit=20),
+                  stop="toolUse"),
+        result("c1", "bash", long, details={"truncation": {"truncated": True, "totalLines": 4000, "outputLines": 15},
+                                            "fullOutputPath": "/tmp/pi-bash-1234.log"}),
+        result("c2", "read", "def main():\n    return 1\n\n\nclass App:\n    name = 'x'\n    size = 3\n    ok = True\n"),
+        assistant("Both done."),
+    ])
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+
+    async def expand(pilot):
+        pilot.app.pane.full_tool_output = True
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(s, selected=1), terminal_size=SIZE, run_before=expand)
+
+
+def test_snapshot_bash_truncation(snap_compare):
+    # a real session: bash truncation with fullOutputPath, a user `!` bash run at the end
+    s = open_corpus("2025-12-09T00-53-29-825Z")
+    assert snap_compare(PaneApp(s, selected=995), terminal_size=SIZE)
+
+
+def test_snapshot_bash_execution(snap_compare):
+    # exit 1, excluded from context
+    s = open_corpus("2026-04-16T15-32-10-720Z")
+    assert snap_compare(PaneApp(s, selected=25), terminal_size=SIZE)
+
+
+def test_snapshot_custom_hidden_folded(snap_compare):
+    # custom entry (assistant.event) and a display:false custom message, hidden
+    s = open_corpus("2026-07-26T16-01-16-366Z")
+    assert snap_compare(PaneApp(s, selected=18), terminal_size=SIZE)
+
+
+def test_snapshot_custom_hidden_shown(snap_compare):
+    s = open_corpus("2026-07-26T16-01-16-366Z")
+    assert snap_compare(PaneApp(s, selected=18, show_hidden=True), terminal_size=SIZE)
+
+
+def test_snapshot_system_message(snap_compare):
+    # the first system message (sections, tools) and a later one patching sections
+    s = open_corpus("2026-07-26T12-02-43-899Z")
+
+    async def unfold_second(pilot):
+        pane = pilot.app.pane
+        b = pane.block_of(11)
+        key = next(a[1] for a in pane._rendered(b).actions.values() if a[0] == "fold")
+        pane.toggle_fold(b, key)
+        pane.scroll_to_entry(11)
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(s, selected=11), terminal_size=SIZE, run_before=unfold_second)
+
+
+def test_snapshot_compaction_boundary(snap_compare):
+    # history before the compaction marked outside the context; an edited entry; the boundary
+    s = open_corpus("2026-07-26T13-38-47-137Z")
+    assert snap_compare(PaneApp(s, selected=0), terminal_size=SIZE)
+
+
+def test_snapshot_branch_summary(snap_compare):
+    s = open_corpus("2026-07-26T12-02-43-899Z")
+    assert snap_compare(PaneApp(s, selected=33), terminal_size=SIZE)
+
+
+def test_snapshot_context_edit_omitted(snap_compare):
+    # a usage entry, an entry omitted from the context and the edit's marker
+    s = open_corpus("2026-07-26T09-39-22-207Z")
+    assert snap_compare(PaneApp(s, selected=76), terminal_size=SIZE)
+
+
+def test_snapshot_subagent_parallel_unfolded(snap_compare):
+    s = open_corpus("2026-07-26T09-11-13-741Z")
+
+    async def unfold(pilot):
+        pane = pilot.app.pane
+        b = pane.block_of(3)
+        keys = [a[1] for a in pane._rendered(b).actions.values() if a[0] == "fold" and ":sub" in a[1]]
+        assert len(keys) == 3
+        pane.toggle_fold(b, keys[0])
+        pane.toggle_fold(b, keys[1])
+        pane.scroll_to_entry(3)
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(s, selected=3), terminal_size=SIZE, run_before=unfold)
+
+
+def test_snapshot_damaged_entry(snap_compare, tmp_path):
+    big = "y" * 40_000
+    entries = chain([user("before"), assistant(call("c1", "bash", command="cat big"), stop="toolUse"),
+                     result("c1", "bash", big), assistant("after"), user(big), assistant("end")])
+    path = write_session(tmp_path / "s.jsonl", entries)
+    # Damage two big lines after their head: the fast scan accepts them, reading the body fails.
+    lines = path.read_text().split("\n")
+    lines[3] = lines[3].replace("yyyy", 'yy"yy', 1)
+    lines[5] = lines[5].replace("yyyy", 'yy"yy', 1)
+    path.write_text("\n".join(lines))
+    s = Session.open(path, validate=False)
+    assert snap_compare(PaneApp(s, selected=0), terminal_size=SIZE)
+
+
+def test_snapshot_context_screen(snap_compare):
+    s = open_corpus("2026-07-26T13-38-47-137Z")
+
+    async def open_context(pilot):
+        pilot.app.push_screen(ContextScreen(s, 40))
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(s, selected=40), terminal_size=SIZE, run_before=open_context)
+
+
+# ---------------------------------------------------------------------------- behaviour
+
+
+async def test_scroll_to_entry_puts_block_at_top():
+    s = open_corpus("2026-04-16T12-50-30-937Z")
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        branch = pane.branch
+        primaries = [pane._blocks[b].entries[0] for b in range(len(pane._blocks))]
+        targets = [primaries[len(primaries) // 2], primaries[3], primaries[-8], primaries[1]]
+        for i in targets:
+            pane.scroll_to_entry(i)
+            await pilot.pause()
+            b = pane.block_of(i)
+            assert round(pane.scroll_y) == pane._heights.top(b), i
+            assert pane.entry_at_top() == i
+        # a tool result is drawn in its call's block: scrolling to it shows that block
+        results = [i for i in branch if s.roles[i] == "toolResult"]
+        r = results[len(results) // 2]
+        pane.scroll_to_entry(r)
+        await pilot.pause()
+        b = pane.block_of(r)
+        assert pane._blocks[b].kind == "assistant" and r in pane._blocks[b].entries
+        top = pane._heights.top(b)
+        assert top <= round(pane.scroll_y) < top + pane._heights[b]
+
+
+async def test_show_branch_selected_at_top_and_reshow_keeps_position():
+    s = open_corpus("2026-07-26T22-53-28-020Z")
+    leaf = s.newest_leaf_below(40)
+    app = PaneApp(s, selected=40, leaf=leaf)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        assert pane.entry_at_top() == 40
+        pane.scroll_to(y=pane.scroll_y + 5, animate=False)
+        await pilot.pause()
+        y = round(pane.scroll_y)
+        # the same branch again, selected still in view: nothing moves
+        pane.show_branch(s, s.path_to(leaf), 40)
+        await pilot.pause()
+        assert round(pane.scroll_y) == y
+        # selected out of view: it goes to the top
+        pane.show_branch(s, s.path_to(leaf), 0)
+        await pilot.pause()
+        assert round(pane.scroll_y) == 0
+
+
+async def test_toggles_change_rendering(tmp_path):
+    long = "\n".join(f"out {k}" for k in range(20))
+    entries = chain([
+        user("go"),
+        assistant({"type": "thinking", "thinking": "first\nsecond\nthird"}, "Answer.", call("c1", "bash", command="ls"),
+                  stop="toolUse"),
+        result("c1", "bash", long),
+        {"type": "custom_message", "customType": "ext.state", "content": "secret note", "display": False},
+        assistant("done"),
+    ])
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        b = pane.block_of(1)
+        folded = lines_of(pane, b)
+        assert any("▸ thinking (3 lines)" in ln for ln in folded)
+        assert not any("second" in ln for ln in folded)
+        assert any(f"… {20 - CUT_LINES} more lines (o)" in ln for ln in folded)
+        assert not any("out 19" in ln for ln in folded)
+        assert len(pane._blocks) == 3  # user, assistant+result, assistant (the hidden message is not drawn)
+
+        pane.show_thinking = True
+        await pilot.pause()
+        unfolded = lines_of(pane, b)
+        assert any("▾ thinking (3 lines)" in ln for ln in unfolded)
+        assert any("second" in ln for ln in unfolded)
+
+        pane.full_tool_output = True
+        await pilot.pause()
+        full = lines_of(pane, b)
+        assert any("out 19" in ln for ln in full) and not any("more lines" in ln for ln in full)
+        assert pane._heights[b] == len(full)
+
+        pane.show_hidden = True
+        await pilot.pause()
+        assert len(pane._blocks) == 4
+        hb = pane.block_of(3)
+        text = "\n".join(lines_of(pane, hb))
+        assert "secret note" in text and "hidden (display: false)" in text
+
+        # clicking a fold line opens just that fold
+        pane.show_thinking = False
+        pane.full_tool_output = False
+        await pilot.pause()
+        r = pane._rendered(b)
+        line = next(ln for ln, a in r.actions.items() if a[0] == "fold" and "think" in a[1])
+        y = pane._heights.top(b) + line - round(pane.scroll_y)
+        await pilot.click(MessagePane, offset=(4, y))
+        await pilot.pause()
+        assert any("second" in ln for ln in lines_of(pane, b))
+
+
+async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
+    entries = chain([
+        user("find the Needle please"),
+        assistant({"type": "thinking", "thinking": "where is the needle?"}, "No needle here."),
+        user("nothing"),
+        assistant(call("c1", "bash", command="grep -r NEEDLE ."), stop="toolUse"),
+        result("c1", "bash", "\n".join(["a"] * 10 + ["needle at line 11"])),
+        assistant("done"),
+    ])
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=(100, 12)) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        # user 1, thinking 1 + text 1, command 1 + output 1
+        assert pane.search("NEEDLE") == 5
+        visited = [pane.next_hit() for _ in range(5)]
+        assert visited == [0, 1, 1, 3, 3]
+        await pilot.pause()
+        # the hit in the cut output is shown (its fold opened by the hit) and highlighted
+        b = pane.block_of(3)
+        assert any("needle at line 11" in ln for ln in lines_of(pane, b))
+        assert any("needle at line 11" in ln for ln in screen_text(pane))
+        assert pane.next_hit() == 0  # wraps
+        assert pane.next_hit(backwards=True) == 3
+        # the thinking hit opened the folded thinking
+        assert any("where is the needle?" in ln for ln in lines_of(pane, pane.block_of(1)))
+        assert pane.search("no such text") == 0
+        assert pane.next_hit() is None
+        assert pane.search("") == 0
+
+
+async def test_entry_focused_posted_after_scrolling():
+    s = open_corpus("2026-04-16T12-01-53-500Z")
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        target = pane._blocks[5].entries[0]
+        pane.scroll_to(y=pane._heights.top(5), animate=False)
+        await pilot.pause(0.4)
+        assert app.focused_entries and app.focused_entries[-1] == target
+        # a programmatic scroll_to_entry is not echoed back
+        n = len(app.focused_entries)
+        pane.scroll_to_entry(pane._blocks[8].entries[0])
+        await pilot.pause(0.4)
+        assert len(app.focused_entries) == n
+
+
+async def test_subagent_transcript_offers_to_open(tmp_path):
+    folder = tmp_path / "--home-dev-x--"
+    (folder / "subagent-artifacts").mkdir(parents=True)
+    artifact = folder / "subagent-artifacts" / "5f316403_worker.jsonl"
+    artifact.write_text("{}\n")
+    details = {"mode": "single", "results": [{
+        "agent": "worker", "task": "fix it", "exitCode": 0, "model": "claude-sonnet-4-6",
+        "messages": [user("fix it"), assistant("fixed")],
+        "usage": {"input": 100, "output": 20, "cost": 0.01, "turns": 1},
+        "artifactPaths": {"jsonlPath": "/elsewhere/subagent-artifacts/5f316403_worker.jsonl"},
+    }]}
+    entries = chain([user("delegate"), assistant(call("c1", "subagent", agent="worker", task="fix it"), stop="toolUse"),
+                     result("c1", "subagent", "fixed", details=details), assistant("ok")])
+    s = Session.open(write_session(folder / "s.jsonl", entries))
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        b = pane.block_of(1)
+        r = pane._rendered(b)
+        opens = [(ln, a) for ln, a in r.actions.items() if a[0] == "open"]
+        assert opens and opens[0][1][1] == str(artifact)
+        pane._do_action(b, opens[0][1])
+        await pilot.pause()
+        assert app.opened == [str(artifact)]
+
+
+def _big_session(path: Path, n: int) -> Path:
+    msgs = []
+    for k in range(n):
+        m = k % 4
+        if m == 0:
+            msgs.append(user(f"question {k}\n\nwith a second paragraph"))
+        elif m == 1:
+            msgs.append(assistant({"type": "thinking", "thinking": "hmm\nyes"}, f"Answer {k} with **bold**",
+                                  call(f"c{k}", "bash", command="ls -la"), stop="toolUse"))
+        elif m == 2:
+            msgs.append(result(f"c{k - 1}", "bash", "\n".join(f"line {j}" for j in range(20))))
+        else:
+            msgs.append(assistant(f"Done {k}."))
+    return write_session(path, chain(msgs))
+
+
+async def test_ten_thousand_entries_render_lazily(tmp_path):
+    s = Session.open(_big_session(tmp_path / "big.jsonl", 10_000))
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        assert len(pane._blocks) == 7_500
+        assert pane.render_count < 30
+        await pilot.press("end")
+        await pilot.pause()
+        assert round(pane.scroll_y) == pane.max_scroll_y
+        assert any("Done 9999." in ln for ln in screen_text(pane))
+        await pilot.press("home")
+        await pilot.pause()
+        assert round(pane.scroll_y) == 0
+        assert pane.entry_at_top() == 0
+        pane.scroll_to_entry(5001)
+        await pilot.pause()
+        assert pane.entry_at_top() == 5001
+        for _ in range(5):
+            await pilot.press("pagedown")
+        for _ in range(10):
+            await pilot.press("pageup")
+        await pilot.pause()
+        # only what came into view was rendered
+        assert pane.render_count < 200, pane.render_count
+        assert sum(pane._measured) < 200
+
+
+async def test_every_corpus_entry_draws(tmp_path):
+    """Every block of every branch of the corpus draws without a renderer error."""
+    app = PaneApp(open_corpus("2026-04-16T12-01-53-500Z"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        for f in sorted(CORPUS.glob("*/*.jsonl")):
+            s = Session.open(f)
+            leaves = [i for i in range(len(s)) if not s.children_of(i)]
+            small = len(s) < 300
+            for leaf in leaves:
+                pane.show_branch(s, s.path_to(leaf), leaf)
+                modes = [(False, False, False), (True, True, True)] if small else [(False, False, False)]
+                for th, fo, hi in modes:
+                    pane.show_thinking, pane.full_tool_output, pane.show_hidden = th, fo, hi
+                    for b in range(len(pane._blocks)):
+                        for ln in lines_of(pane, b):
+                            assert "could not draw" not in ln, (f.name, b, ln)
