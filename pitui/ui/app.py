@@ -19,10 +19,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from textual import on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
-from textual.containers import Center, Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Footer, Input, Static
@@ -115,6 +117,12 @@ class BrowserScreen(Screen):
                 tooltip="Lines that did not parse, with their numbers"),
     ]
 
+    #: Actions that need an open session (greyed out in the footer without one).
+    SESSION_ACTIONS = frozenset({
+        "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
+        "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings",
+    })
+
     LIST_DRAIN_SECONDS = 0.15
     STATS_DELAY = 0.25
 
@@ -136,6 +144,14 @@ class BrowserScreen(Screen):
         self._session_stats: Stats | None = None
         self._from_pane = False
         self._search_origin = None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.SESSION_ACTIONS:
+            if isinstance(self.focused, SessionList):
+                return False  # the sidebar takes printable keys for its filter
+            if self.session is None:
+                return None
+        return True
 
     @property
     def papp(self) -> "PituiApp":
@@ -176,8 +192,19 @@ class BrowserScreen(Screen):
         return self.query_one(SessionHeader)
 
     def on_mount(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        """(Re)start on the app's root: list its sessions and open the newest."""
         app = self.papp
         root = app.root
+        self.session = None
+        self.session_path = None
+        self.error = None
+        self._pane_key = None
+        self.branch_tree.clear()
+        self.session_list.open_path = None
+        self.session_list.set_infos([])
         self.session_list.loose_label = shorten_home(str(root.path)) if root.kind == "flat" else "(no project folder)"
         title = "Sessions · demo" if app.demo else "Sessions"
         self.sidebar.border_title = title
@@ -186,6 +213,7 @@ class BrowserScreen(Screen):
         self.query_one("#right").border_title = "Messages"
         self.show_notice("Reading sessions…", f"in {shorten_home(str(root.path))} ({root.source})")
         self.header.show_message("pitui", f"{shorten_home(str(root.path))} ({root.source})")
+        self.branch_tree.placeholder = "reading sessions…"
         self.branch_tree.focus()
         self.start_listing()
 
@@ -274,10 +302,12 @@ class BrowserScreen(Screen):
             return
         self.session_path = path
         self.session = None
+        self.refresh_bindings()
         self.error = None
         self._pane_key = None
         self._branch_stats = {}
         self._session_stats = None
+        self.branch_tree.placeholder = "opening…"
         self.branch_tree.clear()
         self.session_list.set_open(path)
         info = self.infos.get(path)
@@ -319,6 +349,7 @@ class BrowserScreen(Screen):
         if path != self.session_path:
             return
         self.error = reason
+        self.branch_tree.placeholder = "no tree (not a readable session)"
         self.branch_tree.clear()
         self._update_tree_title()
         self.header.show_message(os.path.basename(path), reason)
@@ -328,6 +359,7 @@ class BrowserScreen(Screen):
         if path != self.session_path:
             return
         self.session = session
+        self.refresh_bindings()
         self.query_one(ContentSwitcher).current = "pane"
         if mode != self.branch_tree.mode:
             layout = None
@@ -682,22 +714,26 @@ class EmptyScreen(Screen):
             "default": "Pi's default location",
             "--demo": "the --demo option",
         }.get(root.source, root.source)
+        text = Text()
         lines = [
-            "No Pi sessions found",
-            "",
             f"pitui looked in   {root.path}",
             f"chosen by         {how}",
             f"that folder       {'exists but holds no session files (*.jsonl)' if exists else 'does not exist'}",
             "",
             "pitui reads the first of: a PATH argument, --session-dir DIR,",
             "$PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions.",
-            "",
-            "To see what pitui does, run   pitui --demo",
-            "",
-            "d  open the demo now        q  quit",
         ]
-        with Center(id="empty-box"):
-            yield Static("\n".join(lines), id="empty-text", markup=False)
+        text.append("\n".join(lines) + "\n\n")
+        text.append("To see what pitui does, run  ")
+        text.append("pitui --demo", style="bold")
+        text.append("\n\n")
+        text.append("d", style="bold")
+        text.append("  open the demo now        ")
+        text.append("q", style="bold")
+        text.append("  quit")
+        with Vertical(id="empty-box"):
+            yield Static("No Pi sessions found", id="empty-title", markup=False)
+            yield Static(text, id="empty-text")
         yield Footer()
 
     def action_demo(self) -> None:
@@ -757,9 +793,12 @@ class PituiApp(App):
         self.root = root
         self.demo = demo
         self.select_path = None
-        while len(self.screen_stack) > 1:
+        browser = self.browser
+        if browser is None:
+            return
+        while self.screen is not browser and len(self.screen_stack) > 1:
             self.pop_screen()
-        self.switch_screen(BrowserScreen())
+        browser.reload()
 
 
 def run_app(root: SessionRoot, demo: bool = False) -> int:

@@ -7,6 +7,7 @@ whole session (computed in a worker; ``…`` until then).
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 
 from rich.text import Text
@@ -133,9 +134,11 @@ class SessionHeader(Vertical):
         self.query_one("#header-meta", Static).update(Text(meta))
         usage = Text()
         usage.append("branch ", style="bold")
-        usage.append(f"{branch_len} entries, {_usage(branch)}   ")
+        usage.append(_usage(branch))
+        usage.append(" · ")
         usage.append("session ", style="bold")
-        usage.append(f"{entries} entries, {_usage(session)}")
+        usage.append(_usage(session))
+        usage.append(f" · {branch_len}/{entries} entries")
         self.query_one("#header-usage", Static).update(usage)
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
@@ -163,7 +166,7 @@ class WarningsScreen(ModalScreen[None]):
         width: 90%; max-width: 120; height: auto; max-height: 80%;
         border: round $warning; background: $surface; padding: 0 1;
     }
-    WarningsScreen #warnings-title { text-style: bold; color: $text-warning; height: 1; }
+    WarningsScreen #warnings-title { text-style: bold; color: $text-warning; height: auto; }
     WarningsScreen VerticalScroll { height: auto; max-height: 100%; }
     WarningsScreen #warnings-hint { color: $text-muted; height: 1; }
     """
@@ -182,7 +185,7 @@ class WarningsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             n = len(self.warnings)
-            yield Static(f"{n} warning{'s' if n != 1 else ''} in {shorten_home(self.path)}", id="warnings-title", markup=False)
+            yield Static(f"{n} warning{'s' if n != 1 else ''} in {os.path.basename(self.path)}", id="warnings-title", markup=False)
             text = Text()
             for w in self.warnings[: self.MAX_SHOWN]:
                 text.append(f"{'line ' + str(w.line) if w.line is not None else '':>11}  ", style="bold")

@@ -441,7 +441,8 @@ class SessionList(ScrollView, can_focus=True):
             pad = max(0, width - cell_len(arrow) - cell_len(label) - len(count))
             return [
                 Segment(arrow + label, st("session-list--project")),
-                Segment(" " * pad + count, st("session-list--count")),
+                Segment(" " * (pad + 1), base),
+                Segment(count.strip(), st("session-list--count")),
             ]
         info = it.info
         assert info is not None

@@ -296,6 +296,8 @@ class BranchTree(ScrollView, can_focus=True):
         self._anchor: int | None = None  # the entry the user last moved to
         self._styles: dict[str, Style] = {}
         self.laying_out = False
+        #: Shown when no session is open ("opening…", "not a session").
+        self.placeholder = ""
 
     # ------------------------------------------------------------------ state
     @property
@@ -543,6 +545,13 @@ class BranchTree(ScrollView, can_focus=True):
         row_no = y + round(self.scroll_y)
         base = self._style("base")
         if self.tree_layout is None or not 0 <= row_no < len(self.tree_layout.rows):
+            if y == 0 and self.tree_layout is None and self.placeholder:
+                return Strip([Segment("  " + self.placeholder, self._style("branch-tree--dim"))]).adjust_cell_length(
+                    width, base
+                )
+            if y == 0 and self.tree_layout is not None and not self.tree_layout.rows:
+                text = f"  no entries shown by the {self.mode} filter (f changes it)"
+                return Strip([Segment(text, self._style("branch-tree--dim"))]).adjust_cell_length(width, base)
             return Strip.blank(width, base)
         row = self.tree_layout.rows[row_no]
         is_cursor = row_no == self.cursor_row

@@ -1,0 +1,91 @@
+"""Screenshots of the app (SVGs in snapshots/test_ui_snapshots/), at 160x45 with a fixed
+clock, UTC, HOME at the repository (paths read ``~/...`` on any clone) and workers awaited.
+
+Regenerate with ``pytest tests/test_ui_snapshots.py --snapshot-update`` and look at every
+changed SVG before committing it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pitui.core.discovery import SessionRoot
+from pitui.core.treeview import FILTERS
+
+SIZE = (160, 45)
+SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def _home(ui_home):
+    return ui_home
+
+
+def test_startup_on_the_demo(snap_compare, make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("mode", FILTERS)
+def test_forked_tree_with_labels(snap_compare, make_app, settle, corpus_root, mode):
+    """Three roots, three forks, three labels (corpus file), in each filter mode."""
+    app = make_app(corpus_root / SRV_APP)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        b = pilot.app.browser
+        b.set_filter(mode)
+        await settle(pilot)
+        # show the top of the tree, where the forks and labels are
+        b.branch_tree.select_entry(b.session.index_of["156ded8f"])
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_bad_file_selected(snap_compare, make_app, settle, demo_root):
+    """A file that is not a session: its reason in the pane, the row dimmed in the sidebar."""
+    bad = next(p for p in sorted(Path(demo_root).rglob("*.jsonl")) if _not_a_session(p))
+    app = make_app(demo_root, select_path=bad, demo=True)
+
+    async def run_before(pilot):
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_screen(snap_compare, make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_empty_store(snap_compare, make_app, settle):
+    root = SessionRoot(Path("/nonexistent/pi-agent/sessions"), "tree", "$PI_CODING_AGENT_DIR")
+    app = make_app(root)
+
+    async def run_before(pilot):
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def _not_a_session(path: Path) -> bool:
+    from pitui.core.session import NotASession, Session
+
+    try:
+        Session.open(path)
+    except NotASession:
+        return True
+    return False
