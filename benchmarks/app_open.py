@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Open one session in the real pitui app (headless) and time it to a usable screen.
+
+    python benchmarks/app_open.py FILE [--keys N]
+
+"Usable" means: the session is read, the branch tree is laid out and drawn, and the
+message pane shows the current leaf's branch. The script then presses navigation keys in
+the big session and times each one (key to processed, with the screen refreshed), and
+prints one JSON object. The process exits right after, so its wall time (taken by the
+caller) is the whole start-to-usable time including Python and Textual start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+
+T0 = time.perf_counter()
+
+from pitui.core.discovery import resolve_root  # noqa: E402
+from pitui.core.listing import SessionIndex  # noqa: E402
+from pitui.ui.app import PituiApp  # noqa: E402
+
+KEYS = ["k", "k", "j", "u", "U", "bracketleft", "bracketright", "left_curly_bracket", "right_curly_bracket",
+        "g", "G", "pageup", "pagedown", "f", "f", "f", "f", "f", "t", "t", "o", "o"]
+
+
+async def main(path: str, rounds: int) -> dict:
+    root = resolve_root(path)
+    app = PituiApp(root, index=SessionIndex(enabled=False))
+    out: dict = {}
+    async with app.run_test(size=(160, 45), headless=True) as pilot:
+        browser = None
+        while True:
+            browser = app.browser
+            if browser is not None and browser.session is not None:
+                pane = browser.pane
+                tree = browser.branch_tree
+                if getattr(pane, "_session", None) is browser.session and tree.tree_layout is not None:
+                    break
+            await asyncio.sleep(0.002)
+        await pilot.pause()
+        out["usable_s"] = time.perf_counter() - T0
+        out["entries"] = len(browser.session)
+        out["rows"] = len(browser.branch_tree.tree_layout.rows)
+        tree = browser.branch_tree
+        tree.focus()
+        await pilot.pause()
+        times: dict[str, list[float]] = {}
+        for _ in range(rounds):
+            for key in KEYS:
+                t = time.perf_counter()
+                await pilot.press(key)
+                await pilot.pause()
+                times.setdefault(key, []).append(time.perf_counter() - t)
+        await app.workers.wait_for_complete() if False else None
+        all_times = [x for v in times.values() for x in v]
+        out["keys"] = {k: round(statistics.median(v) * 1000, 1) for k, v in times.items()}
+        out["key_median_ms"] = round(statistics.median(all_times) * 1000, 1)
+        out["key_max_ms"] = round(max(all_times) * 1000, 1)
+        out["key_p95_ms"] = round(sorted(all_times)[int(len(all_times) * 0.95) - 1] * 1000, 1)
+        app.exit()
+    return out
+
+
+if __name__ == "__main__":
+    path = sys.argv[1]
+    rounds = int(sys.argv[sys.argv.index("--keys") + 1]) if "--keys" in sys.argv else 0
+    result = asyncio.run(main(path, rounds))
+    sys.stdout.write(json.dumps(result) + "\n")
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: the caller times the process

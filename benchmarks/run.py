@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""pitui's benchmarks, side by side with Pi's own session code, in one run.
+
+    python benchmarks/run.py [--runs N] [--json OUT] [--markdown]
+
+Inputs come from ``benchmarks/gen.py`` (generated on first use): a 200+ MB session with
+50,000+ entries, and a store of ~1,500 sessions / ~1 GB. Each figure is the median of N runs
+(default 3), each run a fresh process; peak memory is that process's max RSS. Pi's figures
+come from ``benchmarks/pi_side.py`` (skipped, with the reason, where node is missing).
+
+Figures:
+  open     the real app, headless, from process start to a usable screen (tree drawn, the
+           leaf's branch shown in the pane), then navigation key latency in that session;
+           Pi: SessionManager.open + getTree + buildSessionContext on the same file.
+  open-core  Session.open (lazy) + tree layout only, in a fresh process.
+  list-cold  `pitui list ROOT --json` with an empty cache; Pi: listAll over the store.
+  list-warm  the same with the index filled and nothing changed.
+  list-grow  one session appended to (Pi appends), then listed: read from where the index stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+
+import pi_side  # noqa: E402
+
+PY = sys.executable
+
+CORE_OPEN = r"""
+import sys, time, json
+t = time.perf_counter()
+from pitui.core.session import Session
+from pitui.core.treeview import layout_tree
+s = Session.open(sys.argv[1], validate=False)
+layout = layout_tree(s, "default")
+print(json.dumps({"entries": len(s), "rows": len(layout.rows), "in_process_s": time.perf_counter() - t}))
+"""
+
+
+def ensure_inputs() -> tuple[str, str]:
+    big, store = pi_side.big_file(), pi_side.store_root()
+    if big is None or store is None:
+        subprocess.run([PY, os.path.join(BENCH, "gen.py"), "all"], check=True)
+        big, store = pi_side.big_file(), pi_side.store_root()
+    return big, store
+
+
+def bench_open(big: str, runs: int) -> dict:
+    env = {**os.environ, "PITUI_CACHE_DIR": tempfile.mkdtemp(prefix="pitui-bench-")}
+    app = pi_side.measure([PY, os.path.join(BENCH, "app_open.py"), big], runs, env=env)
+    details = [json.loads(app["stdout"].strip().splitlines()[-1])]
+    keys = pi_side.measure_once([PY, os.path.join(BENCH, "app_open.py"), big, "--keys", "3"], env=env)
+    key_result = json.loads(keys["stdout"].strip().splitlines()[-1])
+    core = pi_side.measure([PY, "-c", CORE_OPEN, big], runs, env=env)
+    return {
+        "app": app,
+        "app_usable_in_process_s": details[-1]["usable_s"],
+        "keys": key_result,
+        "core": core,
+    }
+
+
+def bench_list(store: str, runs: int) -> dict:
+    cmd = [PY, "-m", "pitui.cli", "list", store, "--json"]
+    cold_runs, warm_runs, grow_runs = [], [], []
+    for _ in range(runs):
+        cache = tempfile.mkdtemp(prefix="pitui-bench-")
+        env = {**os.environ, "PITUI_CACHE_DIR": cache}
+        cold_runs.append(pi_side.measure_once(cmd, env=env))
+        warm_runs.append(pi_side.measure_once(cmd, env=env))
+        shutil.rmtree(cache, ignore_errors=True)
+    # growth: copy the store's biggest project folder, list, append to one session, list again
+    grow_root = tempfile.mkdtemp(prefix="pitui-grow-")
+    try:
+        folder = max(
+            (os.path.join(store, d) for d in os.listdir(store)),
+            key=lambda d: sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)),
+        )
+        shutil.copytree(folder, os.path.join(grow_root, os.path.basename(folder)))
+        target = max(
+            (os.path.join(grow_root, os.path.basename(folder), f) for f in os.listdir(os.path.join(grow_root, os.path.basename(folder)))),
+            key=os.path.getsize,
+        )
+        with open(target, "rb") as f:
+            lines = f.read().splitlines()
+        last = json.loads(lines[-1])
+        for k in range(runs):
+            cache = tempfile.mkdtemp(prefix="pitui-bench-")
+            env = {**os.environ, "PITUI_CACHE_DIR": cache}
+            pi_side.measure_once([PY, "-m", "pitui.cli", "list", grow_root, "--json"], env=env)
+            entry = {"type": "message", "id": f"grow{k:04d}", "parentId": last.get("id"),
+                     "timestamp": "2026-11-21T12:00:00.000Z",
+                     "message": {"role": "user", "content": "appended", "timestamp": 1795262400000}}
+            with open(target, "ab") as f:
+                f.write(json.dumps(entry).encode() + b"\n")
+            grow_runs.append(pi_side.measure_once([PY, "-m", "pitui.cli", "list", grow_root, "--json"], env=env))
+            shutil.rmtree(cache, ignore_errors=True)
+        grow_size = os.path.getsize(target)
+    finally:
+        shutil.rmtree(grow_root, ignore_errors=True)
+
+    def summary(rs):
+        return {"median_s": statistics.median(r["wall_s"] for r in rs), "runs": [r["wall_s"] for r in rs],
+                "peak_mib": max(r["peak_mib"] for r in rs)}
+
+    out = {"cold": summary(cold_runs), "warm": summary(warm_runs), "grow": summary(grow_runs),
+           "grow_file_mb": grow_size / 1e6}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
+    ap.add_argument("--markdown", action="store_true", help="print the README table")
+    ap.add_argument("--skip-pi", action="store_true")
+    args = ap.parse_args(argv)
+    big, store = ensure_inputs()
+    size_mb = os.path.getsize(big) / 1e6
+    nfiles = sum(len([f for f in os.listdir(os.path.join(store, d)) if f.endswith(".jsonl")]) for d in os.listdir(store))
+    store_mb = sum(os.path.getsize(os.path.join(store, d, f)) for d in os.listdir(store) for f in os.listdir(os.path.join(store, d))) / 1e6
+    print(f"inputs: {big} ({size_mb:.0f} MB); store {store} ({nfiles} sessions, {store_mb:.0f} MB)", flush=True)
+
+    pi_open = pi_list = None
+    if not args.skip_pi:
+        pkg = pi_side.setup_pi(quiet=True)
+        if pkg:
+            pi_open = pi_side.pi_open(big, args.runs, pkg)
+            pi_list = pi_side.pi_list(store, args.runs, pkg)
+    op = bench_open(big, args.runs)
+    ls = bench_list(store, args.runs)
+
+    rows = []
+
+    def add(what, ours_s, ours_mib, pi_s, pi_mib, target):
+        ratio = f"{ours_s / pi_s:.2f}x" if pi_s else "n/a"
+        mem = f"{ours_mib / pi_mib:.2f}x" if (pi_mib and ours_mib) else "n/a"
+        rows.append((what, ours_s, ours_mib, pi_s, pi_mib, ratio, mem, target))
+
+    pis = lambda r: (r["median_s"], r["peak_mib"]) if r else (None, None)  # noqa: E731
+    po_s, po_m = pis(pi_open)
+    pl_s, pl_m = pis(pi_list)
+    add(f"open {size_mb:.0f} MB session to a usable screen (app, whole process)", op["app"]["median_s"],
+        op["app"]["peak_mib"], po_s, po_m, "<= 0.25x time, <= 0.5x memory")
+    add("open: Session.open + tree layout (core, whole process)", op["core"]["median_s"], op["core"]["peak_mib"],
+        po_s, po_m, "")
+    add(f"list {nfiles} sessions cold", ls["cold"]["median_s"], ls["cold"]["peak_mib"], pl_s, pl_m, "<= 0.25x")
+    add(f"list {nfiles} sessions warm", ls["warm"]["median_s"], ls["warm"]["peak_mib"], pl_s, pl_m, "<= 0.03x")
+    add(f"list after one {ls['grow_file_mb']:.0f} MB session grew", ls["grow"]["median_s"], ls["grow"]["peak_mib"],
+        None, None, "reads only the new bytes")
+    keys = op["keys"]
+    print()
+    for what, s, m, ps, pm, ratio, mem, target in rows:
+        pis_txt = f"{ps:.2f} s / {pm:.0f} MiB" if ps else "skipped"
+        print(f"{what}: pitui {s:.2f} s / {m:.0f} MiB; Pi {pis_txt}; time {ratio}, memory {mem}  [{target}]")
+    print(f"keys in the {keys['entries']}-entry session: median {keys['key_median_ms']} ms, "
+          f"p95 {keys['key_p95_ms']} ms, max {keys['key_max_ms']} ms  [target: every key <= 50 ms]")
+    print(f"  per key (median ms): {keys['keys']}")
+    if args.markdown:
+        print()
+        print("| benchmark | pitui | Pi 1.5.2 | time ratio | memory ratio | target |")
+        print("|---|---|---|---|---|---|")
+        for what, s, m, ps, pm, ratio, mem, target in rows:
+            pi_txt = f"{ps:.2f} s, {pm:.0f} MiB" if ps else "skipped"
+            print(f"| {what} | {s:.2f} s, {m:.0f} MiB | {pi_txt} | {ratio} | {mem} | {target} |")
+        print(f"| key press in the {keys['entries']:,}-entry session (median / p95 / max) | "
+              f"{keys['key_median_ms']} / {keys['key_p95_ms']} / {keys['key_max_ms']} ms | | | | <= 50 ms |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"pi_open": pi_open, "pi_list": pi_list, "open": op, "list": ls}, f, indent=2, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
