@@ -430,3 +430,29 @@ async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
         await pilot.press("pagedown", "pageup")
         await settle(pilot)
         assert app.screen is b
+
+
+async def test_subagent_transcript_opens_and_backspace_returns(make_app, settle, demo_root):
+    from pitui.ui.pane import OpenSessionFile
+
+    transcripts = sorted(Path(demo_root).rglob("subagent-artifacts/*.jsonl"))
+    if not transcripts:
+        pytest.skip("no subagent transcripts in the demo root")
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        first_path = b.session_path
+        await pilot.press("g")
+        await settle(pilot)
+        first_sel = selected_id(app)
+        b.pane.post_message(OpenSessionFile(str(transcripts[0])))
+        await settle(pilot)
+        assert b.session is not None and b.session.path == str(transcripts[0])
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert b.session_path == first_path
+        assert selected_id(app) == first_sel  # back where we were
+        await pilot.press("backspace")  # nothing further back: harmless
+        await settle(pilot)
+        assert b.session_path == first_path

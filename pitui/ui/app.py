@@ -50,11 +50,7 @@ from .tree_view import (
     user_target,
 )
 
-try:  # the message pane and context view (UI-B)
-    from .pane import ContextScreen, MessagePane  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - until the pane lands
-    MessagePane = None  # type: ignore[assignment,misc]
-    ContextScreen = None  # type: ignore[assignment,misc]
+from .pane import ContextScreen, MessagePane
 
 __all__ = ["PituiApp", "BrowserScreen", "EmptyScreen", "run_app"]
 
@@ -115,12 +111,14 @@ class BrowserScreen(Screen):
                 tooltip="The selected entry's line in $PAGER"),
         Binding("w", "show_warnings", "Warnings", show=False, id="session.warnings",
                 tooltip="Lines that did not parse, with their numbers"),
+        Binding("backspace", "back", "Back", show=False, id="session.back",
+                tooltip="Back to the session opened before (e.g. after a subagent's transcript)"),
     ]
 
     #: Actions that need an open session (greyed out in the footer without one).
     SESSION_ACTIONS = frozenset({
         "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
-        "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings",
+        "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "back",
     })
 
     LIST_DRAIN_SECONDS = 0.15
@@ -144,6 +142,8 @@ class BrowserScreen(Screen):
         self._session_stats: Stats | None = None
         self._from_pane = False
         self._search_origin = None
+        self._history: list[tuple[str, str | None]] = []  # (path, selected id) for Backspace
+        self._select_id: str | None = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.SESSION_ACTIONS:
@@ -165,7 +165,7 @@ class BrowserScreen(Screen):
             with Vertical(id="right"):
                 yield SessionHeader(id="header")
                 with ContentSwitcher(initial="notice", id="pane-switch"):
-                    yield (MessagePane(id="pane") if MessagePane is not None else SummaryPane(id="pane"))
+                    yield MessagePane(id="pane")
                     with VerticalScroll(id="notice"):
                         yield Static("", id="notice-text", markup=False)
                 yield SearchBar(placeholder="search this branch (Enter: find, Esc: cancel)", id="search")
@@ -296,10 +296,16 @@ class BrowserScreen(Screen):
         self.open_session(event.path)
         self.branch_tree.focus()
 
-    def open_session(self, path: str) -> None:
-        """Open ``path`` (in a worker); the tree selects its current leaf."""
+    def open_session(self, path: str, *, select_id: str | None = None, remember: bool = True) -> None:
+        """Open ``path`` (in a worker); the tree selects ``select_id`` or the current leaf.
+        The session left behind is remembered for Backspace."""
         if path == self.session_path and self.session is not None:
             return
+        if remember and self.session is not None and self.session_path is not None:
+            sel = self.branch_tree.selected_entry
+            self._history.append((self.session_path, self.session.ids[sel] if sel >= 0 else None))
+            del self._history[:-50]
+        self._select_id = select_id
         self.session_path = path
         self.session = None
         self.refresh_bindings()
@@ -363,7 +369,8 @@ class BrowserScreen(Screen):
         self.query_one(ContentSwitcher).current = "pane"
         if mode != self.branch_tree.mode:
             layout = None
-        self.branch_tree.set_session(session, layout, select=session.leaf)
+        select = session.index_of.get(self._select_id, session.leaf) if self._select_id else session.leaf
+        self.branch_tree.set_session(session, layout, select=select)
         self._update_header()
         self.header.set_warnings(session.all_warnings)
         self._validate_worker(session)
@@ -497,7 +504,10 @@ class BrowserScreen(Screen):
         finally:
             self._from_pane = False
 
-    on_summary_pane_entry_focused = on_message_pane_entry_focused
+    def on_message_pane_open_session_file(self, event) -> None:
+        """A subagent's full transcript: open it (Backspace comes back)."""
+        event.stop()
+        self.open_session(event.path)
 
     def show_notice(self, title: str, body: str = "") -> None:
         self.query_one("#notice-text", Static).update(f"{title}\n\n{body}" if body else title)
@@ -627,10 +637,16 @@ class BrowserScreen(Screen):
         s, sel = self.session, self.branch_tree.selected_entry
         if s is None or sel < 0:
             return
-        if ContextScreen is None:
-            self.notify("The context view is not available in this build", severity="warning")
-            return
         self.app.push_screen(ContextScreen(s, sel))
+
+    def action_back(self) -> None:
+        """Back to the session opened before this one (e.g. after a subagent transcript)."""
+        if not self._history:
+            self.app.bell()
+            self.notify("No previous session", timeout=1.5)
+            return
+        path, sel = self._history.pop()
+        self.open_session(path, select_id=sel, remember=False)
 
     def action_copy_resume(self) -> None:
         s = self.session
@@ -806,79 +822,3 @@ def run_app(root: SessionRoot, demo: bool = False) -> int:
     app = PituiApp(root, demo=demo)
     app.run()
     return app.return_code or 0
-
-
-# ---------------------------------------------------------------------------- fallback pane
-# Used only until the real message pane (pitui/ui/pane) lands: one summary line per entry.
-from rich.segment import Segment  # noqa: E402
-from rich.style import Style  # noqa: E402
-from textual.geometry import Size  # noqa: E402
-from textual.message import Message  # noqa: E402
-from textual.reactive import reactive  # noqa: E402
-from textual.scroll_view import ScrollView  # noqa: E402
-from textual.strip import Strip  # noqa: E402
-
-from ..core.summary import summarize  # noqa: E402
-
-
-class SummaryPane(ScrollView, can_focus=True):
-    """A minimal stand-in for the message pane with the same interface."""
-
-    show_thinking: reactive[bool] = reactive(False)
-    full_tool_output: reactive[bool] = reactive(False)
-    show_hidden: reactive[bool] = reactive(False)
-
-    class EntryFocused(Message):
-        def __init__(self, entry: int) -> None:
-            super().__init__()
-            self.entry = entry
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.session: Session | None = None
-        self.branch: list[int] = []
-        self._lines: list[str] = []
-        self.selected = -1
-        self.hits: list[int] = []
-        self.hit = -1
-
-    def show_branch(self, session: Session, branch: list[int], selected: int) -> None:
-        self.session, self.branch = session, branch
-        self._lines = [summarize(session, i).line for i in branch]
-        self.virtual_size = Size(self.size.width, len(branch))
-        self.hits, self.hit = [], -1
-        self.scroll_to_entry(selected)
-        self.refresh()
-
-    def scroll_to_entry(self, i: int) -> None:
-        self.selected = i
-        try:
-            k = self.branch.index(i)
-        except ValueError:
-            return
-        self.scroll_to(y=k, animate=False, force=True, immediate=True)
-        self.refresh()
-
-    def search(self, query: str) -> int:
-        q = query.casefold()
-        self.hits = [self.branch[k] for k, line in enumerate(self._lines) if q in line.casefold()]
-        self.hit = -1
-        self.refresh()
-        return len(self.hits)
-
-    def next_hit(self, backwards: bool = False) -> int | None:
-        if not self.hits:
-            return None
-        self.hit = (self.hit + (-1 if backwards else 1)) % len(self.hits)
-        self.scroll_to_entry(self.hits[self.hit])
-        return self.hits[self.hit]
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        k = y + round(self.scroll_y)
-        if not 0 <= k < len(self._lines):
-            return Strip.blank(width, self.rich_style)
-        style = self.rich_style
-        if self.branch[k] == self.selected:
-            style = style + Style(bold=True)
-        return Strip([Segment(self._lines[k], style)]).adjust_cell_length(width, self.rich_style)

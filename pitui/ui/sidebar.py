@@ -307,7 +307,7 @@ class SessionList(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ keys
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        return character is not None and character.isprintable()
+        return key == "backspace" or (character is not None and character.isprintable())
 
     def on_key(self, event: events.Key) -> None:
         if event.character is not None and event.character.isprintable():
