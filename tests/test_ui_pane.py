@@ -488,6 +488,7 @@ async def test_every_corpus_entry_draws(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         pane = app.pane
+        pane.async_bytes = None  # draw everything here and now
         for f in sorted(CORPUS.glob("*/*.jsonl")):
             s = Session.open(f)
             leaves = [i for i in range(len(s)) if not s.children_of(i)]
@@ -500,3 +501,30 @@ async def test_every_corpus_entry_draws(tmp_path):
                     for b in range(len(pane._blocks)):
                         for ln in lines_of(pane, b):
                             assert "could not draw" not in ln, (f.name, b, ln)
+
+
+async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
+    md = "\n\n".join(f"## Part {k}\n\nSome *text* for part {k}.\n\n```python\ndef f{k}():\n    return {k}\n```"
+                     for k in range(150))
+    tail = [m for k in range(30) for m in (user(f"more {k}"), assistant(f"reply {k}"))]
+    entries = chain([user("explain"), assistant(md), user("thanks"), assistant("you're welcome")] + tail)
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    assert s.lengths[1] > MessagePane.ASYNC_BYTES
+    app = PaneApp(s, selected=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        assert pane.entry_at_top() == 3
+        # scrolling up into the big block: a placeholder at once, drawn on a worker thread
+        pane.scroll_to(y=pane.scroll_y - 5, animate=False)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        b = pane.block_of(1)
+        text = lines_of(pane, b)
+        assert any("Part 149" in ln for ln in text)
+        assert pane._heights[b] == len(text) > 150
+        # the real height replaced the estimate above the view: the view did not move
+        assert pane.entry_at_top() == 1
+        top = pane._heights.top(pane.block_of(3))
+        assert round(pane.scroll_y) == top - 5

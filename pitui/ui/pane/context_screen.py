@@ -61,7 +61,7 @@ class ContextView(BlockScroller):
         w = max(20, width - 4)
         return 2 + min(40, self._sizes[b] // (w * 2) + 1) + len(res) * (CUT_LINES // 2 + 1)
 
-    def _draw_block(self, b: int, out: Out) -> None:
+    def _draw_item(self, b: int, out: Out) -> None:
         p = out.p
         m, res = self._groups[b]
         role = m.get("role")

@@ -123,6 +123,7 @@ class MessagePane(BlockScroller):
             if anchor is not None and sel_visible:
                 keep = (self._blocks[anchor[0]].entries[0], anchor[1], was_bottom and len(branch) > len(old_branch))
         if not same_session:
+            self._generation += 1
             self._rcache.clear()
             self._hcache.clear()
             self._deps.clear()
@@ -405,14 +406,40 @@ class MessagePane(BlockScroller):
         else:
             super()._do_action(b, action)
 
+    def _block_item(self, b: int) -> Any:
+        return (self._session, self._blocks[b])
+
+    def _draw_item(self, item: Any, out: Out) -> None:
+        session, blk = item
+        _Drawer(session).draw(blk, out)
+
+    def _block_cost(self, b: int) -> int:
+        """Bytes of text drawn as Markdown (what makes a block slow to draw)."""
+        blk = self._blocks[b]
+        if blk.kind in ("marker", "results"):
+            return 0
+        i = blk.entries[0]
+        s = self._session
+        if s.types[i] == "message" and s.roles[i] in ("toolResult", "bashExecution", "system"):
+            return 0
+        return s.lengths[i]
+
+
+class _Drawer:
+    """Draws the blocks of one session (safe to run off the main thread: it holds the
+    session and the block, never the pane's changing state)."""
+
+    def __init__(self, session: Session):
+        self.s = session
+
     def _call_for(self, entry: int | None, msg: dict) -> dict | None:
-        if entry is None or self._session is None:
+        if entry is None or self.s is None:
             return None
-        found = self._session.find_tool_call(entry)
+        found = self.s.find_tool_call(entry)
         return found[1] if found is not None else None
 
     def _message_of(self, i: int) -> dict:
-        e = self._session.entry(i)
+        e = self.s.entry(i)
         m = e.get("message")
         if "pituiError" in e or not isinstance(m, dict):
             return {
@@ -420,16 +447,22 @@ class MessagePane(BlockScroller):
                 "toolCallId": None,
                 "isError": True,
                 "content": [],
-                "pituiError": str(e.get("pituiError") or f"line {self._session.linenos[i]} is not a message"),
+                "pituiError": str(e.get("pituiError") or f"line {self.s.linenos[i]} is not a message"),
             }
         return m
 
-    def _draw_block(self, b: int, out: Out) -> None:
-        blk: _Block = self._blocks[b]
-        s = self._session
+    def draw(self, blk: _Block, out: Out) -> None:
+        s = self.s
         p = out.p
         i = blk.entries[0]
         e = s.entry(i)
+        if out.ctx.text_mode:  # only the searchable text: no headers, gutters or times
+            if blk.kind == "marker":
+                self._draw_marker(out, i, e, ())
+            else:
+                msg = e.get("message") if isinstance(e.get("message"), dict) else None
+                self._draw_entry(out, blk, i, e, msg, e.get("type"), "", "", [])
+            return
         time = fmt_time(s.timestamps[i], blk.with_date)
         eid = s.ids[i]
         right = [(time, p.muted), (eid, p.faint)]
@@ -482,7 +515,7 @@ class MessagePane(BlockScroller):
 
     def _draw_entry(self, out: Out, blk: _Block, i: int, e: dict, msg: dict | None, t: Any, time: str,
                     eid: str, tags: list) -> None:
-        s = self._session
+        s = self.s
         p = out.p
         right = [(time, p.muted), (eid, p.faint)]
         key = f"e{i}"
@@ -555,7 +588,7 @@ class MessagePane(BlockScroller):
 
     def _draw_marker(self, out: Out, i: int, e: dict, right) -> None:
         p = out.p
-        s = self._session
+        s = self.s
         t = e.get("type")
         if "pituiError" in e:
             render_marker(out, "⚠", f"damaged line {s.linenos[i]}: {e.get('pituiError')}", p.warning, right)
@@ -599,7 +632,7 @@ class MessagePane(BlockScroller):
             render_marker(out, "·", str(t), p.muted, right)
 
     def _target_summary(self, target: Any) -> str:
-        s = self._session
+        s = self.s
         if not isinstance(target, str):
             return str(target)
         j = s.index_of.get(target)

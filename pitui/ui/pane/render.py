@@ -422,6 +422,8 @@ class Out:
 def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple[str, Style]] = (),
                   right: Iterable[tuple[str, Style]] = (), tags: Iterable[tuple[str, Style]] = ()) -> None:
     """The thin header line of a block: label, details, tags; time and id at the right."""
+    if out.ctx.text_mode:
+        return
     p = out.p
     width = out.inner
     right_text = Text()
@@ -453,6 +455,9 @@ def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple
 
 def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable[tuple[str, Style]] = ()) -> None:
     """A thin one-line marker (model change, thinking level, label, usage ...)."""
+    if out.ctx.text_mode:
+        out.texts.append(text)
+        return
     p = out.p
     t = Text()
     t.append(f"{glyph} ", style)
@@ -1233,6 +1238,8 @@ def group_messages(msgs: list[dict]) -> list[tuple[dict, list[dict]]]:
 
 
 def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", tags=(), compact: bool = False) -> None:
+    if out.ctx.text_mode:
+        return
     p = out.p
     label, attr = message_title(msg)
     style = getattr(p, attr)

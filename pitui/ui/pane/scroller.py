@@ -8,10 +8,13 @@ the first block on screen that was already measured keeps its place on screen.
 
 from __future__ import annotations
 
+import io
 import re
+import threading
 from collections import OrderedDict
 from typing import Any, Hashable
 
+from rich.console import Console
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
@@ -25,6 +28,18 @@ from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
 from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered
 
 __all__ = ["BlockScroller"]
+
+_console_local = threading.local()
+
+
+def _private_console() -> Console:
+    """A console for drawing on a worker thread (one per thread), set up as Textual's."""
+    c = getattr(_console_local, "console", None)
+    if c is None:
+        c = Console(file=io.StringIO(), color_system="truecolor", force_terminal=True, legacy_windows=False,
+                    emoji=False, highlight=False, markup=False, width=200, soft_wrap=False, safe_box=False)
+        _console_local.console = c
+    return c
 
 _ALL_DEPS = DEP_THINKING | DEP_OUTPUT
 _RENDER_CACHE = 400  # rendered blocks kept
@@ -47,6 +62,8 @@ class BlockScroller(ScrollView, can_focus=True):
         Binding("enter", "toggle_fold", "Fold", show=False, tooltip="Open or close the first fold in view"),
     ]
 
+    ASYNC_BYTES: int | None = 12_000
+
     show_thinking: reactive[bool] = reactive(False)
     full_tool_output: reactive[bool] = reactive(False)
     show_hidden: reactive[bool] = reactive(False)
@@ -63,6 +80,7 @@ class BlockScroller(ScrollView, can_focus=True):
         self._deps: dict[Hashable, int] = {}
         self._inverted: dict[Hashable, frozenset] = {}
         self._palette: Palette | None = None
+        self._bg: str | None | bool = False  # the widget's background, once known
         self._query: re.Pattern | None = None
         self._query_text = ""
         self._hit_counts: dict[int, int] = {}
@@ -71,6 +89,10 @@ class BlockScroller(ScrollView, can_focus=True):
         self._match_cache: OrderedDict[tuple, list] = OrderedDict()
         self._pending_scroll: tuple | None = None
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
+        self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
+        self._generation = 0  # bumped when what the blocks mean changes (another session)
+        # Blocks with more Markdown than this are drawn on a worker thread (None: never).
+        self.async_bytes: int | None = self.ASYNC_BYTES
 
     # ------------------------------------------------------------------ subclass hooks
     def _block_key(self, b: int) -> Hashable:
@@ -79,8 +101,17 @@ class BlockScroller(ScrollView, can_focus=True):
     def _estimate(self, b: int, width: int) -> int:
         return 3
 
-    def _draw_block(self, b: int, out: Out) -> None:
+    def _block_item(self, b: int) -> Any:
+        """Everything needed to draw block ``b``, taken on the main thread (drawing may
+        happen on a worker thread while the pane moves on)."""
+        return b
+
+    def _draw_item(self, item: Any, out: Out) -> None:
         raise NotImplementedError
+
+    def _block_cost(self, b: int) -> int:
+        """Roughly how slow block ``b`` is to draw (bytes of Markdown); see ``async_bytes``."""
+        return 0
 
     def _resolve_artifact(self, path: str) -> str | None:
         return None
@@ -102,7 +133,7 @@ class BlockScroller(ScrollView, can_focus=True):
         return (
             bkey,
             self._width,
-            self.palette.name,
+            (self.palette.name, self._generation),
             self.show_thinking if deps & DEP_THINKING else None,
             self.full_tool_output if deps & DEP_OUTPUT else None,
             self._inverted.get(bkey, frozenset()),
@@ -126,38 +157,103 @@ class BlockScroller(ScrollView, can_focus=True):
         )
 
     def _background(self) -> str | None:
-        bg = self.rich_style.bgcolor
-        if bg is None or bg.triplet is None:
-            return None
-        return bg.triplet.hex
+        if self._bg is False:
+            bg = self.rich_style.bgcolor
+            self._bg = None if bg is None or bg.triplet is None else bg.triplet.hex
+        return self._bg
 
     # ------------------------------------------------------------------ rendering blocks
+    def _draw(self, item: Any, ctx: RenderCtx, width: int) -> Rendered:
+        out = Out(ctx, width)
+        try:
+            self._draw_item(item, out)
+        except Exception as exc:  # a renderer bug must not take the pane down
+            out = Out(ctx, width)
+            out.line(f"⚠ could not draw this entry: {type(exc).__name__}: {exc}", ctx.palette.error)
+            out.blank()
+        r = out.result()
+        if not r.strips:
+            r.strips.append(Strip([]))
+        return r
+
+    def _store(self, b: int, key: tuple, r: Rendered) -> tuple:
+        """Cache a rendered block under its state key (which the render may refine)."""
+        bkey = key[0]
+        if self._deps.get(bkey) != r.deps:
+            self._deps[bkey] = r.deps
+            key = key[:3] + (
+                key[3] if r.deps & DEP_THINKING else None,
+                key[4] if r.deps & DEP_OUTPUT else None,
+            ) + key[5:]
+        self._rcache[key] = r
+        self._rcache.move_to_end(key)
+        while len(self._rcache) > _RENDER_CACHE:
+            self._rcache.popitem(last=False)
+        self._hcache[key] = r.height
+        return key
+
     def _rendered(self, b: int) -> Rendered:
         key = self._state_key(b)
         got = self._rcache.get(key)
         if got is not None:
             self._rcache.move_to_end(key)
             return got
-        out = Out(self._ctx(b), self._width)
-        try:
-            self._draw_block(b, out)
-        except Exception as exc:  # a renderer bug must not take the pane down
-            out = Out(self._ctx(b), self._width)
-            out.line(f"⚠ could not draw this entry: {type(exc).__name__}: {exc}", self.palette.error)
-            out.blank()
-        r = out.result()
-        if not r.strips:
-            r.strips.append(Strip([]))
+        if self.async_bytes is not None and self._block_cost(b) > self.async_bytes:
+            return self._render_later(b, key)
+        r = self._draw(self._block_item(b), self._ctx(b), self._width)
         self.render_count += 1
-        bkey = key[0]
-        if self._deps.get(bkey) != r.deps:
-            self._deps[bkey] = r.deps
-            key = self._state_key(b)
-        self._rcache[key] = r
-        while len(self._rcache) > _RENDER_CACHE:
-            self._rcache.popitem(last=False)
-        self._hcache[key] = r.height
+        self._store(b, key, r)
         return r
+
+    def _render_later(self, b: int, key: tuple) -> Rendered:
+        """A placeholder of the expected height now; the block is drawn on a worker thread
+        (with a console of its own: Rich's console lock would stall the app's drawing)."""
+        if key not in self._pending:
+            self._pending.add(key)
+            item, ctx, width = self._block_item(b), self._ctx(b), self._width
+            ctx.console = _private_console()
+
+            def work() -> None:
+                r = self._draw(item, ctx, width)
+                try:
+                    self.app.call_from_thread(self._render_done, b, key, r)
+                except Exception:
+                    pass  # the app is closing
+
+            self.run_worker(work, thread=True, group="pane-render", exit_on_error=False)
+        h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
+        p = self.palette
+        strips = [Strip([Segment("  ⋯ drawing this entry", p.muted)])] + [Strip([])] * (h - 1)
+        return Rendered(strips, chrome=set(range(h)))
+
+    def _render_done(self, b: int, key: tuple, r: Rendered) -> None:
+        self._pending.discard(key)
+        self.render_count += 1
+        current = b < len(self._blocks) and self._state_key(b) == key
+        key = self._store(b, key, r)
+        if not current:
+            return
+        heights = self._heights
+        y = round(self.scroll_y)
+        at_bottom = y > 0 and y >= self.max_scroll_y
+        first = heights.block_at(y)
+        last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
+        # Keep in place the first other block in view (or, if b fills the view, b's top).
+        anchor = next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
+        screen = heights.top(anchor) - y
+        heights.set(b, r.height)
+        self._measured[b] = 1
+        self._update_virtual_size()
+        if at_bottom:
+            new_y = self.max_scroll_y
+        elif anchor == b:
+            new_y = heights.top(b) + min(-screen, r.height - 1) if screen <= 0 else heights.top(b) - screen
+        else:
+            new_y = heights.top(anchor) - screen
+        if new_y != y:
+            self._scroll_to_y(new_y)
+        self._settle()
+        self.refresh()
 
     def _measure(self, b: int) -> int:
         r = self._rendered(b)
@@ -168,7 +264,7 @@ class BlockScroller(ScrollView, can_focus=True):
     def block_text(self, b: int) -> str:
         out = Out(self._ctx(None, text_mode=True), 80)
         try:
-            self._draw_block(b, out)
+            self._draw_item(self._block_item(b), out)
         except Exception:
             return ""
         return "\n".join(out.texts)
@@ -284,6 +380,7 @@ class BlockScroller(ScrollView, can_focus=True):
 
     def _watch_theme_change(self) -> None:
         self._palette = None
+        self._bg = False
         self._rcache.clear()
         self._relayout(self._top_anchor())
 
