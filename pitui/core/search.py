@@ -1,0 +1,1254 @@
+"""Search across all sessions: a SQLite FTS5 (trigram) index beside the listing index.
+
+What is indexed
+---------------
+One row per piece of searchable text, streamed line by line from each session file:
+
+=============  ==============================================================================
+kind           text
+=============  ==============================================================================
+user           a user message's text (string content, or its text blocks joined by newlines)
+assistant      an assistant message's text blocks
+thinking       an assistant message's thinking blocks
+tool-call      one row per tool call: ``name key: value`` (one ``key: value`` line per
+               argument; strings as they are, other values as JSON)
+tool-result    a tool result's text blocks
+bash           a bash execution (``!cmd`` in Pi): the command, a newline, the output
+custom         custom messages (``custom_message`` entries, ``custom``/``hookMessage`` roles)
+summary        compaction and branch summaries (entries and summary-role messages)
+name           a ``session_info`` name (also names that were later cleared)
+label          a label entry's text
+cwd            the session header's cwd (entry index -1, no entry id)
+id             the session header's id, which Pi's ``/resume`` search matches too (index -1)
+=============  ==============================================================================
+
+Not indexed: images, system prompts (the same text in every session), extension state
+(``custom`` entries), ``context_edit`` replacements, usage and model bookkeeping.
+
+**Long texts are capped**: a row keeps its first 64 KB (:data:`HEAD_CAP` characters) and its
+last 16 KB (:data:`TAIL_CAP`), joined by ``"\\n…\\n"``. A match in the middle of a huge tool
+output is therefore not found; its beginning and end (where errors and summaries sit) are.
+
+Each row records the session file, the entry's id (as :class:`~pitui.core.session.Session`
+names it: ``line<N>`` for version-1 files and entries without an id), the entry's index
+(its position among the file's entries, as ``Session`` and the conformance corpus count
+them), its kind and the text.
+
+The index file and its updates
+------------------------------
+``search-v<N>.sqlite3`` in the listing index's cache folder (:func:`default_cache_dir`,
+``$PITUI_CACHE_DIR``). Why FTS5 with the trigram tokenizer: it ships with Python's ``sqlite3``
+(SQLite >= 3.34), it indexes every three-character sequence so it narrows *substring* queries
+(Pi's search is substring search, not word search: ``oken`` finds ``token``), it folds case
+the way the query does, and it needs no server, no extra package and no memory beyond SQLite's
+page cache. The FTS table is ``detail=none`` (no positions: on session text a sixth of the
+size of a ``detail=full`` trigram index, and a third faster to build) and contentless: the
+rows' texts live in a plain table, zlib-compressed when long (about half the size), and are
+handed back to FTS5 when rows are deleted. A literal is looked up as the AND of its trigrams,
+a superset of the rows containing it; every candidate row is then checked exactly in Python,
+so results are exact: FTS only decides which rows are worth checking. Terms shorter than
+three characters, and regexes without a literal run of three characters, cannot be narrowed:
+all rows are checked (slower, still exact).
+
+Per file the index keeps ``path``, ``size``, ``mtime_ns``, where scanning stopped and a
+fingerprint of the bytes read (first and last 4 KB before that point). Unchanged size and
+mtime: nothing to do. A file that grew (Pi appends) and whose fingerprint still matches is
+read on from where the index stopped; anything else (shrunk, same size but a new mtime,
+rewritten) is indexed again from the start; files that are gone are dropped. A last line
+without its newline that parses is indexed, and read again (its rows replaced) once the file
+changes; one that does not parse is Pi writing it, and is read next time. Rows of file ``F``
+have rowids ``F << 32 | seq``, so a file's rows are one rowid range. Memory stays bounded:
+lines are streamed and rows inserted in batches. Several threads or processes may update the
+same index: each file is re-checked inside the write transaction. The index is a cache: a
+corrupt or older-version file is deleted and rebuilt; when the cache folder cannot be used the
+index lives in memory for the call.
+
+Queries (Pi's ``/resume`` syntax)
+---------------------------------
+* ``foo bar``: space-separated terms, case-insensitive substrings; all must match.
+* ``"exact phrase"``: a substring with whitespace runs matching any whitespace run (Pi
+  normalises whitespace in both). An unclosed quote makes the whole query plain terms, as in Pi.
+* ``re:<pattern>``: one case-insensitive regex (Python's ``re`` syntax; Pi uses JavaScript's,
+  which agrees on everything common). A bad regex raises :class:`QueryError`.
+
+Pi matches a query against a session's whole text (name, id, all user/assistant text joined,
+cwd); pitui matches per row, and defines a session's result this way: **a session is a result
+when every term matches at least one of its rows** (terms may be spread over different entries,
+as in Pi); its hits are the rows matching *any* term, in file order. A regex, or a phrase, is
+matched within one row (Pi would let a regex span two messages; pitui does not). Pi's fuzzy
+fallback (query characters scattered in the name or cwd) is not done: every hit is a real
+substring. pitui searches more than Pi does (tool calls and results, thinking, bash, summaries,
+labels).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import sys
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import orjson
+
+from .discovery import SessionRoot, find_session_files
+from .lines import iter_lines, parse_line
+from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
+
+__all__ = [
+    "Hit",
+    "SessionHits",
+    "Query",
+    "Term",
+    "QueryError",
+    "IndexStats",
+    "SearchIndex",
+    "parse_query",
+    "entry_rows",
+    "search",
+    "update_index",
+    "cli_main",
+    "HEAD_CAP",
+    "TAIL_CAP",
+    "SCHEMA_VERSION",
+    "KINDS",
+]
+
+SCHEMA_VERSION = 2
+HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
+TAIL_CAP = 16 * 1024  # ... and from its end
+CAP_JOIN = "\n…\n"
+KINDS = (
+    "user",
+    "assistant",
+    "thinking",
+    "tool-call",
+    "tool-result",
+    "bash",
+    "custom",
+    "summary",
+    "name",
+    "label",
+    "cwd",
+    "id",
+)
+_KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+MAX_HITS = 100  # hits kept per session by default (all are counted)
+CONTEXT_WIDTH = 160  # characters of context around a hit
+CONTEXT_BEFORE = 48  # ... of which at most this many before the match
+_FINGERPRINT_BYTES = 4096
+_SEQ_BITS = 32
+_BATCH_ROWS = 2000
+_BATCH_CHARS = 8 * 1024 * 1024
+_TXN_CHARS = 64 * 1024 * 1024  # commit at least this often (text inserted)
+_TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
+_COMPRESS_MIN = 512  # texts at least this long are stored zlib-compressed
+
+
+class QueryError(ValueError):
+    """A query that cannot run (bad regex, empty query); ``str()`` is one line for the user."""
+
+
+# ---------------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    kind: str  # "term" | "phrase" | "regex"
+    value: str  # as typed (phrases: whitespace-normalised and lowercased, as Pi does)
+    pattern: re.Pattern
+    fts: str | None  # an FTS5 expression every matching row satisfies, or None (no narrowing)
+    needles: tuple[str, ...] = ()  # lowercase ASCII literals every match contains (a fast pre-check)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str
+    mode: str  # "tokens" | "regex"
+    terms: tuple[Term, ...]
+
+
+def _fts_quote(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"'
+
+
+def _fts_literal(lit: str) -> str | None:
+    """An FTS5 expression (AND of trigrams) true for every row containing ``lit``."""
+    if len(lit) < 3:
+        return None
+    grams: list[str] = []
+    seen = set()
+    for i in range(len(lit) - 2):
+        g = lit[i : i + 3].lower()
+        if g not in seen:
+            seen.add(g)
+            grams.append(g)
+    if len(grams) > 12:  # enough to be selective; keep the expression cheap
+        step = (len(grams) - 1) / 11
+        grams = [grams[round(k * step)] for k in range(12)]
+    return " AND ".join(_fts_quote(g) for g in grams)
+
+
+def _fts_all(lits: Iterable[str]) -> str | None:
+    parts = [p for p in (_fts_literal(x) for x in lits) if p]
+    return " AND ".join(parts) if parts else None
+
+
+try:  # the regex parser, to find the literal runs every match must contain
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+    import re._constants as _sre_c  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python < 3.11
+    _sre_parse = None
+    _sre_c = None
+
+
+def _required_literals(pattern: str) -> list[str]:
+    """Literal runs that every match of ``pattern`` contains (best effort, may be empty)."""
+    if _sre_parse is None:
+        return []
+    try:
+        parsed = _sre_parse.parse(pattern, re.IGNORECASE)
+    except Exception:
+        return []
+    c = _sre_c
+    out: list[str] = []
+
+    def walk(items) -> None:
+        run: list[str] = []
+
+        def flush() -> None:
+            if run:
+                out.append("".join(run))
+                run.clear()
+
+        for op, av in items:
+            if op is c.LITERAL:
+                run.append(chr(av))
+            elif op is c.SUBPATTERN:
+                flush()
+                walk(av[-1])
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+                flush()
+                lo, _hi, sub = av
+                if lo >= 1:
+                    walk(sub)
+            elif op is getattr(c, "ATOMIC_GROUP", None):
+                flush()
+                walk(av)
+            else:  # branches, classes, anchors, backreferences ...: no required literal here
+                flush()
+        flush()
+
+    try:
+        walk(parsed)
+    except Exception:
+        return []
+    return out
+
+
+def _needles(lits: Iterable[str]) -> tuple[str, ...]:
+    """The ASCII literals, lowercased: on ASCII text ``lit in text.lower()`` is exactly what
+    a case-insensitive match needs (non-ASCII letters such as the Kelvin sign match ASCII
+    ones under ``re.IGNORECASE``, so non-ASCII text is always given to the regex)."""
+    return tuple(sorted({x.lower() for x in lits if x and x.isascii()}, key=len, reverse=True))
+
+
+def _term(kind: str, value: str) -> Term:
+    if kind == "phrase":
+        words = value.split()
+        pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+        return Term("phrase", " ".join(words), pattern, _fts_all(words), _needles(words))
+    pattern = re.compile(re.escape(value), re.IGNORECASE)
+    return Term("term", value, pattern, _fts_literal(value), _needles([value]))
+
+
+def parse_query(query: str) -> Query:
+    """Parse a query the way Pi's session selector does (``parseSearchQuery``).
+
+    Raises :class:`QueryError` for an empty query, an empty regex or a bad regex."""
+    trimmed = query.strip()
+    if not trimmed:
+        raise QueryError("empty query")
+    if trimmed.startswith("re:"):
+        src = trimmed[3:].strip()
+        if not src:
+            raise QueryError("empty regex")
+        try:
+            pattern = re.compile(src, re.IGNORECASE)
+        except re.error as exc:
+            raise QueryError(f"bad regex: {exc}") from None
+        lits = _required_literals(src)
+        return Query(query, "regex", (Term("regex", src, pattern, _fts_all(lits), _needles(lits)),))
+    tokens: list[tuple[str, str]] = []
+    buf: list[str] = []
+    in_quote = False
+
+    def flush(kind: str) -> None:
+        v = "".join(buf).strip()
+        buf.clear()
+        if v:
+            tokens.append((kind, v))
+
+    for ch in trimmed:
+        if ch == '"':
+            if in_quote:
+                flush("phrase")
+                in_quote = False
+            else:
+                flush("term")
+                in_quote = True
+            continue
+        if not in_quote and ch.isspace():
+            flush("term")
+            continue
+        buf.append(ch)
+    if in_quote:  # unbalanced quotes: plain whitespace tokens, quote characters included (Pi)
+        tokens = [("term", t) for t in trimmed.split()]
+    else:
+        flush("term")
+    terms = []
+    for kind, v in tokens:
+        if kind == "phrase" and not v.split():
+            continue
+        terms.append(_term(kind, v))
+    if not terms:
+        raise QueryError("empty query")
+    return Query(query, "tokens", tuple(terms))
+
+
+# ---------------------------------------------------------------------------- extraction
+
+
+def _cap(text: str) -> str:
+    if len(text) > HEAD_CAP + TAIL_CAP:
+        return text[:HEAD_CAP] + CAP_JOIN + text[-TAIL_CAP:]
+    return text
+
+
+def _blocks(content, block_type: str, key: str) -> str:
+    if isinstance(content, str):
+        return content if block_type == "text" else ""
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for b in content:
+        if isinstance(b, dict) and b.get("type") == block_type:
+            t = b.get(key)
+            if isinstance(t, str):
+                parts.append(t)
+    return "\n".join(parts)
+
+
+def _json_text(value) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def _tool_call_text(block: dict) -> str:
+    name = block.get("name")
+    name = name if isinstance(name, str) else _json_text(name)
+    args = block.get("arguments")
+    if isinstance(args, dict):
+        body = "\n".join(f"{k}: {v if isinstance(v, str) else _json_text(v)}" for k, v in args.items())
+    elif args is None:
+        body = ""
+    else:
+        body = args if isinstance(args, str) else _json_text(args)
+    return f"{name} {body}" if body else name
+
+
+def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
+    """The ``(kind, text)`` rows of one entry (capped; empty texts left out)."""
+    rows: list[tuple[str, str]] = []
+
+    def add(kind: str, text) -> None:
+        if isinstance(text, str) and text.strip():
+            rows.append((kind, _cap(text)))
+
+    t = obj.get("type")
+    if t == "message":
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            return rows
+        role = msg.get("role")
+        content = msg.get("content")
+        if role == "user":
+            add("user", _blocks(content, "text", "text"))
+        elif role == "assistant":
+            add("assistant", _blocks(content, "text", "text"))
+            add("thinking", _blocks(content, "thinking", "thinking"))
+            if isinstance(content, list):
+                for b in content:
+                    if isinstance(b, dict) and b.get("type") == "toolCall":
+                        add("tool-call", _tool_call_text(b))
+        elif role == "toolResult":
+            add("tool-result", _blocks(content, "text", "text"))
+        elif role == "bashExecution":
+            cmd = msg.get("command")
+            out = msg.get("output")
+            cmd = cmd if isinstance(cmd, str) else ""
+            out = out if isinstance(out, str) else ""
+            add("bash", f"{cmd}\n{out}" if out else cmd)
+        elif role == "custom" or (role == "hookMessage" and version < 3):
+            add("custom", _blocks(content, "text", "text"))
+        elif role in ("branchSummary", "compactionSummary"):
+            add("summary", msg.get("summary"))
+    elif t == "custom_message":
+        add("custom", _blocks(obj.get("content"), "text", "text"))
+    elif t in ("compaction", "branch_summary"):
+        add("summary", obj.get("summary"))
+    elif t == "session_info":
+        name = obj.get("name")
+        add("name", name.strip() if isinstance(name, str) else None)
+    elif t == "label":
+        add("label", obj.get("label"))
+    return rows
+
+
+def _norm_id(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+# ---------------------------------------------------------------------------- the index
+
+
+def _pack(text: str):
+    if len(text) >= _COMPRESS_MIN:
+        return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+    return text
+
+
+def _unpack(data) -> str:
+    if isinstance(data, bytes):
+        return zlib.decompress(data).decode("utf-8", "surrogatepass")
+    return data
+
+
+def _fingerprint(path: str, upto: int) -> str:
+    """A hash of the file's first bytes and of the bytes just before ``upto``."""
+    h = hashlib.blake2b(digest_size=12)
+    try:
+        with open(path, "rb") as f:
+            h.update(f.read(min(_FINGERPRINT_BYTES, upto)))
+            if upto > _FINGERPRINT_BYTES:
+                f.seek(max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES))
+                h.update(f.read(upto - max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES)))
+    except OSError:
+        return ""
+    return h.hexdigest()
+
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS files(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        scanned_to INTEGER NOT NULL,
+        next_lineno INTEGER NOT NULL,
+        next_entry INTEGER NOT NULL,
+        next_seq INTEGER NOT NULL,
+        pending_seq INTEGER,
+        pending_entry INTEGER,
+        version INTEGER NOT NULL,
+        has_header INTEGER NOT NULL,
+        fingerprint TEXT NOT NULL,
+        error TEXT
+    )""",
+    # The rows themselves; ``data`` is the text, zlib-compressed (bytes) when it is long.
+    """CREATE TABLE IF NOT EXISTS rowdata(
+        id INTEGER PRIMARY KEY,
+        kind INTEGER NOT NULL,
+        entry INTEGER NOT NULL,
+        eid TEXT,
+        data NOT NULL
+    )""",
+    # Contentless: the trigram index only (rowid = rowdata.id); deleting needs the text back.
+    """CREATE VIRTUAL TABLE IF NOT EXISTS rows USING fts5(
+        text, tokenize='trigram', detail=none, columnsize=0, content=''
+    )""",
+)
+
+_FILE_COLS = (
+    "id, path, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, pending_seq, pending_entry, "
+    "version, has_header, fingerprint, error"
+)
+
+
+@dataclass(slots=True)
+class _FileState:
+    id: int
+    path: str
+    size: int = 0
+    mtime_ns: int = 0
+    scanned_to: int = 0
+    next_lineno: int = 1
+    next_entry: int = 0
+    next_seq: int = 0
+    pending_seq: int | None = None  # rows from this seq on came from an unterminated last line
+    pending_entry: int | None = None
+    version: int = 3
+    has_header: int = 0
+    fingerprint: str = ""
+    error: str | None = None
+
+    def values(self) -> tuple:
+        return (
+            self.path, self.size, self.mtime_ns, self.scanned_to, self.next_lineno, self.next_entry,
+            self.next_seq, self.pending_seq, self.pending_entry, self.version, self.has_header,
+            self.fingerprint, self.error, self.id,
+        )  # fmt: skip
+
+
+@dataclass
+class IndexStats:
+    files: int = 0  # session files considered
+    indexed: int = 0  # files (re)read, wholly or from where they stopped
+    reindexed: int = 0  # ... of which read again from the start (changed or shrunk)
+    removed: int = 0  # files dropped because they are gone
+    rows: int = 0  # rows added
+    bytes: int = 0  # bytes of session files read
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One matching row: which entry, what kind of text, and a line of context."""
+
+    entry_id: str | None  # None for header rows (cwd, id)
+    entry_index: int  # -1 for header rows
+    kind: str
+    context: str  # one line (no newlines), cut around the first match
+    spans: tuple[tuple[int, int], ...]  # matches in ``context``: (start, end), sorted
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.spans[0] if self.spans else (0, 0)
+
+    def to_json(self) -> dict:
+        return {
+            "entryId": self.entry_id,
+            "entryIndex": self.entry_index,
+            "kind": self.kind,
+            "context": self.context,
+            "spans": [list(s) for s in self.spans],
+        }
+
+
+@dataclass
+class SessionHits:
+    """The hits of one session, with what the result list shows about the session."""
+
+    path: str
+    session_id: str | None
+    name: str | None
+    first_message: str
+    cwd: str
+    modified_ms: float | None
+    hits: list[Hit] = field(default_factory=list)
+    hit_count: int = 0  # all matching rows (``hits`` keeps at most ``max_hits``)
+
+    @property
+    def title(self) -> str:
+        return self.name or self.first_message
+
+    def to_json(self) -> dict:
+        from .timeutil import ms_to_iso
+
+        return {
+            "path": self.path,
+            "id": self.session_id,
+            "name": self.name,
+            "firstMessage": self.first_message,
+            "cwd": self.cwd,
+            "modified": ms_to_iso(self.modified_ms),
+            "hitCount": self.hit_count,
+            "hits": [h.to_json() for h in self.hits],
+        }
+
+
+_CTRL = {i: " " for i in range(32)}
+_CTRL[127] = " "
+
+
+def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """One line of ``text`` around the match ``start:end``, and the matches inside it."""
+    ls = text.rfind("\n", 0, start) + 1
+    le = text.find("\n", max(start, end - 1) if end > start else start)
+    if le < 0:
+        le = len(text)
+    a = max(ls, start - CONTEXT_BEFORE)
+    b = min(le, a + CONTEXT_WIDTH)
+    if b <= start and start < len(text):  # a match that starts with a newline
+        b = min(len(text), start + CONTEXT_WIDTH)
+    raw = text[a:b]
+    stripped = raw.lstrip()
+    shift = len(raw) - len(stripped)
+    if shift and a + shift > start:  # never strip the match itself
+        shift = max(0, start - a)
+        stripped = raw[shift:]
+    prefix = "…" if a > ls else ""
+    suffix = "…" if b < le else ""
+    line = prefix + stripped.rstrip().translate(_CTRL) + suffix
+    body_end = len(prefix) + len(stripped.rstrip())
+    off = len(prefix) - a - shift
+    spans: list[tuple[int, int]] = []
+    for p in patterns:
+        n = 0
+        for m in p.finditer(text, max(0, a + shift)):
+            s, e = m.span()
+            if s >= b:
+                break
+            if e > s:
+                spans.append((max(s + off, len(prefix)), min(e + off, body_end)))
+                n += 1
+                if n >= 20:
+                    break
+    if not spans and end >= start:
+        spans.append((max(start + off, len(prefix)), min(max(end, start) + off, body_end)))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            if e > merged[-1][1]:
+                merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return line, tuple(merged)
+
+
+class SearchIndex:
+    """The search index file (one SQLite connection; use one object per thread)."""
+
+    def __init__(self, index_dir: str | os.PathLike | None = None):
+        self.dir = Path(index_dir) if index_dir is not None else default_cache_dir()
+        self.file = self.dir / f"search-v{SCHEMA_VERSION}.sqlite3"
+        self.in_memory = False
+        self.conn = self._open()
+
+    # -------------------------------------------------------------- opening
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._remove_old_versions()
+            return self._connect(str(self.file))
+        except sqlite3.OperationalError:
+            pass  # locked for a minute, read-only, ...: not corrupt; use memory this time
+        except sqlite3.DatabaseError:
+            # Corrupt or foreign: it is a cache, start again.
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(str(self.file) + suffix)
+                except OSError:
+                    pass
+            try:
+                return self._connect(str(self.file))
+            except (sqlite3.Error, OSError):
+                pass
+        except OSError:
+            pass
+        self.in_memory = True
+        return self._connect(":memory:")
+
+    def _remove_old_versions(self) -> None:
+        for old in range(1, SCHEMA_VERSION):
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(self.dir / f"search-v{old}.sqlite3{suffix}")
+                except OSError:
+                    pass
+
+    @staticmethod
+    def _connect(target: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=60, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA busy_timeout=60000")
+            if target != ":memory:":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA cache_size=-32000")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                have = conn.execute(
+                    "SELECT name FROM sqlite_master WHERE name IN ('files', 'rowdata', 'rows')"
+                ).fetchall()
+                if len(have) != 3:
+                    if have:
+                        raise sqlite3.DatabaseError("incomplete schema")
+                    for stmt in _SCHEMA:
+                        conn.execute(stmt)
+                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                elif conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                    raise sqlite3.DatabaseError("wrong schema version")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+
+    def __enter__(self) -> "SearchIndex":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -------------------------------------------------------------- updating
+    def _state(self, path: str) -> _FileState | None:
+        row = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=?", (path,)).fetchone()
+        return _FileState(*row) if row else None
+
+    def _known(self) -> dict[str, tuple[int, int, int]]:
+        return {p: (i, s, m) for i, p, s, m in self.conn.execute("SELECT id, path, size, mtime_ns FROM files")}
+
+    def _delete_rows(self, fid: int, from_seq: int = 0) -> None:
+        """Drop a file's rows from ``from_seq`` on (the index needs each row's text back)."""
+        lo = (fid << _SEQ_BITS) + from_seq
+        hi = (fid + 1) << _SEQ_BITS
+        conn = self.conn
+        pos = lo
+        while True:
+            chunk = conn.execute(
+                "SELECT id, data FROM rowdata WHERE id >= ? AND id < ? ORDER BY id LIMIT 500", (pos, hi)
+            ).fetchall()
+            if not chunk:
+                break
+            conn.executemany(
+                "INSERT INTO rows(rows, rowid, text) VALUES ('delete', ?, ?)", [(i, _unpack(d)) for i, d in chunk]
+            )
+            pos = chunk[-1][0] + 1
+        conn.execute("DELETE FROM rowdata WHERE id >= ? AND id < ?", (lo, hi))
+
+    def _save_state(self, st: _FileState) -> None:
+        self.conn.execute(
+            "UPDATE files SET path=?, size=?, mtime_ns=?, scanned_to=?, next_lineno=?, next_entry=?, next_seq=?, "
+            "pending_seq=?, pending_entry=?, version=?, has_header=?, fingerprint=?, error=? WHERE id=?",
+            st.values(),
+        )
+
+    def _index_file(self, path: str, stats: IndexStats) -> int:
+        """(Re)index one file inside the caller's transaction: ``(characters inserted, file id)``,
+        the id None when the file is not a readable session."""
+        try:
+            f = open(path, "rb")
+        except OSError:
+            return 0, None
+        with f:
+            fst = os.fstat(f.fileno())
+            state = self._state(path)
+            if state is not None and state.size == fst.st_size and state.mtime_ns == fst.st_mtime_ns:
+                return 0, (state.id if state.error is None else None)  # another updater got here first
+            if (
+                state is not None
+                and state.error is None
+                and state.has_header
+                and fst.st_size > state.size  # grew: same size with another mtime is a rewrite
+                and 0 < state.scanned_to <= fst.st_size
+                and state.fingerprint
+                and _fingerprint(path, state.scanned_to) == state.fingerprint
+            ):
+                if state.pending_seq is not None:
+                    self._delete_rows(state.id, state.pending_seq)
+                    state.next_seq = state.pending_seq
+                    state.next_entry = state.pending_entry if state.pending_entry is not None else state.next_entry
+                    state.pending_seq = state.pending_entry = None
+            else:
+                if state is None:
+                    cur = self.conn.execute(
+                        "INSERT INTO files(path, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, "
+                        "version, has_header, fingerprint) VALUES (?, 0, 0, 0, 1, 0, 0, 3, 0, '')",
+                        (path,),
+                    )
+                    state = _FileState(cur.lastrowid, path)
+                else:
+                    self._delete_rows(state.id)
+                    state = _FileState(state.id, path)
+                    stats.reindexed += 1
+            state.size, state.mtime_ns = fst.st_size, fst.st_mtime_ns
+            stats.indexed += 1
+            chars = self._scan(f, state, stats)
+            state.fingerprint = _fingerprint(path, state.scanned_to) if state.scanned_to else ""
+            self._save_state(state)
+            return chars, (state.id if state.error is None else None)
+
+    def _scan(self, f, st: _FileState, stats: IndexStats) -> int:
+        base = st.id << _SEQ_BITS
+        batch: list[tuple] = []
+        batch_chars = 0
+        total_chars = 0
+        start = st.scanned_to
+
+        def flush() -> None:
+            self.conn.executemany("INSERT INTO rows(rowid, text) VALUES (?, ?)", [(b[0], b[1]) for b in batch])
+            self.conn.executemany(
+                "INSERT INTO rowdata(id, kind, entry, eid, data) VALUES (?, ?, ?, ?, ?)",
+                [(b[0], _KIND_CODE[b[2]], b[3], b[4], _pack(b[1])) for b in batch],
+            )
+            stats.rows += len(batch)
+
+        st.error = None
+        for raw in iter_lines(f, st.scanned_to, st.next_lineno):
+            res = parse_line(raw.data)
+            obj = res.value
+            if obj is None:
+                if not raw.terminated:
+                    break  # Pi is writing this line: read it next time
+                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+                continue
+            if not st.has_header:
+                if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
+                    st.error = "not a Pi session"
+                    self._delete_rows(st.id)
+                    st.next_seq = 0
+                    batch.clear()
+                    return 0
+                if not raw.terminated:
+                    break
+                v = obj.get("version")
+                st.version = int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 1
+                st.has_header = 1
+                cwd = obj.get("cwd")
+                for kind, text in (("cwd", cwd), ("id", obj["id"])):
+                    if isinstance(text, str) and text:
+                        batch.append((base + st.next_seq, text, kind, -1, None))
+                        st.next_seq += 1
+                        batch_chars += len(text)
+                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+                continue
+            if not isinstance(obj, dict) or obj.get("type") == "session":
+                if not raw.terminated:
+                    break
+                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+                continue
+            idx = st.next_entry
+            if st.version < 2:
+                eid = f"line{raw.lineno}"
+            else:
+                eid = _norm_id(obj.get("id")) or f"line{raw.lineno}"
+            if not raw.terminated:
+                # A complete last line without its newline: index it, read it again later.
+                st.pending_seq, st.pending_entry = st.next_seq, idx
+            st.next_entry += 1
+            for kind, text in entry_rows(obj, st.version):
+                batch.append((base + st.next_seq, text, kind, idx, eid))
+                st.next_seq += 1
+                batch_chars += len(text)
+            if raw.terminated:
+                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            if len(batch) >= _BATCH_ROWS or batch_chars >= _BATCH_CHARS:
+                flush()
+                total_chars += batch_chars
+                batch.clear()
+                batch_chars = 0
+        if batch:
+            flush()
+            total_chars += batch_chars
+        if not st.has_header:
+            st.error = "no session header"
+        stats.bytes += max(0, st.size - start)
+        return total_chars
+
+    def _plan(self, paths: list[str], root: SessionRoot | None) -> tuple[list[str], list[int]]:
+        """``(stale, gone)``: paths whose size or mtime changed (or that are new), in the
+        given order; ids of indexed files under ``root`` that no longer exist."""
+        known = self._known()
+        stale = []
+        for p in paths:
+            k = known.get(p)
+            if k is not None:
+                try:
+                    fst = os.stat(p)
+                except OSError:
+                    continue
+                if k[1] == fst.st_size and k[2] == fst.st_mtime_ns:
+                    continue
+            stale.append(p)
+        gone: list[int] = []
+        if root is not None:
+            present = set(paths)
+            rp = str(root.path)
+            prefix = rp.rstrip(os.sep) + os.sep
+            for p, k in known.items():
+                if p not in present and (p == rp or p.startswith(prefix)) and not os.path.isfile(p):
+                    gone.append(k[0])
+        return stale, gone
+
+    def _drop(self, gone: list[int], stats: IndexStats) -> None:
+        if not gone:
+            return
+        with _Txn(self.conn) as txn:
+            for fid in gone:
+                txn.begin()
+                self._delete_rows(fid)
+                self.conn.execute("DELETE FROM files WHERE id=?", (fid,))
+                txn.wrote(0)
+        stats.removed += len(gone)
+
+    def update(
+        self,
+        paths: Iterable[str],
+        *,
+        root: SessionRoot | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> IndexStats:
+        """Bring the rows of ``paths`` up to date; drop files under ``root`` that are gone.
+
+        ``on_progress(done, total)`` counts the files that need reading (called with
+        ``(0, total)`` first when there are any). ``should_stop()`` is polled between files:
+        what was indexed so far is kept."""
+        t0 = time.perf_counter()
+        stats = IndexStats()
+        paths = list(paths)
+        stats.files = len(paths)
+        stale, gone = self._plan(paths, root)
+        self._drop(gone, stats)
+        total = len(stale)
+        if total and on_progress is not None:
+            on_progress(0, total)
+        with _Txn(self.conn) as txn:
+            for done, p in enumerate(stale, 1):
+                if should_stop is not None and should_stop():
+                    stats.cancelled = True
+                    break
+                txn.begin()
+                chars, _ = self._index_file(p, stats)
+                txn.wrote(chars)
+                if on_progress is not None:
+                    on_progress(done, total)
+        stats.seconds = time.perf_counter() - t0
+        return stats
+
+    # -------------------------------------------------------------- querying
+    def file_ids(self) -> dict[str, int]:
+        return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
+
+    def candidate_files(self, q: Query) -> set[int] | None:
+        """Files that may hold a result (None: every file, nothing narrows the query)."""
+        cands: set[int] | None = None
+        for t in q.terms:
+            if t.fts is None:
+                continue
+            sql = "SELECT DISTINCT rowid >> 32 FROM rows WHERE rows MATCH ?"
+            ids = {r[0] for r in self.conn.execute(sql, (t.fts,))}
+            cands = ids if cands is None else cands & ids
+            if not cands:
+                return set()
+        return cands
+
+    def match_file(self, fid: int, q: Query, max_hits: int = MAX_HITS) -> tuple[list[Hit], int] | None:
+        """Exact hits of ``q`` in file ``fid``: ``(hits, hit_count)``, or None when some term
+        matches none of its rows."""
+        terms = q.terms
+        lo, hi = fid << _SEQ_BITS, (fid + 1) << _SEQ_BITS
+        if all(t.fts for t in terms):
+            expr = " OR ".join(f"({t.fts})" for t in terms) if len(terms) > 1 else terms[0].fts
+            cur = self.conn.execute(
+                "SELECT d.kind, d.entry, d.eid, d.data FROM rows JOIN rowdata d ON d.id = rows.rowid "
+                "WHERE rows MATCH ? AND rows.rowid >= ? AND rows.rowid < ? ORDER BY rows.rowid",
+                (expr, lo, hi),
+            )
+        else:
+            cur = self.conn.execute(
+                "SELECT kind, entry, eid, data FROM rowdata WHERE id >= ? AND id < ? ORDER BY id", (lo, hi)
+            )
+        matched = [False] * len(terms)
+        patterns = [t.pattern for t in terms]
+        needles = [t.needles for t in terms]
+        hits: list[Hit] = []
+        count = 0
+        for kind, entry, eid, data in cur:
+            text = _unpack(data)
+            ascii_text = text.isascii()  # O(1) in CPython
+            low = None
+            first = None
+            for k, p in enumerate(patterns):
+                if ascii_text and needles[k]:
+                    if low is None:
+                        low = text.lower()
+                    if not all(n in low for n in needles[k]):
+                        continue
+                m = p.search(text)
+                if m is not None:
+                    matched[k] = True
+                    if first is None or m.start() < first.start():
+                        first = m
+            if first is None:
+                continue
+            count += 1
+            if len(hits) < max_hits:
+                line, spans = _context(text, first.start(), first.end(), patterns)
+                hits.append(Hit(eid, int(entry), KINDS[kind], line, spans))
+        if not all(matched):
+            return None
+        return hits, count
+
+    def query(
+        self,
+        q: Query,
+        infos: Iterable[SessionInfo],
+        *,
+        limit: int | None = None,
+        max_hits: int = MAX_HITS,
+        should_stop: Callable[[], bool] | None = None,
+        update: bool = False,
+        root: SessionRoot | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        stats: IndexStats | None = None,
+    ) -> Iterator[SessionHits]:
+        """Results in the order of ``infos`` (pass them newest first).
+
+        With ``update``, files that changed are (re)indexed on the way, each just before it
+        is searched, so results stream in order even while the index is being built."""
+        infos = list(infos)
+        stats = stats if stats is not None else IndexStats()
+        stale: set[str] = set()
+        if update:
+            stale_list, gone = self._plan([i.path for i in infos], root)
+            self._drop(gone, stats)
+            stale = set(stale_list)
+        fids = self.file_ids()
+        cands = self.candidate_files(q)  # over what is indexed now: not used for stale files
+        total = len(stale)
+        done = 0
+        if total and on_progress is not None:
+            on_progress(0, total)
+        n = 0
+        with _Txn(self.conn) as txn:
+            for info in infos:
+                if should_stop is not None and should_stop():
+                    stats.cancelled = True
+                    return
+                if info.path in stale:
+                    txn.begin()
+                    chars, fid = self._index_file(info.path, stats)
+                    txn.wrote(chars)
+                    done += 1
+                    if on_progress is not None:
+                        on_progress(done, total)
+                    if fid is None:
+                        continue
+                else:
+                    fid = fids.get(info.path)
+                    if fid is None or (cands is not None and fid not in cands):
+                        continue
+                got = self.match_file(fid, q, max_hits)
+                if got is None:
+                    continue
+                txn.commit()  # never hold the write lock while the caller holds the results
+                hits, count = got
+                yield SessionHits(
+                    info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count
+                )
+                n += 1
+                if limit is not None and n >= limit:
+                    return
+
+
+class _Txn:
+    """Write transactions spanning several files: committed when big or old enough, before
+    handing results out, and at the end; rolled back on an error."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.open = False
+        self.chars = 0
+        self.t0 = 0.0
+
+    def begin(self) -> None:
+        if not self.open:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.open = True
+            self.chars = 0
+            self.t0 = time.perf_counter()
+
+    def wrote(self, chars: int) -> None:
+        self.chars += chars
+        if self.chars >= _TXN_CHARS or time.perf_counter() - self.t0 >= _TXN_SECONDS:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.open:
+            self.open = False
+            self.conn.execute("COMMIT")
+
+    def __enter__(self) -> "_Txn":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None or exc_type is GeneratorExit:
+            self.commit()
+        elif self.open:
+            self.open = False
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+
+# ---------------------------------------------------------------------------- API
+
+
+def _infos(root: SessionRoot, index_dir) -> list[SessionInfo]:
+    listing = SessionIndex(index_dir)
+    return [i for i in list_sessions(root, listing) if i.error is None]
+
+
+def update_index(
+    root: SessionRoot,
+    *,
+    index_dir: str | os.PathLike | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> IndexStats:
+    """Bring the search index of every session under ``root`` up to date (see the module
+    docstring); returns what was done. Safe to call from several threads or processes."""
+    paths = [sf.path for sf in find_session_files(root)]
+    with SearchIndex(index_dir) as idx:
+        return idx.update(paths, root=root, on_progress=on_progress, should_stop=should_stop)
+
+
+def search(
+    root: SessionRoot,
+    query: str | Query,
+    *,
+    index_dir: str | os.PathLike | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    limit: int | None = None,
+    max_hits: int = MAX_HITS,
+    update: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+    infos: Iterable[SessionInfo] | None = None,
+) -> Iterator[SessionHits]:
+    """Search every session under ``root``; yields one :class:`SessionHits` per matching
+    session, newest session first (Pi's order), as each is found.
+
+    Files that changed since they were indexed are (re)indexed on the way, each just before
+    it is searched (``on_progress(done, total)`` counts them; ``update=False`` searches the
+    index as it is), so even a first search over a large store streams its results.
+    ``limit`` caps the sessions yielded, ``max_hits`` the hits kept per session
+    (``hit_count`` counts them all). Raises :class:`QueryError` at once for a query that
+    cannot run. Stop iterating (or make ``should_stop()`` true) to cancel; the index keeps
+    what was done. ``infos``: the sessions to search, in the order wanted (default: every
+    readable session under ``root``, newest first, from the listing index); an app that has
+    listed them already passes its list."""
+    q = query if isinstance(query, Query) else parse_query(query)
+    return _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos)
+
+
+def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos) -> Iterator[SessionHits]:
+    if infos is None:
+        infos = _infos(root, index_dir)
+    else:
+        infos = [i for i in infos if i.error is None]
+    with SearchIndex(index_dir) as idx:
+        yield from idx.query(
+            q, infos, limit=limit, max_hits=max_hits, should_stop=should_stop,
+            update=update, root=root, on_progress=on_progress,
+        )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- CLI
+
+
+def _cli_parser():
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="pitui search",
+        description="Search every session's text (Pi's /resume syntax: terms, \"phrase\", re:REGEX).",
+    )
+    p.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX')
+    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
+    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    p.add_argument("--json", action="store_true", help="a JSON array, one object per session")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N sessions")
+    p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
+                   help=f"hits shown per session (default {MAX_HITS}; 0: all)")  # fmt: skip
+    return p
+
+
+def _highlight(line: str, spans, tty: bool) -> str:
+    if not tty or not spans:
+        return line
+    out = []
+    pos = 0
+    for s, e in spans:
+        out.append(line[pos:s])
+        out.append("\x1b[1;33m" + line[s:e] + "\x1b[0m")
+        pos = e
+    out.append(line[pos:])
+    return "".join(out)
+
+
+def cli_main(argv: list[str]) -> int:
+    """``pitui search QUERY [ROOT] [--session-dir DIR] [--json] [--limit N]``."""
+    args = _cli_parser().parse_args(argv)
+    from .discovery import resolve_root
+    from .timeutil import format_age
+
+    try:
+        q = parse_query(args.query)
+    except QueryError as exc:
+        sys.stderr.write(f"pitui: {args.query}: {exc}\n")
+        return 2
+    if args.limit is not None and args.limit < 1:
+        sys.stderr.write(f"pitui: {args.limit}: --limit must be at least 1\n")
+        return 2
+    root = resolve_root(args.root, args.session_dir)
+    if args.root is not None and not root.path.exists():
+        sys.stderr.write(f"pitui: {args.root}: no such file or folder\n")
+        return 2
+    err_tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if err_tty and total >= 20:
+            sys.stderr.write(f"\rpitui: indexing {done}/{total} sessions" + ("\n" if done == total else ""))
+            sys.stderr.flush()
+
+    max_hits = args.max_hits if args.max_hits > 0 else sys.maxsize
+    results = search(root, q, limit=args.limit, max_hits=max_hits, on_progress=progress)
+    if args.json:
+        out = [r.to_json() for r in results]
+        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+        return 0
+    tty = sys.stdout.isatty()
+    now = time.time() * 1000
+    w = sys.stdout.write
+    n = 0
+    for r in results:
+        if n:
+            w("\n")
+        n += 1
+        title = " ".join(r.title.split())[:80]
+        w(f"{title}  ({r.cwd or '?'}, {format_age(r.modified_ms, now)})\n")
+        w(f"{r.path}\n")
+        for h in r.hits:
+            where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
+            w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
+        if r.hit_count > len(r.hits):
+            w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
+        sys.stdout.flush()
+    if not n:
+        sys.stderr.write(f"pitui: {q.text.strip()}: no matches\n")
+    return 0
