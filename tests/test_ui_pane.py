@@ -46,6 +46,7 @@ class PaneApp(App):
 
     def on_mount(self) -> None:
         pane = self.query_one(MessagePane)
+        pane.async_bytes = None  # snapshots: everything drawn at once (one test turns it back on)
         for k, v in self.attrs.items():
             setattr(pane, k, v)
         pane.show_branch(self.session, self.session.path_to(self.leaf), self.selected)
@@ -510,7 +511,7 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
     entries = chain([user("explain"), assistant(md), user("thanks"), assistant("you're welcome")] + tail)
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
     assert s.lengths[1] > MessagePane.ASYNC_BYTES
-    app = PaneApp(s, selected=3)
+    app = PaneApp(s, selected=3, async_bytes=MessagePane.ASYNC_BYTES)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane

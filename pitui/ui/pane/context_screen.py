@@ -56,6 +56,10 @@ class ContextView(BlockScroller):
     def _block_key(self, b: int) -> Hashable:
         return ("ctx", b)
 
+    def _block_cost(self, b: int) -> int:
+        m, res = self._groups[b]
+        return _size(m) + (sum(_size(r) for r in res) if self.full_tool_output else 0)
+
     def _estimate(self, b: int, width: int) -> int:
         m, res = self._groups[b]
         w = max(20, width - 4)

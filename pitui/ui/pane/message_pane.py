@@ -416,13 +416,17 @@ class MessagePane(BlockScroller):
     def _block_cost(self, b: int) -> int:
         """Bytes of text drawn as Markdown (what makes a block slow to draw)."""
         blk = self._blocks[b]
-        if blk.kind in ("marker", "results"):
+        if blk.kind == "marker":
             return 0
-        i = blk.entries[0]
         s = self._session
+        # Tool output is cheap while cut to a few lines; in full it counts.
+        out = sum(s.lengths[x] for x in blk.entries[1:]) // 2 if self.full_tool_output else 0
+        if blk.kind == "results":
+            return out
+        i = blk.entries[0]
         if s.types[i] == "message" and s.roles[i] in ("toolResult", "bashExecution", "system"):
-            return 0
-        return s.lengths[i]
+            return s.lengths[i] // 2 if self.full_tool_output else 0
+        return s.lengths[i] + out
 
 
 class _Drawer:

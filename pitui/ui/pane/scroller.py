@@ -22,6 +22,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from .heights import Heights
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
@@ -305,7 +306,14 @@ class BlockScroller(ScrollView, can_focus=True):
         self.refresh()
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._width, self._heights.total)
+        """Set the scrollable height without a layout pass of the whole screen (the
+        scrollbars are always shown, so nothing else depends on it)."""
+        size = Size(self._width, self._heights.total)
+        if size != self.virtual_size:
+            self.set_reactive(Widget.virtual_size, size)
+            if self.is_mounted and self.container_size:
+                self._scroll_update(size)
+            self.refresh()
 
     def _scroll_to_y(self, y: int) -> None:
         self.scroll_to(y=max(0, y), animate=False, immediate=True)
