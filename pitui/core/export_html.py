@@ -1,0 +1,1208 @@
+"""``pitui export --format html``: one branch as a single self-contained web page.
+
+The structure follows the Markdown export: a header (title, session id, working
+directory, dates, models, tokens and cost of the branch), then every entry from the root
+to the chosen leaf. Tool calls are shown with their results, thinking and long detail are
+folded in ``<details>``, compactions are boundaries, and the history a compaction left
+outside the model's context is marked as such.
+
+Session content is untrusted: every string from the file is HTML-escaped, nothing is a
+link to anywhere but this page, and images are inlined as ``data:`` URLs only when their
+type is an image type and their data is plain base64. The page loads nothing from the
+network (inline CSS, one tiny inline script for "expand all").
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from html import escape
+from typing import Any, Callable
+
+import orjson
+
+from .context import context_entry_indices
+from .session import F_DAMAGED, Session
+from .stats import TOOLS_KEY, Stats, branch_stats, session_stats
+from .summary import format_tool_call, shorten_home, text_of
+from .timeutil import iso_to_ms, ms_to_iso
+
+__all__ = ["export_html", "render_markdown"]
+
+MAX_DEPTH = 6  # nested subagent conversations shown inside each other at most this deep
+
+# ---------------------------------------------------------------------------- text helpers
+
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# C0/C1 controls other than tab and newline, lone surrogates, and non-characters are not
+# allowed in HTML text: shown as U+FFFD.
+_CTRL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+
+
+def _clean(value: Any) -> str:
+    """A string fit for an HTML page: ANSI escapes dropped, control characters replaced."""
+    s = value if isinstance(value, str) else ("" if value is None else str(value))
+    if "\x1b" in s:
+        s = _ANSI_RE.sub("", s)
+    s = s.replace("\r\n", "\n").replace("\r", "\n")
+    return _CTRL_RE.sub("\ufffd", s)
+
+
+def _e(value: Any) -> str:
+    """Escaped text (also safe inside double-quoted attributes)."""
+    return escape(_clean(value), quote=True)
+
+
+def _num(v: Any) -> float | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def _int(n: Any) -> str:
+    v = _num(n)
+    if v is None:
+        return "?"
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}"
+
+
+def _tokens(n: Any) -> str:
+    v = _num(n)
+    if v is None:
+        return "?"
+    if v < 1000:
+        return f"{v:g}"
+    if v < 100_000:
+        return f"{v / 1000:.1f}k"
+    if v < 1_000_000:
+        return f"{round(v / 1000)}k"
+    return f"{v / 1_000_000:.1f}M"
+
+
+def _cost(c: Any) -> str:
+    if isinstance(c, dict):
+        c = c.get("total")
+    v = _num(c)
+    if not v:
+        return ""
+    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
+
+
+def _bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+def _duration(ms: Any) -> str:
+    v = _num(ms)
+    if v is None or v < 0:
+        return ""
+    s = int(v / 1000)
+    if s < 60:
+        return f"{s}s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m}m{s:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"
+
+
+def _when(value: Any) -> str:
+    """``2026-11-16 09:06:12 UTC`` from an ISO string or epoch milliseconds."""
+    ms = iso_to_ms(value)
+    if math.isnan(ms):
+        return ""
+    iso = ms_to_iso(ms) or ""
+    return iso[:19].replace("T", " ") + " UTC"
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _json_compact(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _lines(text: str) -> list[str]:
+    text = text.rstrip("\n")
+    return text.split("\n") if text else []
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# ---------------------------------------------------------------------------- Markdown
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
+_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_LIST_RE = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
+_HR_RE = re.compile(r"^ {0,3}(?:(?:\*\s*){3,}|(?:-\s*){3,}|(?:_\s*){3,})$")
+_QUOTE_RE = re.compile(r"^ {0,3}> ?(.*)$")
+_TABLE_SEP_RE = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1", re.S)
+_BOLD_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+
+
+def _inline(text: str) -> str:
+    """Inline Markdown: code spans and bold. Everything else is escaped text."""
+    text = text.replace("\ue000", "\ufffd").replace("\ue001", "\ufffd")
+    codes: list[str] = []
+
+    def stash(m: re.Match) -> str:
+        code = m.group(2)
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        codes.append(f"<code>{_e(code)}</code>")
+        return f"\ue000{len(codes) - 1}\ue001"
+
+    html = _BOLD_RE.sub(r"<strong>\1</strong>", _e(_CODE_SPAN_RE.sub(stash, text)))
+    if codes:
+        html = re.sub("\ue000(\\d+)\ue001", lambda m: codes[int(m.group(1))], html)
+    return html
+
+
+def _split_row(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+
+
+def render_markdown(text: Any, depth: int = 0) -> str:
+    """A small, safe Markdown renderer: paragraphs, headings, lists, quotes, rules,
+    tables, fenced code blocks, inline code and bold. Never emits links or raw HTML."""
+    lines = _clean(text).split("\n")
+    out: list[str] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            out.append("<p>" + "\n".join(_inline(x) for x in para) + "</p>")
+            para.clear()
+
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        fm = _FENCE_RE.match(line)
+        if fm:
+            flush()
+            fence = fm.group(1)
+            lang = fm.group(2)
+            body = []
+            i += 1
+            while i < n:
+                s = lines[i].strip()
+                if s.startswith(fence[0] * len(fence)) and not s.strip(fence[0]):
+                    i += 1
+                    break
+                body.append(lines[i])
+                i += 1
+            cls = f' class="lang-{_e(lang)}"' if lang and re.fullmatch(r"[\w.+#-]{1,30}", lang) else ""
+            out.append(f"<pre class=\"code\"><code{cls}>{_e(chr(10).join(body))}</code></pre>")
+            continue
+        if not line.strip():
+            flush()
+            i += 1
+            continue
+        hm = _HEADING_RE.match(line)
+        if hm:
+            flush()
+            level = min(6, len(hm.group(1)) + 2)
+            out.append(f"<h{level}>{_inline(hm.group(2))}</h{level}>")
+            i += 1
+            continue
+        if _HR_RE.match(line) and not para:
+            flush()
+            out.append("<hr>")
+            i += 1
+            continue
+        if _QUOTE_RE.match(line):
+            flush()
+            quoted = []
+            while i < n and _QUOTE_RE.match(lines[i]):
+                quoted.append(_QUOTE_RE.match(lines[i]).group(1))
+                i += 1
+            inner = render_markdown("\n".join(quoted), depth + 1) if depth < 8 else f"<p>{_e(chr(10).join(quoted))}</p>"
+            out.append(f"<blockquote>{inner}</blockquote>")
+            continue
+        if line.lstrip().startswith("|") and i + 1 < n and _TABLE_SEP_RE.match(lines[i + 1]) and "-" in lines[i + 1]:
+            flush()
+            head = _split_row(line)
+            rows = []
+            i += 2
+            while i < n and lines[i].strip().startswith("|"):
+                rows.append(_split_row(lines[i]))
+                i += 1
+            t = ["<div class=\"table-wrap\"><table class=\"md-table\"><thead><tr>"]
+            t += [f"<th>{_inline(c)}</th>" for c in head]
+            t.append("</tr></thead><tbody>")
+            for r in rows:
+                t.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>")
+            t.append("</tbody></table></div>")
+            out.append("".join(t))
+            continue
+        lm = _LIST_RE.match(line)
+        if lm and (not para or lm.group(2)[0] in "-*+"):
+            flush()
+            ordered = lm.group(2)[0].isdigit()
+            items: list[tuple[int, list[str]]] = []
+            while i < n:
+                m2 = _LIST_RE.match(lines[i])
+                if m2 and m2.group(2)[0].isdigit() == ordered or (m2 and len(m2.group(1)) > 0):
+                    items.append((len(m2.group(1).expandtabs(4)), [m2.group(3)]))
+                    i += 1
+                elif items and lines[i].strip() and lines[i][:1] in (" ", "\t") and not _FENCE_RE.match(lines[i]):
+                    items[-1][1].append(lines[i].strip())  # continuation line
+                    i += 1
+                else:
+                    break
+            tag = "ol" if ordered else "ul"
+            start = ""
+            if ordered:
+                first = re.match(r"\s*(\d+)", line)
+                if first and first.group(1) != "1":
+                    start = f' start="{int(first.group(1))}"'
+            lis = []
+            for indent, body in items:
+                lvl = min(4, indent // 2)
+                cls = f' class="l{lvl}"' if lvl else ""
+                lis.append(f"<li{cls}>" + "\n".join(_inline(b) for b in body) + "</li>")
+            out.append(f"<{tag}{start}>" + "".join(lis) + f"</{tag}>")
+            continue
+        para.append(line)
+        i += 1
+    flush()
+    return "".join(out)
+
+
+def _md_block(text: Any, cls: str = "md") -> str:
+    return f'<div class="{cls}">{render_markdown(text)}</div>'
+
+
+# ---------------------------------------------------------------------------- pieces
+
+_MIME_RE = re.compile(r"image/[A-Za-z0-9.+-]{1,40}")
+_B64_RE = re.compile(r"[A-Za-z0-9+/\s]*={0,2}\s*")
+
+
+def _image_dims(data: str) -> tuple[int, int] | None:
+    """Width and height of a PNG or GIF from the first bytes of its base64 data."""
+    try:
+        head = base64.b64decode(re.sub(r"[^A-Za-z0-9+/]", "", data[:64])[:32] + "==", validate=False)
+    except (ValueError, binascii.Error):
+        return None
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        return int.from_bytes(head[6:8], "little"), int.from_bytes(head[8:10], "little")
+    return None
+
+
+def _image(block: dict) -> str:
+    mime = block.get("mimeType") or block.get("mediaType")
+    data = block.get("data")
+    mime_s = mime if isinstance(mime, str) else "image"
+    size = 0
+    if isinstance(data, str):
+        n = len(data.rstrip())
+        size = max(0, n * 3 // 4 - (len(data.rstrip()) - len(data.rstrip().rstrip("="))))
+    ok = isinstance(mime, str) and _MIME_RE.fullmatch(mime) and isinstance(data, str) and data and _B64_RE.fullmatch(data)
+    dims = _image_dims(data) if ok else None
+    dim_s = f"{dims[0]}×{dims[1]} · " if dims else ""
+    caption = f"<figcaption>{_e(mime_s)} · {dim_s}{_bytes(size)}</figcaption>"
+    if ok:
+        src = f"data:{mime};base64,{re.sub(r'[^A-Za-z0-9+/=]', '', data)}"
+        tiny = ' class="tiny"' if dims and 0 < max(dims) < 96 else ""
+        return (f'<figure class="image"><img{tiny} src="{src}" alt="{_e(mime_s)} image, {_bytes(size)}">'
+                f"{caption}</figure>")
+    return f'<figure class="image broken"><div class="noimg">image not shown (not base64 {_e(mime_s)})</div>{caption}</figure>'
+
+
+def _content(content: Any) -> str:
+    """User/custom content: a string, or text and image blocks."""
+    if isinstance(content, str):
+        return _md_block(content) if content.strip() else ""
+    if not isinstance(content, list):
+        return ""
+    out = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "text" and isinstance(block.get("text"), str):
+            if block["text"].strip():
+                out.append(_md_block(block["text"]))
+        elif bt == "image":
+            out.append(_image(block))
+        else:
+            out.append(_raw_details(f"{bt or 'unknown'} block", block))
+    return "".join(out)
+
+
+def _raw_details(title: str, value: Any, cls: str = "raw") -> str:
+    return f'<details class="{cls}"><summary>{_e(title)}</summary><pre>{_e(_json(value))}</pre></details>'
+
+
+def _pre(text: str, cls: str = "out") -> str:
+    return f'<pre class="{cls}">{_e(text)}</pre>'
+
+
+def _diff(text: str) -> str:
+    """A diff, one coloured line each: Pi's line-numbered display diff (``details.diff``)
+    or a unified diff (``details.patch``, and ``details.diff`` in older releases)."""
+    rows = []
+    for ln in _lines(_clean(text)):
+        if ln.startswith("+++") or ln.startswith("---"):
+            cls = "dh"
+        elif ln.startswith("@@"):
+            cls = "dhunk"
+        elif ln.startswith("+"):
+            cls = "dadd"
+        elif ln.startswith("-"):
+            cls = "ddel"
+        elif ln.strip() == "...":
+            cls = "dhunk"
+        else:
+            cls = "dctx"
+        rows.append(f'<div class="{cls}">{_e(ln) or " "}</div>')
+    return '<div class="diff">' + "".join(rows) + "</div>"
+
+
+def _usage_bits(usage: Any) -> list[str]:
+    if not isinstance(usage, dict):
+        return []
+    bits = []
+    inp, outp = _num(usage.get("input")), _num(usage.get("output"))
+    if inp is not None or outp is not None:
+        bits.append(f"↑{_tokens(inp or 0)} ↓{_tokens(outp or 0)}")
+    cr, cw = _num(usage.get("cacheRead")), _num(usage.get("cacheWrite"))
+    if cr or cw:
+        bits.append(f"cache {_tokens(cr or 0)}r/{_tokens(cw or 0)}w")
+    c = _cost(usage.get("cost"))
+    if c:
+        bits.append(c)
+    return bits
+
+
+def _badge(text: str, cls: str = "") -> str:
+    return f'<span class="badge{(" " + cls) if cls else ""}">{_e(text)}</span>'
+
+
+def _args_summary(name: str, args: Any) -> str:
+    a = args if isinstance(args, dict) else {}
+    if name == "bash" and isinstance(a.get("command"), str):
+        first = _clean(a["command"]).strip().split("\n")
+        extra = len(first) - 1
+        return "$ " + first[0][:300] + (f"  (+{extra} lines)" if extra else "")
+    if name in ("read", "edit", "write", "grep", "find", "ls", "subagent"):
+        s = format_tool_call(name, a)
+        prefix = f"[{name}: "
+        if s.startswith(prefix) and s.endswith("]"):
+            s = s[len(prefix) : -1]
+        if name == "write" and isinstance(a.get("content"), str):
+            s += f"  ({_plural(len(_lines(a['content'])), 'line')})"
+        if name == "edit" and isinstance(a.get("edits"), list) and len(a["edits"]) > 1:
+            s += f"  ({len(a['edits'])} edits)"
+        return s
+    raw = _json_compact(args) if args is not None else ""
+    return raw[:200] + ("…" if len(raw) > 200 else "")
+
+
+def _requested_edit(args: dict) -> str:
+    pairs = []
+    if isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
+        pairs.append((args["oldText"], args["newText"]))
+    for ed in args.get("edits") if isinstance(args.get("edits"), list) else []:
+        if isinstance(ed, dict) and isinstance(ed.get("oldText"), str) and isinstance(ed.get("newText"), str):
+            pairs.append((ed["oldText"], ed["newText"]))
+    chunks = []
+    for k, (old, new) in enumerate(pairs):
+        if k:
+            chunks.append("@@")
+        chunks += ["-" + x for x in _lines(old)] + ["+" + x for x in _lines(new)]
+    return "\n".join(chunks)
+
+
+# ---------------------------------------------------------------------------- the renderer
+
+
+class _Renderer:
+    def __init__(self, session: Session, leaf: int):
+        self.s = session
+        self.leaf = leaf
+        if leaf >= 0:
+            self.path, ctx = context_entry_indices(session, leaf)
+        else:
+            self.path, ctx = [], []
+        self.in_ctx = set(ctx)
+        self.has_compaction = any(session.types[i] == "compaction" for i in self.path)
+        # tool results on the branch by call id (the first one wins, as they are shown once)
+        self.results: dict[str, int] = {}
+        for i in self.path:
+            if session.types[i] == "message" and session.roles[i] == "toolResult":
+                tcid = (session.message(i) or {}).get("toolCallId")
+                if isinstance(tcid, str) and tcid not in self.results:
+                    self.results[tcid] = i
+        # the latest context edit per target among the entries that reach the context
+        self.edits: dict[str, tuple[int, dict]] = {}
+        for i in ctx:
+            if session.types[i] == "context_edit":
+                e = session.entry(i)
+                target = e.get("targetId")
+                self.edits[target if isinstance(target, str) else str(target)] = (i, e)
+        self.shown: set[int] = set()
+
+    # -------------------------------------------------------------- page
+    def page(self) -> str:
+        body = [self.header(), '<main id="entries">']
+        if not self.path:
+            body.append('<p class="empty">This session has no entries.</p>')
+        run_open = False
+        for i in self.path:
+            if i in self.shown:
+                continue
+            outside = self.has_compaction and i not in self.in_ctx
+            if outside and not run_open:
+                body.append('<div class="outside"><div class="outside-note">Outside the model\'s context at the '
+                            'end of this branch: summarised by the compaction below, kept here for reading.</div>')
+                run_open = True
+            elif not outside and run_open:
+                body.append("</div>")
+                run_open = False
+            body.append(self.entry(i))
+        if run_open:
+            body.append("</div>")
+        body.append("</main>")
+        title = self.title()
+        return (
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<meta name="generator" content="pitui">'
+            f"<title>{_e(title)} · Pi session</title><style>{CSS}</style></head>"
+            f"<body>{''.join(body)}<script>{JS}</script></body></html>\n"
+        )
+
+    def title(self) -> str:
+        if self.s.name:
+            return " ".join(_clean(self.s.name).split())
+        for i in self.path:
+            if self.s.types[i] == "message" and self.s.roles[i] == "user":
+                t = text_of((self.s.message(i) or {}).get("content")).strip()
+                if t:
+                    line = " ".join(_clean(t.splitlines()[0]).split())
+                    return line[:100] + ("…" if len(line) > 100 else "")
+        return "Pi session"
+
+    def header(self) -> str:
+        s = self.s
+        rows: list[tuple[str, str]] = [("Session", f"<code>{_e(s.id)}</code>")]
+        if s.cwd:
+            rows.append(("Working directory", f"<code>{_e(shorten_home(s.cwd))}</code>"))
+        created = _when(s.header.get("timestamp"))
+        if created:
+            rows.append(("Created", _e(created)))
+        if self.path:
+            last = _when(s.timestamps[self.leaf])
+            if last:
+                rows.append(("Last entry", _e(last)))
+            rows.append(("Branch", f"{len(self.path)} {'entry' if len(self.path) == 1 else 'entries'}, "
+                                   f"ending at <a href=\"#e{self.leaf}\"><code>{_e(s.ids[self.leaf])}</code></a>"))
+        parent = s.header.get("parentSession")
+        if isinstance(parent, str) and parent:
+            rows.append(("Forked from", f"<code>{_e(shorten_home(parent))}</code>"))
+        rows.append(("File", f"<code>{_e(shorten_home(s.path))}</code>"))
+        bstats = branch_stats(s, self.leaf) if self.leaf >= 0 else Stats()
+        models = [k for k, _ in bstats.models_by_cost() if k != TOOLS_KEY]
+        if models:
+            rows.append(("Models", ", ".join(f"<code>{_e(m)}</code>" for m in models)))
+        t = bstats.total
+        if t.calls:
+            rows.append(("Tokens (branch)", f"{_int(t.tokens)} — input {_int(t.input)}, output {_int(t.output)}, "
+                                            f"cache read {_int(t.cache_read)}, cache write {_int(t.cache_write)}"))
+            rows.append(("Cost (branch)", _e(_cost(t.cost) or "$0")))
+        sstats = session_stats(s)
+        if sstats.total.calls and (sstats.total.cost != t.cost or sstats.total.tokens != t.tokens):
+            rows.append(("Whole session (all branches)",
+                         f"{_int(sstats.total.tokens)} tokens · {_e(_cost(sstats.total.cost) or '$0')}"))
+        out = ['<header class="page-head">', f"<h1>{_e(self.title())}</h1>", '<table class="meta">']
+        out += [f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows]
+        out.append("</table>")
+        if len(bstats.by_model) > 0:
+            out.append('<details class="stats" open><summary>Tokens and cost per model (this branch)</summary>'
+                       '<div class="table-wrap"><table class="stats-table"><thead><tr><th>Model</th><th>Calls</th>'
+                       "<th>Input</th><th>Output</th><th>Cache read</th><th>Cache write</th><th>Cost</th>"
+                       "</tr></thead><tbody>")
+            for key, u in bstats.models_by_cost():
+                out.append(f"<tr><td><code>{_e(key)}</code></td><td>{u.calls}</td><td>{_int(u.input)}</td>"
+                           f"<td>{_int(u.output)}</td><td>{_int(u.cache_read)}</td><td>{_int(u.cache_write)}</td>"
+                           f"<td>{_e(_cost(u.cost) or '$0')}</td></tr>")
+            out.append(f"<tr class=\"total\"><td>Total</td><td>{t.calls}</td><td>{_int(t.input)}</td>"
+                       f"<td>{_int(t.output)}</td><td>{_int(t.cache_read)}</td><td>{_int(t.cache_write)}</td>"
+                       f"<td>{_e(_cost(t.cost) or '$0')}</td></tr></tbody></table></div></details>")
+        warnings = s.all_warnings
+        if warnings:
+            out.append(f'<details class="warnings"><summary>{_plural(len(warnings), "warning")} while reading '
+                       "the file</summary><ul>")
+            out += [f"<li>{_e(w.message)}</li>" for w in warnings[:200]]
+            out.append("</ul></details>")
+        out.append('<div class="controls"><button type="button" onclick="pituiFold(true)">Expand all</button>'
+                   '<button type="button" onclick="pituiFold(false)">Collapse all</button></div>')
+        out.append("</header>")
+        return "".join(out)
+
+    # -------------------------------------------------------------- entries
+    def _head(self, i: int, role: str, cls: str, extra: str = "") -> str:
+        s = self.s
+        when = _when(s.timestamps[i])
+        bits = [f'<span class="role">{_e(role)}</span>']
+        if extra:
+            bits.append(extra)
+        label = s.label_of(i)
+        if label:
+            bits.append(_badge("🏷 " + label, "label"))
+        edit = self.edits.get(s.ids[i])
+        if edit is not None:
+            ei, e = edit
+            what = "omitted from the model's context" if e.get("replacement") is None else "content replaced in context"
+            bits.append(f'<a class="badge edit" href="#e{ei}">{_e(what)}</a>')
+        right = []
+        if when:
+            right.append(f'<time>{_e(when)}</time>')
+        right.append(f'<a class="eid" href="#e{i}">{_e(s.ids[i])}</a>')
+        return f'<div class="head">{" ".join(bits)}<span class="right">{" ".join(right)}</span></div>'
+
+    def _classes(self, i: int, kind: str, base: str = "entry") -> str:
+        cls = f"{base} {kind}"
+        if self.has_compaction and i not in self.in_ctx:
+            cls += " out-ctx"
+        return cls
+
+    def entry(self, i: int) -> str:
+        s = self.s
+        e = s.entry(i)
+        t = e.get("type")
+        if s.flags[i] & F_DAMAGED or "pituiError" in e:
+            return (f'<section class="{self._classes(i, "damaged")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+                    f'{self._head(i, "Damaged line", "damaged")}'
+                    f'<p class="error">{_e(e.get("pituiError") or f"line {s.linenos[i]} is damaged")}</p></section>')
+        if t == "message":
+            m = e.get("message") if isinstance(e.get("message"), dict) else {}
+            return self.message_entry(i, m)
+        if t == "compaction":
+            return self.compaction(i, e)
+        if t == "branch_summary":
+            return self.branch_summary(i, e)
+        if t == "custom_message":
+            return self.custom_message(i, e.get("customType"), e.get("content"), e.get("display"), e.get("details"))
+        if t == "model_change":
+            return self.marker(i, "model", f"Model → <code>{_e(e.get('provider'))}/{_e(e.get('modelId'))}</code>")
+        if t == "thinking_level_change":
+            return self.marker(i, "thinking-change", f"Thinking level → <strong>{_e(e.get('thinkingLevel'))}</strong>")
+        if t == "context_edit":
+            target = e.get("targetId")
+            j = s.index_of.get(target) if isinstance(target, str) else None
+            tgt = f'<a href="#e{j}"><code>{_e(target)}</code></a>' if j is not None else f"<code>{_e(target)}</code>"
+            what = "omitted from" if e.get("replacement") is None else "replaced in"
+            extra = ""
+            if isinstance(e.get("replacement"), dict):
+                extra = _raw_details("replacement", e.get("replacement"))
+            return self.marker(i, "context-edit", f"Context edit: {tgt} {what} the model's context", extra)
+        if t == "session_info":
+            name = e.get("name")
+            name_s = _clean(name).strip() if isinstance(name, str) else ""
+            return self.marker(i, "title", f"Session named <strong>{_e(name_s)}</strong>" if name_s else "Session name cleared")
+        if t == "label":
+            return ""  # shown as a badge on its target
+        if t == "usage":
+            u = e.get("usage")
+            bits = " · ".join(_usage_bits(u))
+            return self.marker(i, "usage", f"Usage ({_e(e.get('kind') or '?')}) by <code>{_e(e.get('provider'))}/"
+                               f"{_e(e.get('model'))}</code>" + (f" · {_e(bits)}" if bits else ""))
+        if t == "custom":
+            return self.marker(i, "ext-state", f"Extension state <code>{_e(e.get('customType') or 'custom')}</code>",
+                               _raw_details("data", e.get("data")) if "data" in e else "")
+        return (f'<section class="{self._classes(i, "unknown")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+                f'{self._head(i, f"[{t}]", "unknown")}{_raw_details("entry", e)}</section>')
+
+    def marker(self, i: int, kind: str, html: str, extra: str = "") -> str:
+        s = self.s
+        when = _when(s.timestamps[i])
+        label = s.label_of(i)
+        lab = " " + _badge("🏷 " + label, "label") if label else ""
+        return (f'<div class="{self._classes(i, kind, "marker")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+                f'<span class="marker-text">{html}{lab}</span><span class="right">'
+                f'{f"<time>{_e(when)}</time> " if when else ""}<a class="eid" href="#e{i}">{_e(s.ids[i])}</a></span>'
+                f"{extra}</div>")
+
+    def message_entry(self, i: int, m: dict) -> str:
+        s = self.s
+        role = m.get("role")
+        open_ = lambda kind: f'<section class="{self._classes(i, kind)}" id="e{i}" data-entry="{_e(s.ids[i])}">'  # noqa: E731
+        if role == "user":
+            return open_("user") + self._head(i, "User", "user") + _content(m.get("content")) + "</section>"
+        if role == "assistant":
+            extra = []
+            model = m.get("responseModel") or m.get("model")
+            if model:
+                extra.append(f'<span class="model">{_e(model)}</span>')
+            if m.get("thinkingLevel"):
+                extra.append(f'<span class="muted">thinking {_e(m.get("thinkingLevel"))}</span>')
+            bits = _usage_bits(m.get("usage"))
+            if bits:
+                extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
+            body = self.assistant_body(m, self._branch_result, 0)
+            return open_("assistant") + self._head(i, "Assistant", "assistant", " ".join(extra)) + body + "</section>"
+        if role == "toolResult":
+            # a result whose call is not on this branch
+            call = None
+            return (open_("tool-orphan") + self._head(i, "Tool result", "tool")
+                    + self.tool(call, m, i, 0) + "</section>")
+        if role == "bashExecution":
+            return open_("bash") + self._head(i, "Shell", "bash", self._bash_badges(m)) + self.bash_body(m) + "</section>"
+        if role == "system":
+            return open_("system") + self._head(i, "System prompt", "system") + self.system(m) + "</section>"
+        if role in ("custom", "hookMessage"):
+            return self.custom_message(i, m.get("customType"), m.get("content"), m.get("display"), m.get("details"))
+        if role == "branchSummary":
+            return (open_("branch-summary") + self._head(i, "Branch summary", "summary")
+                    + _md_block(m.get("summary")) + "</section>")
+        if role == "compactionSummary":
+            return (open_("compaction-summary") + self._head(i, "Compaction summary", "summary")
+                    + _md_block(m.get("summary")) + "</section>")
+        return open_("unknown") + self._head(i, f"[{role}]", "unknown") + _raw_details("message", m) + "</section>"
+
+    def _branch_result(self, tcid: Any) -> tuple[int | None, dict] | None:
+        if not isinstance(tcid, str):
+            return None
+        r = self.results.get(tcid)
+        if r is None or r in self.shown:
+            return None
+        self.shown.add(r)
+        return r, self.s.message(r) or {}
+
+    # -------------------------------------------------------------- message bodies
+    def assistant_body(self, m: dict, find_result: Callable[[Any], tuple[int | None, dict] | None], depth: int) -> str:
+        out = []
+        content = m.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            bt = block.get("type")
+            if bt == "thinking":
+                thinking = block.get("thinking")
+                thinking = thinking if isinstance(thinking, str) else ""
+                if thinking.strip():
+                    out.append('<details class="thinking"><summary>Thinking</summary>'
+                               f"{_md_block(thinking)}</details>")
+                elif block.get("redacted"):
+                    out.append('<details class="thinking"><summary>Thinking</summary>'
+                               '<p class="muted">(redacted by the provider)</p></details>')
+            elif bt == "text":
+                if isinstance(block.get("text"), str) and block["text"].strip():
+                    out.append(_md_block(block["text"]))
+            elif bt == "toolCall":
+                found = find_result(block.get("id"))
+                if found is None:
+                    out.append(self.tool(block, None, None, depth))
+                else:
+                    out.append(self.tool(block, found[1], found[0], depth))
+            elif bt == "image":
+                out.append(_image(block))
+            else:
+                out.append(_raw_details(f"{bt or 'unknown'} block", block))
+        stop = m.get("stopReason")
+        if stop in ("error", "aborted", "length"):
+            why = {"error": "Error", "aborted": "Aborted", "length": "Stopped: output length limit"}[stop]
+            msg = m.get("errorMessage")
+            out.append(f'<div class="stop {stop}"><strong>{_e(why)}</strong>'
+                       + (f": {_e(msg)}" if msg else "") + "</div>")
+        elif m.get("errorMessage"):
+            out.append(f'<div class="stop error">{_e(m.get("errorMessage"))}</div>')
+        return "".join(out)
+
+    def tool(self, call: dict | None, result: dict | None, result_entry: int | None, depth: int) -> str:
+        name = str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
+        args = (call or {}).get("arguments")
+        a = args if isinstance(args, dict) else {}
+        is_error = bool(result and result.get("isError"))
+        if result is None:
+            glyph, state = "…", "pending"
+        elif is_error:
+            glyph, state = "✗", "error"
+        else:
+            glyph, state = "✓", "ok"
+        call_id = (call or {}).get("id") if call else (result or {}).get("toolCallId")
+        attrs = f' data-call="{_e(call_id)}"' if isinstance(call_id, str) else ""
+        out = [f'<div class="tool {state}"{attrs}><div class="tool-head"><span class="glyph">{glyph}</span>'
+               f'<span class="tool-name">{_e(name)}</span>']
+        if call is not None:
+            out.append(f'<code class="args">{_e(_args_summary(name, args))}</code>')
+        else:
+            out.append('<span class="muted">(call not on this branch)</span>')
+        if result is None:
+            out.append('<span class="muted">no result</span>')
+        out.append("</div>")
+        if call is not None:
+            out.append(_raw_details("arguments", args, "args-json"))
+            if name == "bash" and isinstance(a.get("command"), str) and "\n" in a["command"].strip():
+                out.append(_pre("$ " + a["command"], "cmd"))
+            if name == "write" and isinstance(a.get("content"), str):
+                n = len(_lines(a["content"]))
+                out.append(f'<details class="write-content"><summary>content ({_plural(n, "line")})</summary>'
+                           f"{_pre(a['content'], 'code')}</details>")
+            if name == "edit" and (result is None or is_error):
+                req = _requested_edit(a)
+                if req:
+                    out.append(f'<details class="requested-edit"><summary>requested edit</summary>{_diff(req)}</details>')
+        if result is not None:
+            if result_entry is not None and depth == 0:
+                rid = self.s.ids[result_entry]
+                cls = "tool-result" + (" out-ctx" if self.has_compaction and result_entry not in self.in_ctx else "")
+                out.append(f'<div class="{cls}" id="e{result_entry}" data-entry="{_e(rid)}"'
+                           f' data-result-for="{_e(result.get("toolCallId"))}">')
+                edit = self.edits.get(rid)
+                if edit is not None:
+                    ei, e = edit
+                    what = "omitted from the model's context" if e.get("replacement") is None else "content replaced in context"
+                    out.append(f'<a class="badge edit" href="#e{ei}">{_e(what)}</a>')
+            else:
+                out.append(f'<div class="tool-result" data-result-for="{_e(result.get("toolCallId"))}">')
+            out.append(self.result_body(name, a, result, depth))
+            out.append("</div>")
+        out.append("</div>")
+        return "".join(out)
+
+    def result_body(self, name: str, args: dict, result: dict, depth: int) -> str:
+        out = []
+        is_error = bool(result.get("isError"))
+        details = result.get("details") if isinstance(result.get("details"), dict) else {}
+        content = result.get("content")
+        if isinstance(content, list):
+            text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+        else:
+            text = content if isinstance(content, str) else ""
+        diff = details.get("diff") if isinstance(details.get("diff"), str) and details["diff"].strip() else None
+        patch = details.get("patch") if isinstance(details.get("patch"), str) and details["patch"].strip() else None
+        if name == "subagent" and isinstance(details.get("results"), list):
+            out.append(self.subagents(details, depth))
+            if text.strip():
+                out.append(f'<div class="label-line">output</div>{_pre(text, "out error" if is_error else "out")}')
+        elif (diff or patch) and not is_error:
+            if text.strip():
+                out.append(f'<div class="result-text">{_e(_lines(text)[0] if len(_lines(text)) == 1 else text)}</div>')
+            out.append(_diff(diff or patch))
+            if diff and patch:
+                out.append(f'<details class="patch"><summary>unified patch</summary>{_diff(patch)}</details>')
+        else:
+            if text.strip():
+                out.append(_pre(text, "out error" if is_error else "out"))
+            elif not any(isinstance(b, dict) and b.get("type") == "image" for b in content or [] if isinstance(content, list)):
+                out.append('<div class="muted">(no output)</div>')
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "image":
+                    out.append(_image(b))
+        trunc = details.get("truncation") if isinstance(details.get("truncation"), dict) else None
+        full = details.get("fullOutputPath")
+        if (trunc and trunc.get("truncated")) or isinstance(full, str):
+            note = "⚠ Output truncated"
+            if trunc and _num(trunc.get("outputLines")) is not None and _num(trunc.get("totalLines")) is not None:
+                note += f": {_int(trunc['outputLines'])} of {_int(trunc['totalLines'])} lines kept"
+            note = _e(note)
+            if isinstance(full, str):
+                note += f"; full output in <code>{_e(full)}</code>"
+            out.append(f'<div class="trunc">{note}</div>')
+        if isinstance(result.get("usage"), dict):
+            bits = _usage_bits(result["usage"])
+            if bits:
+                out.append(f'<div class="muted">tool model usage: {_e(" · ".join(bits))}</div>')
+        return "".join(out)
+
+    def subagents(self, details: dict, depth: int) -> str:
+        results = [r for r in details["results"] if isinstance(r, dict)]
+        out = []
+        mode = details.get("mode")
+        if mode:
+            out.append(f'<div class="label-line">{_e(mode)} run · {_plural(len(results), "agent")}</div>')
+        for k, r in enumerate(results, 1):
+            code = _num(r.get("exitCode"))
+            if r.get("error"):
+                status, scls = "✗ " + _clean(r.get("error")).split("\n")[0][:120], "bad"
+            elif code is not None:
+                status, scls = ("✓ exit 0", "good") if code == 0 else (f"✗ exit {code:g}", "bad")
+            else:
+                prog = r.get("progress") if isinstance(r.get("progress"), dict) else {}
+                status, scls = (str(prog.get("status") or "?"), "muted")
+            step = _num(r.get("step"))
+            bits = []
+            if r.get("model"):
+                bits.append(_e(r.get("model")))
+            usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
+            bits += [_e(b) for b in _usage_bits(usage)]
+            turns = _num(usage.get("turns"))
+            if turns is not None:
+                bits.append(_plural(int(turns), "turn"))
+            ps = r.get("progressSummary") if isinstance(r.get("progressSummary"), dict) else {}
+            dur = _duration(ps.get("durationMs"))
+            if dur:
+                bits.append(dur)
+            summary = (f'<summary><span class="step">{f"{step:g}. " if step is not None else f"{k}. "}</span>'
+                       f'<span class="tool-name">{_e(r.get("agent") or "agent")}</span> '
+                       f'<span class="{scls}">{_e(status)}</span> <span class="muted">{" · ".join(bits)}</span></summary>')
+            body = []
+            if isinstance(r.get("task"), str) and r["task"].strip():
+                body.append(f'<div class="task"><span class="label-line">task</span>{_md_block(r["task"])}</div>')
+            if r.get("error"):
+                body.append(_pre(str(r.get("error")), "out error"))
+            msgs = [m for m in r.get("messages") or [] if isinstance(m, dict)] if isinstance(r.get("messages"), list) else []
+            if msgs:
+                if depth + 1 >= MAX_DEPTH:
+                    body.append(_raw_details(f"{_plural(len(msgs), 'message')} (nested too deep to draw)", msgs))
+                else:
+                    body.append(f'<div class="nested">{self.messages(msgs, depth + 1)}</div>')
+            paths = []
+            ap = r.get("artifactPaths")
+            if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
+                paths.append(("transcript", ap["jsonlPath"]))
+            if isinstance(r.get("sessionFile"), str):
+                paths.append(("session file", r["sessionFile"]))
+            if paths:
+                body.append('<div class="muted paths">' + " · ".join(
+                    f"{_e(w)}: <code>{_e(shorten_home(p))}</code>" for w, p in paths) + "</div>")
+            out.append(f'<details class="subagent">{summary}{"".join(body)}</details>')
+        return "".join(out)
+
+    def messages(self, msgs: list[dict], depth: int) -> str:
+        """A nested conversation (a subagent's messages): calls paired with their results."""
+        by_call: dict[str, dict] = {}
+        for m in msgs:
+            if m.get("role") == "toolResult" and isinstance(m.get("toolCallId"), str):
+                by_call.setdefault(m["toolCallId"], m)
+        used: set[int] = set()
+
+        def find(tcid: Any):
+            if not isinstance(tcid, str) or tcid not in by_call:
+                return None
+            r = by_call[tcid]
+            if id(r) in used:
+                return None
+            used.add(id(r))
+            return None, r
+
+        out = []
+        for m in msgs:
+            role = m.get("role")
+            when = _when(m.get("timestamp"))
+            t = f'<time>{_e(when)}</time>' if when else ""
+            if role == "user":
+                out.append(f'<div class="msg user"><div class="head"><span class="role">User</span>'
+                           f'<span class="right">{t}</span></div>{_content(m.get("content"))}</div>')
+            elif role == "assistant":
+                bits = _usage_bits(m.get("usage"))
+                model = m.get("responseModel") or m.get("model")
+                out.append(f'<div class="msg assistant"><div class="head"><span class="role">Assistant</span>'
+                           + (f' <span class="model">{_e(model)}</span>' if model else "")
+                           + (f' <span class="muted usage">{_e(" · ".join(bits))}</span>' if bits else "")
+                           + f'<span class="right">{t}</span></div>{self.assistant_body(m, find, depth)}</div>')
+            elif role == "toolResult":
+                if id(m) in used:
+                    continue
+                out.append(f'<div class="msg tool-orphan">{self.tool(None, m, None, depth)}</div>')
+            elif role == "system":
+                out.append(f'<div class="msg system"><div class="head"><span class="role">System prompt</span>'
+                           f'<span class="right">{t}</span></div>{self.system(m)}</div>')
+            elif role == "bashExecution":
+                out.append(f'<div class="msg bash"><div class="head"><span class="role">Shell</span>'
+                           f'{self._bash_badges(m)}<span class="right">{t}</span></div>{self.bash_body(m)}</div>')
+            else:
+                out.append(f'<div class="msg unknown">{_raw_details(str(role), m)}</div>')
+        return "".join(out)
+
+    # ------------------------------------------------------------- other kinds
+    def _bash_badges(self, m: dict) -> str:
+        code = m.get("exitCode")
+        bits = []
+        if m.get("cancelled"):
+            bits.append(_badge("cancelled", "bad"))
+        elif _num(code) is not None:
+            bits.append(_badge(f"exit {code:g}", "good" if code == 0 else "bad"))
+        if m.get("excludeFromContext"):
+            bits.append(_badge("not sent to the model", "hidden"))
+        return " ".join(bits)
+
+    def bash_body(self, m: dict) -> str:
+        out = [_pre("$ " + str(m.get("command") or ""), "cmd")]
+        output = str(m.get("output") or "")
+        if output.strip():
+            bad = _num(m.get("exitCode")) not in (None, 0)
+            out.append(_pre(output, "out error" if bad else "out"))
+        else:
+            out.append('<div class="muted">(no output)</div>')
+        if m.get("truncated") or isinstance(m.get("fullOutputPath"), str):
+            note = "⚠ Output truncated"
+            if isinstance(m.get("fullOutputPath"), str):
+                note = _e(note) + f"; full output in <code>{_e(m['fullOutputPath'])}</code>"
+            else:
+                note = _e(note)
+            out.append(f'<div class="trunc">{note}</div>')
+        return "".join(out)
+
+    def system(self, m: dict) -> str:
+        content = m.get("content")
+        sections = m.get("sections") if isinstance(m.get("sections"), dict) else {}
+        added = [t for t in m.get("toolsAdded") or [] if t is not None] if isinstance(m.get("toolsAdded"), list) else []
+        removed = [t for t in m.get("toolsRemoved") or [] if t is not None] if isinstance(m.get("toolsRemoved"), list) else []
+        bits = []
+        if sections:
+            bits.append(_plural(len(sections), "section"))
+        if added:
+            bits.append(f"+{len(added)} tool{'s' if len(added) != 1 else ''}")
+        if removed:
+            bits.append(f"−{len(removed)} tool{'s' if len(removed) != 1 else ''}")
+        text = text_of(content) if not isinstance(content, str) else content
+        if text.strip():
+            bits.append(f"{len(text):,} chars of text")
+        out = [f'<details class="system-body"><summary>{_e(" · ".join(bits) or "empty")}</summary>']
+        if text.strip():
+            out.append(_pre(text, "prompt"))
+        for name, body in sections.items():
+            if body is None:
+                out.append(f'<div class="section removed">section <code>{_e(name)}</code> removed</div>')
+            else:
+                body_s = body if isinstance(body, str) else _json(body)
+                out.append(f'<details class="section"><summary>section <code>{_e(name)}</code> '
+                           f'<span class="muted">{len(body_s):,} chars</span></summary>{_pre(body_s, "prompt")}</details>')
+        if added:
+            out.append('<div class="label-line">tools added</div><ul class="tools">')
+            for t in added:
+                if isinstance(t, dict):
+                    desc = t.get("description")
+                    first = _clean(desc).strip().split("\n")[0][:160] if isinstance(desc, str) else ""
+                    out.append(f'<li><details><summary><code>{_e(t.get("name"))}</code> <span class="muted">'
+                               f'{_e(first)}</span></summary>{_pre(_json(t), "prompt")}</details></li>')
+                else:
+                    out.append(f"<li><code>{_e(t)}</code></li>")
+            out.append("</ul>")
+        if removed:
+            names = ", ".join(f"<code>{_e(t.get('name') if isinstance(t, dict) else t)}</code>" for t in removed)
+            out.append(f'<div class="label-line">tools removed: {names}</div>')
+        out.append("</details>")
+        return "".join(out)
+
+    def custom_message(self, i: int, ctype: Any, content: Any, display: Any, details: Any) -> str:
+        s = self.s
+        hidden = display is False
+        extra = [f'<code>{_e(ctype or "custom")}</code>']
+        if hidden:
+            extra.append(_badge("hidden in Pi (display: false)", "hidden"))
+        body = _content(content)
+        if details is not None:
+            body += _raw_details("details", details)
+        cls = "custom" + (" hidden-msg" if hidden else "")
+        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+                f'{self._head(i, "Extension message", "custom", " ".join(extra))}{body}</section>')
+
+    def compaction(self, i: int, e: dict) -> str:
+        s = self.s
+        tb = e.get("tokensBefore")
+        extra = []
+        if _num(tb) is not None:
+            extra.append(f'<span class="muted">{_int(tb)} tokens before</span>')
+        if e.get("fromHook"):
+            extra.append(_badge("by an extension"))
+        bits = _usage_bits(e.get("usage"))
+        if bits:
+            extra.append(f'<span class="muted usage">summary: {_e(" · ".join(bits))}</span>')
+        body = []
+        fk = e.get("firstKeptEntryId")
+        j = s.index_of.get(fk) if isinstance(fk, str) else None
+        if fk == s.ids[i]:
+            body.append('<p class="muted">Nothing before this point is kept: the summary replaces it all.</p>')
+        elif j is not None:
+            body.append(f'<p class="muted">History before <a href="#e{j}"><code>{_e(fk)}</code></a> is replaced by '
+                        "this summary; from there on it is kept.</p>")
+        elif fk is not None:
+            body.append(f'<p class="muted">First kept entry <code>{_e(fk)}</code> (not in this file).</p>')
+        body.append(_md_block(e.get("summary") or ""))
+        det = e.get("details")
+        if isinstance(det, dict) and (isinstance(det.get("readFiles"), list) or isinstance(det.get("modifiedFiles"), list)):
+            rows = []
+            for key, word in (("readFiles", "read"), ("modifiedFiles", "modified")):
+                files = det.get(key)
+                if isinstance(files, list) and files:
+                    rows.append(f'<div><span class="label-line">{word}</span> '
+                                + ", ".join(f"<code>{_e(f)}</code>" for f in files) + "</div>")
+            body.append(f'<details class="files"><summary>files</summary>{"".join(rows)}</details>')
+        elif det is not None:
+            body.append(_raw_details("details", det))
+        sm = e.get("systemMessage")
+        if isinstance(sm, dict):
+            body.append(f'<details class="checkpoint"><summary>system prompt checkpoint</summary>{self.system(sm)}</details>')
+        return (f'<section class="{self._classes(i, "compaction")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+                f'{self._head(i, "✂ Compaction", "compaction", " ".join(extra))}{"".join(body)}</section>')
+
+    def branch_summary(self, i: int, e: dict) -> str:
+        s = self.s
+        extra = []
+        fid = e.get("fromId")
+        if isinstance(fid, str):
+            ref = f'<code>{_e(fid)}</code>'
+            extra.append(f'<span class="muted">of the branch that ended at {ref}</span>')
+        bits = _usage_bits(e.get("usage"))
+        if bits:
+            extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
+        body = _md_block(e.get("summary") or "")
+        if e.get("details") is not None:
+            body += _raw_details("details", e.get("details"))
+        return (f'<section class="{self._classes(i, "branch-summary")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+                f'{self._head(i, "Branch summary", "summary", " ".join(extra))}{body}</section>')
+
+
+def export_html(session: Session, leaf: int | None = None) -> str:
+    """The branch from its root to ``leaf`` (the current leaf by default) as one HTML page."""
+    leaf = session.leaf if leaf is None else leaf
+    return _Renderer(session, leaf).page()
+
+
+JS = ("function pituiFold(o){document.querySelectorAll('details').forEach(function(d){d.open=o;});}")
+
+CSS = """
+:root{color-scheme:light dark;--bg:#fbfbfa;--fg:#1f2328;--muted:#6a737d;--faint:#d0d7de;--card:#fff;--code:#f3f4f6;
+--user:#0969da;--assistant:#8250df;--tool:#9a6700;--system:#57606a;--custom:#bf3989;--summary:#1a7f37;
+--add:#dafbe1;--addfg:#116329;--del:#ffebe9;--delfg:#a40e26;--hunk:#ddf4ff;--hunkfg:#0550ae;
+--err:#cf222e;--errbg:#fff5f5;--warn:#9a6700;--warnbg:#fff8c5;--ok:#1a7f37;--out:#eef0f2;}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#8d96a0;--faint:#30363d;
+--card:#161b22;--code:#1f2630;--user:#58a6ff;--assistant:#bc8cff;--tool:#d29922;--system:#8b949e;
+--custom:#f778ba;--summary:#3fb950;--add:#12261e;--addfg:#7ee787;--del:#2d1215;--delfg:#ffa198;
+--hunk:#121d2f;--hunkfg:#79c0ff;--err:#ff7b72;--errbg:#2d1215;--warn:#d29922;--warnbg:#2b2111;--ok:#3fb950;
+--out:#0b0f14;}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.page-head,main{max-width:1000px;margin:0 auto;padding:0 20px}
+.page-head{padding-top:24px;padding-bottom:8px}
+h1{font-size:1.5em;margin:0 0 12px;overflow-wrap:anywhere}
+code,pre,.diff{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}
+code{background:var(--code);padding:1px 4px;border-radius:4px;overflow-wrap:anywhere}
+pre{background:var(--code);padding:8px 10px;border-radius:6px;overflow:auto;max-height:36em;white-space:pre-wrap;
+overflow-wrap:anywhere;margin:6px 0}
+pre code{background:none;padding:0}
+a{color:inherit}
+table.meta{border-collapse:collapse;margin-bottom:10px}
+table.meta th{text-align:left;color:var(--muted);font-weight:normal;padding:2px 16px 2px 0;vertical-align:top;white-space:nowrap}
+table.meta td{padding:2px 0}
+.table-wrap{overflow-x:auto}
+table.stats-table,table.md-table{border-collapse:collapse;margin:6px 0}
+.stats-table th,.stats-table td,.md-table th,.md-table td{border:1px solid var(--faint);padding:3px 8px}
+.stats-table td:not(:first-child){text-align:right;font-variant-numeric:tabular-nums}
+.stats-table tr.total td{font-weight:600}
+.controls{margin:10px 0}
+.controls button{font:inherit;font-size:13px;margin-right:6px;padding:2px 10px;border:1px solid var(--faint);
+border-radius:6px;background:var(--card);color:var(--fg);cursor:pointer}
+details>summary{cursor:pointer;color:var(--muted)}
+details[open]>summary{margin-bottom:4px}
+.entry{background:var(--card);border:1px solid var(--faint);border-left:4px solid var(--faint);border-radius:6px;
+margin:12px 0;padding:8px 14px}
+.entry.user{border-left-color:var(--user)}
+.entry.assistant{border-left-color:var(--assistant)}
+.entry.bash,.entry.tool-orphan{border-left-color:var(--tool)}
+.entry.system{border-left-color:var(--system)}
+.entry.custom{border-left-color:var(--custom)}
+.entry.hidden-msg{border-style:dashed;opacity:.85}
+.entry.branch-summary,.entry.compaction-summary{border-left-color:var(--summary)}
+.entry.damaged,.entry.unknown{border-left-color:var(--err)}
+.head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline;margin-bottom:4px}
+.head .role{font-weight:600}
+.user .head .role,.msg.user .role{color:var(--user)}
+.assistant .head .role,.msg.assistant .role{color:var(--assistant)}
+.bash .role{color:var(--tool)}
+.system .role{color:var(--system)}
+.custom .role{color:var(--custom)}
+.branch-summary .role,.compaction .role{color:var(--summary)}
+.right{margin-left:auto;display:flex;gap:10px;align-items:baseline}
+time,.eid{color:var(--muted);font-size:12px;text-decoration:none}
+.eid{font-family:ui-monospace,monospace}
+.model{font-family:ui-monospace,monospace;font-size:12px;color:var(--muted)}
+.muted{color:var(--muted)}
+.usage{font-size:12px}
+.good{color:var(--ok)}
+.bad,.error{color:var(--err)}
+.badge{display:inline-block;font-size:12px;padding:0 7px;border-radius:10px;border:1px solid var(--faint);
+color:var(--muted);text-decoration:none;white-space:nowrap}
+.badge.label{border-color:var(--assistant);color:var(--assistant)}
+.badge.bad{border-color:var(--err);color:var(--err)}
+.badge.good{border-color:var(--ok);color:var(--ok)}
+.badge.hidden,.badge.edit{border-style:dashed}
+.md p{margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.md li{white-space:pre-wrap;overflow-wrap:anywhere}
+.md li.l1{margin-left:1.5em}.md li.l2{margin-left:3em}.md li.l3{margin-left:4.5em}.md li.l4{margin-left:6em}
+.md h3,.md h4,.md h5,.md h6{margin:10px 0 4px;font-size:1em}
+.md h3{font-size:1.1em}
+.md blockquote{margin:6px 0;padding-left:10px;border-left:3px solid var(--faint);color:var(--muted)}
+.md ul,.md ol{margin:6px 0;padding-left:1.6em}
+.md hr{border:0;border-top:1px solid var(--faint)}
+details.thinking{margin:6px 0;padding:2px 10px;border-left:2px dotted var(--assistant)}
+details.thinking .md{color:var(--muted);font-style:italic}
+.tool{margin:8px 0;border:1px solid var(--faint);border-radius:6px;padding:6px 10px;background:var(--bg)}
+.tool.error{border-color:var(--err)}
+.tool-head{display:flex;gap:8px;align-items:baseline;flex-wrap:wrap}
+.tool-head .args{background:none;padding:0;flex:1 1 300px;min-width:0}
+.glyph{font-weight:700}
+.tool.ok .glyph{color:var(--ok)}
+.tool.error .glyph{color:var(--err)}
+.tool.pending .glyph{color:var(--muted)}
+.tool-name{font-weight:600;color:var(--tool)}
+.tool-result{margin-top:4px}
+.tool-result.out-ctx{opacity:.75}
+pre.out{background:var(--out)}
+pre.out.error{background:var(--errbg);color:var(--err)}
+pre.cmd{background:var(--out);color:var(--tool)}
+pre.prompt{font-size:12px;max-height:24em}
+.result-text{font-size:13px;color:var(--muted)}
+.label-line{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em;margin:6px 0 2px}
+.diff{margin:6px 0;border-radius:6px;overflow:auto;max-height:36em;background:var(--out);padding:4px 0}
+.diff>div{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 10px;min-height:1.4em}
+.diff .dadd{background:var(--add);color:var(--addfg)}
+.diff .ddel{background:var(--del);color:var(--delfg)}
+.diff .dhunk{background:var(--hunk);color:var(--hunkfg)}
+.diff .dh{font-weight:700}
+.trunc{margin:4px 0;padding:3px 8px;border-radius:4px;background:var(--warnbg);color:var(--warn);font-size:13px}
+.stop{margin:6px 0;padding:4px 8px;border-radius:4px;background:var(--errbg);color:var(--err)}
+.stop.aborted{background:var(--warnbg);color:var(--warn)}
+figure.image{margin:8px 0}
+figure.image img{max-width:100%;max-height:480px;border:1px solid var(--faint);border-radius:4px;image-rendering:auto}
+figure.image img.tiny{min-height:64px;image-rendering:pixelated}
+figcaption,.noimg{font-size:12px;color:var(--muted)}
+details.subagent{margin:6px 0;border:1px solid var(--faint);border-radius:6px;padding:4px 10px;background:var(--card)}
+details.subagent>summary{color:var(--fg)}
+.nested{border-left:2px solid var(--faint);padding-left:10px;margin:6px 0}
+.msg{margin:6px 0}
+.msg .head{margin-bottom:2px}
+.marker{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline;color:var(--muted);font-size:13px;margin:6px 0;
+padding:2px 14px;border-top:1px dashed var(--faint)}
+.marker details{flex-basis:100%}
+.entry.compaction{border:2px solid var(--summary);border-left-width:6px}
+.entry.compaction .role{font-size:1.05em}
+.outside{border-left:3px dashed var(--muted);padding-left:10px;margin:12px 0}
+.outside .entry,.outside .marker{opacity:.72}
+.outside-note{font-size:13px;color:var(--muted);font-style:italic;padding:4px 0}
+.section.removed{font-size:13px;color:var(--muted)}
+ul.tools{margin:2px 0;padding-left:1.4em}
+.warnings li{color:var(--warn)}
+.empty{color:var(--muted)}
+@media print{pre,.diff{max-height:none}details{open:true}}
+"""
