@@ -1,0 +1,303 @@
+"""Tokens and cost per model, for the shown branch (root → leaf) and the whole session.
+
+A modal screen: two tables (input, output, cache read, cache write, cost per model) and a
+bar chart of cost per model under each, drawn with block characters and scaled to the
+width. The numbers come from ``core.stats`` and are computed in a thread worker (about a
+second on a 50k-entry session); "computing…" is shown meanwhile. Stats the caller already
+has can be handed in and are shown at once.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
+
+from ..core.session import Session
+from ..core.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
+from ..core.summary import one_line, text_of
+
+__all__ = ["StatsScreen", "CostChart", "bar"]
+
+# A bar is whole cells of █ and one cell holding the remaining eighths.
+_EIGHTHS = ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")
+
+
+def bar(fraction: float, width: int) -> str:
+    """A horizontal bar ``fraction`` (0..1) of ``width`` cells long, to an eighth of a cell.
+    Anything above zero shows at least one eighth."""
+    if width <= 0 or fraction <= 0:
+        return ""
+    eighths = round(min(1.0, fraction) * width * 8)
+    eighths = max(1, eighths)
+    full, rem = divmod(eighths, 8)
+    return "█" * full + _EIGHTHS[rem]
+
+
+def _int(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def _cost(c: float) -> str:
+    if c <= 0:
+        return "$0"
+    if c < 1:
+        return f"${c:.4f}"
+    return f"${c:,.2f}"
+
+
+def _short_cost(c: float) -> str:
+    if c <= 0:
+        return "$0"
+    if c < 0.1:
+        return f"${c:.3f}"
+    return f"${c:,.2f}"
+
+
+def _tokens(n: float) -> str:
+    if n < 1000:
+        return f"{n:.0f}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+class CostChart(Widget):
+    """One row per model: its name, a bar of its cost (tokens when nothing has a cost)
+    scaled to the most expensive model, and the amount with its share."""
+
+    COMPONENT_CLASSES = {"costchart--label", "costchart--bar", "costchart--tools", "costchart--value"}
+
+    DEFAULT_CSS = """
+    CostChart {
+        height: auto;
+        width: 1fr;
+    }
+    CostChart > .costchart--label { color: $text; }
+    CostChart > .costchart--bar { color: $accent; }
+    CostChart > .costchart--tools { color: $secondary; }
+    CostChart > .costchart--value { color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None):
+        super().__init__(id=id, classes=classes)
+        self._rows: list[tuple[str, Usage]] = []
+        self._by_tokens = False
+
+    def set_stats(self, stats: Stats) -> None:
+        self._rows = stats.models_by_cost()
+        self._by_tokens = not any(u.cost > 0 for _, u in self._rows)
+        if self._by_tokens:
+            self._rows.sort(key=lambda kv: (-kv[1].tokens, kv[0]))
+        self.refresh(layout=True)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return max(1, len(self._rows))
+
+    def render(self) -> Text:
+        if not self._rows:
+            return Text("no model usage", style=self.get_component_rich_style("costchart--value"))
+        width = self.content_size.width or 80
+        total = sum((u.tokens if self._by_tokens else u.cost) for _, u in self._rows) or 1
+        values = [(k, u.tokens if self._by_tokens else u.cost) for k, u in self._rows]
+        top = max(v for _, v in values) or 1
+        texts = []
+        for _, v in values:
+            amount = f"{_tokens(v)} tok" if self._by_tokens else _short_cost(v)
+            texts.append(f"{amount:>9} {100 * v / total:5.1f}%")
+        value_w = max(len(t) for t in texts)
+        label_w = min(max(len(k) for k, _ in values), 34, max(8, width // 3))
+        bar_w = max(1, width - label_w - value_w - 2)
+        label_style = self.get_component_rich_style("costchart--label")
+        bar_style = self.get_component_rich_style("costchart--bar")
+        tools_style = self.get_component_rich_style("costchart--tools")
+        value_style = self.get_component_rich_style("costchart--value")
+        out = Text(no_wrap=True, overflow="crop")
+        for n, ((key, v), vt) in enumerate(zip(values, texts)):
+            if n:
+                out.append("\n")
+            name = key if len(key) <= label_w else key[: label_w - 1] + "…"
+            b = bar(v / top, bar_w)
+            out.append(f"{name:<{label_w}} ", label_style)
+            out.append(f"{b:<{bar_w}}", tools_style if key == TOOLS_KEY else bar_style)
+            out.append(f" {vt:>{value_w}}", value_style)
+        return out
+
+
+class StatsScreen(ModalScreen):
+    """``s``: tokens and cost per model for the branch ending at ``leaf`` and the session."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+        Binding("s", "close", "Close", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    StatsScreen {
+        align: center middle;
+    }
+    StatsScreen > #stats-box {
+        width: 100%;
+        height: 100%;
+        border: round $primary;
+        border-title-color: $text;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        background: $surface;
+        padding: 0 1;
+    }
+    StatsScreen #stats-title {
+        height: auto;
+        text-style: bold;
+    }
+    StatsScreen #stats-note {
+        height: auto;
+        color: $text-muted;
+    }
+    StatsScreen #stats-status {
+        height: auto;
+        color: $text-muted;
+        padding: 1 0;
+    }
+    StatsScreen #stats-body {
+        height: 1fr;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    StatsScreen .stats-heading {
+        height: auto;
+        margin-top: 1;
+        text-style: bold;
+        color: $accent;
+    }
+    StatsScreen DataTable {
+        height: auto;
+        max-height: 20;
+        background: $surface;
+        margin: 0 0 1 0;
+    }
+    StatsScreen CostChart {
+        margin: 0 0 0 0;
+    }
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        leaf: int | None = None,
+        *,
+        branch: Stats | None = None,
+        whole: Stats | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ):
+        super().__init__(name=name, id=id)
+        self.session = session
+        self.leaf = session.leaf if leaf is None else leaf
+        self.branch: Stats | None = branch
+        self.whole: Stats | None = whole
+
+    # ------------------------------------------------------------------ layout
+    def _title(self) -> str:
+        s = self.session
+        if s.name:
+            return one_line(s.name, 100)
+        for i in s.path_to(self.leaf) if self.leaf >= 0 else []:
+            if s.types[i] == "message" and s.roles[i] == "user":
+                t = one_line(text_of((s.message(i) or {}).get("content")), 100)
+                if t:
+                    return t
+        return s.id or "session"
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        n_branch = len(s.path_to(self.leaf)) if self.leaf >= 0 else 0
+        leaf_id = s.ids[self.leaf] if self.leaf >= 0 else "-"
+        note = (f"branch: {n_branch:,} entr{'y' if n_branch == 1 else 'ies'}, root → {leaf_id} · "
+                f"session: {len(s):,} entr{'y' if len(s) == 1 else 'ies'} on every branch")
+        box = Vertical(id="stats-box")
+        box.border_title = "Tokens and cost"
+        box.border_subtitle = "s · q · Esc close"
+        with box:
+            yield Static(self._title(), id="stats-title", markup=False)
+            yield Static(note, id="stats-note", markup=False)
+            yield Static("computing…", id="stats-status", markup=False)
+            with VerticalScroll(id="stats-body"):
+                yield Static("This branch (root → leaf)", classes="stats-heading", markup=False)
+                yield DataTable(id="branch-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
+                yield CostChart(id="branch-chart")
+                yield Static("Whole session (every branch)", classes="stats-heading", markup=False)
+                yield DataTable(id="session-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
+                yield CostChart(id="session-chart")
+
+    def on_mount(self) -> None:
+        self.query_one("#stats-body").display = False
+        if self.branch is not None and self.whole is not None:
+            self._show(self.branch, self.whole)
+        else:
+            self._compute(self.session, self.leaf, self.branch, self.whole)
+        self.query_one("#stats-body").focus()
+
+    # ------------------------------------------------------------------ work
+    @work(thread=True, exclusive=True, group="stats-screen", exit_on_error=False)
+    def _compute(self, session: Session, leaf: int, branch: Stats | None, whole: Stats | None) -> None:
+        worker = get_current_worker()
+        try:
+            if branch is None:
+                branch = branch_stats(session, leaf) if leaf >= 0 else Stats()
+            if worker.is_cancelled:
+                return
+            if whole is None:
+                whole = session_stats(session)
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never fatal
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, f"{type(exc).__name__}: {exc}")
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, branch, whole)
+
+    def _failed(self, reason: str) -> None:
+        self.query_one("#stats-status", Static).update(f"Could not compute the stats: {reason}")
+
+    def _show(self, branch: Stats, whole: Stats) -> None:
+        self.branch, self.whole = branch, whole
+        status = self.query_one("#stats-status", Static)
+        status.display = False
+        self._fill(self.query_one("#branch-table", DataTable), branch)
+        self._fill(self.query_one("#session-table", DataTable), whole)
+        self.query_one("#branch-chart", CostChart).set_stats(branch)
+        self.query_one("#session-chart", CostChart).set_stats(whole)
+        self.query_one("#stats-body").display = True
+
+    @staticmethod
+    def _fill(table: DataTable, stats: Stats) -> None:
+        table.clear(columns=True)
+        table.add_column("Model", key="model")
+        for label in ("Calls", "Input", "Output", "Cache read", "Cache write", "Cost", "Share"):
+            table.add_column(Text(label, justify="right"), key=label.lower())
+        total = stats.total
+        by_tokens = total.cost <= 0
+
+        def row(name: str | Text, u: Usage, style: str = "") -> list:
+            share = (u.tokens / total.tokens if total.tokens else 0) if by_tokens else (u.cost / total.cost)
+            cells = [u.calls, _int(u.input), _int(u.output), _int(u.cache_read), _int(u.cache_write),
+                     _cost(u.cost), f"{100 * share:.1f}%"]
+            return [name] + [Text(str(c), justify="right", style=style) for c in cells]
+
+        rows = stats.models_by_cost()
+        for key, u in rows:
+            table.add_row(*row(Text(key, style="italic" if key == TOOLS_KEY else ""), u), key=key)
+        if not rows:
+            table.add_row(Text("no model usage", style="dim"), *[""] * 7)
+        table.add_row(*row(Text("Total", style="bold"), total, "bold"), key="__total__")
+
+    def action_close(self) -> None:
+        self.workers.cancel_group(self, "stats-screen")
+        self.dismiss()
