@@ -417,3 +417,22 @@ def test_orphan_result_and_missing_result(tmp_path):
     assert page.find("section", cls="tool-orphan", data_entry="r9")
     assert "no result" in "".join(page.all_text)
     assert "call not on this branch" in "".join(page.all_text)
+
+
+def test_second_result_for_one_call(tmp_path):
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+
+    def result(eid, parent, n, text):
+        return {"type": "message", "id": eid, "parentId": parent, "timestamp": f"2026-11-20T10:00:0{n}.000Z",
+                "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "isError": False,
+                            "content": [{"type": "text", "text": text}], "timestamp": n}}
+
+    objs = [user("u1", None, 1, text="go"), assistant("a1", "u1", 2, content=[call]),
+            result("r1", "a1", 3, "first"), result("r2", "r1", 4, "second")]
+    s = Session.open(write(tmp_path / "d.jsonl", objs))
+    page = Page(export_html(s))
+    assert not page.errors
+    (_, _, anc), = page.find(cls="tool-result", data_entry="r1")
+    assert anc[-1].get("data-call") == "c1"
+    assert page.find("section", cls="tool-orphan", data_entry="r2")
+    assert "another result for a call above" in page.entry_text("r2")

@@ -448,6 +448,7 @@ class _Renderer:
         else:
             self.path, ctx = [], []
         self.in_ctx = set(ctx)
+        self.on_path = set(self.path)
         self.has_compaction = any(session.types[i] == "compaction" for i in self.path)
         # tool results on the branch by call id (the first one wins, as they are shown once)
         self.results: dict[str, int] = {}
@@ -572,7 +573,7 @@ class _Renderer:
             bits.append(extra)
         label = s.label_of(i)
         if label:
-            bits.append(_badge("🏷 " + label, "label"))
+            bits.append(_badge(label, "label"))
         edit = self.edits.get(s.ids[i])
         if edit is not None:
             ei, e = edit
@@ -641,7 +642,7 @@ class _Renderer:
         s = self.s
         when = _when(s.timestamps[i])
         label = s.label_of(i)
-        lab = " " + _badge("🏷 " + label, "label") if label else ""
+        lab = " " + _badge(label, "label") if label else ""
         return (f'<div class="{self._classes(i, kind, "marker")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
                 f'<span class="marker-text">{html}{lab}</span><span class="right">'
                 f'{f"<time>{_e(when)}</time> " if when else ""}<a class="eid" href="#e{i}">{_e(s.ids[i])}</a></span>'
@@ -666,9 +667,11 @@ class _Renderer:
             body = self.assistant_body(m, self._branch_result, 0)
             return open_("assistant") + self._head(i, "Assistant", "assistant", " ".join(extra)) + body + "</section>"
         if role == "toolResult":
-            # a result whose call is not on this branch
-            call = None
-            return (open_("tool-orphan") + self._head(i, "Tool result", "tool")
+            # a result whose call is not on this branch, or a second result for one call
+            found = s.find_tool_call(i)
+            call = found[1] if found is not None and found[0] in self.on_path else None
+            what = "Tool result (another result for a call above)" if call is not None else "Tool result"
+            return (open_("tool-orphan") + self._head(i, what, "tool")
                     + self.tool(call, m, i, 0) + "</section>")
         if role == "bashExecution":
             return open_("bash") + self._head(i, "Shell", "bash", self._bash_badges(m)) + self.bash_body(m) + "</section>"
@@ -1204,5 +1207,5 @@ padding:2px 14px;border-top:1px dashed var(--faint)}
 ul.tools{margin:2px 0;padding-left:1.4em}
 .warnings li{color:var(--warn)}
 .empty{color:var(--muted)}
-@media print{pre,.diff{max-height:none}details{open:true}}
+@media print{pre,.diff{max-height:none}}
 """
