@@ -1,0 +1,554 @@
+"""Search every session (ctrl+f): a query line, and the hits grouped by session.
+
+Results stream in from a thread worker (newest session first) while the index is brought
+up to date on the way; typing restarts the search after a short pause (the old worker is
+cancelled). Enter on a hit dismisses the screen with ``(path, entry_id)``: the app opens
+that session with that entry selected (``entry_id`` is None for the session's title line
+and for header hits such as the cwd). Escape dismisses it with None.
+
+How the app opens it::
+
+    def opened(result):
+        if result is not None:
+            path, entry_id = result
+            browser.open_session(path, select_id=entry_id)
+
+    app.push_screen(SearchScreen(root, infos=sidebar_infos, clock=app.clock,
+                                 index_dir=app.index.dir), opened)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+from ..core.discovery import SessionRoot
+from ..core.listing import SessionInfo
+from ..core.search import Hit, QueryError, SessionHits, parse_query, search, update_index
+from ..core.summary import one_line, shorten_home
+from ..core.timeutil import format_age
+from .clock import Clock, system_clock
+
+__all__ = ["SearchScreen", "SearchResults"]
+
+KIND_LABEL = {
+    "user": "user",
+    "assistant": "assistant",
+    "thinking": "thinking",
+    "tool-call": "tool call",
+    "tool-result": "tool result",
+    "bash": "bash",
+    "custom": "custom",
+    "summary": "summary",
+    "name": "name",
+    "label": "label",
+    "cwd": "cwd",
+    "id": "session id",
+}
+KIND_WIDTH = 12
+
+
+@dataclass(slots=True)
+class _Row:
+    kind: str  # "session" | "hit" | "more"
+    result: SessionHits
+    hit: Hit | None = None
+    more: int = 0
+
+    @property
+    def selectable(self) -> bool:
+        return self.kind != "more"
+
+
+class SearchResults(ScrollView, can_focus=True):
+    """The hits, one line each, under a title line per session (line API: any number of
+    results costs only the lines on screen)."""
+
+    COMPONENT_CLASSES = {
+        "search-results--cursor",
+        "search-results--cursor-blurred",
+        "search-results--name",
+        "search-results--title",
+        "search-results--meta",
+        "search-results--kind",
+        "search-results--text",
+        "search-results--match",
+        "search-results--more",
+    }
+
+    DEFAULT_CSS = """
+    SearchResults { background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
+    SearchResults > .search-results--cursor { background: $block-cursor-background; }
+    SearchResults > .search-results--cursor-blurred { background: $block-cursor-blurred-background; }
+    SearchResults > .search-results--name { color: $text-success; text-style: bold; }
+    SearchResults > .search-results--title { color: $text; text-style: bold; }
+    SearchResults > .search-results--meta { color: $text-muted; }
+    SearchResults > .search-results--kind { color: $text-accent; }
+    SearchResults > .search-results--text { color: $text; }
+    SearchResults > .search-results--match { color: $text-warning; background: $warning 25%; text-style: bold; }
+    SearchResults > .search-results--more { color: $text-muted; text-style: italic; }
+    """
+
+    BINDINGS = [
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("enter", "choose", "Open", show=False),
+    ]
+
+    class Chosen(Message):
+        """Enter or a click on a row: open ``path`` at ``entry_id`` (None: the session)."""
+
+        def __init__(self, path: str, entry_id: str | None) -> None:
+            super().__init__()
+            self.path = path
+            self.entry_id = entry_id
+
+    def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock: Clock = clock or system_clock
+        self.rows: list[_Row] = []
+        self.cursor = -1
+        self.sessions = 0
+        self.hits = 0
+        self._styles: dict[str, Style] = {}
+
+    # ------------------------------------------------------------------ data
+    def clear(self) -> None:
+        self.rows = []
+        self.cursor = -1
+        self.sessions = self.hits = 0
+        self.virtual_size = Size(self.scrollable_content_region.width, 0)
+        self.scroll_to(y=0, animate=False, force=True, immediate=True)
+        self.refresh()
+
+    def add_result(self, r: SessionHits) -> None:
+        first = not self.rows
+        self.rows.append(_Row("session", r))
+        self.rows.extend(_Row("hit", r, h) for h in r.hits)
+        if r.hit_count > len(r.hits):
+            self.rows.append(_Row("more", r, more=r.hit_count - len(r.hits)))
+        self.sessions += 1
+        self.hits += r.hit_count
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        if first:
+            self.cursor = 1 if len(self.rows) > 1 and self.rows[1].kind == "hit" else 0
+        self.refresh()
+
+    @property
+    def current(self) -> _Row | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    # ------------------------------------------------------------------ keys
+    def move(self, k: int, step: int = 1) -> None:
+        if not self.rows:
+            return
+        k = max(0, min(k, len(self.rows) - 1))
+        while 0 <= k < len(self.rows) and not self.rows[k].selectable:
+            k += step
+        if not 0 <= k < len(self.rows):
+            k -= step
+            while 0 <= k < len(self.rows) and not self.rows[k].selectable:
+                k -= step
+        if 0 <= k < len(self.rows):
+            self.cursor = k
+            self._scroll_to_cursor()
+            self.refresh()
+
+    def action_cursor_down(self) -> None:
+        self.move(self.cursor + 1, 1)
+
+    def action_cursor_up(self) -> None:
+        self.move(self.cursor - 1, -1)
+
+    def action_page_down(self) -> None:
+        self.move(self.cursor + max(1, self.scrollable_content_region.height - 1), 1)
+
+    def action_page_up(self) -> None:
+        self.move(self.cursor - max(1, self.scrollable_content_region.height - 1), -1)
+
+    def action_first(self) -> None:
+        self.move(0, 1)
+
+    def action_last(self) -> None:
+        self.move(len(self.rows) - 1, -1)
+
+    def action_choose(self) -> None:
+        row = self.current
+        if row is None or not row.selectable:
+            return
+        self.post_message(self.Chosen(row.result.path, row.hit.entry_id if row.hit is not None else None))
+
+    def _scroll_to_cursor(self) -> None:
+        height = self.scrollable_content_region.height
+        if self.cursor < 0 or height <= 0:
+            return
+        top = round(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=max(0, self.cursor - 1), animate=False, force=True, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, force=True, immediate=True)
+
+    def on_click(self, event: events.Click) -> None:
+        k = event.y + round(self.scroll_y)
+        if 0 <= k < len(self.rows) and self.rows[k].selectable:
+            self.cursor = k
+            self.refresh()
+            self.action_choose()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+
+    # ------------------------------------------------------------------ drawing
+    def _style(self, name: str) -> Style:
+        got = self._styles.get(name)
+        if got is None:
+            got = self.rich_style if name == "base" else self.get_component_rich_style(name)
+            self._styles[name] = got
+        return got
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self._style("base")
+        k = y + round(self.scroll_y)
+        if not 0 <= k < len(self.rows):
+            return Strip.blank(width, base)
+        row = self.rows[k]
+        segs = self._row_segments(row, width)
+        bg = None
+        if k == self.cursor:
+            cur = "search-results--cursor" if self._cursor_active() else "search-results--cursor-blurred"
+            bg = self._style(cur).bgcolor
+            segs = [Segment(t, (s or base) + Style(bgcolor=bg)) for t, s, _ in segs]
+        total = sum(cell_len(t) for t, _, _ in segs)
+        if total > width and width > 1:
+            segs = list(Strip(segs).crop(0, width - 1)) + [Segment("…", segs[-1][1])]
+        fill = base + Style(bgcolor=bg) if bg is not None else base
+        return Strip(segs).adjust_cell_length(width, fill)
+
+    def _cursor_active(self) -> bool:
+        if self.has_focus:
+            return True
+        focused = self.screen.focused if self.is_attached else None
+        return isinstance(focused, Input)
+
+    def _row_segments(self, row: _Row, width: int) -> list[Segment]:
+        st = self._style
+        r = row.result
+        if row.kind == "session":
+            title = one_line(r.name or r.first_message, 300)
+            room = max(20, width * 3 // 5)  # leave room for the cwd and age
+            if cell_len(title) > room:
+                title = Strip([Segment(title)]).crop(0, room - 1).text + "…"
+            segs = [Segment(title, st("search-results--name" if r.name else "search-results--title"))]
+            n = r.hit_count
+            meta = " · ".join(
+                x
+                for x in (
+                    shorten_home(r.cwd) if r.cwd else "",
+                    format_age(r.modified_ms, self.clock()),
+                    f"{n} hit" if n == 1 else f"{n} hits",
+                )
+                if x
+            )
+            segs.append(Segment("  " + meta, st("search-results--meta")))
+            return segs
+        if row.kind == "more":
+            return [Segment(" " * (KIND_WIDTH + 3) + f"… {row.more} more in this session", st("search-results--more"))]
+        h = row.hit
+        assert h is not None
+        label = KIND_LABEL.get(h.kind, h.kind)
+        segs = [Segment("  " + label.rjust(KIND_WIDTH) + " ", st("search-results--kind"))]
+        text_style = st("search-results--text")
+        match_style = st("search-results--match")
+        pos = 0
+        ctx = h.context
+        for s, e in h.spans:
+            if s > pos:
+                segs.append(Segment(ctx[pos:s], text_style))
+            segs.append(Segment(ctx[s:e], match_style))
+            pos = e
+        if pos < len(ctx):
+            segs.append(Segment(ctx[pos:], text_style))
+        return segs
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+
+class SearchScreen(Screen[tuple[str, str | None] | None]):
+    """Search all sessions under ``root`` (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    SearchScreen { background: $surface; }
+    SearchScreen > Vertical { height: 1fr; border: round $border; border-title-color: $text; padding: 0 1; }
+    SearchScreen #search-query { height: 3; margin: 0 0 0 0; }
+    SearchScreen #search-status { height: 1; color: $text-muted; padding: 0 1; }
+    SearchScreen #search-status.-error { color: $text-error; }
+    SearchScreen SearchResults { height: 1fr; }
+    SearchScreen #search-hint { height: 1; color: $text-muted; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="search_all.close"),
+        Binding("down", "results('cursor_down')", "Down", show=False),
+        Binding("up", "results('cursor_up')", "Up", show=False),
+        Binding("pagedown", "results('page_down')", "Page down", show=False),
+        Binding("pageup", "results('page_up')", "Page up", show=False),
+    ]
+
+    DEBOUNCE = 0.3  # seconds of quiet typing before the search starts
+    MAX_HITS = 50  # hits listed per session (all are counted)
+    PLACEHOLDER = 'Search all sessions: words (all must match), "a phrase", re:regex'
+    HINT = "↑↓ move · Enter open · Esc close · Pi's /resume syntax; matches tool output, thinking, labels, cwd too"
+
+    def __init__(
+        self,
+        root: SessionRoot,
+        *,
+        infos: Iterable[SessionInfo] | None = None,
+        clock: Clock | None = None,
+        index_dir: str | Path | None = None,
+        query: str = "",
+    ) -> None:
+        super().__init__()
+        self.root = root
+        self.infos = _newest_first(infos) if infos is not None else None
+        self.clock: Clock = clock or system_clock
+        self.index_dir = index_dir
+        self.initial_query = query
+        self._timer: Timer | None = None
+        self._gen = 0  # bumped per search: late messages of an old search are dropped
+        self._searched: str | None = None  # the query the results are for
+        self._running = False
+        self._progress: tuple[int, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-box") as box:
+            box.border_title = "Search all sessions"
+            yield Input(value=self.initial_query, placeholder=self.PLACEHOLDER, id="search-query")
+            yield Static("", id="search-status", markup=False)
+            yield SearchResults(clock=self.clock, id="search-results")
+            yield Static(self.HINT, id="search-hint", markup=False)
+
+    @property
+    def results(self) -> SearchResults:
+        return self.query_one(SearchResults)
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#search-query", Input)
+
+    def on_mount(self) -> None:
+        self.input.focus()
+        if self.initial_query.strip():
+            self.start_search(self.initial_query)
+        else:
+            self._set_status("Type to search every session.")
+            self._warm_index()
+
+    # ------------------------------------------------------------------ status
+    def _set_status(self, text: str, error: bool = False) -> None:
+        st = self.query_one("#search-status", Static)
+        st.update(text)
+        st.set_class(error, "-error")
+
+    def _update_status(self) -> None:
+        res = self.results
+        if self._running:
+            text = "Searching…"
+            if res.sessions:
+                text += f" {_count(res.sessions, 'session')}, {_count(res.hits, 'hit')}"
+        elif res.sessions:
+            text = f"{_count(res.sessions, 'session')}, {_count(res.hits, 'hit')}"
+        else:
+            text = "No matches."
+        if self._progress is not None:
+            done, total = self._progress
+            text += f" · indexing {done}/{total} sessions"
+        self._set_status(text)
+
+    # ------------------------------------------------------------------ typing
+    @on(Input.Changed, "#search-query")
+    def _changed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.DEBOUNCE, self._debounced)
+
+    def _debounced(self) -> None:
+        self._timer = None
+        self.start_search(self.input.value)
+
+    @on(Input.Submitted, "#search-query")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if event.value == self._searched and self.results.current is not None:
+            self.results.action_choose()
+        else:
+            self.start_search(event.value)
+
+    def action_results(self, action: str) -> None:
+        getattr(self.results, f"action_{action}")()
+
+    def action_close(self) -> None:
+        self.workers.cancel_node(self)
+        self.dismiss(None)
+
+    @on(SearchResults.Chosen)
+    def _chosen(self, event: SearchResults.Chosen) -> None:
+        event.stop()
+        self.workers.cancel_node(self)
+        self.dismiss((event.path, event.entry_id))
+
+    # ------------------------------------------------------------------ searching
+    def start_search(self, query: str) -> None:
+        """Search for ``query`` now (cancelling a search under way)."""
+        if query == self._searched:
+            return
+        self._gen += 1
+        self._searched = query
+        self.results.clear()
+        self._progress = None
+        if not query.strip():
+            self.workers.cancel_group(self, "search-all")
+            self._running = False
+            self._set_status("Type to search every session.")
+            return
+        try:
+            q = parse_query(query)
+        except QueryError as exc:
+            self.workers.cancel_group(self, "search-all")
+            self._running = False
+            self._set_status(str(exc), error=True)
+            return
+        self._running = True
+        self._update_status()
+        self._search_worker(q, self._gen)
+
+    @work(thread=True, exclusive=True, group="search-all", exit_on_error=False)
+    def _search_worker(self, q, gen: int) -> None:
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.perf_counter()
+            if done == total or now - last[0] > 0.1:
+                last[0] = now
+                self._post(self._on_progress, gen, done, total)
+
+        try:
+            for r in search(
+                self.root,
+                q,
+                index_dir=self.index_dir,
+                infos=self.infos,
+                max_hits=self.MAX_HITS,
+                on_progress=progress,
+                should_stop=lambda: worker.is_cancelled,
+            ):
+                if worker.is_cancelled:
+                    return
+                self._post(self._on_result, gen, r)
+        except Exception as exc:  # an unreadable index, a full disk...: say so, keep the app
+            self._post(self._on_failed, gen, f"search failed: {exc}")
+            return
+        if not worker.is_cancelled:
+            self._post(self._on_done, gen)
+
+    @work(thread=True, exclusive=True, group="search-all", exit_on_error=False)
+    def _warm_index(self) -> None:
+        """Bring the index up to date while the user types (a search supersedes this)."""
+        worker = get_current_worker()
+        gen = self._gen
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.perf_counter()
+            if done == total or now - last[0] > 0.1:
+                last[0] = now
+                self._post(self._on_warm_progress, gen, done, total)
+
+        try:
+            update_index(self.root, index_dir=self.index_dir, on_progress=progress,
+                         should_stop=lambda: worker.is_cancelled)  # fmt: skip
+        except Exception:
+            return  # the search itself will index (and report a failure)
+
+    def _post(self, fn, *args) -> None:
+        try:
+            self.app.call_from_thread(fn, *args)
+        except RuntimeError:
+            pass  # the app is closing
+
+    def _on_result(self, gen: int, r: SessionHits) -> None:
+        if gen == self._gen:
+            self.results.add_result(r)
+            self._update_status()
+
+    def _on_progress(self, gen: int, done: int, total: int) -> None:
+        if gen == self._gen:
+            self._progress = (done, total) if done < total else None
+            self._update_status()
+
+    def _on_warm_progress(self, gen: int, done: int, total: int) -> None:
+        if gen == self._gen and not self._running:
+            if done < total:
+                self._set_status(f"Updating the search index: {done}/{total} sessions…")
+            else:
+                self._set_status("Type to search every session.")
+
+    def _on_done(self, gen: int) -> None:
+        if gen == self._gen:
+            self._running = False
+            self._progress = None
+            self._update_status()
+
+    def _on_failed(self, gen: int, reason: str) -> None:
+        if gen == self._gen:
+            self._running = False
+            self._progress = None
+            self._set_status(reason, error=True)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _newest_first(infos: Iterable[SessionInfo]) -> list[SessionInfo]:
+    out = [i for i in infos if i.error is None]
+    out.sort(key=lambda i: os.path.basename(i.path), reverse=True)
+    out.sort(key=lambda i: -(i.modified_ms or 0))
+    return out

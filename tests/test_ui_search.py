@@ -1,0 +1,170 @@
+"""The search screen (ctrl+f): streaming results grouped by session, Enter opens a hit.
+
+The screen is hosted by a minimal app here (the real app pushes it the same way), with the
+fixed clock, UTC, HOME at the repository and a private index. Snapshots live in
+``snapshots/test_ui_search/``; regenerate with ``--snapshot-update`` and look at them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App
+
+from pitui.core.discovery import resolve_root
+from pitui.core.listing import SessionIndex, list_sessions
+from pitui.core.search import search
+from pitui.ui.search_screen import SearchResults, SearchScreen
+
+SIZE = (120, 40)
+
+
+class Host(App):
+    """Pushes the search screen at start; keeps what it was dismissed with."""
+
+    def __init__(self, screen_factory):
+        super().__init__()
+        self.factory = screen_factory
+        self.result = "not dismissed"
+
+    def on_mount(self) -> None:
+        def done(result):
+            self.result = result
+
+        self.push_screen(self.factory(), done)
+
+
+@pytest.fixture
+def host(corpus_root, clock, tmp_path, ui_home):
+    root = resolve_root(corpus_root)
+    index_dir = tmp_path / "idx"
+
+    def make(query: str = "", with_infos: bool = True):
+        infos = list_sessions(root, SessionIndex(index_dir)) if with_infos else None
+        return Host(lambda: SearchScreen(root, infos=infos, clock=clock, index_dir=index_dir, query=query))
+
+    make.root = root
+    make.index_dir = index_dir
+    return make
+
+
+async def _wait(pilot, settle):
+    await settle(pilot)
+    screen = pilot.app.screen
+    for _ in range(100):
+        if isinstance(screen, SearchScreen) and not screen._running and screen._timer is None:
+            break
+        await pilot.pause(0.05)
+        await settle(pilot)
+    await pilot.pause()
+
+
+def test_search_screen_snapshot(snap_compare, host, settle):
+    app = host()
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press(*"résumé")
+        await pilot.press("enter")
+        await _wait(pilot, settle)
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_results_stream_grouped_and_enter_opens(host, settle):
+    app = host()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await pilot.press(*"checkpoint-8")
+        await _wait(pilot, settle)  # the debounce fires by itself
+        res = screen.query_one(SearchResults)
+        want = list(search(host.root, "checkpoint-8", index_dir=host.index_dir, max_hits=SearchScreen.MAX_HITS))
+        assert [r.path for r in want] == [row.result.path for row in res.rows if row.kind == "session"]
+        assert res.sessions == 4 and res.hits == 4
+        assert [row.kind for row in res.rows] == ["session", "hit"] * 4
+        assert res.cursor == 1  # the first hit
+        status = str(screen.query_one("#search-status").render())
+        assert status.startswith("4 sessions, 4 hits")
+        await pilot.press("down", "down")  # the second session's title, then its hit
+        assert res.cursor == 3
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.result == (want[1].path, want[1].hits[0].entry_id)
+
+
+async def test_enter_on_a_title_opens_the_session(host, settle):
+    app = host(query="win-proj")
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        assert res.sessions == 4
+        await pilot.press("up")  # from the first hit (the cwd) to its title line
+        assert res.cursor == 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.result == (res.rows[0].result.path, None)
+
+
+async def test_escape_closes_with_nothing(host, settle):
+    app = host(query="checkpoint")
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait(pilot, settle)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
+
+
+async def test_bad_regex_and_empty_query(host, settle):
+    app = host()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*"re:foo(")
+        await pilot.press("enter")
+        await _wait(pilot, settle)
+        status = screen.query_one("#search-status")
+        assert str(status.render()).startswith("bad regex: missing )")
+        assert status.has_class("-error")
+        assert screen.query_one(SearchResults).rows == []
+        for _ in range(7):
+            await pilot.press("backspace")
+        await _wait(pilot, settle)
+        assert str(status.render()) == "Type to search every session."
+        assert not status.has_class("-error")
+
+
+async def test_typing_restarts_the_search(host, settle):
+    app = host(with_infos=False)  # the screen lists the sessions itself
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*"the")
+        await pilot.pause(0.05)
+        await pilot.press(*" checkpoint-3")  # before the first search is done showing
+        await _wait(pilot, settle)
+        res = screen.query_one(SearchResults)
+        want = list(search(host.root, "the checkpoint-3", index_dir=host.index_dir, max_hits=SearchScreen.MAX_HITS))
+        got = [(row.result.path, row.hit.entry_id if row.hit else None) for row in res.rows if row.kind != "more"]
+        expect = []
+        for r in want:
+            expect.append((r.path, None))
+            expect.extend((r.path, h.entry_id) for h in r.hits)
+        assert got == expect and res.sessions == len(want) > 0
+
+
+async def test_many_hits_are_capped_per_session(host, settle):
+    app = host(query="the")
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        more = [row for row in res.rows if row.kind == "more"]
+        assert more and all(row.more == row.result.hit_count - SearchScreen.MAX_HITS for row in more)
+        # the cursor never stops on a "more" line
+        await pilot.press("end")
+        assert res.current is not None and res.current.kind != "more"
+        for _ in range(SearchScreen.MAX_HITS + 3):
+            await pilot.press("down")
+            assert res.current.kind != "more"
