@@ -518,10 +518,13 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
         assert pane.entry_at_top() == 3
         # scrolling up into the big block: a placeholder at once, drawn on a worker thread
         pane.scroll_to(y=pane.scroll_y - 5, animate=False)
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         b = pane.block_of(1)
+        assert any("drawing this entry" in ln for ln in lines_of(pane, b)) or not pane._pending
+        for _ in range(100):
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+            if not pane._pending:
+                break
         text = lines_of(pane, b)
         assert any("Part 149" in ln for ln in text)
         assert pane._heights[b] == len(text) > 150

@@ -197,6 +197,28 @@ def _wrap_ascii(line: str, width: int) -> list[str]:
     return out
 
 
+def _word_cuts(text: str, width: int) -> list[int]:
+    """Cell positions where to break ``text`` into rows of at most ``width`` cells: after
+    a space when that keeps the row at least half full, else at the width."""
+    cuts: list[int] = []
+    row_start = 0  # cell where the current row starts
+    pos = 0  # cell position of the character being read
+    last_space = -1  # cell just after the last space in this row
+    for ch in text:
+        w = cell_len(ch) if not ch.isascii() else 1
+        if pos + w - row_start > width:
+            if last_space > row_start + width // 2:
+                row_start = last_space
+            else:
+                row_start = pos
+            cuts.append(row_start)
+            last_space = -1
+        pos += w
+        if ch == " ":
+            last_space = pos
+    return cuts
+
+
 def _is_blank(strip: Strip) -> bool:
     """Empty, and no background colour (a code block's padding line is not blank)."""
     for seg in strip:
@@ -645,7 +667,7 @@ def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
         elif no_wrap:
             strips.append(Strip.join([strip.crop(0, width - 1), Strip([Segment("…", out.p.muted)], 1)]))
         else:
-            strips.extend(strip.divide(list(range(width, n, width)) + [n]))
+            strips.extend(strip.divide(_word_cuts(strip.text, width) + [n]))
     out._add(strips, False, None)
 
 

@@ -177,15 +177,20 @@ class BlockScroller(ScrollView, can_focus=True):
             r.strips.append(Strip([]))
         return r
 
+    @staticmethod
+    def _refine(key: tuple, deps: int | None) -> tuple:
+        """The state key once the block's dependencies on the toggles are known."""
+        if deps is None:
+            return key
+        return key[:3] + (
+            key[3] if deps & DEP_THINKING else None,
+            key[4] if deps & DEP_OUTPUT else None,
+        ) + key[5:]
+
     def _store(self, b: int, key: tuple, r: Rendered) -> tuple:
-        """Cache a rendered block under its state key (which the render may refine)."""
-        bkey = key[0]
-        if self._deps.get(bkey) != r.deps:
-            self._deps[bkey] = r.deps
-            key = key[:3] + (
-                key[3] if r.deps & DEP_THINKING else None,
-                key[4] if r.deps & DEP_OUTPUT else None,
-            ) + key[5:]
+        """Cache a rendered block under its state key (refined by what the render used)."""
+        self._deps[key[0]] = r.deps
+        key = self._refine(key, r.deps)
         self._rcache[key] = r
         self._rcache.move_to_end(key)
         while len(self._rcache) > _RENDER_CACHE:
@@ -209,7 +214,8 @@ class BlockScroller(ScrollView, can_focus=True):
     def _render_later(self, b: int, key: tuple) -> Rendered:
         """A placeholder of the expected height now; the block is drawn on a worker thread
         (with a console of its own: Rich's console lock would stall the app's drawing)."""
-        if key not in self._pending:
+        deps = self._deps.get(key[0])
+        if not any(k[0] == key[0] and self._refine(k, deps) == key for k in self._pending):
             self._pending.add(key)
             item, ctx, width = self._block_item(b), self._ctx(b), self._width
             ctx.console = _private_console()
@@ -230,10 +236,9 @@ class BlockScroller(ScrollView, can_focus=True):
     def _render_done(self, b: int, key: tuple, r: Rendered) -> None:
         self._pending.discard(key)
         self.render_count += 1
-        current = b < len(self._blocks) and self._state_key(b) == key
         key = self._store(b, key, r)
-        if not current:
-            return
+        if not (b < len(self._blocks) and self._state_key(b) == key):
+            return  # the pane moved on (another width, toggle or branch); kept in the cache
         heights = self._heights
         y = round(self.scroll_y)
         at_bottom = y > 0 and y >= self.max_scroll_y
