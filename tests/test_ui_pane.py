@@ -532,3 +532,25 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
         assert pane.entry_at_top() == 1
         top = pane._heights.top(pane.block_of(3))
         assert round(pane.scroll_y) == top - 5
+
+
+async def test_context_screen_shows_what_the_model_saw():
+    s = open_corpus("2026-07-26T13-38-47-137Z")
+    app = PaneApp(s, selected=40)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = ContextScreen(s, 40)
+        app.push_screen(screen)
+        await pilot.pause()
+        await pilot.pause()
+        view = screen.query_one("#context-view")
+        msgs = screen.context["messages"]
+        assert len(view._groups) <= len(msgs) and view._groups
+        # the compaction summary stands first after the prompt checkpoint, and the user
+        # message a context edit replaced shows its replacement, marked, with its entry id
+        text = "\n".join("\n".join(lines_of(view, b)) for b in range(len(view._groups)))
+        assert "compaction" in text
+        assert "edited: branch" in text and "edited in context" in text and "95060bc1" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen

@@ -3,6 +3,7 @@ pane's renderers (compaction applied, context edits applied)."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Hashable
 
 from rich.style import Style
@@ -13,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...core.context import build_context
+from ...core.context import build_context, context_entry_indices, project_entry
 from ...core.session import Session
 from .render import CUT_LINES, Out, fmt_time, group_messages, message_header, render_message
 from .scroller import BlockScroller
@@ -29,6 +30,30 @@ def _size(value: Any) -> int:
     if isinstance(value, dict):
         return sum(_size(v) for k, v in value.items() if k not in ("data", "thinkingSignature"))
     return 8
+
+
+def _sources(session: Session, entry: int) -> list[tuple[str, str | None]] | None:
+    """For each context message, the entry it came from and whether a context edit changed
+    it (the same walk as ``build_context``; None if that cannot be told)."""
+    try:
+        _, selected = context_entry_indices(session, entry)
+        types, ids = session.types, session.ids
+        edits: dict[str, dict] = {}
+        for i in selected:
+            if types[i] == "context_edit":
+                e = session.entry(i)
+                target = e.get("targetId")
+                edits[target if isinstance(target, str) else str(target)] = e
+        out: list[tuple[str, str | None]] = []
+        for k, i in enumerate(selected):
+            if k > 0 and types[i] == "compaction":
+                continue
+            edit = edits.get(ids[i])
+            for _ in project_entry(session.entry(i), edit):
+                out.append((ids[i], "edited" if edit is not None else None))
+        return out
+    except Exception:
+        return None
 
 
 class ContextView(BlockScroller):
@@ -47,9 +72,15 @@ class ContextView(BlockScroller):
     }
     """
 
-    def __init__(self, messages: list[Any], *, id: str | None = None):
+    def __init__(self, messages: list[Any], sources: list[tuple[str, str | None]] | None = None, *,
+                 id: str | None = None):
         super().__init__(id=id)
-        self._groups = group_messages([m for m in messages if isinstance(m, dict)])
+        msgs = [m for m in messages if isinstance(m, dict)]
+        # where each message came from: (entry id, "edited" | "omitted" | None)
+        self._source_of = (
+            {builtins.id(m): src for m, src in zip(msgs, sources)} if sources and len(sources) == len(msgs) else {}
+        )
+        self._groups = group_messages(msgs)
         self._set_blocks(list(range(len(self._groups))))
         self._sizes = [_size(m) + sum(_size(r) for r in res) for m, res in self._groups]
 
@@ -75,8 +106,11 @@ class ContextView(BlockScroller):
         out.push("▎ ", Style(color=gutter.color))
         try:
             ts = m.get("timestamp")
+            src = self._source_of.get(id(m))
+            tags = [("edited in context", p.warning + Style(italic=True))] if src and src[1] == "edited" else []
             if role != "compactionSummary":
-                message_header(out, m, time=fmt_time(ts) if ts else "", entry_id=f"#{b + 1}")
+                message_header(out, m, time=fmt_time(ts) if ts else "", entry_id=src[0] if src else f"#{b + 1}",
+                               tags=tags)
             render_message(out, m, f"c{b}", [(None, r) for r in res], 0)
         finally:
             out.pop()
@@ -119,6 +153,7 @@ class ContextScreen(ModalScreen):
         self.session = session
         self.entry = entry
         self.context = build_context(session, entry)
+        self.sources = _sources(session, entry)
 
     def compose(self) -> ComposeResult:
         ctx = self.context
@@ -140,7 +175,7 @@ class ContextScreen(ModalScreen):
         with Vertical(id="context-box"):
             yield Static(title, id="context-title")
             yield Static(note, id="context-note")
-            yield ContextView(msgs, id="context-view")
+            yield ContextView(msgs, self.sources, id="context-view")
 
     def on_mount(self) -> None:
         self.query_one(ContextView).focus()
