@@ -94,12 +94,16 @@ def ui_home(monkeypatch):
 
 
 @pytest.fixture
-def make_app(clock, tmp_path_factory):
+def make_app(clock, tmp_path_factory, monkeypatch):
     """``make_app(path_or_root, **kwargs)``: the app as the CLI builds it, with the fixed
-    clock, a private index, and the stats debounce off (deterministic headers)."""
+    clock, a private index, the stats debounce off (deterministic headers) and the message
+    pane drawing every block at once (no "drawing…" placeholders racing a screenshot)."""
     from pitui.core.discovery import SessionRoot, resolve_root
     from pitui.core.listing import SessionIndex
     from pitui.ui import app as app_module
+    from pitui.ui.pane import scroller
+
+    monkeypatch.setattr(scroller.BlockScroller, "ASYNC_BYTES", None)
 
     def make(where, **kwargs):
         root = where if isinstance(where, SessionRoot) else resolve_root(str(where))

@@ -456,3 +456,67 @@ async def test_subagent_transcript_opens_and_backspace_returns(make_app, settle,
         await pilot.press("backspace")  # nothing further back: harmless
         await settle(pilot)
         assert b.session_path == first_path
+
+
+async def test_search_all_opens_the_chosen_hit_and_stats_screen(make_app, settle, corpus_root, srv_app_file):
+    from pitui.ui.search_screen import SearchScreen
+    from pitui.ui.stats_screen import StatsScreen
+
+    app = make_app(corpus_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+        app.screen.dismiss((str(srv_app_file), "ed58483d"))  # as if Enter on a hit
+        await settle(pilot)
+        assert b.session is not None and b.session.path == str(srv_app_file)
+        assert selected_id(app) == "ed58483d"
+        # a hit in the session already open just moves the selection
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        app.screen.dismiss((str(srv_app_file), "7bbec6cf"))
+        await settle(pilot)
+        assert selected_id(app) == "7bbec6cf"
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is b
+
+
+async def test_the_app_never_writes_in_the_sessions_folder(make_app, settle, corpus_root, tmp_path, monkeypatch):
+    import shutil
+    import tempfile
+
+    elsewhere = tmp_path / "tmp"
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))  # where `e` writes (headless: no pager)
+    root = tmp_path / "sessions"
+    shutil.copytree(corpus_root / "--srv-app--", root / "--srv-app--")
+    shutil.copytree(corpus_root / "--home-dev-legacy--", root / "--home-dev-legacy--")
+
+    def state():
+        out = {}
+        for p in sorted(root.rglob("*")):
+            st = p.stat()
+            out[str(p.relative_to(root))] = (p.is_dir(), st.st_size, st.st_mtime_ns)
+        return out
+
+    before = state()
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        for key in ["g", "right_curly_bracket", "right_square_bracket", "t", "o", "h", "f", "f", "y", "e", "w",
+                    "escape", "c", "escape", "s", "escape", "G", "u", "enter", "enter"]:
+            await pilot.press(key)
+            await settle(pilot)
+        for it in b.session_list.items:
+            if it.kind == "session":
+                b.open_session(it.key)
+                await settle(pilot)
+    assert state() == before
+    assert [p.name[:12] for p in elsewhere.iterdir()] == ["pitui-entry-"]  # `e` wrote here instead

@@ -51,6 +51,8 @@ from .tree_view import (
 )
 
 from .pane import ContextScreen, MessagePane
+from .search_screen import SearchScreen
+from .stats_screen import StatsScreen
 
 __all__ = ["PituiApp", "BrowserScreen", "EmptyScreen", "run_app"]
 
@@ -91,7 +93,7 @@ class BrowserScreen(Screen):
                 tooltip="Next fork on the branch (below the selection)"),
         Binding("g", "root", "Root", show=False, id="nav.root", tooltip="The root of the selection's tree"),
         Binding("G", "leaf", "Leaf", show=False, id="nav.leaf", tooltip="The leaf of the branch shown"),
-        Binding("u", "user(-1)", "User msg", key_display="u U", id="nav.prev_user",
+        Binding("u", "user(-1)", "User", key_display="u U", id="nav.prev_user",
                 tooltip="Previous user message on the branch"),
         Binding("U", "user(1)", "Next user message", show=False, id="nav.next_user",
                 tooltip="Next user message on the branch"),
@@ -105,20 +107,25 @@ class BrowserScreen(Screen):
         Binding("N", "next_hit(True)", "Previous hit", show=False, id="search.prev", tooltip="Previous search hit"),
         Binding("c", "context", "Context", id="session.context",
                 tooltip="What the model saw at the selected entry"),
-        Binding("y", "copy_resume", "Copy resume", id="session.copy",
+        Binding("y", "copy_resume", "Copy", id="session.copy",
                 tooltip="Copy `pi --session <id>` to the clipboard"),
-        Binding("e", "pager", "Raw JSON", id="session.pager",
+        Binding("e", "pager", "Raw", id="session.pager",
                 tooltip="The selected entry's line in $PAGER"),
         Binding("w", "show_warnings", "Warnings", show=False, id="session.warnings",
                 tooltip="Lines that did not parse, with their numbers"),
         Binding("backspace", "back", "Back", show=False, id="session.back",
                 tooltip="Back to the session opened before (e.g. after a subagent's transcript)"),
+        Binding("s", "stats", "Stats", show=False, id="session.stats",
+                tooltip="Tokens and cost per model, for the branch and the whole session"),
+        Binding("ctrl+f", "search_all", "All sessions", id="search.all",
+                tooltip="Search every session (Enter opens the hit)"),
     ]
 
     #: Actions that need an open session (greyed out in the footer without one).
     SESSION_ACTIONS = frozenset({
         "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
         "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "back",
+        "stats",
     })
 
     LIST_DRAIN_SECONDS = 0.15
@@ -300,6 +307,10 @@ class BrowserScreen(Screen):
         """Open ``path`` (in a worker); the tree selects ``select_id`` or the current leaf.
         The session left behind is remembered for Backspace."""
         if path == self.session_path and self.session is not None:
+            if select_id is not None and select_id in self.session.index_of:
+                tree = self.branch_tree
+                if not tree.select_entry(self.session.index_of[select_id]) and tree.tree_layout is not None:
+                    tree.move_to_row(tree.tree_layout.nearest_row(self.session, self.session.index_of[select_id]))
             return
         if remember and self.session is not None and self.session_path is not None:
             sel = self.branch_tree.selected_entry
@@ -647,6 +658,35 @@ class BrowserScreen(Screen):
             return
         path, sel = self._history.pop()
         self.open_session(path, select_id=sel, remember=False)
+
+    def action_stats(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        leaf = self._branch_leaf if self._branch_leaf >= 0 else s.leaf
+        self.app.push_screen(
+            StatsScreen(s, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats)
+        )
+
+    def action_search_all(self) -> None:
+        """Every session under the root; the chosen hit opens with its entry selected."""
+
+        def opened(result) -> None:
+            if result is None:
+                return
+            path, entry_id = result
+            self.open_session(path, select_id=entry_id)
+            self.branch_tree.focus()
+
+        self.app.push_screen(
+            SearchScreen(
+                self.papp.root,
+                infos=list(self.infos.values()),
+                clock=self.papp.clock,
+                index_dir=self.papp.index.dir,
+            ),
+            opened,
+        )
 
     def action_copy_resume(self) -> None:
         s = self.session

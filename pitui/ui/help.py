@@ -19,7 +19,8 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Branches", ["nav.prev_sibling", "nav.next_sibling", "nav.prev_fork", "nav.next_fork", "tree.fold",
                   "tree.filter"]),
     ("Messages", ["view.thinking", "view.tool_output", "view.hidden", "search.start", "search.next", "search.prev"]),
-    ("Session", ["session.context", "session.copy", "session.pager", "session.warnings", "session.back"]),
+    ("Session", ["session.context", "session.stats", "session.copy", "session.pager", "session.warnings",
+                 "session.back", "search.all"]),
     ("Sidebar (when focused, typing filters)", ["sidebar.open", "sidebar.sort", "sidebar.named", "sidebar.clear"]),
     ("App", ["app.help", "app.quit"]),
 ]

@@ -548,10 +548,12 @@ class Sidebar(Vertical):
         if self.progress is not None:
             done, total = self.progress
             bits.append(f"reading {done}/{total}…")
-        bits.append(f"{n} session{'s' if n != 1 else ''}")
-        if projects > 1:
-            bits.append(f"{projects} projects")
-        bits.append(sl.sort)
+        else:
+            bits.append(f"{n} session{'s' if n != 1 else ''}")
+            if projects > 1:
+                bits.append(f"{projects} projects")
+        if sl.sort != "recent":
+            bits.append(f"by {sl.sort}")
         if sl.named_only:
-            bits.append("named")
+            bits.append("named only")
         self.query_one("#sidebar-status", Static).update(" · ".join(bits))
