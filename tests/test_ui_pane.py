@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from textual.app import App, ComposeResult
 
 from pitui.core.session import Session
@@ -554,3 +553,26 @@ async def test_context_screen_shows_what_the_model_saw():
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is not screen
+
+
+async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
+    img = {"type": "image", "data": "A" * 1002 + "==", "mimeType": "image/jpeg"}
+    entries = chain([
+        {"role": "user", "content": [{"type": "text", "text": "look"}, img], "timestamp": 0},
+        assistant({"type": "thinking", "thinking": "", "thinkingSignature": "enc", "redacted": True}, "Hm.",
+                  stop="error", errorMessage="overloaded_error: try later"),
+        assistant("partial", stop="aborted"),
+        assistant("long", stop="length"),
+    ])
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        text = [ln for b in range(len(pane._blocks)) for ln in lines_of(pane, b)]
+        joined = "\n".join(text)
+        assert "image image/jpeg · 751 B" in joined  # decoded: 1004 base64 chars, 2 of them padding
+        assert "thinking (redacted)" in joined
+        assert "✗ error: overloaded_error: try later" in joined
+        assert "⊘ aborted" in joined
+        assert "output length limit" in joined

@@ -38,7 +38,6 @@ from .render import (
     render_json_body,
     render_marker,
     render_message,
-    render_system,
     render_tool_results,
     sanitize,
 )

@@ -9,7 +9,6 @@ exactly the text the renderers can show.
 
 from __future__ import annotations
 
-import base64
 import math
 import os
 import re
@@ -23,7 +22,6 @@ from rich.console import Console, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
@@ -446,7 +444,6 @@ def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple
     """The thin header line of a block: label, details, tags; time and id at the right."""
     if out.ctx.text_mode:
         return
-    p = out.p
     width = out.inner
     right_text = Text()
     for s, st in right:
@@ -908,12 +905,14 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
                     render_messages(out, msgs, rkey, depth + 1)
                 finally:
                     out.pop()
-            _artifact_line(out, r, details)
+            _artifact_line(out, r, details, folded)
         finally:
             out.pop()
 
 
-def _artifact_line(out: Out, r: dict, details: dict) -> None:
+def _artifact_line(out: Out, r: dict, details: dict, folded: bool = False) -> None:
+    """The full transcript's file: a link to open it when it exists; where it was
+    expected otherwise (only while the result is unfolded, to keep folds short)."""
     if out.ctx.text_mode:
         return
     p = out.p
@@ -937,7 +936,7 @@ def _artifact_line(out: Out, r: dict, details: dict) -> None:
         t.append(shorten_home(sanitize(found)), p.link)
         t.append("  ⏎ open", p.tool)
         out.line(t, chrome=True, action=("open", found))
-    else:
+    elif not folded:
         t.append(shorten_home(sanitize(paths[0])), p.muted)
         t.append("  (file not found)", p.faint)
         out.line(t, chrome=True)
@@ -1355,7 +1354,6 @@ def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", t
 
 def render_messages(out: Out, msgs: list[dict], key: str, depth: int) -> None:
     """A nested conversation (a subagent's messages) with compact headers."""
-    p = out.p
     for g, (m, res) in enumerate(group_messages(msgs)):
         gkey = f"{key}/{g}"
         if out.ctx.text_mode:
