@@ -378,14 +378,14 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
         # user 1, thinking 1 + text 1, command 1 + output 1
         assert pane.search("NEEDLE") == 5
         visited = [pane.next_hit() for _ in range(5)]
-        assert visited == [0, 1, 1, 3, 3]
+        assert visited == [0, 1, 1, 4, 4]  # the command and the output: the bash call's result entry
         await pilot.pause()
         # the hit in the cut output is shown (its fold opened by the hit) and highlighted
         b = pane.block_of(3)
         assert any("needle at line 11" in ln for ln in lines_of(pane, b))
         assert any("needle at line 11" in ln for ln in screen_text(pane))
         assert pane.next_hit() == 0  # wraps
-        assert pane.next_hit(backwards=True) == 3
+        assert pane.next_hit(backwards=True) == 4
         # the thinking hit opened the folded thinking
         assert any("where is the needle?" in ln for ln in lines_of(pane, pane.block_of(1)))
         assert pane.search("no such text") == 0

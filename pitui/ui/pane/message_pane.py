@@ -340,7 +340,21 @@ class MessagePane(BlockScroller):
         return self._blocks[b].key
 
     def _block_entry(self, b: int, k: int = 0) -> int | None:
-        return self._blocks[b].entries[0] if 0 <= b < len(self._blocks) else None
+        """The entry of block ``b`` that holds its ``k``-th search hit (a tool result when
+        the hit is in a call's section)."""
+        if not 0 <= b < len(self._blocks):
+            return None
+        entry = self._blocks[b].entries[0]
+        r = self._rendered(b)
+        matches = self._block_matches(b, r)
+        if matches and r.sections:
+            line = matches[min(k, len(matches) - 1)][0]
+            for ln, e in r.sections:
+                if ln <= line:
+                    entry = e
+                else:
+                    break
+        return entry
 
     def _estimate(self, b: int, width: int) -> int:
         s = self._session
