@@ -59,7 +59,7 @@ class _Block:
     first_out: bool = False  # the first block of a run outside the model's context
     mark: str | None = None  # "edited" | "omitted" (by a context edit)
     label: str | None = None
-    with_date: bool = False
+    prev_ts: Any = None  # the timestamp of the block above (the date is shown when it changes)
 
 
 class MessagePane(BlockScroller):
@@ -301,9 +301,11 @@ class MessagePane(BlockScroller):
         # decorations and the entry -> block map
         ids = s.ids
         prev_out = False
-        prev_date = None
+        prev_ts = None
         ts = s.timestamps
         lengths = s.lengths
+        labels = s.label_by_target
+        show_hidden = self.show_hidden
         for bi, blk in enumerate(blocks):
             i = blk.entries[0]
             for x in blk.entries:
@@ -313,13 +315,13 @@ class MessagePane(BlockScroller):
             if blk.kind != "marker":
                 prev_out = not blk.in_context
             blk.mark = edits.get(ids[i])
-            blk.label = s.label_of(i)
-            d = date_of(ts[i])
-            blk.with_date = bool(d) and d != prev_date
-            if d:
-                prev_date = d
-            blk.key = (blk.kind, blk.entries, sum(lengths[x] for x in blk.entries), blk.in_context,
-                       blk.first_out, blk.mark, blk.label, blk.with_date, self.show_hidden)
+            blk.label = s.label_of(i) if ids[i] in labels else None
+            # The date is shown when it differs from the block above's (worked out when drawn).
+            blk.prev_ts = prev_ts
+            prev_ts = ts[i]
+            n = lengths[i] if len(blk.entries) == 1 else sum(lengths[x] for x in blk.entries)
+            blk.key = (blk.kind, blk.entries, n, blk.in_context, blk.first_out, blk.mark, blk.label, blk.prev_ts,
+                       show_hidden)
         # hidden entries go to the next block shown (or the last one)
         if hidden:
             pos = {e: k for k, e in enumerate(branch)}
@@ -480,7 +482,8 @@ class _Drawer:
                 msg = e.get("message") if isinstance(e.get("message"), dict) else None
                 self._draw_entry(out, blk, i, e, msg, e.get("type"), "", "", [])
             return
-        time = fmt_time(s.timestamps[i], blk.with_date)
+        when = s.timestamps[i]
+        time = fmt_time(when, blk.prev_ts is None or date_of(when) != date_of(blk.prev_ts))
         eid = s.ids[i]
         right = [(time, p.muted), (eid, p.faint)]
         if blk.kind == "marker":

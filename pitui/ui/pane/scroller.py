@@ -44,6 +44,7 @@ def _private_console() -> Console:
 
 _ALL_DEPS = DEP_THINKING | DEP_OUTPUT
 _RENDER_CACHE = 400  # rendered blocks kept
+_EMPTY: frozenset = frozenset()
 _OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
 
 
@@ -128,18 +129,26 @@ class BlockScroller(ScrollView, can_focus=True):
                 self._palette = DEFAULT_PALETTE
         return self._palette
 
-    def _state_key(self, b: int) -> tuple:
+    def _state_key(self, b: int, common: tuple | None = None) -> tuple:
+        """What block ``b`` looks like depends on: the block, the width, theme and session,
+        the toggles it uses, the folds the user flipped in it, and a search hit in it."""
+        if common is None:
+            common = self._key_common()
+        width, pal, thinking, output = common
         bkey = self._block_key(b)
         deps = self._deps.get(bkey, _ALL_DEPS)
         return (
             bkey,
-            self._width,
-            (self.palette.name, self._generation),
-            self.show_thinking if deps & DEP_THINKING else None,
-            self.full_tool_output if deps & DEP_OUTPUT else None,
-            self._inverted.get(bkey, frozenset()),
+            width,
+            pal,
+            thinking if deps & DEP_THINKING else None,
+            output if deps & DEP_OUTPUT else None,
+            self._inverted.get(bkey, _EMPTY),
             self._query_text if self._hit_counts.get(b) else None,
         )
+
+    def _key_common(self) -> tuple:
+        return (self._width, (self.palette.name, self._generation), self.show_thinking, self.full_tool_output)
 
     def _ctx(self, b: int | None, text_mode: bool = False) -> RenderCtx:
         inverted = self._inverted.get(self._block_key(b), frozenset()) if b is not None else frozenset()
@@ -291,8 +300,9 @@ class BlockScroller(ScrollView, can_focus=True):
         heights = []
         measured = bytearray(len(self._blocks))
         hget = self._hcache.get
+        common = self._key_common()
         for b in range(len(self._blocks)):
-            h = hget(self._state_key(b))
+            h = hget(self._state_key(b, common))
             if h is None:
                 h = max(1, self._estimate(b, width))
             else:
