@@ -34,7 +34,8 @@ def test_startup_on_the_demo(snap_compare, make_app, settle, demo_root):
 
 @pytest.mark.parametrize("mode", FILTERS)
 def test_forked_tree_with_labels(snap_compare, make_app, settle, corpus_root, mode):
-    """Three roots, three forks, three labels (corpus file), in each filter mode."""
+    """Three roots, three forks, three labels (corpus file), in each filter mode, with the
+    tree zoomed (z) to the whole screen: the tree is the subject, not the pane."""
     app = make_app(corpus_root / SRV_APP)
 
     async def run_before(pilot):
@@ -44,6 +45,8 @@ def test_forked_tree_with_labels(snap_compare, make_app, settle, corpus_root, mo
         await settle(pilot)
         # show the top of the tree, where the forks and labels are
         b.branch_tree.select_entry(b.session.index_of["156ded8f"])
+        await settle(pilot)
+        await pilot.press("z")
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -76,6 +76,12 @@ class SearchBar(Input):
         self.screen.hide_search()  # type: ignore[attr-defined]
 
 
+class RightColumn(Vertical):
+    """The header and the message pane (zoomed together)."""
+
+    ALLOW_MAXIMIZE = True
+
+
 class BrowserScreen(Screen):
     """The main screen. Keys that act on the open session live here, so they work from
     the tree and from the pane alike (the sidebar's type-to-filter takes printable keys)."""
@@ -119,6 +125,8 @@ class BrowserScreen(Screen):
                 tooltip="Tokens and cost per model, for the branch and the whole session"),
         Binding("ctrl+f", "search_all", "All sessions", id="search.all",
                 tooltip="Search every session (Enter opens the hit)"),
+        Binding("z", "zoom", "Zoom", show=False, id="view.zoom",
+                tooltip="Zoom the focused panel to the whole screen, or back"),
     ]
 
     #: Actions that need an open session (greyed out in the footer without one).
@@ -169,7 +177,7 @@ class BrowserScreen(Screen):
         with Horizontal(id="main"):
             yield Sidebar(clock=self.papp.clock, id="sidebar")
             yield BranchTree(id="tree")
-            with Vertical(id="right"):
+            with RightColumn(id="right"):
                 yield SessionHeader(id="header")
                 with ContentSwitcher(initial="notice", id="pane-switch"):
                     yield MessagePane(id="pane")
@@ -658,6 +666,12 @@ class BrowserScreen(Screen):
             return
         path, sel = self._history.pop()
         self.open_session(path, select_id=sel, remember=False)
+
+    def action_zoom(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused)
 
     def action_stats(self) -> None:
         s = self.session

@@ -499,6 +499,8 @@ class SessionList(ScrollView, can_focus=True):
 class Sidebar(Vertical):
     """The filter line, a status line, and the session list."""
 
+    ALLOW_MAXIMIZE = True  # zoomed as a whole
+
     DEFAULT_CSS = """
     Sidebar { height: 1fr; }
     Sidebar > #sidebar-filter { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
