@@ -520,3 +520,58 @@ async def test_the_app_never_writes_in_the_sessions_folder(make_app, settle, cor
                 await settle(pilot)
     assert state() == before
     assert [p.name[:12] for p in elsewhere.iterdir()] == ["pitui-entry-"]  # `e` wrote here instead
+
+
+async def test_command_palette_runs_branch_commands(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert selected_id(app) == "fa5fba56"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"next sibling branch")
+        for _ in range(20):  # the palette searches asynchronously
+            await pilot.pause(0.05)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert selected_id(app) == "156ded8f"  # as `]`
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"tree filter: user-only")
+        for _ in range(20):
+            await pilot.pause(0.05)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert browser(app).branch_tree.mode == "user-only"
+
+
+async def test_mouse_selects_rows_folds_and_opens_sessions(make_app, settle, corpus_root, srv_app_file):
+    app = make_app(corpus_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        sl = b.session_list
+        # click the first line of the srv-app session in the sidebar: it opens
+        k = next(k for k, it in enumerate(sl.items) if it.key == str(srv_app_file))
+        y = sl._starts[k] - round(sl.scroll_y)
+        if not 0 <= y < sl.scrollable_content_region.height:
+            sl.move(k)
+            await pilot.pause()
+            y = sl._starts[k] - round(sl.scroll_y)
+        await pilot.click(sl, offset=(5, y))
+        await settle(pilot)
+        assert b.session is not None and b.session.path == str(srv_app_file)
+        tree = b.branch_tree
+        tree.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        # click the third row of the tree (offsets count the border): it is selected
+        await pilot.click(tree, offset=(10, 1 + 2))
+        await settle(pilot)
+        assert tree.cursor_row == 2 and selected_id(app) == b.session.ids[tree.tree_layout.rows[2].entry]
+        # click a fork's ⊟ mark: it folds
+        r = next(r for r, row in enumerate(tree.tree_layout.rows) if row.foldable and row.connector)
+        row = tree.tree_layout.rows[r]
+        x = 2 + (row.indent - 1) * 3 + 1
+        await pilot.click(tree, offset=(1 + x, 1 + r - round(tree.scroll_y)))
+        await settle(pilot)
+        assert tree.tree_layout.rows[tree.cursor_row].folded

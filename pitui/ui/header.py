@@ -138,7 +138,7 @@ class SessionHeader(Vertical):
         usage.append(" · ")
         usage.append("session ", style="bold")
         usage.append(_usage(session))
-        usage.append(f" · {branch_len}/{entries} entries")
+        usage.append(f" · {branch_len or '…'}/{entries} entries")
         self.query_one("#header-usage", Static).update(usage)
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:

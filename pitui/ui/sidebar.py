@@ -389,7 +389,10 @@ class SessionList(ScrollView, can_focus=True):
             self.scroll_to(y=end - height, animate=False, force=True, immediate=True)
 
     def on_click(self, event: events.Click) -> None:
-        line = event.y + round(self.scroll_y)
+        at = event.get_content_offset(self)
+        if at is None:
+            return
+        line = at.y + round(self.scroll_y)
         k = bisect_right(self._starts, line) - 1
         if 0 <= k < len(self.items):
             self.focus()

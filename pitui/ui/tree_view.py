@@ -503,7 +503,10 @@ class BranchTree(ScrollView, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         if not self.tree_layout or not self.tree_layout.rows:
             return
-        row_no = event.y + round(self.scroll_y)
+        at = event.get_content_offset(self)
+        if at is None:
+            return  # on the border or a scrollbar
+        row_no = at.y + round(self.scroll_y)
         if not 0 <= row_no < len(self.tree_layout.rows):
             return
         self.focus()
@@ -511,7 +514,7 @@ class BranchTree(ScrollView, can_focus=True):
         self.move_to_row(row_no, center=False)
         if row.connector and (row.foldable or row.folded):
             glyph_x = 2 + (row.indent - 1) * 3 + 1
-            if abs(event.x + round(self.scroll_x) - glyph_x) <= 1:
+            if abs(at.x - glyph_x) <= 1:
                 self.action_toggle_fold()
                 return
         if event.chain == 2 and (row.foldable or row.folded):
