@@ -575,3 +575,22 @@ async def test_mouse_selects_rows_folds_and_opens_sessions(make_app, settle, cor
         await pilot.click(tree, offset=(1 + x, 1 + r - round(tree.scroll_y)))
         await settle(pilot)
         assert tree.tree_layout.rows[tree.cursor_row].folded
+
+
+async def test_keys_can_be_remapped_by_binding_id(make_app, settle, srv_app_file, monkeypatch):
+    from pitui.ui.app import parse_keymap
+    from pitui.ui.help import help_sections
+
+    assert parse_keymap("nav.next_sibling=l; tree.down=down,j ;bad") == {"nav.next_sibling": "l", "tree.down": "down,j"}
+    monkeypatch.setenv("PITUI_KEYMAP", "nav.next_sibling=l;nav.prev_sibling=h")
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        assert selected_id(app) == "156ded8f"  # l now does what ] did
+        await pilot.press("h")
+        await settle(pilot)
+        assert selected_id(app) == "fa5fba56"
+        rows = {bid: keys for _, section in help_sections(app) for keys, _, bid in section if bid}
+        assert rows["nav.next_sibling"] == "l"  # the help shows the remapped key

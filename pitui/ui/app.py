@@ -132,8 +132,7 @@ class BrowserScreen(Screen):
     #: Actions that need an open session (greyed out in the footer without one).
     SESSION_ACTIONS = frozenset({
         "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
-        "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "back",
-        "stats",
+        "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "stats",
     })
 
     LIST_DRAIN_SECONDS = 0.15
@@ -847,6 +846,11 @@ class PituiApp(App):
     def get_default_screen(self) -> Screen:
         return BrowserScreen()
 
+    def on_mount(self) -> None:
+        keymap = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
+        if keymap:
+            self.set_keymap(keymap)
+
     @property
     def browser(self) -> BrowserScreen | None:
         for s in self.screen_stack:
@@ -869,6 +873,19 @@ class PituiApp(App):
         while self.screen is not browser and len(self.screen_stack) > 1:
             self.pop_screen()
         browser.reload()
+
+
+def parse_keymap(text: str) -> dict[str, str]:
+    """``PITUI_KEYMAP``: ``binding-id=keys`` pairs separated by ``;`` (keys comma-separated,
+    Textual key names), e.g. ``nav.next_sibling=l;nav.prev_sibling=h;tree.down=down,j``.
+    The ids are listed by ``?`` (help)."""
+    out: dict[str, str] = {}
+    for part in text.split(";"):
+        if "=" in part:
+            bid, keys = part.split("=", 1)
+            if bid.strip() and keys.strip():
+                out[bid.strip()] = keys.strip()
+    return out
 
 
 def run_app(root: SessionRoot, demo: bool = False) -> int:

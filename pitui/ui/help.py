@@ -57,7 +57,7 @@ def _all_bindings() -> dict[str, Binding]:
 
 
 def help_sections(app) -> list[tuple[str, list[tuple[str, str]]]]:
-    """``[(section, [(keys, what), ...]), ...]`` with the app's keymap applied."""
+    """``[(section, [(keys, what, binding id), ...]), ...]`` with the app's keymap applied."""
     bindings = _all_bindings()
     keymap = getattr(app, "_keymap", {}) or {}
     out = []
@@ -75,8 +75,8 @@ def help_sections(app) -> list[tuple[str, list[tuple[str, str]]]]:
                     continue
                 shown.append(app.get_key_display(Binding(k, b.action)))
             what = b.tooltip or b.description
-            rows.append((" ".join(shown), what))
-        rows.extend(EXTRA.get(title, []))
+            rows.append((" ".join(shown), what, bid))
+        rows.extend((k, w, "") for k, w in EXTRA.get(title, []))
         out.append((title, rows))
     return out
 
@@ -87,7 +87,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > Vertical {
-        width: 100; max-width: 95%; height: 90%;
+        width: 124; max-width: 95%; height: 90%;
         border: round $accent; background: $surface; padding: 0 1;
     }
     HelpScreen #help-title { height: 1; text-style: bold; color: $text-accent; }
@@ -102,17 +102,22 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(self._table(), id="help-table")
                 yield Static(Text(NOTES, style="italic"), id="help-notes")
-            yield Static("Esc, q or ? closes · mouse: click rows, the ⊟/⊞ marks fold", id="help-hint", markup=False)
+            yield Static(
+                "Esc, q or ? closes · mouse: click rows, the ⊟/⊞ marks fold · remap: PITUI_KEYMAP='id=key;…' (ids on the right)",
+                id="help-hint",
+                markup=False,
+            )
 
     def _table(self) -> Table:
         table = Table.grid(padding=(0, 2))
-        table.add_column(justify="right", style="bold", min_width=16)
+        table.add_column(style="bold", min_width=14)
         table.add_column()
+        table.add_column(style="dim")
         for title, rows in help_sections(self.app):
-            table.add_row("", Text(title, style="bold underline"))
-            for keys, what in rows:
-                table.add_row(keys, what)
-            table.add_row("", "")
+            table.add_row("", Text(title, style="bold underline"), "")
+            for keys, what, bid in rows:
+                table.add_row(keys, what, bid)
+            table.add_row("", "", "")
         return table
 
     def action_close(self) -> None:
