@@ -288,7 +288,8 @@ class SessionList(ScrollView, can_focus=True):
         return self.items[self.cursor] if 0 <= self.cursor < len(self.items) else None
 
     def session_count(self) -> int:
-        return sum(1 for it in self.items if it.kind == "session")
+        """Sessions that pass the filter (folded projects included)."""
+        return sum(it.count for it in self.items if it.kind == "project")
 
     def select_path(self, path: str) -> bool:
         for k, it in enumerate(self.items):
