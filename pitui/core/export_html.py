@@ -24,10 +24,11 @@ from typing import Any, Callable
 import orjson
 
 from .context import context_entry_indices
+from .export_md import when_utc
 from .session import F_DAMAGED, Session
 from .stats import TOOLS_KEY, Stats, branch_stats, session_stats
 from .summary import format_tool_call, shorten_home, text_of
-from .timeutil import iso_to_ms, ms_to_iso
+
 
 __all__ = ["export_html", "render_markdown"]
 
@@ -108,15 +109,6 @@ def _duration(ms: Any) -> str:
         return f"{m}m{s:02d}s"
     h, m = divmod(m, 60)
     return f"{h}h{m:02d}m"
-
-
-def _when(value: Any) -> str:
-    """``2026-11-16 09:06:12 UTC`` from an ISO string or epoch milliseconds."""
-    ms = iso_to_ms(value)
-    if math.isnan(ms):
-        return ""
-    iso = ms_to_iso(ms) or ""
-    return iso[:19].replace("T", " ") + " UTC"
 
 
 def _json(value: Any) -> str:
@@ -512,11 +504,11 @@ class _Renderer:
         rows: list[tuple[str, str]] = [("Session", f"<code>{_e(s.id)}</code>")]
         if s.cwd:
             rows.append(("Working directory", f"<code>{_e(shorten_home(s.cwd))}</code>"))
-        created = _when(s.header.get("timestamp"))
+        created = when_utc(s.header.get("timestamp"))
         if created:
             rows.append(("Created", _e(created)))
         if self.path:
-            last = _when(s.timestamps[self.leaf])
+            last = when_utc(s.timestamps[self.leaf])
             if last:
                 rows.append(("Last entry", _e(last)))
             rows.append(("Branch", f"{len(self.path)} {'entry' if len(self.path) == 1 else 'entries'}, "
@@ -567,7 +559,7 @@ class _Renderer:
     # -------------------------------------------------------------- entries
     def _head(self, i: int, role: str, cls: str, extra: str = "") -> str:
         s = self.s
-        when = _when(s.timestamps[i])
+        when = when_utc(s.timestamps[i])
         bits = [f'<span class="role">{_e(role)}</span>']
         if extra:
             bits.append(extra)
@@ -640,7 +632,7 @@ class _Renderer:
 
     def marker(self, i: int, kind: str, html: str, extra: str = "") -> str:
         s = self.s
-        when = _when(s.timestamps[i])
+        when = when_utc(s.timestamps[i])
         label = s.label_of(i)
         lab = " " + _badge(label, "label") if label else ""
         return (f'<div class="{self._classes(i, kind, "marker")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
@@ -910,7 +902,7 @@ class _Renderer:
         out = []
         for m in msgs:
             role = m.get("role")
-            when = _when(m.get("timestamp"))
+            when = when_utc(m.get("timestamp"))
             t = f'<time>{_e(when)}</time>' if when else ""
             if role == "user":
                 out.append(f'<div class="msg user"><div class="head"><span class="role">User</span>'
@@ -918,7 +910,7 @@ class _Renderer:
             elif role == "assistant":
                 bits = _usage_bits(m.get("usage"))
                 model = m.get("responseModel") or m.get("model")
-                out.append(f'<div class="msg assistant"><div class="head"><span class="role">Assistant</span>'
+                out.append('<div class="msg assistant"><div class="head"><span class="role">Assistant</span>'
                            + (f' <span class="model">{_e(model)}</span>' if model else "")
                            + (f' <span class="muted usage">{_e(" · ".join(bits))}</span>' if bits else "")
                            + f'<span class="right">{t}</span></div>{self.assistant_body(m, find, depth)}</div>')

@@ -31,7 +31,8 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
-def _when(value: Any) -> str:
+def when_utc(value: Any) -> str:
+    """``2026-11-16 09:06:12 UTC`` from an ISO string or epoch milliseconds."""
     ms = iso_to_ms(value)
     if math.isnan(ms):
         return ""
@@ -85,7 +86,7 @@ def export_markdown(session: Session, leaf: int | None = None) -> str:
     lines.append(f"- **Session:** `{session.id}`")
     if session.cwd:
         lines.append(f"- **Working directory:** `{session.cwd}`")
-    created = _when(session.header.get("timestamp"))
+    created = when_utc(session.header.get("timestamp"))
     if created:
         lines.append(f"- **Created:** {created}")
     if leaf >= 0:
@@ -125,7 +126,7 @@ def _first_user_text(session: Session, path: list[int]) -> str:
 def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: set[int]) -> list[str]:
     e = session.entry(i)
     t = e.get("type")
-    when = _when(e.get("timestamp"))
+    when = when_utc(e.get("timestamp"))
     label = session.label_of(i)
     tag = f" `[{label}]`" if label else ""
     out: list[str] = []

@@ -108,6 +108,26 @@ def parse_line(data: bytes) -> ParseResult:
         return ParseResult(None, False, first_error)
 
 
+FINGERPRINT_BYTES = 4096
+
+
+def file_fingerprint(path: str | os.PathLike, upto: int) -> str:
+    """A hash of a file's first bytes and of the bytes just before ``upto``: tells whether
+    a file that grew past ``upto`` still holds what was read before (Pi only appends)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=12)
+    try:
+        with open(path, "rb") as f:
+            h.update(f.read(min(FINGERPRINT_BYTES, upto)))
+            if upto > FINGERPRINT_BYTES:
+                f.seek(max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
+                h.update(f.read(upto - max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES)))
+    except OSError:
+        return ""
+    return h.hexdigest()
+
+
 def read_span(path: str | os.PathLike, offset: int, length: int) -> bytes:
     """Read ``length`` bytes at ``offset`` without moving any shared file position."""
     fd = os.open(path, os.O_RDONLY)

@@ -9,7 +9,6 @@ the first user message, model changes, lines whose shape is not Pi's usual one).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -21,13 +20,12 @@ from typing import Callable, Iterable
 import orjson
 
 from .discovery import SessionFile, SessionRoot, find_session_files
-from .lines import iter_line_spans, parse_line
+from .lines import file_fingerprint, iter_line_spans, parse_line
 from .timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
 
 INDEX_VERSION = 3
-_FINGERPRINT_BYTES = 4096
 
 _MSG_HEAD = re.compile(
     rb'\{"type":"message",(?:"id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),)?"timestamp":"([^"\\]*)",'
@@ -107,20 +105,6 @@ def _text_of(content) -> str | None:
     return None
 
 
-def _fingerprint(path: str, upto: int) -> str:
-    """A hash of the file's first bytes and of the bytes just before ``upto``."""
-    h = hashlib.blake2b(digest_size=12)
-    try:
-        with open(path, "rb") as f:
-            h.update(f.read(min(_FINGERPRINT_BYTES, upto)))
-            if upto > _FINGERPRINT_BYTES:
-                f.seek(max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES))
-                h.update(f.read(upto - max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES)))
-    except OSError:
-        return ""
-    return h.hexdigest()
-
-
 def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None) -> SessionInfo:
     """Listing data for one file; continues ``prev``'s scan when the file only grew."""
     path = sf.path
@@ -136,7 +120,7 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
         and prev.id is not None
         and st.st_size >= prev.scanned_to > 0
         and prev.fingerprint
-        and _fingerprint(path, prev.scanned_to) == prev.fingerprint
+        and file_fingerprint(path, prev.scanned_to) == prev.fingerprint
     ):
         info = SessionInfo(**{k: v for k, v in asdict(prev).items()})
         info.project, info.kind = sf.project, sf.kind
@@ -274,7 +258,7 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
         info.modified_ms = info.header_ms
     else:
         info.modified_ms = st.st_mtime_ns / 1e6
-    info.fingerprint = _fingerprint(path, info.scanned_to) if info.scanned_to else ""
+    info.fingerprint = file_fingerprint(path, info.scanned_to) if info.scanned_to else ""
     return info
 
 

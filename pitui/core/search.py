@@ -83,7 +83,6 @@ labels).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
@@ -97,7 +96,7 @@ from typing import Callable, Iterable, Iterator
 import orjson
 
 from .discovery import SessionRoot, find_session_files
-from .lines import iter_lines, parse_line
+from .lines import file_fingerprint, iter_lines, parse_line
 from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
 
 __all__ = [
@@ -141,7 +140,6 @@ _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 MAX_HITS = 100  # hits kept per session by default (all are counted)
 CONTEXT_WIDTH = 160  # characters of context around a hit
 CONTEXT_BEFORE = 48  # ... of which at most this many before the match
-_FINGERPRINT_BYTES = 4096
 _SEQ_BITS = 32
 _BATCH_ROWS = 2000
 _BATCH_CHARS = 8 * 1024 * 1024
@@ -433,20 +431,6 @@ def _unpack(data) -> str:
     if isinstance(data, bytes):
         return zlib.decompress(data).decode("utf-8", "surrogatepass")
     return data
-
-
-def _fingerprint(path: str, upto: int) -> str:
-    """A hash of the file's first bytes and of the bytes just before ``upto``."""
-    h = hashlib.blake2b(digest_size=12)
-    try:
-        with open(path, "rb") as f:
-            h.update(f.read(min(_FINGERPRINT_BYTES, upto)))
-            if upto > _FINGERPRINT_BYTES:
-                f.seek(max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES))
-                h.update(f.read(upto - max(_FINGERPRINT_BYTES, upto - _FINGERPRINT_BYTES)))
-    except OSError:
-        return ""
-    return h.hexdigest()
 
 
 _SCHEMA = (
@@ -765,7 +749,7 @@ class SearchIndex:
                 and fst.st_size > state.size  # grew: same size with another mtime is a rewrite
                 and 0 < state.scanned_to <= fst.st_size
                 and state.fingerprint
-                and _fingerprint(path, state.scanned_to) == state.fingerprint
+                and file_fingerprint(path, state.scanned_to) == state.fingerprint
             ):
                 if state.pending_seq is not None:
                     self._delete_rows(state.id, state.pending_seq)
@@ -787,7 +771,7 @@ class SearchIndex:
             state.size, state.mtime_ns = fst.st_size, fst.st_mtime_ns
             stats.indexed += 1
             chars = self._scan(f, state, stats)
-            state.fingerprint = _fingerprint(path, state.scanned_to) if state.scanned_to else ""
+            state.fingerprint = file_fingerprint(path, state.scanned_to) if state.scanned_to else ""
             self._save_state(state)
             return chars, (state.id if state.error is None else None)
 

@@ -128,7 +128,7 @@ def is_shown(session: Session, i: int, mode: str) -> bool:
 def _shown_mask(session: Session, mode: str) -> bytearray:
     """1 for each entry the filter shows (Pi's rules, as :func:`is_shown`), vectorised."""
     n = len(session)
-    types, roles, flags, parent = session.types, session.roles, session.flags, session.parent
+    types, roles, flags = session.types, session.roles, session.flags
     leaf = session.leaf
     mask = bytearray(n)
     visible_assistant = F_ASSISTANT_TEXT | F_ABNORMAL_STOP
