@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Footer, Input, Static
 from textual.worker import get_current_worker
@@ -34,7 +35,8 @@ from ..core.discovery import SessionRoot
 from ..core.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
 from ..core.session import NotASession, Session
 from ..core.stats import Stats, branch_stats, session_stats
-from ..core.summary import shorten_home
+from ..core.export_md import export_markdown
+from ..core.summary import shorten_home, text_of
 from ..core.treeview import layout_tree
 from .clock import Clock, system_clock
 from .commands import PituiCommands
@@ -115,7 +117,7 @@ class BrowserScreen(Screen):
                 tooltip="What the model saw at the selected entry"),
         Binding("y", "copy_resume", "Copy", id="session.copy",
                 tooltip="Copy `pi --session <id>` to the clipboard"),
-        Binding("e", "pager", "Raw", id="session.pager",
+        Binding("e", "pager", "Raw", show=False, id="session.pager",
                 tooltip="The selected entry's line in $PAGER"),
         Binding("w", "show_warnings", "Warnings", show=False, id="session.warnings",
                 tooltip="Lines that did not parse, with their numbers"),
@@ -127,16 +129,30 @@ class BrowserScreen(Screen):
                 tooltip="Search every session (Enter opens the hit)"),
         Binding("z", "zoom", "Zoom", show=False, id="view.zoom",
                 tooltip="Zoom the focused panel to the whole screen, or back"),
+        Binding("F", "toggle_follow", "Follow", id="session.follow",
+                tooltip="Follow the session as Pi writes it: keep the newest entry selected and in view"),
+        Binding("x", "export_markdown", "Export", show=False, id="session.export_md",
+                tooltip="Export the branch shown to a Markdown file (and copy it)"),
+        Binding("Y", "copy_entry", "Copy entry", show=False, id="session.copy_entry",
+                tooltip="Copy the selected entry's text to the clipboard"),
+        Binding("i", "copy_id", "Copy id", show=False, id="session.copy_id",
+                tooltip="Copy the session id to the clipboard"),
+        Binding("p", "copy_path", "Copy path", show=False, id="session.copy_path",
+                tooltip="Copy the session file's path to the clipboard"),
     ]
 
     #: Actions that need an open session (greyed out in the footer without one).
     SESSION_ACTIONS = frozenset({
         "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
         "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "stats",
+        "toggle_follow", "export_markdown", "copy_entry", "copy_id", "copy_path",
     })
 
     LIST_DRAIN_SECONDS = 0.15
     STATS_DELAY = 0.25
+    #: How often the open file is stat'ed for growth, and the sessions re-listed.
+    WATCH_SECONDS = 0.5
+    RELIST_SECONDS = 2.0
 
     def __init__(self) -> None:
         super().__init__(id="browser")
@@ -158,6 +174,10 @@ class BrowserScreen(Screen):
         self._search_origin = None
         self._history: list[tuple[str, str | None]] = []  # (path, selected id) for Backspace
         self._select_id: str | None = None
+        self.following = False
+        self._refreshing: Session | None = None  # the session a refresh worker is reading
+        self._file_id: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
+        self._relisting = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.SESSION_ACTIONS:
@@ -207,6 +227,8 @@ class BrowserScreen(Screen):
 
     def on_mount(self) -> None:
         self.reload()
+        self.set_interval(self.WATCH_SECONDS, self._watch_tick)
+        self.set_interval(self.RELIST_SECONDS, self._relist_tick)
 
     def reload(self) -> None:
         """(Re)start on the app's root: list its sessions and open the newest."""
@@ -310,10 +332,13 @@ class BrowserScreen(Screen):
         self.open_session(event.path)
         self.branch_tree.focus()
 
-    def open_session(self, path: str, *, select_id: str | None = None, remember: bool = True) -> None:
+    def open_session(
+        self, path: str, *, select_id: str | None = None, remember: bool = True, force: bool = False
+    ) -> None:
         """Open ``path`` (in a worker); the tree selects ``select_id`` or the current leaf.
-        The session left behind is remembered for Backspace."""
-        if path == self.session_path and self.session is not None:
+        The session left behind is remembered for Backspace. ``force`` reads it again
+        even when it is the one open (a file that was replaced)."""
+        if path == self.session_path and self.session is not None and not force:
             if select_id is not None and select_id in self.session.index_of:
                 tree = self.branch_tree
                 if not tree.select_entry(self.session.index_of[select_id]) and tree.tree_layout is not None:
@@ -383,12 +408,16 @@ class BrowserScreen(Screen):
         if path != self.session_path:
             return
         self.session = session
+        self._file_id = _file_id(path)
         self.refresh_bindings()
         self.query_one(ContentSwitcher).current = "pane"
         if mode != self.branch_tree.mode:
             layout = None
         select = session.index_of.get(self._select_id, session.leaf) if self._select_id else session.leaf
+        if self.following:
+            select = session.leaf
         self.branch_tree.set_session(session, layout, select=select)
+        self._update_tree_title()
         self._update_header()
         self.header.set_warnings(session.all_warnings)
         self._validate_worker(session)
@@ -406,6 +435,101 @@ class BrowserScreen(Screen):
             return
         self.branch_tree.forget_summaries(damaged)
         self.header.set_warnings(session.all_warnings)
+
+    # ------------------------------------------------------------------ following
+    def _watch_tick(self) -> None:
+        """Every WATCH_SECONDS: a stat of the open file; growth is read in a worker."""
+        s = self.session
+        if s is None or self.session_path is None or self._refreshing is s:
+            return
+        try:
+            st = os.stat(s.path)
+        except OSError:
+            return
+        if st.st_size == s.file_size and st.st_mtime == s.file_mtime:
+            return
+        fid = (st.st_dev, st.st_ino)
+        if st.st_size < s.scanned_to or (self._file_id is not None and fid != self._file_id):
+            # Shrunk or replaced: read it again from the start, keeping the selection.
+            sel = self.branch_tree.selected_entry
+            self._file_id = fid
+            self.open_session(self.session_path, select_id=s.ids[sel] if 0 <= sel < len(s.ids) else None,
+                              remember=False, force=True)
+            self.notify("The session file was replaced: read again", timeout=2)
+            return
+        self._refreshing = s
+        tree = self.branch_tree
+        self._refresh_worker(s, tree.mode, frozenset(tree.folded))
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
+    def _refresh_worker(self, session: Session, mode: str, folded: frozenset[int]) -> None:
+        layout = None
+        try:
+            added = session.refresh(validate=False)
+            if added:
+                layout = layout_tree(session, mode, folded)
+        except Exception:  # a file that vanished or turned unreadable: try again later
+            added = 0
+        self.app.call_from_thread(self._refreshed, session, added, layout, mode, folded)
+
+    def _refreshed(self, session: Session, added: int, layout, mode: str, folded: frozenset[int]) -> None:
+        if self._refreshing is session:
+            self._refreshing = None
+        if session is not self.session or not added:
+            return
+        tree = self.branch_tree
+        if layout is None or mode != tree.mode or folded != frozenset(tree.folded):
+            layout = layout_tree(session, tree.mode, frozenset(tree.folded))
+        self._branch_stats = {}
+        self._session_stats = None
+        self._pane_key = None
+        keep = session.leaf if self.following else tree.selected_entry
+        tree.session_grew(layout, keep, follow=self.following)
+        self.header.set_warnings(session.all_warnings)
+        self._show_branch_for(tree.selected_entry, force_header=True)
+        if self.following:
+            self.pane.scroll_end(animate=False, immediate=True)
+
+    def _follow_entry(self) -> int:
+        """The row follow mode keeps selected: the newest leaf (or its nearest shown ancestor)."""
+        s, tree = self.session, self.branch_tree
+        if s is None or tree.tree_layout is None or not tree.tree_layout.rows:
+            return -1
+        return tree.tree_layout.rows[tree.tree_layout.nearest_row(s, s.leaf)].entry
+
+    def action_toggle_follow(self) -> None:
+        self.following = not self.following
+        self._update_tree_title()
+        if self.following and self.session is not None:
+            target = self._follow_entry()
+            if target >= 0 and target != self.branch_tree.selected_entry:
+                self.branch_tree.select_entry(target, center=None)
+            self.pane.scroll_end(animate=False, immediate=True)
+        self.notify("Following the session" if self.following else "Follow off", timeout=1.5)
+
+    def _relist_tick(self) -> None:
+        if not self.listing_done or self._relisting:
+            return
+        self._relisting = True
+        self._relist_worker(self.papp.root)
+
+    @work(thread=True, exclusive=True, group="relist", exit_on_error=False)
+    def _relist_worker(self, root: SessionRoot) -> None:
+        try:
+            infos = list_sessions(root, self.papp.index)
+        except Exception:
+            infos = None
+        self.app.call_from_thread(self._relisted, root, infos)
+
+    def _relisted(self, root: SessionRoot, infos: list[SessionInfo] | None) -> None:
+        self._relisting = False
+        if infos is None or root is not self.papp.root or not self.listing_done or not infos:
+            return
+        new = {i.path: i for i in infos}
+        if new == self.infos:
+            return
+        self.infos = new
+        self.session_list.set_infos(infos)  # keeps the selected row (by path)
 
     # ------------------------------------------------------------------ header and stats
     def _update_header(self) -> None:
@@ -464,7 +588,7 @@ class BrowserScreen(Screen):
     # ------------------------------------------------------------------ tree <-> pane
     def _update_tree_title(self) -> None:
         tree = self.branch_tree
-        tree.border_title = f"Tree · {tree.mode}"
+        tree.border_title = f"Tree · {tree.mode}" + (" · following" if self.following else "")
         if tree.tree_layout is not None and tree.tree_layout.rows:
             tree.border_subtitle = f"{tree.cursor_row + 1}/{tree.row_count}"
         else:
@@ -475,11 +599,15 @@ class BrowserScreen(Screen):
 
     def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
         self._update_tree_title()
+        if self.following and event.entry >= 0 and event.entry != self._follow_entry():
+            self.following = False
+            self._update_tree_title()
+            self.notify("Follow off (you moved the selection; F follows again)", timeout=2)
         if self._from_pane:
             return
         self._show_branch_for(event.entry)
 
-    def _show_branch_for(self, sel: int) -> None:
+    def _show_branch_for(self, sel: int, force_header: bool = False) -> None:
         s = self.session
         tree = self.branch_tree
         if s is None or sel < 0 or tree.nav is None:
@@ -493,7 +621,7 @@ class BrowserScreen(Screen):
         else:
             self._pane_key = key
             pane.show_branch(s, s.path_to(leaf), sel)
-        if leaf != self._branch_leaf:
+        if leaf != self._branch_leaf or force_header:
             self._branch_leaf = leaf
             self._update_header()
             self._schedule_stats()
@@ -709,6 +837,95 @@ class BrowserScreen(Screen):
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied: {text}", timeout=2)
 
+    def _copy(self, text: str, what: str) -> None:
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what}", timeout=2)
+
+    def action_copy_id(self) -> None:
+        s = self.session
+        if s is None or not s.id:
+            self.app.bell()
+            return
+        self._copy(s.id, f"the session id: {s.id}")
+
+    def action_copy_path(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        self._copy(s.path, f"the path: {shorten_home(s.path)}")
+
+    def action_copy_entry(self) -> None:
+        s, sel = self.session, self.branch_tree.selected_entry
+        if s is None or sel < 0:
+            return
+        text = entry_text(s, sel)
+        lines = text.count("\n") + 1 if text else 0
+        self._copy(text, f"{len(text):,} characters ({lines:,} line{'s' if lines != 1 else ''}) of entry {s.ids[sel]}")
+
+    def export_leaf(self) -> int:
+        """The leaf of the branch the pane shows (the session's leaf before one is shown)."""
+        s = self.session
+        if s is None:
+            return -1
+        return self._branch_leaf if 0 <= self._branch_leaf < len(s) else s.leaf
+
+    def default_export_path(self) -> str:
+        s = self.session
+        assert s is not None
+        leaf = self.export_leaf()
+        name = _safe_name(s.name or s.id or os.path.splitext(os.path.basename(s.path))[0])
+        leaf_id = _safe_name(s.ids[leaf]) if leaf >= 0 else "empty"
+        return os.path.join(os.getcwd(), f"{name}-{leaf_id}.md")
+
+    def export_refusal(self, path: str) -> str | None:
+        """Why ``path`` may not be written (inside the sessions folder, or the session itself)."""
+        s = self.session
+        root = self.papp.root
+        rootp = os.path.realpath(str(root.path if root.kind != "file" else root.path.parent))
+        target = os.path.realpath(path)
+        if s is not None and target == os.path.realpath(s.path):
+            return "that is the session file itself"
+        if target == rootp or target.startswith(rootp.rstrip(os.sep) + os.sep):
+            return f"pitui never writes in the sessions folder ({shorten_home(rootp)})"
+        if os.path.isdir(target):
+            return "that is a folder"
+        return None
+
+    def action_export_markdown(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        leaf = self.export_leaf()
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.export_to(path, s, leaf)
+
+        self.app.push_screen(ExportScreen(self.default_export_path()), chosen)
+
+    def export_to(self, path: str, session: Session | None = None, leaf: int | None = None) -> str | None:
+        """Write the branch ending at ``leaf`` to ``path`` as Markdown and copy it. Returns
+        the path written, or None (refused or failed, with a notify)."""
+        s = session or self.session
+        if s is None:
+            return None
+        leaf = self.export_leaf() if leaf is None else leaf
+        path = os.path.abspath(os.path.expanduser(path.strip()))
+        why = self.export_refusal(path)
+        if why is not None:
+            self.notify(f"Not exported: {why}", severity="error", timeout=5)
+            return None
+        try:
+            text = export_markdown(s, leaf)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except Exception as exc:
+            self.notify(f"Could not export to {path}: {exc}", severity="error", timeout=6)
+            return None
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Exported to {shorten_home(path)} (and copied, {len(text):,} characters)", timeout=4)
+        return path
+
     def action_show_warnings(self) -> None:
         s = self.session
         if s is None:
@@ -738,6 +955,72 @@ class BrowserScreen(Screen):
         except OSError:
             pass
         self.refresh()
+
+
+class ExportScreen(ModalScreen[str | None]):
+    """``x``: where to write the Markdown export (Enter writes, Esc cancels)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+
+    def __init__(self, default: str) -> None:
+        super().__init__(id="export")
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-box"):
+            yield Static("Export the branch shown to Markdown (Enter: write, Esc: cancel)", id="export-title",
+                         markup=False)
+            yield Input(value=self.default, id="export-path")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _safe_name(text: str, limit: int = 60) -> str:
+    """``text`` as a file-name part: letters, digits, ``.``, ``_``, ``-``."""
+    out = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
+    return out[:limit].rstrip("-.") or "session"
+
+
+def entry_text(session: Session, i: int) -> str:
+    """What ``Y`` copies: a message's text blocks, a tool result's output, a shell
+    command and its output, a compaction's or branch summary's summary; else the raw line."""
+    e = session.entry(i)
+    t = e.get("type")
+    if t == "message":
+        m = e.get("message") if isinstance(e.get("message"), dict) else {}
+        role = m.get("role")
+        if role in ("user", "assistant", "toolResult", "custom"):
+            text = text_of(m.get("content"))
+            if text:
+                return text
+        elif role == "bashExecution":
+            return f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip("\n")
+    elif t in ("compaction", "branch_summary"):
+        summ = e.get("summary")
+        if isinstance(summ, str):
+            return summ
+    elif t == "custom_message":
+        text = text_of(e.get("content"))
+        if text:
+            return text
+    return session.raw_line(i).decode("utf-8", "replace").rstrip("\r\n")
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:

@@ -21,7 +21,8 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Messages", ["view.thinking", "view.tool_output", "view.hidden", "search.start", "search.next", "search.prev",
                   "view.zoom"]),
     ("Session", ["session.context", "session.stats", "session.copy", "session.pager", "session.warnings",
-                 "session.back", "search.all"]),
+                 "session.back", "search.all", "session.follow", "session.export_md", "session.copy_entry",
+                 "session.copy_id", "session.copy_path"]),
     ("Sidebar (when focused, typing filters)", ["sidebar.open", "sidebar.sort", "sidebar.named", "sidebar.clear"]),
     ("App", ["app.help", "app.quit"]),
 ]

@@ -395,6 +395,37 @@ class BranchTree(ScrollView, can_focus=True):
         if self.selected_entry != old_entry or center:
             self.post_message(self.SelectionChanged(self, self.selected_entry))
 
+    def session_grew(self, layout: TreeLayout, keep: int, *, follow: bool = False) -> None:
+        """The open session was refreshed (entries appended): show ``layout`` keeping the
+        selected entry ``keep`` on the same screen line (no jump), or, with ``follow``,
+        select ``keep`` (the newest leaf) and bring it into view. The branch the pane
+        shows stays the same branch, grown. No SelectionChanged is posted: the caller
+        re-shows the pane."""
+        if self.session is None:
+            return
+        session = self.session
+        offset = self.cursor_row - round(self.scroll_y)
+        sticky = self.nav.sticky_leaf if self.nav is not None and self.nav.session is session else -1
+        if sticky >= 0 and session.children.get(sticky):
+            sticky = session.newest_leaf_below(sticky)  # the branch shown grew past its old leaf
+        self._summaries.clear()
+        self._pending_select = None
+        self.laying_out = False
+        self.tree_layout = layout
+        self.nav = Nav(session, layout, sticky)
+        if keep >= 0 and layout.rows:
+            self.cursor_row = max(0, min(layout.nearest_row(session, keep), len(layout.rows) - 1))
+        else:
+            self.cursor_row = 0
+        self.virtual_size = Size(self.size.width, len(layout.rows))
+        height = self.scrollable_content_region.height or self.size.height
+        if follow:
+            self._scroll_to_cursor()
+        elif 0 <= offset < max(1, height):
+            self.scroll_to(y=max(0, self.cursor_row - offset), animate=False, force=True, immediate=True)
+        self.post_message(self.LayoutChanged(self))
+        self.refresh()
+
     # ------------------------------------------------------------------ moving
     def move_to_row(self, row: int, *, center: bool | None = None, notify: bool = True) -> None:
         if not self.tree_layout or not self.tree_layout.rows:
