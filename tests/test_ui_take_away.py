@@ -242,3 +242,17 @@ async def test_palette_exports(make_app, settle, session_path, clipboard, out_di
         assert b.session is not None
         leaf_id = b.session.ids[b.session.leaf]
         assert (out_dir / f"sess-1-{leaf_id}.md").read_text(encoding="utf-8") == clipboard[0]
+
+
+async def test_default_path_leaves_the_sessions_folder(make_app, settle, session_path, monkeypatch, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(session_path.parent)
+    app = make_app(session_path.parent.parent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        assert b.session is not None
+        leaf_id = b.session.ids[b.session.leaf]
+        assert b.default_export_path() == str(home / f"sess-1-{leaf_id}.md")

@@ -875,7 +875,10 @@ class BrowserScreen(Screen):
         leaf = self.export_leaf()
         name = _safe_name(s.name or s.id or os.path.splitext(os.path.basename(s.path))[0])
         leaf_id = _safe_name(s.ids[leaf]) if leaf >= 0 else "empty"
-        return os.path.join(os.getcwd(), f"{name}-{leaf_id}.md")
+        path = os.path.join(os.getcwd(), f"{name}-{leaf_id}.md")
+        if self.export_refusal(path) is not None:  # started inside the sessions folder
+            path = os.path.join(os.path.expanduser("~"), f"{name}-{leaf_id}.md")
+        return path
 
     def export_refusal(self, path: str) -> str | None:
         """Why ``path`` may not be written (inside the sessions folder, or the session itself)."""
