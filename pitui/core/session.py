@@ -158,6 +158,11 @@ class Session:
         self._intern: dict[str, str] = {}
         self._cache = _LRU()
         self._lock = threading.RLock()
+        # the last path walked by path_to, with each entry's depth on it
+        self._path_lock = threading.Lock()
+        self._path_tree: Any = None  # the parent list the cached path was walked in
+        self._path: list[int] = []
+        self._path_pos: dict[int, int] = {}
         # tree, rebuilt by _build_tree()
         self.index_of: dict[str, int] = {}
         self.parent: list[int] = []
@@ -655,14 +660,35 @@ class Session:
         return self.children.get(i, [])
 
     def path_to(self, i: int) -> list[int]:
-        """Entry indices from the root down to ``i`` (inclusive). Iterative."""
-        out = []
-        parent = self.parent
-        while i >= 0:
-            out.append(i)
-            i = parent[i]
-        out.reverse()
-        return out
+        """Entry indices from the root down to ``i`` (inclusive). Iterative.
+
+        The last path walked is kept: a path is walked up only to the first entry on it,
+        so the paths to leaves of one deep branch cost their differing part (and a copy)."""
+        with self._path_lock:
+            parent = self.parent
+            if self._path_tree is not parent:
+                self._path_tree = parent
+                self._path = []
+                self._path_pos = {}
+            path, pos = self._path, self._path_pos
+            walk = []
+            keep = 0
+            while i >= 0:
+                k = pos.get(i)
+                if k is not None:
+                    keep = k + 1
+                    break
+                walk.append(i)
+                i = parent[i]
+            if not walk:
+                return path[:keep]
+            for x in path[keep:]:
+                del pos[x]
+            del path[keep:]
+            walk.reverse()
+            pos.update(zip(walk, range(keep, keep + len(walk))))
+            path.extend(walk)
+            return path[:]
 
     def newest_leaf_below(self, i: int) -> int:
         """The leaf reached from ``i`` by following the branch that holds the current leaf

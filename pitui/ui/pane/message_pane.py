@@ -1,22 +1,35 @@
 """The message pane: one branch of a session, every entry drawn as a block.
 
 Blocks are built from the session's skeleton only (types, roles, byte lengths), so showing
-a 10,000-entry branch parses nothing up front; entry bodies are read when a block comes
+a 50,000-entry branch parses nothing up front; entry bodies are read when a block comes
 into view. An assistant message and the tool results right after it form one block, each
 call drawn with its result; the result entries stay addressable (they map to that block).
+
+Everything per block is kept in flat arrays (where each block starts and ends on the
+branch, its kind, its estimated heights), grouped by a regular expression over one code
+byte per entry, so a branch of 50,000 entries is laid out in a few tens of milliseconds.
+Showing another branch that shares a prefix with the one shown (a sibling, the same
+branch grown at its end) rebuilds only the blocks after the fork. What a block looks like
+beyond its entries (in the model's context or not, a context edit's mark, its label, the
+date above it) is worked out when the block is drawn, from a few facts about the branch
+(where its last compaction is, which entries context edits touch).
 """
 
 from __future__ import annotations
 
 import os
+import re
+from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Any, Hashable
+from itertools import accumulate, compress, count, repeat
+from operator import ge
+from typing import Any, Hashable, Iterator, Sequence
 
 from rich.style import Style
 from rich.text import Text
 from textual.timer import Timer
 
-from ...core.context import context_entry_indices
 from ...core.session import F_ASSISTANT_TEXT, Session
 from ...core.summary import one_line, text_of
 from .messages import EntryFocused, OpenSessionFile
@@ -49,6 +62,47 @@ _MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label",
 # Bookkeeping entries that may sit between an assistant message and its tool results.
 _TRANSPARENT = frozenset({"label", "session_info"})
 
+# One code byte per entry, from its type and role.
+_A = ord("A")  # assistant message
+_R = ord("R")  # tool result message
+_T = ord("T")  # label, session_info (markers an assistant's run of results may hold)
+_M = ord("M")  # other markers
+_X = ord("X")  # context_edit (a marker)
+_C = ord("C")  # custom_message, custom message (hidden when display is false)
+_CP = ord("c")  # compaction
+_SY = ord("s")  # system message
+_BX = ord("b")  # bashExecution message
+_E = ord("E")  # anything else
+_MARKER_CODES = frozenset((_M, _T, _X))
+# An assistant message with the results (and labels) after it up to its last result; a run
+# of results without their call; any other entry alone.
+_GROUP_RE = re.compile(rb"A(?:[RT]*R)?|R+|.", re.S)
+_SPECIAL_RE = re.compile(rb"[csX]")
+_NONZERO_RE = re.compile(rb"[^\x00]")
+
+# block kinds (codes in _bkind)
+_KA, _KR, _KE, _KM = 0, 1, 2, 3
+_KIND_NAMES = ("assistant", "results", "entry", "marker")
+_KIND_TABLE = bytes(
+    _KA if c == _A else _KR if c == _R else _KM if c in (_M, _T, _X) else _KE for c in range(256)
+)
+
+
+def _code_of(t: Any, r: Any) -> int:
+    if t == "message":
+        return {"assistant": _A, "toolResult": _R, "custom": _C, "system": _SY, "bashExecution": _BX}.get(r, _E)
+    if t in _TRANSPARENT:
+        return _T
+    if t == "context_edit":
+        return _X
+    if t in _MARKERS:
+        return _M
+    if t == "custom_message":
+        return _C
+    if t == "compaction":
+        return _CP
+    return _E
+
 
 @dataclass(slots=True)
 class _Block:
@@ -60,6 +114,34 @@ class _Block:
     mark: str | None = None  # "edited" | "omitted" (by a context edit)
     label: str | None = None
     prev_ts: Any = None  # the timestamp of the block above (the date is shown when it changes)
+    gen: int = -1  # the pane's decoration generation this was made in
+
+
+class _Blocks(Sequence):
+    """The pane's blocks as a sequence; a block's object is made when it is asked for."""
+
+    __slots__ = ("_pane",)
+
+    def __init__(self, pane: "MessagePane"):
+        self._pane = pane
+
+    def __len__(self) -> int:
+        return len(self._pane._bstart)
+
+    def __bool__(self) -> bool:
+        return len(self._pane._bstart) > 0
+
+    def __getitem__(self, b: int) -> _Block:  # type: ignore[override]
+        n = len(self._pane._bstart)
+        if b < 0:
+            b += n
+        if not 0 <= b < n:
+            raise IndexError(b)
+        return self._pane._block(b)
+
+    def __iter__(self) -> Iterator[_Block]:
+        for b in range(len(self._pane._bstart)):
+            yield self._pane._block(b)
 
 
 class MessagePane(BlockScroller):
@@ -79,11 +161,13 @@ class MessagePane(BlockScroller):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None):
         super().__init__(name=name, id=id, classes=classes)
         self._session: Session | None = None
-        self._branch: list[int] = []
-        self._entry_block: dict[int, int] = {}
         self._last_focus: int | None = None
         self._focus_timer: Timer | None = None
         self._artifact_cache: dict[str, str | None] = {}
+        self._built_hidden = False  # show_hidden as the blocks were built
+        self._reset_session_facts()
+        self._reset_branch()
+        self._blocks = _Blocks(self)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -99,61 +183,20 @@ class MessagePane(BlockScroller):
 
         Showing the same branch again (or the same branch grown at its end, after a
         refresh) keeps the view where it is when ``selected`` is already in view, and
-        stays at the bottom when the view was at the bottom.
+        stays at the bottom when the view was at the bottom. Only the blocks after the
+        part shared with the branch shown before are rebuilt.
         """
-        old_branch = self._branch
-        same_session = session is self._session
-        same = (
-            same_session
-            and bool(old_branch)
-            and len(branch) >= len(old_branch)
-            and branch[: len(old_branch)] == old_branch
-        )
-        keep = None
-        if same and self._blocks and self._width > 0:
-            anchor = self._top_anchor()
-            was_bottom = round(self.scroll_y) >= self.max_scroll_y and self.max_scroll_y > 0
-            sel_b = self._entry_block.get(selected)
-            view_top = round(self.scroll_y)
-            view_bottom = view_top + self.scrollable_content_region.height
-            sel_visible = sel_b is not None and (
-                self._heights.top(sel_b) < view_bottom and self._heights.top(sel_b) + self._heights[sel_b] > view_top
-            )
-            if anchor is not None and sel_visible:
-                keep = (self._blocks[anchor[0]].entries[0], anchor[1], was_bottom and len(branch) > len(old_branch))
-        if not same_session:
-            self._generation += 1
-            self._rcache.clear()
-            self._hcache.clear()
-            self._deps.clear()
-            self._inverted.clear()
-            self._artifact_cache.clear()
-        query = self._query_text if same else ""
-        self._session = session
-        self._branch = list(branch)
-        self._build_blocks()
-        if not same:
-            self._query = None
-            self._query_text = ""
-        if self._width <= 0:
-            self._pending_scroll = ("entry", selected)
-            return
-        if keep is not None:
-            entry, off, to_bottom = keep
-            b = self._entry_block.get(entry)
-            self._relayout((b, off) if b is not None else None)
-            if to_bottom:
-                self.scroll_end_now()
-        else:
-            self._relayout()
-            self.scroll_to_entry(selected)
-        if query:
-            self.search(query)
+        self._show(session, None, list(branch), selected)
+
+    def show_leaf(self, session: Session, leaf: int, selected: int) -> None:
+        """``show_branch(session, session.path_to(leaf), selected)``, without walking the
+        whole path: only the entries up to the branch shown now are walked."""
+        self._show(session, leaf, None, selected)
 
     def scroll_to_entry(self, i: int) -> None:
         """Put entry ``i``'s block at the top; a tool result is drawn in its call's block,
         so for one the view goes to that block with the call's line at the top."""
-        b = self._entry_block.get(i)
+        b = self.block_of(i)
         if b is None:
             return
         if self._width <= 0:
@@ -165,7 +208,7 @@ class MessagePane(BlockScroller):
         self._measure(b)
         self._update_virtual_size()
         off = 0
-        if i != self._blocks[b].entries[0]:
+        if i != self._branch[self._bstart[b]]:
             for line, entry in r.sections:
                 if entry == i:
                     off = line
@@ -182,8 +225,7 @@ class MessagePane(BlockScroller):
         if hit is None:
             return None
         b, line = hit
-        blk = self._blocks[b]
-        entry = blk.entries[0]
+        entry = self._branch[self._bstart[b]]
         for ln, e in self._rendered(b).sections:
             if ln <= line:
                 entry = e
@@ -192,7 +234,578 @@ class MessagePane(BlockScroller):
         return entry
 
     def block_of(self, i: int) -> int | None:
-        return self._entry_block.get(i)
+        """The block that shows entry ``i`` (None when it is not on the branch)."""
+        b = self._override.get(i)
+        if b is not None:
+            return b
+        k = self._pos.get(i)
+        if k is None:
+            return None
+        b = bisect_right(self._bstart, k) - 1
+        return b if b >= 0 else None
+
+    # ------------------------------------------------------------------ showing a branch
+    def _show(self, session: Session, leaf: int | None, branch: list[int] | None, selected: int) -> None:
+        if self.show_hidden != self._built_hidden:  # (a first read may run the watcher)
+            self._built_hidden = self.show_hidden
+            self._reset_branch()
+        same_session = session is self._session
+        old = self._branch
+        if not same_session:
+            self._generation += 1
+            self._rcache.clear()
+            self._hcache.clear()
+            self._deps.clear()
+            self._inverted.clear()
+            self._artifact_cache.clear()
+            self._session = session
+            self._reset_session_facts()
+            self._reset_branch()
+            old = self._branch
+        tree_changed = session.parent is not self._tree
+        if tree_changed:
+            # The session was read further (or again): codes and facts read from entries
+            # may have changed for its last entries, and so may the paths.
+            self._reset_session_facts()
+            self._tree = session.parent
+        # the new branch, and how long a prefix it shares with the branch shown
+        if branch is None:
+            if old and not tree_changed:
+                branch, p = self._path_from(session, leaf)
+            else:
+                branch = session.path_to(leaf) if leaf >= 0 else []
+                p = self._common_prefix(branch, old)
+        else:
+            p = self._common_prefix(branch, old)
+        if tree_changed:
+            codes = self._codes_of(session, branch, 0)
+            lengths = session.lengths
+            if p and (codes[:p] != self._codes[:p] or array("q", map(lengths.__getitem__, branch[:p])) != self._blen[:p]):
+                p = 0
+        else:
+            codes = self._codes_of(session, branch, p)
+        same = same_session and bool(old) and p == len(old)
+        keep = None
+        if same and self._width > 0 and self._bstart:
+            anchor = self._top_anchor()
+            was_bottom = round(self.scroll_y) >= self.max_scroll_y and self.max_scroll_y > 0
+            sel_b = self.block_of(selected)
+            view_top = round(self.scroll_y)
+            view_bottom = view_top + self.scrollable_content_region.height
+            sel_visible = sel_b is not None and (
+                self._heights.top(sel_b) < view_bottom and self._heights.top(sel_b) + self._heights[sel_b] > view_top
+            )
+            if anchor is not None and sel_visible:
+                keep = (self._branch[self._bstart[anchor[0]]], anchor[1], was_bottom and len(branch) > len(old))
+        query = self._query_text if same else ""
+        changed = p < len(old) or len(branch) > len(old)
+        if changed:
+            self._update_branch(branch, p, codes)
+        gen = self._dgen
+        self._update_decorations()
+        if not changed and gen == self._dgen and same:
+            # The very same blocks: nothing to lay out again.
+            if self._width <= 0:
+                self._pending_scroll = ("entry", selected)
+            elif keep is None:
+                self.scroll_to_entry(selected)
+            return
+        self._clear_search_state()
+        if not same:
+            self._query = None
+            self._query_text = ""
+        if self._width <= 0:
+            self._placeholder_layout()
+            self._pending_scroll = ("entry", selected)
+            return
+        if keep is not None:
+            entry, off, to_bottom = keep
+            b = self.block_of(entry)
+            self._relayout((b, off) if b is not None else None)
+            if to_bottom:
+                self.scroll_end_now()
+        else:
+            self._relayout(settle=False)
+            self.scroll_to_entry(selected)
+            self._settle()
+        if query:
+            self.search(query)
+
+    def _placeholder_layout(self) -> None:
+        """Laid out when the pane gets its width; until then every block is a line."""
+        n = len(self._bstart)
+        self._heights.reset(array("q", [1]) * n)
+        self._measured = bytearray(n)
+        self._known = set()
+
+    def _path_from(self, session: Session, leaf: int) -> tuple[list[int], int]:
+        """The path to ``leaf`` from the branch shown: walk up to the first entry on it."""
+        pos = self._pos
+        parent = session.parent
+        walk = []
+        x = leaf
+        while x >= 0:
+            k = pos.get(x)
+            if k is not None:
+                p = k + 1
+                walk.reverse()
+                return self._branch[:p] + walk, p
+            walk.append(x)
+            x = parent[x]
+        walk.reverse()
+        return walk, 0
+
+    @staticmethod
+    def _common_prefix(branch: list[int], old: list[int]) -> int:
+        if not old or not branch:
+            return 0
+        if branch[0] != old[0]:
+            return 0
+        n = min(len(branch), len(old))
+        if branch[n - 1] == old[n - 1] and branch[:n] == old[:n]:
+            return n
+        lo, hi = 1, n - 1  # branch[:lo] == old[:lo]; they differ at hi at the latest
+        while lo < hi:  # paths share a prefix and then differ everywhere
+            mid = (lo + hi + 1) // 2
+            if branch[mid - 1] == old[mid - 1]:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo if branch[:lo] == old[:lo] else 0
+
+    # ------------------------------------------------------------------ blocks
+    def _reset_session_facts(self) -> None:
+        self._tree: Any = None  # the session's parent array the facts below were read with
+        self._scodes = bytearray()  # a code byte per entry of the session
+        self._hidden_cache: dict[int, bool] = {}
+        self._edit_cache: dict[int, tuple[Any, str]] = {}
+
+    def _reset_branch(self) -> None:
+        self._branch: list[int] = []
+        self._pos: dict[int, int] = {}  # entry -> position on the branch
+        self._codes = bytearray()  # code byte per position
+        self._gstart = array("q")  # groups: the position each starts at
+        self._gblock = array("q")  # ... the first block it made (a hidden entry makes none)
+        self._bstart = array("q")  # blocks: the position of the first entry
+        self._bend = array("q")  # ... the position after the last one (assistant and results)
+        self._bkind = bytearray()
+        self._override: dict[int, int] = {}  # entry -> block where bisecting _bstart is wrong
+        self._bobj: dict[int, _Block] = {}
+        self._special: dict[int, list[int]] = {_CP: [], _SY: [], _X: []}  # positions by code
+        self._blen = array("q")  # byte length of the entry at each position
+        self._est_w = 0  # the width the estimates are for
+        self._est: dict[bool, array] = {}  # full tool output -> estimated height of every block
+        self._first_out: set[int] = set()
+        self._spec: tuple = ()
+        self._edits: dict[str, str] = {}
+        self._labels: dict[str, str] = {}
+        self._deco_state: Any = None
+        self._dgen = 0
+        self._measured = bytearray()
+        self._known = set()
+        self._heights.reset(array("q"))
+
+    def _codes_of(self, s: Session, branch: list[int], p: int) -> bytearray:
+        """The code bytes of ``branch`` (those before ``p`` are the branch shown's)."""
+        sc = self._scodes
+        n0, n = len(sc), len(s.types)
+        if n0 < n:
+            # by role (nearly every entry is a message), then the other types over it
+            types, roles = s.types[n0:], s.roles[n0:]
+            by_type = {t: 0 if t == "message" else _code_of(t, None) for t in set(types)}
+            by_role = {r: _code_of("message", r) for r in set(roles)}
+            codes = bytearray(map(by_role.__getitem__, roles))
+            tcodes = bytes(map(by_type.__getitem__, types))
+            for m in _NONZERO_RE.finditer(tcodes):
+                codes[m.start()] = tcodes[m.start()]
+            sc.extend(codes)
+        codes = bytearray(self._codes[:p])
+        codes.extend(map(sc.__getitem__, branch[p:]))
+        return codes
+
+    def _is_hidden(self, i: int) -> bool:
+        got = self._hidden_cache.get(i)
+        if got is None:
+            s = self._session
+            try:
+                e = s.entry(i)
+                if s.types[i] == "custom_message":
+                    display = e.get("display")
+                else:
+                    m = e.get("message")
+                    display = m.get("display") if isinstance(m, dict) else None
+            except Exception:
+                display = None
+            got = self._hidden_cache[i] = display is False
+        return got
+
+    def _update_branch(self, branch: list[int], p: int, codes: bytearray) -> None:
+        """Show ``branch``, which shares its first ``p`` entries with the branch shown."""
+        old = self._branch
+        pos = self._pos
+        for x in old[p:]:
+            pos.pop(x, None)
+        pos.update(zip(branch[p:], range(p, len(branch))))
+        old_codes = self._codes
+        # The first group to build again: those that start at or after p, and those before
+        # whose grouping looked at p or later (an assistant's run of results, and labels
+        # after it), or that hid entries for a block made later.
+        gstart, gblock = self._gstart, self._gblock
+        ng, nb = len(gstart), len(self._bstart)
+        G = bisect_left(gstart, p)
+        g = G - 1
+        while g >= 0:
+            s0 = gstart[g]
+            nxt = gblock[g + 1] if g + 1 < ng else nb
+            if gblock[g] == nxt:  # a hidden entry, shown with the next block
+                G = g
+            else:
+                c = old_codes[s0]
+                if c == _A or c == _R:
+                    ex = gstart[g + 1] if g + 1 < ng else len(old)
+                    if c == _A:
+                        while ex < p and old_codes[ex] == _T:
+                            ex += 1
+                    if ex < p:
+                        break
+                    G = g
+                elif c != _T:
+                    break
+            g -= 1
+        P = gstart[G] if G < ng else min(p, len(old))
+        B = gblock[G] if G < ng else nb
+        del gstart[G:], gblock[G:]
+        del self._bstart[B:], self._bend[B:], self._bkind[B:]
+        del self._blen[p:]
+        self._blen.extend(map(self._session.lengths.__getitem__, branch[p:]))
+        if self._override:
+            self._override = {e: b for e, b in self._override.items() if b < B}
+        if self._bobj:
+            self._bobj = {b: o for b, o in self._bobj.items() if b < B}
+        self._known = {b for b in self._known if b < B}
+        for c, lst in self._special.items():
+            del lst[bisect_left(lst, p):]
+        for m in _SPECIAL_RE.finditer(codes, p):
+            self._special[codes[m.start()]].append(m.start())
+        self._branch = branch
+        self._codes = codes
+        self._build_from(P)
+        for full, est in self._est.items():
+            del est[B:]
+            est.extend(self._estimate_blocks(B, len(self._bstart), self._est_w, full))
+
+    def _build_from(self, P: int) -> None:
+        """Group the branch from position ``P`` (a group's start) on into blocks.
+
+        The grouping is one regular expression over the code bytes; nearly every group is
+        one block, so the block arrays are extended with whole slices. Only groups that
+        hide an entry (a custom message with ``display: false``) or hold labels between an
+        assistant's results are handled one by one."""
+        branch, codes = self._branch, self._codes
+        groups = _GROUP_RE.findall(codes, P)
+        if not groups:
+            return
+        edges = array("q", accumulate(map(len, groups), initial=P))
+        starts = edges[:-1]
+        ends = edges[1:]
+        first = bytes(map(codes.__getitem__, starts))
+        kinds = first.translate(_KIND_TABLE)
+        ng = len(groups)
+        special: dict[int, bool] = {}  # group -> hidden (True) or labels among results (False)
+        k = codes.find(b"T", P)
+        while k >= 0:
+            g = bisect_right(starts, k) - 1
+            if starts[g] != k:
+                special[g] = False
+            k = codes.find(b"T", k + 1)
+        if not self._built_hidden:
+            g = first.find(b"C")
+            while g >= 0:
+                if self._is_hidden(branch[starts[g]]):
+                    special[g] = True
+                g = first.find(b"C", g + 1)
+        bstart, bend, bkind, gblock = self._bstart, self._bend, self._bkind, self._gblock
+        self._gstart.extend(starts)
+        nb = len(bstart)
+        if not special:
+            bstart.extend(starts)
+            bend.extend(ends)
+            bkind.extend(kinds)
+            gblock.extend(range(nb, nb + ng))
+            return
+        override = self._override
+        hidden: list[int] = []
+        prev = 0
+        for g in sorted(special) + [ng]:
+            if g > prev:  # ordinary groups: one block each
+                bstart.extend(starts[prev:g])
+                bend.extend(ends[prev:g])
+                bkind.extend(kinds[prev:g])
+                gblock.extend(range(nb, nb + g - prev))
+                for h in hidden:
+                    override[h] = nb
+                hidden.clear()
+                nb += g - prev
+            if g == ng:
+                break
+            prev = g + 1
+            s, e = starts[g], ends[g]
+            gblock.append(nb)
+            if special[g]:
+                hidden.append(branch[s])
+                continue
+            for h in hidden:
+                override[h] = nb
+            hidden.clear()
+            a = nb
+            bstart.append(s)
+            bend.append(e)
+            bkind.append(_KA)
+            nb += 1
+            for k in range(s + 1, e):  # each label is a marker block after the assistant's
+                if codes[k] == _T:
+                    bstart.append(k)
+                    bend.append(k + 1)
+                    bkind.append(_KM)
+                    nb += 1
+                else:
+                    override[branch[k]] = a
+        if hidden and nb:
+            for h in hidden:
+                override[h] = nb - 1
+
+    def _rebuild(self) -> None:
+        """Build every block again (show_hidden changed)."""
+        branch = self._branch
+        codes = self._codes
+        self._reset_branch()
+        self._update_branch(branch, 0, codes)
+
+    # ------------------------------------------------------------------ decorations
+    def _update_decorations(self) -> None:
+        """Work out the facts of the branch that blocks are decorated from; when they
+        changed, every block's look (and so its key) is worked out again when asked for."""
+        s = self._session
+        branch = self._branch
+        comps = self._special[_CP]
+        comp = comps[-1] if comps else -1
+        fk = None
+        if comp >= 0:
+            try:
+                first_kept = s.entry(branch[comp]).get("firstKeptEntryId")
+                x = s.index_of.get(first_kept) if isinstance(first_kept, str) else None
+                k = self._pos.get(x) if x is not None else None
+                fk = k if k is not None and k < comp else None
+            except Exception:
+                comp = -1  # as if everything were in context
+        edits: dict[str, str] = {}
+        for k in self._special[_X]:
+            target, mark = self._edit_of(branch[k])
+            if isinstance(target, str):
+                edits[target] = mark
+        labels = s.label_by_target if s is not None else {}
+        state = (comp, fk, self._built_hidden)
+        if state != self._deco_state or edits != self._edits or labels != self._labels:
+            self._deco_state = state
+            self._spec = (comp, fk)
+            self._edits = edits
+            self._labels = dict(labels)
+            self._dgen += 1
+            self._bobj = {}
+        self._first_out = self._first_out_blocks()
+
+    def _edit_of(self, i: int) -> tuple[Any, str]:
+        got = self._edit_cache.get(i)
+        if got is None:
+            try:
+                e = self._session.entry(i)
+                got = (e.get("targetId"), "omitted" if e.get("replacement") is None else "edited")
+            except Exception:
+                got = (None, "")
+            self._edit_cache[i] = got
+        return got
+
+    def _in_context(self, k: int) -> bool:
+        """Whether the entry at position ``k`` reaches the model at the branch's leaf."""
+        comp, fk = self._spec
+        return comp < 0 or k >= comp or (fk is not None and k >= fk and self._codes[k] != _SY)
+
+    def _first_out_blocks(self) -> set[int]:
+        """The first block of each run of blocks outside the model's context (markers are
+        neither in nor out of a run)."""
+        comp, fk = self._spec
+        out: set[int] = set()
+        if comp < 0:
+            return out
+        bstart, bkind = self._bstart, self._bkind
+        nb = len(bstart)
+        boundary = fk if fk is not None else comp
+        b = 0
+        while b < nb and bstart[b] < boundary:
+            if bkind[b] != _KM:
+                out.add(b)
+                break
+            b += 1
+        if fk is not None:
+            for k in self._special[_SY]:
+                if k < fk:
+                    continue
+                if k >= comp:
+                    break
+                b = bisect_left(bstart, k)
+                if b >= nb or bstart[b] != k:
+                    continue
+                q = b - 1
+                while q >= 0 and bkind[q] == _KM:
+                    q -= 1
+                if q < 0 or self._in_context(bstart[q]):
+                    out.add(b)
+        return out
+
+    def _block(self, b: int) -> _Block:
+        blk = self._bobj.get(b)
+        if blk is not None and blk.gen == self._dgen:
+            return blk
+        s = self._session
+        branch, codes = self._branch, self._codes
+        st = self._bstart[b]
+        kind = self._bkind[b]
+        i = branch[st]
+        if kind == _KA or kind == _KR:
+            e = self._bend[b]
+            if kind == _KA and e - st > 2 and codes.find(b"T", st + 1, e) >= 0:
+                entries = tuple(branch[k] for k in range(st, e) if codes[k] != _T)
+            else:
+                entries = tuple(branch[st:e])
+        else:
+            entries = (i,)
+        in_context = kind == _KM or self._in_context(st)
+        first_out = b in self._first_out
+        ids = s.ids
+        mark = self._edits.get(ids[i])
+        label = s.label_of(i) if ids[i] in s.label_by_target else None
+        prev_ts = s.timestamps[branch[self._bstart[b - 1]]] if b > 0 else None
+        lengths = s.lengths
+        n = lengths[i] if len(entries) == 1 else sum(lengths[x] for x in entries)
+        name = _KIND_NAMES[kind]
+        key = (name, entries, n, in_context, first_out, mark, label, prev_ts, self._built_hidden)
+        blk = _Block(name, entries, key, in_context, first_out, mark, label, prev_ts, self._dgen)
+        self._bobj[b] = blk
+        return blk
+
+    def _block_key(self, b: int) -> Hashable:
+        return self._block(b).key
+
+    def _block_entry(self, b: int, k: int = 0) -> int | None:
+        """The entry of block ``b`` that holds its ``k``-th search hit (a tool result when
+        the hit is in a call's section)."""
+        if not 0 <= b < len(self._bstart):
+            return None
+        entry = self._branch[self._bstart[b]]
+        r = self._rendered(b)
+        matches = self._block_matches(b, r)
+        if matches and r.sections:
+            line = matches[min(k, len(matches) - 1)][0]
+            for ln, e in r.sections:
+                if ln <= line:
+                    entry = e
+                else:
+                    break
+        return entry
+
+    # ------------------------------------------------------------------ heights
+    def _estimate_blocks(self, b0: int, b1: int, width: int, full: bool) -> array:
+        """Estimated heights of blocks ``b0``..``b1`` at ``width``, from the skeleton only,
+        in bulk: list comprehensions over the blocks and the positions they cover (the
+        note above the first block out of the context is added in ``_base_heights``).
+
+        A marker is a line; an entry 2 lines of chrome and its text at half the width
+        (more or less by type); an assistant message its text, and a header and a few
+        lines (all of them, when ``full``) for each of its tool results."""
+        if b0 >= b1:
+            return array("q")
+        s = self._session
+        branch, codes, blen = self._branch, self._codes, self._blen
+        starts = self._bstart[b0:b1]
+        kinds = self._bkind[b0:b1]
+        p0 = starts[0]
+        p1 = self._bstart[b1] if b1 < len(self._bstart) else len(branch)
+        w = max(20, width - 4)
+        w2 = w * 2
+        cap = 400 if full else CUT_LINES + 1
+        # what each tool result adds (labels among results add nothing: they are markers)
+        add = [1 + (x if x < cap else cap) for x in [n // w for n in blen[p0:p1]]]
+        k = codes.find(b"T", p0, p1)
+        while k >= 0:
+            add[k - p0] = 0
+            k = codes.find(b"T", k + 1, p1)
+        pre = list(accumulate(add, initial=0))
+        # the results of a block: after an assistant message, or the whole run
+        ra = [st - p0 + (kd == _KA) for st, kd in zip(starts, kinds)]
+        rb = [(e if kd <= _KR else st) - p0 for st, e, kd in zip(starts, self._bend[b0:b1], kinds)]
+        first = bytes(map(codes.__getitem__, starts))
+        flags = bytes(map(s.flags.__getitem__, map(branch.__getitem__, starts)))
+        text, cut = F_ASSISTANT_TEXT, CUT_LINES + 1
+        head = [
+            (2 + ((1 + (x if (x := n // w2) < 40 else 40)) if f & text else 0)) if c == _A
+            else 2 if c == _R
+            else 1 if c in _MARKER_CODES
+            else 5 if c == _SY
+            else (4 + (x if (x := n // w) < 30 else 30)) if c == _CP
+            else (4 + (x if (x := n // w) < cut else cut)) if c == _BX
+            else (2 + (1 if (x := n // w2) < 1 else x if x < 40 else 40))
+            for c, n, f in zip(first, map(blen.__getitem__, starts), flags)
+        ]
+        # an assistant message without results has a line more
+        return array("q", [
+            h + (r if r else kd == _KA)
+            for h, r, kd in zip(head, [pre[y] - pre[x] for x, y in zip(ra, rb)], kinds)
+        ])
+
+    def _ensure_estimates(self, width: int, full: bool) -> array:
+        if self._est_w != width:
+            self._est = {}
+            self._est_w = width
+        est = self._est.get(full)
+        if est is None:
+            other = self._est.get(not full)
+            if other is not None:
+                est = self._toggled_estimates(other, width, full)
+            else:
+                est = self._estimate_blocks(0, len(self._bstart), width, full)
+            self._est[full] = est
+        return est
+
+    def _toggled_estimates(self, other: array, width: int, full: bool) -> array:
+        """The estimates for the other state of the tool output toggle: they differ only
+        in the blocks with a tool result of more lines than a cut one shows."""
+        est = array("q", other)
+        w = max(20, width - 4)
+        cut = CUT_LINES + 1
+        codes, blen, branch = self._codes, self._blen, self._branch
+        bstart, override = self._bstart, self._override
+        sign = 1 if full else -1
+        for k in compress(count(), map(ge, blen, repeat((cut + 1) * w))):
+            if codes[k] != _R:
+                continue
+            x = blen[k] // w
+            b = override.get(branch[k])
+            if b is None:
+                b = bisect_right(bstart, k) - 1
+            est[b] += sign * ((x if x < 400 else 400) - cut)
+        return est
+
+    def _base_heights(self, width: int) -> array:
+        heights = array("q", self._ensure_estimates(width, self.full_tool_output))
+        for b in self._first_out:
+            heights[b] += 1
+        return heights
+
+    def _estimate(self, b: int, width: int) -> int:
+        full = self.full_tool_output
+        est = self._est.get(full) if width == self._est_w else None
+        h = est[b] if est is not None and b < len(est) else self._estimate_blocks(b, b + 1, width, full)[0]
+        return h + (1 if b in self._first_out else 0)
 
     # ------------------------------------------------------------------ focus reporting
     def _covers_top(self, b: int) -> bool:
@@ -201,7 +814,7 @@ class MessagePane(BlockScroller):
         return top <= y < top + self._heights[b]
 
     def _scrolled(self) -> None:
-        if not self._blocks or not self.is_mounted:
+        if not self._bstart or not self.is_mounted:
             return
         if self._focus_timer is not None:
             self._focus_timer.stop()
@@ -220,175 +833,21 @@ class MessagePane(BlockScroller):
 
     # ------------------------------------------------------------------ toggles
     def watch_show_hidden(self, value: bool) -> None:
-        if self._session is None:
+        if self._session is None or value == self._built_hidden:
             return
+        self._built_hidden = value
         anchor = self._top_anchor()
-        entry = (self._blocks[anchor[0]].entries[0], anchor[1]) if anchor else None
+        entry = (self._branch[self._bstart[anchor[0]]], anchor[1]) if anchor else None
         query = self._query_text
-        self._build_blocks()
-        b = self._entry_block.get(entry[0]) if entry else None
+        self._rebuild()
+        self._update_decorations()
+        self._clear_search_state()
+        b = self.block_of(entry[0]) if entry else None
+        if self._width <= 0:
+            self._placeholder_layout()
         self._relayout((b, entry[1]) if b is not None else None)
         if query:
             self.search(query)
-
-    # ------------------------------------------------------------------ blocks
-    def _build_blocks(self) -> None:
-        s = self._session
-        branch = self._branch
-        blocks: list[_Block] = []
-        entry_block: dict[int, int] = {}
-        if s is None or not branch:
-            self._entry_block = {}
-            self._set_blocks([])
-            return
-        types, roles = s.types, s.roles
-        # What the model sees at the branch's leaf, and context edits on the branch.
-        try:
-            _, selected = context_entry_indices(s, branch[-1])
-            in_ctx = set(selected)
-        except Exception:
-            in_ctx = set(branch)
-        edits: dict[str, str] = {}
-        for i in branch:
-            if types[i] == "context_edit":
-                e = s.entry(i)
-                target = e.get("targetId")
-                if isinstance(target, str):
-                    edits[target] = "omitted" if e.get("replacement") is None else "edited"
-        hidden: list[int] = []
-        n = len(branch)
-        k = 0
-        while k < n:
-            i = branch[k]
-            t = types[i]
-            r = roles[i]
-            if t == "message" and r == "assistant":
-                last = k
-                j = k + 1
-                while j < n:
-                    x = branch[j]
-                    if types[x] == "message" and roles[x] == "toolResult":
-                        last = j
-                    elif types[x] not in _TRANSPARENT:
-                        break
-                    j += 1
-                run = branch[k + 1 : last + 1]
-                entries = [i] + [x for x in run if types[x] == "message"]
-                blocks.append(_Block("assistant", tuple(entries)))
-                for x in run:
-                    if types[x] != "message":
-                        blocks.append(_Block("marker", (x,)))
-                k = last + 1
-                continue
-            if t == "message" and r == "toolResult":
-                entries = []
-                j = k
-                while j < n and types[branch[j]] == "message" and roles[branch[j]] == "toolResult":
-                    entries.append(branch[j])
-                    j += 1
-                blocks.append(_Block("results", tuple(entries)))
-                k = j
-                continue
-            if (t == "custom_message" or (t == "message" and r == "custom")) and not self.show_hidden:
-                e = s.entry(i)
-                display = e.get("display") if t == "custom_message" else (e.get("message") or {}).get("display")
-                if display is False:
-                    hidden.append(i)
-                    k += 1
-                    continue
-            blocks.append(_Block("marker" if t in _MARKERS else "entry", (i,)))
-            k += 1
-        # decorations and the entry -> block map
-        ids = s.ids
-        prev_out = False
-        prev_ts = None
-        ts = s.timestamps
-        lengths = s.lengths
-        labels = s.label_by_target
-        show_hidden = self.show_hidden
-        for bi, blk in enumerate(blocks):
-            i = blk.entries[0]
-            for x in blk.entries:
-                entry_block[x] = bi
-            blk.in_context = i in in_ctx or types[i] in _MARKERS
-            blk.first_out = not blk.in_context and not prev_out and blk.kind != "marker"
-            if blk.kind != "marker":
-                prev_out = not blk.in_context
-            blk.mark = edits.get(ids[i])
-            blk.label = s.label_of(i) if ids[i] in labels else None
-            # The date is shown when it differs from the block above's (worked out when drawn).
-            blk.prev_ts = prev_ts
-            prev_ts = ts[i]
-            n = lengths[i] if len(blk.entries) == 1 else sum(lengths[x] for x in blk.entries)
-            blk.key = (blk.kind, blk.entries, n, blk.in_context, blk.first_out, blk.mark, blk.label, blk.prev_ts,
-                       show_hidden)
-        # hidden entries go to the next block shown (or the last one)
-        if hidden:
-            pos = {e: k for k, e in enumerate(branch)}
-            for h in hidden:
-                nb = None
-                for x in branch[pos[h] + 1 :]:
-                    nb = entry_block.get(x)
-                    if nb is not None:
-                        break
-                if nb is None and blocks:
-                    nb = len(blocks) - 1
-                if nb is not None:
-                    entry_block[h] = nb
-        self._entry_block = entry_block
-        self._set_blocks(blocks)
-
-    def _block_key(self, b: int) -> Hashable:
-        return self._blocks[b].key
-
-    def _block_entry(self, b: int, k: int = 0) -> int | None:
-        """The entry of block ``b`` that holds its ``k``-th search hit (a tool result when
-        the hit is in a call's section)."""
-        if not 0 <= b < len(self._blocks):
-            return None
-        entry = self._blocks[b].entries[0]
-        r = self._rendered(b)
-        matches = self._block_matches(b, r)
-        if matches and r.sections:
-            line = matches[min(k, len(matches) - 1)][0]
-            for ln, e in r.sections:
-                if ln <= line:
-                    entry = e
-                else:
-                    break
-        return entry
-
-    def _estimate(self, b: int, width: int) -> int:
-        s = self._session
-        blk = self._blocks[b]
-        if blk.kind == "marker":
-            return 1
-        lengths = s.lengths
-        i = blk.entries[0]
-        w = max(20, width - 4)
-        h = 2 + (1 if blk.first_out else 0)
-        t = s.types[i]
-        full = self.full_tool_output
-        if blk.kind == "assistant":
-            if s.flags[i] & F_ASSISTANT_TEXT:
-                h += 1 + min(40, lengths[i] // (w * 2))
-            for x in blk.entries[1:]:
-                lines = lengths[x] // w
-                h += 1 + (min(lines, 400) if full else min(CUT_LINES + 1, lines))
-            h += max(0, 1 - (len(blk.entries) - 1))
-            return h
-        if blk.kind == "results":
-            for x in blk.entries:
-                lines = lengths[x] // w
-                h += 1 + (min(lines, 400) if full else min(CUT_LINES + 1, lines))
-            return h
-        if t == "compaction":
-            return h + 2 + min(30, lengths[i] // w)
-        if t == "message" and s.roles[i] == "system":
-            return h + 3
-        if t == "message" and s.roles[i] == "bashExecution":
-            return h + 2 + min(CUT_LINES + 1, lengths[i] // w)
-        return h + max(1, min(40, lengths[i] // (w * 2)))
 
     # ------------------------------------------------------------------ drawing
     def _resolve_artifact(self, path: str) -> str | None:
@@ -422,7 +881,7 @@ class MessagePane(BlockScroller):
             super()._do_action(b, action)
 
     def _block_item(self, b: int) -> Any:
-        return (self._session, self._blocks[b])
+        return (self._session, self._block(b))
 
     def _draw_item(self, item: Any, out: Out) -> None:
         session, blk = item
@@ -430,15 +889,16 @@ class MessagePane(BlockScroller):
 
     def _block_cost(self, b: int) -> int:
         """Bytes of text drawn as Markdown (what makes a block slow to draw)."""
-        blk = self._blocks[b]
-        if blk.kind == "marker":
+        kind = self._bkind[b]
+        if kind == _KM:
             return 0
         s = self._session
+        entries = self._block(b).entries
         # Tool output is cheap while cut to a few lines; in full it counts.
-        out = sum(s.lengths[x] for x in blk.entries[1:]) // 2 if self.full_tool_output else 0
-        if blk.kind == "results":
+        out = sum(s.lengths[x] for x in entries[1:]) // 2 if self.full_tool_output else 0
+        if kind == _KR:
             return out
-        i = blk.entries[0]
+        i = entries[0]
         if s.types[i] == "message" and s.roles[i] in ("toolResult", "bashExecution", "system"):
             return s.lengths[i] // 2 if self.full_tool_output else 0
         return s.lengths[i] + out

@@ -600,6 +600,58 @@ _LEXERS: dict[str, Any] = {}
 _THEMES: dict[str, Any] = {}
 
 
+_FN_INDEX: tuple | None = None
+
+
+def _fn_index() -> tuple:
+    """Pygments' file name patterns, indexed: ``*.ext`` patterns by their suffix, plain
+    names by name, and the few others (and plugins') compiled. Pygments' own lookup
+    compiles all ~900 patterns on its first call (~0.3 s) and tries each on every call."""
+    global _FN_INDEX
+    if _FN_INDEX is None:
+        import fnmatch
+
+        from pygments.lexers._mapping import LEXERS
+        from pygments.plugin import find_plugin_lexers
+
+        suffixes: dict[str, list] = {}
+        names: dict[str, list] = {}
+        others: list = []
+        for _mod, name, _aliases, patterns, _mimes in LEXERS.values():
+            for pat in patterns:
+                if pat.startswith("*.") and not any(c in pat[1:] for c in "*?["):
+                    suffixes.setdefault(pat[1:], []).append((name, pat))
+                elif not any(c in pat for c in "*?["):
+                    names.setdefault(pat, []).append((name, pat))
+                else:
+                    others.append((name, pat, re.compile(fnmatch.translate(pat)).match))
+        plugins = [(cls, pat, re.compile(fnmatch.translate(pat)).match)
+                   for cls in find_plugin_lexers() for pat in cls.filenames]
+        _FN_INDEX = (suffixes, names, others, plugins)
+    return _FN_INDEX
+
+
+def lexer_class_for_filename(path: str):
+    """The Pygments lexer class for a file name, exactly as Pygments'
+    ``find_lexer_class_for_filename(path)`` picks it (None when there is none)."""
+    from pygments.lexers import find_lexer_class
+
+    suffixes, names, others, plugins = _fn_index()
+    fn = os.path.basename(path)
+    found: list[tuple[str, str]] = list(names.get(fn, ()))
+    k = fn.find(".")
+    while k >= 0:
+        found.extend(suffixes.get(fn[k:], ()))
+        k = fn.find(".", k + 1)
+    found.extend((name, pat) for name, pat, match in others if match(fn))
+    matches = [(find_lexer_class(name), pat) for name, pat in found]
+    matches.extend((cls, pat) for cls, pat, match in plugins if match(fn))
+    matches = [(cls, pat) for cls, pat in matches if cls is not None]
+    if not matches:
+        return None
+    return max(matches, key=lambda m: (m[0].priority + (0.5 if "*" not in m[1] else 0), m[0].__name__))[0]
+
+
 def _lexer_for(path: str):
     """A Pygments lexer for a file name, or None (cached by extension)."""
     ext = os.path.splitext(path)[1].lower() or os.path.basename(path).lower()
@@ -607,13 +659,8 @@ def _lexer_for(path: str):
         return _LEXERS[ext]
     lexer = None
     try:
-        from pygments.lexers import get_lexer_for_filename
-        from pygments.util import ClassNotFound
-
-        try:
-            lexer = get_lexer_for_filename(path, stripnl=False, ensurenl=False)
-        except ClassNotFound:
-            lexer = None
+        cls = lexer_class_for_filename(path)
+        lexer = cls(stripnl=False, ensurenl=False) if cls is not None else None
     except Exception:
         lexer = None
     if lexer is not None and lexer.name in ("Text only", "Text output"):

@@ -4,6 +4,10 @@ Every block has a height: an estimate until it is rendered, then its real height
 blocks that come into view are rendered; their Strips are cached by (block, width,
 toggle state). When a block's real height differs from its estimate the view stays put:
 the first block on screen that was already measured keeps its place on screen.
+
+A relayout (another width, a toggle) costs O(blocks) only in C: the estimates come as one
+array from ``_base_heights`` and only the blocks drawn before (``_known``) are looked up
+in the height cache in Python.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import io
 import re
 import threading
+from array import array
 from collections import OrderedDict
 from typing import Any, Hashable
 
@@ -75,6 +80,7 @@ class BlockScroller(ScrollView, can_focus=True):
         self._blocks: list[Any] = []
         self._heights = Heights()
         self._measured = bytearray()
+        self._known: set[int] = set()  # blocks drawn at some time (their heights may be cached)
         self._width = 0
         self._settling = False
         self._rcache: OrderedDict[tuple, Rendered] = OrderedDict()
@@ -91,6 +97,7 @@ class BlockScroller(ScrollView, can_focus=True):
         self._match_cache: OrderedDict[tuple, list] = OrderedDict()
         self._pending_scroll: tuple | None = None
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
+        self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
         self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
         self._generation = 0  # bumped when what the blocks mean changes (another session)
         # Blocks with more Markdown than this are drawn on a worker thread (None: never).
@@ -102,6 +109,12 @@ class BlockScroller(ScrollView, can_focus=True):
 
     def _estimate(self, b: int, width: int) -> int:
         return 3
+
+    def _base_heights(self, width: int) -> array:
+        """Every block's estimated height (at least 1) for ``width`` and the toggles, as a
+        new array (the layout takes it over). Subclasses with many blocks do this in bulk."""
+        est = self._estimate
+        return array("q", [max(1, est(b, width)) for b in range(len(self._blocks))])
 
     def _block_item(self, b: int) -> Any:
         """Everything needed to draw block ``b``, taken on the main thread (drawing may
@@ -256,8 +269,7 @@ class BlockScroller(ScrollView, can_focus=True):
         # Keep in place the first other block in view (or, if b fills the view, b's top).
         anchor = next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
         screen = heights.top(anchor) - y
-        heights.set(b, r.height)
-        self._measured[b] = 1
+        self._set_measured(b, r.height)
         self._update_virtual_size()
         if at_bottom:
             new_y = self.max_scroll_y
@@ -270,10 +282,14 @@ class BlockScroller(ScrollView, can_focus=True):
         self._settle()
         self.refresh()
 
+    def _set_measured(self, b: int, height: int) -> None:
+        self._heights.set(b, height)
+        self._measured[b] = 1
+        self._known.add(b)
+
     def _measure(self, b: int) -> int:
         r = self._rendered(b)
-        self._heights.set(b, r.height)
-        self._measured[b] = 1
+        self._set_measured(b, r.height)
         return r.height
 
     def block_text(self, b: int) -> str:
@@ -288,26 +304,32 @@ class BlockScroller(ScrollView, can_focus=True):
     def _set_blocks(self, blocks: list[Any]) -> None:
         self._blocks = blocks
         self._measured = bytearray(len(blocks))
-        self._heights = Heights([1] * len(blocks))
+        self._known = set()
+        self._heights = Heights(array("q", [1]) * len(blocks))
         self._clear_search_state()
 
-    def _relayout(self, anchor: tuple[int, int] | None = None) -> None:
+    def _relayout(self, anchor: tuple[int, int] | None = None, settle: bool = True) -> None:
         """Recompute every height (cached real ones or estimates), keep ``anchor`` (block,
-        line offset) at the top of the view, and settle what is visible."""
+        line offset) at the top of the view, and settle what is visible (unless the caller
+        is about to scroll elsewhere)."""
         width = self._width
         if width <= 0:
             return
-        heights = []
-        measured = bytearray(len(self._blocks))
+        n = len(self._blocks)
+        heights = self._base_heights(width)
+        measured = bytearray(n)
         hget = self._hcache.get
         common = self._key_common()
-        for b in range(len(self._blocks)):
-            h = hget(self._state_key(b, common))
-            if h is None:
-                h = max(1, self._estimate(b, width))
-            else:
+        key = self._state_key
+        known = self._known
+        for b in list(known):
+            if b >= n:
+                known.discard(b)
+                continue
+            h = hget(key(b, common))
+            if h is not None:
+                heights[b] = h
                 measured[b] = 1
-            heights.append(h)
         self._heights.reset(heights)
         self._measured = measured
         self._update_virtual_size()
@@ -317,7 +339,8 @@ class BlockScroller(ScrollView, can_focus=True):
             off = min(off, self._heights[b] - 1)
             self._update_virtual_size()
             self._scroll_to_y(self._heights.top(b) + max(0, off))
-        self._settle()
+        if settle:
+            self._settle()
         self.refresh()
 
     def _update_virtual_size(self) -> None:
@@ -462,12 +485,24 @@ class BlockScroller(ScrollView, can_focus=True):
                 break
 
     # ------------------------------------------------------------------ drawing
+    def render_lines(self, crop) -> list[Strip]:
+        # The widget's style is worked out once a frame, not once a line (Textual walks
+        # every ancestor's styles for it).
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+
     def render_line(self, y: int) -> Strip:
-        width = self._width or self.scrollable_content_region.width
+        style = self._frame_style or self.rich_style
+        width = self._width
+        if width <= 0:  # not laid out yet: nothing is drawn at a width of 0
+            return Strip.blank(self.scrollable_content_region.width, style)
         vy = y + round(self.scroll_y)
         heights = self._heights
         if not self._blocks or vy >= heights.total or vy < 0:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, style)
         b = heights.block_at(vy)
         if not self._measured[b]:
             self._measure(b)
@@ -476,11 +511,12 @@ class BlockScroller(ScrollView, can_focus=True):
         r = self._rendered(b)
         line = vy - heights.top(b)
         if line >= r.height or line < 0:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, style)
         strip = r.strips[line]
         if self._hit_counts.get(b) and line not in r.chrome:
             strip = self._highlight(b, r, line, strip)
-        return strip.adjust_cell_length(width).apply_style(self.rich_style)
+        # (both cached on the Strip: repeated frames make no new Strips)
+        return strip.adjust_cell_length(width).apply_style(style)
 
     # ------------------------------------------------------------------ folds and clicks
     def _line_at(self, vy: int) -> tuple[int, int] | None:

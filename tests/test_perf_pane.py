@@ -1,0 +1,359 @@
+"""The message pane's cost per key is O(what is in view + what changed), never O(branch).
+
+No timings here: the per-block functions are counted (estimates, block objects, draws) on
+a 50,000-entry branch while the pane shows it, toggles, shows it again, and moves to a
+sibling branch; and what it shows is checked against a pane built from scratch."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+
+import pitui.ui.pane.message_pane as mp
+from pitui.core.session import Session
+from pitui.ui.pane import MessagePane
+from pitui.ui.pane.heights import Heights
+from pitui.ui.pane.render import lexer_class_for_filename
+
+SIZE = (120, 40)
+N = 50_000
+
+
+def _ts(k: int) -> str:
+    h, rem = divmod(k, 3600)
+    m, s = divmod(rem, 60)
+    return f"2026-11-{20 + h // 24:02d}T{h % 24:02d}:{m:02d}:{s:02d}.000Z"
+
+
+def _msg(eid: str, parent: str | None, k: int, message: dict) -> dict:
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": _ts(k), "message": message}
+
+
+def _entries(n: int, prefix: str, parent: str | None, k0: int) -> list[dict]:
+    """A conversation of ``n`` entries: users, assistants with thinking and a call, tool
+    results of many sizes, answers; now and then a label, a model change, a hidden custom
+    message, a context edit; a compaction and a system message in the middle."""
+    out = []
+    for j in range(n):
+        k = k0 + j
+        eid = f"{prefix}{j}"
+        m = j % 8
+        if j == n // 2:
+            e = {"type": "compaction", "id": eid, "parentId": parent, "timestamp": _ts(k), "summary": "earlier work",
+                 "firstKeptEntryId": f"{prefix}{n // 2 - 40}", "tokensBefore": 90_000}
+        elif j == n // 2 - 20:
+            e = _msg(eid, parent, k, {"role": "system", "content": "You are Pi.", "timestamp": 0})
+        elif j % 997 == 5:
+            e = {"type": "label", "id": eid, "parentId": parent, "timestamp": _ts(k), "targetId": f"{prefix}{j - 3}",
+                 "label": f"mark {j}"}
+        elif j % 1499 == 7:
+            e = {"type": "custom_message", "id": eid, "parentId": parent, "timestamp": _ts(k), "customType": "note",
+                 "content": "hidden note", "display": False}
+        elif j % 2003 == 9:
+            e = {"type": "model_change", "id": eid, "parentId": parent, "timestamp": _ts(k), "provider": "anthropic",
+                 "modelId": "claude-opus-4-1"}
+        elif j % 3001 == 11:
+            e = {"type": "context_edit", "id": eid, "parentId": parent, "timestamp": _ts(k), "targetId": f"{prefix}{j - 8}",
+                 "replacement": None}
+        elif m == 0:
+            e = _msg(eid, parent, k, {"role": "user", "content": [{"type": "text", "text": f"question {j}"}],
+                                      "timestamp": 0})
+        elif m in (1, 4):
+            e = _msg(eid, parent, k, {
+                "role": "assistant", "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "toolUse",
+                "usage": {"totalTokens": 100, "cost": {"total": 0.001}}, "timestamp": 0,
+                "content": [{"type": "thinking", "thinking": "let me see\nyes"}, {"type": "text", "text": f"step {j}"},
+                            {"type": "toolCall", "id": f"c{prefix}{j}", "name": "bash",
+                             "arguments": {"command": f"ls {j}"}}]})
+        elif m in (2, 5):
+            size = (j * 7919) % 50 * (40 if j % 3 else 400)
+            e = _msg(eid, parent, k, {"role": "toolResult", "toolCallId": f"c{prefix}{j - 1}", "toolName": "bash",
+                                      "content": [{"type": "text", "text": "x" * size + "\nend"}], "isError": False,
+                                      "timestamp": 0})
+        else:
+            e = _msg(eid, parent, k, {
+                "role": "assistant", "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "stop",
+                "usage": {"totalTokens": 100, "cost": {"total": 0.001}}, "timestamp": 0,
+                "content": [{"type": "text", "text": f"done {j} " * (j % 40)}]})
+        out.append(e)
+        parent = eid
+    return out
+
+
+@pytest.fixture(scope="module")
+def big_session(tmp_path_factory) -> Session:
+    """50,000 entries on one branch, a sibling branch 300 entries from its end and
+    another forked near the start."""
+    main = _entries(N, "e", None, 0)
+    late = _entries(200, "s", f"e{N - 300}", N)
+    early = _entries(300, "t", "e20", N + 200)
+    path = tmp_path_factory.mktemp("perf") / "big.jsonl"
+    head = {"type": "session", "version": 3, "id": "perf", "timestamp": _ts(0), "cwd": "/home/dev/perf"}
+    with open(path, "w", encoding="utf-8") as f:
+        for e in [head] + main + late + early:
+            f.write(json.dumps(e, separators=(",", ":")) + "\n")
+    return Session.open(path)
+
+
+class PaneApp(App):
+    CSS = "MessagePane { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        yield MessagePane(id="pane")
+
+    def on_mount(self) -> None:
+        self.query_one(MessagePane).async_bytes = None
+
+    @property
+    def pane(self) -> MessagePane:
+        return self.query_one(MessagePane)
+
+
+class Counts:
+    """Counts the per-block work of the pane: blocks estimated, block objects made
+    (what a block looks like), blocks drawn."""
+
+    def __init__(self, monkeypatch):
+        self.estimated = 0
+        self.made = 0
+        self.drawn = 0
+        real_estimate = MessagePane._estimate_blocks
+        real_block = mp._Block
+        real_draw = MessagePane._draw
+
+        def estimate(pane, b0, b1, width, full):
+            self.estimated += max(0, b1 - b0)
+            return real_estimate(pane, b0, b1, width, full)
+
+        def block(*args, **kw):
+            self.made += 1
+            return real_block(*args, **kw)
+
+        def draw(pane, item, ctx, width):
+            self.drawn += 1
+            return real_draw(pane, item, ctx, width)
+
+        monkeypatch.setattr(MessagePane, "_estimate_blocks", estimate)
+        monkeypatch.setattr(mp, "_Block", block)
+        monkeypatch.setattr(MessagePane, "_draw", draw)
+
+    def reset(self) -> None:
+        self.estimated = self.made = self.drawn = 0
+
+
+def _fresh(session: Session, branch: list[int], width: int, hidden: bool = False) -> MessagePane:
+    """A pane that has only ever seen ``branch`` (not mounted: blocks and estimates only)."""
+    p = MessagePane()
+    p._built_hidden = hidden
+    p._session = session
+    p._tree = session.parent
+    p._update_branch(branch, 0, p._codes_of(session, branch, 0))
+    p._update_decorations()
+    return p
+
+
+def _same_layout(pane: MessagePane, session: Session, leaf: int) -> None:
+    """The pane shows exactly what a pane built from scratch for ``leaf`` would."""
+    branch = session.path_to(leaf)
+    assert pane.branch == branch
+    fresh = _fresh(session, branch, pane._width, pane._built_hidden)
+    n = len(fresh._blocks)
+    assert len(pane._blocks) == n
+    assert list(pane._bstart) == list(fresh._bstart) and bytes(pane._bkind) == bytes(fresh._bkind)
+    for b in list(range(0, n, max(1, n // 500))) + list(range(max(0, n - 50), n)):
+        assert pane._blocks[b].key == fresh._blocks[b].key, b
+    for i in branch[:: max(1, len(branch) // 500)] + branch[-60:]:
+        assert pane.block_of(i) == fresh.block_of(i), i
+    for full in (False, True):
+        assert pane._ensure_estimates(pane._width, full) == fresh._ensure_estimates(pane._width, full)
+    # the layout: every height is its real one (drawn) or the estimate; tops add up
+    heights = pane._heights
+    assert len(heights) == n
+    est = fresh._base_heights(pane._width) if not pane.full_tool_output else None
+    if est is not None:
+        for b in range(0, n, max(1, n // 300)):
+            assert heights[b] == (pane._hcache[pane._state_key(b)] if pane._measured[b] else est[b]), b
+    for b in range(0, n, max(1, n // 50)):
+        assert heights.top(b) == sum(heights[x] for x in range(b)), b
+
+
+async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
+    s = big_session
+    leaf = s.index_of[f"e{N - 1}"]
+    branch = s.path_to(leaf)
+    assert len(branch) == N
+    counts = Counts(monkeypatch)
+    app = PaneApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        view = pane.scrollable_content_region.height
+
+        # first show: every block estimated once (in bulk), only what is in view drawn
+        pane.show_leaf(s, leaf, branch[N // 3])
+        await pilot.pause()
+        nblocks = len(pane._blocks)
+        assert nblocks > 30_000
+        assert counts.estimated == nblocks
+        assert counts.drawn <= view
+        assert counts.made <= 3 * view
+        assert pane.entry_at_top() == branch[N // 3]
+        _same_layout(pane, s, leaf)
+
+        # the same branch again (the app echoing a selection in view): nothing at all
+        counts.reset()
+        y = round(pane.scroll_y)
+        pane.show_leaf(s, leaf, branch[N // 3])
+        pane.show_branch(s, s.path_to(leaf), branch[N // 3])
+        await pilot.pause()
+        assert (counts.estimated, counts.made, counts.drawn) == (0, 0, 0)
+        assert round(pane.scroll_y) == y
+
+        # toggles: no block estimated again; what is drawn again is what is in view
+        for attr in ("show_thinking", "full_tool_output", "show_thinking", "full_tool_output"):
+            counts.reset()
+            top = pane.entry_at_top()
+            setattr(pane, attr, not getattr(pane, attr))
+            await pilot.pause()
+            assert counts.estimated == 0, attr
+            assert counts.drawn <= view, attr
+            assert counts.made <= 3 * view, attr
+            assert pane.block_of(pane.entry_at_top()) == pane.block_of(top), attr  # the same block on top
+        _same_layout(pane, s, leaf)
+
+        # scrolling by a line or a page draws only the blocks coming into view
+        counts.reset()
+        for _ in range(5):
+            pane.scroll_to(y=pane.scroll_y + 1, animate=False, immediate=True)
+            await pilot.pause()
+        assert counts.drawn <= 2 and counts.estimated == 0
+        counts.reset()
+        pane.action_page_down()
+        await pilot.pause()
+        assert counts.drawn <= view and counts.estimated == 0
+
+        # a sibling branch 300 entries from the end: only the blocks after the fork
+        sib = s.index_of["s199"]
+        sib_branch = s.path_to(sib)
+        counts.reset()
+        pane.show_leaf(s, sib, s.index_of["s10"])
+        await pilot.pause()
+        assert pane.entry_at_top() == s.index_of["s10"]
+        # the new part only (200 entries and a group before), for each state of the
+        # tool output toggle seen so far
+        assert counts.estimated <= 2 * 210
+        assert counts.drawn <= view
+        assert counts.made <= 3 * view
+        assert pane.branch == sib_branch
+        _same_layout(pane, s, sib)
+
+        # and back, with show_branch given the whole path
+        counts.reset()
+        pane.show_branch(s, s.path_to(leaf), branch[-100])
+        await pilot.pause()
+        assert pane.entry_at_top() == branch[-100]
+        assert counts.estimated <= 2 * 310
+        assert counts.made <= 3 * view
+        _same_layout(pane, s, leaf)
+
+        # a branch forked near the root costs its own length, not the other's
+        early = s.index_of["t299"]
+        counts.reset()
+        pane.show_leaf(s, early, early)
+        await pilot.pause()
+        assert counts.estimated <= 2 * 310
+        _same_layout(pane, s, early)
+        counts.reset()
+        pane.show_leaf(s, leaf, leaf)
+        await pilot.pause()
+        assert counts.estimated <= 2 * N  # the long branch again: its blocks after the fork
+        _same_layout(pane, s, leaf)
+        assert round(pane.scroll_y) == pane.max_scroll_y or pane.entry_at_top() == leaf
+
+        # a new width estimates every block once, in bulk
+        counts.reset()
+        await pilot.resize_terminal(90, 40)
+        await pilot.pause()
+        assert counts.estimated == len(pane._blocks)
+        assert counts.drawn <= 2 * view
+
+
+async def test_hidden_toggle_and_labels_rebuild_correctly(big_session):
+    s = big_session
+    leaf = s.index_of[f"e{N - 1}"]
+    app = PaneApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        pane.show_leaf(s, leaf, s.index_of["e1500"])
+        await pilot.pause()
+        n = len(pane._blocks)
+        pane.show_hidden = True
+        await pilot.pause()
+        assert len(pane._blocks) > n  # the hidden custom messages are blocks now
+        _same_layout(pane, s, leaf)
+        pane.show_hidden = False
+        await pilot.pause()
+        assert len(pane._blocks) == n
+        _same_layout(pane, s, leaf)
+        # the hidden message belongs to the block after it
+        hidden = s.index_of["e1506"]
+        assert s.types[hidden] == "custom_message"
+        assert pane.block_of(hidden) == pane.block_of(s.index_of["e1507"])
+
+
+def test_heights_match_a_plain_list():
+    rnd = random.Random(7)
+    for n in (0, 1, 2, 127, 128, 129, 1000, 5000):
+        hs = [rnd.choice((1, 1, 2, 3, 9, 40)) for _ in range(n)]
+        h = Heights(hs)
+        for _ in range(60):
+            if n:
+                b = rnd.randrange(n)
+                hs[b] = rnd.choice((1, 2, 5, 70))
+                h.set(b, hs[b])
+            assert h.total == sum(hs)
+            for b in rnd.sample(range(n), min(n, 20)):
+                top = sum(hs[:b])
+                assert h.top(b) == top
+                assert h.block_at(top) == b
+                assert h.block_at(top + hs[b] - 1) == b
+            assert h.block_at(-5) == (0 if n else -1)
+            assert h.block_at(sum(hs) + 3) == n - 1
+
+
+def test_lexer_lookup_is_pygments_own():
+    from pygments.lexers import find_lexer_class_for_filename
+    from pygments.lexers._mapping import LEXERS
+
+    names = {"a.py", "x.h", "Makefile", "foo.tar.gz", "notes.unknown", "CMakeLists.txt", "Dockerfile", ".bashrc",
+             "a.b.c.ts", "README", ".py", "page.php4", "x.1"}
+    for _mod, _name, _aliases, patterns, _mimes in LEXERS.values():
+        for pat in patterns:
+            names.add(pat.replace("*", "file").replace("?", "x").replace("[", "").replace("]", ""))
+    for name in sorted(names):
+        assert lexer_class_for_filename(name) is (find_lexer_class_for_filename(name) or None), name
+
+
+def test_path_to_keeps_the_last_path(big_session):
+    s = big_session
+
+    def walk(i):
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = s.parent[i]
+        return out[::-1]
+
+    rnd = random.Random(3)
+    picks = [s.index_of[f"e{N - 1}"], s.index_of["s199"], s.leaf, s.index_of[f"e{N - 1}"], s.index_of["t299"], 0, s.index_of["e30"], s.leaf, -1]
+    picks += [rnd.randrange(len(s)) for _ in range(30)]
+    for i in picks:
+        p = s.path_to(i)
+        assert p == walk(i), i
+        p.append(-7)  # a copy: the caller may change it
+        assert s.path_to(i) == walk(i), i
