@@ -23,7 +23,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
-from operator import ge
 from typing import Any, Hashable, Iterator, Sequence
 
 from rich.style import Style
@@ -79,6 +78,7 @@ _MARKER_CODES = frozenset((_M, _T, _X))
 _GROUP_RE = re.compile(rb"A(?:[RT]*R)?|R+|.", re.S)
 _SPECIAL_RE = re.compile(rb"[csX]")
 _NONZERO_RE = re.compile(rb"[^\x00]")
+_RESULT_TABLE = bytes(1 if c == _R else 0 for c in range(256))
 
 # block kinds (codes in _bkind)
 _KA, _KR, _KE, _KM = 0, 1, 2, 3
@@ -784,15 +784,26 @@ class MessagePane(BlockScroller):
         cut = CUT_LINES + 1
         codes, blen, branch = self._codes, self._blen, self._branch
         bstart, override = self._bstart, self._override
+        least = (cut + 1) * w
+        results = list(compress(count(), codes.translate(_RESULT_TABLE)))
+        long = [k for k, n in zip(results, map(blen.__getitem__, results)) if n >= least]
+        if not long:
+            return est
         sign = 1 if full else -1
-        for k in compress(count(), map(ge, blen, repeat((cut + 1) * w))):
-            if codes[k] != _R:
-                continue
-            x = blen[k] // w
-            b = override.get(branch[k])
-            if b is None:
-                b = bisect_right(bstart, k) - 1
-            est[b] += sign * ((x if x < 400 else 400) - cut)
+        deltas = [sign * ((x if x < 400 else 400) - cut) for x in [blen[k] // w for k in long]]
+        # the block of each position: how many blocks start at or before it
+        starts = bytearray(len(codes))
+        for _ in map(starts.__setitem__, bstart, repeat(1)):
+            pass
+        block_at = list(accumulate(starts))
+        blocks = [block_at[k] - 1 for k in long]
+        if override:  # results after a label among an assistant's results
+            for j, k in enumerate(long):
+                b = override.get(branch[k])
+                if b is not None:
+                    blocks[j] = b
+        for b, d in zip(blocks, deltas):
+            est[b] += d
         return est
 
     def _base_heights(self, width: int) -> array:
