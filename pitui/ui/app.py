@@ -538,7 +538,13 @@ class BrowserScreen(Screen):
             return
         info = self.infos.get(self.session_path or "")
         title = s.name or (info.first_message if info and info.error is None else None) or os.path.basename(s.path)
-        branch_len = len(s.path_to(self._branch_leaf)) if self._branch_leaf >= 0 else 0
+        nav = self.branch_tree.nav
+        if self._branch_leaf < 0:
+            branch_len = 0
+        elif nav is not None and nav.session is s and nav.paths is not None:
+            branch_len = len(nav.paths.path(self._branch_leaf))
+        else:
+            branch_len = len(s.path_to(self._branch_leaf))
         self.header.show_session(
             title=title,
             named=bool(s.name),
@@ -620,7 +626,7 @@ class BrowserScreen(Screen):
             pane.scroll_to_entry(sel)
         else:
             self._pane_key = key
-            pane.show_branch(s, s.path_to(leaf), sel)
+            pane.show_branch(s, tree.nav.paths.path(leaf), sel)  # cached: no walk per key
         if leaf != self._branch_leaf or force_header:
             self._branch_leaf = leaf
             self._update_header()

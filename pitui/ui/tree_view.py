@@ -62,6 +62,36 @@ LAYOUT_IN_THREAD = 15_000
 
 
 # --------------------------------------------------------------------------- navigation
+class PathCache:
+    """``session.path_to(leaf)`` and each entry's position on it, for the last few leaves
+    (a 50,000-deep branch is walked once, not on every key). Valid until the session
+    changes: the tree makes a new one on every refresh."""
+
+    KEEP = 4
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._paths: dict[int, tuple[list[int], dict[int, int]]] = {}
+
+    def _get(self, leaf: int) -> tuple[list[int], dict[int, int]]:
+        got = self._paths.pop(leaf, None)
+        if got is None:
+            path = self.session.path_to(leaf)
+            got = (path, {x: k for k, x in enumerate(path)})
+            while len(self._paths) >= self.KEEP:
+                del self._paths[next(iter(self._paths))]
+        self._paths[leaf] = got  # most recent last
+        return got
+
+    def path(self, leaf: int) -> list[int]:
+        """Root .. ``leaf`` (do not modify)."""
+        return self._get(leaf)[0] if leaf >= 0 else []
+
+    def pos(self, leaf: int) -> dict[int, int]:
+        """Entry -> its index on :meth:`path`."""
+        return self._get(leaf)[1] if leaf >= 0 else {}
+
+
 @dataclass
 class Nav:
     """What navigation needs: the session, the current layout, and a leaf cache."""
@@ -71,9 +101,13 @@ class Nav:
     #: The leaf of the branch the pane shows. Moving within that branch keeps it (the
     #: pane does not jump to another branch when the selection passes a fork).
     sticky_leaf: int = -1
+    paths: PathCache | None = None
 
     def __post_init__(self) -> None:
         self._leaf_cache: dict[int, int] = {}
+        self._visible: dict[int, tuple[list[int], dict[int, int]]] = {}
+        if self.paths is None or self.paths.session is not self.session:
+            self.paths = PathCache(self.session)
 
     def shown(self, i: int) -> bool:
         return i in self.tree_layout.visible_parent
@@ -90,7 +124,7 @@ class Nav:
     def leaf_below(self, i: int) -> int:
         """The leaf of the branch the pane shows for selection ``i``: the branch shown
         now when ``i`` is on it, else :func:`branch_leaf`."""
-        if self.sticky_leaf >= 0 and i >= 0 and self.session.is_ancestor(i, self.sticky_leaf):
+        if self.sticky_leaf >= 0 and i >= 0 and i in self.paths.pos(self.sticky_leaf):  # type: ignore[union-attr]
             return self.sticky_leaf
         got = self._leaf_cache.get(i)
         if got is None:
@@ -100,7 +134,23 @@ class Nav:
 
     def visible_path(self, i: int) -> list[int]:
         """Shown entries from the top down to the leaf of ``i``'s branch."""
-        return [x for x in self.session.path_to(self.leaf_below(i)) if x in self.tree_layout.visible_parent]
+        return self._visible_path(self.leaf_below(i))[0]
+
+    def _visible_path(self, leaf: int) -> tuple[list[int], dict[int, int]]:
+        got = self._visible.get(leaf)
+        if got is None:
+            shown = self.tree_layout.visible_parent
+            path = [x for x in self.paths.path(leaf) if x in shown]  # type: ignore[union-attr]
+            got = (path, {x: k for k, x in enumerate(path)})
+            if len(self._visible) >= 4:
+                self._visible.clear()
+            self._visible[leaf] = got
+        return got
+
+    def visible_pos(self, i: int) -> tuple[list[int], int | None]:
+        """The visible path of ``i``'s branch and ``i``'s index on it (None when not on it)."""
+        path, pos = self._visible_path(self.leaf_below(i))
+        return path, pos.get(i)
 
 
 def branch_leaf(session: Session, layout: TreeLayout, i: int) -> int:
@@ -159,10 +209,8 @@ def _child_towards(nav: Nav, fork: int, leaf: int) -> int | None:
 
 def fork_target(nav: Nav, sel: int, step: int) -> int | None:
     """``{`` (step -1) / ``}`` (step +1): the nearest fork above / below on the path."""
-    path = nav.visible_path(sel)
-    try:
-        k = path.index(sel)
-    except ValueError:
+    path, k = nav.visible_pos(sel)
+    if k is None:
         return None
     rng = range(k - 1, -1, -1) if step < 0 else range(k + 1, len(path))
     for j in rng:
@@ -174,10 +222,8 @@ def fork_target(nav: Nav, sel: int, step: int) -> int | None:
 def user_target(nav: Nav, sel: int, step: int) -> int | None:
     """``u`` (step -1) / ``U`` (step +1): the nearest shown user message on the path."""
     s = nav.session
-    path = nav.visible_path(sel)
-    try:
-        k = path.index(sel)
-    except ValueError:
+    path, k = nav.visible_pos(sel)
+    if k is None:
         return None
     rng = range(k - 1, -1, -1) if step < 0 else range(k + 1, len(path))
     for j in rng:
@@ -188,6 +234,12 @@ def user_target(nav: Nav, sel: int, step: int) -> int | None:
 
 
 def root_target(nav: Nav, sel: int) -> int | None:
+    # The topmost shown ancestor: the first shown entry of the (cached) path through sel.
+    leaf = nav.leaf_below(sel)
+    if sel in nav.paths.pos(leaf):  # type: ignore[union-attr]
+        for x in nav.paths.path(leaf):  # type: ignore[union-attr]
+            if nav.shown(x):
+                return x
     x = sel
     while True:
         p = nav.vparent(x)
@@ -381,8 +433,9 @@ class BranchTree(ScrollView, can_focus=True):
         assert self.session is not None
         old_entry = self.selected_entry
         self.tree_layout = layout
-        sticky = self.nav.sticky_leaf if self.nav is not None and self.nav.session is self.session else -1
-        self.nav = Nav(self.session, layout, sticky)
+        same = self.nav is not None and self.nav.session is self.session
+        sticky = self.nav.sticky_leaf if same else -1
+        self.nav = Nav(self.session, layout, sticky, self.nav.paths if same else None)
         if keep is not None and keep >= 0 and layout.rows:
             self.cursor_row = layout.nearest_row(self.session, keep)
         else:
