@@ -103,3 +103,21 @@ def test_listing_index_follows_growth(tmp_path):
     full = list_sessions(resolve_root(root), None)[0]
     assert info.message_count == full.message_count > first
     assert info.modified_ms == full.modified_ms and info.first_message == full.first_message
+
+
+def test_refresh_a_snapshot_then_adopt_leaves_the_original_untouched_meanwhile(tmp_path):
+    """The app refreshes a snapshot in a worker; the session it draws from does not change
+    until the snapshot is adopted (on the UI thread), then it is the grown session."""
+    lines = _session_lines(50)
+    p = tmp_path / "s.jsonl"
+    p.write_text(line(HEADER) + "\n" + "\n".join(lines[:20]) + "\n" + lines[20][:10], encoding="utf-8")
+    s = Session.open(p, validate=False)
+    before = (list(s.ids), list(s.parent), dict(s.children), len(s.flags))
+    with open(p, "a", encoding="utf-8") as f:
+        f.write(lines[20][10:] + "\n" + "\n".join(lines[21:]) + "\n")
+    snap = s.snapshot()
+    assert snap.refresh() == 30
+    assert (s.ids, s.parent, s.children, len(s.flags)) == before  # untouched while drawn from
+    s.adopt(snap)
+    assert s.ids == [f"e{i}" for i in range(50)] and s.leaf == 49 and s.path_to(49)[0] == 0
+    assert s.refresh() == 0

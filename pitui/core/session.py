@@ -480,6 +480,31 @@ class Session:
                     name = obj.get("name")
                     self.name = (name.strip() or None) if isinstance(name, str) else None
 
+    def snapshot(self) -> "Session":
+        """A copy that can be refreshed in a worker thread while this one is being read:
+        every container the scan or the tree rebuild changes is copied (the body cache is
+        shared; it is only a cache). Bring the result back with :meth:`adopt`."""
+        new = Session.__new__(Session)
+        d = dict(self.__dict__)
+        for k in ("ids", "parent_ids", "types", "roles", "timestamps", "warnings", "tree_warnings", "parent", "roots"):
+            d[k] = list(d[k])
+        for k in ("offsets", "lengths", "linenos"):
+            d[k] = array("q", d[k])
+        d["flags"] = bytearray(d["flags"])
+        for k in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of"):
+            d[k] = dict(d[k])
+        d["children"] = {k: list(v) for k, v in d["children"].items()}
+        d["shadowed"] = set(d["shadowed"])
+        new.__dict__.update(d)
+        return new
+
+    def adopt(self, other: "Session") -> None:
+        """Take ``other``'s state (a refreshed :meth:`snapshot` of this session) in one step,
+        keeping this object, which the UI holds, as the session."""
+        if other.path != self.path:
+            raise ValueError("adopt() takes a snapshot of the same file")
+        self.__dict__.update(other.__dict__)
+
     def refresh(self, *, validate: bool = False) -> int:
         """Read whatever Pi appended since the last scan. Returns the number of new entries."""
         with self._lock:

@@ -463,20 +463,25 @@ class BrowserScreen(Screen):
 
     @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
     def _refresh_worker(self, session: Session, mode: str, folded: frozenset[int]) -> None:
+        # The session the screen draws from is never changed from this thread: a snapshot
+        # is refreshed here and adopted on the UI thread in one step (_refreshed).
         layout = None
+        snap = session.snapshot()
         try:
-            added = session.refresh(validate=False)
+            added = snap.refresh(validate=False)
             if added:
-                layout = layout_tree(session, mode, folded)
+                layout = layout_tree(snap, mode, folded)
         except Exception:  # a file that vanished or turned unreadable: try again later
             added = 0
-        self.app.call_from_thread(self._refreshed, session, added, layout, mode, folded)
+        self.app.call_from_thread(self._refreshed, session, snap, added, layout, mode, folded)
 
-    def _refreshed(self, session: Session, added: int, layout, mode: str, folded: frozenset[int]) -> None:
+    def _refreshed(self, session: Session, snap: Session, added: int, layout, mode: str,
+                   folded: frozenset[int]) -> None:
         if self._refreshing is session:
             self._refreshing = None
         if session is not self.session or not added:
             return
+        session.adopt(snap)
         tree = self.branch_tree
         if layout is None or mode != tree.mode or folded != frozenset(tree.folded):
             layout = layout_tree(session, tree.mode, frozenset(tree.folded))
