@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
@@ -327,6 +326,7 @@ def test_heights_match_a_plain_list():
 
 
 def test_lexer_lookup_is_pygments_own():
+    """(Pygments would also look at plugins' lexers: none are installed here.)"""
     from pygments.lexers import find_lexer_class_for_filename
     from pygments.lexers._mapping import LEXERS
 

@@ -23,6 +23,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
+from operator import floordiv
 from typing import Any, Hashable, Iterator, Sequence
 
 from rich.style import Style
@@ -79,10 +80,12 @@ _GROUP_RE = re.compile(rb"A(?:[RT]*R)?|R+|.", re.S)
 _SPECIAL_RE = re.compile(rb"[csX]")
 _NONZERO_RE = re.compile(rb"[^\x00]")
 _RESULT_TABLE = bytes(1 if c == _R else 0 for c in range(256))
+_NOT_ASSISTANT_RE = re.compile(rb"[^A]")
 
 # block kinds (codes in _bkind)
 _KA, _KR, _KE, _KM = 0, 1, 2, 3
 _KIND_NAMES = ("assistant", "results", "entry", "marker")
+_ASSISTANT_TABLE = bytes(1 if k == _KA else 0 for k in range(256))
 _KIND_TABLE = bytes(
     _KA if c == _A else _KR if c == _R else _KM if c in (_M, _T, _X) else _KE for c in range(256)
 )
@@ -716,8 +719,8 @@ class MessagePane(BlockScroller):
     # ------------------------------------------------------------------ heights
     def _estimate_blocks(self, b0: int, b1: int, width: int, full: bool) -> array:
         """Estimated heights of blocks ``b0``..``b1`` at ``width``, from the skeleton only,
-        in bulk: list comprehensions over the blocks and the positions they cover (the
-        note above the first block out of the context is added in ``_base_heights``).
+        in bulk (C-speed maps and a few list comprehensions; the note above the first
+        block out of the context is added in ``_base_heights``).
 
         A marker is a line; an entry 2 lines of chrome and its text at half the width
         (more or less by type); an assistant message its text, and a header and a few
@@ -727,40 +730,50 @@ class MessagePane(BlockScroller):
         s = self._session
         branch, codes, blen = self._branch, self._codes, self._blen
         starts = self._bstart[b0:b1]
+        ends = self._bend[b0:b1]
         kinds = self._bkind[b0:b1]
         p0 = starts[0]
         p1 = self._bstart[b1] if b1 < len(self._bstart) else len(branch)
         w = max(20, width - 4)
         w2 = w * 2
         cap = 400 if full else CUT_LINES + 1
-        # what each tool result adds (labels among results add nothing: they are markers)
-        add = [1 + (x if x < cap else cap) for x in [n // w for n in blen[p0:p1]]]
-        k = codes.find(b"T", p0, p1)
-        while k >= 0:
-            add[k - p0] = 0
-            k = codes.find(b"T", k + 1, p1)
+        # What each tool result adds (nothing elsewhere), summed over each block's span:
+        # an assistant message with its results, a run of results, or one entry.
+        add = [(1 + (x if x < cap else cap)) if r else 0
+               for x, r in zip(map(floordiv, blen[p0:p1], repeat(w)), codes[p0:p1].translate(_RESULT_TABLE))]
         pre = list(accumulate(add, initial=0))
-        # the results of a block: after an assistant message, or the whole run
-        ra = [st - p0 + (kd == _KA) for st, kd in zip(starts, kinds)]
-        rb = [(e if kd <= _KR else st) - p0 for st, e, kd in zip(starts, self._bend[b0:b1], kinds)]
-        first = bytes(map(codes.__getitem__, starts))
+        if p0:
+            pre = [0] * p0 + pre  # indexed by position
+        sums = [pre[e] - pre[st] for st, e in zip(starts, ends)]
+        # The block's own lines, as if every block were an assistant message ...
         flags = bytes(map(s.flags.__getitem__, map(branch.__getitem__, starts)))
-        text, cut = F_ASSISTANT_TEXT, CUT_LINES + 1
-        head = [
-            (2 + ((1 + (x if (x := n // w2) < 40 else 40)) if f & text else 0)) if c == _A
-            else 2 if c == _R
-            else 1 if c in _MARKER_CODES
-            else 5 if c == _SY
-            else (4 + (x if (x := n // w) < 30 else 30)) if c == _CP
-            else (4 + (x if (x := n // w) < cut else cut)) if c == _BX
-            else (2 + (1 if (x := n // w2) < 1 else x if x < 40 else 40))
-            for c, n, f in zip(first, map(blen.__getitem__, starts), flags)
-        ]
+        head = [(3 + (x if x < 40 else 40)) if f & F_ASSISTANT_TEXT else 2
+                for x, f in zip(map(floordiv, map(blen.__getitem__, starts), repeat(w2)), flags)]
+        # ... and then the other blocks (one in seven or so)
+        cut = CUT_LINES + 1
+        first = bytes(map(codes.__getitem__, starts))
+        for m in _NOT_ASSISTANT_RE.finditer(first):
+            j = m.start()
+            c = first[j]
+            n = blen[starts[j]]
+            if c == _R:
+                h = 2
+            elif c in _MARKER_CODES:
+                h = 1
+            elif c == _SY:
+                h = 5
+            elif c == _CP:
+                x = n // w
+                h = 4 + (x if x < 30 else 30)
+            elif c == _BX:
+                x = n // w
+                h = 4 + (x if x < cut else cut)
+            else:
+                x = n // w2
+                h = 2 + (1 if x < 1 else x if x < 40 else 40)
+            head[j] = h
         # an assistant message without results has a line more
-        return array("q", [
-            h + (r if r else kd == _KA)
-            for h, r, kd in zip(head, [pre[y] - pre[x] for x, y in zip(ra, rb)], kinds)
-        ])
+        return array("q", [h + (r or a) for h, r, a in zip(head, sums, kinds.translate(_ASSISTANT_TABLE))])
 
     def _ensure_estimates(self, width: int, full: bool) -> array:
         if self._est_w != width:

@@ -605,14 +605,15 @@ _FN_INDEX: tuple | None = None
 
 def _fn_index() -> tuple:
     """Pygments' file name patterns, indexed: ``*.ext`` patterns by their suffix, plain
-    names by name, and the few others (and plugins') compiled. Pygments' own lookup
-    compiles all ~900 patterns on its first call (~0.3 s) and tries each on every call."""
+    names by name, and the few others compiled. Pygments' own lookup compiles all ~900
+    patterns on its first call (~0.3 s) and tries each on every call. Lexers of Pygments
+    plugins are not looked for (that imports ``importlib.metadata`` and scans every
+    installed package, ~0.1 s)."""
     global _FN_INDEX
     if _FN_INDEX is None:
         import fnmatch
 
         from pygments.lexers._mapping import LEXERS
-        from pygments.plugin import find_plugin_lexers
 
         suffixes: dict[str, list] = {}
         names: dict[str, list] = {}
@@ -625,18 +626,17 @@ def _fn_index() -> tuple:
                     names.setdefault(pat, []).append((name, pat))
                 else:
                     others.append((name, pat, re.compile(fnmatch.translate(pat)).match))
-        plugins = [(cls, pat, re.compile(fnmatch.translate(pat)).match)
-                   for cls in find_plugin_lexers() for pat in cls.filenames]
-        _FN_INDEX = (suffixes, names, others, plugins)
+        _FN_INDEX = (suffixes, names, others)
     return _FN_INDEX
 
 
 def lexer_class_for_filename(path: str):
     """The Pygments lexer class for a file name, exactly as Pygments'
-    ``find_lexer_class_for_filename(path)`` picks it (None when there is none)."""
+    ``find_lexer_class_for_filename(path)`` picks it among its own lexers (None when
+    there is none)."""
     from pygments.lexers import find_lexer_class
 
-    suffixes, names, others, plugins = _fn_index()
+    suffixes, names, others = _fn_index()
     fn = os.path.basename(path)
     found: list[tuple[str, str]] = list(names.get(fn, ()))
     k = fn.find(".")
@@ -644,9 +644,7 @@ def lexer_class_for_filename(path: str):
         found.extend(suffixes.get(fn[k:], ()))
         k = fn.find(".", k + 1)
     found.extend((name, pat) for name, pat, match in others if match(fn))
-    matches = [(find_lexer_class(name), pat) for name, pat in found]
-    matches.extend((cls, pat) for cls, pat, match in plugins if match(fn))
-    matches = [(cls, pat) for cls, pat in matches if cls is not None]
+    matches = [(cls, pat) for cls, pat in ((find_lexer_class(name), pat) for name, pat in found) if cls is not None]
     if not matches:
         return None
     return max(matches, key=lambda m: (m[0].priority + (0.5 if "*" not in m[1] else 0), m[0].__name__))[0]
