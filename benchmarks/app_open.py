@@ -45,6 +45,18 @@ async def main(path: str, rounds: int) -> dict:
     root = resolve_root(path)
     app = PituiApp(root, index=SessionIndex(enabled=False))
     out: dict = {}
+    from textual import events
+    from textual.screen import Screen
+
+    repaints: list[float] = []
+    real_refresh = Screen._compositor_refresh
+
+    def timed_refresh(self, *a, **k):
+        r = real_refresh(self, *a, **k)
+        repaints.append(time.perf_counter())
+        return r
+
+    Screen._compositor_refresh = timed_refresh
     async with app.run_test(size=(160, 45), headless=True) as pilot:
         browser = None
         while True:
@@ -54,12 +66,15 @@ async def main(path: str, rounds: int) -> dict:
                 tree = browser.branch_tree
                 if getattr(pane, "_session", None) is browser.session and tree.tree_layout is not None:
                     break
-            await asyncio.sleep(0.002)
-        await pilot.pause()
-        now = time.perf_counter()
+            await asyncio.sleep(0.001)
+        shown = time.perf_counter()
+        while not repaints or repaints[-1] < shown:  # the first repaint that shows it
+            await asyncio.sleep(0.001)
+        now = repaints[-1]
         out["usable_s"] = now - T0
         out["open_to_usable_s"] = now - opened[0] if opened else None
         out["startup_s"] = opened[0] - T0 if opened else None
+        await pilot.pause()
         out["entries"] = len(browser.session)
         out["rows"] = len(browser.branch_tree.tree_layout.rows)
         tree = browser.branch_tree
@@ -68,18 +83,6 @@ async def main(path: str, rounds: int) -> dict:
         # Key latency: post the key event as the terminal driver would, then wait until the
         # screen has been repainted and stays quiet; the latency is key -> last repaint.
         # (Pilot.press itself adds ~80 ms of waiting, so it is not used for timing.)
-        from textual import events
-        from textual.screen import Screen
-
-        repaints: list[float] = []
-        real_refresh = Screen._compositor_refresh
-
-        def timed_refresh(self, *a, **k):
-            r = real_refresh(self, *a, **k)
-            repaints.append(time.perf_counter())
-            return r
-
-        Screen._compositor_refresh = timed_refresh
         chars = {"bracketleft": "[", "bracketright": "]", "left_curly_bracket": "{", "right_curly_bracket": "}"}
         times: dict[str, list[float]] = {}
         for _ in range(rounds):

@@ -27,6 +27,7 @@ from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Footer, Input, Static
 from textual.worker import get_current_worker
@@ -152,6 +153,8 @@ class BrowserScreen(Screen):
     STATS_DELAY = 0.25
     #: How often the open file is stat'ed for growth, and the sessions re-listed.
     WATCH_SECONDS = 0.5
+    #: Seconds after a session is shown before its background work (validation, stats) starts.
+    BACKGROUND_DELAY = 0.3
     RELIST_SECONDS = 2.0
 
     def __init__(self) -> None:
@@ -160,6 +163,7 @@ class BrowserScreen(Screen):
         self.session_path: str | None = None
         self.infos: dict[str, SessionInfo] = {}
         self.listing_done = False
+        self._listing_deferred = False
         self.error: str | None = None
         self._list_lock = threading.Lock()
         self._list_buffer: list[SessionInfo] = []
@@ -251,7 +255,14 @@ class BrowserScreen(Screen):
         self.header.show_message("pitui", f"{shorten_home(str(root.path))} ({root.source})")
         self.branch_tree.placeholder = "reading sessions…"
         self.branch_tree.focus()
-        self.start_listing()
+        want = app.select_path
+        if want is not None and os.path.isfile(want):
+            # A session named on the command line opens at once; the sidebar's listing
+            # waits until it is on screen (or failed to open).
+            self._listing_deferred = True
+            self.open_session(want)
+        else:
+            self.start_listing()
 
     # ------------------------------------------------------------------ listing
     def start_listing(self) -> None:
@@ -373,7 +384,8 @@ class BrowserScreen(Screen):
 
         def progress(done: int, total: int) -> None:
             if total > 16 * 1024 * 1024 and not worker.is_cancelled:
-                self.app.call_from_thread(self._open_progress, path, done, total)
+                # post, don't wait: call_from_thread would stall the read on the UI thread
+                self.post_message(self.OpenProgress(path, done, total))
 
         try:
             session = Session.open(path, validate=False, progress=progress)
@@ -389,12 +401,25 @@ class BrowserScreen(Screen):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._session_ready, path, session, layout, mode)
 
+    class OpenProgress(Message):
+        """How far the open worker has read (posted from its thread)."""
+
+        def __init__(self, path: str, done: int, total: int) -> None:
+            super().__init__()
+            self.path, self.done, self.total = path, done, total
+
+    def on_browser_screen_open_progress(self, event: "BrowserScreen.OpenProgress") -> None:
+        self._open_progress(event.path, event.done, event.total)
+
     def _open_progress(self, path: str, done: int, total: int) -> None:
         if path == self.session_path and self.session is None:
             pct = int(done * 100 / total) if total else 100
             self.show_notice(f"Opening… {pct}%", f"{shorten_home(path)}\n{done / 1e6:.0f} of {total / 1e6:.0f} MB read")
 
     def _open_failed(self, path: str, reason: str) -> None:
+        if self._listing_deferred:
+            self._listing_deferred = False
+            self.start_listing()
         if path != self.session_path:
             return
         self.error = reason
@@ -420,6 +445,16 @@ class BrowserScreen(Screen):
         self._update_tree_title()
         self._update_header()
         self.header.set_warnings(session.all_warnings)
+        # Background work (whole-line validation, stats, a listing held back for this open)
+        # starts after the first paint, so it does not slow the screen the user waits for.
+        self.set_timer(self.BACKGROUND_DELAY, lambda: self._after_first_paint(session))
+
+    def _after_first_paint(self, session: Session) -> None:
+        if self._listing_deferred:
+            self._listing_deferred = False
+            self.start_listing()
+        if session is not self.session:
+            return
         self._validate_worker(session)
         self._schedule_stats(now=True)
 
