@@ -357,3 +357,61 @@ def test_path_to_keeps_the_last_path(big_session):
         assert p == walk(i), i
         p.append(-7)  # a copy: the caller may change it
         assert s.path_to(i) == walk(i), i
+
+
+def test_lexers_are_prepared_off_the_ui_thread():
+    """With lazy lexers a draw never imports a lexer module nor compiles its regular
+    expressions: it asks for them, and prepare_lexers (a worker's job) makes them."""
+    from pitui.ui.pane import render
+
+    path = "src/main.nim"  # a lexer no other test uses
+    item = render._lexer_for(path, lazy=True)
+    assert item == ("file", path)
+    assert not render.lexer_ready(item)
+    render.prepare_lexers([item])
+    assert render.lexer_ready(item)
+    lexer = render._lexer_for(path, lazy=True)
+    assert type(lexer) is lexer_class_for_filename(path)
+    # fenced code in Markdown: the language's lexer is put off the same way
+    pending: set = set()
+    assert render._fences_not_ready("see\n\n```haskell\nmain = 1\n```\n", pending) == {"haskell"}
+    assert pending == {("alias", "haskell")}
+    render.prepare_lexers(pending)
+    assert render._fences_not_ready("```haskell\nx\n```", set()) == set()
+
+
+async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
+    """In the app (drawing on workers allowed), code whose lexer is not ready is drawn
+    plain at once; the block is drawn again, highlighted, when a worker made the lexer."""
+    path = tmp_path / "s.jsonl"
+    code = "\n".join(f"(define (f{k} x) (* x {k}))" for k in range(4))
+    entries = [
+        _msg("u", None, 0, {"role": "user", "content": "read it", "timestamp": 0}),
+        _msg("a", "u", 1, {"role": "assistant", "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 0,
+                           "usage": {}, "content": [{"type": "toolCall", "id": "c1", "name": "read",
+                                                      "arguments": {"path": "lib/tools.rkt"}}]}),
+        _msg("r", "a", 2, {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
+                           "timestamp": 0, "content": [{"type": "text", "text": code}]}),
+    ]
+    head = {"type": "session", "version": 3, "id": "lex", "timestamp": _ts(0), "cwd": "/home/dev"}
+    path.write_text("\n".join(json.dumps(e) for e in [head] + entries) + "\n", encoding="utf-8")
+    s = Session.open(path)
+    app = PaneApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        pane.async_bytes = MessagePane.ASYNC_BYTES  # as in the app
+        pane.show_leaf(s, 2, 0)
+        b = pane.block_of(1)
+        first = pane._rendered(b)
+        assert first.pending_lexers == {("file", "lib/tools.rkt")}
+        for _ in range(100):
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+            if not pane._provisional:
+                break
+        again = pane._rendered(b)
+        assert again is not first and not again.pending_lexers
+        assert [s.text for s in again.strips] == [s.text for s in first.strips]
+        styles = lambda r: {seg.style for strip in r.strips for seg in strip if "define" in seg.text}  # noqa: E731
+        assert styles(again) != styles(first)  # highlighted now

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 import orjson
 from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Console, RenderableType
-from rich.markdown import Markdown
+from rich.markdown import CodeBlock, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
@@ -242,6 +242,9 @@ class RenderCtx:
     text_mode: bool = False  # collect searchable text instead of drawing
     resolve_artifact: Callable[[str], str | None] | None = None
     background: str | None = None  # the widget's background (code drawn by Syntax sits on it)
+    # Draw code plain rather than wait for a Pygments lexer's first use (it compiles its
+    # regular expressions: 20-50 ms); the lexers wanted are in ``Rendered.pending_lexers``.
+    lazy_lexers: bool = False
 
     def hit(self, text: str) -> bool:
         return self.query is not None and bool(text) and self.query.search(text) is not None
@@ -254,6 +257,7 @@ class Rendered:
     chrome: set[int] = field(default_factory=set)  # lines that are not content (never highlighted)
     sections: list[tuple[int, int]] = field(default_factory=list)  # (line, entry) where an entry starts
     deps: int = 0
+    pending_lexers: frozenset = frozenset()  # lexer classes not ready: code drawn plain for now
 
     @property
     def height(self) -> int:
@@ -272,6 +276,7 @@ class Out:
         self.chrome: set[int] = set()
         self.sections: list[tuple[int, int]] = []
         self.deps = 0
+        self.pending_lexers: set = set()
         self.texts: list[str] = []
         self._prefix: list[tuple[str, Style]] = []
         self._prefix_width = 0
@@ -425,7 +430,12 @@ class Out:
             return
         if not src.strip():
             return
-        md = Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
+        plain = _fences_not_ready(src, self.pending_lexers) if self.ctx.lazy_lexers else None
+        if plain:
+            md = _PlainFenceMarkdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
+            md.plain_fences = plain
+        else:
+            md = Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
         self.render(md, trim=True)
 
     def blank(self) -> None:
@@ -433,7 +443,8 @@ class Out:
             self._add([Strip([])], True, None)
 
     def result(self) -> Rendered:
-        return Rendered(self.strips, self.actions, self.chrome, self.sections, self.deps)
+        return Rendered(self.strips, self.actions, self.chrome, self.sections, self.deps,
+                        frozenset(self.pending_lexers))
 
 
 # ---------------------------------------------------------------------------- pieces
@@ -601,14 +612,16 @@ _THEMES: dict[str, Any] = {}
 
 
 _FN_INDEX: tuple | None = None
+_READY_LEXERS: set = set()  # lexer classes used once (their regular expressions compiled)
+_READY_ALIASES: set[str] = set()  # fence languages whose lexer is ready (see prepare_lexers)
 
 
 def _fn_index() -> tuple:
     """Pygments' file name patterns, indexed: ``*.ext`` patterns by their suffix, plain
-    names by name, and the few others compiled. Pygments' own lookup compiles all ~900
-    patterns on its first call (~0.3 s) and tries each on every call. Lexers of Pygments
-    plugins are not looked for (that imports ``importlib.metadata`` and scans every
-    installed package, ~0.1 s)."""
+    names by name, and the few others compiled; lexer aliases; each lexer's module.
+    Pygments' own lookup compiles all ~900 patterns on its first call (~0.3 s) and tries
+    each on every call. Lexers of Pygments plugins are not looked for (that imports
+    ``importlib.metadata`` and scans every installed package, ~0.1 s)."""
     global _FN_INDEX
     if _FN_INDEX is None:
         import fnmatch
@@ -618,7 +631,12 @@ def _fn_index() -> tuple:
         suffixes: dict[str, list] = {}
         names: dict[str, list] = {}
         others: list = []
-        for _mod, name, _aliases, patterns, _mimes in LEXERS.values():
+        aliases: dict[str, str] = {}
+        modules: dict[str, str] = {}
+        for mod, name, lexer_aliases, patterns, _mimes in LEXERS.values():
+            modules[name] = mod
+            for a in lexer_aliases:
+                aliases.setdefault(a, name)
             for pat in patterns:
                 if pat.startswith("*.") and not any(c in pat[1:] for c in "*?["):
                     suffixes.setdefault(pat[1:], []).append((name, pat))
@@ -626,8 +644,29 @@ def _fn_index() -> tuple:
                     names.setdefault(pat, []).append((name, pat))
                 else:
                     others.append((name, pat, re.compile(fnmatch.translate(pat)).match))
-        _FN_INDEX = (suffixes, names, others)
+        _FN_INDEX = (suffixes, names, others, aliases, modules)
     return _FN_INDEX
+
+
+def _candidates(path: str) -> list[tuple[str, str]]:
+    """(lexer name, pattern) of every Pygments lexer whose file patterns match ``path``."""
+    suffixes, names, others, _aliases, _modules = _fn_index()
+    fn = os.path.basename(path)
+    found: list[tuple[str, str]] = list(names.get(fn, ()))
+    k = fn.find(".")
+    while k >= 0:
+        found.extend(suffixes.get(fn[k:], ()))
+        k = fn.find(".", k + 1)
+    found.extend((name, pat) for name, pat, match in others if match(fn))
+    return found
+
+
+def _loaded(names) -> bool:
+    """Whether the modules of these lexers are imported (finding a class is cheap then)."""
+    import sys
+
+    modules = _fn_index()[4]
+    return all(modules[n] in sys.modules for n in names)
 
 
 def lexer_class_for_filename(path: str):
@@ -636,32 +675,130 @@ def lexer_class_for_filename(path: str):
     there is none)."""
     from pygments.lexers import find_lexer_class
 
-    suffixes, names, others = _fn_index()
-    fn = os.path.basename(path)
-    found: list[tuple[str, str]] = list(names.get(fn, ()))
-    k = fn.find(".")
-    while k >= 0:
-        found.extend(suffixes.get(fn[k:], ()))
-        k = fn.find(".", k + 1)
-    found.extend((name, pat) for name, pat, match in others if match(fn))
+    found = _candidates(path)
     matches = [(cls, pat) for cls, pat in ((find_lexer_class(name), pat) for name, pat in found) if cls is not None]
     if not matches:
         return None
     return max(matches, key=lambda m: (m[0].priority + (0.5 if "*" not in m[1] else 0), m[0].__name__))[0]
 
 
-def _lexer_for(path: str):
-    """A Pygments lexer for a file name, or None (cached by extension)."""
-    ext = os.path.splitext(path)[1].lower() or os.path.basename(path).lower()
+def _lexer_class_by_name(name: str):
+    """The class of ``pygments.lexers.get_lexer_by_name(name)`` among Pygments' own
+    lexers (None when it is not one of them)."""
+    from pygments.lexers import find_lexer_class
+
+    lname = _fn_index()[3].get(name.lower())
+    return find_lexer_class(lname) if lname is not None else None
+
+
+def _class_ready(cls) -> bool:
+    """Whether making a lexer of class ``cls`` is cheap now (a regex lexer compiles its
+    token tables the first time one is made)."""
+    if cls in _READY_LEXERS:
+        return True
+    from pygments.lexer import RegexLexer
+
+    return not (isinstance(cls, type) and issubclass(cls, RegexLexer)) or "_tokens" in cls.__dict__
+
+
+def _ext_of(path: str) -> str:
+    return os.path.splitext(path)[1].lower() or os.path.basename(path).lower()
+
+
+def lexer_ready(item: tuple) -> bool:
+    """Whether a lexer a draw put off (``("file", path)`` or ``("alias", language)``)
+    can be had at once now."""
+    kind, what = item
+    return _ext_of(what) in _LEXERS if kind == "file" else what.lower() in _READY_ALIASES
+
+
+def prepare_lexers(items) -> None:
+    """Find and make the lexers that draws put off (on a worker thread: their modules are
+    imported and their regular expressions compiled the first time)."""
+    for kind, what in items:
+        try:
+            if kind == "file":
+                _lexer_for(what)
+            else:
+                cls = _lexer_class_by_name(what)
+                if cls is not None:
+                    cls()
+                    _READY_LEXERS.add(cls)
+        except Exception:
+            pass
+        if kind == "alias":
+            _READY_ALIASES.add(what.lower())
+
+
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]+)", re.M)
+
+
+def _fences_not_ready(src: str, pending: set) -> set[str] | None:
+    """The languages of ``src``'s fenced code whose lexer is not ready (they go to
+    ``pending``): those fences are drawn plain for now."""
+    if "```" not in src and "~~~" not in src:
+        return None
+    out = set()
+    aliases = _fn_index()[3]
+    for name in set(_FENCE_RE.findall(src)):
+        low = name.lower()
+        if low in _READY_ALIASES:
+            continue
+        lname = aliases.get(low)
+        if lname is None:
+            continue  # not a Pygments lexer of its own: left to Rich
+        if _loaded((lname,)):
+            try:
+                from pygments.lexers import find_lexer_class
+
+                if _class_ready(find_lexer_class(lname)):
+                    _READY_ALIASES.add(low)
+                    continue
+            except Exception:
+                continue
+        pending.add(("alias", name))
+        out.add(name)
+    return out
+
+
+class _PlainFence(CodeBlock):
+    @classmethod
+    def create(cls, markdown: Markdown, token) -> CodeBlock:
+        block = super().create(markdown, token)
+        if block.lexer_name in getattr(markdown, "plain_fences", ()):
+            block.lexer_name = "text"
+        return block
+
+
+class _PlainFenceMarkdown(Markdown):
+    """Markdown whose fences in ``plain_fences`` languages are drawn as plain text."""
+
+    elements = {**Markdown.elements, "fence": _PlainFence, "code_block": _PlainFence}
+    plain_fences: set[str] = set()
+
+
+def _lexer_for(path: str, lazy: bool = False):
+    """A Pygments lexer for a file name, or None (cached by extension). With ``lazy``,
+    ``("file", path)`` instead when finding or making it would be slow (a lexer module
+    to import, or regular expressions to compile): see ``prepare_lexers``."""
+    ext = _ext_of(path)
     if ext in _LEXERS:
         return _LEXERS[ext]
-    lexer = None
     try:
+        if lazy and not _loaded(name for name, _pat in _candidates(path)):
+            return ("file", path)
         cls = lexer_class_for_filename(path)
-        lexer = cls(stripnl=False, ensurenl=False) if cls is not None else None
     except Exception:
-        lexer = None
-    if lexer is not None and lexer.name in ("Text only", "Text output"):
+        cls = None
+    if cls is None or cls.name in ("Text only", "Text output"):
+        _LEXERS[ext] = None
+        return None
+    if lazy and not _class_ready(cls):
+        return ("file", path)
+    try:
+        lexer = cls(stripnl=False, ensurenl=False)
+        _READY_LEXERS.add(cls)
+    except Exception:
         lexer = None
     _LEXERS[ext] = lexer
     return lexer
@@ -670,7 +807,10 @@ def _lexer_for(path: str):
 def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
     """File content highlighted with Pygments, drawn row by row (much faster than Rich's
     Syntax); cut or wrapped like plain output."""
-    lexer = _lexer_for(path) if path else None
+    lexer = _lexer_for(path, lazy=out.ctx.lazy_lexers) if path else None
+    if isinstance(lexer, tuple):  # not ready: plain for now
+        out.pending_lexers.add(lexer)
+        lexer = None
     if lexer is None:
         out.plain(code, out.p.fg, wrap=not no_wrap)
         return

@@ -31,7 +31,7 @@ from textual.widget import Widget
 
 from .heights import Heights
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
-from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered
+from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered, lexer_ready, prepare_lexers
 
 __all__ = ["BlockScroller"]
 
@@ -99,6 +99,8 @@ class BlockScroller(ScrollView, can_focus=True):
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
         self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
+        self._provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
+        self._lexers_asked: set = set()  # lexer classes being made on a worker thread
         self._generation = 0  # bumped when what the blocks mean changes (another session)
         # Blocks with more Markdown than this are drawn on a worker thread (None: never).
         self.async_bytes: int | None = self.ASYNC_BYTES
@@ -177,6 +179,8 @@ class BlockScroller(ScrollView, can_focus=True):
             text_mode=text_mode,
             resolve_artifact=self._resolve_artifact,
             background=self._background(),
+            # with drawing on workers allowed, no draw here waits for a lexer's first use
+            lazy_lexers=not text_mode and self.async_bytes is not None,
         )
 
     def _background(self) -> str | None:
@@ -230,8 +234,38 @@ class BlockScroller(ScrollView, can_focus=True):
             return self._render_later(b, key)
         r = self._draw(self._block_item(b), self._ctx(b), self._width)
         self.render_count += 1
-        self._store(b, key, r)
+        key = self._store(b, key, r)
+        if r.pending_lexers:
+            self._await_lexers(key, r.pending_lexers)
         return r
+
+    def _await_lexers(self, key: tuple, classes: frozenset) -> None:
+        """Code in this render is plain until its lexers are ready (made on a worker
+        thread); then the render is dropped and drawn again."""
+        self._provisional[key] = classes
+        todo = classes - self._lexers_asked
+        if not todo:
+            return
+        self._lexers_asked |= todo
+
+        def work() -> None:
+            prepare_lexers(todo)
+            try:
+                self.app.call_from_thread(self._lexers_ready)
+            except Exception:
+                pass  # the app is closing
+
+        self.run_worker(work, thread=True, group="pane-lexers", exit_on_error=False)
+
+    def _lexers_ready(self) -> None:
+        done = [k for k, classes in self._provisional.items() if all(lexer_ready(c) for c in classes)]
+        if not done:
+            return
+        for k in done:
+            del self._provisional[k]
+            self._rcache.pop(k, None)
+            self._hcache.pop(k, None)
+        self._relayout(self._top_anchor())
 
     def _render_later(self, b: int, key: tuple) -> Rendered:
         """A placeholder of the expected height now; the block is drawn on a worker thread
@@ -241,6 +275,7 @@ class BlockScroller(ScrollView, can_focus=True):
             self._pending.add(key)
             item, ctx, width = self._block_item(b), self._ctx(b), self._width
             ctx.console = _private_console()
+            ctx.lazy_lexers = False  # a worker may wait for a lexer
 
             def work() -> None:
                 r = self._draw(item, ctx, width)
