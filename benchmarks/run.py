@@ -84,7 +84,7 @@ def bench_list(store: str, runs: int) -> dict:
     grow_root = tempfile.mkdtemp(prefix="pitui-grow-")
     try:
         folder = max(
-            (os.path.join(store, d) for d in os.listdir(store)),
+            (os.path.join(store, d) for d in os.listdir(store) if os.path.isdir(os.path.join(store, d))),
             key=lambda d: sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)),
         )
         shutil.copytree(folder, os.path.join(grow_root, os.path.basename(folder)))
@@ -128,8 +128,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     big, store = ensure_inputs()
     size_mb = os.path.getsize(big) / 1e6
-    nfiles = sum(len([f for f in os.listdir(os.path.join(store, d)) if f.endswith(".jsonl")]) for d in os.listdir(store))
-    store_mb = sum(os.path.getsize(os.path.join(store, d, f)) for d in os.listdir(store) for f in os.listdir(os.path.join(store, d))) / 1e6
+    folders = [os.path.join(store, d) for d in os.listdir(store) if os.path.isdir(os.path.join(store, d))]
+    files = [os.path.join(d, f) for d in folders for f in os.listdir(d) if f.endswith(".jsonl")]
+    nfiles = len(files)
+    store_mb = sum(os.path.getsize(f) for f in files) / 1e6
     print(f"inputs: {big} ({size_mb:.0f} MB); store {store} ({nfiles} sessions, {store_mb:.0f} MB)", flush=True)
 
     pi_open = pi_list = None

@@ -96,7 +96,8 @@ def ui_home(monkeypatch):
 @pytest.fixture
 def make_app(clock, tmp_path_factory, monkeypatch):
     """``make_app(path_or_root, **kwargs)``: the app as the CLI builds it, with the fixed
-    clock, a private index, the stats debounce off (deterministic headers) and the message
+    clock, a private index, the stats debounce and the background delay off (deterministic
+    headers) and the message
     pane drawing every block at once (no "drawing…" placeholders racing a screenshot)."""
     from pitui.core.discovery import SessionRoot, resolve_root
     from pitui.core.listing import SessionIndex
@@ -111,10 +112,9 @@ def make_app(clock, tmp_path_factory, monkeypatch):
         kwargs.setdefault("index", SessionIndex(tmp_path_factory.mktemp("index")))
         return app_module.PituiApp(root, **kwargs)
 
-    old = app_module.BrowserScreen.STATS_DELAY
-    app_module.BrowserScreen.STATS_DELAY = 0
+    monkeypatch.setattr(app_module.BrowserScreen, "STATS_DELAY", 0)
+    monkeypatch.setattr(app_module.BrowserScreen, "BACKGROUND_DELAY", 0)
     yield make
-    app_module.BrowserScreen.STATS_DELAY = old
 
 
 async def _settle(pilot, rounds: int = 50) -> None:

@@ -447,7 +447,10 @@ class BrowserScreen(Screen):
         self.header.set_warnings(session.all_warnings)
         # Background work (whole-line validation, stats, a listing held back for this open)
         # starts after the first paint, so it does not slow the screen the user waits for.
-        self.set_timer(self.BACKGROUND_DELAY, lambda: self._after_first_paint(session))
+        if self.BACKGROUND_DELAY > 0:
+            self.set_timer(self.BACKGROUND_DELAY, lambda: self._after_first_paint(session))
+        else:
+            self._after_first_paint(session)
 
     def _after_first_paint(self, session: Session) -> None:
         if self._listing_deferred:
