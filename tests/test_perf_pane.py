@@ -202,6 +202,14 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
         assert counts.made <= 3 * view
         assert pane.entry_at_top() == branch[N // 3]
         _same_layout(pane, s, leaf)
+        # while the user reads, the estimates for the other state of `o` are worked out
+        # (from the long results only: no block is estimated again)
+        pane._est.pop(True, None)
+        pane._base_heights(pane._width)
+        counts.reset()
+        await pilot.pause(1.2)
+        assert set(pane._est) == {False, True}
+        assert counts.estimated == 0
 
         # the same branch again (the app echoing a selection in view): nothing at all
         counts.reset()

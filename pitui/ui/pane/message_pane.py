@@ -167,6 +167,7 @@ class MessagePane(BlockScroller):
         self._last_focus: int | None = None
         self._focus_timer: Timer | None = None
         self._artifact_cache: dict[str, str | None] = {}
+        self._other_timer: Timer | None = None
         self._built_hidden = False  # show_hidden as the blocks were built
         self._reset_session_facts()
         self._reset_branch()
@@ -820,10 +821,21 @@ class MessagePane(BlockScroller):
         return est
 
     def _base_heights(self, width: int) -> array:
-        heights = array("q", self._ensure_estimates(width, self.full_tool_output))
+        full = self.full_tool_output
+        heights = array("q", self._ensure_estimates(width, full))
         for b in self._first_out:
             heights[b] += 1
+        if (not full) not in self._est and self.is_mounted:
+            # the other state of the tool output toggle, worked out while the user reads
+            if self._other_timer is not None:
+                self._other_timer.stop()
+            self._other_timer = self.set_timer(1.0, self._other_estimates)
         return heights
+
+    def _other_estimates(self) -> None:
+        self._other_timer = None
+        if self._est_w and self._bstart:
+            self._ensure_estimates(self._est_w, not self.full_tool_output)
 
     def _estimate(self, b: int, width: int) -> int:
         full = self.full_tool_output
