@@ -27,6 +27,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 
 from .heights import Heights
@@ -49,6 +50,7 @@ def _private_console() -> Console:
 
 _ALL_DEPS = DEP_THINKING | DEP_OUTPUT
 _RENDER_CACHE = 400  # rendered blocks kept
+LEXER_DELAY = 0.15  # seconds of quiet before lexers wanted by plain-drawn code are made
 _EMPTY: frozenset = frozenset()
 _OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
 
@@ -100,7 +102,9 @@ class BlockScroller(ScrollView, can_focus=True):
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
         self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
         self._provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
-        self._lexers_asked: set = set()  # lexer classes being made on a worker thread
+        self._lexers_asked: set = set()  # lexers asked for (see _await_lexers)
+        self._lexers_wanted: set = set()  # ... and not yet given to a worker
+        self._lexer_timer: Timer | None = None
         self._generation = 0  # bumped when what the blocks mean changes (another session)
         # Blocks with more Markdown than this are drawn on a worker thread (None: never).
         self.async_bytes: int | None = self.ASYNC_BYTES
@@ -239,14 +243,26 @@ class BlockScroller(ScrollView, can_focus=True):
             self._await_lexers(key, r.pending_lexers)
         return r
 
-    def _await_lexers(self, key: tuple, classes: frozenset) -> None:
-        """Code in this render is plain until its lexers are ready (made on a worker
-        thread); then the render is dropped and drawn again."""
-        self._provisional[key] = classes
-        todo = classes - self._lexers_asked
+    def _await_lexers(self, key: tuple, items: frozenset) -> None:
+        """Code in this render is plain until its lexers are ready; then the render is
+        dropped and drawn again. The lexers are made on a worker thread once the pane has
+        been quiet a moment (a thread busy with them at once would slow the drawing of
+        this very frame: they share the interpreter lock)."""
+        self._provisional[key] = items
+        todo = items - self._lexers_asked
         if not todo:
             return
         self._lexers_asked |= todo
+        self._lexers_wanted |= todo
+        if self._lexer_timer is not None:
+            self._lexer_timer.stop()
+        self._lexer_timer = self.set_timer(LEXER_DELAY, self._make_lexers)
+
+    def _make_lexers(self) -> None:
+        self._lexer_timer = None
+        todo, self._lexers_wanted = frozenset(self._lexers_wanted), set()
+        if not todo:
+            return
 
         def work() -> None:
             prepare_lexers(todo)
