@@ -423,3 +423,27 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
         assert [s.text for s in again.strips] == [s.text for s in first.strips]
         styles = lambda r: {seg.style for strip in r.strips for seg in strip if "define" in seg.text}  # noqa: E731
         assert styles(again) != styles(first)  # highlighted now
+
+
+def test_render_cache_is_bounded_by_lines_and_keeps_what_is_recent():
+    from textual.strip import Strip
+
+    from pitui.ui.pane import scroller
+    from pitui.ui.pane.render import Rendered
+
+    cache = scroller._RenderCache()
+    keep = scroller._RENDER_KEEP
+    for k in range(1000):
+        cache.put(("b", k), Rendered([Strip([])] * (1 + k % 50)))
+        assert cache.lines == sum(r.height for r in cache.values())
+        assert len(cache) <= scroller._RENDER_CACHE
+        assert cache.lines <= scroller._RENDER_CACHE_LINES or len(cache) <= keep
+        assert ("b", k) in cache
+    # a huge block does not push out the blocks used just before it
+    recent = list(cache)[-(keep - 1):]
+    cache.put(("huge",), Rendered([Strip([])] * 20_000))
+    assert all(k in cache for k in recent) and ("huge",) in cache
+    cache.pop(("huge",))
+    assert cache.lines == sum(r.height for r in cache.values())
+    cache.clear()
+    assert cache.lines == 0 and not cache

@@ -36,6 +36,35 @@ from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered, lexer_re
 
 __all__ = ["BlockScroller"]
 
+
+class _RenderCache(OrderedDict):
+    """Rendered blocks by state key, least recently used first, bounded by blocks and
+    by lines; the last _RENDER_KEEP blocks used always stay (whatever is on screen)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines = 0
+
+    def put(self, key: tuple, r: Rendered) -> None:
+        old = super().pop(key, None)
+        if old is not None:
+            self.lines -= old.height
+        self[key] = r
+        self.lines += r.height
+        while len(self) > _RENDER_KEEP and (len(self) > _RENDER_CACHE or self.lines > _RENDER_CACHE_LINES):
+            _, gone = self.popitem(last=False)
+            self.lines -= gone.height
+
+    def pop(self, key, default=None):
+        got = super().pop(key, default)
+        if got is not default and got is not None:
+            self.lines -= got.height
+        return got
+
+    def clear(self) -> None:
+        super().clear()
+        self.lines = 0
+
 _console_local = threading.local()
 
 
@@ -50,6 +79,10 @@ def _private_console() -> Console:
 
 _ALL_DEPS = DEP_THINKING | DEP_OUTPUT
 _RENDER_CACHE = 400  # rendered blocks kept
+# ... and lines: a Strip is ~30 objects the garbage collector walks on every full
+# collection (and a full output may be thousands of lines)
+_RENDER_CACHE_LINES = 4000
+_RENDER_KEEP = 128  # more blocks than a screen can show
 LEXER_DELAY = 0.15  # seconds of quiet before lexers wanted by plain-drawn code are made
 _EMPTY: frozenset = frozenset()
 _OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
@@ -85,7 +118,7 @@ class BlockScroller(ScrollView, can_focus=True):
         self._known: set[int] = set()  # blocks drawn at some time (their heights may be cached)
         self._width = 0
         self._settling = False
-        self._rcache: OrderedDict[tuple, Rendered] = OrderedDict()
+        self._rcache = _RenderCache()
         self._hcache: dict[tuple, int] = {}
         self._deps: dict[Hashable, int] = {}
         self._inverted: dict[Hashable, frozenset] = {}
@@ -221,10 +254,7 @@ class BlockScroller(ScrollView, can_focus=True):
         """Cache a rendered block under its state key (refined by what the render used)."""
         self._deps[key[0]] = r.deps
         key = self._refine(key, r.deps)
-        self._rcache[key] = r
-        self._rcache.move_to_end(key)
-        while len(self._rcache) > _RENDER_CACHE:
-            self._rcache.popitem(last=False)
+        self._rcache.put(key, r)
         self._hcache[key] = r.height
         return key
 
