@@ -82,6 +82,7 @@ _NONZERO_RE = re.compile(rb"[^\x00]")
 _RESULT_TABLE = bytes(1 if c == _R else 0 for c in range(256))
 _NOT_ASSISTANT_RE = re.compile(rb"[^A]")
 
+_BLOCK_OBJECTS = 4096  # block objects kept (what a block looks like is cheap to work out again)
 # block kinds (codes in _bkind)
 _KA, _KR, _KE, _KM = 0, 1, 2, 3
 _KIND_NAMES = ("assistant", "results", "entry", "marker")
@@ -694,6 +695,8 @@ class MessagePane(BlockScroller):
         name = _KIND_NAMES[kind]
         key = (name, entries, n, in_context, first_out, mark, label, prev_ts, self._built_hidden)
         blk = _Block(name, entries, key, in_context, first_out, mark, label, prev_ts, self._dgen)
+        if len(self._bobj) >= _BLOCK_OBJECTS:  # (a search makes one per block: made again when asked)
+            self._bobj = {}
         self._bobj[b] = blk
         return blk
 
