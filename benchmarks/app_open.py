@@ -23,6 +23,12 @@ import time
 
 T0 = time.perf_counter()
 
+if __name__ == "__main__" and "--no-prestart" not in sys.argv:
+    # what `pitui FILE` does first: start reading the file on other cores
+    from pitui.core.open_parallel import prestart  # noqa: E402
+
+    prestart(sys.argv[1])
+
 from pitui.core.discovery import resolve_root  # noqa: E402
 from pitui.core.listing import SessionIndex  # noqa: E402
 from pitui.ui.app import PituiApp  # noqa: E402

@@ -151,6 +151,11 @@ def cmd_app(argv: list[str]) -> int:
         root = _resolve_root(path, session_dir)
     except CliError as exc:
         return _fail(exc.path, exc.reason)
+    if root.kind == "file":
+        # Start reading the session on other cores now, while Textual is imported.
+        from .core.open_parallel import prestart
+
+        prestart(root.path)
     from .ui.app import run_app
 
     return run_app(root, demo=args.demo) or 0

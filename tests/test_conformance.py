@@ -12,6 +12,7 @@ import pytest
 
 from pitui.cli import main
 from pitui.core.context import build_context
+from pitui.core.open_parallel import ParallelOpen
 from pitui.core.session import Session
 
 CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus"
@@ -29,10 +30,15 @@ def _normalise(value):
 
 
 @pytest.mark.parametrize("expected_file", EXPECTED, ids=lambda p: p.name[:40])
-@pytest.mark.parametrize("validate", [True, False], ids=["validating", "lazy"])
-def test_session_matches_pi(expected_file: Path, validate: bool):
+@pytest.mark.parametrize("how", ["validating", "lazy", "parallel"])
+def test_session_matches_pi(expected_file: Path, how: str):
     exp = json.loads(expected_file.read_text())
-    s = Session.open(_session_file(exp["file"]), validate=validate)
+    path = _session_file(exp["file"])
+    if how == "parallel":
+        # cut into parts read by worker processes, as a big file is (see open_parallel)
+        s = ParallelOpen(path, min_bytes=0, part_min=1, jobs=2).result()
+    else:
+        s = Session.open(path, validate=how == "validating")
     n = len(s)
     assert n == exp["entryCount"]
     assert s.types == exp["types"]

@@ -140,11 +140,13 @@ def read_span(path: str | os.PathLike, offset: int, length: int) -> bytes:
 _WS_START = frozenset(b" \t\r\x0b\x0c")
 
 
-def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1):
+def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1, stop: int | None = None):
     """Like :func:`iter_lines` without copying: yields ``(buf, pos, end, offset, lineno,
     next_offset, terminated)`` where the line is ``buf[pos:end]`` (no ``\\n``/``\\r``),
     ``offset`` its file offset and ``next_offset`` the offset after its newline. ``buf`` is
-    a reused bytearray, valid only until the next item; regexes can match it in place."""
+    a reused bytearray, valid only until the next item; regexes can match it in place.
+    With ``stop``, nothing at or past that file offset is read (a line cut there is
+    yielded as unterminated)."""
     f.seek(start)
     buf = bytearray(CHUNK)
     filled = 0
@@ -157,7 +159,7 @@ def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1):
     if start == 0:
         # a BOM on the first line is not part of it
         with memoryview(buf) as mv:
-            filled = readinto(mv[:CHUNK])
+            filled = readinto(mv[:CHUNK] if stop is None else mv[:max(0, min(CHUNK, stop))])
         if buf.startswith(BOM):
             pos = 3
     while True:
@@ -173,7 +175,11 @@ def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1):
                 buf.extend(bytes(len(buf)))  # a line longer than the buffer
                 find = buf.find
             with memoryview(buf) as mv:
-                n = readinto(mv[filled:])
+                if stop is None:
+                    n = readinto(mv[filled:])
+                else:
+                    room = stop - (base + filled)
+                    n = readinto(mv[filled:filled + room]) if room > 0 else 0
             if not n:
                 break
             filled += n

@@ -193,8 +193,18 @@ class Session:
         return s
 
     # ------------------------------------------------------------------ scanning
-    def _scan(self, *, validate: bool, progress: Callable[[int, int], None] | None = None) -> int:
-        """Scan from ``scanned_to`` to the end of the file. Returns the number of new entries."""
+    def _scan(
+        self,
+        *,
+        validate: bool,
+        progress: Callable[[int, int], None] | None = None,
+        stop: int | None = None,
+        build: bool = True,
+        header_only: bool = False,
+    ) -> int:
+        """Scan from ``scanned_to`` to the end of the file (or to byte ``stop``). Returns the
+        number of new entries. ``build=False`` leaves the tree alone (a part of a parallel
+        open); ``header_only`` stops once the header is read."""
         try:
             f = open(self.path, "rb")
         except IsADirectoryError:
@@ -220,9 +230,11 @@ class Session:
             self.file_mtime = st.st_mtime
             last_report = 0
             handle = self._fast_handler() if not validate and self.version >= 2 else None
-            for buf, pos, e, off, lineno, end, term in iter_line_spans(f, self.scanned_to, self.next_lineno):
+            for buf, pos, e, off, lineno, end, term in iter_line_spans(f, self.scanned_to, self.next_lineno, stop):
                 if not self.header:
                     self._accept_header(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+                    if self.header and header_only:
+                        break
                     if self.header and not validate and self.version >= 2:
                         handle = self._fast_handler()
                     continue
@@ -237,10 +249,114 @@ class Session:
                 if size == 0:
                     raise NotASession(self.path, "empty file")
                 raise NotASession(self.path, "no session header line (not a Pi session)")
+        if header_only:
+            return 0
         if progress is not None:
-            progress(self.file_size, self.file_size)
-        self._build_tree()
+            progress(self.file_size if stop is None else stop, self.file_size)
+        if build:
+            self._build_tree()
         return len(self.ids) - start_count
+
+    # ------------------------------------------------------------------ parallel opening
+    @classmethod
+    def scan_part(cls, path: str, start: int, stop: int | None, version: int,
+                  progress: Callable[[int, int], None] | None = None) -> dict:
+        """Scan the lines in ``[start, stop)`` (to the end of the file when ``stop`` is
+        None) of a file whose header was read elsewhere; line numbers count from 1 at
+        ``start``. The result is plain data for :meth:`from_parts` (see
+        :mod:`pitui.core.open_parallel`): the skeleton of the part, its warnings, how many
+        lines it spans, and whether it ended where it should (a file rewritten meanwhile
+        does not)."""
+        s = cls(path)
+        s.header = {"type": "session"}  # a stand-in: the caller holds the real header
+        s.version = version
+        s.scanned_to = start
+        s.next_lineno = 1
+        s._scan(validate=False, progress=progress, stop=stop, build=False)
+        ok = True
+        lines = s.next_lineno - 1
+        if stop is not None:
+            # The part must end with whole lines; count the newlines of trailing blank ones.
+            tail = b""
+            if s.scanned_to < stop:
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    tail = os.pread(fd, stop - s.scanned_to, s.scanned_to)
+                finally:
+                    os.close(fd)
+            if s._pending_partial is not None or len(tail) != stop - s.scanned_to or tail.strip():
+                ok = False
+            lines += tail.count(b"\n")
+        return {
+            "ok": ok,
+            "start": start,
+            "stop": stop,
+            "ids": s.ids,
+            "parent_ids": s.parent_ids,
+            "types": s.types,
+            "roles": s.roles,
+            "timestamps": s.timestamps,
+            "offsets": s.offsets.tobytes(),
+            "lengths": s.lengths.tobytes(),
+            "linenos": s.linenos.tobytes(),
+            "flags": bytes(s.flags),
+            "warnings": [(w.line, w.message) for w in s.warnings],
+            "lines": lines,
+            "scanned_to": s.scanned_to,
+            "next_lineno": s.next_lineno,
+            "pending_partial": s._pending_partial,
+            "file_size": s.file_size,
+            "file_mtime": s.file_mtime,
+        }
+
+    @classmethod
+    def read_header(cls, path: str | os.PathLike) -> "Session":
+        """A session with only its header read (``scanned_to`` is the first entry's line).
+        Raises :class:`NotASession` as :meth:`open` does."""
+        s = cls(path)
+        s._scan(validate=True, header_only=True)
+        return s
+
+    def add_parts(self, parts: list[dict]) -> None:
+        """Append the results of :meth:`scan_part` (in file order, the first starting at
+        ``scanned_to``) and build the tree: the same session a sequential scan reads.
+        A part that met anything out of the ordinary (a warning, whose text and ids may
+        depend on absolute line numbers) is read again here, in order. Parts that are not
+        ``ok`` must not be passed (the caller reads the file the usual way instead)."""
+        for part in parts:
+            base = self.next_lineno - 1
+            if part["warnings"]:
+                self.scanned_to = part["start"]
+                self._scan(validate=False, stop=part["stop"], build=False)
+                if part["stop"] is not None:
+                    self.scanned_to = part["stop"]
+                    self.next_lineno = base + 1 + part["lines"]
+                continue
+            n0 = len(self.ids)
+            self.ids.extend(part["ids"])
+            self.parent_ids.extend(part["parent_ids"])
+            self.types.extend(part["types"])
+            self.roles.extend(part["roles"])
+            self.timestamps.extend(part["timestamps"])
+            self.offsets.frombytes(part["offsets"])
+            self.lengths.frombytes(part["lengths"])
+            linenos = array("q")
+            linenos.frombytes(part["linenos"])
+            self.linenos.extend(array("q", [x + base for x in linenos]))
+            self.flags.extend(part["flags"])
+            if part["stop"] is None:
+                self.scanned_to = part["scanned_to"]
+                self.next_lineno = part["next_lineno"] + base
+                self.file_size = part["file_size"]
+                self.file_mtime = part["file_mtime"]
+                pp = part["pending_partial"]
+                self._pending_partial = None if pp is None else n0 + pp
+            else:
+                self.scanned_to = part["stop"]
+                self.next_lineno = base + 1 + part["lines"]
+        if "label" in self.types or "session_info" in self.types:
+            self._replay_labels_and_name()
+        self._build_tree()
 
     def _scan_line(self, raw, flags: int = 0) -> None:
         """Parse one line whole and record it (the exact, validating path)."""
@@ -287,27 +403,41 @@ class Session:
         flags_append = self.flags.append
         head_match = _HEAD_RE.match
         stop_iter = _STOP_RE.finditer
-        text_search = _TEXT_RE.search
+        stop_match = _STOP_RE.match
+        text_match = _TEXT_RE.match
         role_cache: dict[bytes, str] = {}
         message_s = _intern_str(self._intern, "message")
         v3 = self.version >= 3
 
         def handle(buf, pos: int, e: int, offset: int, lineno: int, end: int, terminated: bool) -> None:
             length = e - pos
+            rfind = buf.rfind
+            find = buf.find
             head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
             flags = F_LAZY
             if head is not None and head.group(4) == b"assistant":
-                stop = None
-                for stop in stop_iter(buf, max(pos, e - _TAIL), e):
-                    pass
+                # The last "stopReason" in the line's tail: found with rfind (a plain
+                # byte search, far quicker than the regex scanning 4 KB of each line),
+                # then checked with the regex; anything unusual takes the regex's own way.
+                tail = max(pos, e - _TAIL)
+                k = rfind(b'"stopReason":"', tail, e)
+                stop = stop_match(buf, k, e) if k >= 0 else None
+                if stop is None and k >= 0:
+                    for stop in stop_iter(buf, tail, e):
+                        pass
                 if stop is None:
                     head = None
                 else:
                     reason = stop.group(1)
                     if reason and reason != b"stop" and reason != b"toolUse":
                         flags |= F_ABNORMAL_STOP
-                    if text_search(buf, pos, e) is not None:
-                        flags |= F_ASSISTANT_TEXT
+                    # the first text block with a character that is not white space
+                    k = find(b'{"type":"text","text":"', pos, e)
+                    while k >= 0:
+                        if text_match(buf, k, e) is not None:
+                            flags |= F_ASSISTANT_TEXT
+                            break
+                        k = find(b'{"type":"text","text":"', k + 1, e)
             if head is None:
                 self._scan_line(RawLine(offset, length, lineno, bytes(buf[pos:e]), terminated, end))
                 return

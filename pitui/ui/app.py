@@ -32,6 +32,7 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Footer, Input, Static
 from textual.worker import get_current_worker
 
+from ..core import open_parallel
 from ..core.discovery import SessionRoot
 from ..core.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
 from ..core.session import NotASession, Session
@@ -182,6 +183,7 @@ class BrowserScreen(Screen):
         self._refreshing: Session | None = None  # the session a refresh worker is reading
         self._file_id: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
         self._relisting = False
+        self._opening: open_parallel.ParallelOpen | None = None  # the open being read
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.SESSION_ACTIONS:
@@ -376,6 +378,9 @@ class BrowserScreen(Screen):
         self.show_notice("Opening…", shorten_home(path))
         self.workers.cancel_group(self, "validate")
         self.workers.cancel_group(self, "stats")
+        if self._opening is not None:
+            self._opening.cancel()  # its worker processes, if any
+            self._opening = None
         self._open_worker(path, self.branch_tree.mode)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
@@ -388,7 +393,14 @@ class BrowserScreen(Screen):
                 self.post_message(self.OpenProgress(path, done, total))
 
         try:
-            session = Session.open(path, validate=False, progress=progress)
+            # A big file is read in parts by worker processes (off this interpreter, which
+            # the user interface needs); ``pitui FILE`` started it before Textual loaded.
+            opening = open_parallel.start(path)
+            self._opening = opening
+            if worker.is_cancelled:
+                opening.cancel()
+                return
+            session = opening.result(progress)
             layout = layout_tree(session, mode, frozenset())
         except NotASession as exc:
             if not worker.is_cancelled:

@@ -1,0 +1,227 @@
+"""Opening a big session on several cores.
+
+A single Python thread reads a 200 MB session in about half a second; the app's own
+thread would slow it down further (and be slowed down by it). So a big file is cut at
+line boundaries into one part per core, each part is scanned by a worker process
+(:mod:`pitui.core.scan_worker`), and the parts are put together here into exactly the
+session a sequential scan reads (the conformance tests open the corpus both ways).
+
+:class:`ParallelOpen` starts the workers at once and is finished later, so ``pitui FILE``
+can start reading before the user interface is even imported (:func:`prestart`).
+Anything unusual (no workers, a worker that fails, a file rewritten meanwhile) falls back
+to the plain sequential :meth:`Session.open`.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import selectors
+import subprocess
+import sys
+import threading
+from typing import Callable
+
+from .session import Session
+
+__all__ = ["ParallelOpen", "open_session", "prestart", "start", "PARALLEL_MIN_BYTES"]
+
+# Smaller files are read in the calling thread: starting a worker costs ~0.07 s.
+PARALLEL_MIN_BYTES = 48 * 1024 * 1024
+# At least this much of the file per worker.
+PART_MIN_BYTES = 24 * 1024 * 1024
+MAX_JOBS = 8
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _jobs_for(size: int, jobs: int | None, part_min: int) -> int:
+    if jobs is None:
+        jobs = min(cpu_count(), MAX_JOBS)
+    return max(1, min(jobs, size // max(1, part_min)))
+
+
+def _next_line_start(fd: int, pos: int, limit: int) -> int | None:
+    """The offset just after the first newline at or after ``pos`` (before ``limit``)."""
+    while pos < limit:
+        chunk = os.pread(fd, min(256 * 1024, limit - pos), pos)
+        if not chunk:
+            return None
+        k = chunk.find(b"\n")
+        if k >= 0:
+            return pos + k + 1
+        pos += len(chunk)
+    return None
+
+
+class ParallelOpen:
+    """One open of ``path`` in progress. :meth:`result` finishes it (in any thread)."""
+
+    def __init__(self, path: str | os.PathLike, *, jobs: int | None = None, min_bytes: int | None = None,
+                 part_min: int | None = None):
+        self.path = os.fspath(path)
+        self._procs: list[subprocess.Popen] = []
+        self._bounds: list[tuple[int, int | None]] = []
+        self._head: Session | None = None
+        self._cancelled = False
+        self._lock = threading.Lock()
+        self.size = 0
+        try:
+            self._start(jobs, PARALLEL_MIN_BYTES if min_bytes is None else min_bytes,
+                        PART_MIN_BYTES if part_min is None else part_min)
+        except Exception:  # the sequential open will say what is wrong
+            self._kill()
+            self._procs = []
+
+    @property
+    def parallel(self) -> bool:
+        """True when worker processes were started."""
+        return bool(self._procs)
+
+    def _start(self, jobs: int | None, min_bytes: int, part_min: int) -> None:
+        st = os.stat(self.path)
+        self.size = st.st_size
+        if st.st_size < min_bytes or jobs == 0:
+            return
+        # Even one part goes to a worker process: the caller's thread shares its
+        # interpreter with the user interface, which would slow both down.
+        n = _jobs_for(st.st_size, jobs, part_min)
+        head = Session.read_header(self.path)
+        if head.version < 2 or head.scanned_to >= st.st_size:
+            return
+        start = head.scanned_to
+        bounds: list[int] = [start]
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            span = st.st_size - start
+            for k in range(1, n):
+                b = _next_line_start(fd, start + span * k // n, st.st_size)
+                if b is None or b <= bounds[-1] or b >= st.st_size:
+                    break
+                bounds.append(b)
+        finally:
+            os.close(fd)
+        self._head = head
+        self._bounds = [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
+        env = dict(os.environ)
+        for a, b in self._bounds:
+            self._procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "pitui.core.scan_worker", self.path, str(a),
+                     "-" if b is None else str(b), str(head.version)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                )
+            )
+
+    def cancel(self) -> None:
+        """Stop the workers (the open is no longer wanted)."""
+        self._cancelled = True
+        self._kill()
+
+    def _kill(self) -> None:
+        for p in self._procs:
+            try:
+                p.kill()
+            except OSError:
+                pass
+
+    def result(self, progress: Callable[[int, int], None] | None = None) -> Session:
+        """The opened session (the sequential :meth:`Session.open` when the parallel way
+        cannot be taken). Raises :class:`NotASession` as that does."""
+        with self._lock:
+            parts = self._collect(progress) if self._procs else None
+            if parts is None:
+                if self._cancelled:
+                    raise RuntimeError("cancelled")
+                return Session.open(self.path, validate=False, progress=progress)
+            head = self._head
+            assert head is not None
+            head.add_parts(parts)
+            return head
+
+    def _collect(self, progress: Callable[[int, int], None] | None) -> list[dict] | None:
+        procs = self._procs
+        outs = [bytearray() for _ in procs]
+        errs = [bytearray() for _ in procs]
+        done = [0] * len(procs)
+        sel = selectors.DefaultSelector()
+        try:
+            for k, p in enumerate(procs):
+                assert p.stdout is not None and p.stderr is not None
+                sel.register(p.stdout, selectors.EVENT_READ, (k, outs))
+                sel.register(p.stderr, selectors.EVENT_READ, (k, errs))
+            open_pipes = 2 * len(procs)
+            while open_pipes:
+                for key, _ in sel.select(timeout=1.0):
+                    k, bufs = key.data
+                    data = os.read(key.fd, 1 << 20)
+                    if not data:
+                        sel.unregister(key.fileobj)
+                        open_pipes -= 1
+                        continue
+                    bufs[k] += data
+                    if bufs is errs and progress is not None:
+                        lines = bytes(errs[k]).split(b"\n")
+                        last = [x for x in lines[:-1] if x.strip().isdigit()]
+                        if last:
+                            done[k] = int(last[-1])
+                            errs[k] = bytearray(lines[-1])
+                            progress(self._head.scanned_to + sum(done), self.size)  # type: ignore[union-attr]
+                if self._cancelled:
+                    return None
+        finally:
+            sel.close()
+        parts = []
+        for k, p in enumerate(procs):
+            if p.wait() != 0:
+                return None
+            try:
+                part = pickle.loads(bytes(outs[k]))
+            except Exception:
+                return None
+            if not isinstance(part, dict) or not part.get("ok"):
+                return None
+            parts.append(part)
+        # A file rewritten while the parts were read: the parts do not fit together.
+        if any(p["file_size"] < self.size for p in parts):
+            return None
+        return parts
+
+
+_pending: dict[str, ParallelOpen] = {}
+_pending_lock = threading.Lock()
+
+
+def prestart(path: str | os.PathLike) -> None:
+    """Start reading ``path`` now (``pitui FILE`` calls this before it imports the user
+    interface); the next :func:`open_session` of the same unchanged file takes it over."""
+    p = ParallelOpen(path)
+    with _pending_lock:
+        old = _pending.pop(p.path, None)
+        _pending[p.path] = p
+    if old is not None:
+        old.cancel()
+
+
+def start(path: str | os.PathLike) -> ParallelOpen:
+    """The open of ``path`` started by :func:`prestart`, or a new one. A file that grew
+    meanwhile is still read right (the last part reads to its end); one that shrank is
+    noticed by the parts and read again the usual way."""
+    key = os.fspath(path)
+    with _pending_lock:
+        pending = _pending.pop(key, None)
+    return pending if pending is not None else ParallelOpen(key)
+
+
+def open_session(path: str | os.PathLike, progress: Callable[[int, int], None] | None = None) -> Session:
+    """Open ``path`` the fastest way: in parts on worker processes when it is big, else
+    in this thread. Same result and errors as ``Session.open(path, validate=False)``."""
+    return start(path).result(progress)

@@ -1,0 +1,192 @@
+"""Opening a big file in parts on worker processes gives exactly the sequential reading.
+
+The parts are made tiny here (``part_min=1``) so that small files are cut many times,
+right through the awkward lines: damaged JSON, bytes that are not UTF-8, an entry with no
+id (whose made-up id comes from its line number), blank and CRLF lines, labels set in
+one part and cleared in another, a name changed across parts, a partial last line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pitui.core import open_parallel
+from pitui.core.open_parallel import ParallelOpen
+from pitui.core.session import NotASession, Session
+
+from helpers import HEADER, assistant, entry, line, user
+
+FIELDS = ("ids", "parent_ids", "types", "roles", "timestamps", "offsets", "lengths", "linenos", "flags",
+          "parent", "roots", "children", "shadowed", "leaf", "index_of", "label_by_target",
+          "label_time_by_target", "name", "scanned_to", "next_lineno", "file_size", "_pending_partial")
+
+
+def _same(a: Session, b: Session) -> None:
+    for f in FIELDS:
+        assert getattr(a, f) == getattr(b, f), f
+    assert [(w.line, w.message) for w in a.all_warnings] == [(w.line, w.message) for w in b.all_warnings]
+
+
+def _awkward_file(path: Path, *, partial_tail: bool = False) -> Path:
+    rows: list[bytes] = [line(HEADER).encode()]
+    prev = None
+    for n in range(1, 121):
+        eid = f"e{n:03d}"
+        if n % 2:
+            obj = user(eid, prev, n, text=f"question {n} " + "x" * (n * 7))
+        else:
+            obj = assistant(eid, prev, n, text=f"answer {n} ✓ " + "y" * (n * 5))
+        rows.append(line(obj).encode())
+        prev = eid
+        if n == 10:
+            rows.append(line(entry("label", "lab1", prev, n, targetId="e003", label="first")).encode())
+            prev = "lab1"
+        if n == 20:
+            rows.append(b'{"type":"message","id":"broken",')  # damaged JSON
+        if n == 30:
+            rows.append(b"")  # blank lines
+            rows.append(b"   ")
+        if n == 40:
+            rows.append(line(user("bad-utf8", prev, n, text="caf\udce9")).encode("utf-8", "surrogateescape"))
+            prev = "bad-utf8"
+        if n == 50:
+            rows.append(line({"type": "custom", "parentId": prev, "timestamp": "2026-11-20T11:00:00.000Z",
+                              "customType": "x", "data": {}}).encode())  # no id
+        if n == 60:
+            rows.append(line(entry("session_info", "name1", prev, n, name="first name")).encode())
+            prev = "name1"
+        if n == 70:
+            rows.append(line(user("e070b", "e050", n, text="a fork")).encode() + b"\r")  # CRLF, a fork
+        if n == 90:
+            rows.append(line(entry("label", "lab2", prev, n, targetId="e003", label=None)).encode())
+            rows.append(line(entry("label", "lab3", "lab2", n, targetId="e005", label="later")).encode())
+            prev = "lab3"
+        if n == 100:
+            rows.append(line(entry("session_info", "name2", prev, n, name="second name")).encode())
+            prev = "name2"
+    data = b"\n".join(rows) + b"\n"
+    if partial_tail:
+        data += line(user("tail", prev, 200))[:40].encode()
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3, 7])
+@pytest.mark.parametrize("partial_tail", [False, True], ids=["whole", "partial-tail"])
+def test_parts_read_like_one_scan(tmp_path, jobs, partial_tail):
+    f = _awkward_file(tmp_path / "s.jsonl", partial_tail=partial_tail)
+    seq = Session.open(f, validate=False)
+    po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=jobs)
+    assert po.parallel
+    par = po.result()
+    _same(seq, par)
+    assert par.name == "second name"
+    assert par.labels == {seq.index_of["e005"]: "later"}
+    assert any("not valid JSON" in w.message for w in par.warnings)
+    assert "line" + str(seq.linenos[seq.types.index("custom")]) in par.ids  # no id: named by its line
+
+
+def test_a_parallel_session_reads_on_like_any_other(tmp_path):
+    f = _awkward_file(tmp_path / "s.jsonl", partial_tail=True)
+    par = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3).result()
+    with open(f, "ab") as out:  # Pi finishes the line and writes another
+        out.write(b"\n")  # the partial line is now damaged and complete
+        out.write(line(user("after", "name2", 300)).encode() + b"\n")
+    par.refresh()
+    _same(Session.open(f, validate=False), par)
+
+
+def test_small_files_and_old_versions_are_read_in_the_calling_thread(tmp_path):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    assert not ParallelOpen(f).parallel  # far below PARALLEL_MIN_BYTES
+    old = tmp_path / "v1.jsonl"
+    old.write_text(line({"type": "session", "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/"}) + "\n"
+                   + line({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
+                           "message": {"role": "user", "content": "hi"}}) + "\n")
+    po = ParallelOpen(old, min_bytes=0, part_min=1, jobs=2)
+    assert not po.parallel
+    _same(Session.open(old, validate=False), po.result())
+
+
+def test_not_a_session_is_reported_the_same_way(tmp_path):
+    f = tmp_path / "notes.jsonl"
+    f.write_text('{"hello": 1}\n' * 50)
+    with pytest.raises(NotASession) as seq:
+        Session.open(f, validate=False)
+    with pytest.raises(NotASession) as par:
+        ParallelOpen(f, min_bytes=0, part_min=1, jobs=2).result()
+    assert par.value.reason == seq.value.reason
+    with pytest.raises(NotASession) as missing:
+        ParallelOpen(tmp_path / "gone.jsonl", min_bytes=0).result()
+    assert missing.value.reason == "no such file"
+
+
+def test_a_failing_worker_falls_back_to_the_sequential_read(tmp_path, monkeypatch):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    monkeypatch.setattr(open_parallel.sys, "executable", os.path.join(str(tmp_path), "no-python-here"))
+    po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=2)
+    assert not po.parallel  # could not start: nothing to wait for
+    _same(Session.open(f, validate=False), po.result())
+
+
+def test_a_file_rewritten_under_the_workers_is_read_again(tmp_path, monkeypatch):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    data = f.read_bytes()
+    # a part whose end no longer falls between lines (the file changed) says so
+    cut = data.index(b"question 41")
+    assert not Session.scan_part(str(f), data.index(b"\n") + 1, cut, 3)["ok"]
+    assert Session.scan_part(str(f), data.index(b"\n") + 1, data.index(b"\n", cut) + 1, 3)["ok"]
+    # and then the file is read the usual way
+    po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=2)
+    monkeypatch.setattr(po, "_collect", lambda progress: None)
+    _same(Session.open(f, validate=False), po.result())
+
+
+def test_prestart_is_taken_over_by_the_next_open(tmp_path):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    open_parallel.prestart(f)
+    assert str(f) in open_parallel._pending
+    s = open_parallel.open_session(f)
+    assert str(f) not in open_parallel._pending
+    _same(Session.open(f, validate=False), s)
+
+
+def test_progress_is_reported_in_bytes_of_the_whole_file(tmp_path):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    seen: list[tuple[int, int]] = []
+    ParallelOpen(f, min_bytes=0, part_min=1, jobs=2).result(lambda done, total: seen.append((done, total)))
+    size = f.stat().st_size
+    assert seen and seen[-1] == (size, size)
+    assert all(t == size for _, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, corpus_root, monkeypatch):
+    """The app reads a (here: made to count as) big file in parts, with the same tree."""
+    monkeypatch.setattr(open_parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(open_parallel, "PART_MIN_BYTES", 1)
+    used: list[bool] = []
+    real = ParallelOpen.result
+
+    def spy(self, progress=None):
+        used.append(self.parallel)
+        return real(self, progress)
+
+    monkeypatch.setattr(ParallelOpen, "result", spy)
+    path = corpus_root / "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
+    app = make_app(path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        b = app.browser
+        assert used == [True]
+        assert b.session is not None
+        seq = Session.open(path, validate=False)
+        seq.validate_lazy_lines()  # as the app did after its first paint
+        _same(seq, b.session)
+        assert b.session.ids[b.branch_tree.selected_entry] == "fa5fba56"  # the leaf
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert b.session.ids[b.branch_tree.selected_entry] == "156ded8f"
