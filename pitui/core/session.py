@@ -649,13 +649,12 @@ class Session:
     # ------------------------------------------------------------------ tree
     def _build_tree(self) -> None:
         n = len(self.ids)
-        index_of: dict[str, int] = {}
-        for i, eid in enumerate(self.ids):
-            index_of[eid] = i
+        ids = self.ids
+        index_of: dict[str, int] = dict(zip(ids, range(n)))  # a later duplicate wins
         tree_warnings: list[SessionWarning] = []
         shadowed: set[int] = set()
         if len(index_of) != n:
-            for i, eid in enumerate(self.ids):
+            for i, eid in enumerate(ids):
                 if index_of[eid] != i:
                     shadowed.add(i)
                     tree_warnings.append(
@@ -668,52 +667,57 @@ class Session:
         parent = [-1] * n
         children: dict[int, list[int]] = {}
         roots: list[int] = []
-        ids = self.ids
-        for i in range(n):
-            if i in shadowed:
+        multi: list[int] = []  # parents with more than one child
+        forward_ok = True  # every parent comes before its child in the file
+        parent_ids = self.parent_ids
+        children_get = children.get
+        # index_of.get(None) is None: roots and orphans both come out as None here
+        for i, j in enumerate(map(index_of.get, parent_ids)):
+            if shadowed and i in shadowed:
                 parent[i] = -2
                 continue
-            pid = self.parent_ids[i]
-            if pid is None or pid == ids[i]:
+            if j is None or j == i:  # no parent, a missing one, or itself (pid == own id)
                 roots.append(i)
-                continue
-            j = index_of.get(pid)
-            if j is None:
-                roots.append(i)
-                tree_warnings.append(
-                    SessionWarning(
-                        self.linenos[i], f"line {self.linenos[i]}: parent {pid} not found; shown as a root (orphan)"
+                pid = parent_ids[i]
+                if j is None and pid is not None:
+                    tree_warnings.append(
+                        SessionWarning(
+                            self.linenos[i], f"line {self.linenos[i]}: parent {pid} not found; shown as a root (orphan)"
+                        )
                     )
-                )
                 continue
+            if j > i:
+                forward_ok = False
             parent[i] = j
-            lst = children.get(j)
+            lst = children_get(j)
             if lst is None:
                 children[j] = [i]
             else:
+                if len(lst) == 1:
+                    multi.append(j)
                 lst.append(i)
         # Sort siblings oldest first, stable for ties, as Pi's getTree does.
         ts = self.timestamps
-        for lst in children.values():
-            if len(lst) > 1:
-                keys = [iso_to_ms(ts[c]) for c in lst]
-                if any(math.isnan(k) for k in keys):
-                    pairs = list(zip(keys, lst))
+        for j in multi:
+            lst = children[j]
+            keys = [iso_to_ms(ts[c]) for c in lst]
+            if any(math.isnan(k) for k in keys):
+                pairs = list(zip(keys, lst))
 
-                    def cmp(a, b):
-                        d = a[0] - b[0]
-                        return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
+                def cmp(a, b):
+                    d = a[0] - b[0]
+                    return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
 
-                    pairs.sort(key=cmp_to_key(cmp))
-                    lst[:] = [c for _, c in pairs]
-                else:
-                    order = sorted(range(len(lst)), key=keys.__getitem__)
-                    lst[:] = [lst[k] for k in order]
+                pairs.sort(key=cmp_to_key(cmp))
+                lst[:] = [c for _, c in pairs]
+            else:
+                order = sorted(range(len(lst)), key=keys.__getitem__)
+                lst[:] = [lst[k] for k in order]
         # Everything not reachable from a root lies on or below a parentId cycle (Pi loops
         # forever there). Break each cycle at its earliest entry and show it as a root.
-        reached = bytearray(n)
-        for i in shadowed:
-            reached[i] = 1
+        # When every parent comes before its child (nearly always), every entry is reached
+        # from a root (by induction on file order) and there is nothing to walk.
+        reached = bytearray(b"\x01") * n if forward_ok else bytearray(n)
 
         def mark(start: int) -> None:
             stack = [start]
@@ -724,21 +728,7 @@ class Session:
                 if kids:
                     stack.extend(kids)
 
-        # Parents nearly always come before their children in the file: one forward pass
-        # settles those; the rest (forward references, cycles) take the general walk.
-        for r in roots:
-            reached[r] = 1
-        forward_ok = True
-        for i in range(n):
-            p = parent[i]
-            if p >= 0:
-                if p < i:
-                    if reached[p]:
-                        reached[i] = 1
-                else:
-                    forward_ok = False
         if not forward_ok:
-            reached = bytearray(n)
             for i in shadowed:
                 reached[i] = 1
             for r in roots:

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -386,9 +387,15 @@ class BrowserScreen(Screen):
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def _open_worker(self, path: str, mode: str) -> None:
         worker = get_current_worker()
+        started = time.monotonic()
+        shown = [started]
 
         def progress(done: int, total: int) -> None:
-            if total > 16 * 1024 * 1024 and not worker.is_cancelled:
+            # Only a read that takes a while shows its progress, a few times a second: a
+            # repaint costs the UI thread 20-50 ms that the read would rather have.
+            now = time.monotonic()
+            if total > 16 * 1024 * 1024 and now - shown[0] >= 0.25 and not worker.is_cancelled:
+                shown[0] = now
                 # post, don't wait: call_from_thread would stall the read on the UI thread
                 self.post_message(self.OpenProgress(path, done, total))
 
