@@ -25,7 +25,7 @@ import time
 
 T0 = time.perf_counter()
 
-if __name__ == "__main__" and "--choose" not in sys.argv:
+if __name__ == "__main__" and "--choose" not in sys.argv and "--no-prestart" not in sys.argv:
     # what `pitui FILE` does first: start reading the file on other cores
     from pitui.core.open_parallel import prestart  # noqa: E402
 
@@ -92,6 +92,10 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         out["usable_s"] = now - T0
         out["open_to_usable_s"] = now - opened[0] if opened else None
         out["startup_s"] = opened[0] - T0 if opened else None
+        import resource
+
+        out["peak_mib_app"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        out["peak_mib_one_worker"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         if not rounds:
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()

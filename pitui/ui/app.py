@@ -409,6 +409,8 @@ class BrowserScreen(Screen):
                 return
             session = opening.result(progress)
             layout = layout_tree(session, mode, frozenset())
+            if session.leaf >= 0:
+                session.path_to(session.leaf)  # walked here, not on the UI thread (it is kept)
         except NotASession as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._open_failed, path, exc.reason)
