@@ -16,6 +16,7 @@ import pytest
 from pitui.core import open_parallel
 from pitui.core.open_parallel import ParallelOpen
 from pitui.core.session import NotASession, Session
+from pitui.core.treeview import layout_tree
 
 from helpers import HEADER, assistant, entry, line, user
 
@@ -149,9 +150,14 @@ def test_prestart_is_taken_over_by_the_next_open(tmp_path):
     f = _awkward_file(tmp_path / "s.jsonl")
     open_parallel.prestart(f)
     assert str(f) in open_parallel._pending
-    s = open_parallel.open_session(f)
+    opening = open_parallel.start(f)
     assert str(f) not in open_parallel._pending
-    _same(Session.open(f, validate=False), s)
+    s = opening.result()
+    seq = Session.open(f, validate=False)
+    _same(seq, s)
+    # the default tree layout was made beside it (while the UI would be starting)
+    want, got = layout_tree(seq, "default"), opening.layouts["default"]
+    assert list(got.rows) == list(want.rows) and got.row_of == want.row_of
 
 
 def test_progress_is_reported_in_bytes_of_the_whole_file(tmp_path):

@@ -23,6 +23,7 @@ import threading
 from typing import Callable
 
 from .session import Session
+from .treeview import TreeLayout, layout_tree
 
 __all__ = ["ParallelOpen", "open_session", "prestart", "start", "PARALLEL_MIN_BYTES"]
 
@@ -70,6 +71,10 @@ class ParallelOpen:
         self._head: Session | None = None
         self._cancelled = False
         self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._done: tuple[Session | None, BaseException | None] = (None, None)
+        #: tree layouts already made, by filter (see :meth:`finish_in_background`)
+        self.layouts: dict[str, TreeLayout] = {}
         self.size = 0
         try:
             self._start(jobs, PARALLEL_MIN_BYTES if min_bytes is None else min_bytes,
@@ -133,9 +138,37 @@ class ParallelOpen:
             except OSError:
                 pass
 
+    def finish_in_background(self) -> None:
+        """Collect and join the parts on a thread of this process as they come, and lay out
+        the tree in the default filter, so that :meth:`result` finds it all done (``pitui
+        FILE``: while the user interface is still starting)."""
+
+        def run() -> None:
+            try:
+                s = self._result(None)
+                if s.leaf >= 0:
+                    s.path_to(s.leaf)  # kept by the session
+                self.layouts["default"] = layout_tree(s, "default", frozenset())
+                self._done = (s, None)
+            except BaseException as exc:  # handed to result()
+                self._done = (None, exc)
+
+        self._thread = threading.Thread(target=run, name="pitui-open", daemon=True)
+        self._thread.start()
+
     def result(self, progress: Callable[[int, int], None] | None = None) -> Session:
         """The opened session (the sequential :meth:`Session.open` when the parallel way
         cannot be taken). Raises :class:`NotASession` as that does."""
+        if self._thread is not None:
+            self._thread.join()
+            s, exc = self._done
+            if exc is not None:
+                raise exc
+            assert s is not None
+            return s
+        return self._result(progress)
+
+    def _result(self, progress: Callable[[int, int], None] | None) -> Session:
         with self._lock:
             parts = self._collect(progress) if self._procs else None
             if parts is None:
@@ -202,8 +235,10 @@ _pending_lock = threading.Lock()
 
 def prestart(path: str | os.PathLike) -> None:
     """Start reading ``path`` now (``pitui FILE`` calls this before it imports the user
-    interface); the next :func:`open_session` of the same unchanged file takes it over."""
-    p = ParallelOpen(path)
+    interface); the next :func:`open_session` of the same file takes it over. One core is
+    left to the user interface's start-up; the parts are joined on a thread meanwhile."""
+    p = ParallelOpen(path, jobs=max(1, min(cpu_count(), MAX_JOBS) - 1))
+    p.finish_in_background()
     with _pending_lock:
         old = _pending.pop(p.path, None)
         _pending[p.path] = p

@@ -9,6 +9,7 @@ temporary file handed to ``$PAGER``.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -408,7 +409,7 @@ class BrowserScreen(Screen):
                 opening.cancel()
                 return
             session = opening.result(progress)
-            layout = layout_tree(session, mode, frozenset())
+            layout = opening.layouts.get(mode) or layout_tree(session, mode, frozenset())
             if session.leaf >= 0:
                 session.path_to(session.leaf)  # walked here, not on the UI thread (it is kept)
         except NotASession as exc:
