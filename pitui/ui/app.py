@@ -382,11 +382,13 @@ class BrowserScreen(Screen):
         self.workers.cancel_group(self, "stats")
         if self._opening is not None:
             self._opening.cancel()  # its worker processes, if any
-            self._opening = None
-        self._open_worker(path, self.branch_tree.mode)
+        # Started here, not in the worker thread: the worker processes begin at once
+        # instead of after this frame's repaint (a stat, a header line, a few spawns).
+        self._opening = open_parallel.start(path)
+        self._open_worker(path, self._opening, self.branch_tree.mode)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
-    def _open_worker(self, path: str, mode: str) -> None:
+    def _open_worker(self, path: str, opening: open_parallel.ParallelOpen, mode: str) -> None:
         worker = get_current_worker()
         started = time.monotonic()
         shown = [started]
@@ -403,10 +405,7 @@ class BrowserScreen(Screen):
         try:
             # A big file is read in parts by worker processes (off this interpreter, which
             # the user interface needs); ``pitui FILE`` started it before Textual loaded.
-            opening = open_parallel.start(path)
-            self._opening = opening
             if worker.is_cancelled:
-                opening.cancel()
                 return
             session = opening.result(progress)
             layout = opening.layouts.get(mode) or layout_tree(session, mode, frozenset())
