@@ -90,6 +90,41 @@ def test_parts_read_like_one_scan(tmp_path, jobs, partial_tail):
     assert "line" + str(seq.linenos[seq.types.index("custom")]) in par.ids  # no id: named by its line
 
 
+@pytest.mark.parametrize("partial_tail", [False, True], ids=["whole", "partial-tail"])
+def test_one_worker_reads_it_all_and_lays_out_the_tree(tmp_path, partial_tail):
+    """The mode beside a starting UI: one worker opens the file, builds the tree and the
+    default layout; what crosses back is loaded into the same session and layout."""
+    f = _awkward_file(tmp_path / "s.jsonl", partial_tail=partial_tail)
+    seq = Session.open(f, validate=False)
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True)
+    assert po.parallel and po.whole
+    par = po.result()
+    _same(seq, par)
+    assert list(par.children) == list(seq.children)  # the same order, too
+    assert par.path_to(par.leaf) == seq.path_to(seq.leaf)
+    want, got = layout_tree(seq, "default"), po.layouts["default"]
+    assert list(got.rows) == list(want.rows) and got.row_of == want.row_of
+    assert got.visible_parent == want.visible_parent and got.visible_children == want.visible_children
+    assert list(got.visible_parent) == list(want.visible_parent)
+    par.refresh()  # and it reads on as any session does
+    _same(seq, par)
+
+
+def test_one_worker_reads_old_versions_and_reports_bad_files(tmp_path):
+    old = tmp_path / "v1.jsonl"
+    old.write_text(line({"type": "session", "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/"}) + "\n"
+                   + line({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
+                           "message": {"role": "user", "content": "hi"}}) + "\n")
+    po = ParallelOpen(old, min_bytes=0, jobs=1, whole=True)
+    assert po.whole
+    _same(Session.open(old, validate=False), po.result())
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text('{"hello": 1}\n' * 50)
+    with pytest.raises(NotASession) as exc:
+        ParallelOpen(bad, min_bytes=0, jobs=1, whole=True).result()
+    assert "not a Pi session" in exc.value.reason
+
+
 def test_a_parallel_session_reads_on_like_any_other(tmp_path):
     f = _awkward_file(tmp_path / "s.jsonl", partial_tail=True)
     par = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3).result()

@@ -14,6 +14,8 @@ to the plain sequential :meth:`Session.open`.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import pickle
 import selectors
@@ -22,16 +24,46 @@ import sys
 import threading
 from typing import Callable
 
+try:
+    import fcntl
+except ImportError:  # not on this system
+    fcntl = None  # type: ignore[assignment]
+
 from .session import Session
 from .treeview import TreeLayout, layout_tree
 
-__all__ = ["ParallelOpen", "open_session", "prestart", "start", "PARALLEL_MIN_BYTES"]
+__all__ = ["ParallelOpen", "open_session", "prestart", "start", "gc_paused", "PARALLEL_MIN_BYTES"]
 
 # Smaller files are read in the calling thread: starting a worker costs ~0.07 s.
 PARALLEL_MIN_BYTES = 48 * 1024 * 1024
 # At least this much of the file per worker.
 PART_MIN_BYTES = 24 * 1024 * 1024
 MAX_JOBS = 8
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """No garbage collection while building the big structures of a session (tens of
+    thousands of lists, dicts and tuples): beside a user interface's objects each full
+    collection walks hundreds of thousands of objects, and they come every few thousand
+    allocations, doubling the time of a join or a tree layout. Nothing made here is
+    garbage; collection resumes when the last pause ends."""
+    global _gc_pauses
+    with _gc_lock:
+        _gc_pauses += 1
+        was = gc.isenabled()
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and was:
+                gc.enable()
 
 
 def cpu_count() -> int:
@@ -64,7 +96,7 @@ class ParallelOpen:
     """One open of ``path`` in progress. :meth:`result` finishes it (in any thread)."""
 
     def __init__(self, path: str | os.PathLike, *, jobs: int | None = None, min_bytes: int | None = None,
-                 part_min: int | None = None):
+                 part_min: int | None = None, whole: bool = False):
         self.path = os.fspath(path)
         self._procs: list[subprocess.Popen] = []
         self._bounds: list[tuple[int, int | None]] = []
@@ -76,9 +108,11 @@ class ParallelOpen:
         #: tree layouts already made, by filter (see :meth:`finish_in_background`)
         self.layouts: dict[str, TreeLayout] = {}
         self.size = 0
+        #: one worker reads the whole file and also builds the tree and the default layout
+        self.whole = False
         try:
             self._start(jobs, PARALLEL_MIN_BYTES if min_bytes is None else min_bytes,
-                        PART_MIN_BYTES if part_min is None else part_min)
+                        PART_MIN_BYTES if part_min is None else part_min, whole)
         except Exception:  # the sequential open will say what is wrong
             self._kill()
             self._procs = []
@@ -88,7 +122,7 @@ class ParallelOpen:
         """True when worker processes were started."""
         return bool(self._procs)
 
-    def _start(self, jobs: int | None, min_bytes: int, part_min: int) -> None:
+    def _start(self, jobs: int | None, min_bytes: int, part_min: int, whole: bool) -> None:
         st = os.stat(self.path)
         self.size = st.st_size
         if st.st_size < min_bytes or jobs == 0:
@@ -96,6 +130,10 @@ class ParallelOpen:
         # Even one part goes to a worker process: the caller's thread shares its
         # interpreter with the user interface, which would slow both down.
         n = _jobs_for(st.st_size, jobs, part_min)
+        if whole and n == 1:
+            self.whole = True
+            self._procs.append(self._spawn(["--whole", self.path]))
+            return
         head = Session.read_header(self.path)
         if head.version < 2 or head.scanned_to >= st.st_size:
             return
@@ -113,18 +151,24 @@ class ParallelOpen:
             os.close(fd)
         self._head = head
         self._bounds = [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
-        env = dict(os.environ)
         for a, b in self._bounds:
-            self._procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "pitui.core.scan_worker", self.path, str(a),
-                     "-" if b is None else str(b), str(head.version)],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=env,
-                )
-            )
+            self._procs.append(self._spawn([self.path, str(a), "-" if b is None else str(b), str(head.version)]))
+
+    def _spawn(self, args: list[str]) -> subprocess.Popen:
+        p = subprocess.Popen(
+            [sys.executable, "-m", "pitui.core.scan_worker", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        if fcntl is not None and hasattr(fcntl, "F_SETPIPE_SZ"):
+            # a 1 MiB pipe: the result crosses in a few reads, not a hundred 64 KiB ones
+            # (each read waits for the interpreter lock while the UI thread runs)
+            try:
+                fcntl.fcntl(p.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[union-attr]
+            except OSError:
+                pass
+        return p
 
     def cancel(self) -> None:
         """Stop the workers (the open is no longer wanted)."""
@@ -146,9 +190,13 @@ class ParallelOpen:
         def run() -> None:
             try:
                 s = self._result(None)
-                if s.leaf >= 0:
-                    s.path_to(s.leaf)  # kept by the session
-                self.layouts["default"] = layout_tree(s, "default", frozenset())
+                if "default" in self.layouts:
+                    self._done = (s, None)
+                    return
+                with gc_paused():
+                    if s.leaf >= 0:
+                        s.path_to(s.leaf)  # kept by the session
+                    self.layouts["default"] = layout_tree(s, "default", frozenset())
                 self._done = (s, None)
             except BaseException as exc:  # handed to result()
                 self._done = (None, exc)
@@ -175,10 +223,14 @@ class ParallelOpen:
                 if self._cancelled:
                     raise RuntimeError("cancelled")
                 return Session.open(self.path, validate=False, progress=progress)
-            head = self._head
-            assert head is not None
-            head.add_parts(parts)
-            return head
+            with gc_paused():
+                if self.whole:
+                    self.layouts["default"] = TreeLayout.from_state(parts[0]["layout"])
+                    return Session.from_state(parts[0]["session"])
+                head = self._head
+                assert head is not None
+                head.add_parts(parts)
+                return head
 
     def _collect(self, progress: Callable[[int, int], None] | None) -> list[dict] | None:
         procs = self._procs
@@ -207,7 +259,8 @@ class ParallelOpen:
                         if last:
                             done[k] = int(last[-1])
                             errs[k] = bytearray(lines[-1])
-                            progress(self._head.scanned_to + sum(done), self.size)  # type: ignore[union-attr]
+                            base = 0 if self._head is None else self._head.scanned_to
+                            progress(min(base + sum(done), self.size), self.size)
                 if self._cancelled:
                     return None
         finally:
@@ -237,7 +290,7 @@ def prestart(path: str | os.PathLike) -> None:
     """Start reading ``path`` now (``pitui FILE`` calls this before it imports the user
     interface); the next :func:`open_session` of the same file takes it over. One core is
     left to the user interface's start-up; the parts are joined on a thread meanwhile."""
-    p = ParallelOpen(path, jobs=max(1, min(cpu_count(), MAX_JOBS) - 1))
+    p = ParallelOpen(path, jobs=max(1, min(cpu_count(), MAX_JOBS) - 1), whole=True)
     p.finish_in_background()
     with _pending_lock:
         old = _pending.pop(p.path, None)

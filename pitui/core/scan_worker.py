@@ -1,14 +1,17 @@
-"""A worker process for parallel opening: ``python -m pitui.core.scan_worker``.
+"""A worker process for opening big sessions: ``python -m pitui.core.scan_worker``.
 
-Arguments: ``PATH START STOP VERSION`` (``STOP`` is ``-`` for "to the end of the file").
-Scans that part with :meth:`Session.scan_part` and writes the pickled result to standard
-output; progress goes to standard error as one decimal byte count per line. Plain
-subprocesses (rather than multiprocessing) keep the caller's ``__main__`` out of it and
-stay safe beside threads.
+``PATH START STOP VERSION`` (``STOP`` is ``-`` for "to the end of the file"): scans that
+part with :meth:`Session.scan_part`. ``--whole PATH``: opens the whole file, builds its
+tree, walks the current leaf's path and lays out the tree in the default filter (for one
+worker beside a starting user interface, which then only has to load the result).
+Writes the pickled result to standard output; progress goes to standard error as one
+decimal byte count per line. Plain subprocesses (rather than multiprocessing) keep the
+caller's ``__main__`` out of it and stay safe beside threads.
 """
 
 from __future__ import annotations
 
+import gc
 import pickle
 import sys
 
@@ -16,18 +19,29 @@ from .session import Session
 
 
 def main(argv: list[str]) -> int:
-    path, start, stop, version = argv
-    start_i = int(start)
-    stop_i = None if stop == "-" else int(stop)
+    gc.disable()  # a short life making big structures and no garbage worth collecting
     err = sys.stderr
+    if argv[0] == "--whole":
+        from .treeview import layout_tree
 
-    def progress(done: int, total: int) -> None:
-        err.write(f"{done - start_i}\n")
-        err.flush()
+        path = argv[1]
+        s = Session.open(path, validate=False, progress=lambda done, total: (err.write(f"{done}\n"), err.flush()))
+        if s.leaf >= 0:
+            s.path_to(s.leaf)
+        layout = layout_tree(s, "default", frozenset())
+        result = {"ok": True, "file_size": s.file_size, "session": s.to_state(), "layout": layout.to_state()}
+    else:
+        path, start, stop, version = argv
+        start_i = int(start)
+        stop_i = None if stop == "-" else int(stop)
 
-    part = Session.scan_part(path, start_i, stop_i, int(version), progress=progress)
+        def progress(done: int, total: int) -> None:
+            err.write(f"{done - start_i}\n")
+            err.flush()
+
+        result = Session.scan_part(path, start_i, stop_i, int(version), progress=progress)
     out = sys.stdout.buffer
-    out.write(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+    out.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     out.flush()
     return 0
 

@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
+from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session, csr, uncsr
 
 __all__ = ["FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown"]
 
@@ -94,6 +94,37 @@ class TreeLayout:
     row_of: dict[int, int]  # entry index -> row number
     visible_parent: dict[int, int]  # entry -> nearest shown ancestor (-1 at the top)
     visible_children: dict[int, list[int]] = field(default_factory=dict)
+
+    def to_state(self) -> dict:
+        """This layout as compact plain data for :meth:`from_state` (to cross processes)."""
+        rows = self.rows
+        if not isinstance(rows, _Rows):
+            raise TypeError("only a layout made by layout_tree")
+        vp = self.visible_parent
+        return {
+            "rows": (rows.entry.tobytes(), rows.indent.tobytes(), bytes(rows.conn), rows.gutters,
+                     bytes(rows.active), bytes(rows.foldable), bytes(rows.folded), rows.hidden),
+            "vp": (array("q", vp).tobytes(), array("q", vp.values()).tobytes()),
+            "vc": csr(self.visible_children),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> "TreeLayout":
+        rows = _Rows()
+        entry, indent, conn, gutters, active, foldable, folded, hidden = state["rows"]
+        rows.entry.frombytes(entry)
+        rows.indent.frombytes(indent)
+        rows.conn = bytearray(conn)
+        rows.gutters = gutters
+        rows.active = bytearray(active)
+        rows.foldable = bytearray(foldable)
+        rows.folded = bytearray(folded)
+        rows.hidden = hidden
+        keys, values = array("q"), array("q")
+        keys.frombytes(state["vp"][0])
+        values.frombytes(state["vp"][1])
+        row_of = dict(zip(rows.entry.tolist(), range(len(rows.entry))))
+        return cls(rows, row_of, dict(zip(keys.tolist(), values.tolist())), uncsr(state["vc"]))
 
     def nearest_row(self, session: Session, entry: int) -> int:
         """The row of ``entry``, or of its nearest shown ancestor (else the last row)."""
