@@ -366,6 +366,7 @@ class BrowserScreen(Screen):
         self._select_id = select_id
         self.session_path = path
         self.session = None
+        gc.unfreeze()  # (frozen in _session_ready) the session left behind can be collected
         self.refresh_bindings()
         self.error = None
         self._pane_key = None
@@ -467,6 +468,9 @@ class BrowserScreen(Screen):
         self._update_tree_title()
         self._update_header()
         self.header.set_warnings(session.all_warnings)
+        # What is alive now (the session, its layout, the app) lives on: left out of every
+        # full garbage collection from now on (open_session unfreezes it).
+        gc.freeze()
         # Background work (whole-line validation, stats, a listing held back for this open)
         # starts after the first paint, so it does not slow the screen the user waits for.
         if self.BACKGROUND_DELAY > 0:
@@ -659,16 +663,24 @@ class BrowserScreen(Screen):
     # ------------------------------------------------------------------ tree <-> pane
     def _update_tree_title(self) -> None:
         tree = self.branch_tree
-        tree.border_title = f"Tree · {tree.mode}" + (" · following" if self.following else "")
+        title = f"Tree · {tree.mode}" + (" · following" if self.following else "")
         if tree.tree_layout is not None and tree.tree_layout.rows:
-            tree.border_subtitle = f"{tree.cursor_row + 1}/{tree.row_count}"
+            subtitle = f"{tree.cursor_row + 1}/{tree.row_count}"
         else:
-            tree.border_subtitle = ""
+            subtitle = ""
+        # (setting either repaints the whole tree, even to the same text)
+        if tree.border_title != title:
+            tree.border_title = title
+        if tree.border_subtitle != subtitle:
+            tree.border_subtitle = subtitle
 
     def on_branch_tree_layout_changed(self, event: BranchTree.LayoutChanged) -> None:
         self._update_tree_title()
 
     def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
+        # From now on the tree calls this at once (no message round trip), so the pane is
+        # drawn in the same frame as the tree's cursor.
+        event.tree.selection_hook = self.on_branch_tree_selection_changed
         self._update_tree_title()
         if self.following and event.entry >= 0 and event.entry != self._follow_entry():
             self.following = False

@@ -29,6 +29,7 @@ ancestor, so forks and siblings are those of the tree on screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -40,6 +41,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from ..core.session import Session
@@ -257,6 +259,12 @@ def leaf_target(nav: Nav, sel: int) -> int | None:
 
 
 # --------------------------------------------------------------------------- widget
+def _token(session: Session) -> tuple:
+    """Identifies ``session`` as read so far: a refresh that read more entries gives the
+    session new arrays, so layouts made before it no longer apply."""
+    return (id(session), id(session.parent), len(session))
+
+
 _KIND_CLASS = {
     "user": "branch-tree--user",
     "assistant": "branch-tree--assistant",
@@ -345,11 +353,26 @@ class BranchTree(ScrollView, can_focus=True):
         self.cursor_row = 0
         self._summaries: dict[int, Summary] = {}
         self._pending_select: int | None = None
+        # Layouts made for the session as it is, by (mode, folds), and the navigation
+        # caches of each (see relayout).
+        self._layouts: dict[tuple[str, frozenset], TreeLayout] = {}
+        self._navs: dict[int, Nav] = {}
+        self._layouts_of: tuple | None = None
+        self._making: dict[tuple[str, frozenset], tuple] = {}  # layouts under way (see relayout)
+        self._waiting: tuple | None = None  # ((mode, folds), keep): the one to show when made
         self._anchor: int | None = None  # the entry the user last moved to
         self._styles: dict[str, Style] = {}
+        self._strips: dict[tuple, Strip] = {}  # drawn rows (see render_line)
+        self._strips_layout: TreeLayout | None = None  # ... of this layout
+        self._fresh_session = False  # set_session: the scrollbar is decided afresh
         self.laying_out = False
         #: Shown when no session is open ("opening…", "not a session").
         self.placeholder = ""
+        #: When set, called at once with each SelectionChanged instead of posting it: the
+        #: screen then updates the pane within the same frame as the tree's cursor (a
+        #: posted message is handled after the tree has been repainted, so the pane would
+        #: follow a frame, 16-33 ms, later).
+        self.selection_hook: Callable[["BranchTree.SelectionChanged"], None] | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -369,7 +392,9 @@ class BranchTree(ScrollView, can_focus=True):
         self.folded = set()
         self.cursor_row = 0
         self._summaries.clear()
-        self.virtual_size = Size(self.size.width, 0)
+        self._strips.clear()
+        self._forget_layouts()
+        self._set_row_count(0)
         self.refresh()
 
     def set_session(self, session: Session, layout: TreeLayout | None = None, select: int | None = None) -> None:
@@ -377,6 +402,9 @@ class BranchTree(ScrollView, can_focus=True):
         self.session = session
         self.folded = set()
         self._summaries.clear()
+        self._strips.clear()
+        self._forget_layouts()
+        self._fresh_session = True
         self.cursor_row = 0
         self._anchor = None
         if layout is None:
@@ -387,9 +415,11 @@ class BranchTree(ScrollView, can_focus=True):
         """Drop cached summaries (after lines turned out damaged)."""
         if entries is None:
             self._summaries.clear()
+            self._strips.clear()
         else:
             for i in entries:
                 self._summaries.pop(i, None)
+        self._strips.clear()
         self.refresh()
 
     def watch_mode(self, mode: str) -> None:
@@ -398,6 +428,8 @@ class BranchTree(ScrollView, can_focus=True):
         if anchor is None or self.session is None or not 0 <= anchor < len(self.session):
             anchor = None
         self.relayout(keep=anchor)
+        if not self.laying_out:
+            self._prepare_next_filter()
 
     def cycle_mode(self, step: int = 1) -> str:
         k = FILTERS.index(self.mode) if self.mode in FILTERS else 0
@@ -405,29 +437,117 @@ class BranchTree(ScrollView, can_focus=True):
         return self.mode
 
     def relayout(self, keep: int | None = None) -> None:
-        """Lay rows out again for the current mode and folds, keeping the selection."""
+        """Lay rows out again for the current mode and folds, keeping the selection.
+
+        A layout made before for this mode and folds (of the session as it is) is shown at
+        once; a big session's new layout is made in a thread and shown when done. After
+        each layout is shown, the next filter's is made in the background, so cycling the
+        filters with ``f`` answers at once."""
         if self.session is None:
             return
         keep = self.selected_entry if keep is None else keep
         session, mode, folded = self.session, self.mode, frozenset(self.folded)
+        cached = self._cached_layout(mode, folded)
+        if cached is not None:
+            if self.laying_out:
+                self.laying_out = False
+                self._waiting = None
+                if self._pending_select is not None:
+                    keep, self._pending_select = self._pending_select, None
+            self._apply_layout(cached, keep)
+            return
         if len(session) > LAYOUT_IN_THREAD:
             self.laying_out = True
-
-            def work() -> None:
-                layout = layout_tree(session, mode, folded)
-                if not get_current_worker().is_cancelled:
-                    self.app.call_from_thread(self._apply_layout_if_current, session, layout, keep)
-
-            self.run_worker(work, thread=True, exclusive=True, group="tree-layout", exit_on_error=False)
+            self._waiting = ((mode, folded), keep)
+            self._layout_in_thread(mode, folded)
         else:
             self._apply_layout(layout_tree(session, mode, folded), keep)
 
-    def _apply_layout_if_current(self, session: Session, layout: TreeLayout, keep: int) -> None:
-        if session is self.session:
-            self.laying_out = False
-            if self._pending_select is not None:
-                keep, self._pending_select = self._pending_select, None
-            self._apply_layout(layout, keep)
+    def _layout_in_thread(self, mode: str, folded: frozenset, *, later: bool = False) -> None:
+        """Make the layout for ``mode`` and ``folded`` in a thread (unless under way);
+        :meth:`_layout_made` takes it. ``later``: start once the frame being made is on
+        screen (a thread laying out meanwhile would take the interpreter lock from it half
+        of the time)."""
+        session = self.session
+        assert session is not None
+        token = _token(session)
+        if self._making.get((mode, folded)) == token:
+            return  # under way
+        self._making[(mode, folded)] = token
+
+        def work() -> None:
+            layout = layout_tree(session, mode, folded)
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(self._layout_made, session, mode, folded, layout, token)
+
+        def start() -> None:
+            if self._making.get((mode, folded)) == token:
+                self.run_worker(work, thread=True, group="tree-layout", exit_on_error=False)
+
+        if later:
+            self.call_after_refresh(start)
+        else:
+            start()
+
+    def _layout_made(self, session: Session, mode: str, folded: frozenset, layout: TreeLayout, token: tuple) -> None:
+        if self._making.get((mode, folded)) == token:
+            del self._making[(mode, folded)]
+        if session is not self.session or token != _token(session):
+            return  # another session, or this one read further since
+        if folded != frozenset(self.folded):
+            return  # the folds changed meanwhile
+        self._remember_layout(session, mode, folded, layout)
+        waiting, self._waiting = self._waiting, None
+        if waiting is None or waiting[0] != (mode, folded) or mode != self.mode:
+            self._waiting = waiting  # (made ahead, or overtaken: kept for later)
+            return
+        self.laying_out = False
+        keep = waiting[1]
+        if self._pending_select is not None:
+            keep, self._pending_select = self._pending_select, None
+        self._apply_layout(layout, keep)
+        self._prepare_next_filter()
+
+    # ------------------------------------------------------------------ layout cache
+    def _layouts_valid(self, session: Session) -> bool:
+        """Whether the cached layouts are of ``session`` as it is now."""
+        return self._layouts_of == _token(session)
+
+    def _cached_layout(self, mode: str, folded: frozenset) -> TreeLayout | None:
+        if self.session is None or not self._layouts_valid(self.session):
+            return None
+        return self._layouts.get((mode, folded))
+
+    def _remember_layout(self, session: Session, mode: str, folded: frozenset, layout: TreeLayout) -> None:
+        if session is not self.session:
+            return
+        if not self._layouts_valid(session):
+            self._layouts.clear()
+            self._navs.clear()
+            self._layouts_of = _token(session)
+        # Only the current folds' layouts are kept (one per filter at most).
+        for key in [k for k in self._layouts if k[1] != folded]:
+            self._navs.pop(id(self._layouts.pop(key)), None)
+        self._layouts[(mode, folded)] = layout
+
+    def _forget_layouts(self) -> None:
+        self._layouts.clear()
+        self._navs.clear()
+        self._layouts_of = None
+        self._waiting = None
+        if self._making:
+            self._making.clear()
+            self.workers.cancel_group(self, "tree-layout")
+
+    def _prepare_next_filter(self) -> None:
+        """Make the next filter's layout (what ``f`` shows) in the background."""
+        session = self.session
+        if session is None or len(session) <= LAYOUT_IN_THREAD or self.mode not in FILTERS:
+            return
+        mode = FILTERS[(FILTERS.index(self.mode) + 1) % len(FILTERS)]
+        folded = frozenset(self.folded)
+        if self._cached_layout(mode, folded) is None:
+            self._layout_in_thread(mode, folded, later=True)
 
     def _apply_layout(self, layout: TreeLayout, keep: int, center: bool = False) -> None:
         assert self.session is not None
@@ -435,18 +555,55 @@ class BranchTree(ScrollView, can_focus=True):
         self.tree_layout = layout
         same = self.nav is not None and self.nav.session is self.session
         sticky = self.nav.sticky_leaf if same else -1
-        self.nav = Nav(self.session, layout, sticky, self.nav.paths if same else None)
+        nav = self._navs.get(id(layout)) if same else None
+        if nav is not None and nav.tree_layout is layout:
+            nav.sticky_leaf = sticky  # (its caches of leaves and visible paths still hold)
+            self.nav = nav
+        else:
+            self.nav = Nav(self.session, layout, sticky, self.nav.paths if same else None)
+        self._remember_layout(self.session, self.mode, frozenset(self.folded), layout)
+        self._navs[id(layout)] = self.nav
         if keep is not None and keep >= 0 and layout.rows:
             self.cursor_row = layout.nearest_row(self.session, keep)
         else:
             self.cursor_row = 0
         self.cursor_row = max(0, min(self.cursor_row, len(layout.rows) - 1))
-        self.virtual_size = Size(self.size.width, len(layout.rows))
+        self._set_row_count(len(layout.rows))
         self.post_message(self.LayoutChanged(self))
         self._scroll_to_cursor(center=True if center else None)
         self.refresh()
         if self.selected_entry != old_entry or center:
-            self.post_message(self.SelectionChanged(self, self.selected_entry))
+            self._selection_changed()
+
+    def _set_row_count(self, rows: int) -> None:
+        """The scrollable height is ``rows``. When that keeps the vertical scrollbar as it
+        is, the screen is not laid out again (a layout pass, 10-20 ms, and a second frame
+        for the scrollbars it refreshes)."""
+        size = Size(self.size.width, rows)
+        old = self.virtual_size
+        if size == old:
+            return
+        height = self.container_size.height
+        overflow = self.styles.overflow_y
+        if rows > height > 0 and overflow == "auto":
+            # Once a session needs the scrollbar, it stays for that session: a filter with
+            # fewer rows than the view would otherwise hide it and show it again, each time
+            # a layout of the screen over three frames (and the tree a column wider).
+            self.styles.overflow_y = "scroll"
+        elif overflow == "scroll" and (rows == 0 or self._fresh_session and rows <= height):
+            self.styles.overflow_y = overflow = "auto"  # (another session: as at the start)
+        self._fresh_session = False
+        if (
+            self.is_mounted
+            and height > 0
+            and old.width == size.width
+            and (overflow == "scroll" or overflow == "auto" and (old.height > height) == (rows > height))
+        ):
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
 
     def session_grew(self, layout: TreeLayout, keep: int, *, follow: bool = False) -> None:
         """The open session was refreshed (entries appended): show ``layout`` keeping the
@@ -462,15 +619,19 @@ class BranchTree(ScrollView, can_focus=True):
         if sticky >= 0 and session.children.get(sticky):
             sticky = session.newest_leaf_below(sticky)  # the branch shown grew past its old leaf
         self._summaries.clear()
+        self._strips.clear()
         self._pending_select = None
         self.laying_out = False
         self.tree_layout = layout
+        self._forget_layouts()
         self.nav = Nav(session, layout, sticky)
+        self._remember_layout(session, self.mode, frozenset(self.folded), layout)
+        self._navs[id(layout)] = self.nav
         if keep >= 0 and layout.rows:
             self.cursor_row = max(0, min(layout.nearest_row(session, keep), len(layout.rows) - 1))
         else:
             self.cursor_row = 0
-        self.virtual_size = Size(self.size.width, len(layout.rows))
+        self._set_row_count(len(layout.rows))
         height = self.scrollable_content_region.height or self.size.height
         if follow:
             self._scroll_to_cursor()
@@ -496,7 +657,14 @@ class BranchTree(ScrollView, can_focus=True):
         else:
             self.refresh()
         if changed and notify:
-            self.post_message(self.SelectionChanged(self, self.selected_entry))
+            self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        message = self.SelectionChanged(self, self.selected_entry)
+        if self.selection_hook is not None:
+            self.selection_hook(message)
+        else:
+            self.post_message(message)
 
     def select_entry(self, entry: int, *, notify: bool = True, center: bool | None = True) -> bool:
         """Select ``entry``, unfolding folds that hide it. False when it is not shown."""
@@ -640,17 +808,28 @@ class BranchTree(ScrollView, can_focus=True):
                 text = f"  no entries shown by the {self.mode} filter (f changes it)"
                 return Strip([Segment(text, self._style("branch-tree--dim"))]).adjust_cell_length(width, base)
             return Strip.blank(width, base)
-        row = self.tree_layout.rows[row_no]
         is_cursor = row_no == self.cursor_row
+        focus = is_cursor and self.has_focus
+        # A row's Strip is made once and reused while it looks the same: most frames
+        # repaint the whole tree (the subtitle changes with the cursor), and the same Strip
+        # object also finds Textual's own per-Strip caches warm.
+        if self._strips_layout is not self.tree_layout or len(self._strips) > 4096:
+            self._strips.clear()
+            self._strips_layout = self.tree_layout
+        key = (row_no, is_cursor, focus, width)
+        strip = self._strips.get(key)
+        if strip is not None:
+            return strip
+        row = self.tree_layout.rows[row_no]
         overlay: Style | None = None
         if is_cursor:
-            overlay = self._style("branch-tree--cursor" if self.has_focus else "branch-tree--cursor-blurred")
+            overlay = self._style("branch-tree--cursor" if focus else "branch-tree--cursor-blurred")
         segments = self._row_segments(row, is_cursor, width)
         if overlay is not None:
             segments = [Segment(t, (s or base) + Style(bgcolor=overlay.bgcolor)) for t, s, _ in segments]
-        strip = Strip(segments)
         fill = base + Style(bgcolor=overlay.bgcolor) if overlay is not None else base
-        return strip.adjust_cell_length(width, fill)
+        strip = self._strips[key] = Strip(segments).adjust_cell_length(width, fill)
+        return strip
 
     def _row_segments(self, row: TreeRow, is_cursor: bool, width: int) -> list[Segment]:
         assert self.session is not None
@@ -693,6 +872,7 @@ class BranchTree(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._strips.clear()
         self.refresh()
 
     def on_focus(self) -> None:

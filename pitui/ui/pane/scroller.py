@@ -104,7 +104,10 @@ class BlockScroller(ScrollView, can_focus=True):
         Binding("enter", "toggle_fold", "Fold", show=False, tooltip="Open or close the first fold in view"),
     ]
 
-    ASYNC_BYTES: int | None = 12_000
+    #: Blocks with more Markdown than this are drawn on a worker thread. Rich draws ~150
+    #: bytes of Markdown a millisecond on a slow machine (a 7.8 KB reply took 40-60 ms), so
+    #: past ~4 KB a draw on the UI thread would hold a key press beyond 50 ms.
+    ASYNC_BYTES: int | None = 4_096
 
     show_thinking: reactive[bool] = reactive(False)
     full_tool_output: reactive[bool] = reactive(False)
@@ -304,37 +307,61 @@ class BlockScroller(ScrollView, can_focus=True):
         self.run_worker(work, thread=True, group="pane-lexers", exit_on_error=False)
 
     def _lexers_ready(self) -> None:
-        done = [k for k, classes in self._provisional.items() if all(lexer_ready(c) for c in classes)]
+        """Code drawn plain can be highlighted now. The blocks in view are drawn again on a
+        worker thread (their plain drawing stays until then: a draw with code can take tens
+        of milliseconds, and a key pressed meanwhile must not wait for it); the others are
+        forgotten, to be drawn again when they are next shown."""
+        done = {k for k, classes in self._provisional.items() if all(lexer_ready(c) for c in classes)}
         if not done:
             return
         for k in done:
             del self._provisional[k]
-            self._rcache.pop(k, None)
-            self._hcache.pop(k, None)
-        self._relayout(self._top_anchor())
+        if self._blocks and self._width > 0:
+            heights = self._heights
+            y = round(self.scroll_y)
+            first = heights.block_at(y)
+            last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
+            common = self._key_common()
+            for b in range(max(0, first), last + 1):
+                key = self._state_key(b, common)
+                if key in done:
+                    done.discard(key)
+                    self._draw_in_thread(b, key)
+        if done:
+            for k in done:
+                self._rcache.pop(k, None)
+                self._hcache.pop(k, None)
+            self._relayout(self._top_anchor())  # (the blocks in view are still cached)
 
     def _render_later(self, b: int, key: tuple) -> Rendered:
         """A placeholder of the expected height now; the block is drawn on a worker thread
         (with a console of its own: Rich's console lock would stall the app's drawing)."""
-        deps = self._deps.get(key[0])
-        if not any(k[0] == key[0] and self._refine(k, deps) == key for k in self._pending):
-            self._pending.add(key)
-            item, ctx, width = self._block_item(b), self._ctx(b), self._width
-            ctx.console = _private_console()
-            ctx.lazy_lexers = False  # a worker may wait for a lexer
-
-            def work() -> None:
-                r = self._draw(item, ctx, width)
-                try:
-                    self.app.call_from_thread(self._render_done, b, key, r)
-                except Exception:
-                    pass  # the app is closing
-
-            self.run_worker(work, thread=True, group="pane-render", exit_on_error=False)
+        self._draw_in_thread(b, key)
         h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
         p = self.palette
         strips = [Strip([Segment("  ⋯ drawing this entry", p.muted)])] + [Strip([])] * (h - 1)
         return Rendered(strips, chrome=set(range(h)))
+
+    def _draw_in_thread(self, b: int, key: tuple) -> None:
+        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it."""
+        deps = self._deps.get(key[0])
+        if any(k[0] == key[0] and self._refine(k, deps) == key for k in self._pending):
+            return  # under way
+        self._pending.add(key)
+        item, ctx, width = self._block_item(b), self._ctx(b), self._width
+        ctx.console = _private_console()
+        ctx.lazy_lexers = False  # a worker may wait for a lexer
+
+        def work() -> None:
+            r = self._draw(item, ctx, width)
+            try:
+                self.app.call_from_thread(self._render_done, b, key, r)
+            except Exception:
+                pass  # the app is closing
+
+        # Started once the frame being made is on screen: a thread drawing meanwhile would
+        # take the interpreter lock from it half of the time.
+        self.call_after_refresh(self.run_worker, work, thread=True, group="pane-render", exit_on_error=False)
 
     def _render_done(self, b: int, key: tuple, r: Rendered) -> None:
         self._pending.discard(key)
