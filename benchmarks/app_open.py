@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Open one session in the real pitui app (headless) and time it to a usable screen.
 
-    python benchmarks/app_open.py FILE [--keys N] [--choose STORE]
+    python benchmarks/app_open.py FILE [--keys N] [--choose STORE] [--jobs N]
 
 "Usable" means: the session is read, the branch tree is laid out and drawn, and the
 message pane shows the current leaf's branch (the first repaint after all three).
@@ -29,7 +29,7 @@ if __name__ == "__main__" and "--choose" not in sys.argv and "--no-prestart" not
     # what `pitui FILE` does first: start reading the file on other cores
     from pitui.core.open_parallel import prestart  # noqa: E402
 
-    prestart(sys.argv[1])
+    prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else None)
 
 from pitui.core.discovery import resolve_root  # noqa: E402
 from pitui.core.listing import SessionIndex  # noqa: E402

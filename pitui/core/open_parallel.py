@@ -286,11 +286,14 @@ _pending: dict[str, ParallelOpen] = {}
 _pending_lock = threading.Lock()
 
 
-def prestart(path: str | os.PathLike) -> None:
+def prestart(path: str | os.PathLike, jobs: int | None = None) -> None:
     """Start reading ``path`` now (``pitui FILE`` calls this before it imports the user
-    interface); the next :func:`open_session` of the same file takes it over. One core is
-    left to the user interface's start-up; the parts are joined on a thread meanwhile."""
-    p = ParallelOpen(path, jobs=max(1, min(cpu_count(), MAX_JOBS) - 1), whole=True)
+    interface); the next :func:`open_session` of the same file takes it over. By default
+    one core is left to the user interface's start-up (on two cores: one worker that
+    also lays out the tree); parts are joined on a thread meanwhile."""
+    if jobs is None:
+        jobs = max(1, min(cpu_count(), MAX_JOBS) - 1)
+    p = ParallelOpen(path, jobs=jobs, whole=True)
     p.finish_in_background()
     with _pending_lock:
         old = _pending.pop(p.path, None)
