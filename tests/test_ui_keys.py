@@ -1,0 +1,226 @@
+"""What makes a key answer in one frame: the pane follows the tree in the same call (no
+message round trip), tree rows are drawn once while they look the same, layouts are kept
+per filter (and the next filter's is made ahead), the tree's scrollbar stays for a session
+that needs it, and highlighted code replaces plain code from a worker thread.
+
+Speed itself is never asserted here (benchmarks/app_open.py measures it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pitui.core.session import Session
+from pitui.core.treeview import FILTERS, layout_tree
+from pitui.ui import tree_view
+from pitui.ui.app import BrowserScreen, PituiApp
+
+SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
+SIZE = (160, 45)
+
+
+@pytest.fixture
+def srv_app_file(corpus_root) -> Path:
+    return corpus_root / SRV_APP
+
+
+def browser(app: PituiApp) -> BrowserScreen:
+    b = app.browser
+    assert b is not None
+    return b
+
+
+def rows_of(tree) -> list[int]:
+    return list(tree.tree_layout.rows.entry)
+
+
+async def test_the_pane_follows_the_tree_in_the_same_call(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree, pane = b.branch_tree, b.pane
+        assert tree.selection_hook is not None  # installed by the first selection
+        for action in (tree.action_cursor_down, tree.action_cursor_down, tree.action_page_up,
+                       tree.action_first, tree.action_last, tree.action_cursor_up):
+            action()  # no await: no message is processed in between
+            sel = tree.selected_entry
+            leaf = tree.nav.leaf_below(sel)
+            assert pane.branch == b.session.path_to(leaf), action.__name__
+            assert b._pane_key == (id(b.session), leaf)
+            await settle(pilot)
+            assert pane.branch == b.session.path_to(leaf)  # nothing later changed it
+        # the branch keys on the screen, likewise
+        b.action_root()
+        assert pane.branch[0] == tree.selected_entry or tree.selected_entry in pane.branch
+        b.action_leaf()
+        assert pane.branch[-1] == tree.nav.leaf_below(tree.selected_entry)
+
+
+async def test_tree_rows_are_drawn_once_while_they_look_the_same(make_app, settle, srv_app_file):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).branch_tree
+        tree.move_to_row(5, center=False)
+        await settle(pilot)
+        top = round(tree.scroll_y)
+        y = 5 - top + 3  # three rows below the cursor
+        plain = tree.render_line(y)
+        assert tree.render_line(y) is plain
+        cursor = tree.render_line(5 - top)
+        assert "›" in cursor.text
+        tree.move_to_row(6, center=False)  # the old cursor row is drawn anew, without "›"
+        assert "›" not in tree.render_line(5 - top).text
+        assert "›" in tree.render_line(6 - top).text
+        assert tree.render_line(y) is plain  # rows the move did not touch are the same
+        tree.forget_summaries()
+        assert tree.render_line(y) is not plain
+        assert tree.render_line(y).text == plain.text
+
+
+async def test_filter_layouts_are_kept_and_the_next_made_ahead(make_app, settle, srv_app_file, monkeypatch):
+    monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)  # as for a big session
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree, s = b.branch_tree, b.session
+        seen = {}
+        for _ in range(len(FILTERS)):
+            await pilot.press("f")
+            await settle(pilot)
+            assert rows_of(tree) == list(layout_tree(s, tree.mode).rows.entry), tree.mode
+            seen[tree.mode] = tree.tree_layout
+            nxt = FILTERS[(FILTERS.index(tree.mode) + 1) % len(FILTERS)]
+            assert tree._cached_layout(nxt, frozenset()) is not None  # made ahead
+        assert tree.mode == "default"
+        for _ in range(len(FILTERS)):  # the second time round: each shown at once
+            b.action_cycle_filter()
+            assert not tree.laying_out
+            assert tree.tree_layout is seen[tree.mode]
+            assert rows_of(tree) == list(layout_tree(s, tree.mode).rows.entry)
+            await settle(pilot)
+        # folds are part of the key: a fold lays out again, and the selection stays
+        fork = next(r.entry for r in tree.tree_layout.rows if r.foldable)
+        tree.select_entry(fork)
+        tree.action_toggle_fold()
+        await settle(pilot)
+        assert rows_of(tree) == list(layout_tree(s, tree.mode, frozenset({fork})).rows.entry)
+        assert tree.selected_entry == fork
+        assert all(k[1] == frozenset({fork}) for k in tree._layouts)
+
+
+async def test_a_layout_overtaken_by_another_filter_is_not_shown(make_app, settle, srv_app_file, monkeypatch):
+    monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree, s = b.branch_tree, b.session
+        tree.action_cursor_up()  # the user's choice: kept through filters that hide it
+        sel = tree.selected_entry
+        b.action_cycle_filter()  # no-tools, in a thread
+        b.action_cycle_filter()  # user-only, before no-tools is shown
+        b.action_cycle_filter()  # labeled-only
+        await settle(pilot)
+        assert tree.mode == "labeled-only"
+        assert rows_of(tree) == list(layout_tree(s, "labeled-only").rows.entry)
+        b.set_filter("default")
+        await settle(pilot)
+        assert rows_of(tree) == list(layout_tree(s, "default").rows.entry)
+        assert tree.selected_entry == sel
+
+
+async def test_the_tree_scrollbar_stays_for_a_session_that_needs_it(make_app, settle, srv_app_file, monkeypatch):
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree = b.branch_tree
+        assert tree.row_count > tree.container_size.height
+        assert tree.show_vertical_scrollbar
+        b.set_filter("user-only")  # fewer rows than the view
+        await settle(pilot)
+        assert tree.row_count <= tree.container_size.height
+        assert tree.show_vertical_scrollbar  # kept: no layout of the screen, no jump in width
+        b.set_filter("default")
+        await settle(pilot)
+        assert tree.show_vertical_scrollbar
+        # another session that fits: no scrollbar
+        small = Session.open(str(srv_app_file))
+        small_layout = layout_tree(small, "labeled-only")
+        tree.mode = "labeled-only"
+        await settle(pilot)
+        tree.set_session(small, small_layout)
+        await settle(pilot)
+        assert tree.row_count <= tree.container_size.height
+        assert not tree.show_vertical_scrollbar
+
+
+async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
+    """Code drawn plain while its lexer is made is drawn again, highlighted, on a worker
+    thread when the lexer is ready; the plain drawing stays on screen until then."""
+    import threading
+
+    from textual.app import App, ComposeResult
+
+    from pitui.ui.pane import MessagePane
+
+    code = "\n".join(f"actor A{k}\n  be go() => None" for k in range(4))
+    head = {"type": "session", "version": 3, "id": "lex", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/h"}
+
+    def msg(eid, parent, k, m):
+        return {"type": "message", "id": eid, "parentId": parent, "timestamp": f"2026-11-20T10:00:0{k}.000Z",
+                "message": m}
+
+    entries = [
+        msg("u", None, 0, {"role": "user", "content": "read it", "timestamp": 0}),
+        msg("a", "u", 1, {"role": "assistant", "provider": "p", "model": "m", "stopReason": "toolUse",
+                          "timestamp": 0, "usage": {}, "content": [
+                              {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "src/actor.pony"}}]}),
+        msg("r", "a", 2, {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
+                          "timestamp": 0, "content": [{"type": "text", "text": code}]}),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in [head] + entries) + "\n", encoding="utf-8")
+    s = Session.open(path)
+
+    class PaneApp(App):
+        def compose(self) -> ComposeResult:
+            yield MessagePane()
+
+    draws: list[bool] = []  # on the UI thread?
+    seen_at_done: list[bool] = []
+    app = PaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(MessagePane)
+        pane.async_bytes = MessagePane.ASYNC_BYTES  # as in the app
+        pane.show_leaf(s, 2, 0)
+        b = pane.block_of(1)
+        first = pane._rendered(b)
+        assert first.pending_lexers == {("file", "src/actor.pony")}
+        real_draw, real_done = pane._draw, pane._render_done
+
+        def draw(*a, **k):
+            draws.append(threading.current_thread() is threading.main_thread())
+            return real_draw(*a, **k)
+
+        def done(b_, key, r):
+            seen_at_done.append(pane._rendered(b) is first)  # plain until this moment
+            return real_done(b_, key, r)
+
+        pane._draw, pane._render_done = draw, done
+        for _ in range(100):
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+            if not pane._provisional and not pane._pending:
+                break
+        again = pane._rendered(b)
+        assert again is not first and not again.pending_lexers
+        assert draws == [False]  # drawn again once, on a worker
+        assert seen_at_done == [True]
+        assert [x.text for x in again.strips] == [x.text for x in first.strips]
