@@ -234,6 +234,9 @@ class BrowserScreen(Screen):
         return self.query_one(SessionHeader)
 
     def on_mount(self) -> None:
+        # The tree calls the selection handler at once (no message round trip): the pane
+        # is drawn in the same frame as the tree, from the first session shown on.
+        self.branch_tree.selection_hook = self.on_branch_tree_selection_changed
         self.reload()
         self.set_interval(self.WATCH_SECONDS, self._watch_tick)
         self.set_interval(self.RELIST_SECONDS, self._relist_tick)
@@ -703,7 +706,7 @@ class BrowserScreen(Screen):
             pane.scroll_to_entry(sel)
         else:
             self._pane_key = key
-            pane.show_branch(s, tree.nav.paths.path(leaf), sel)  # cached: no walk per key
+            pane.show_leaf(s, leaf, sel)  # walks only up to the branch shown now, copies once
         if leaf != self._branch_leaf or force_header:
             self._branch_leaf = leaf
             self._update_header()
