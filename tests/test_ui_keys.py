@@ -113,6 +113,26 @@ async def test_filter_layouts_are_kept_and_the_next_made_ahead(make_app, settle,
         assert all(k[1] == frozenset({fork}) for k in tree._layouts)
 
 
+async def test_the_next_filter_is_laid_out_a_moment_after_a_big_session_is_shown(
+        make_app, settle, srv_app_file, monkeypatch):
+    monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)
+    monkeypatch.setattr(tree_view, "NEXT_FILTER_DELAY", 0.05)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).branch_tree
+        for _ in range(40):
+            if tree._cached_layout("no-tools", frozenset()) is not None:
+                break
+            await pilot.pause(0.05)
+            await settle(pilot)
+        got = tree._cached_layout("no-tools", frozenset())
+        assert got is not None
+        assert list(got.rows.entry) == list(layout_tree(tree.session, "no-tools").rows.entry)
+        browser(app).action_cycle_filter()  # shown at once
+        assert not tree.laying_out and tree.tree_layout is got
+
+
 async def test_a_layout_overtaken_by_another_filter_is_not_shown(make_app, settle, srv_app_file, monkeypatch):
     monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)
     app = make_app(srv_app_file)

@@ -61,6 +61,8 @@ __all__ = [
 
 #: Sessions with more entries than this are laid out in a thread (about 0.3 s at 50k).
 LAYOUT_IN_THREAD = 15_000
+#: Seconds after a big session is shown before the next filter's layout is made.
+NEXT_FILTER_DELAY = 1.0
 
 
 # --------------------------------------------------------------------------- navigation
@@ -419,6 +421,10 @@ class BranchTree(ScrollView, can_focus=True):
         if layout is None:
             layout = layout_tree(session, self.mode, frozenset())
         self._apply_layout(layout, session.leaf if select is None else select, center=True)
+        if len(session) > LAYOUT_IN_THREAD and self.is_mounted:
+            # The next filter's layout is made a moment after the session is shown (while
+            # the user reads it), so even the first f answers at once.
+            self.set_timer(NEXT_FILTER_DELAY, lambda: self._prepare_next_filter() if session is self.session else None)
 
     def forget_summaries(self, entries: list[int] | None = None) -> None:
         """Drop cached summaries (after lines turned out damaged)."""
