@@ -42,7 +42,7 @@ async def test_the_pane_follows_the_tree_in_the_same_call(make_app, settle, srv_
         await settle(pilot)
         b = browser(app)
         tree, pane = b.branch_tree, b.pane
-        assert tree.selection_hook is not None  # installed by the first selection
+        assert tree.selection_hook is not None  # installed when the screen mounts
         for action in (tree.action_cursor_down, tree.action_cursor_down, tree.action_page_up,
                        tree.action_first, tree.action_last, tree.action_cursor_up):
             action()  # no await: no message is processed in between

@@ -681,9 +681,6 @@ class BrowserScreen(Screen):
         self._update_tree_title()
 
     def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
-        # From now on the tree calls this at once (no message round trip), so the pane is
-        # drawn in the same frame as the tree's cursor.
-        event.tree.selection_hook = self.on_branch_tree_selection_changed
         self._update_tree_title()
         if self.following and event.entry >= 0 and event.entry != self._follow_entry():
             self.following = False
