@@ -29,6 +29,7 @@ try:
 except ImportError:  # not on this system
     fcntl = None  # type: ignore[assignment]
 
+from . import skeleton_cache
 from .session import Session
 from .treeview import TreeLayout, layout_tree
 
@@ -96,7 +97,7 @@ class ParallelOpen:
     """One open of ``path`` in progress. :meth:`result` finishes it (in any thread)."""
 
     def __init__(self, path: str | os.PathLike, *, jobs: int | None = None, min_bytes: int | None = None,
-                 part_min: int | None = None, whole: bool = False):
+                 part_min: int | None = None, whole: bool = False, use_cache: bool = True):
         self.path = os.fspath(path)
         self._procs: list[subprocess.Popen] = []
         self._bounds: list[tuple[int, int | None]] = []
@@ -110,29 +111,40 @@ class ParallelOpen:
         self.size = 0
         #: one worker reads the whole file and also builds the tree and the default layout
         self.whole = False
+        #: the session came from a saved skeleton (see :mod:`skeleton_cache`)
+        self.from_cache = False
+        self._try_cache = False
+        self._save = use_cache
+        self._args = (jobs, PARALLEL_MIN_BYTES if min_bytes is None else min_bytes,
+                      PART_MIN_BYTES if part_min is None else part_min, whole)
+        self._start_safely(use_cache)
+
+    def _start_safely(self, use_cache: bool) -> None:
         try:
-            self._start(jobs, PARALLEL_MIN_BYTES if min_bytes is None else min_bytes,
-                        PART_MIN_BYTES if part_min is None else part_min, whole)
+            self._start(*self._args, use_cache)
         except Exception:  # the sequential open will say what is wrong
             self._kill()
             self._procs = []
 
     @property
     def parallel(self) -> bool:
-        """True when worker processes were started."""
-        return bool(self._procs)
+        """True when worker processes were started (or a saved skeleton is to be loaded)."""
+        return bool(self._procs) or self._try_cache
 
-    def _start(self, jobs: int | None, min_bytes: int, part_min: int, whole: bool) -> None:
+    def _start(self, jobs: int | None, min_bytes: int, part_min: int, whole: bool, use_cache: bool) -> None:
         st = os.stat(self.path)
         self.size = st.st_size
         if st.st_size < min_bytes or jobs == 0:
+            return
+        if use_cache and skeleton_cache.usable(self.path):
+            self._try_cache = True  # result() loads it (and starts the workers if it does not fit)
             return
         # Even one part goes to a worker process: the caller's thread shares its
         # interpreter with the user interface, which would slow both down.
         n = _jobs_for(st.st_size, jobs, part_min)
         if whole and n == 1:
             self.whole = True
-            self._procs.append(self._spawn(["--whole", self.path]))
+            self._procs.append(self._spawn(["--whole", self.path] + (["--save"] if self._save else [])))
             return
         head = Session.read_header(self.path)
         if head.version < 2 or head.scanned_to >= st.st_size:
@@ -218,6 +230,17 @@ class ParallelOpen:
 
     def _result(self, progress: Callable[[int, int], None] | None) -> Session:
         with self._lock:
+            if self._try_cache:
+                self._try_cache = False
+                with gc_paused():
+                    got = skeleton_cache.load(self.path)
+                if got is not None:
+                    session, layout = got
+                    if layout is not None:
+                        self.layouts["default"] = layout
+                    self.from_cache = True
+                    return session
+                self._start_safely(False)  # no saved skeleton fits the file now: read it
             parts = self._collect(progress) if self._procs else None
             if parts is None:
                 if self._cancelled:
@@ -267,7 +290,10 @@ class ParallelOpen:
             sel.close()
         parts = []
         for k, p in enumerate(procs):
-            if p.wait() != 0:
+            # Not waited for: a whole-file worker saves the skeleton after closing its
+            # output. A worker that failed wrote no whole result (pickle.loads says so).
+            rc = p.poll()
+            if rc is not None and rc != 0:
                 return None
             try:
                 part = pickle.loads(bytes(outs[k]))

@@ -1,9 +1,10 @@
 """A worker process for opening big sessions: ``python -m pitui.core.scan_worker``.
 
 ``PATH START STOP VERSION`` (``STOP`` is ``-`` for "to the end of the file"): scans that
-part with :meth:`Session.scan_part`. ``--whole PATH``: opens the whole file, builds its
-tree, walks the current leaf's path and lays out the tree in the default filter (for one
-worker beside a starting user interface, which then only has to load the result).
+part with :meth:`Session.scan_part`. ``--whole PATH [--save]``: opens the whole file, builds
+its tree, walks the current leaf's path and lays out the tree in the default filter (for
+one worker beside a starting user interface, which then only has to load the result);
+with ``--save`` it then keeps them in the skeleton cache (:mod:`skeleton_cache`).
 Writes the pickled result to standard output; progress goes to standard error as one
 decimal byte count per line. Plain subprocesses (rather than multiprocessing) keep the
 caller's ``__main__`` out of it and stay safe beside threads.
@@ -43,6 +44,14 @@ def main(argv: list[str]) -> int:
     out = sys.stdout.buffer
     out.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     out.flush()
+    if argv[0] == "--whole" and "--save" in argv:
+        # Done for the caller (closing our output ends its wait); then keep the
+        # skeleton for the next open of this file.
+        sys.stdout.close()
+        sys.stderr.close()
+        from . import skeleton_cache
+
+        skeleton_cache.save(s, layout)
     return 0
 
 
