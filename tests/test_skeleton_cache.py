@@ -108,3 +108,14 @@ def test_only_the_newest_skeletons_are_kept(tmp_path):
     kept = list(skeleton_cache.cache_file(files[0]).parent.glob("*.pickle"))
     assert len(kept) == skeleton_cache.KEEP
     assert skeleton_cache.cache_file(files[-1]).exists() and not skeleton_cache.cache_file(files[0]).exists()
+
+
+def test_a_session_read_in_parts_is_saved_in_the_background(tmp_path):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3)
+    assert po.parallel and not po.whole
+    po.result()
+    _wait_saved(f)
+    again = _open(f)
+    _same(Session.open(f, validate=False), again.result())
+    assert again.from_cache

@@ -182,6 +182,19 @@ class ParallelOpen:
                 pass
         return p
 
+    def _save_in_background(self) -> None:
+        """Keep the skeleton for the next open: the parts were joined here, and saving
+        them from this process would take the user interface's interpreter for a tenth
+        of a second, so a low-priority worker reads the file again and saves it."""
+        try:
+            subprocess.Popen(
+                [sys.executable, "-m", "pitui.core.scan_worker", "--whole", self.path, "--save-only"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:
+            pass
+
     def cancel(self) -> None:
         """Stop the workers (the open is no longer wanted)."""
         self._cancelled = True
@@ -253,7 +266,9 @@ class ParallelOpen:
                 head = self._head
                 assert head is not None
                 head.add_parts(parts)
-                return head
+            if self._save:
+                self._save_in_background()
+            return head
 
     def _collect(self, progress: Callable[[int, int], None] | None) -> list[dict] | None:
         procs = self._procs
