@@ -15,7 +15,8 @@ Figures:
            buildSessionContext on the same file. First opens (empty cache) and re-opens
            (the skeleton saved by the first open).
   choose   the app started on the store, then the big session chosen: to a usable screen.
-  open-core  the parallel open (what the app uses) + tree layout only, in a fresh process.
+  open-core  the parallel open (what the app uses, without the skeleton cache) + tree
+           layout only, in a fresh process.
   list-cold  `pitui list ROOT --json` with an empty cache; Pi: listAll over the store.
   list-warm  the same with the index filled and nothing changed.
   list-grow  one session appended to (Pi appends), then listed: read from where the index stopped.
@@ -43,9 +44,9 @@ PY = sys.executable
 CORE_OPEN = r"""
 import sys, time, json
 t = time.perf_counter()
-from pitui.core.open_parallel import open_session
+from pitui.core.open_parallel import ParallelOpen
 from pitui.core.treeview import layout_tree
-s = open_session(sys.argv[1])
+s = ParallelOpen(sys.argv[1], use_cache=False).result()
 layout = layout_tree(s, "default")
 print(json.dumps({"entries": len(s), "rows": len(layout.rows), "in_process_s": time.perf_counter() - t}))
 """
@@ -60,6 +61,9 @@ def ensure_inputs() -> tuple[str, str]:
 
 
 def _app(args: list[str], cache: str) -> dict:
+    import time
+
+    time.sleep(2)  # the previous run's background work (saving a skeleton) is over
     env = {**os.environ, "PITUI_CACHE_DIR": cache}
     r = pi_side.measure_once([PY, os.path.join(BENCH, "app_open.py"), *args], env=env)
     r["result"] = json.loads(r["stdout"].strip().splitlines()[-1])
