@@ -131,8 +131,8 @@ def _fits(stamp: dict, path: str) -> bool:
 
 
 def usable(path: str | os.PathLike) -> bool:
-    """Whether a saved skeleton exists for ``path`` as it is now (a quick check: the
-    cache file's existence, the file's identity and size; :func:`load` checks the bytes)."""
+    """Whether a saved skeleton may serve ``path`` (a quick check that one exists for a
+    non-empty file; :func:`load` checks that it fits the file as it is now)."""
     try:
         st = os.stat(path)
         return cache_file(path).stat().st_mtime > 0 and st.st_size > 0
