@@ -594,3 +594,32 @@ async def test_keys_can_be_remapped_by_binding_id(make_app, settle, srv_app_file
         assert selected_id(app) == "fa5fba56"
         rows = {bid: keys for _, section in help_sections(app) for keys, _, bid in section if bid}
         assert rows["nav.next_sibling"] == "l"  # the help shows the remapped key
+
+
+async def test_the_footer_shows_session_keys_only_for_a_readable_session(make_app, settle, srv_app_file, tmp_path):
+    """Opening another session keeps the footer as it is (no redraw, no flicker) and the
+    keys do nothing until it is read; a file that cannot be shown dims them."""
+    from textual.widgets._footer import FooterKey
+
+    def filter_key_dimmed(app) -> bool:
+        (key,) = [k for k in app.screen.query(FooterKey) if k.action == "cycle_filter"]
+        return key.has_class("-disabled")
+
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        assert not filter_key_dimmed(app)
+        bad = tmp_path / "notes.jsonl"
+        bad.write_text('{"hello": 1}\n')
+        b.open_session(str(bad))
+        assert b.check_action("cycle_filter", ()) is None  # nothing to filter while opening
+        await settle(pilot)
+        assert b.error is not None and filter_key_dimmed(app)
+        b.open_session(str(srv_app_file))
+        await settle(pilot)
+        assert b.session is not None and not filter_key_dimmed(app)
+        mode = b.branch_tree.mode
+        await pilot.press("f")
+        await settle(pilot)
+        assert b.branch_tree.mode != mode

@@ -186,6 +186,7 @@ class BrowserScreen(Screen):
         self._file_id: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
         self._relisting = False
         self._opening: open_parallel.ParallelOpen | None = None  # the open being read
+        self._footer_session = False  # whether the footer shows the session keys as usable
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.SESSION_ACTIONS:
@@ -370,7 +371,8 @@ class BrowserScreen(Screen):
         self.session_path = path
         self.session = None
         gc.unfreeze()  # (frozen in _session_ready) the session left behind can be collected
-        self.refresh_bindings()
+        # The footer keeps showing the session keys while the next session opens (they do
+        # nothing meanwhile: check_action): redrawing it twice per open cost ~0.1 s.
         self.error = None
         self._pane_key = None
         self._branch_stats = {}
@@ -449,18 +451,26 @@ class BrowserScreen(Screen):
         if path != self.session_path:
             return
         self.error = reason
+        self._footer_for_session(False)
         self.branch_tree.placeholder = "no tree (not a readable session)"
         self.branch_tree.clear()
         self._update_tree_title()
         self.header.show_message(os.path.basename(path), reason)
         self.show_notice("This file cannot be shown", f"{shorten_home(path)}\n\n{reason}")
 
+    def _footer_for_session(self, shown: bool) -> None:
+        """Show the session keys in the footer as usable (or not), redrawing it only when
+        that changes."""
+        if shown != self._footer_session:
+            self._footer_session = shown
+            self.refresh_bindings()
+
     def _session_ready(self, path: str, session: Session, layout, mode: str) -> None:
         if path != self.session_path:
             return
         self.session = session
         self._file_id = _file_id(path)
-        self.refresh_bindings()
+        self._footer_for_session(True)
         self.query_one(ContentSwitcher).current = "pane"
         if mode != self.branch_tree.mode:
             layout = None
