@@ -33,7 +33,7 @@ from . import skeleton_cache
 from .session import Session
 from .treeview import TreeLayout, layout_tree
 
-__all__ = ["ParallelOpen", "open_session", "prestart", "start", "gc_paused", "PARALLEL_MIN_BYTES"]
+__all__ = ["ParallelOpen", "prestart", "start", "gc_paused", "PARALLEL_MIN_BYTES"]
 
 # Smaller files are read in the calling thread: starting a worker costs ~0.07 s.
 PARALLEL_MIN_BYTES = 48 * 1024 * 1024
@@ -329,7 +329,7 @@ _pending_lock = threading.Lock()
 
 def prestart(path: str | os.PathLike, jobs: int | None = None) -> None:
     """Start reading ``path`` now (``pitui FILE`` calls this before it imports the user
-    interface); the next :func:`open_session` of the same file takes it over. By default
+    interface); the next :func:`start` of the same file takes it over. By default
     one core is left to the user interface's start-up (on two cores: one worker that
     also lays out the tree); parts are joined on a thread meanwhile."""
     if jobs is None:
@@ -351,9 +351,3 @@ def start(path: str | os.PathLike) -> ParallelOpen:
     with _pending_lock:
         pending = _pending.pop(key, None)
     return pending if pending is not None else ParallelOpen(key)
-
-
-def open_session(path: str | os.PathLike, progress: Callable[[int, int], None] | None = None) -> Session:
-    """Open ``path`` the fastest way: in parts on worker processes when it is big, else
-    in this thread. Same result and errors as ``Session.open(path, validate=False)``."""
-    return start(path).result(progress)
