@@ -231,3 +231,20 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert b.session.ids[b.branch_tree.selected_entry] == "156ded8f"
+
+
+def test_overlapping_gc_pauses_leave_the_collector_on():
+    """Two opens pausing the collector at once (in threads) and ending in either order:
+    collection comes back when the last pause ends, never stays off."""
+    import gc
+
+    from pitui.core.open_parallel import gc_paused
+
+    assert gc.isenabled()
+    a, b = gc_paused(), gc_paused()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert not gc.isenabled()
+    b.__exit__(None, None, None)
+    assert gc.isenabled()

@@ -44,6 +44,7 @@ MAX_JOBS = 8
 
 _gc_lock = threading.Lock()
 _gc_pauses = 0
+_gc_was_enabled = False  # as it was when the first of the pauses under way began
 
 
 @contextlib.contextmanager
@@ -53,17 +54,18 @@ def gc_paused():
     collection walks hundreds of thousands of objects, and they come every few thousand
     allocations, doubling the time of a join or a tree layout. Nothing made here is
     garbage; collection resumes when the last pause ends."""
-    global _gc_pauses
+    global _gc_pauses, _gc_was_enabled
     with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
         _gc_pauses += 1
-        was = gc.isenabled()
         gc.disable()
     try:
         yield
     finally:
         with _gc_lock:
             _gc_pauses -= 1
-            if _gc_pauses == 0 and was:
+            if _gc_pauses == 0 and _gc_was_enabled:
                 gc.enable()
 
 
