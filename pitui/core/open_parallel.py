@@ -217,19 +217,25 @@ class ParallelOpen:
         def run() -> None:
             try:
                 s = self._result(None)
-                if "default" in self.layouts:
-                    self._done = (s, None)
-                    return
-                with gc_paused():
-                    if s.leaf >= 0:
-                        s.path_to(s.leaf)  # kept by the session
-                    self.layouts["default"] = layout_tree(s, "default", frozenset())
+                self.layout(s, "default")
                 self._done = (s, None)
             except BaseException as exc:  # handed to result()
                 self._done = (None, exc)
 
         self._thread = threading.Thread(target=run, name="pitui-open", daemon=True)
         self._thread.start()
+
+    def layout(self, session: Session, mode: str) -> TreeLayout:
+        """``session``'s tree layout in filter ``mode`` (made here unless a worker or the
+        skeleton cache already made it), with the current leaf's path walked too (the
+        session keeps it), so that neither is left to the user interface's thread."""
+        got = self.layouts.get(mode)
+        with gc_paused():
+            if got is None:
+                got = self.layouts[mode] = layout_tree(session, mode, frozenset())
+            if session.leaf >= 0:
+                session.path_to(session.leaf)
+        return got
 
     def result(self, progress: Callable[[int, int], None] | None = None) -> Session:
         """The opened session (the sequential :meth:`Session.open` when the parallel way

@@ -263,7 +263,7 @@ class Session:
                   progress: Callable[[int, int], None] | None = None) -> dict:
         """Scan the lines in ``[start, stop)`` (to the end of the file when ``stop`` is
         None) of a file whose header was read elsewhere; line numbers count from 1 at
-        ``start``. The result is plain data for :meth:`from_parts` (see
+        ``start``. The result is plain data for :meth:`add_parts` (see
         :mod:`pitui.core.open_parallel`): the skeleton of the part, its warnings, how many
         lines it spans, and whether it ended where it should (a file rewritten meanwhile
         does not)."""
@@ -277,13 +277,7 @@ class Session:
         lines = s.next_lineno - 1
         if stop is not None:
             # The part must end with whole lines; count the newlines of trailing blank ones.
-            tail = b""
-            if s.scanned_to < stop:
-                fd = os.open(path, os.O_RDONLY)
-                try:
-                    tail = os.pread(fd, stop - s.scanned_to, s.scanned_to)
-                finally:
-                    os.close(fd)
+            tail = read_span(path, s.scanned_to, stop - s.scanned_to) if s.scanned_to < stop else b""
             if s._pending_partial is not None or len(tail) != stop - s.scanned_to or tail.strip():
                 ok = False
             lines += tail.count(b"\n")
@@ -444,8 +438,6 @@ class Session:
 
         def handle(buf, pos: int, e: int, offset: int, lineno: int, end: int, terminated: bool) -> None:
             length = e - pos
-            rfind = buf.rfind
-            find = buf.find
             head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
             flags = F_LAZY
             if head is not None and head.group(4) == b"assistant":
@@ -453,7 +445,7 @@ class Session:
                 # byte search, far quicker than the regex scanning 4 KB of each line),
                 # then checked with the regex; anything unusual takes the regex's own way.
                 tail = max(pos, e - _TAIL)
-                k = rfind(b'"stopReason":"', tail, e)
+                k = buf.rfind(b'"stopReason":"', tail, e)
                 stop = stop_match(buf, k, e) if k >= 0 else None
                 if stop is None and k >= 0:
                     for stop in stop_iter(buf, tail, e):
@@ -465,12 +457,12 @@ class Session:
                     if reason and reason != b"stop" and reason != b"toolUse":
                         flags |= F_ABNORMAL_STOP
                     # the first text block with a character that is not white space
-                    k = find(b'{"type":"text","text":"', pos, e)
+                    k = buf.find(b'{"type":"text","text":"', pos, e)
                     while k >= 0:
                         if text_match(buf, k, e) is not None:
                             flags |= F_ASSISTANT_TEXT
                             break
-                        k = find(b'{"type":"text","text":"', k + 1, e)
+                        k = buf.find(b'{"type":"text","text":"', k + 1, e)
             if head is None:
                 self._scan_line(RawLine(offset, length, lineno, bytes(buf[pos:e]), terminated, end))
                 return

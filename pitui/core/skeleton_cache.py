@@ -20,6 +20,7 @@ import pickle
 import tempfile
 from pathlib import Path
 
+from .lines import read_span
 from .session import Session
 from .treeview import TreeLayout
 
@@ -43,15 +44,11 @@ def cache_file(path: str | os.PathLike) -> Path:
 
 
 def _tail_hash(path: str, end: int) -> str | None:
+    start = max(0, end - _TAIL)
     try:
-        fd = os.open(path, os.O_RDONLY)
+        data = read_span(path, start, end - start)
     except OSError:
         return None
-    try:
-        start = max(0, end - _TAIL)
-        data = os.pread(fd, end - start, start)
-    finally:
-        os.close(fd)
     if len(data) != end - start:
         return None
     return hashlib.sha1(data).hexdigest()

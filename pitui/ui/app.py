@@ -418,10 +418,7 @@ class BrowserScreen(Screen):
             if worker.is_cancelled:
                 return
             session = opening.result(progress)
-            with open_parallel.gc_paused():  # big structures, no garbage: see gc_paused
-                layout = opening.layouts.get(mode) or layout_tree(session, mode, frozenset())
-                if session.leaf >= 0:
-                    session.path_to(session.leaf)  # walked here, not on the UI thread (it is kept)
+            layout = opening.layout(session, mode)  # here, not on the UI thread
         except NotASession as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._open_failed, path, exc.reason)
