@@ -12,6 +12,7 @@ import pytest
 
 from pitui.cli import main
 from pitui.core.context import build_context
+from pitui.core import open_parallel
 from pitui.core.open_parallel import ParallelOpen
 from pitui.core.session import Session
 
@@ -30,13 +31,17 @@ def _normalise(value):
 
 
 @pytest.mark.parametrize("expected_file", EXPECTED, ids=lambda p: p.name[:40])
-@pytest.mark.parametrize("how", ["validating", "lazy", "parallel"])
-def test_session_matches_pi(expected_file: Path, how: str):
+@pytest.mark.parametrize("how", ["validating", "lazy", "parallel", "streamed"])
+def test_session_matches_pi(expected_file: Path, how: str, monkeypatch):
     exp = json.loads(expected_file.read_text())
     path = _session_file(exp["file"])
     if how == "parallel":
         # cut into parts read by worker processes, as a big file is (see open_parallel)
         s = ParallelOpen(path, min_bytes=0, part_min=1, jobs=2).result()
+    elif how == "streamed":
+        # one worker sending its entries in chunks as it reads (as `pitui FILE` does)
+        monkeypatch.setattr(open_parallel, "STREAM_CHUNK_BYTES", 1)
+        s = ParallelOpen(path, min_bytes=0, jobs=1, whole=True, use_cache=False).result()
     else:
         s = Session.open(path, validate=how == "validating")
     n = len(s)

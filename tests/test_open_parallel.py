@@ -90,19 +90,26 @@ def test_parts_read_like_one_scan(tmp_path, jobs, partial_tail):
     assert "line" + str(seq.linenos[seq.types.index("custom")]) in par.ids  # no id: named by its line
 
 
+@pytest.mark.parametrize("chunk", [1, 300, 8 * 1024 * 1024], ids=["chunk-per-line", "chunk-300", "one-chunk"])
 @pytest.mark.parametrize("partial_tail", [False, True], ids=["whole", "partial-tail"])
-def test_one_worker_reads_it_all_and_lays_out_the_tree(tmp_path, partial_tail):
-    """The mode beside a starting UI: one worker opens the file, builds the tree and the
-    default layout; what crosses back is loaded into the same session and layout."""
+def test_one_worker_streams_it_all(tmp_path, monkeypatch, partial_tail, chunk):
+    """The mode beside a starting UI: one worker reads the whole file and sends its entries
+    in chunks while it reads; they are appended here into the same session, whose tree and
+    layout are those of a sequential read."""
+    monkeypatch.setattr(open_parallel, "STREAM_CHUNK_BYTES", chunk)
     f = _awkward_file(tmp_path / "s.jsonl", partial_tail=partial_tail)
     seq = Session.open(f, validate=False)
-    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True)
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
     assert po.parallel and po.whole
-    par = po.result()
+    seen: list[int] = []
+    par = po.result(lambda done, total: seen.append(done))
     _same(seq, par)
+    if chunk == 1:
+        assert len(seen) >= len(seq.ids) - 1  # a chunk (with its progress) after each line
+    assert seen[-1] == f.stat().st_size and seen == sorted(seen)
     assert list(par.children) == list(seq.children)  # the same order, too
     assert par.path_to(par.leaf) == seq.path_to(seq.leaf)
-    want, got = layout_tree(seq, "default"), po.layouts["default"]
+    want, got = layout_tree(seq, "default"), po.layout(par, "default")
     assert list(got.rows) == list(want.rows) and got.row_of == want.row_of
     assert got.visible_parent == want.visible_parent and got.visible_children == want.visible_children
     assert list(got.visible_parent) == list(want.visible_parent)
@@ -165,6 +172,32 @@ def test_a_failing_worker_falls_back_to_the_sequential_read(tmp_path, monkeypatc
     monkeypatch.setattr(open_parallel.sys, "executable", os.path.join(str(tmp_path), "no-python-here"))
     po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=2)
     assert not po.parallel  # could not start: nothing to wait for
+    _same(Session.open(f, validate=False), po.result())
+
+
+def test_a_streaming_worker_that_dies_midway_falls_back_to_the_sequential_read(tmp_path, monkeypatch):
+    """Chunks already taken in are dropped: the session is read again, whole and right."""
+    f = _awkward_file(tmp_path / "s.jsonl")
+    monkeypatch.setattr(open_parallel, "STREAM_CHUNK_BYTES", 1)
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
+    real_read = po._procs[0].stdout.read
+    frames = [0]
+
+    def read(n):  # the worker's output stops after a few frames
+        frames[0] += 1
+        if frames[0] > 9:
+            po._procs[0].kill()
+            return b""
+        return real_read(n)
+
+    monkeypatch.setattr(po._procs[0].stdout, "read", read)
+    _same(Session.open(f, validate=False), po.result())
+
+
+def test_a_file_that_shrank_while_streamed_is_read_again(tmp_path, monkeypatch):
+    f = _awkward_file(tmp_path / "s.jsonl")
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
+    po.size += 1  # as if the file had been longer when the open began
     _same(Session.open(f, validate=False), po.result())
 
 

@@ -40,6 +40,10 @@ PARALLEL_MIN_BYTES = 48 * 1024 * 1024
 # At least this much of the file per worker.
 PART_MIN_BYTES = 24 * 1024 * 1024
 MAX_JOBS = 8
+# One worker reading the whole file sends its entries every this many bytes read: small
+# enough that they are taken in here while it reads on, big enough that a chunk costs
+# little (~2,000 entries of a big session).
+STREAM_CHUNK_BYTES = 8 * 1024 * 1024
 
 
 _gc_lock = threading.Lock()
@@ -146,7 +150,7 @@ class ParallelOpen:
         n = _jobs_for(st.st_size, jobs, part_min)
         if whole and n == 1:
             self.whole = True
-            self._procs.append(self._spawn(["--whole", self.path] + (["--save"] if self._save else [])))
+            self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False))
             return
         head = Session.read_header(self.path)
         if head.version < 2 or head.scanned_to >= st.st_size:
@@ -168,12 +172,12 @@ class ParallelOpen:
         for a, b in self._bounds:
             self._procs.append(self._spawn([self.path, str(a), "-" if b is None else str(b), str(head.version)]))
 
-    def _spawn(self, args: list[str]) -> subprocess.Popen:
+    def _spawn(self, args: list[str], stderr: bool = True) -> subprocess.Popen:
         p = subprocess.Popen(
             [sys.executable, "-m", "pitui.core.scan_worker", *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
         )
         if fcntl is not None and hasattr(fcntl, "F_SETPIPE_SZ"):
             # a 1 MiB pipe: the result crosses in a few reads, not a hundred 64 KiB ones
@@ -262,21 +266,60 @@ class ParallelOpen:
                     self.from_cache = True
                     return session
                 self._start_safely(False)  # no saved skeleton fits the file now: read it
-            parts = self._collect(progress) if self._procs else None
+            if self.whole:
+                with gc_paused():
+                    streamed = self._collect_stream(progress)
+                if streamed is not None:
+                    return streamed
+                parts = None
+            else:
+                parts = self._collect(progress) if self._procs else None
             if parts is None:
                 if self._cancelled:
                     raise RuntimeError("cancelled")
                 return Session.open(self.path, validate=False, progress=progress)
             with gc_paused():
-                if self.whole:
-                    self.layouts["default"] = TreeLayout.from_state(parts[0]["layout"])
-                    return Session.from_state(parts[0]["session"])
                 head = self._head
                 assert head is not None
                 head.add_parts(parts)
             if self._save:
                 self._save_in_background()
             return head
+
+    def _collect_stream(self, progress: Callable[[int, int], None] | None) -> Session | None:
+        """The session a ``--stream`` worker sends: its chunks of entries appended as they
+        come (while the worker reads on), then the tree built here. None if the worker
+        failed or the file shrank meanwhile."""
+        p = self._procs[0]
+        read = p.stdout.read  # type: ignore[union-attr]
+        s = Session(self.path)
+        while not self._cancelled:
+            head = read(8)
+            if len(head) < 8:
+                return None  # the worker failed (the sequential open says why)
+            n = int.from_bytes(head, "little")
+            data = read(n)
+            if len(data) < n:
+                return None
+            try:
+                kind, payload = pickle.loads(data)
+            except Exception:
+                return None
+            if kind == "chunk":
+                done, columns = payload
+                s.extend_columns(columns)
+                if progress is not None:
+                    progress(min(done, self.size), self.size)
+            elif kind == "end":
+                if payload.get("file_size", 0) < self.size:
+                    return None  # rewritten while it was read
+                if progress is not None:
+                    progress(self.size, self.size)
+                s.finish_stream(payload)
+                return s
+            else:
+                return None
+        return None
 
     def _collect(self, progress: Callable[[int, int], None] | None) -> list[dict] | None:
         procs = self._procs

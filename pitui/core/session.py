@@ -201,10 +201,12 @@ class Session:
         stop: int | None = None,
         build: bool = True,
         header_only: bool = False,
+        progress_every: int = 8 * 1024 * 1024,
     ) -> int:
         """Scan from ``scanned_to`` to the end of the file (or to byte ``stop``). Returns the
         number of new entries. ``build=False`` leaves the tree alone (a part of a parallel
-        open); ``header_only`` stops once the header is read."""
+        open); ``header_only`` stops once the header is read; ``progress`` is called after
+        every ``progress_every`` bytes or more."""
         try:
             f = open(self.path, "rb")
         except IsADirectoryError:
@@ -242,7 +244,7 @@ class Session:
                     handle(buf, pos, e, off, lineno, end, term)
                 else:
                     self._scan_line(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
-                if progress is not None and end - last_report > 8 * 1024 * 1024:
+                if progress is not None and end - last_report >= progress_every:
                     last_report = end
                     progress(end, size)
             if not self.header:
@@ -335,6 +337,45 @@ class Session:
             s._path = path.tolist()
             s._path_pos = dict(zip(s._path, range(len(s._path))))
         return s
+
+    # ------------------------------------------------------------------ streamed opening
+    # A worker process reading the whole file sends its entries in chunks while it reads
+    # (:meth:`columns`), then the rest of what it learnt (:meth:`rest_state`); the caller
+    # appends the chunks as they come (:meth:`extend_columns`) and builds the tree from
+    # them (:meth:`finish_stream`). A scan only ever appends entries, so chunks taken
+    # during it stay true.
+    _COLUMNS = ("ids", "parent_ids", "types", "roles", "timestamps", "offsets", "lengths", "linenos", "flags")
+
+    def columns(self, start: int, stop: int) -> tuple:
+        """Entries ``start..stop-1`` as plain data for :meth:`extend_columns`."""
+        return (self.ids[start:stop], self.parent_ids[start:stop], self.types[start:stop],
+                self.roles[start:stop], self.timestamps[start:stop], self.offsets[start:stop].tobytes(),
+                self.lengths[start:stop].tobytes(), self.linenos[start:stop].tobytes(),
+                bytes(self.flags[start:stop]))
+
+    def extend_columns(self, chunk: tuple) -> None:
+        """Append entries sent by :meth:`columns` (the next ones in file order)."""
+        ids, pids, types, roles, ts, offsets, lengths, linenos, flags = chunk
+        self.ids += ids
+        self.parent_ids += pids
+        self.types += types
+        self.roles += roles
+        self.timestamps += ts
+        self.offsets.frombytes(offsets)
+        self.lengths.frombytes(lengths)
+        self.linenos.frombytes(linenos)
+        self.flags += flags
+
+    def rest_state(self) -> dict:
+        """All a scan learnt besides its entries (header, warnings, labels, name, where it
+        stopped...), for :meth:`finish_stream`. The tree is not included: it is built there."""
+        skip = self._STATE_SKIP | set(self._COLUMNS) | {"roots", "shadowed", "leaf", "tree_warnings"}
+        return {k: v for k, v in self.__dict__.items() if k not in skip}
+
+    def finish_stream(self, rest: dict) -> None:
+        """Take the rest of a streamed scan (after all its chunks) and build the tree."""
+        self.__dict__.update(rest)
+        self._build_tree()
 
     @classmethod
     def read_header(cls, path: str | os.PathLike) -> "Session":
