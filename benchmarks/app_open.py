@@ -29,7 +29,7 @@ if __name__ == "__main__" and "--choose" not in sys.argv and "--no-prestart" not
     # what `pitui FILE` does first: start reading the file on other cores
     from pitui.core.open_parallel import prestart  # noqa: E402
 
-    prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else None)
+    prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else None, freeze=True)
 
 from pitui.core.discovery import resolve_root  # noqa: E402
 from pitui.core.listing import SessionIndex  # noqa: E402

@@ -7,8 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
-
 from . import __version__
 
 SUBCOMMANDS = ("list", "export", "search")
@@ -81,6 +79,8 @@ def cmd_list(argv: list[str]) -> int:
     index = None if args.no_cache else SessionIndex()
     infos = list_sessions(root, index)
     if args.json:
+        import orjson
+
         sys.stdout.buffer.write(orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2) + b"\n")
         return 0
     if not infos:
@@ -110,6 +110,8 @@ def cmd_export(argv: list[str]) -> int:
     except KeyError:
         return _fail(args.file, f"no entry with id {args.leaf!r}")
     if args.format == "json":
+        import orjson
+
         data = orjson.dumps(export_json(session, args.leaf), option=orjson.OPT_INDENT_2) + b"\n"
     elif args.format == "markdown":
         from .core.export_md import export_markdown
@@ -155,7 +157,7 @@ def cmd_app(argv: list[str]) -> int:
         # Start reading the session on other cores now, while Textual is imported.
         from .core.open_parallel import prestart
 
-        prestart(root.path)
+        prestart(root.path, freeze=True)  # the app keeps what it opens (see gc_paused)
     from .ui.app import run_app
 
     return run_app(root, demo=args.demo) or 0

@@ -281,3 +281,23 @@ def test_overlapping_gc_pauses_leave_the_collector_on():
     assert not gc.isenabled()
     b.__exit__(None, None, None)
     assert gc.isenabled()
+
+
+def test_a_pause_that_asks_for_it_freezes_what_was_made():
+    """The app's opens freeze what they made when the pause ends (so the next garbage
+    collection does not walk a whole session); other pauses leave the collector as it was."""
+    import gc
+
+    gc.unfreeze()  # (an app shown by an earlier test froze what it had)
+    with open_parallel.gc_paused():
+        made = [[k] for k in range(1000)]
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    try:
+        with open_parallel.gc_paused(freeze=True):
+            with open_parallel.gc_paused():  # an inner pause ending first does not freeze
+                more = [[k] for k in range(1000)]
+            assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() >= 2000 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    assert made and more

@@ -336,6 +336,36 @@ async def test_not_a_session_shows_its_reason(make_app, settle, tmp_path):
         await settle(pilot)
 
 
+async def test_the_notice_covers_the_pane_which_cannot_be_focused_under_it(make_app, settle, tmp_path):
+    from conftest import write_session
+    from helpers import assistant, user
+
+    project = tmp_path / "--home-dev-x--"
+    good = write_session(project / "2026-01-02T00-00-00-000Z_good.jsonl",
+                         [user("u1", None, 1, text="hello"), assistant("a1", "u1", 2, text="hi there")])
+    bad = project / "2026-01-01T00-00-00-000Z_bad.jsonl"
+    bad.write_text('{"type":"message","id":"x"}\n')
+    app = make_app(good)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        notice, pane = b.query_one("#notice"), b.pane
+        assert b.session is not None and not notice.display and pane.can_focus
+        pane.focus()
+        await settle(pilot)
+        b.open_session(str(bad))
+        await settle(pilot)
+        assert b.error is not None and notice.display
+        assert pane.region == notice.region  # laid over it, the pane keeping its size
+        assert not pane.can_focus and app.focused is not pane  # focus went to the tree
+        for _ in range(4):
+            await pilot.press("tab")
+            assert app.focused is not pane
+        b.open_session(str(good))
+        await settle(pilot)
+        assert b.session is not None and not notice.display and pane.can_focus
+
+
 # ------------------------------------------------------------------ a huge session
 def _write_big(path: Path, depth: int = 20_000, width: int = 2_000) -> Path:
     """A chain c0..c{depth-1} (user/assistant alternating), then ``width`` user replies

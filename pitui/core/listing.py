@@ -21,6 +21,7 @@ import orjson
 
 from .discovery import SessionFile, SessionRoot, find_session_files
 from .lines import file_fingerprint, iter_line_spans, parse_line
+from .paths import default_cache_dir
 from .timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
@@ -260,15 +261,6 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
         info.modified_ms = st.st_mtime_ns / 1e6
     info.fingerprint = file_fingerprint(path, info.scanned_to) if info.scanned_to else ""
     return info
-
-
-def default_cache_dir() -> Path:
-    env = os.environ.get("PITUI_CACHE_DIR")
-    if env:
-        return Path(env)
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("pitui", appauthor=False))
 
 
 class SessionIndex:

@@ -22,7 +22,7 @@ import selectors
 import subprocess
 import sys
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 try:
     import fcntl
@@ -30,8 +30,14 @@ except ImportError:  # not on this system
     fcntl = None  # type: ignore[assignment]
 
 from . import skeleton_cache
-from .session import Session
-from .treeview import TreeLayout, layout_tree
+
+if TYPE_CHECKING:
+    from .session import Session
+    from .treeview import TreeLayout
+
+# The session code is imported where it is used, not here: ``pitui FILE`` starts the
+# worker before anything else is imported (prestart), and every millisecond before that
+# delays the whole open.
 
 __all__ = ["ParallelOpen", "prestart", "start", "gc_paused", "PARALLEL_MIN_BYTES"]
 
@@ -49,28 +55,39 @@ STREAM_CHUNK_BYTES = 8 * 1024 * 1024
 _gc_lock = threading.Lock()
 _gc_pauses = 0
 _gc_was_enabled = False  # as it was when the first of the pauses under way began
+_gc_freeze = False  # a pause under way asked for what was made to be frozen at the end
 
 
 @contextlib.contextmanager
-def gc_paused():
+def gc_paused(freeze: bool = False):
     """No garbage collection while building the big structures of a session (tens of
     thousands of lists, dicts and tuples): beside a user interface's objects each full
     collection walks hundreds of thousands of objects, and they come every few thousand
     allocations, doubling the time of a join or a tree layout. Nothing made here is
-    garbage; collection resumes when the last pause ends."""
-    global _gc_pauses, _gc_was_enabled
+    garbage; collection resumes when the last pause ends.
+
+    ``freeze``: when the last pause ends, everything alive is moved out of the collector's
+    sight (:func:`gc.freeze`) instead of being walked by the next collection (~20-70 ms
+    for a big session): for an application that keeps what it opened (pitui's app
+    freezes what it shows anyway, and unfreezes when it opens another session)."""
+    global _gc_pauses, _gc_was_enabled, _gc_freeze
     with _gc_lock:
         if _gc_pauses == 0:
             _gc_was_enabled = gc.isenabled()
         _gc_pauses += 1
+        _gc_freeze = _gc_freeze or freeze
         gc.disable()
     try:
         yield
     finally:
         with _gc_lock:
             _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
+            if _gc_pauses == 0:
+                if _gc_freeze:
+                    _gc_freeze = False
+                    gc.freeze()
+                if _gc_was_enabled:
+                    gc.enable()
 
 
 def cpu_count() -> int:
@@ -103,8 +120,10 @@ class ParallelOpen:
     """One open of ``path`` in progress. :meth:`result` finishes it (in any thread)."""
 
     def __init__(self, path: str | os.PathLike, *, jobs: int | None = None, min_bytes: int | None = None,
-                 part_min: int | None = None, whole: bool = False, use_cache: bool = True):
+                 part_min: int | None = None, whole: bool = False, use_cache: bool = True,
+                 freeze: bool = False):
         self.path = os.fspath(path)
+        self._freeze = freeze  # see gc_paused
         self._procs: list[subprocess.Popen] = []
         self._bounds: list[tuple[int, int | None]] = []
         self._head: Session | None = None
@@ -152,6 +171,8 @@ class ParallelOpen:
             self.whole = True
             self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False))
             return
+        from .session import Session
+
         head = Session.read_header(self.path)
         if head.version < 2 or head.scanned_to >= st.st_size:
             return
@@ -233,8 +254,10 @@ class ParallelOpen:
         """``session``'s tree layout in filter ``mode`` (made here unless a worker or the
         skeleton cache already made it), with the current leaf's path walked too (the
         session keeps it), so that neither is left to the user interface's thread."""
+        from .treeview import layout_tree
+
         got = self.layouts.get(mode)
-        with gc_paused():
+        with gc_paused(self._freeze):
             if got is None:
                 got = self.layouts[mode] = layout_tree(session, mode, frozenset())
             if session.leaf >= 0:
@@ -254,10 +277,12 @@ class ParallelOpen:
         return self._result(progress)
 
     def _result(self, progress: Callable[[int, int], None] | None) -> Session:
+        from .session import Session
+
         with self._lock:
             if self._try_cache:
                 self._try_cache = False
-                with gc_paused():
+                with gc_paused(self._freeze):
                     got = skeleton_cache.load(self.path)
                 if got is not None:
                     session, layout = got
@@ -267,8 +292,7 @@ class ParallelOpen:
                     return session
                 self._start_safely(False)  # no saved skeleton fits the file now: read it
             if self.whole:
-                with gc_paused():
-                    streamed = self._collect_stream(progress)
+                streamed = self._collect_stream(progress)
                 if streamed is not None:
                     return streamed
                 parts = None
@@ -278,7 +302,7 @@ class ParallelOpen:
                 if self._cancelled:
                     raise RuntimeError("cancelled")
                 return Session.open(self.path, validate=False, progress=progress)
-            with gc_paused():
+            with gc_paused(self._freeze):
                 head = self._head
                 assert head is not None
                 head.add_parts(parts)
@@ -288,8 +312,11 @@ class ParallelOpen:
 
     def _collect_stream(self, progress: Callable[[int, int], None] | None) -> Session | None:
         """The session a ``--stream`` worker sends: its chunks of entries appended as they
-        come (while the worker reads on), then the tree built here. None if the worker
-        failed or the file shrank meanwhile."""
+        come (while the worker reads on), then its tree and default layout. None if the
+        worker failed or the file shrank meanwhile."""
+        from .session import Session
+        from .treeview import TreeLayout
+
         p = self._procs[0]
         read = p.stdout.read  # type: ignore[union-attr]
         s = Session(self.path)
@@ -311,11 +338,13 @@ class ParallelOpen:
                 if progress is not None:
                     progress(min(done, self.size), self.size)
             elif kind == "end":
-                if payload.get("file_size", 0) < self.size:
+                if payload["rest"].get("file_size", 0) < self.size:
                     return None  # rewritten while it was read
                 if progress is not None:
                     progress(self.size, self.size)
-                s.finish_stream(payload)
+                with gc_paused(self._freeze):
+                    s.finish_stream(payload["rest"], payload["tree"])
+                    self.layouts["default"] = TreeLayout.from_state(payload["layout"])
                 return s
             else:
                 return None
@@ -378,14 +407,14 @@ _pending: dict[str, ParallelOpen] = {}
 _pending_lock = threading.Lock()
 
 
-def prestart(path: str | os.PathLike, jobs: int | None = None) -> None:
+def prestart(path: str | os.PathLike, jobs: int | None = None, freeze: bool = False) -> None:
     """Start reading ``path`` now (``pitui FILE`` calls this before it imports the user
     interface); the next :func:`start` of the same file takes it over. By default
     one core is left to the user interface's start-up (on two cores: one worker that
     also lays out the tree); parts are joined on a thread meanwhile."""
     if jobs is None:
         jobs = max(1, min(cpu_count(), MAX_JOBS) - 1)
-    p = ParallelOpen(path, jobs=jobs, whole=True)
+    p = ParallelOpen(path, jobs=jobs, whole=True, freeze=freeze)
     p.finish_in_background()
     with _pending_lock:
         old = _pending.pop(p.path, None)
@@ -394,11 +423,11 @@ def prestart(path: str | os.PathLike, jobs: int | None = None) -> None:
         old.cancel()
 
 
-def start(path: str | os.PathLike) -> ParallelOpen:
+def start(path: str | os.PathLike, freeze: bool = False) -> ParallelOpen:
     """The open of ``path`` started by :func:`prestart`, or a new one. A file that grew
     meanwhile is still read right (the last part reads to its end); one that shrank is
     noticed by the parts and read again the usual way."""
     key = os.fspath(path)
     with _pending_lock:
         pending = _pending.pop(key, None)
-    return pending if pending is not None else ParallelOpen(key)
+    return pending if pending is not None else ParallelOpen(key, freeze=freeze)

@@ -6,12 +6,12 @@ progress goes to standard error as one decimal byte count per line.
 
 ``--stream PATH CHUNK_BYTES [--save]``: reads the whole file, sending its entries while it reads: a
 stream of frames (8-byte little-endian length, then a pickle) ``("chunk", (done_bytes,
-columns))`` every ``CHUNK_BYTES`` of the file or more (:meth:`Session.columns`) and a last ``("end",
-rest_state)``. The caller builds the tree from them (for one worker beside a starting user
-interface, which only has to append chunks as they come). With ``--save`` the worker then
-builds the tree and the default layout itself, at low priority, and keeps them in the
-skeleton cache (:mod:`skeleton_cache`) for the next open; ``--whole PATH --save-only``
-does only that.
+columns))`` every ``CHUNK_BYTES`` of the file or more (:meth:`Session.columns`) and a last
+``("end", {"rest", "tree", "layout"})`` (:meth:`Session.rest_state`, :meth:`Session.tree_state`,
+the default :class:`TreeLayout`): for one worker beside a starting user interface, which
+only has to append chunks as they come and load the rest. With ``--save`` the worker then
+keeps them in the skeleton cache (:mod:`skeleton_cache`) for the next open, at low
+priority; ``--whole PATH --save-only`` only does that.
 
 Plain subprocesses (rather than multiprocessing) keep the caller's ``__main__`` out of it
 and stay safe beside threads.
@@ -25,6 +25,7 @@ import pickle
 import sys
 
 from .session import Session
+from .treeview import TreeLayout, layout_tree
 
 def _send(out, kind: str, payload) -> None:
     data = pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL)
@@ -48,8 +49,14 @@ def _stream(path: str, chunk_bytes: int) -> Session:
     s._scan(validate=False, progress=progress, build=False, progress_every=chunk_bytes)
     if len(s.ids) > sent:
         _send(out, "chunk", (s.scanned_to, s.columns(sent, len(s.ids))))
-    _send(out, "end", s.rest_state())
-    return s
+    # The tree, the leaf's path and the layout are made here too: loading them takes the
+    # caller (a starting user interface, busy) a third of the time of making them.
+    s._build_tree()
+    if s.leaf >= 0:
+        s.path_to(s.leaf)
+    layout = layout_tree(s, "default", frozenset())
+    _send(out, "end", {"rest": s.rest_state(), "tree": s.tree_state(), "layout": layout.to_state()})
+    return s, layout
 
 
 def _lower_priority() -> None:
@@ -57,34 +64,33 @@ def _lower_priority() -> None:
         os.nice(10)  # a background job: the user's own work comes first
 
 
-def _save(s: Session, built: bool) -> None:
+def _save(s: Session, layout: TreeLayout | None = None) -> None:
     from . import skeleton_cache
-    from .treeview import layout_tree
 
-    if not built:
-        s._build_tree()
-    if s.leaf >= 0:
-        s.path_to(s.leaf)
-    skeleton_cache.save(s, layout_tree(s, "default", frozenset()))
+    if layout is None:
+        if s.leaf >= 0:
+            s.path_to(s.leaf)
+        layout = layout_tree(s, "default", frozenset())
+    skeleton_cache.save(s, layout)
 
 
 def main(argv: list[str]) -> int:
     gc.disable()  # a short life making big structures and no garbage worth collecting
     err = sys.stderr
     if argv[0] == "--stream":
-        s = _stream(argv[1], max(1, int(argv[2])))
+        s, layout = _stream(argv[1], max(1, int(argv[2])))
         if "--save" in argv:
             # Done for the caller (closing our output ends its wait); then keep the
             # skeleton for the next open of this file.
             sys.stdout.close()
             sys.stderr.close()
             _lower_priority()
-            _save(s, built=False)
+            _save(s, layout)
         return 0
     if argv[0] == "--whole":  # --save-only
         _lower_priority()
         s = Session.open(argv[1], validate=False)
-        _save(s, built=True)
+        _save(s)
         return 0
     path, start, stop, version = argv
     start_i = int(start)

@@ -311,31 +311,45 @@ class Session:
     _STATE_SKIP = frozenset({"_lock", "_path_lock", "_cache", "_path_tree", "_path", "_path_pos",
                              "index_of", "parent", "children"})
 
+    _TREE_STATE = ("roots", "shadowed", "leaf", "tree_warnings", "parent", "children", "walked_path")
+
     def to_state(self) -> dict:
         """This session (skeleton, tree, the last path walked) for :meth:`from_state`."""
         d = {k: v for k, v in self.__dict__.items() if k not in self._STATE_SKIP}
-        d["parent"] = array("q", self.parent).tobytes()
-        d["children"] = csr(self.children)
-        d["walked_path"] = array("q", self._path if self._path_tree is self.parent else ()).tobytes()
+        d.update(self.tree_state())
         return d
+
+    def tree_state(self) -> dict:
+        """The tree (and the last path walked in it) as compact plain data."""
+        return {
+            "roots": self.roots,
+            "shadowed": self.shadowed,
+            "leaf": self.leaf,
+            "tree_warnings": self.tree_warnings,
+            "parent": array("q", self.parent).tobytes(),
+            "children": csr(self.children),
+            "walked_path": array("q", self._path if self._path_tree is self.parent else ()).tobytes(),
+        }
+
+    def _load_tree_state(self, d: dict) -> None:
+        parent = array("q")
+        parent.frombytes(d["parent"])
+        path = array("q")
+        path.frombytes(d["walked_path"])
+        self.roots, self.shadowed, self.leaf, self.tree_warnings = d["roots"], d["shadowed"], d["leaf"], d["tree_warnings"]
+        self.index_of = dict(zip(self.ids, range(len(self.ids))))  # as _build_tree: a later duplicate wins
+        self.parent = parent.tolist()
+        self.children = uncsr(d["children"])
+        if path:
+            self._path_tree = self.parent
+            self._path = path.tolist()
+            self._path_pos = dict(zip(self._path, range(len(self._path))))
 
     @classmethod
     def from_state(cls, state: dict) -> "Session":
         s = cls(state["path"])
-        d = dict(state)
-        parent = array("q")
-        parent.frombytes(d.pop("parent"))
-        children = uncsr(d.pop("children"))
-        path = array("q")
-        path.frombytes(d.pop("walked_path"))
-        s.__dict__.update(d)
-        s.index_of = dict(zip(s.ids, range(len(s.ids))))  # as _build_tree: a later duplicate wins
-        s.parent = parent.tolist()
-        s.children = children
-        if path:
-            s._path_tree = s.parent
-            s._path = path.tolist()
-            s._path_pos = dict(zip(s._path, range(len(s._path))))
+        s.__dict__.update({k: v for k, v in state.items() if k not in cls._TREE_STATE})
+        s._load_tree_state(state)
         return s
 
     # ------------------------------------------------------------------ streamed opening
@@ -368,14 +382,18 @@ class Session:
 
     def rest_state(self) -> dict:
         """All a scan learnt besides its entries (header, warnings, labels, name, where it
-        stopped...), for :meth:`finish_stream`. The tree is not included: it is built there."""
-        skip = self._STATE_SKIP | set(self._COLUMNS) | {"roots", "shadowed", "leaf", "tree_warnings"}
+        stopped...) and its tree, for :meth:`finish_stream`."""
+        skip = self._STATE_SKIP | set(self._COLUMNS) | set(self._TREE_STATE)
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
-    def finish_stream(self, rest: dict) -> None:
-        """Take the rest of a streamed scan (after all its chunks) and build the tree."""
+    def finish_stream(self, rest: dict, tree: dict | None = None) -> None:
+        """Take the rest of a streamed scan (after all its chunks) and its tree
+        (:meth:`tree_state`), or build the tree here."""
         self.__dict__.update(rest)
-        self._build_tree()
+        if tree is None:
+            self._build_tree()
+        else:
+            self._load_tree_state(tree)
 
     @classmethod
     def read_header(cls, path: str | os.PathLike) -> "Session":

@@ -17,12 +17,15 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from pathlib import Path
 
-from .lines import read_span
-from .session import Session
-from .treeview import TreeLayout
+from typing import TYPE_CHECKING
+
+from .paths import default_cache_dir
+
+if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's worker starts
+    from .session import Session
+    from .treeview import TreeLayout
 
 __all__ = ["CACHE_VERSION", "KEEP", "cache_file", "save", "load", "usable"]
 
@@ -32,8 +35,6 @@ _TAIL = 4096
 
 
 def _folder() -> Path:
-    from .listing import default_cache_dir
-
     return default_cache_dir() / "skeletons"
 
 
@@ -44,6 +45,8 @@ def cache_file(path: str | os.PathLike) -> Path:
 
 
 def _tail_hash(path: str, end: int) -> str | None:
+    from .lines import read_span
+
     start = max(0, end - _TAIL)
     try:
         data = read_span(path, start, end - start)
@@ -77,6 +80,8 @@ def save(session: Session, layout: TreeLayout | None = None) -> bool:
         stamp["layout"] = layout.to_state() if layout is not None else None
         target = cache_file(session.path)
         target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:
@@ -141,6 +146,9 @@ def load(path: str | os.PathLike) -> tuple[Session, TreeLayout | None] | None:
     """The session of ``path`` from its saved skeleton, read on to the file's end, with the
     saved default layout when nothing was appended since; None when there is none that
     fits the file as it is now."""
+    from .session import Session
+    from .treeview import TreeLayout
+
     path = os.fspath(path)
     stamp = _read(path)
     if stamp is None or not _fits(stamp, path):

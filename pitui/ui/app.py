@@ -31,7 +31,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import ContentSwitcher, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..core import open_parallel
@@ -208,7 +208,10 @@ class BrowserScreen(Screen):
             yield BranchTree(id="tree")
             with RightColumn(id="right"):
                 yield SessionHeader(id="header")
-                with ContentSwitcher(initial="notice", id="pane-switch"):
+                # The notice lies over the pane (a layer of its own) rather than taking
+                # turns with it: the pane keeps its size, so a session opened behind the
+                # notice is laid out once, in the frame that shows it.
+                with Vertical(id="pane-box"):
                     yield MessagePane(id="pane")
                     with VerticalScroll(id="notice"):
                         yield Static("", id="notice-text", markup=False)
@@ -394,7 +397,7 @@ class BrowserScreen(Screen):
             self._opening.cancel()  # its worker processes, if any
         # Started here, not in the worker thread: the worker processes begin at once
         # instead of after this frame's repaint (a stat, a header line, a few spawns).
-        self._opening = open_parallel.start(path)
+        self._opening = open_parallel.start(path, freeze=True)
         self._open_worker(path, self._opening, self.branch_tree.mode)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
@@ -472,7 +475,7 @@ class BrowserScreen(Screen):
         self.session = session
         self._file_id = _file_id(path)
         self._footer_for_session(True)
-        self.query_one(ContentSwitcher).current = "pane"
+        self._cover_pane(False)
         if mode != self.branch_tree.mode:
             layout = None
         select = session.index_of.get(self._select_id, session.leaf) if self._select_id else session.leaf
@@ -756,7 +759,15 @@ class BrowserScreen(Screen):
 
     def show_notice(self, title: str, body: str = "") -> None:
         self.query_one("#notice-text", Static).update(f"{title}\n\n{body}" if body else title)
-        self.query_one(ContentSwitcher).current = "notice"
+        self._cover_pane(True)
+
+    def _cover_pane(self, cover: bool) -> None:
+        """Show the notice over the pane (which cannot be focused under it), or take it away."""
+        pane = self.pane
+        if cover and pane.has_focus:
+            self.branch_tree.focus()
+        pane.can_focus = not cover
+        self.query_one("#notice").display = cover
 
     # ------------------------------------------------------------------ actions
     def _nav_move(self, target: int | None, what: str) -> None:
