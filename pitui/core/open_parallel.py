@@ -312,14 +312,16 @@ class ParallelOpen:
 
     def _collect_stream(self, progress: Callable[[int, int], None] | None) -> Session | None:
         """The session a ``--stream`` worker sends: its chunks of entries appended as they
-        come (while the worker reads on), then its tree and default layout. None if the
-        worker failed or the file shrank meanwhile."""
+        come (while the worker reads on), then its tree (loaded while the worker lays it
+        out), then the default layout. None if the worker failed or the file shrank
+        meanwhile."""
         from .session import Session
         from .treeview import TreeLayout
 
         p = self._procs[0]
         read = p.stdout.read  # type: ignore[union-attr]
         s = Session(self.path)
+        tree = False
         while not self._cancelled:
             head = read(8)
             if len(head) < 8:
@@ -337,14 +339,17 @@ class ParallelOpen:
                 s.extend_columns(columns)
                 if progress is not None:
                     progress(min(done, self.size), self.size)
-            elif kind == "end":
+            elif kind == "tree" and not tree:
                 if payload["rest"].get("file_size", 0) < self.size:
                     return None  # rewritten while it was read
                 if progress is not None:
                     progress(self.size, self.size)
                 with gc_paused(self._freeze):
                     s.finish_stream(payload["rest"], payload["tree"])
-                    self.layouts["default"] = TreeLayout.from_state(payload["layout"])
+                tree = True
+            elif kind == "end" and tree:
+                with gc_paused(self._freeze):
+                    self.layouts["default"] = TreeLayout.from_state(payload)
                 return s
             else:
                 return None

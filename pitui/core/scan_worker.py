@@ -6,9 +6,9 @@ progress goes to standard error as one decimal byte count per line.
 
 ``--stream PATH CHUNK_BYTES [--save]``: reads the whole file, sending its entries while it reads: a
 stream of frames (8-byte little-endian length, then a pickle) ``("chunk", (done_bytes,
-columns))`` every ``CHUNK_BYTES`` of the file or more (:meth:`Session.columns`) and a last
-``("end", {"rest", "tree", "layout"})`` (:meth:`Session.rest_state`, :meth:`Session.tree_state`,
-the default :class:`TreeLayout`): for one worker beside a starting user interface, which
+columns))`` every ``CHUNK_BYTES`` of the file or more (:meth:`Session.columns`), then
+``("tree", {"rest", "tree"})`` (:meth:`Session.rest_state`, :meth:`Session.tree_state`) and
+a last ``("end", layout)`` (the default :meth:`TreeLayout.to_state`): for one worker beside a starting user interface, which
 only has to append chunks as they come and load the rest. With ``--save`` the worker then
 keeps them in the skeleton cache (:mod:`skeleton_cache`) for the next open, at low
 priority; ``--whole PATH --save-only`` only does that.
@@ -50,12 +50,14 @@ def _stream(path: str, chunk_bytes: int) -> Session:
     if len(s.ids) > sent:
         _send(out, "chunk", (s.scanned_to, s.columns(sent, len(s.ids))))
     # The tree, the leaf's path and the layout are made here too: loading them takes the
-    # caller (a starting user interface, busy) a third of the time of making them.
+    # caller (a starting user interface, busy) a third of the time of making them. The
+    # tree goes first, to be loaded there while the layout is made here.
     s._build_tree()
     if s.leaf >= 0:
         s.path_to(s.leaf)
+    _send(out, "tree", {"rest": s.rest_state(), "tree": s.tree_state()})
     layout = layout_tree(s, "default", frozenset())
-    _send(out, "end", {"rest": s.rest_state(), "tree": s.tree_state(), "layout": layout.to_state()})
+    _send(out, "end", layout.to_state())
     return s, layout
 
 
