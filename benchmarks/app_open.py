@@ -39,6 +39,23 @@ KEYS = ["k", "k", "j", "u", "U", "bracketleft", "bracketright", "left_curly_brac
         "g", "G", "pageup", "pagedown", "f", "f", "f", "f", "f", "t", "t", "o", "o"]
 
 
+def _worker_peaks(browser) -> list[float]:
+    """Peak memory (MiB) of the open's worker processes still alive (a streaming worker
+    goes on to save the skeleton after the app has what it needs, so it is not waited for)."""
+    peaks = []
+    for p in getattr(getattr(browser, "_opening", None), "_procs", []):
+        if p.poll() is not None:
+            continue  # ended (and now waited for: RUSAGE_CHILDREN counts it)
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peaks.append(int(line.split()[1]) / 1024)
+        except OSError:
+            pass
+    return peaks
+
+
 async def main(path: str, rounds: int, choose: str | None = None) -> dict:
     from pitui.ui.app import BrowserScreen
 
@@ -95,7 +112,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         import resource
 
         out["peak_mib_app"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        out["peak_mib_one_worker"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        out["peak_mib_one_worker"] = max(_worker_peaks(browser) + [resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024])
         if not rounds:
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()
