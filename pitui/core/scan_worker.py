@@ -4,12 +4,13 @@
 part with :meth:`Session.scan_part` and writes the pickled result to standard output;
 progress goes to standard error as one decimal byte count per line.
 
-``--stream PATH CHUNK_BYTES [--save]``: reads the whole file, sending its entries while it reads: a
-stream of frames (8-byte little-endian length, then a pickle) ``("chunk", (done_bytes,
-columns))`` every ``CHUNK_BYTES`` of the file or more (:meth:`Session.columns`), then
-``("tree", {"rest", "tree"})`` (:meth:`Session.rest_state`, :meth:`Session.tree_state`) and
-a last ``("end", layout)`` (the default :meth:`TreeLayout.to_state`): for one worker beside a starting user interface, which
-only has to append chunks as they come and load the rest. With ``--save`` the worker then
+``--stream PATH CHUNK_BYTES [--save]``: reads the whole file, sending its entries while it
+reads: a stream of frames (8-byte little-endian length, then a pickle) ``("chunk",
+(done_bytes, columns))`` every ``CHUNK_BYTES`` of the file or more (:meth:`Session.columns`),
+then ``("tree", {"rest", "tree"})`` (:meth:`Session.rest_state`, :meth:`Session.tree_state`)
+and a last ``("end", layout)`` (the default :meth:`TreeLayout.to_state`): for one worker
+beside a starting user interface, which only has to append chunks as they come and load
+the rest. With ``--save`` the worker then
 keeps them in the skeleton cache (:mod:`skeleton_cache`) for the next open, at low
 priority; ``--whole PATH --save-only`` only does that.
 
@@ -27,6 +28,7 @@ import sys
 from .session import Session
 from .treeview import TreeLayout, layout_tree
 
+
 def _send(out, kind: str, payload) -> None:
     data = pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL)
     out.write(len(data).to_bytes(8, "little"))
@@ -34,7 +36,7 @@ def _send(out, kind: str, payload) -> None:
     out.flush()
 
 
-def _stream(path: str, chunk_bytes: int) -> Session:
+def _stream(path: str, chunk_bytes: int) -> tuple[Session, TreeLayout]:
     out = sys.stdout.buffer
     s = Session(path)
     sent = 0
@@ -46,9 +48,8 @@ def _stream(path: str, chunk_bytes: int) -> Session:
             _send(out, "chunk", (done, s.columns(sent, n)))
             sent = n
 
+    # (the scan reports progress once more at its end: the last entries go then)
     s._scan(validate=False, progress=progress, build=False, progress_every=chunk_bytes)
-    if len(s.ids) > sent:
-        _send(out, "chunk", (s.scanned_to, s.columns(sent, len(s.ids))))
     # The tree, the leaf's path and the layout are made here too: loading them takes the
     # caller (a starting user interface, busy) a third of the time of making them. The
     # tree goes first, to be loaded there while the layout is made here.

@@ -354,10 +354,10 @@ class Session:
 
     # ------------------------------------------------------------------ streamed opening
     # A worker process reading the whole file sends its entries in chunks while it reads
-    # (:meth:`columns`), then the rest of what it learnt (:meth:`rest_state`); the caller
-    # appends the chunks as they come (:meth:`extend_columns`) and builds the tree from
-    # them (:meth:`finish_stream`). A scan only ever appends entries, so chunks taken
-    # during it stay true.
+    # (:meth:`columns`), then the rest of what it learnt (:meth:`rest_state`) and its tree
+    # (:meth:`tree_state`); the caller appends the chunks as they come
+    # (:meth:`extend_columns`) and then takes the rest and the tree (:meth:`finish_stream`).
+    # A scan only ever appends entries, so chunks taken during it stay true.
     _COLUMNS = ("ids", "parent_ids", "types", "roles", "timestamps", "offsets", "lengths", "linenos", "flags")
 
     def columns(self, start: int, stop: int) -> tuple:
@@ -386,14 +386,11 @@ class Session:
         skip = self._STATE_SKIP | set(self._COLUMNS) | set(self._TREE_STATE)
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
-    def finish_stream(self, rest: dict, tree: dict | None = None) -> None:
+    def finish_stream(self, rest: dict, tree: dict) -> None:
         """Take the rest of a streamed scan (after all its chunks) and its tree
-        (:meth:`tree_state`), or build the tree here."""
+        (:meth:`tree_state`)."""
         self.__dict__.update(rest)
-        if tree is None:
-            self._build_tree()
-        else:
-            self._load_tree_state(tree)
+        self._load_tree_state(tree)
 
     @classmethod
     def read_header(cls, path: str | os.PathLike) -> "Session":

@@ -18,7 +18,6 @@ import hashlib
 import os
 import pickle
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .paths import default_cache_dir
