@@ -245,11 +245,21 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
     used: list[bool] = []
     real = ParallelOpen.result
 
-    def spy(self, progress=None):
+    def spy(self, progress=None, on_tree=None):
         used.append(self.parallel)
-        return real(self, progress)
+        return real(self, progress, on_tree)
 
     monkeypatch.setattr(ParallelOpen, "result", spy)
+    from pitui.ui.pane import MessagePane
+
+    prepared: list[tuple] = []
+    real_prepare = MessagePane.prepare
+
+    def prepare_spy(self, session, leaf):
+        real_prepare(self, session, leaf)
+        prepared.append((session, leaf, self._prepared[2]))
+
+    monkeypatch.setattr(MessagePane, "prepare", prepare_spy)
     path = corpus_root / "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
     app = make_app(path)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -257,6 +267,9 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
         b = app.browser
         assert used == [True]
         assert b.session is not None
+        # the open thread worked out the pane's first branch, and the pane took it
+        assert [(s, leaf) for s, leaf, _ in prepared] == [(b.session, b.session.leaf)]
+        assert b.pane._bstart is prepared[0][2]._bstart
         seq = Session.open(path, validate=False)
         seq.validate_lazy_lines()  # as the app did after its first paint
         _same(seq, b.session)
@@ -301,3 +314,58 @@ def test_a_pause_that_asks_for_it_freezes_what_was_made():
     finally:
         gc.unfreeze()
     assert made and more
+
+
+def test_on_tree_has_the_session_while_its_layout_is_on_the_way(tmp_path):
+    """A streamed open hands the caller its session as soon as the tree is loaded (the app
+    works out the pane's first branch then), once, whether the caller asks before that
+    moment or after it (``pitui FILE`` starts the open before the app exists)."""
+    import threading
+
+    f = _awkward_file(tmp_path / "s.jsonl")
+    seq = Session.open(f, validate=False)
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
+    got: list[tuple] = []
+
+    def on_tree(s: Session) -> None:
+        got.append((s, "default" in po.layouts, s.path_to(s.leaf), threading.current_thread()))
+
+    par = po.result(on_tree=on_tree)
+    assert len(got) == 1
+    s, had_layout, path, _ = got[0]
+    assert s is par and not had_layout and path == seq.path_to(seq.leaf)
+    # asked after the tree was loaded (by a background thread): called at once, here
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
+    po.finish_in_background()
+    po._thread.join()
+    got.clear()
+    par = po.result(on_tree=on_tree)
+    assert len(got) == 1 and got[0][0] is par and got[0][3] is threading.current_thread()
+    _same(seq, par)
+    # a hook that fails does not fail the open
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
+    _same(seq, po.result(on_tree=lambda s: 1 / 0))
+    # an open in parts has no such moment: not called
+    got.clear()
+    _same(seq, ParallelOpen(f, min_bytes=0, part_min=1, jobs=2).result(on_tree=on_tree))
+    assert got == []
+
+
+def test_a_streamed_session_reads_on_and_copies_before_its_children_are_made(tmp_path):
+    """The children lists of a session that crossed from a worker are made when first
+    asked for; a snapshot or a refresh before that still sees the whole tree."""
+    f = _awkward_file(tmp_path / "s.jsonl", partial_tail=True)
+    po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
+    par = po.result()
+    layout = po.layout(par, "default")
+    want = layout_tree(Session.open(f, validate=False), "default")
+    again = type(layout).from_state(layout.to_state())  # (its children not made: passed on packed)
+    assert again.visible_children == layout.visible_children == want.visible_children
+    snap = par.snapshot()  # (no children asked for yet)
+    with open(f, "ab") as out:
+        out.write(b"\n" + line(user("e999", "e120", 201, text="appended")).encode() + b"\n")
+    snap.refresh()
+    par.adopt(snap)
+    _same(Session.open(f, validate=False), par)
+    want = layout_tree(Session.open(f, validate=False), "default")
+    assert list(layout_tree(par, "default").rows) == list(want.rows)

@@ -576,3 +576,101 @@ async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
         assert "✗ error: overloaded_error: try later" in joined
         assert "⊘ aborted" in joined
         assert "output length limit" in joined
+
+
+class BarePaneApp(App):
+    """The pane alone, showing nothing until the test asks."""
+
+    CSS = "MessagePane { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        yield MessagePane(id="pane")
+
+    def on_mount(self) -> None:
+        self.query_one(MessagePane).async_bytes = None
+
+    @property
+    def pane(self) -> MessagePane:
+        return self.query_one(MessagePane)
+
+
+def _pane_view(pane: MessagePane) -> tuple:
+    """What the pane shows of its branch: its blocks, their heights and the view."""
+    n = len(pane._bstart)
+    return (pane._branch, bytes(pane._codes), list(pane._bstart), list(pane._bend), bytes(pane._bkind),
+            pane._override, pane._spec, pane._edits, pane._first_out, [pane._heights[b] for b in range(n)],
+            round(pane.scroll_y), pane.virtual_size.height)
+
+
+async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here():
+    """The app's open thread works out the first branch's blocks and estimates while the
+    session is still being opened (MessagePane.prepare); the pane then shows exactly what
+    it would have worked out itself, here for sessions with compactions, hidden custom
+    messages, context edits, labels and subagent runs."""
+    import threading
+
+    for prefix in ("2026-07-26T12-02-43-899Z", "2026-07-26T13-38-47-137Z", "2026-07-26T16-01-16-366Z",
+                   "2026-07-26T09-39-22-207Z", "2026-04-16T12-01-53-500Z", "2025-12-09T00-53-29-825Z"):
+        views = []
+        for prepared in (False, True):
+            s = open_corpus(prefix)
+            app = BarePaneApp()
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                pane = app.pane
+                if prepared:
+                    t = threading.Thread(target=pane.prepare, args=(s, s.leaf))
+                    t.start()
+                    t.join()
+                    assert pane._prepared is not None
+                    model = pane._prepared[2]
+                pane.show_leaf(s, s.leaf, s.leaf)
+                await pilot.pause()
+                assert pane._prepared is None  # taken (or, unprepared, never there)
+                if prepared:
+                    assert pane._bstart is model._bstart  # the prepared blocks, not made again
+                views.append(_pane_view(pane))
+        assert views[0] == views[1], prefix
+
+
+async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
+    """Prepared for another leaf, or before "show hidden" changed: the pane works the
+    branch out itself (and shows it right)."""
+    s = open_corpus("2026-07-26T16-01-16-366Z")
+    other = next(i for i in range(len(s)) if not s.children.get(i) and i != s.leaf)
+    app = BarePaneApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        pane.prepare(s, other)
+        model = pane._prepared[2]
+        pane.show_leaf(s, s.leaf, s.leaf)
+        await pilot.pause()
+        assert pane._bstart is not model._bstart and pane._branch == s.path_to(s.leaf)
+        got = _pane_view(pane)
+    app = BarePaneApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        pane.show_leaf(s, s.leaf, s.leaf)
+        await pilot.pause()
+        assert _pane_view(pane) == got
+    # hidden custom messages: prepared folded, shown unfolded
+    views = []
+    for prepared in (False, True):
+        s = open_corpus("2026-07-26T16-01-16-366Z")
+        app = BarePaneApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            pane = app.pane
+            if prepared:
+                pane.prepare(s, s.leaf)
+                model = pane._prepared[2]
+            pane.show_hidden = True
+            await pilot.pause()
+            pane.show_leaf(s, s.leaf, s.leaf)
+            await pilot.pause()
+            if prepared:
+                assert pane._bstart is not model._bstart
+            views.append(_pane_view(pane))
+    assert views[0] == views[1]

@@ -131,6 +131,11 @@ class ParallelOpen:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._done: tuple[Session | None, BaseException | None] = (None, None)
+        # a streamed session whose tree is loaded (its layout may still be on the way),
+        # and who waits for it (see result's on_tree)
+        self._tree_lock = threading.Lock()
+        self._tree_session: Session | None = None
+        self._tree_waiters: list[Callable[[Session], None]] = []
         #: tree layouts already made, by filter (see :meth:`finish_in_background`)
         self.layouts: dict[str, TreeLayout] = {}
         self.size = 0
@@ -264,9 +269,17 @@ class ParallelOpen:
                 session.path_to(session.leaf)
         return got
 
-    def result(self, progress: Callable[[int, int], None] | None = None) -> Session:
+    def result(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        on_tree: Callable[[Session], None] | None = None,
+    ) -> Session:
         """The opened session (the sequential :meth:`Session.open` when the parallel way
-        cannot be taken). Raises :class:`NotASession` as that does."""
+        cannot be taken). Raises :class:`NotASession` as that does. ``on_tree`` is called
+        with the session as soon as its tree is there while the worker still lays it out
+        (a streamed open only): time for the caller to work on the session meanwhile."""
+        if on_tree is not None:
+            self._when_tree(on_tree)
         if self._thread is not None:
             self._thread.join()
             s, exc = self._done
@@ -275,6 +288,27 @@ class ParallelOpen:
             assert s is not None
             return s
         return self._result(progress)
+
+    def _when_tree(self, on_tree: Callable[[Session], None]) -> None:
+        """Call ``on_tree`` once a streamed session's tree is loaded: here and now if it
+        is, else in the thread that loads it, when it does (never, when the open takes
+        another way)."""
+        with self._tree_lock:
+            s = self._tree_session
+            if s is None:
+                self._tree_waiters.append(on_tree)
+                return
+        on_tree(s)
+
+    def _tree_ready(self, s: Session) -> None:
+        with self._tree_lock:
+            self._tree_session = s
+            waiters, self._tree_waiters = self._tree_waiters, []
+        for w in waiters:
+            try:
+                w(s)
+            except Exception:
+                pass  # the caller's business: the open goes on
 
     def _result(self, progress: Callable[[int, int], None] | None) -> Session:
         from .session import Session
@@ -347,6 +381,7 @@ class ParallelOpen:
                 with gc_paused(self._freeze):
                     s.finish_stream(payload["rest"], payload["tree"])
                 tree = True
+                self._tree_ready(s)
             elif kind == "end" and tree:
                 with gc_paused(self._freeze):
                     self.layouts["default"] = TreeLayout.from_state(payload)

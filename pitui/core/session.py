@@ -166,7 +166,8 @@ class Session:
         # tree, rebuilt by _build_tree()
         self.index_of: dict[str, int] = {}
         self.parent: list[int] = []
-        self.children: dict[int, list[int]] = {}
+        self._children: dict[int, list[int]] | None = {}  # see the children property
+        self._children_packed: tuple[bytes, bytes, bytes] | None = None
         self.roots: list[int] = []
         self.shadowed: set[int] = set()
         self.leaf = -1
@@ -309,7 +310,7 @@ class Session:
     # numbers travel as arrays and the dicts that follow from them are made again with
     # C-level zips (a plain pickle of the tree took 3x longer to load than to build).
     _STATE_SKIP = frozenset({"_lock", "_path_lock", "_cache", "_path_tree", "_path", "_path_pos",
-                             "index_of", "parent", "children"})
+                             "index_of", "parent", "_children", "_children_packed"})
 
     _TREE_STATE = ("roots", "shadowed", "leaf", "tree_warnings", "parent", "children", "walked_path")
 
@@ -327,7 +328,7 @@ class Session:
             "leaf": self.leaf,
             "tree_warnings": self.tree_warnings,
             "parent": array("q", self.parent).tobytes(),
-            "children": csr(self.children),
+            "children": self._children_packed if self._children is None else csr(self._children),
             "walked_path": array("q", self._path if self._path_tree is self.parent else ()).tobytes(),
         }
 
@@ -339,7 +340,10 @@ class Session:
         self.roots, self.shadowed, self.leaf, self.tree_warnings = d["roots"], d["shadowed"], d["leaf"], d["tree_warnings"]
         self.index_of = dict(zip(self.ids, range(len(self.ids))))  # as _build_tree: a later duplicate wins
         self.parent = parent.tolist()
-        self.children = uncsr(d["children"])
+        # made into lists when first asked for (54,000 lists of a big session cost the
+        # open ~20 ms, and its first screen does not need them)
+        self._children = None
+        self._children_packed = d["children"]
         if path:
             self._path_tree = self.parent
             self._path = path.tolist()
@@ -704,7 +708,8 @@ class Session:
         d["flags"] = bytearray(d["flags"])
         for k in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of"):
             d[k] = dict(d[k])
-        d["children"] = {k: list(v) for k, v in d["children"].items()}
+        d["_children"] = {k: list(v) for k, v in self.children.items()}
+        d["_children_packed"] = None
         d["shadowed"] = set(d["shadowed"])
         new.__dict__.update(d)
         return new
@@ -854,6 +859,20 @@ class Session:
         self.tree_warnings = tree_warnings
 
     # ------------------------------------------------------------------ queries
+    @property
+    def children(self) -> dict[int, list[int]]:
+        """The children of each entry that has any, oldest first (Pi's getTree order)."""
+        got = self._children
+        if got is None:
+            # (the packed form is kept: another thread asking meanwhile makes an equal dict)
+            got = self._children = uncsr(self._children_packed)  # type: ignore[arg-type]
+        return got
+
+    @children.setter
+    def children(self, value: dict[int, list[int]]) -> None:
+        self._children = value
+        self._children_packed = None
+
     def __len__(self) -> int:
         return len(self.ids)
 

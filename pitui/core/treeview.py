@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session, csr, uncsr
 
@@ -88,12 +88,40 @@ class _Rows(Sequence):
 _CONN = ("", "├─", "└─")
 
 
-@dataclass
 class TreeLayout:
-    rows: Sequence[TreeRow]
-    row_of: dict[int, int]  # entry index -> row number
-    visible_parent: dict[int, int]  # entry -> nearest shown ancestor (-1 at the top)
-    visible_children: dict[int, list[int]] = field(default_factory=dict)
+    """The rows of a tree filter, with the shown parent and children of each entry."""
+
+    def __init__(
+        self,
+        rows: Sequence[TreeRow],
+        row_of: dict[int, int],  # entry index -> row number
+        visible_parent: dict[int, int],  # entry -> nearest shown ancestor (-1 at the top)
+        visible_children: dict[int, list[int]] | None = None,
+        *,
+        packed_children: tuple[bytes, bytes, bytes] | None = None,
+    ) -> None:
+        self.rows = rows
+        self.row_of = row_of
+        self.visible_parent = visible_parent
+        self._children = visible_children if visible_children is not None or packed_children is not None else {}
+        self._packed = packed_children
+
+    @property
+    def visible_children(self) -> dict[int, list[int]]:
+        """Entry -> its shown children (-1: the top rows). A layout that crossed processes
+        makes these lists when first asked for, not while a session is being opened."""
+        got = self._children
+        if got is None:
+            got = self._children = uncsr(self._packed)  # type: ignore[arg-type]
+        return got
+
+    @visible_children.setter
+    def visible_children(self, value: dict[int, list[int]]) -> None:
+        self._children = value
+        self._packed = None
+
+    def __repr__(self) -> str:
+        return f"TreeLayout({len(self.rows)} rows)"
 
     def to_state(self) -> dict:
         """This layout as compact plain data for :meth:`from_state` (to cross processes)."""
@@ -105,7 +133,7 @@ class TreeLayout:
             "rows": (rows.entry.tobytes(), rows.indent.tobytes(), bytes(rows.conn), rows.gutters,
                      bytes(rows.active), bytes(rows.foldable), bytes(rows.folded), rows.hidden),
             "vp": (array("q", vp).tobytes(), array("q", vp.values()).tobytes()),
-            "vc": csr(self.visible_children),
+            "vc": self._packed if self._children is None else csr(self._children),
         }
 
     @classmethod
@@ -124,7 +152,7 @@ class TreeLayout:
         keys.frombytes(state["vp"][0])
         values.frombytes(state["vp"][1])
         row_of = dict(zip(rows.entry.tolist(), range(len(rows.entry))))
-        return cls(rows, row_of, dict(zip(keys.tolist(), values.tolist())), uncsr(state["vc"]))
+        return cls(rows, row_of, dict(zip(keys.tolist(), values.tolist())), packed_children=state["vc"])
 
     def nearest_row(self, session: Session, entry: int) -> int:
         """The row of ``entry``, or of its nearest shown ancestor (else the last row)."""

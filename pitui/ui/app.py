@@ -398,19 +398,34 @@ class BrowserScreen(Screen):
         # Started here, not in the worker thread: the worker processes begin at once
         # instead of after this frame's repaint (a stat, a header line, a few spawns).
         self._opening = open_parallel.start(path, freeze=True)
-        self._open_worker(path, self._opening, self.branch_tree.mode)
+        pane = self.pane if select_id is None and not self.following else None
+        self._open_worker(path, self._opening, self.branch_tree.mode, pane)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
-    def _open_worker(self, path: str, opening: open_parallel.ParallelOpen, mode: str) -> None:
+    def _open_worker(self, path: str, opening: open_parallel.ParallelOpen, mode: str, pane: Any = None) -> None:
         worker = get_current_worker()
         started = time.monotonic()
         shown = [started]
 
+        def prepare(session: Session) -> None:
+            # The pane works out the blocks of the branch it will show first (the current
+            # leaf's) here, while a streaming worker still lays out the tree.
+            nonlocal pane
+            if pane is None or worker.is_cancelled or session.leaf < 0:
+                return
+            target, pane = pane, None
+            try:
+                target.prepare(session, session.leaf)
+            except Exception:
+                pass  # (the pane works them out itself when it shows the branch)
+
         def progress(done: int, total: int) -> None:
             # Only a read that takes a while shows its progress, a few times a second: a
             # repaint costs the UI thread 20-50 ms that the read would rather have.
+            # Nor is "100%" shown: the session is on screen a moment later, and the repaint
+            # would only slow what is left to do.
             now = time.monotonic()
-            if total > 16 * 1024 * 1024 and now - shown[0] >= 0.25 and not worker.is_cancelled:
+            if total > 16 * 1024 * 1024 and done < total and now - shown[0] >= 0.25 and not worker.is_cancelled:
                 shown[0] = now
                 # post, don't wait: call_from_thread would stall the read on the UI thread
                 self.post_message(self.OpenProgress(path, done, total))
@@ -420,8 +435,9 @@ class BrowserScreen(Screen):
             # the user interface needs); ``pitui FILE`` started it before Textual loaded.
             if worker.is_cancelled:
                 return
-            session = opening.result(progress)
+            session = opening.result(progress, on_tree=prepare)
             layout = opening.layout(session, mode)  # here, not on the UI thread
+            prepare(session)
         except NotASession as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._open_failed, path, exc.reason)

@@ -1,0 +1,582 @@
+"""What the message pane shows of a branch, apart from drawing it: the blocks.
+
+A :class:`BranchModel` holds one branch of a session as flat arrays of blocks (where each
+starts and ends on the branch, its kind, its estimated height at a width) and the facts
+its blocks are decorated from (the last compaction, context edits, labels). It is plain
+Python: the pane (:class:`~pitui.ui.pane.message_pane.MessagePane`) is one, and a
+session's first branch can be worked out in a thread of its own, while the session is
+still being opened, and handed to the pane (:meth:`MessagePane.prepare`).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from itertools import accumulate, compress, count, repeat
+from operator import floordiv
+from typing import Any, Hashable
+
+from ...core.session import F_ASSISTANT_TEXT, Session
+from .render import CUT_LINES
+
+_MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label", "session_info", "context_edit"})
+# Bookkeeping entries that may sit between an assistant message and its tool results.
+_TRANSPARENT = frozenset({"label", "session_info"})
+
+# One code byte per entry, from its type and role.
+_A = ord("A")  # assistant message
+_R = ord("R")  # tool result message
+_T = ord("T")  # label, session_info (markers an assistant's run of results may hold)
+_M = ord("M")  # other markers
+_X = ord("X")  # context_edit (a marker)
+_C = ord("C")  # custom_message, custom message (hidden when display is false)
+_CP = ord("c")  # compaction
+_SY = ord("s")  # system message
+_BX = ord("b")  # bashExecution message
+_E = ord("E")  # anything else
+_MARKER_CODES = frozenset((_M, _T, _X))
+# An assistant message with the results (and labels) after it up to its last result; a run
+# of results without their call; any other entry alone.
+_GROUP_RE = re.compile(rb"A(?:[RT]*R)?|R+|.", re.S)
+_SPECIAL_RE = re.compile(rb"[csX]")
+_NONZERO_RE = re.compile(rb"[^\x00]")
+_RESULT_TABLE = bytes(1 if c == _R else 0 for c in range(256))
+_NOT_ASSISTANT_RE = re.compile(rb"[^A]")
+
+_BLOCK_OBJECTS = 4096  # block objects kept (what a block looks like is cheap to work out again)
+# block kinds (codes in _bkind)
+_KA, _KR, _KE, _KM = 0, 1, 2, 3
+_KIND_NAMES = ("assistant", "results", "entry", "marker")
+_ASSISTANT_TABLE = bytes(1 if k == _KA else 0 for k in range(256))
+_KIND_TABLE = bytes(
+    _KA if c == _A else _KR if c == _R else _KM if c in (_M, _T, _X) else _KE for c in range(256)
+)
+
+
+def _code_of(t: Any, r: Any) -> int:
+    if t == "message":
+        return {"assistant": _A, "toolResult": _R, "custom": _C, "system": _SY, "bashExecution": _BX}.get(r, _E)
+    if t in _TRANSPARENT:
+        return _T
+    if t == "context_edit":
+        return _X
+    if t in _MARKERS:
+        return _M
+    if t == "custom_message":
+        return _C
+    if t == "compaction":
+        return _CP
+    return _E
+
+
+@dataclass(slots=True)
+class _Block:
+    kind: str  # "assistant" | "results" | "entry" | "marker"
+    entries: tuple[int, ...]
+    key: Hashable = None
+    in_context: bool = True
+    first_out: bool = False  # the first block of a run outside the model's context
+    mark: str | None = None  # "edited" | "omitted" (by a context edit)
+    label: str | None = None
+    prev_ts: Any = None  # the timestamp of the block above (the date is shown when it changes)
+    gen: int = -1  # the pane's decoration generation this was made in
+
+
+class BranchModel:
+    """One branch of a session as blocks (see the module's docstring)."""
+
+    #: The attributes that make up a model's state (what :meth:`MessagePane.prepare`
+    #: hands over).
+    STATE = (
+        "_session", "_built_hidden", "_tree", "_scodes", "_hidden_cache", "_edit_cache",
+        "_branch", "_pos", "_codes", "_gstart", "_gblock", "_bstart", "_bend", "_bkind", "_override",
+        "_bobj", "_special", "_blen", "_est_w", "_est", "_first_out", "_spec", "_edits", "_labels",
+        "_deco_state", "_dgen",
+    )
+
+    @classmethod
+    def blank(cls) -> "BranchModel":
+        """A model showing nothing (a pane's own state is set up by the pane)."""
+        m = cls.__new__(cls)
+        m._init_model()
+        return m
+
+    def _init_model(self) -> None:
+        self._session: Session | None = None
+        self._built_hidden = False  # show_hidden as the blocks were built
+        self._reset_session_facts()
+        self._reset_branch()
+
+    def _reset_layout(self) -> None:
+        """(A pane forgets the heights and positions of the blocks it had.)"""
+
+    def _blocks_dropped(self, b: int) -> None:
+        """(Blocks ``b``.. are being built again: a pane forgets what it measured of them.)"""
+
+    def model_state(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.STATE}
+
+    # ------------------------------------------------------------------ the branch
+    def _path_from(self, session: Session, leaf: int) -> tuple[list[int], int]:
+        """The path to ``leaf`` from the branch shown: walk up to the first entry on it."""
+        pos = self._pos
+        parent = session.parent
+        walk = []
+        x = leaf
+        while x >= 0:
+            k = pos.get(x)
+            if k is not None:
+                p = k + 1
+                walk.reverse()
+                return self._branch[:p] + walk, p
+            walk.append(x)
+            x = parent[x]
+        walk.reverse()
+        return walk, 0
+
+    @staticmethod
+    def _common_prefix(branch: list[int], old: list[int]) -> int:
+        if not old or not branch:
+            return 0
+        if branch[0] != old[0]:
+            return 0
+        n = min(len(branch), len(old))
+        if branch[n - 1] == old[n - 1] and branch[:n] == old[:n]:
+            return n
+        lo, hi = 1, n - 1  # branch[:lo] == old[:lo]; they differ at hi at the latest
+        while lo < hi:  # paths share a prefix and then differ everywhere
+            mid = (lo + hi + 1) // 2
+            if branch[mid - 1] == old[mid - 1]:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo if branch[:lo] == old[:lo] else 0
+
+    # ------------------------------------------------------------------ blocks
+    def _reset_session_facts(self) -> None:
+        self._tree: Any = None  # the session's parent array the facts below were read with
+        self._scodes = bytearray()  # a code byte per entry of the session
+        self._hidden_cache: dict[int, bool] = {}
+        self._edit_cache: dict[int, tuple[Any, str]] = {}
+
+    def _reset_branch(self) -> None:
+        self._branch: list[int] = []
+        self._pos: dict[int, int] = {}  # entry -> position on the branch
+        self._codes = bytearray()  # code byte per position
+        self._gstart = array("q")  # groups: the position each starts at
+        self._gblock = array("q")  # ... the first block it made (a hidden entry makes none)
+        self._bstart = array("q")  # blocks: the position of the first entry
+        self._bend = array("q")  # ... the position after the last one (assistant and results)
+        self._bkind = bytearray()
+        self._override: dict[int, int] = {}  # entry -> block where bisecting _bstart is wrong
+        self._bobj: dict[int, _Block] = {}
+        self._special: dict[int, list[int]] = {_CP: [], _SY: [], _X: []}  # positions by code
+        self._blen = array("q")  # byte length of the entry at each position
+        self._est_w = 0  # the width the estimates are for
+        self._est: dict[bool, array] = {}  # full tool output -> estimated height of every block
+        self._first_out: set[int] = set()
+        self._spec: tuple = ()
+        self._edits: dict[str, str] = {}
+        self._labels: dict[str, str] = {}
+        self._deco_state: Any = None
+        self._dgen = 0
+        self._reset_layout()
+
+    def _codes_of(self, s: Session, branch: list[int], p: int) -> bytearray:
+        """The code bytes of ``branch`` (those before ``p`` are the branch shown's)."""
+        sc = self._scodes
+        n0, n = len(sc), len(s.types)
+        if n0 < n:
+            # by role (nearly every entry is a message), then the other types over it
+            types, roles = s.types[n0:], s.roles[n0:]
+            by_type = {t: 0 if t == "message" else _code_of(t, None) for t in set(types)}
+            by_role = {r: _code_of("message", r) for r in set(roles)}
+            codes = bytearray(map(by_role.__getitem__, roles))
+            tcodes = bytes(map(by_type.__getitem__, types))
+            for m in _NONZERO_RE.finditer(tcodes):
+                codes[m.start()] = tcodes[m.start()]
+            sc.extend(codes)
+        codes = bytearray(self._codes[:p])
+        codes.extend(map(sc.__getitem__, branch[p:]))
+        return codes
+
+    def _is_hidden(self, i: int) -> bool:
+        got = self._hidden_cache.get(i)
+        if got is None:
+            s = self._session
+            try:
+                e = s.entry(i)
+                if s.types[i] == "custom_message":
+                    display = e.get("display")
+                else:
+                    m = e.get("message")
+                    display = m.get("display") if isinstance(m, dict) else None
+            except Exception:
+                display = None
+            got = self._hidden_cache[i] = display is False
+        return got
+
+    def _update_branch(self, branch: list[int], p: int, codes: bytearray) -> None:
+        """Show ``branch``, which shares its first ``p`` entries with the branch shown."""
+        old = self._branch
+        pos = self._pos
+        for x in old[p:]:
+            pos.pop(x, None)
+        pos.update(zip(branch[p:], range(p, len(branch))))
+        old_codes = self._codes
+        # The first group to build again: those that start at or after p, and those before
+        # whose grouping looked at p or later (an assistant's run of results, and labels
+        # after it), or that hid entries for a block made later.
+        gstart, gblock = self._gstart, self._gblock
+        ng, nb = len(gstart), len(self._bstart)
+        G = bisect_left(gstart, p)
+        g = G - 1
+        while g >= 0:
+            s0 = gstart[g]
+            nxt = gblock[g + 1] if g + 1 < ng else nb
+            if gblock[g] == nxt:  # a hidden entry, shown with the next block
+                G = g
+            else:
+                c = old_codes[s0]
+                if c == _A or c == _R:
+                    ex = gstart[g + 1] if g + 1 < ng else len(old)
+                    if c == _A:
+                        while ex < p and old_codes[ex] == _T:
+                            ex += 1
+                    if ex < p:
+                        break
+                    G = g
+                elif c != _T:
+                    break
+            g -= 1
+        P = gstart[G] if G < ng else min(p, len(old))
+        B = gblock[G] if G < ng else nb
+        del gstart[G:], gblock[G:]
+        del self._bstart[B:], self._bend[B:], self._bkind[B:]
+        del self._blen[p:]
+        self._blen.extend(map(self._session.lengths.__getitem__, branch[p:]))
+        if self._override:
+            self._override = {e: b for e, b in self._override.items() if b < B}
+        if self._bobj:
+            self._bobj = {b: o for b, o in self._bobj.items() if b < B}
+        self._blocks_dropped(B)
+        for c, lst in self._special.items():
+            del lst[bisect_left(lst, p):]
+        for m in _SPECIAL_RE.finditer(codes, p):
+            self._special[codes[m.start()]].append(m.start())
+        self._branch = branch
+        self._codes = codes
+        self._build_from(P)
+        for full, est in self._est.items():
+            del est[B:]
+            est.extend(self._estimate_blocks(B, len(self._bstart), self._est_w, full))
+
+    def _build_from(self, P: int) -> None:
+        """Group the branch from position ``P`` (a group's start) on into blocks.
+
+        The grouping is one regular expression over the code bytes; nearly every group is
+        one block, so the block arrays are extended with whole slices. Only groups that
+        hide an entry (a custom message with ``display: false``) or hold labels between an
+        assistant's results are handled one by one."""
+        branch, codes = self._branch, self._codes
+        groups = _GROUP_RE.findall(codes, P)
+        if not groups:
+            return
+        edges = array("q", accumulate(map(len, groups), initial=P))
+        starts = edges[:-1]
+        ends = edges[1:]
+        first = bytes(map(codes.__getitem__, starts))
+        kinds = first.translate(_KIND_TABLE)
+        ng = len(groups)
+        special: dict[int, bool] = {}  # group -> hidden (True) or labels among results (False)
+        k = codes.find(b"T", P)
+        while k >= 0:
+            g = bisect_right(starts, k) - 1
+            if starts[g] != k:
+                special[g] = False
+            k = codes.find(b"T", k + 1)
+        if not self._built_hidden:
+            g = first.find(b"C")
+            while g >= 0:
+                if self._is_hidden(branch[starts[g]]):
+                    special[g] = True
+                g = first.find(b"C", g + 1)
+        bstart, bend, bkind, gblock = self._bstart, self._bend, self._bkind, self._gblock
+        self._gstart.extend(starts)
+        nb = len(bstart)
+        if not special:
+            bstart.extend(starts)
+            bend.extend(ends)
+            bkind.extend(kinds)
+            gblock.extend(range(nb, nb + ng))
+            return
+        override = self._override
+        hidden: list[int] = []
+        prev = 0
+        for g in sorted(special) + [ng]:
+            if g > prev:  # ordinary groups: one block each
+                bstart.extend(starts[prev:g])
+                bend.extend(ends[prev:g])
+                bkind.extend(kinds[prev:g])
+                gblock.extend(range(nb, nb + g - prev))
+                for h in hidden:
+                    override[h] = nb
+                hidden.clear()
+                nb += g - prev
+            if g == ng:
+                break
+            prev = g + 1
+            s, e = starts[g], ends[g]
+            gblock.append(nb)
+            if special[g]:
+                hidden.append(branch[s])
+                continue
+            for h in hidden:
+                override[h] = nb
+            hidden.clear()
+            a = nb
+            bstart.append(s)
+            bend.append(e)
+            bkind.append(_KA)
+            nb += 1
+            for k in range(s + 1, e):  # each label is a marker block after the assistant's
+                if codes[k] == _T:
+                    bstart.append(k)
+                    bend.append(k + 1)
+                    bkind.append(_KM)
+                    nb += 1
+                else:
+                    override[branch[k]] = a
+        if hidden and nb:
+            for h in hidden:
+                override[h] = nb - 1
+
+    def _rebuild(self) -> None:
+        """Build every block again (show_hidden changed)."""
+        branch = self._branch
+        codes = self._codes
+        self._reset_branch()
+        self._update_branch(branch, 0, codes)
+
+    # ------------------------------------------------------------------ decorations
+    def _update_decorations(self) -> None:
+        """Work out the facts of the branch that blocks are decorated from; when they
+        changed, every block's look (and so its key) is worked out again when asked for."""
+        s = self._session
+        branch = self._branch
+        comps = self._special[_CP]
+        comp = comps[-1] if comps else -1
+        fk = None
+        if comp >= 0:
+            try:
+                first_kept = s.entry(branch[comp]).get("firstKeptEntryId")
+                x = s.index_of.get(first_kept) if isinstance(first_kept, str) else None
+                k = self._pos.get(x) if x is not None else None
+                fk = k if k is not None and k < comp else None
+            except Exception:
+                comp = -1  # as if everything were in context
+        edits: dict[str, str] = {}
+        for k in self._special[_X]:
+            target, mark = self._edit_of(branch[k])
+            if isinstance(target, str):
+                edits[target] = mark
+        labels = s.label_by_target if s is not None else {}
+        state = (comp, fk, self._built_hidden)
+        if state != self._deco_state or edits != self._edits or labels != self._labels:
+            self._deco_state = state
+            self._spec = (comp, fk)
+            self._edits = edits
+            self._labels = dict(labels)
+            self._dgen += 1
+            self._bobj = {}
+        self._first_out = self._first_out_blocks()
+
+    def _edit_of(self, i: int) -> tuple[Any, str]:
+        got = self._edit_cache.get(i)
+        if got is None:
+            try:
+                e = self._session.entry(i)
+                got = (e.get("targetId"), "omitted" if e.get("replacement") is None else "edited")
+            except Exception:
+                got = (None, "")
+            self._edit_cache[i] = got
+        return got
+
+    def _in_context(self, k: int) -> bool:
+        """Whether the entry at position ``k`` reaches the model at the branch's leaf."""
+        comp, fk = self._spec
+        return comp < 0 or k >= comp or (fk is not None and k >= fk and self._codes[k] != _SY)
+
+    def _first_out_blocks(self) -> set[int]:
+        """The first block of each run of blocks outside the model's context (markers are
+        neither in nor out of a run)."""
+        comp, fk = self._spec
+        out: set[int] = set()
+        if comp < 0:
+            return out
+        bstart, bkind = self._bstart, self._bkind
+        nb = len(bstart)
+        boundary = fk if fk is not None else comp
+        b = 0
+        while b < nb and bstart[b] < boundary:
+            if bkind[b] != _KM:
+                out.add(b)
+                break
+            b += 1
+        if fk is not None:
+            for k in self._special[_SY]:
+                if k < fk:
+                    continue
+                if k >= comp:
+                    break
+                b = bisect_left(bstart, k)
+                if b >= nb or bstart[b] != k:
+                    continue
+                q = b - 1
+                while q >= 0 and bkind[q] == _KM:
+                    q -= 1
+                if q < 0 or self._in_context(bstart[q]):
+                    out.add(b)
+        return out
+
+    def _block(self, b: int) -> _Block:
+        blk = self._bobj.get(b)
+        if blk is not None and blk.gen == self._dgen:
+            return blk
+        s = self._session
+        branch, codes = self._branch, self._codes
+        st = self._bstart[b]
+        kind = self._bkind[b]
+        i = branch[st]
+        if kind == _KA or kind == _KR:
+            e = self._bend[b]
+            if kind == _KA and e - st > 2 and codes.find(b"T", st + 1, e) >= 0:
+                entries = tuple(branch[k] for k in range(st, e) if codes[k] != _T)
+            else:
+                entries = tuple(branch[st:e])
+        else:
+            entries = (i,)
+        in_context = kind == _KM or self._in_context(st)
+        first_out = b in self._first_out
+        ids = s.ids
+        mark = self._edits.get(ids[i])
+        label = s.label_of(i) if ids[i] in s.label_by_target else None
+        prev_ts = s.timestamps[branch[self._bstart[b - 1]]] if b > 0 else None
+        lengths = s.lengths
+        n = lengths[i] if len(entries) == 1 else sum(lengths[x] for x in entries)
+        name = _KIND_NAMES[kind]
+        key = (name, entries, n, in_context, first_out, mark, label, prev_ts, self._built_hidden)
+        blk = _Block(name, entries, key, in_context, first_out, mark, label, prev_ts, self._dgen)
+        if len(self._bobj) >= _BLOCK_OBJECTS:  # (a search makes one per block: made again when asked)
+            self._bobj = {}
+        self._bobj[b] = blk
+        return blk
+
+    def _block_key(self, b: int) -> Hashable:
+        return self._block(b).key
+
+    # ------------------------------------------------------------------ heights
+    def _estimate_blocks(self, b0: int, b1: int, width: int, full: bool) -> array:
+        """Estimated heights of blocks ``b0``..``b1`` at ``width``, from the skeleton only,
+        in bulk (C-speed maps and a few list comprehensions; the note above the first
+        block out of the context is added in ``_base_heights``).
+
+        A marker is a line; an entry 2 lines of chrome and its text at half the width
+        (more or less by type); an assistant message its text, and a header and a few
+        lines (all of them, when ``full``) for each of its tool results."""
+        if b0 >= b1:
+            return array("q")
+        s = self._session
+        branch, codes, blen = self._branch, self._codes, self._blen
+        starts = self._bstart[b0:b1]
+        ends = self._bend[b0:b1]
+        kinds = self._bkind[b0:b1]
+        p0 = starts[0]
+        p1 = self._bstart[b1] if b1 < len(self._bstart) else len(branch)
+        w = max(20, width - 4)
+        w2 = w * 2
+        cap = 400 if full else CUT_LINES + 1
+        # What each tool result adds (nothing elsewhere), summed over each block's span:
+        # an assistant message with its results, a run of results, or one entry.
+        add = [(1 + (x if x < cap else cap)) if r else 0
+               for x, r in zip(map(floordiv, blen[p0:p1], repeat(w)), codes[p0:p1].translate(_RESULT_TABLE))]
+        pre = list(accumulate(add, initial=0))
+        if p0:
+            pre = [0] * p0 + pre  # indexed by position
+        sums = [pre[e] - pre[st] for st, e in zip(starts, ends)]
+        # The block's own lines, as if every block were an assistant message ...
+        flags = bytes(map(s.flags.__getitem__, map(branch.__getitem__, starts)))
+        head = [(3 + (x if x < 40 else 40)) if f & F_ASSISTANT_TEXT else 2
+                for x, f in zip(map(floordiv, map(blen.__getitem__, starts), repeat(w2)), flags)]
+        # ... and then the other blocks (one in seven or so)
+        cut = CUT_LINES + 1
+        first = bytes(map(codes.__getitem__, starts))
+        for m in _NOT_ASSISTANT_RE.finditer(first):
+            j = m.start()
+            c = first[j]
+            n = blen[starts[j]]
+            if c == _R:
+                h = 2
+            elif c in _MARKER_CODES:
+                h = 1
+            elif c == _SY:
+                h = 5
+            elif c == _CP:
+                x = n // w
+                h = 4 + (x if x < 30 else 30)
+            elif c == _BX:
+                x = n // w
+                h = 4 + (x if x < cut else cut)
+            else:
+                x = n // w2
+                h = 2 + (1 if x < 1 else x if x < 40 else 40)
+            head[j] = h
+        # an assistant message without results has a line more
+        return array("q", [h + (r or a) for h, r, a in zip(head, sums, kinds.translate(_ASSISTANT_TABLE))])
+
+    def _ensure_estimates(self, width: int, full: bool) -> array:
+        if self._est_w != width:
+            self._est = {}
+            self._est_w = width
+        est = self._est.get(full)
+        if est is None:
+            other = self._est.get(not full)
+            if other is not None:
+                est = self._toggled_estimates(other, width, full)
+            else:
+                est = self._estimate_blocks(0, len(self._bstart), width, full)
+            self._est[full] = est
+        return est
+
+    def _toggled_estimates(self, other: array, width: int, full: bool) -> array:
+        """The estimates for the other state of the tool output toggle: they differ only
+        in the blocks with a tool result of more lines than a cut one shows."""
+        est = array("q", other)
+        w = max(20, width - 4)
+        cut = CUT_LINES + 1
+        codes, blen, branch = self._codes, self._blen, self._branch
+        bstart, override = self._bstart, self._override
+        least = (cut + 1) * w
+        results = list(compress(count(), codes.translate(_RESULT_TABLE)))
+        long = [k for k, n in zip(results, map(blen.__getitem__, results)) if n >= least]
+        if not long:
+            return est
+        sign = 1 if full else -1
+        deltas = [sign * ((x if x < 400 else 400) - cut) for x in [blen[k] // w for k in long]]
+        # the block of each position: how many blocks start at or before it
+        starts = bytearray(len(codes))
+        for _ in map(starts.__setitem__, bstart, repeat(1)):
+            pass
+        block_at = list(accumulate(starts))
+        blocks = [block_at[k] - 1 for k in long]
+        if override:  # results after a label among an assistant's results
+            for j, k in enumerate(long):
+                b = override.get(branch[k])
+                if b is not None:
+                    blocks[j] = b
+        for b, d in zip(blocks, deltas):
+            est[b] += d
+        return est
+
