@@ -205,6 +205,24 @@ class TestTree:
         layout = layout_tree(s, "all")
         assert sorted(r.entry for r in layout.rows) == [0, 1, 2, 3]
 
+    def test_a_tree_loaded_from_its_parents_has_the_same_children(self, tmp_path):
+        """A session that crossed from a worker process (or the skeleton cache) carries
+        only each entry's parent; its children, made from them when first asked for, are
+        those of the tree built here, in the same order: with a cycle broken where the
+        broken entry came first among its parent's children, duplicates, orphans, forks
+        sorted by time."""
+        objs = [user("r", None, 1), user("a", "r", 5), user("x", "y", 2), user("b", "r", 3), user("y", "x", 3),  # x <-> y
+                user("z", "y", 4), user("dup", "r", 6), user("dup", "r", 7), user("o", "nowhere", 8),
+                user("c", "r", 2), user("k", "dup", 9)]
+        s = Session.open(write(tmp_path / "s.jsonl", objs))
+        assert any("cycle" in w.message for w in s.tree_warnings) and s.shadowed
+        loaded = Session(s.path)
+        loaded.__dict__.update({k: v for k, v in s.__dict__.items() if k != "_children"})
+        loaded._load_tree_state(s.tree_state())
+        assert loaded._children is None  # not made while loading
+        assert loaded.children == s.children and list(loaded.children) == list(s.children)
+        assert [s.ids[c] for c in s.children[0]] == ["c", "b", "a", "dup"]
+
     def test_self_parent_does_not_loop(self, tmp_path):
         """Pi treats parentId == id as a root in getTree but loops in buildSessionPath."""
         s = Session.open(write(tmp_path / "s.jsonl", [user("a", "a", 1)]))

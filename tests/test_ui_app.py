@@ -629,11 +629,11 @@ async def test_keys_can_be_remapped_by_binding_id(make_app, settle, srv_app_file
 async def test_the_footer_shows_session_keys_only_for_a_readable_session(make_app, settle, srv_app_file, tmp_path):
     """Opening another session keeps the footer as it is (no redraw, no flicker) and the
     keys do nothing until it is read; a file that cannot be shown dims them."""
-    from textual.widgets._footer import FooterKey
+    from pitui.ui.keybar import KeyBar
 
     def filter_key_dimmed(app) -> bool:
-        (key,) = [k for k in app.screen.query(FooterKey) if k.action == "cycle_filter"]
-        return key.has_class("-disabled")
+        (key,) = [k for k in app.screen.query_one(KeyBar).items if k.action == "cycle_filter"]
+        return not key.enabled
 
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -653,3 +653,60 @@ async def test_the_footer_shows_session_keys_only_for_a_readable_session(make_ap
         await pilot.press("f")
         await settle(pilot)
         assert b.branch_tree.mode != mode
+
+
+async def test_the_key_bar_shows_the_keys_of_the_focus_and_answers_the_mouse(make_app, settle, srv_app_file):
+    """The key bar at the bottom: the keys that work where the focus is (the session's keys
+    in the tree, the sidebar's own there), the palette's key at the right end; a click
+    presses a key, a key that does nothing now rings the bell, hovering a key shows what
+    it does; a narrow window leaves out the keys that do not fit, never the palette's."""
+    from pitui.ui.keybar import KeyBar
+
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one(KeyBar)
+        b = browser(app)
+        items = bar.items
+        assert [k.description for k in items[:3]] == ["Fold", "Filter", "Branch"]
+        assert items[-1].description == "palette" and items[-1].end == SIZE[0]
+        assert all(k.enabled for k in items)
+        text = bar.render().plain
+        assert text.startswith(" ⏎ Fold  f Filter  [ ] Branch  { } Fork ") and text.endswith("▏^p palette ")
+        assert len(text) == SIZE[0]
+        # the sidebar's keys, once it has the focus (its filter takes printable keys)
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert app.focused is b.session_list
+        assert [k.description for k in bar.items] == ["Open", "Sort", "Named only", "All sessions", "palette"]
+        await pilot.press("tab")
+        await settle(pilot)
+        assert app.focused is b.branch_tree
+        # a click presses the key
+        (f,) = [k for k in bar.items if k.action == "cycle_filter"]
+        mode = b.branch_tree.mode
+        await pilot.click(KeyBar, offset=(f.start + 1, 0))
+        await settle(pilot)
+        assert b.branch_tree.mode != mode
+        # hovering shows what the key does
+        await pilot.hover(KeyBar, offset=(f.start + 1, 0))
+        await settle(pilot)
+        assert bar.tooltip and "tree filter" in bar.tooltip
+        # a key that does nothing now: the bell
+        bells: list[bool] = []
+        app.bell = lambda: bells.append(True)  # type: ignore[method-assign]
+        b.session = None  # (as while a session is being opened)
+        b.refresh_bindings()
+        await settle(pilot)
+        (f,) = [k for k in bar.items if k.action == "cycle_filter"]
+        assert not f.enabled
+        await pilot.click(KeyBar, offset=(f.start + 1, 0))
+        await settle(pilot)
+        assert bells == [True]
+    app = make_app(srv_app_file)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one(KeyBar)
+        assert bar.items[-1].description == "palette" and bar.items[-1].end == 60
+        assert all(k.end <= bar.items[-1].start for k in bar.items[:-1])
+        assert len(bar.items) < 10

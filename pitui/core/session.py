@@ -23,7 +23,7 @@ import orjson
 from .lines import RawLine, iter_line_spans, parse_line, read_span
 from .timeutil import iso_to_ms
 
-__all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION", "csr", "uncsr"]
+__all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
 
 CURRENT_VERSION = 3
 
@@ -32,6 +32,8 @@ CURRENT_VERSION = 3
 # shown. Shorter lines are parsed whole during the scan.
 BIG_LINE = 32 * 1024
 HEAD_BYTES = 1024
+# entry numbers as they cross processes and are kept in the skeleton cache: 4 bytes each
+_INDEX = "i"
 
 _HEAD_RE = re.compile(
     rb'\{"type":"message","id":"([^"\\]{1,256})","parentId":(null|"[^"\\]{1,256}"),'
@@ -166,8 +168,7 @@ class Session:
         # tree, rebuilt by _build_tree()
         self.index_of: dict[str, int] = {}
         self.parent: list[int] = []
-        self._children: dict[int, list[int]] | None = {}  # see the children property
-        self._children_packed: tuple[bytes, bytes, bytes] | None = None
+        self._children: dict[int, list[int]] | None = {}  # None: made from parent when asked for
         self.roots: list[int] = []
         self.shadowed: set[int] = set()
         self.leaf = -1
@@ -310,9 +311,9 @@ class Session:
     # numbers travel as arrays and the dicts that follow from them are made again with
     # C-level zips (a plain pickle of the tree took 3x longer to load than to build).
     _STATE_SKIP = frozenset({"_lock", "_path_lock", "_cache", "_path_tree", "_path", "_path_pos",
-                             "index_of", "parent", "_children", "_children_packed"})
+                             "index_of", "parent", "_children"})
 
-    _TREE_STATE = ("roots", "shadowed", "leaf", "tree_warnings", "parent", "children", "walked_path")
+    _TREE_STATE = ("roots", "shadowed", "leaf", "tree_warnings", "parent", "walked_path")
 
     def to_state(self) -> dict:
         """This session (skeleton, tree, the last path walked) for :meth:`from_state`."""
@@ -321,29 +322,28 @@ class Session:
         return d
 
     def tree_state(self) -> dict:
-        """The tree (and the last path walked in it) as compact plain data."""
+        """The tree (and the last path walked in it) as compact plain data: the parent of
+        each entry (its children follow from it, see :attr:`children`)."""
         return {
             "roots": self.roots,
             "shadowed": self.shadowed,
             "leaf": self.leaf,
             "tree_warnings": self.tree_warnings,
-            "parent": array("q", self.parent).tobytes(),
-            "children": self._children_packed if self._children is None else csr(self._children),
-            "walked_path": array("q", self._path if self._path_tree is self.parent else ()).tobytes(),
+            "parent": array(_INDEX, self.parent).tobytes(),
+            "walked_path": array(_INDEX, self._path if self._path_tree is self.parent else ()).tobytes(),
         }
 
     def _load_tree_state(self, d: dict) -> None:
-        parent = array("q")
+        parent = array(_INDEX)
         parent.frombytes(d["parent"])
-        path = array("q")
+        path = array(_INDEX)
         path.frombytes(d["walked_path"])
         self.roots, self.shadowed, self.leaf, self.tree_warnings = d["roots"], d["shadowed"], d["leaf"], d["tree_warnings"]
         self.index_of = dict(zip(self.ids, range(len(self.ids))))  # as _build_tree: a later duplicate wins
         self.parent = parent.tolist()
-        # made into lists when first asked for (54,000 lists of a big session cost the
-        # open ~20 ms, and its first screen does not need them)
+        # made when first asked for (54,000 lists of a big session cost its open ~20 ms,
+        # and its first screen does not need them)
         self._children = None
-        self._children_packed = d["children"]
         if path:
             self._path_tree = self.parent
             self._path = path.tolist()
@@ -709,7 +709,6 @@ class Session:
         for k in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of"):
             d[k] = dict(d[k])
         d["_children"] = {k: list(v) for k, v in self.children.items()}
-        d["_children_packed"] = None
         d["shadowed"] = set(d["shadowed"])
         new.__dict__.update(d)
         return new
@@ -782,23 +781,7 @@ class Session:
                 if len(lst) == 1:
                     multi.append(j)
                 lst.append(i)
-        # Sort siblings oldest first, stable for ties, as Pi's getTree does.
-        ts = self.timestamps
-        for j in multi:
-            lst = children[j]
-            keys = [iso_to_ms(ts[c]) for c in lst]
-            if any(math.isnan(k) for k in keys):
-                pairs = list(zip(keys, lst))
-
-                def cmp(a, b):
-                    d = a[0] - b[0]
-                    return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
-
-                pairs.sort(key=cmp_to_key(cmp))
-                lst[:] = [c for _, c in pairs]
-            else:
-                order = sorted(range(len(lst)), key=keys.__getitem__)
-                lst[:] = [lst[k] for k in order]
+        self._sort_siblings(children, multi)
         # Everything not reachable from a root lies on or below a parentId cycle (Pi loops
         # forever there). Break each cycle at its earliest entry and show it as a root.
         # When every parent comes before its child (nearly always), every entry is reached
@@ -850,6 +833,9 @@ class Session:
                     )
                 )
                 mark(m)
+            # as the children are made from the parents alone (a session from a worker):
+            # keys in the order of their first child still there
+            children = self._children_from_parent(parent)
         self.index_of = index_of
         self.parent = parent
         self.children = children
@@ -864,14 +850,52 @@ class Session:
         """The children of each entry that has any, oldest first (Pi's getTree order)."""
         got = self._children
         if got is None:
-            # (the packed form is kept: another thread asking meanwhile makes an equal dict)
-            got = self._children = uncsr(self._children_packed)  # type: ignore[arg-type]
+            # (another thread asking meanwhile makes an equal dict: no harm)
+            got = self._children = self._children_from_parent()
         return got
 
     @children.setter
     def children(self, value: dict[int, list[int]]) -> None:
         self._children = value
-        self._children_packed = None
+
+    def _children_from_parent(self, parent: list[int] | None = None) -> dict[int, list[int]]:
+        """The children lists :meth:`_build_tree` makes, from the parent of each entry
+        (cycles broken and duplicates shadowed already): in file order, then siblings
+        sorted by time; keys in the order of their first child."""
+        children: dict[int, list[int]] = {}
+        multi: list[int] = []
+        get = children.get
+        for i, j in enumerate(self.parent if parent is None else parent):
+            if j < 0:
+                continue
+            lst = get(j)
+            if lst is None:
+                children[j] = [i]
+            else:
+                if len(lst) == 1:
+                    multi.append(j)
+                lst.append(i)
+        self._sort_siblings(children, multi)
+        return children
+
+    def _sort_siblings(self, children: dict[int, list[int]], multi: list[int]) -> None:
+        """Sort the children of ``multi`` oldest first, stable for ties, as Pi's getTree does."""
+        ts = self.timestamps
+        for j in multi:
+            lst = children[j]
+            keys = [iso_to_ms(ts[c]) for c in lst]
+            if any(math.isnan(k) for k in keys):
+                pairs = list(zip(keys, lst))
+
+                def cmp(a, b):
+                    d = a[0] - b[0]
+                    return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
+
+                pairs.sort(key=cmp_to_key(cmp))
+                lst[:] = [c for _, c in pairs]
+            else:
+                order = sorted(range(len(lst)), key=keys.__getitem__)
+                lst[:] = [lst[k] for k in order]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -1074,28 +1098,6 @@ class Session:
     def iter_entries(self, indices: Iterable[int] | None = None):
         for i in range(len(self.ids)) if indices is None else indices:
             yield i, self.entry(i)
-
-
-def csr(d: dict[int, list[int]]) -> tuple[bytes, bytes, bytes]:
-    """A dict of int lists as three arrays (keys, list ends, all items), in its order."""
-    keys = array("q", d)
-    ends = array("q")
-    flat = array("q")
-    for v in d.values():
-        flat.extend(v)
-        ends.append(len(flat))
-    return keys.tobytes(), ends.tobytes(), flat.tobytes()
-
-
-def uncsr(packed: tuple[bytes, bytes, bytes]) -> dict[int, list[int]]:
-    keys, ends, flat = array("q"), array("q"), array("q")
-    keys.frombytes(packed[0])
-    ends.frombytes(packed[1])
-    flat.frombytes(packed[2])
-    items = flat.tolist()
-    stops = ends.tolist()
-    starts = [0] + stops[:-1]
-    return dict(zip(keys.tolist(), [items[a:b] for a, b in zip(starts, stops)]))
 
 
 def _has_text(content: Any) -> bool:

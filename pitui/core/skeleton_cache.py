@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's work
 
 __all__ = ["CACHE_VERSION", "KEEP", "cache_file", "save", "load", "usable"]
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: entry numbers in 4 bytes, no children lists (made from the parents)
 KEEP = 8  # skeleton files kept (each ~40 bytes an entry: ~9 MB for 54,000 entries)
 _TAIL = 4096
 

@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session, csr, uncsr
+from .session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
 
 __all__ = ["FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown"]
 
@@ -56,8 +56,8 @@ class _Rows(Sequence):
     __slots__ = ("entry", "indent", "conn", "gutters", "active", "foldable", "folded", "hidden")
 
     def __init__(self):
-        self.entry = array("l")
-        self.indent = array("l")
+        self.entry = array(_INDEX)
+        self.indent = array(_INDEX)
         self.conn = bytearray()  # 0 none, 1 "├─", 2 "└─"
         self.gutters: list[tuple] = []  # shared tuples, one reference per row
         self.active = bytearray()
@@ -97,28 +97,34 @@ class TreeLayout:
         row_of: dict[int, int],  # entry index -> row number
         visible_parent: dict[int, int],  # entry -> nearest shown ancestor (-1 at the top)
         visible_children: dict[int, list[int]] | None = None,
-        *,
-        packed_children: tuple[bytes, bytes, bytes] | None = None,
     ) -> None:
         self.rows = rows
         self.row_of = row_of
         self.visible_parent = visible_parent
-        self._children = visible_children if visible_children is not None or packed_children is not None else {}
-        self._packed = packed_children
+        self._children = visible_children  # None: made from visible_parent when asked for
 
     @property
     def visible_children(self) -> dict[int, list[int]]:
-        """Entry -> its shown children (-1: the top rows). A layout that crossed processes
-        makes these lists when first asked for, not while a session is being opened."""
+        """Entry -> its shown children (-1: the top rows), in the order of the rows. A
+        layout that crossed processes makes these lists when first asked for, not while a
+        session is being opened."""
         got = self._children
         if got is None:
-            got = self._children = uncsr(self._packed)  # type: ignore[arg-type]
+            # visible_parent is filled in the order the entries are met, as these are
+            got = {-1: []}
+            get = got.get
+            for node, p in self.visible_parent.items():
+                lst = get(p)
+                if lst is None:
+                    got[p] = [node]
+                else:
+                    lst.append(node)
+            self._children = got
         return got
 
     @visible_children.setter
     def visible_children(self, value: dict[int, list[int]]) -> None:
         self._children = value
-        self._packed = None
 
     def __repr__(self) -> str:
         return f"TreeLayout({len(self.rows)} rows)"
@@ -132,8 +138,7 @@ class TreeLayout:
         return {
             "rows": (rows.entry.tobytes(), rows.indent.tobytes(), bytes(rows.conn), rows.gutters,
                      bytes(rows.active), bytes(rows.foldable), bytes(rows.folded), rows.hidden),
-            "vp": (array("q", vp).tobytes(), array("q", vp.values()).tobytes()),
-            "vc": self._packed if self._children is None else csr(self._children),
+            "vp": (array(_INDEX, vp).tobytes(), array(_INDEX, vp.values()).tobytes()),
         }
 
     @classmethod
@@ -148,11 +153,11 @@ class TreeLayout:
         rows.foldable = bytearray(foldable)
         rows.folded = bytearray(folded)
         rows.hidden = hidden
-        keys, values = array("q"), array("q")
+        keys, values = array(_INDEX), array(_INDEX)
         keys.frombytes(state["vp"][0])
         values.frombytes(state["vp"][1])
         row_of = dict(zip(rows.entry.tolist(), range(len(rows.entry))))
-        return cls(rows, row_of, dict(zip(keys.tolist(), values.tolist())), packed_children=state["vc"])
+        return cls(rows, row_of, dict(zip(keys.tolist(), values.tolist())), None)
 
     def nearest_row(self, session: Session, entry: int) -> int:
         """The row of ``entry``, or of its nearest shown ancestor (else the last row)."""

@@ -31,7 +31,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ..core import open_parallel
@@ -46,6 +46,7 @@ from .clock import Clock, system_clock
 from .commands import PituiCommands
 from .header import SessionHeader, WarningsBadge, WarningsScreen
 from .help import HelpScreen
+from .keybar import KeyBar
 from .sidebar import SessionList, Sidebar
 from .tree_view import (
     BranchTree,
@@ -216,7 +217,7 @@ class BrowserScreen(Screen):
                     with VerticalScroll(id="notice"):
                         yield Static("", id="notice-text", markup=False)
                 yield SearchBar(placeholder="search this branch (Enter: find, Esc: cancel)", id="search")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def branch_tree(self) -> BranchTree:
@@ -1215,7 +1216,7 @@ class EmptyScreen(Screen):
         with Vertical(id="empty-box"):
             yield Static("No Pi sessions found", id="empty-title", markup=False)
             yield Static(text, id="empty-text")
-        yield Footer()
+        yield KeyBar()
 
     def action_demo(self) -> None:
         demo = _demo_root()
@@ -1232,6 +1233,7 @@ class PituiApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "pitui"
     COMMANDS = App.COMMANDS | {PituiCommands}
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # (zoomed, the keys stay)
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit pitui"),
         Binding("question_mark", "help", "Help", key_display="?", id="app.help", tooltip="Every key, explained"),
