@@ -61,6 +61,8 @@ def _awkward_file(path: Path, *, partial_tail: bool = False) -> Path:
             prev = "name1"
         if n == 70:
             rows.append(line(user("e070b", "e050", n, text="a fork")).encode() + b"\r")  # CRLF, a fork
+        if n == 80:
+            rows.append(line(user("e012", "e011", n, text="an id used again")).encode())  # a duplicate id
         if n == 90:
             rows.append(line(entry("label", "lab2", prev, n, targetId="e003", label=None)).encode())
             rows.append(line(entry("label", "lab3", "lab2", n, targetId="e005", label="later")).encode())

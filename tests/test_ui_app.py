@@ -710,3 +710,15 @@ async def test_the_key_bar_shows_the_keys_of_the_focus_and_answers_the_mouse(mak
         assert bar.items[-1].description == "palette" and bar.items[-1].end == 60
         assert all(k.end <= bar.items[-1].start for k in bar.items[:-1])
         assert len(bar.items) < 10
+
+
+def test_the_app_starts_without_the_screens_it_does_not_show():
+    """Importing the app (what ``pitui FILE`` does before its first frame) leaves out the
+    search, stats and context screens and the Markdown export: they load when first used."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pitui.ui.app; print([m for m in ('pitui.ui.search_screen', 'pitui.ui.stats_screen', "
+            "'pitui.ui.pane.context_screen', 'pitui.core.export_md') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

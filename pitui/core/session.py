@@ -333,13 +333,14 @@ class Session:
             "walked_path": array(_INDEX, self._path if self._path_tree is self.parent else ()).tobytes(),
         }
 
-    def _load_tree_state(self, d: dict) -> None:
+    def _load_tree_state(self, d: dict, index_of: dict[str, int] | None = None) -> None:
         parent = array(_INDEX)
         parent.frombytes(d["parent"])
         path = array(_INDEX)
         path.frombytes(d["walked_path"])
         self.roots, self.shadowed, self.leaf, self.tree_warnings = d["roots"], d["shadowed"], d["leaf"], d["tree_warnings"]
-        self.index_of = dict(zip(self.ids, range(len(self.ids))))  # as _build_tree: a later duplicate wins
+        # (as _build_tree: a later duplicate wins)
+        self.index_of = dict(zip(self.ids, range(len(self.ids)))) if index_of is None else index_of
         self.parent = parent.tolist()
         # made when first asked for (54,000 lists of a big session cost its open ~20 ms,
         # and its first screen does not need them)
@@ -374,7 +375,11 @@ class Session:
     def extend_columns(self, chunk: tuple) -> None:
         """Append entries sent by :meth:`columns` (the next ones in file order)."""
         ids, pids, types, roles, ts, offsets, lengths, linenos, flags = chunk
+        n0 = len(self.ids)
         self.ids += ids
+        # indexed as they come (a later duplicate wins, as in _build_tree): the tree that
+        # follows the chunks finds it made
+        self.index_of.update(zip(ids, range(n0, n0 + len(ids))))
         self.parent_ids += pids
         self.types += types
         self.roles += roles
@@ -393,8 +398,9 @@ class Session:
     def finish_stream(self, rest: dict, tree: dict) -> None:
         """Take the rest of a streamed scan (after all its chunks) and its tree
         (:meth:`tree_state`)."""
+        index_of = self.index_of  # (made by extend_columns)
         self.__dict__.update(rest)
-        self._load_tree_state(tree)
+        self._load_tree_state(tree, index_of)
 
     @classmethod
     def read_header(cls, path: str | os.PathLike) -> "Session":

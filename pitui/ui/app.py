@@ -39,7 +39,6 @@ from ..core.discovery import SessionRoot
 from ..core.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
 from ..core.session import NotASession, Session
 from ..core.stats import Stats, branch_stats, session_stats
-from ..core.export_md import export_markdown
 from ..core.summary import shorten_home, text_of
 from ..core.treeview import layout_tree
 from .clock import Clock, system_clock
@@ -57,9 +56,10 @@ from .tree_view import (
     user_target,
 )
 
-from .pane import ContextScreen, MessagePane
-from .search_screen import SearchScreen
-from .stats_screen import StatsScreen
+from .pane import MessagePane
+
+# (the context, stats and search screens and the Markdown export are imported when first
+# used: a start that opens a session never needs them)
 
 __all__ = ["PituiApp", "BrowserScreen", "EmptyScreen", "run_app"]
 
@@ -910,6 +910,8 @@ class BrowserScreen(Screen):
         s, sel = self.session, self.branch_tree.selected_entry
         if s is None or sel < 0:
             return
+        from .pane.context_screen import ContextScreen
+
         self.app.push_screen(ContextScreen(s, sel))
 
     def action_back(self) -> None:
@@ -932,6 +934,8 @@ class BrowserScreen(Screen):
         if s is None:
             return
         leaf = self._branch_leaf if self._branch_leaf >= 0 else s.leaf
+        from .stats_screen import StatsScreen
+
         self.app.push_screen(
             StatsScreen(s, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats)
         )
@@ -945,6 +949,8 @@ class BrowserScreen(Screen):
             path, entry_id = result
             self.open_session(path, select_id=entry_id)
             self.branch_tree.focus()
+
+        from .search_screen import SearchScreen
 
         self.app.push_screen(
             SearchScreen(
@@ -1036,6 +1042,8 @@ class BrowserScreen(Screen):
     def export_to(self, path: str, session: Session | None = None, leaf: int | None = None) -> str | None:
         """Write the branch ending at ``leaf`` to ``path`` as Markdown and copy it. Returns
         the path written, or None (refused or failed, with a notify)."""
+        from ..core.export_md import export_markdown
+
         s = session or self.session
         if s is None:
             return None
