@@ -11,12 +11,22 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 from .session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
 
 __all__ = ["FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown"]
 
 FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
+
+
+def _pick(seq, keys) -> tuple:
+    """``tuple(seq[k] for k in keys)`` in one C call."""
+    n = len(keys)
+    if n > 1:
+        return itemgetter(*keys)(seq)
+    return (seq[keys[0]],) if n else ()
 
 _SETTINGS = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})
 
@@ -250,29 +260,36 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
     visible_parent: dict[int, int] = {}
     visible_children: dict[int, list[int]] = {-1: []}
     children = session.children
+    cget = children.get
     vc_get = visible_children.get
     stack: list[tuple[int, int]] = [(r, -1) for r in reversed(roots)]
     while stack:
         node, vis_anc = stack.pop()
-        while True:
-            if shown[node]:
-                visible_parent[node] = vis_anc
-                lst = vc_get(vis_anc)
-                if lst is None:
-                    visible_children[vis_anc] = [node]
-                else:
-                    lst.append(node)
-                vis_anc = node
-            kids = children.get(node)
-            if not kids:
-                break
-            if len(kids) == 1:
-                node = kids[0]
-                continue
+        # The chain of single children from node (most of a session), then its shown
+        # entries, each the shown child of the one before, handled in bulk.
+        chain = [node]
+        kids = cget(node)
+        while kids is not None and len(kids) == 1:
+            node = kids[0]
+            chain.append(node)
+            kids = cget(node)
+        vis = list(compress(chain, _pick(shown, chain)))
+        if vis:
+            first = vis[0]
+            visible_parent[first] = vis_anc
+            lst = vc_get(vis_anc)
+            if lst is None:
+                visible_children[vis_anc] = [first]
+            else:
+                lst.append(first)
+            if len(vis) > 1:
+                visible_parent.update(zip(vis[1:], vis))
+                visible_children.update(zip(vis, [[x] for x in vis[1:]]))
+            vis_anc = vis[-1]
+        if kids:  # a fork: the branch holding the leaf first
             ordered = [k for k in kids if active[k]] + [k for k in kids if not active[k]]
             for k in reversed(ordered):
                 stack.append((k, vis_anc))
-            break
 
     top = visible_children[-1]
     multiple_roots = len(top) > 1
@@ -289,44 +306,69 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
     nrow = 0
     while vstack:
         node, indent, just_branched, show_conn, is_last, gutters, virt = vstack.pop()
-        while True:
-            kids = vc_get(node, empty)
-            nkids = len(kids)
-            is_folded = nkids > 0 and node in folded
+        kids = vc_get(node, empty)
+        nkids = len(kids)
+        is_folded = nkids > 0 and node in folded
+        display_indent = (indent - 1 if indent > 0 else 0) if multiple_roots else indent
+        conn_displayed = show_conn and not virt
+        r_entry(node)
+        r_indent(display_indent)
+        r_conn((2 if is_last else 1) if conn_displayed else 0)
+        r_gut(gutters)
+        r_active(active[node])
+        if nkids:
+            p = visible_parent.get(node, -1)
+            r_foldable(1 if p == -1 or len(visible_children[p]) > 1 else 0)
+        else:
+            r_foldable(0)
+        r_folded(1 if is_folded else 0)
+        row_of[node] = nrow
+        nrow += 1
+        if is_folded:
+            rows.hidden[nrow - 1] = _count_below(visible_children, node)
+            continue
+        if not nkids:
+            continue
+        if nkids > 1 or (just_branched and indent > 0):
+            child_indent = indent + 1
+        else:
+            child_indent = indent
+        if conn_displayed:
+            gutters = gutters + ((display_indent - 1 if display_indent > 0 else 0, not is_last),)
+        if nkids == 1:
+            # A chain of single children: rows with the same indent and gutters, no
+            # connector, not foldable (each one's shown parent has it alone), in bulk;
+            # it ends at a leaf, a fork or a folded entry.
+            indent = child_indent
             display_indent = (indent - 1 if indent > 0 else 0) if multiple_roots else indent
-            conn_displayed = show_conn and not virt
-            r_entry(node)
-            r_indent(display_indent)
-            r_conn((2 if is_last else 1) if conn_displayed else 0)
-            r_gut(gutters)
-            r_active(active[node])
-            if nkids:
-                p = visible_parent.get(node, -1)
-                r_foldable(1 if p == -1 or len(visible_children[p]) > 1 else 0)
-            else:
-                r_foldable(0)
-            r_folded(1 if is_folded else 0)
-            row_of[node] = nrow
-            nrow += 1
-            if is_folded:
-                rows.hidden[nrow - 1] = _count_below(visible_children, node)
-                break
+            chain = []
+            node = kids[0]
+            while True:
+                chain.append(node)
+                kids = vc_get(node, empty)
+                if len(kids) != 1 or node in folded:
+                    break
+                node = kids[0]
+            k = len(chain)
+            rows.entry.extend(chain)
+            rows.indent.extend(array(_INDEX, (display_indent,)) * k)
+            rows.conn.extend(bytes(k))
+            rows.gutters.extend([gutters] * k)
+            rows.active.extend(_pick(active, chain))
+            rows.foldable.extend(bytes(k))
+            rows.folded.extend(bytes(k))
+            row_of.update(zip(chain, range(nrow, nrow + k)))
+            nrow += k
+            nkids = len(kids)
             if not nkids:
-                break
-            multi = nkids > 1
-            if multi or (just_branched and indent > 0):
-                child_indent = indent + 1
-            else:
-                child_indent = indent
-            if conn_displayed:
-                gutters = gutters + ((display_indent - 1 if display_indent > 0 else 0, not is_last),)
-            if not multi:
-                # a single child: same gutters, no connector; continue down the chain
-                node, indent, just_branched, show_conn, is_last, virt = kids[0], child_indent, False, False, True, False
                 continue
-            for k in range(nkids - 1, -1, -1):
-                vstack.append((kids[k], child_indent, True, True, k == nkids - 1, gutters, False))
-            break
+            if node in folded:
+                rows.folded[nrow - 1] = 1
+                rows.hidden[nrow - 1] = _count_below(visible_children, node)
+                continue
+            child_indent = indent + 1  # (a fork below the chain)
+        for k in range(nkids - 1, -1, -1):
+            vstack.append((kids[k], child_indent, True, True, k == nkids - 1, gutters, False))
     return TreeLayout(rows, row_of, visible_parent, visible_children)
 
 
