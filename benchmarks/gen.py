@@ -864,7 +864,6 @@ def store_jobs(out: str) -> list[dict]:
     weights = [1 / (j + 1) ** 0.9 for j in range(p["projects"])]
     start0 = _parse_iso_ms(p["start"])
     jobs = []
-    by_project: dict[int, list[str]] = {}
     for i, size in enumerate(sizes):
         proj = r.choices(range(p["projects"]), weights=weights)[0]
         cwd = f"/home/bench/p{proj}"

@@ -3,7 +3,6 @@ no cursor blink, and helpers to build and settle the app."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from helpers import HEADER, assistant, entry, ts, user, write
+from helpers import assistant, entry, ts, user, write
 from pitui.core.context import build_context, context_entry_indices
 from pitui.core.discovery import SessionFile, resolve_root, find_session_files
 from pitui.core.listing import SessionIndex, list_sessions, scan_info

@@ -3,7 +3,6 @@ checked by parsing the page with the standard library's ``html.parser``."""
 
 from __future__ import annotations
 
-import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
