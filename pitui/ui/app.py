@@ -93,6 +93,8 @@ class BrowserScreen(Screen):
     """The main screen. Keys that act on the open session live here, so they work from
     the tree and from the pane alike (the sidebar's type-to-filter takes printable keys)."""
 
+    AUTO_FOCUS = "#tree"  # (from the first frame: not the sidebar first, then the tree)
+
     BINDINGS = [
         Binding("f", "cycle_filter", "Filter", id="tree.filter",
                 tooltip="Cycle the tree filter: default, no-tools, user-only, labeled-only, all"),

@@ -26,6 +26,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..core.listing import SessionInfo
@@ -402,7 +403,13 @@ class SessionList(ScrollView, can_focus=True):
             self.action_open()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.virtual_size.height)
+        size = Size(self.scrollable_content_region.width, self.virtual_size.height)
+        if size != self.virtual_size:
+            # Only the width changed, which nothing else depends on (no horizontal
+            # scrolling): no second layout of the whole screen for it (~10-40 ms at start).
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
 
     # ------------------------------------------------------------------ drawing
     def _style(self, name: str) -> Style:

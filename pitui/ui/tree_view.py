@@ -789,7 +789,15 @@ class BranchTree(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ drawing
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+        size = Size(self.scrollable_content_region.width, self.row_count)
+        if size.height != self.virtual_size.height:
+            self.virtual_size = size
+        elif size != self.virtual_size:
+            # Only the width changed, which nothing else depends on (no horizontal
+            # scrolling): no second layout of the whole screen for it (~10-40 ms at start).
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
 
     def summary(self, entry: int) -> Summary:
         got = self._summaries.get(entry)
