@@ -302,6 +302,57 @@ def test_lazy_scan_equals_validating_scan_on_awkward_files(tmp_path):
     assert lazy.ids == full.ids and lazy.ids[-1] == "u9"
 
 
+@pytest.mark.parametrize("shape", ["bom", "cr-lines", "blank-tail", "ws-partial-tail", "no-newline", "header-only",
+                                   "header-partial", "header-cut", "tiny-chunks"])
+def test_lazy_scan_reads_line_edges_as_the_validating_scan(tmp_path, monkeypatch, shape):
+    """The quick scan's own line loop (blocks of whole lines) against the validating
+    scan's, on the edges of lines: a BOM, lone carriage returns, blank lines at the end
+    (where the next read starts: after the last line read, its line number next), a last
+    line of white space or without its newline, a header alone or still being written,
+    and lines cut across many small reads."""
+    from pitui.core import lines as lines_module
+
+    rows = [line(HEADER)] + [line(user(f"u{k}", f"u{k - 1}" if k else None, k + 1)) for k in range(6)]
+    text = "\n".join(rows) + "\n"
+    if shape == "bom":
+        data = b"\xef\xbb\xbf" + text.encode()
+    elif shape == "cr-lines":
+        data = ("\r\n".join(rows[:3]) + "\r\n\r\n\r\n" + "\n".join(rows[3:]) + "\n").encode()
+    elif shape == "blank-tail":
+        data = (text + "\n  \n\t\n\n").encode()
+    elif shape == "ws-partial-tail":
+        data = (text + "   ").encode()
+    elif shape == "no-newline":
+        data = text.rstrip("\n").encode()
+    elif shape == "header-only":
+        data = (rows[0] + "\n").encode()
+    elif shape == "header-partial":
+        data = rows[0].encode()  # whole, its newline not written yet
+    elif shape == "header-cut":
+        data = rows[0][:-1].encode()
+    else:
+        monkeypatch.setattr(lines_module, "CHUNK", 7)
+        data = text.encode()
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(data)
+    got = []
+    for validate in (False, True):
+        try:
+            s = Session.open(p, validate=validate)
+        except NotASession as exc:
+            got.append(("not a session", exc.reason))
+            continue
+        got.append((s.ids, list(s.offsets), list(s.lengths), list(s.linenos), s.scanned_to, s.next_lineno,
+                    s._pending_partial, [(w.line, w.message) for w in s.all_warnings]))
+    assert got[0] == got[1]
+    if shape in ("blank-tail", "tiny-chunks", "bom"):
+        assert got[0][0] == [f"u{k}" for k in range(6)] and got[0][4] == len(data.rstrip(b" \t\n")) + 1
+    if shape == "header-partial":
+        assert got[0][0] == [] and got[0][4] == 0  # the header is read again, whole, next time
+    if shape == "header-cut":
+        assert got[0][0] == "not a session"
+
+
 def test_lazy_scan_flags_a_damaged_line_when_validated(tmp_path):
     """A line in Pi's shape but not valid JSON is read lazily, then marked damaged by the
     background validation (never silently dropped)."""

@@ -140,60 +140,76 @@ def read_span(path: str | os.PathLike, offset: int, length: int) -> bytes:
 _WS_START = frozenset(b" \t\r\x0b\x0c")
 
 
-def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1, stop: int | None = None):
-    """Like :func:`iter_lines` without copying: yields ``(buf, pos, end, offset, lineno,
-    next_offset, terminated)`` where the line is ``buf[pos:end]`` (no ``\\n``/``\\r``),
-    ``offset`` its file offset and ``next_offset`` the offset after its newline. ``buf`` is
-    a reused bytearray, valid only until the next item; regexes can match it in place.
-    With ``stop``, nothing at or past that file offset is read (a line cut there is
-    yielded as unterminated)."""
+def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None):
+    """The file from byte ``start`` in blocks of whole lines, without copying: yields
+    ``(buf, pos, limit, base, whole)``; ``buf[pos:limit]`` holds whole lines (each ends
+    with ``\n``, the last at ``limit - 1``) and ``base`` is the file offset of ``buf[0]``.
+    If the file ends without a newline, a last block holds that line with ``whole``
+    false. ``buf`` is a reused bytearray, valid only until the next block. With ``stop``,
+    nothing at or past that offset is read. A BOM at the very start is left out."""
     f.seek(start)
     buf = bytearray(CHUNK)
     filled = 0
     pos = 0
     base = start  # file offset of buf[0]
-    lineno = first_lineno
     readinto = f.readinto
-    find = buf.find
-    ws = _WS_START
-    if start == 0:
-        # a BOM on the first line is not part of it
-        with memoryview(buf) as mv:
-            filled = readinto(mv[:CHUNK] if stop is None else mv[:max(0, min(CHUNK, stop))])
-        if buf.startswith(BOM):
-            pos = 3
+    at_start = start == 0
     while True:
-        nl = find(b"\n", pos, filled)
-        if nl < 0:
-            if pos:
-                remaining = filled - pos
-                buf[:remaining] = buf[pos:filled]
-                base += pos
-                filled = remaining
-                pos = 0
-            if filled == len(buf):
-                buf.extend(bytes(len(buf)))  # a line longer than the buffer
-                find = buf.find
+        room = len(buf) - filled
+        if stop is not None:
+            room = min(room, stop - (base + filled))
+        if room > 0:
             with memoryview(buf) as mv:
-                if stop is None:
-                    n = readinto(mv[filled:])
-                else:
-                    room = stop - (base + filled)
-                    n = readinto(mv[filled:filled + room]) if room > 0 else 0
-            if not n:
-                break
-            filled += n
-            continue
-        e = nl
-        if e > pos and buf[e - 1] == 13:
-            e -= 1
-        if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
-            yield buf, pos, e, base + pos, lineno, base + nl + 1, True
-        lineno += 1
-        pos = nl + 1
+                n = readinto(mv[filled:filled + room])
+        else:
+            n = 0
+        if not n:
+            break
+        filled += n
+        if at_start:
+            at_start = False
+            if buf.startswith(BOM):  # (a BOM on the first line is not part of it)
+                pos = 3
+        last = buf.rfind(b"\n", pos, filled)
+        if last >= 0:
+            yield buf, pos, last + 1, base, True
+            pos = last + 1
+        if pos:
+            remaining = filled - pos
+            buf[:remaining] = buf[pos:filled]
+            base += pos
+            filled = remaining
+            pos = 0
+        if filled == len(buf):
+            buf.extend(bytes(len(buf)))  # a line longer than the buffer
     if pos < filled:
-        e = filled
-        if buf[e - 1] == 13:
-            e -= 1
-        if e > pos and not bytes(buf[pos:e]).isspace():
-            yield buf, pos, e, base + pos, lineno, base + filled, False
+        yield buf, pos, filled, base, False
+
+
+def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1, stop: int | None = None):
+    """Like :func:`iter_lines` without copying: yields ``(buf, pos, end, offset, lineno,
+    next_offset, terminated)`` where the line is ``buf[pos:end]`` (no ``\n``/``\r``),
+    ``offset`` its file offset and ``next_offset`` the offset after its newline. ``buf`` is
+    a reused bytearray, valid only until the next item; regexes can match it in place.
+    With ``stop``, nothing at or past that file offset is read (a line cut there is
+    yielded as unterminated)."""
+    lineno = first_lineno
+    ws = _WS_START
+    for buf, pos, limit, base, whole in iter_line_blocks(f, start, stop):
+        if not whole:
+            e = limit
+            if buf[e - 1] == 13:
+                e -= 1
+            if e > pos and not bytes(buf[pos:e]).isspace():
+                yield buf, pos, e, base + pos, lineno, base + limit, False
+            return
+        find = buf.find
+        while pos < limit:
+            nl = find(b"\n", pos, limit)
+            e = nl
+            if e > pos and buf[e - 1] == 13:
+                e -= 1
+            if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
+                yield buf, pos, e, base + pos, lineno, base + nl + 1, True
+            lineno += 1
+            pos = nl + 1

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 
 import orjson
 
-from .lines import RawLine, iter_line_spans, parse_line, read_span
+from .lines import _WS_START, RawLine, iter_line_blocks, iter_line_spans, parse_line, read_span
 from .timeutil import iso_to_ms
 
 __all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
@@ -232,27 +232,30 @@ class Session:
                 self._pending_partial = None
             self.file_size = size
             self.file_mtime = st.st_mtime
-            last_report = 0
-            handle = self._fast_handler() if not validate and self.version >= 2 else None
-            for buf, pos, e, off, lineno, end, term in iter_line_spans(f, self.scanned_to, self.next_lineno, stop):
-                if not self.header:
-                    self._accept_header(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
-                    if self.header and header_only:
-                        break
-                    if self.header and not validate and self.version >= 2:
-                        handle = self._fast_handler()
-                    continue
-                if handle is not None:
-                    handle(buf, pos, e, off, lineno, end, term)
-                else:
-                    self._scan_line(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
-                if progress is not None and end - last_report >= progress_every:
-                    last_report = end
-                    progress(end, size)
+            body = True  # entries follow (not after a header line still being written)
             if not self.header:
-                if size == 0:
-                    raise NotASession(self.path, "empty file")
-                raise NotASession(self.path, "no session header line (not a Pi session)")
+                body = False
+                for buf, pos, e, off, lineno, end, term in iter_line_spans(f, self.scanned_to, self.next_lineno, stop):
+                    self._accept_header(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+                    if self.header:
+                        body = term
+                        break
+                if not self.header:
+                    if size == 0:
+                        raise NotASession(self.path, "empty file")
+                    raise NotASession(self.path, "no session header line (not a Pi session)")
+            if body and not header_only:
+                if not validate and self.version >= 2:
+                    self._scan_heads(f, size, stop, progress, progress_every)
+                else:
+                    last_report = 0
+                    for buf, pos, e, off, lineno, end, term in iter_line_spans(
+                        f, self.scanned_to, self.next_lineno, stop
+                    ):
+                        self._scan_line(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+                        if progress is not None and end - last_report >= progress_every:
+                            last_report = end
+                            progress(end, size)
         if header_only:
             return 0
         if progress is not None:
@@ -481,10 +484,13 @@ class Session:
         self._add_entry_from_obj(obj, raw, flags, self._intern)
         self._advance(raw, added=True)
 
-    def _fast_handler(self):
-        """A per-line function for the common case: Pi's usual message lines are read from
-        their head (an assistant's stop reason and text from the line itself) in place,
-        without parsing or copying them; other lines are parsed whole by :meth:`_scan_line`."""
+    def _scan_heads(self, f, size: int, stop: int | None, progress, progress_every: int) -> None:
+        """The entries from ``scanned_to`` on, read the quick way (version 2 and later,
+        the header read): Pi's usual message lines from their head, in place, without
+        parsing or copying them (an assistant's stop reason and text from the line
+        itself); other lines parsed whole by :meth:`_scan_line`. One loop over blocks of
+        whole lines (:func:`iter_line_blocks`), the per-line work inline: this is the
+        loop over every line of a 200 MB file."""
         ids_append = self.ids.append
         pids_append = self.parent_ids.append
         types_append = self.types.append
@@ -501,60 +507,78 @@ class Session:
         role_cache: dict[bytes, str] = {}
         message_s = _intern_str(self._intern, "message")
         v3 = self.version >= 3
-
-        def handle(buf, pos: int, e: int, offset: int, lineno: int, end: int, terminated: bool) -> None:
-            length = e - pos
-            head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
-            flags = F_LAZY
-            if head is not None and head.group(4) == b"assistant":
-                # The last "stopReason" in the line's tail: found with rfind (a plain
-                # byte search, far quicker than the regex scanning 4 KB of each line),
-                # then checked with the regex; anything unusual takes the regex's own way.
-                tail = max(pos, e - _TAIL)
-                k = buf.rfind(b'"stopReason":"', tail, e)
-                stop = stop_match(buf, k, e) if k >= 0 else None
-                if stop is None and k >= 0:
-                    for stop in stop_iter(buf, tail, e):
-                        pass
-                if stop is None:
-                    head = None
-                else:
-                    reason = stop.group(1)
-                    if reason and reason != b"stop" and reason != b"toolUse":
-                        flags |= F_ABNORMAL_STOP
-                    # the first text block with a character that is not white space
-                    k = buf.find(b'{"type":"text","text":"', pos, e)
-                    while k >= 0:
-                        if text_match(buf, k, e) is not None:
-                            flags |= F_ASSISTANT_TEXT
-                            break
-                        k = buf.find(b'{"type":"text","text":"', k + 1, e)
-            if head is None:
-                self._scan_line(RawLine(offset, length, lineno, bytes(buf[pos:e]), terminated, end))
-                return
-            eid, pid_raw, ts_raw, role_raw = head.groups()
-            role = role_cache.get(role_raw)
-            if role is None:
-                role = role_raw.decode()
-                if role == "hookMessage" and not v3:
-                    role = "custom"
-                role = role_cache[role_raw] = _intern_str(self._intern, role)
-            ids_append(eid.decode("utf-8", "replace"))
-            pids_append(None if pid_raw == b"null" else pid_raw[1:-1].decode("utf-8", "replace"))
-            types_append(message_s)
-            roles_append(role)
-            ts_append(ts_raw.decode("utf-8", "replace"))
-            off_append(offset)
-            len_append(length)
-            ln_append(lineno)
-            flags_append(flags)
-            if terminated:
-                self.scanned_to = end
-                self.next_lineno = lineno + 1
-            else:
-                self._pending_partial = len(self.ids) - 1
-
-        return handle
+        ws = _WS_START
+        lineno = self.next_lineno
+        last_end, last_lineno = self.scanned_to, lineno - 1  # the last line read (not blank)
+        next_report = progress_every if progress is not None else -1
+        for buf, pos, limit, base, whole in iter_line_blocks(f, self.scanned_to, stop):
+            find = buf.find
+            rfind = buf.rfind
+            while pos < limit:
+                nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
+                e = nl
+                if e > pos and buf[e - 1] == 13:
+                    e -= 1
+                if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
+                    end = base + nl + 1 if whole else base + limit
+                    head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
+                    flags = F_LAZY
+                    if head is not None and head.group(4) == b"assistant":
+                        # The last "stopReason" in the line's tail: found with rfind (a
+                        # plain byte search, far quicker than the regex scanning 4 KB of
+                        # each line), then checked with the regex; anything unusual takes
+                        # the regex's own way.
+                        tail = max(pos, e - _TAIL)
+                        k = rfind(b'"stopReason":"', tail, e)
+                        stop_m = stop_match(buf, k, e) if k >= 0 else None
+                        if stop_m is None and k >= 0:
+                            for stop_m in stop_iter(buf, tail, e):
+                                pass
+                        if stop_m is None:
+                            head = None
+                        else:
+                            reason = stop_m.group(1)
+                            if reason and reason != b"stop" and reason != b"toolUse":
+                                flags |= F_ABNORMAL_STOP
+                            # the first text block with a character that is not white space
+                            k = find(b'{"type":"text","text":"', pos, e)
+                            while k >= 0:
+                                if text_match(buf, k, e) is not None:
+                                    flags |= F_ASSISTANT_TEXT
+                                    break
+                                k = find(b'{"type":"text","text":"', k + 1, e)
+                    if head is None:
+                        self._scan_line(RawLine(base + pos, e - pos, lineno, bytes(buf[pos:e]), whole, end))
+                    else:
+                        eid, pid_raw, ts_raw, role_raw = head.groups()
+                        role = role_cache.get(role_raw)
+                        if role is None:
+                            role = role_raw.decode()
+                            if role == "hookMessage" and not v3:
+                                role = "custom"
+                            role = role_cache[role_raw] = _intern_str(self._intern, role)
+                        ids_append(eid.decode("utf-8", "replace"))
+                        pids_append(None if pid_raw == b"null" else pid_raw[1:-1].decode("utf-8", "replace"))
+                        types_append(message_s)
+                        roles_append(role)
+                        ts_append(ts_raw.decode("utf-8", "replace"))
+                        off_append(base + pos)
+                        len_append(e - pos)
+                        ln_append(lineno)
+                        flags_append(flags)
+                        if not whole:
+                            self._pending_partial = len(self.ids) - 1
+                    if whole:
+                        last_end, last_lineno = end, lineno
+                    if 0 <= next_report <= end:
+                        next_report = end + progress_every
+                        progress(end, size)
+                lineno += 1
+                pos = nl + 1
+        # where the next read starts: after the last line read in whole (a last line
+        # without its newline is read again, from its start, with what Pi appends)
+        self.scanned_to = last_end
+        self.next_lineno = last_lineno + 1
 
     def _advance(self, raw, *, added: bool) -> None:
         if raw.terminated:
