@@ -12,21 +12,13 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import itemgetter
 
+from .arrays import pick
 from .session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
 
 __all__ = ["FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown"]
 
 FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
-
-
-def _pick(seq, keys) -> tuple:
-    """``tuple(seq[k] for k in keys)`` in one C call."""
-    n = len(keys)
-    if n > 1:
-        return itemgetter(*keys)(seq)
-    return (seq[keys[0]],) if n else ()
 
 _SETTINGS = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})
 
@@ -273,7 +265,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
             node = kids[0]
             chain.append(node)
             kids = cget(node)
-        vis = list(compress(chain, _pick(shown, chain)))
+        vis = list(compress(chain, pick(shown, chain)))
         if vis:
             first = vis[0]
             visible_parent[first] = vis_anc
@@ -354,7 +346,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
             rows.indent.extend(array(_INDEX, (display_indent,)) * k)
             rows.conn.extend(bytes(k))
             rows.gutters.extend([gutters] * k)
-            rows.active.extend(_pick(active, chain))
+            rows.active.extend(pick(active, chain))
             rows.foldable.extend(bytes(k))
             rows.folded.extend(bytes(k))
             row_of.update(zip(chain, range(nrow, nrow + k)))
