@@ -43,3 +43,26 @@ def write(path: Path, objs, header=HEADER, trailing_newline=True) -> Path:
     text = "\n".join(lines) + ("\n" if trailing_newline else "")
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def bare_pane_app():
+    """A new app holding only the message pane, showing nothing until the test asks, and
+    drawing every block at once (no "drawing…" placeholders racing the test)."""
+    from textual.app import App, ComposeResult
+
+    from pitui.ui.pane import MessagePane
+
+    class BarePaneApp(App):
+        CSS = "MessagePane { height: 1fr; }"
+
+        def compose(self) -> ComposeResult:
+            yield MessagePane(id="pane")
+
+        def on_mount(self) -> None:
+            self.query_one(MessagePane).async_bytes = None
+
+        @property
+        def pane(self) -> MessagePane:
+            return self.query_one(MessagePane)
+
+    return BarePaneApp()

@@ -10,13 +10,14 @@ import json
 import random
 
 import pytest
-from textual.app import App, ComposeResult
 
 import pitui.ui.pane.message_pane as mp
 from pitui.core.session import Session
 from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
 from pitui.ui.pane.render import lexer_class_for_filename
+
+from helpers import bare_pane_app
 
 SIZE = (120, 40)
 N = 50_000
@@ -98,20 +99,6 @@ def big_session(tmp_path_factory) -> Session:
     return Session.open(path)
 
 
-class PaneApp(App):
-    CSS = "MessagePane { height: 1fr; }"
-
-    def compose(self) -> ComposeResult:
-        yield MessagePane(id="pane")
-
-    def on_mount(self) -> None:
-        self.query_one(MessagePane).async_bytes = None
-
-    @property
-    def pane(self) -> MessagePane:
-        return self.query_one(MessagePane)
-
-
 class Counts:
     """Counts the per-block work of the pane: blocks estimated, block objects made
     (what a block looks like), blocks drawn."""
@@ -186,7 +173,7 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
     branch = s.path_to(leaf)
     assert len(branch) == N
     counts = Counts(monkeypatch)
-    app = PaneApp()
+    app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -292,7 +279,7 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
 async def test_hidden_toggle_and_labels_rebuild_correctly(big_session):
     s = big_session
     leaf = s.index_of[f"e{N - 1}"]
-    app = PaneApp()
+    app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -404,7 +391,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
     head = {"type": "session", "version": 3, "id": "lex", "timestamp": _ts(0), "cwd": "/home/dev"}
     path.write_text("\n".join(json.dumps(e) for e in [head] + entries) + "\n", encoding="utf-8")
     s = Session.open(path)
-    app = PaneApp()
+    app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane

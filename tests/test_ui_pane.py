@@ -12,6 +12,8 @@ from pitui.core.session import Session
 from pitui.ui.pane import ContextScreen, MessagePane
 from pitui.ui.pane.render import CUT_LINES
 
+from helpers import bare_pane_app
+
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
 SIZE = (120, 40)
 
@@ -578,22 +580,6 @@ async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
         assert "output length limit" in joined
 
 
-class BarePaneApp(App):
-    """The pane alone, showing nothing until the test asks."""
-
-    CSS = "MessagePane { height: 1fr; }"
-
-    def compose(self) -> ComposeResult:
-        yield MessagePane(id="pane")
-
-    def on_mount(self) -> None:
-        self.query_one(MessagePane).async_bytes = None
-
-    @property
-    def pane(self) -> MessagePane:
-        return self.query_one(MessagePane)
-
-
 def _pane_view(pane: MessagePane) -> tuple:
     """What the pane shows of its branch: its blocks, their heights and the view."""
     n = len(pane._bstart)
@@ -614,7 +600,7 @@ async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here(
         views = []
         for prepared in (False, True):
             s = open_corpus(prefix)
-            app = BarePaneApp()
+            app = bare_pane_app()
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
                 pane = app.pane
@@ -638,7 +624,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
     branch out itself (and shows it right)."""
     s = open_corpus("2026-07-26T16-01-16-366Z")
     other = next(i for i in range(len(s)) if not s.children.get(i) and i != s.leaf)
-    app = BarePaneApp()
+    app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -648,7 +634,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
         await pilot.pause()
         assert pane._bstart is not model._bstart and pane._branch == s.path_to(s.leaf)
         got = _pane_view(pane)
-    app = BarePaneApp()
+    app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -659,7 +645,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
     views = []
     for prepared in (False, True):
         s = open_corpus("2026-07-26T16-01-16-366Z")
-        app = BarePaneApp()
+        app = bare_pane_app()
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             pane = app.pane

@@ -780,12 +780,9 @@ class Session:
                         )
                     )
         parent = [-1] * n
-        children: dict[int, list[int]] = {}
         roots: list[int] = []
-        multi: list[int] = []  # parents with more than one child
         forward_ok = True  # every parent comes before its child in the file
         parent_ids = self.parent_ids
-        children_get = children.get
         # index_of.get(None) is None: roots and orphans both come out as None here
         for i, j in enumerate(map(index_of.get, parent_ids)):
             if shadowed and i in shadowed:
@@ -804,14 +801,7 @@ class Session:
             if j > i:
                 forward_ok = False
             parent[i] = j
-            lst = children_get(j)
-            if lst is None:
-                children[j] = [i]
-            else:
-                if len(lst) == 1:
-                    multi.append(j)
-                lst.append(i)
-        self._sort_siblings(children, multi)
+        children = self._children_from_parent(parent)
         # Everything not reachable from a root lies on or below a parentId cycle (Pi loops
         # forever there). Break each cycle at its earliest entry and show it as a root.
         # When every parent comes before its child (nearly always), every entry is reached
