@@ -26,13 +26,13 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.widgets import Static
 
 from ..core.listing import SessionInfo
 from ..core.summary import one_line, shorten_home
 from ..core.timeutil import format_age
 from .clock import Clock, system_clock
+from .scrolling import set_virtual_size_quietly
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
 
@@ -407,9 +407,7 @@ class SessionList(ScrollView, can_focus=True):
         if size != self.virtual_size:
             # Only the width changed, which nothing else depends on (no horizontal
             # scrolling): no second layout of the whole screen for it (~10-40 ms at start).
-            self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+            set_virtual_size_quietly(self, size)
 
     # ------------------------------------------------------------------ drawing
     def _style(self, name: str) -> Style:

@@ -41,12 +41,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from ..core.session import Session
 from ..core.summary import Summary, summarize
 from ..core.treeview import FILTERS, TreeLayout, TreeRow, layout_tree
+from .scrolling import set_virtual_size_quietly
 
 __all__ = [
     "BranchTree",
@@ -614,9 +614,7 @@ class BranchTree(ScrollView, can_focus=True):
             and old.width == size.width
             and (overflow == "scroll" or overflow == "auto" and (old.height > height) == (rows > height))
         ):
-            self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+            set_virtual_size_quietly(self, size)
         else:
             self.virtual_size = size
 
@@ -795,9 +793,7 @@ class BranchTree(ScrollView, can_focus=True):
         elif size != self.virtual_size:
             # Only the width changed, which nothing else depends on (no horizontal
             # scrolling): no second layout of the whole screen for it (~10-40 ms at start).
-            self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+            set_virtual_size_quietly(self, size)
 
     def summary(self, entry: int) -> Summary:
         got = self._summaries.get(entry)

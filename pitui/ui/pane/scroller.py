@@ -28,8 +28,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
-from textual.widget import Widget
 
+from ..scrolling import set_virtual_size_quietly
 from .heights import Heights
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
 from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered, lexer_ready, prepare_lexers
@@ -456,10 +456,7 @@ class BlockScroller(ScrollView, can_focus=True):
         scrollbars are always shown, so nothing else depends on it)."""
         size = Size(self._width, self._heights.total)
         if size != self.virtual_size:
-            self.set_reactive(Widget.virtual_size, size)
-            if self.is_mounted and self.container_size:
-                self._scroll_update(size)
-            self.refresh()
+            set_virtual_size_quietly(self, size)
 
     def _scroll_to_y(self, y: int) -> None:
         self.scroll_to(y=max(0, y), animate=False, immediate=True)
