@@ -309,7 +309,8 @@ def test_lazy_scan_reads_line_edges_as_the_validating_scan(tmp_path, monkeypatch
     scan's, on the edges of lines: a BOM, lone carriage returns, blank lines at the end
     (where the next read starts: after the last line read, its line number next), a last
     line of white space or without its newline, a header alone or still being written,
-    and lines cut across many small reads."""
+    and lines cut across many small reads; read into a buffer and mapped (as the scan
+    workers read)."""
     from pitui.core import lines as lines_module
 
     rows = [line(HEADER)] + [line(user(f"u{k}", f"u{k - 1}" if k else None, k + 1)) for k in range(6)]
@@ -332,25 +333,59 @@ def test_lazy_scan_reads_line_edges_as_the_validating_scan(tmp_path, monkeypatch
         data = rows[0][:-1].encode()
     else:
         monkeypatch.setattr(lines_module, "CHUNK", 7)
+        monkeypatch.setattr(lines_module, "MAPPED_WINDOW", 7)
         data = text.encode()
     p = tmp_path / "s.jsonl"
     p.write_bytes(data)
     got = []
-    for validate in (False, True):
+    for how in ("quick", "validating", "quick-mapped"):
         try:
-            s = Session.open(p, validate=validate)
+            s = Session(p)
+            s._scan(validate=how == "validating", mapped=how == "quick-mapped")
         except NotASession as exc:
             got.append(("not a session", exc.reason))
             continue
         got.append((s.ids, list(s.offsets), list(s.lengths), list(s.linenos), s.scanned_to, s.next_lineno,
                     s._pending_partial, [(w.line, w.message) for w in s.all_warnings]))
-    assert got[0] == got[1]
+    assert got[0] == got[1] == got[2]
     if shape in ("blank-tail", "tiny-chunks", "bom"):
         assert got[0][0] == [f"u{k}" for k in range(6)] and got[0][4] == len(data.rstrip(b" \t\n")) + 1
     if shape == "header-partial":
         assert got[0][0] == [] and got[0][4] == 0  # the header is read again, whole, next time
     if shape == "header-cut":
         assert got[0][0] == "not a session"
+
+
+def test_mapped_blocks_are_the_read_blocks(tmp_path, monkeypatch):
+    """The workers' mapped reading yields the same blocks of whole lines as reading into a
+    buffer (from a start, up to a stop, with lines longer than its window), from the
+    mapping itself; a file that cannot be mapped (empty) is read the usual way."""
+    import mmap
+
+    from pitui.core import lines as lines_module
+    from pitui.core.lines import iter_line_blocks
+
+    monkeypatch.setattr(lines_module, "MAPPED_WINDOW", 64)
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(b"".join(b"x" * (k * 37 % 150) + b"\n" for k in range(40)) + b"tail")
+
+    def lines_of(start, stop, mapped):
+        out, kinds = [], set()
+        with open(p, "rb") as f:
+            for buf, pos, limit, base, whole in iter_line_blocks(f, start, stop, mapped=mapped):
+                kinds.add(type(buf))
+                out.append((base + pos, bytes(buf[pos:limit]), whole))
+        return b"".join(b for _, b, _ in out), out[0][0] if out else None, out[-1][2] if out else None, kinds
+
+    size = p.stat().st_size
+    for start, stop in ((0, None), (38, None), (38, 2000), (0, size - 2)):
+        read, mapped = lines_of(start, stop, False), lines_of(start, stop, True)
+        assert read[:3] == mapped[:3]
+        assert mapped[3] == {mmap.mmap}
+    e = tmp_path / "empty.jsonl"
+    e.write_bytes(b"")
+    with open(e, "rb") as f:
+        assert list(iter_line_blocks(f, mapped=True)) == []
 
 
 def test_lazy_scan_flags_a_damaged_line_when_validated(tmp_path):

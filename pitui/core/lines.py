@@ -140,13 +140,27 @@ def read_span(path: str | os.PathLike, offset: int, length: int) -> bytes:
 _WS_START = frozenset(b" \t\r\x0b\x0c")
 
 
-def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None):
+MAPPED_WINDOW = 8 * 1024 * 1024
+
+
+def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, mapped: bool = False):
     """The file from byte ``start`` in blocks of whole lines, without copying: yields
     ``(buf, pos, limit, base, whole)``; ``buf[pos:limit]`` holds whole lines (each ends
     with ``\n``, the last at ``limit - 1``) and ``base`` is the file offset of ``buf[0]``.
     If the file ends without a newline, a last block holds that line with ``whole``
     false. ``buf`` is a reused bytearray, valid only until the next block. With ``stop``,
-    nothing at or past that offset is read. A BOM at the very start is left out."""
+    nothing at or past that offset is read. A BOM at the very start is left out.
+
+    ``mapped=True`` maps the file into memory instead of copying it into ``buf`` (a
+    sixth less time for a big file's quick scan) and gives the pages read back as it
+    goes, so memory stays bounded. Only for a process that may die: a file cut short
+    while mapped kills the reader with SIGBUS (the scan workers, whose caller then reads
+    the file itself). A file that cannot be mapped is read the usual way."""
+    if mapped:
+        m = _map(f)
+        if m is not None:
+            yield from _mapped_blocks(m, start, stop)
+            return
     f.seek(start)
     buf = bytearray(CHUNK)
     filled = 0
@@ -184,6 +198,52 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None):
             buf.extend(bytes(len(buf)))  # a line longer than the buffer
     if pos < filled:
         yield buf, pos, filled, base, False
+
+
+def _map(f: BinaryIO):
+    import mmap
+
+    try:
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # an empty file, a pipe, a file system without mmap
+        return None
+
+
+def _mapped_blocks(m, start: int, stop: int | None):
+    """:func:`iter_line_blocks` over a whole-file mapping ``m`` (``base`` is 0)."""
+    import mmap
+
+    end = len(m) if stop is None else min(stop, len(m))
+    pos = start
+    if start == 0 and m[:3] == BOM:
+        pos = 3
+    page = mmap.PAGESIZE
+    given_back = start - start % page  # pages before this are no longer mapped in
+    dontneed = getattr(mmap, "MADV_DONTNEED", None) if hasattr(m, "madvise") else None
+    window = MAPPED_WINDOW
+    try:
+        while pos < end:
+            limit = min(end, pos + window)
+            last = m.rfind(b"\n", pos, limit)
+            while last < 0 and limit < end:  # a line longer than the window
+                limit = min(end, limit + window)
+                last = m.rfind(b"\n", pos, limit)
+            if last < 0:
+                yield m, pos, end, 0, False
+                return
+            yield m, pos, last + 1, 0, True
+            pos = last + 1
+            cut = pos - pos % page
+            if dontneed is not None and cut > given_back:
+                # (the file's pages stay cached by the system; only this process's
+                # mapping of them goes, and with it their share of its memory)
+                m.madvise(dontneed, given_back, cut - given_back)
+                given_back = cut
+    finally:
+        try:
+            m.close()
+        except BufferError:  # a caller still holds a view of it: it goes with the view
+            pass
 
 
 def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1, stop: int | None = None):

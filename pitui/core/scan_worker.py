@@ -49,7 +49,7 @@ def _stream(path: str, chunk_bytes: int) -> tuple[Session, TreeLayout]:
             sent = n
 
     # (the scan reports progress once more at its end: the last entries go then)
-    s._scan(validate=False, progress=progress, build=False, progress_every=chunk_bytes)
+    s._scan(validate=False, progress=progress, build=False, progress_every=chunk_bytes, mapped=True)
     # The tree, the leaf's path and the layout are made here too: loading them takes the
     # caller (a starting user interface, busy) a third of the time of making them. The
     # tree goes first, to be loaded there while the layout is made here.
@@ -103,7 +103,7 @@ def main(argv: list[str]) -> int:
         err.write(f"{done - start_i}\n")
         err.flush()
 
-    result = Session.scan_part(path, start_i, stop_i, int(version), progress=progress)
+    result = Session.scan_part(path, start_i, stop_i, int(version), progress=progress, mapped=True)
     out = sys.stdout.buffer
     out.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     out.flush()

@@ -204,11 +204,13 @@ class Session:
         build: bool = True,
         header_only: bool = False,
         progress_every: int = 8 * 1024 * 1024,
+        mapped: bool = False,
     ) -> int:
         """Scan from ``scanned_to`` to the end of the file (or to byte ``stop``). Returns the
         number of new entries. ``build=False`` leaves the tree alone (a part of a parallel
         open); ``header_only`` stops once the header is read; ``progress`` is called after
-        every ``progress_every`` bytes or more."""
+        every ``progress_every`` bytes or more. ``mapped``: the quick scan maps the file
+        rather than reading it (see :func:`iter_line_blocks`: for worker processes only)."""
         try:
             f = open(self.path, "rb")
         except IsADirectoryError:
@@ -246,7 +248,7 @@ class Session:
                     raise NotASession(self.path, "no session header line (not a Pi session)")
             if body and not header_only:
                 if not validate and self.version >= 2:
-                    self._scan_heads(f, size, stop, progress, progress_every)
+                    self._scan_heads(f, size, stop, progress, progress_every, mapped)
                 else:
                     last_report = 0
                     for buf, pos, e, off, lineno, end, term in iter_line_spans(
@@ -267,7 +269,7 @@ class Session:
     # ------------------------------------------------------------------ parallel opening
     @classmethod
     def scan_part(cls, path: str, start: int, stop: int | None, version: int,
-                  progress: Callable[[int, int], None] | None = None) -> dict:
+                  progress: Callable[[int, int], None] | None = None, *, mapped: bool = False) -> dict:
         """Scan the lines in ``[start, stop)`` (to the end of the file when ``stop`` is
         None) of a file whose header was read elsewhere; line numbers count from 1 at
         ``start``. The result is plain data for :meth:`add_parts` (see
@@ -279,7 +281,7 @@ class Session:
         s.version = version
         s.scanned_to = start
         s.next_lineno = 1
-        s._scan(validate=False, progress=progress, stop=stop, build=False)
+        s._scan(validate=False, progress=progress, stop=stop, build=False, mapped=mapped)
         ok = True
         lines = s.next_lineno - 1
         if stop is not None:
@@ -484,7 +486,8 @@ class Session:
         self._add_entry_from_obj(obj, raw, flags, self._intern)
         self._advance(raw, added=True)
 
-    def _scan_heads(self, f, size: int, stop: int | None, progress, progress_every: int) -> None:
+    def _scan_heads(self, f, size: int, stop: int | None, progress, progress_every: int,
+                    mapped: bool = False) -> None:
         """The entries from ``scanned_to`` on, read the quick way (version 2 and later,
         the header read): Pi's usual message lines from their head, in place, without
         parsing or copying them (an assistant's stop reason and text from the line
@@ -511,7 +514,7 @@ class Session:
         lineno = self.next_lineno
         last_end, last_lineno = self.scanned_to, lineno - 1  # the last line read (not blank)
         next_report = progress_every if progress is not None else -1
-        for buf, pos, limit, base, whole in iter_line_blocks(f, self.scanned_to, stop):
+        for buf, pos, limit, base, whole in iter_line_blocks(f, self.scanned_to, stop, mapped=mapped):
             find = buf.find
             rfind = buf.rfind
             while pos < limit:
