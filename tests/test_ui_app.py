@@ -213,6 +213,33 @@ async def test_help_and_warnings_screens(make_app, settle, corpus_root):
         assert app.screen is b
 
 
+async def test_first_frame_is_styled_as_a_full_restyle_would(make_app, settle, corpus_root):
+    """The main screen skips Textual's restyle of every widget when it first comes on top
+    (each was styled as it was mounted): every widget's styles and the screen drawn are
+    those a full restyle gives; a screen shown later (help) is styled as usual."""
+    app = make_app(corpus_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        nodes = list(b.walk_children(with_self=True))
+        assert len(nodes) >= 20
+
+        def styles():
+            return [(n, n.styles.base.css_lines, n.styles.inline.css_lines) for n in nodes]
+
+        before, screen_before = styles(), app.export_screenshot()
+        app.stylesheet.update_nodes(nodes, animate=False)
+        await pilot.pause()
+        assert styles() == before
+        assert app.export_screenshot() == screen_before
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is b and app.export_screenshot() == screen_before
+
+
 async def test_tab_cycles_focus(make_app, settle, srv_app_file):
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:

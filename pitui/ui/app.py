@@ -24,7 +24,7 @@ from typing import Any
 
 from rich.text import Text
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -191,6 +191,15 @@ class BrowserScreen(Screen):
         self._opening: open_parallel.ParallelOpen | None = None  # the open being read
         self._footer_session = False  # whether the footer shows the session keys as usable
         self._frozen_before = False  # a session was shown (and its objects frozen) before
+        self._resumed = False  # has been the screen on top
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            # The first time on top, just mounted: each widget was styled as it was
+            # mounted, and Textual would style them all again (a sixth of the first
+            # frame). Later resumes (after a dialog) restyle as usual.
+            self._resumed = True
+            event.refresh_styles = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.SESSION_ACTIONS:
