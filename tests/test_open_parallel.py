@@ -9,6 +9,7 @@ one part and cleared in another, a name changed across parts, a partial last lin
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -371,3 +372,68 @@ def test_a_streamed_session_reads_on_and_copies_before_its_children_are_made(tmp
     _same(Session.open(f, validate=False), par)
     want = layout_tree(Session.open(f, validate=False), "default")
     assert list(layout_tree(par, "default").rows) == list(want.rows)
+
+
+_FORK_SCRIPT = r'''
+import os, sys, threading
+sys.path.insert(0, sys.argv[1])
+from test_open_parallel import _awkward_file, _same
+from pathlib import Path
+from pitui.core import open_parallel
+from pitui.core.open_parallel import ParallelOpen, _ForkedWorker
+from pitui.core.session import Session
+
+sys.stdout.write("said once ")  # left in this process's buffer: the child must not write it too
+tmp = Path(sys.argv[2])
+f = _awkward_file(tmp / "s.jsonl", partial_tail=True)
+seq = Session.open(f, validate=False)
+open_parallel.STREAM_CHUNK_BYTES = 300
+open_parallel.PARALLEL_MIN_BYTES = 0
+# prestart's way: one streaming worker, forked (no other thread runs yet)
+open_parallel.prestart(f)
+opening = open_parallel.start(f)
+(worker,) = opening._procs
+assert isinstance(worker, _ForkedWorker), worker
+s = opening.result()
+_same(seq, s)
+from pitui.core.treeview import layout_tree
+assert list(opening.layouts["default"].rows) == list(layout_tree(seq, "default").rows)
+opening._thread.join(30)  # the open's thread waits for its child once the session is in
+assert worker.returncode == 0, worker.returncode
+# parts on several forked workers
+po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3, use_cache=False, fork=True)
+assert len(po._procs) == 3 and all(isinstance(p, _ForkedWorker) for p in po._procs)
+_same(seq, po.result())
+assert all(p.wait() == 0 for p in po._procs)
+# a forked worker killed midway: read again the usual way
+po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False, fork=True)
+po._procs[0].kill()
+_same(seq, po.result())
+assert po._procs[0].wait() == -9
+# once another thread runs, workers are started, not forked
+stop = threading.Event()
+t = threading.Thread(target=stop.wait)
+t.start()
+po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False, fork=True)
+assert not isinstance(po._procs[0], _ForkedWorker)
+_same(seq, po.result())
+stop.set()
+t.join()
+print("ok")
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+def test_forked_workers_read_as_started_ones(tmp_path):
+    """``pitui FILE`` forks its worker before it imports the interface (no second
+    interpreter to start): the session, its layout and the fallbacks are those of started
+    workers; the child writes nothing of its parent's, and is waited for. In a fresh
+    process, as ``pitui FILE`` is (forking is only done while no other thread runs)."""
+    import subprocess
+
+    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT, tests_dir, str(tmp_path)],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "said once ok\n"
