@@ -250,6 +250,13 @@ class TestTree:
         s = Session.open(p)
         assert len(s) == n_deep + n_wide
         assert len(s.path_to(n_deep - 1)) == n_deep
+        # positions on a path: the kept ones when the path walked last ends there, made
+        # otherwise (an ancestor's path, another branch's), never shared with the session
+        for leaf in (n_deep - 1, n_deep - 1, 50, n_deep + 7, n_deep - 1):
+            path, pos = s.path_positions(leaf)
+            assert path == s.path_to(leaf) and pos == {x: k for k, x in enumerate(path)}
+            pos[-5] = 0
+        assert -5 not in s.path_positions(n_deep - 1)[1]
         assert len(s.children[100]) == n_wide + 1
         layout = layout_tree(s, "default")
         assert len(layout.rows) == n_deep + n_wide

@@ -956,6 +956,16 @@ class Session:
 
         The last path walked is kept: a path is walked up only to the first entry on it,
         so the paths to leaves of one deep branch cost their differing part (and a copy)."""
+        return self._walk_path(i, False)[0]
+
+    def path_positions(self, i: int) -> tuple[list[int], dict[int, int]]:
+        """:meth:`path_to` and each entry's index on it (a copy of the one kept with the
+        last path walked when that path ends at ``i``, as the leaf's path a worker walked
+        does: a fifth of the time of making it)."""
+        path, pos = self._walk_path(i, True)
+        return path, pos if pos is not None else dict(zip(path, range(len(path))))
+
+    def _walk_path(self, i: int, want_pos: bool) -> tuple[list[int], dict[int, int] | None]:
         with self._path_lock:
             parent = self.parent
             if self._path_tree is not parent:
@@ -973,14 +983,15 @@ class Session:
                 walk.append(i)
                 i = parent[i]
             if not walk:
-                return path[:keep]
+                whole = keep == len(path)
+                return path[:keep], pos.copy() if want_pos and whole else None
             for x in path[keep:]:
                 del pos[x]
             del path[keep:]
             walk.reverse()
             pos.update(zip(walk, range(keep, keep + len(walk))))
             path.extend(walk)
-            return path[:]
+            return path[:], pos.copy() if want_pos else None
 
     def newest_leaf_below(self, i: int) -> int:
         """The leaf reached from ``i`` by following the branch that holds the current leaf
