@@ -406,3 +406,33 @@ def test_lazy_scan_flags_a_damaged_line_when_validated(tmp_path):
     assert s.validate_lazy_lines() == [1]
     assert any("line 3 is damaged" in w.message for w in s.warnings)
     assert "pituiError" in s.entry(1)
+
+
+def test_filter_masks_follow_pis_rules_entry_by_entry(corpus_root, tmp_path):
+    """The tree's filters, worked out a whole column at a time, show exactly the entries
+    Pi's rules (is_shown) show, one by one, in every corpus session and in one with the
+    awkward cases: a tool-call-only assistant as the leaf (shown) and elsewhere (hidden),
+    an aborted one (shown), settings and usage entries, a shadowed duplicate id."""
+    from pitui.core.treeview import FILTERS, _shown_mask, is_shown
+
+    objs = [
+        user("u1", None, 1),
+        assistant("a1", "u1", 2, content=[{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}],
+                  stopReason="toolUse"),
+        entry("model_change", "m1", "a1", 3, provider="p", modelId="m"),
+        assistant("a2", "m1", 4, content=[], stopReason="aborted"),
+        entry("usage", "g1", "a2", 5),
+        user("u1", "g1", 6),  # the same id again: the first one is shadowed
+        assistant("a3", "u1", 7, content=[{"type": "toolCall", "id": "c2", "name": "ls", "arguments": {}}],
+                  stopReason="toolUse"),
+    ]
+    odd = write(tmp_path / "odd.jsonl", objs)
+    sessions = [Session.open(odd, validate=False)]
+    sessions += [Session.open(p, validate=False) for p in sorted(corpus_root.glob("*/*.jsonl"))]
+    assert len(sessions) > 20
+    for s in sessions:
+        for mode in FILTERS:
+            want = bytearray(int(is_shown(s, i, mode) and i not in s.shadowed) for i in range(len(s)))
+            assert _shown_mask(s, mode) == want, (s.path, mode)
+    s = sessions[0]
+    assert list(_shown_mask(s, "default")) == [0, 0, 0, 1, 0, 1, 1]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, repeat
+from operator import eq
 
 from .arrays import pick
 from .session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
@@ -191,6 +192,10 @@ def is_shown(session: Session, i: int, mode: str) -> bool:
     return t not in _SETTINGS
 
 
+# a byte per flags value: 1 where an assistant message is shown for its flags
+_VISIBLE_ASSISTANT = bytes(1 if v & (F_ASSISTANT_TEXT | F_ABNORMAL_STOP) else 0 for v in range(256))
+
+
 def _shown_mask(session: Session, mode: str) -> bytearray:
     """1 for each entry the filter shows (Pi's rules, as :func:`is_shown`), vectorised."""
     n = len(session)
@@ -206,24 +211,29 @@ def _shown_mask(session: Session, mode: str) -> bytearray:
             if t == "message" and roles[i] == "assistant" and i != leaf and not flags[i] & visible_assistant:
                 continue
             mask[i] = 1
-    elif mode == "user-only":
-        for i in range(n):
-            if roles[i] == "user" and types[i] == "message":
-                mask[i] = 1
     else:
-        hide_types = frozenset() if mode == "all" else (_SETTINGS | {"usage"})
-        hide_tools = mode == "no-tools"
-        for i in range(n):
-            t = types[i]
-            if t in hide_types:
-                continue
-            if t == "message":
-                r = roles[i]
-                if r == "assistant" and mode != "all" and i != leaf and not flags[i] & visible_assistant:
-                    continue
-                if hide_tools and r == "toolResult":
-                    continue
-            mask[i] = 1
+        # Whole columns at a time (a loop over 50,000 entries took three times as long):
+        # each test gives a byte per entry, 0 or 1, read as one big integer, combined
+        # with the others bitwise.
+        def bits(tests) -> int:
+            return int.from_bytes(bytes(tests), "little")
+
+        message = bits(map(eq, types, repeat("message", n)))
+        if mode == "user-only":
+            shown = message & bits(map(eq, roles, repeat("user", n)))
+        else:
+            hidden = 0
+            if mode != "all":
+                # assistant messages with neither text nor an abnormal stop, but the leaf
+                quiet = (message & bits(map(eq, roles, repeat("assistant", n)))
+                         & ~int.from_bytes(flags.translate(_VISIBLE_ASSISTANT), "little"))
+                if leaf >= 0:
+                    quiet &= ~(1 << 8 * leaf)
+                hidden = quiet | bits(map((_SETTINGS | {"usage"}).__contains__, types))
+            if mode == "no-tools":
+                hidden |= message & bits(map(eq, roles, repeat("toolResult", n)))
+            shown = int.from_bytes(b"\x01" * n, "little") & ~hidden
+        mask[:] = shown.to_bytes(n, "little")
     for i in session.shadowed:
         mask[i] = 0
     return mask
