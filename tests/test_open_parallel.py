@@ -389,16 +389,22 @@ f = _awkward_file(tmp / "s.jsonl", partial_tail=True)
 seq = Session.open(f, validate=False)
 open_parallel.STREAM_CHUNK_BYTES = 300
 open_parallel.PARALLEL_MIN_BYTES = 0
-# prestart's way: one streaming worker, forked (no other thread runs yet)
+# prestart's way: one streaming worker, forked (no other thread runs yet), which then
+# saves the skeleton (slowly here): the session is handed over without waiting for that
+from pitui.core import scan_worker
+saving = threading.Event()
+scan_worker._save = lambda s, layout=None: saving.wait(5)  # (in the child: never set)
 open_parallel.prestart(f)
 opening = open_parallel.start(f)
 (worker,) = opening._procs
 assert isinstance(worker, _ForkedWorker), worker
 s = opening.result()
+assert worker.poll() is None  # still saving
 _same(seq, s)
 from pitui.core.treeview import layout_tree
 assert list(opening.layouts["default"].rows) == list(layout_tree(seq, "default").rows)
 opening._thread.join(30)  # the open's thread waits for its child once the session is in
+assert not opening._thread.is_alive()
 assert worker.returncode == 0, worker.returncode
 # parts on several forked workers
 po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3, use_cache=False, fork=True)

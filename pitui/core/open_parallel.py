@@ -22,6 +22,7 @@ import selectors
 import subprocess
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Callable
 
 try:
@@ -131,6 +132,7 @@ class ParallelOpen:
         self._cancelled = False
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._finished = threading.Event()  # _done is set (see finish_in_background)
         self._done: tuple[Session | None, BaseException | None] = (None, None)
         # a streamed session whose tree is loaded (its layout may still be on the way),
         # and who waits for it (see result's on_tree)
@@ -255,8 +257,9 @@ class ParallelOpen:
                 self._done = (s, None)
             except BaseException as exc:  # handed to result()
                 self._done = (None, exc)
-            # A forked worker is this process's child to wait for (a streaming one saves
-            # the skeleton after the session is here): nobody waits for this thread.
+            self._finished.set()
+            # A forked worker is this process's child to wait for, here, after the
+            # session is handed over (a streaming one goes on to save the skeleton).
             for p in self._procs:
                 if isinstance(p, _ForkedWorker):
                     p.wait()
@@ -290,7 +293,7 @@ class ParallelOpen:
         if on_tree is not None:
             self._when_tree(on_tree)
         if self._thread is not None:
-            self._thread.join()
+            self._finished.wait()
             s, exc = self._done
             if exc is not None:
                 raise exc
@@ -473,24 +476,21 @@ class _ForkedWorker:
         self.returncode: int | None = None
         self._lock = threading.Lock()
 
-    def _waitpid(self, flags: int) -> int | None:
-        with self._lock:
+    def poll(self) -> int | None:
+        with self._lock:  # (never held while waiting: poll answers at once)
             if self.returncode is None:
                 try:
-                    pid, status = os.waitpid(self.pid, flags)
-                except ChildProcessError:  # (waited for elsewhere)
+                    pid, status = os.waitpid(self.pid, os.WNOHANG)
+                except ChildProcessError:  # waited for elsewhere: its status is lost
                     self.returncode = 0
                 else:
                     if pid:
                         self.returncode = os.waitstatus_to_exitcode(status)
             return self.returncode
 
-    def poll(self) -> int | None:
-        return self._waitpid(os.WNOHANG)
-
     def wait(self) -> int:
-        while self._waitpid(0) is None:
-            pass
+        while self.poll() is None:
+            time.sleep(0.02)
         return self.returncode  # type: ignore[return-value]
 
     def kill(self) -> None:
