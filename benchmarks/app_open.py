@@ -30,6 +30,12 @@ if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] in ("-h", "--hel
     sys.stdout.write(__doc__ or "")
     sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
 
+if __name__ == "__main__":
+    # what `pitui` does first: no garbage collection until the first session is shown
+    from pitui.core.open_parallel import pause_gc_for_start  # noqa: E402
+
+    pause_gc_for_start()
+
 if __name__ == "__main__" and "--choose" not in sys.argv and "--no-prestart" not in sys.argv:
     # what `pitui FILE` does first: start reading the file on other cores
     from pitui.core.open_parallel import prestart  # noqa: E402

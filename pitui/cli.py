@@ -142,6 +142,10 @@ def cmd_search(argv: list[str]) -> int:
 
 
 def cmd_app(argv: list[str]) -> int:
+    # No garbage collection while the app starts (it ends with the first session shown)
+    from .core.open_parallel import pause_gc_for_start
+
+    pause_gc_for_start()
     args = _app_parser().parse_args(argv)
     if args.demo:
         from .demo import DEMO_ROOT

@@ -319,6 +319,32 @@ def test_a_pause_that_asks_for_it_freezes_what_was_made():
     assert made and more
 
 
+def test_the_start_pause_lasts_until_it_is_ended_across_the_opens_within_it():
+    """An app's start pauses collection (cli, before anything is imported); an open within
+    it ending its own pause does not turn collection back on; ending the start does, once,
+    and freezes what the start made."""
+    import gc
+
+    gc.unfreeze()
+    assert gc.isenabled()
+    try:
+        open_parallel.pause_gc_for_start()
+        open_parallel.pause_gc_for_start()  # (a second start is the same one)
+        assert not gc.isenabled()
+        with open_parallel.gc_paused(freeze=True):
+            made = [[k] for k in range(1000)]
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+        open_parallel.end_start_pause()
+        assert gc.isenabled() and gc.get_freeze_count() >= 1000
+        open_parallel.end_start_pause()
+        assert gc.isenabled()
+    finally:
+        open_parallel.end_start_pause()
+        gc.enable()
+        gc.unfreeze()
+    assert made
+
+
 def test_on_tree_has_the_session_while_its_layout_is_on_the_way(tmp_path):
     """A streamed open hands the caller its session as soon as the tree is loaded (the app
     works out the pane's first branch then), once, whether the caller asks before that

@@ -334,6 +334,35 @@ def test_build_items_nests_forks_and_marks_errors():
 
 
 # ------------------------------------------------------------------ empty store and bad files
+async def test_collection_paused_for_the_start_resumes_with_the_first_session(make_app, settle, srv_app_file,
+                                                                              tmp_path, monkeypatch):
+    """``pitui`` pauses garbage collection as it starts: it resumes once the first session
+    is shown, or after a moment when none is (an empty store)."""
+    import asyncio
+    import gc
+
+    from pitui.core import open_parallel
+
+    try:
+        for root, has_session in ((srv_app_file, True), (SessionRoot(tmp_path / "none", "tree", "test"), False)):
+            monkeypatch.setattr(PituiApp, "START_PAUSE_SECONDS", 60 if has_session else 0.2)
+            open_parallel.pause_gc_for_start()
+            assert not gc.isenabled()
+            app = make_app(root)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                if has_session:
+                    assert browser(app).session is not None and gc.isenabled()
+                else:
+                    assert isinstance(app.screen, EmptyScreen)
+                    await asyncio.sleep(0.3)
+                    await pilot.pause()
+                    assert gc.isenabled()
+    finally:
+        open_parallel.end_start_pause()
+        gc.enable()
+
+
 async def test_empty_store_screen(make_app, settle, tmp_path):
     root = SessionRoot(tmp_path / "nothing-here", "tree", "$PI_CODING_AGENT_DIR")
     app = make_app(root)

@@ -516,6 +516,7 @@ class BrowserScreen(Screen):
         # What is alive now (the session, its layout, the app) lives on: left out of every
         # full garbage collection from now on (open_session unfreezes it).
         gc.freeze()
+        open_parallel.end_start_pause()  # (collection was paused for the start: see cli)
         # Background work (whole-line validation, stats, a listing held back for this open)
         # starts after the first paint, so it does not slow the screen the user waits for.
         if self.BACKGROUND_DELAY > 0:
@@ -1279,10 +1280,15 @@ class PituiApp(App):
     def get_default_screen(self) -> Screen:
         return BrowserScreen()
 
+    #: Seconds after the start when garbage collection resumes at the latest (it resumes
+    #: when the first session is shown; a start that shows none ends the pause here).
+    START_PAUSE_SECONDS = 2.0
+
     def on_mount(self) -> None:
         keymap = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
         if keymap:
             self.set_keymap(keymap)
+        self.set_timer(self.START_PAUSE_SECONDS, open_parallel.end_start_pause)
 
     @property
     def browser(self) -> BrowserScreen | None:
