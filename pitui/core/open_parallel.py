@@ -19,6 +19,7 @@ import gc
 import os
 import pickle
 import selectors
+import signal
 import subprocess
 import sys
 import threading
@@ -522,7 +523,7 @@ class _ForkedWorker:
 
     def kill(self) -> None:
         if self.poll() is None:
-            os.kill(self.pid, 9)
+            os.kill(self.pid, signal.SIGKILL)
 
 
 def _fork_worker(args: list[str], stderr: bool) -> _ForkedWorker:
