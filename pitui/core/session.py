@@ -975,6 +975,11 @@ class Session:
             path, pos = self._path, self._path_pos
             walk = []
             keep = 0
+            if not pos:  # nothing walked yet: straight up to the root (half the time)
+                append = walk.append
+                while i >= 0:
+                    append(i)
+                    i = parent[i]
             while i >= 0:
                 k = pos.get(i)
                 if k is not None:
