@@ -32,49 +32,10 @@ class RawLine:
 
 
 def iter_lines(f: BinaryIO, start: int = 0, first_lineno: int = 1) -> Iterator[RawLine]:
-    """Yield every non-blank line of ``f`` from byte ``start``."""
-    f.seek(start)
-    rest = b""
-    rest_off = start
-    lineno = first_lineno
-    strip_bom = start == 0
-    while True:
-        data = f.read(CHUNK)
-        if not data:
-            break
-        buf = rest + data if rest else data
-        pos = 0
-        find = buf.find
-        while True:
-            nl = find(b"\n", pos)
-            if nl < 0:
-                break
-            line_start = pos
-            end = nl
-            if end > line_start and buf[end - 1] == 13:  # \r
-                end -= 1
-            if strip_bom:
-                strip_bom = False
-                if buf.startswith(BOM, line_start):
-                    line_start += 3
-            if end > line_start:
-                chunk = buf[line_start:end]
-                if not chunk.isspace():
-                    yield RawLine(rest_off + line_start, end - line_start, lineno, chunk, True, rest_off + nl + 1)
-            lineno += 1
-            pos = nl + 1
-        rest = buf[pos:]
-        rest_off += pos
-    if rest:
-        line_start = 0
-        if strip_bom and rest.startswith(BOM):
-            line_start = 3
-        end = len(rest)
-        if end > line_start and rest[end - 1] == 13:
-            end -= 1
-        chunk = rest[line_start:end]
-        if chunk and not chunk.isspace():
-            yield RawLine(rest_off + line_start, end - line_start, lineno, chunk, False, rest_off + len(rest))
+    """Yield every non-blank line of ``f`` from byte ``start`` (:func:`iter_line_spans`,
+    each line copied into a :class:`RawLine`)."""
+    for buf, pos, e, off, lineno, end, term in iter_line_spans(f, start, first_lineno):
+        yield RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end)
 
 
 @dataclass(slots=True)
