@@ -309,6 +309,54 @@ def test_lazy_scan_equals_validating_scan_on_awkward_files(tmp_path):
     assert lazy.ids == full.ids and lazy.ids[-1] == "u9"
 
 
+@pytest.mark.parametrize("version", [2, 3])
+def test_quick_scan_columns_in_batches_equal_the_validating_scan(tmp_path, version):
+    """The quick scan keeps the text fields of the lines it reads from their heads and
+    decodes them a batch at a time (at each progress report, before a line it parses
+    whole, at the end): the columns are those of the validating scan entry by entry, with
+    lines parsed whole in between, ids and times with bytes that are not UTF-8, every
+    role (a version 2 hookMessage is Pi's custom message), and a last line still being
+    written; each progress report sees every entry read so far."""
+    header = dict(HEADER, version=version)
+    rows = [line(header)]
+    parent = None
+    roles = ["user", "toolResult", "bashExecution", "custom", "hookMessage", "branchSummary", "compactionSummary"]
+    for k in range(60):
+        eid = f"e{k}"
+        if k % 7 == 3:
+            rows.append(line(entry("label", eid, parent, k, targetId="e0", label=f"L{k}")))
+        elif k % 5 == 1:
+            rows.append(line(assistant(eid, parent, k, f"answer {k}")))
+        else:
+            role = roles[k % len(roles)]
+            rows.append(line({"type": "message", "id": eid, "parentId": parent, "timestamp": ts(k),
+                              "message": {"role": role, "content": f"m{k}", "timestamp": 1}}))
+        parent = eid
+    data = ("\n".join(rows) + "\n").encode()
+    # bytes that are not UTF-8 in an id (and its child's parent) and in a time, in lines read from their heads
+    data = data.replace(b'"id":"e10"', b'"id":"e1\xff0"').replace(b'"parentId":"e10"', b'"parentId":"e1\xff0"')
+    data = data.replace(ts(12).encode(), ts(12).encode()[:-2] + b"\xe2\x82Z")
+    data += line(user("e60", "e59", 60)).encode()[:25]  # being written
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(data)
+    full = Session(p)
+    full._scan(validate=True)
+    seen = []
+    quick = Session(p)
+    quick._scan(validate=False, progress_every=300,
+                progress=lambda done, size: seen.append((len(quick.ids), quick.columns(0, len(quick.ids)))))
+    assert len(quick.ids) == 60 and "e1\ufffd0" in quick.ids
+    assert ("hookMessage" in quick.roles) == (version == 3) and ("custom" in quick.roles) == (version == 2)
+    for name in ("ids", "parent_ids", "types", "roles", "timestamps"):
+        assert getattr(quick, name) == getattr(full, name), name
+    for name in ("offsets", "lengths", "linenos"):
+        assert list(getattr(quick, name)) == list(getattr(full, name)), name
+    assert quick.scanned_to == full.scanned_to and quick.next_lineno == full.next_lineno
+    assert len(seen) > 10 and [n for n, _ in seen] == sorted(n for n, _ in seen) and seen[-1][0] == 60
+    for n, cols in seen:
+        assert cols == quick.columns(0, n)
+
+
 @pytest.mark.parametrize("shape", ["bom", "cr-lines", "blank-tail", "ws-partial-tail", "no-newline", "header-only",
                                    "header-partial", "header-cut", "tiny-chunks"])
 def test_lazy_scan_reads_line_edges_as_the_validating_scan(tmp_path, monkeypatch, shape):

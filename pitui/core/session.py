@@ -494,11 +494,12 @@ class Session:
         itself); other lines parsed whole by :meth:`_scan_line`. One loop over blocks of
         whole lines (:func:`iter_line_blocks`), the per-line work inline: this is the
         loop over every line of a 200 MB file."""
-        ids_append = self.ids.append
-        pids_append = self.parent_ids.append
-        types_append = self.types.append
-        roles_append = self.roles.append
-        ts_append = self.timestamps.append
+        # The text fields of lines read the quick way are kept as the regex found them
+        # (its groups, undecoded) and put into their columns a batch at a time by
+        # flush(): decoding 50,000 ids, parents and times one by one cost more than the
+        # rest of the loop. (The number columns are appended to as the lines come.)
+        heads: list[tuple] = []
+        heads_append = heads.append
         off_append = self.offsets.append
         len_append = self.lengths.append
         ln_append = self.linenos.append
@@ -510,6 +511,25 @@ class Session:
         role_cache: dict[bytes, str] = {}
         message_s = _intern_str(self._intern, "message")
         v3 = self.version >= 3
+
+        def flush() -> None:
+            if not heads:
+                return
+            eids, pids, stamps, roles = zip(*heads)
+            heads.clear()
+            # (no group holds a newline: they are parts of one line)
+            self.ids += b"\n".join(eids).decode("utf-8", "replace").split("\n")
+            self.parent_ids += [None if p == "null" else p[1:-1]
+                                for p in b"\n".join(pids).decode("utf-8", "replace").split("\n")]
+            self.timestamps += b"\n".join(stamps).decode("utf-8", "replace").split("\n")
+            for raw in set(roles).difference(role_cache):
+                role = raw.decode()
+                if role == "hookMessage" and not v3:
+                    role = "custom"
+                role_cache[raw] = _intern_str(self._intern, role)
+            self.roles += map(role_cache.__getitem__, roles)
+            self.types += [message_s] * len(roles)
+
         ws = _WS_START
         lineno = self.next_lineno
         last_end, last_lineno = self.scanned_to, lineno - 1  # the last line read (not blank)
@@ -524,7 +544,11 @@ class Session:
                     e -= 1
                 if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
                     end = base + nl + 1 if whole else base + limit
-                    head = head_match(buf, pos, min(e, pos + HEAD_BYTES)) if buf[e - 1] == 125 else None  # "}"
+                    if buf[e - 1] == 125:  # "}"
+                        h = pos + HEAD_BYTES
+                        head = head_match(buf, pos, h if h < e else e)
+                    else:
+                        head = None
                     flags = F_LAZY
                     if head is not None and head.group(4) == b"assistant":
                         # The last "stopReason" in the line's tail: found with rfind (a
@@ -551,33 +575,26 @@ class Session:
                                     break
                                 k = find(b'{"type":"text","text":"', k + 1, e)
                     if head is None:
+                        flush()
                         self._scan_line(RawLine(base + pos, e - pos, lineno, bytes(buf[pos:e]), whole, end))
                     else:
-                        eid, pid_raw, ts_raw, role_raw = head.groups()
-                        role = role_cache.get(role_raw)
-                        if role is None:
-                            role = role_raw.decode()
-                            if role == "hookMessage" and not v3:
-                                role = "custom"
-                            role = role_cache[role_raw] = _intern_str(self._intern, role)
-                        ids_append(eid.decode("utf-8", "replace"))
-                        pids_append(None if pid_raw == b"null" else pid_raw[1:-1].decode("utf-8", "replace"))
-                        types_append(message_s)
-                        roles_append(role)
-                        ts_append(ts_raw.decode("utf-8", "replace"))
+                        heads_append(head.groups())
                         off_append(base + pos)
                         len_append(e - pos)
                         ln_append(lineno)
                         flags_append(flags)
                         if not whole:
+                            flush()
                             self._pending_partial = len(self.ids) - 1
                     if whole:
                         last_end, last_lineno = end, lineno
                     if 0 <= next_report <= end:
                         next_report = end + progress_every
+                        flush()
                         progress(end, size)
                 lineno += 1
                 pos = nl + 1
+        flush()
         # where the next read starts: after the last line read in whole (a last line
         # without its newline is read again, from its start, with what Pi appends)
         self.scanned_to = last_end
