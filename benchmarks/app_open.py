@@ -17,10 +17,6 @@ the process is start-up to usable plus interpreter start.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import statistics
 import sys
 import time
 
@@ -31,16 +27,22 @@ if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] in ("-h", "--hel
     sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
 
 if __name__ == "__main__":
-    # what `pitui` does first: no garbage collection until the first session is shown
-    from pitui.core.open_parallel import pause_gc_for_start  # noqa: E402
+    # What `pitui FILE` does first, before anything else is imported: collection paused
+    # until the first session is shown, and the file's read started on another core.
+    from pitui.cli import start_reading  # noqa: E402
 
-    pause_gc_for_start()
+    if "--jobs" in sys.argv:
+        from pitui.core.open_parallel import prestart  # noqa: E402
 
-if __name__ == "__main__" and "--choose" not in sys.argv and "--no-prestart" not in sys.argv:
-    # what `pitui FILE` does first: start reading the file on other cores
-    from pitui.core.open_parallel import prestart  # noqa: E402
+        start_reading([])
+        prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]), freeze=True)
+    else:
+        start_reading([] if "--choose" in sys.argv or "--no-prestart" in sys.argv else [sys.argv[1]])
 
-    prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else None, freeze=True)
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
 
 from pitui.core.discovery import resolve_root  # noqa: E402
 from pitui.core.listing import SessionIndex  # noqa: E402

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
-import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    import argparse
+
+# (argparse, pathlib and the rest are imported where used: ``pitui FILE`` starts reading
+# the file before anything it does not need is imported, see start_reading)
 
 SUBCOMMANDS = ("list", "export", "search")
 
@@ -27,6 +32,8 @@ def _fail(path: str, reason: str) -> int:
 
 
 def _app_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="pitui",
         description="Browse Pi coding agent sessions in the terminal (read-only).",
@@ -41,6 +48,8 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def _list_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(prog="pitui list", description="List sessions, newest first.")
     p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
     p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
@@ -50,6 +59,8 @@ def _list_parser() -> argparse.ArgumentParser:
 
 
 def _export_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(prog="pitui export", description="Export one session (its tree, or one branch).")
     p.add_argument("file", help="a session .jsonl file")
     p.add_argument("--format", choices=("json", "markdown", "html"), default="json")
@@ -86,6 +97,8 @@ def cmd_list(argv: list[str]) -> int:
     if not infos:
         sys.stderr.write(f"pitui: {root.path}: no sessions found\n")
         return 0
+    import time
+
     now = time.time() * 1000
     for i in infos:
         if i.error:
@@ -124,6 +137,8 @@ def cmd_export(argv: list[str]) -> int:
             return _fail(args.file, "HTML export is not available in this build")
         data = export_html(session, leaf).encode()
     if args.output:
+        from pathlib import Path
+
         out = Path(args.output)
         if out.exists() and out.resolve() == Path(args.file).resolve():
             return _fail(args.output, "refusing to overwrite the session file")
@@ -141,26 +156,52 @@ def cmd_search(argv: list[str]) -> int:
     return _search.cli_main(argv)
 
 
-def cmd_app(argv: list[str]) -> int:
-    # No garbage collection while the app starts (it ends with the first session shown)
-    from .core.open_parallel import pause_gc_for_start
+def start_reading(argv: list[str]) -> str | None:
+    """What ``pitui`` does first: no garbage collection while the app starts (the pause
+    ends with the first session shown), and for ``pitui FILE`` (one argument, an existing
+    file) the file's read started on another core at once, before the arguments are
+    parsed or anything else is imported (:func:`open_parallel.prestart`). Returns the
+    path whose read was started, in the form :func:`discovery.resolve_root` gives it
+    (None when nothing was started: the app starts it later, once it has resolved the
+    argument, if it is a file at all)."""
+    from .core.open_parallel import pause_gc_for_start, prestart
 
     pause_gc_for_start()
-    args = _app_parser().parse_args(argv)
-    if args.demo:
-        from .demo import DEMO_ROOT
+    if len(argv) != 1 or argv[0].startswith("-") or argv[0] in SUBCOMMANDS:
+        return None
+    path = os.path.expanduser(argv[0])
+    # only a path that pathlib would give back unchanged, so that the app's own open of
+    # the resolved path takes this read over (see open_parallel.start)
+    if not path or os.path.normpath(path) != path or not os.path.isfile(path):
+        return None
+    prestart(path, freeze=True)  # the app keeps what it opens (see gc_paused)
+    return path
 
-        path, session_dir = str(DEMO_ROOT), None
-    else:
-        path, session_dir = args.path, args.session_dir
+
+def cmd_app(argv: list[str]) -> int:
+    started = start_reading(argv)
+    root = None
     try:
-        root = _resolve_root(path, session_dir)
-    except CliError as exc:
-        return _fail(exc.path, exc.reason)
-    if root.kind == "file":
-        # Start reading the session on other cores now, while Textual is imported.
+        args = _app_parser().parse_args(argv)
+        if args.demo:
+            from .demo import DEMO_ROOT
+
+            path, session_dir = str(DEMO_ROOT), None
+        else:
+            path, session_dir = args.path, args.session_dir
+        try:
+            root = _resolve_root(path, session_dir)
+        except CliError as exc:
+            return _fail(exc.path, exc.reason)
+    finally:
+        if started is not None and (root is None or root.kind != "file" or os.fspath(root.path) != started):
+            from .core.open_parallel import cancel_prestart
+
+            cancel_prestart(started)  # (not what the app opens after all)
+    if root.kind == "file" and os.fspath(root.path) != started:
         from .core.open_parallel import prestart
 
+        # Start reading the session on other cores now, while Textual is imported.
         prestart(root.path, freeze=True)  # the app keeps what it opens (see gc_paused)
     from .ui.app import run_app
 

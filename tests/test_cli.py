@@ -120,3 +120,52 @@ def test_list_and_export_never_change_a_byte(tmp_path):
             assert run("export", str(p), "--format", fmt, env=env).returncode == 0, p
     assert _snapshot(root) == before
     assert sorted(os.listdir(root)) == sorted(os.listdir(CORPUS_SESSIONS))
+
+
+def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkeypatch):
+    """``pitui FILE`` starts the file's read first thing (before argparse, pathlib or the
+    skeleton cache are even imported), under the path the app then resolves and opens, so
+    that the app's open takes that read over; anything else (options, a folder, a path
+    pathlib would write differently) starts nothing there, and a read that is not wanted
+    after all is stopped."""
+    from pitui.cli import start_reading
+    from pitui.core import open_parallel
+    from pitui.core.discovery import resolve_root
+
+    f = write(tmp_path / "s.jsonl", [user("u1", None, 1)])
+    monkeypatch.chdir(tmp_path)
+    try:
+        for arg in (str(f), "s.jsonl"):
+            assert start_reading([arg]) == arg
+            pending = open_parallel._pending[arg]
+            assert open_parallel.start(resolve_root(arg).path) is pending
+        monkeypatch.setenv("HOME", str(tmp_path))
+        assert start_reading(["~/s.jsonl"]) == str(f)
+        open_parallel.cancel_prestart(str(f))
+        assert str(f) not in open_parallel._pending
+        for argv in ([], ["--demo"], [str(tmp_path)], ["./s.jsonl"], [str(tmp_path) + "//s.jsonl"],
+                     [str(f), "--session-dir", str(tmp_path)], ["list"], ["nothing.jsonl"]):
+            assert start_reading(argv) is None, argv
+        assert not open_parallel._pending
+    finally:
+        open_parallel._pending.clear()
+        open_parallel.end_start_pause()
+    # in a fresh process, as pitui starts: what is imported when the worker is forked
+    code = ("import os, sys\n"
+            "from pitui.core import open_parallel\n"
+            "open_parallel.PARALLEL_MIN_BYTES = 0\n"
+            "seen, real_fork = [], os.fork\n"
+            "def fork():\n"
+            "    seen.append(sorted(m for m in ('argparse', 'pathlib', 'subprocess', 'pitui.core.skeleton_cache',\n"
+            "                   'pitui.core.discovery', 'platformdirs', 'textual') if m in sys.modules))\n"
+            "    return real_fork()\n"
+            "os.fork = fork\n"
+            "from pitui.cli import start_reading\n"
+            "start_reading([sys.argv[1]])\n"
+            "open_parallel.start(sys.argv[1]).result()\n"
+            "print(seen)\n")
+    out = subprocess.run([sys.executable, "-S", "-c", code, str(f)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+                              "PITUI_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("[[]]" if sys.platform.startswith("linux") else "[]")

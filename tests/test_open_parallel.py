@@ -442,6 +442,23 @@ po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False, fork=True
 po._procs[0].kill()
 _same(seq, po.result())
 assert po._procs[0].wait() == -9
+# a saved skeleton: the worker is forked first, then stopped (and waited for) at once
+from pitui.core import skeleton_cache
+assert skeleton_cache.save(seq, layout_tree(seq, "default"))
+forked = []
+real_fork = open_parallel._fork_worker
+open_parallel._fork_worker = lambda *a: forked.append(real_fork(*a)) or forked[-1]
+po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, fork=True)
+open_parallel._fork_worker = real_fork
+assert len(forked) == 1 and forked[0].returncode == -9 and po._procs == [] and not po.whole
+try:
+    os.waitpid(forked[0].pid, os.WNOHANG)
+    raise AssertionError("the stopped worker was not waited for")
+except ChildProcessError:
+    pass
+got = po.result()
+assert po.from_cache
+_same(seq, got)
 # once another thread runs, workers are started, not forked
 stop = threading.Event()
 t = threading.Thread(target=stop.wait)
@@ -459,8 +476,10 @@ print("ok")
 def test_forked_workers_read_as_started_ones(tmp_path):
     """``pitui FILE`` forks its worker before it imports the interface (no second
     interpreter to start): the session, its layout and the fallbacks are those of started
-    workers; the child writes nothing of its parent's, and is waited for. In a fresh
-    process, as ``pitui FILE`` is (forking is only done while no other thread runs)."""
+    workers; the child writes nothing of its parent's, and is waited for. With a saved
+    skeleton the worker, forked before the cache is looked at, is stopped and waited for
+    at once, and the skeleton is read. In a fresh process, as ``pitui FILE`` is (forking
+    is only done while no other thread runs)."""
     import subprocess
 
     tests_dir = os.path.dirname(os.path.abspath(__file__))

@@ -18,9 +18,7 @@ import contextlib
 import gc
 import os
 import pickle
-import selectors
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -31,17 +29,17 @@ try:
 except ImportError:  # not on this system
     fcntl = None  # type: ignore[assignment]
 
-from . import skeleton_cache
-
 if TYPE_CHECKING:
+    import subprocess
+
     from .session import Session
     from .treeview import TreeLayout
 
-# The session code is imported where it is used, not here: ``pitui FILE`` starts the
-# worker before anything else is imported (prestart), and every millisecond before that
-# delays the whole open.
+# The session code, the skeleton cache and subprocess are imported where they are used,
+# not here: ``pitui FILE`` starts the worker before anything else is imported (prestart),
+# and every millisecond before that delays the whole open.
 
-__all__ = ["ParallelOpen", "prestart", "start", "gc_paused", "pause_gc_for_start", "end_start_pause",
+__all__ = ["ParallelOpen", "prestart", "cancel_prestart", "start", "gc_paused", "pause_gc_for_start", "end_start_pause",
            "PARALLEL_MIN_BYTES"]
 
 # Smaller files are read in the calling thread: starting a worker costs ~0.07 s.
@@ -197,15 +195,29 @@ class ParallelOpen:
         self.size = st.st_size
         if st.st_size < min_bytes or jobs == 0:
             return
-        if use_cache and skeleton_cache.usable(self.path):
-            self._try_cache = True  # result() loads it (and starts the workers if it does not fit)
-            return
         # Even one part goes to a worker process: the caller's thread shares its
         # interpreter with the user interface, which would slow both down.
         n = _jobs_for(st.st_size, jobs, part_min)
-        if whole and n == 1:
+        stream = whole and n == 1
+        if stream and self._fork and _can_fork():
+            # A forked worker is started before the saved skeleton is looked for: it
+            # begins reading at once while this process imports the cache's code and
+            # looks (and it is stopped again at once when a skeleton is there).
             self.whole = True
-            self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False))
+            self._procs.append(self._spawn(self._stream_args(), stderr=False))
+            if use_cache and _skeleton_cache().usable(self.path):
+                for p in self._procs:
+                    p.kill_now()  # type: ignore[union-attr]
+                self._procs = []
+                self.whole = False
+                self._try_cache = True  # result() loads it (and starts the workers if it does not fit)
+            return
+        if use_cache and _skeleton_cache().usable(self.path):
+            self._try_cache = True  # result() loads it (and starts the workers if it does not fit)
+            return
+        if stream:
+            self.whole = True
+            self._procs.append(self._spawn(self._stream_args(), stderr=False))
             return
         from .session import Session
 
@@ -229,10 +241,15 @@ class ParallelOpen:
         for a, b in self._bounds:
             self._procs.append(self._spawn([self.path, str(a), "-" if b is None else str(b), str(head.version)]))
 
+    def _stream_args(self) -> list[str]:
+        return ["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else [])
+
     def _spawn(self, args: list[str], stderr: bool = True) -> subprocess.Popen | _ForkedWorker:
         if self._fork and _can_fork():
             p: subprocess.Popen | _ForkedWorker = _fork_worker(args, stderr)
         else:
+            import subprocess
+
             p = subprocess.Popen(
                 [sys.executable, "-m", "pitui.core.scan_worker", *args],
                 stdin=subprocess.DEVNULL,
@@ -252,6 +269,8 @@ class ParallelOpen:
         """Keep the skeleton for the next open: the parts were joined here, and saving
         them from this process would take the user interface's interpreter for a tenth
         of a second, so a low-priority worker reads the file again and saves it."""
+        import subprocess
+
         try:
             subprocess.Popen(
                 [sys.executable, "-m", "pitui.core.scan_worker", "--whole", self.path, "--save-only"],
@@ -357,7 +376,7 @@ class ParallelOpen:
             if self._try_cache:
                 self._try_cache = False
                 with gc_paused(self._freeze):
-                    got = skeleton_cache.load(self.path)
+                    got = _skeleton_cache().load(self.path)
                 if got is not None:
                     session, layout = got
                     if layout is not None:
@@ -431,6 +450,8 @@ class ParallelOpen:
         return None
 
     def _collect(self, progress: Callable[[int, int], None] | None) -> list[dict] | None:
+        import selectors
+
         procs = self._procs
         outs = [bytearray() for _ in procs]
         errs = [bytearray() for _ in procs]
@@ -483,6 +504,12 @@ class ParallelOpen:
         return parts
 
 
+def _skeleton_cache():
+    from . import skeleton_cache
+
+    return skeleton_cache
+
+
 def _can_fork() -> bool:
     # Only before any other thread runs (a forked child gets only the forking thread, and
     # locks others held stay held), and on Linux (elsewhere forking without exec is
@@ -524,6 +551,18 @@ class _ForkedWorker:
     def kill(self) -> None:
         if self.poll() is None:
             os.kill(self.pid, signal.SIGKILL)
+
+    def kill_now(self) -> None:
+        """Kill the child and wait for it here (only while no other thread waits for it)."""
+        self.kill()
+        with self._lock:
+            if self.returncode is None:
+                try:
+                    _, status = os.waitpid(self.pid, 0)
+                except ChildProcessError:
+                    self.returncode = -signal.SIGKILL
+                else:
+                    self.returncode = os.waitstatus_to_exitcode(status)
 
 
 def _fork_worker(args: list[str], stderr: bool) -> _ForkedWorker:
@@ -582,6 +621,14 @@ def prestart(path: str | os.PathLike, jobs: int | None = None, freeze: bool = Fa
         _pending[p.path] = p
     if old is not None:
         old.cancel()
+
+
+def cancel_prestart(path: str | os.PathLike) -> None:
+    """Stop the read :func:`prestart` began for ``path`` (it is not wanted after all)."""
+    with _pending_lock:
+        pending = _pending.pop(os.fspath(path), None)
+    if pending is not None:
+        pending.cancel()
 
 
 def start(path: str | os.PathLike, freeze: bool = False) -> ParallelOpen:
