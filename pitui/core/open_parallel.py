@@ -199,25 +199,22 @@ class ParallelOpen:
         # interpreter with the user interface, which would slow both down.
         n = _jobs_for(st.st_size, jobs, part_min)
         stream = whole and n == 1
-        if stream and self._fork and _can_fork():
-            # A forked worker is started before the saved skeleton is looked for: it
-            # begins reading at once while this process imports the cache's code and
-            # looks (and it is stopped again at once when a skeleton is there).
-            self.whole = True
-            self._procs.append(self._spawn(self._stream_args(), stderr=False))
-            if use_cache and _skeleton_cache().usable(self.path):
-                for p in self._procs:
-                    p.kill_now()  # type: ignore[union-attr]
-                self._procs = []
-                self.whole = False
-                self._try_cache = True  # result() loads it (and starts the workers if it does not fit)
-            return
-        if use_cache and _skeleton_cache().usable(self.path):
+        # A worker to be forked is started before the saved skeleton is looked for: it
+        # begins reading at once while this process imports the cache's code and looks
+        # (and it is stopped again at once when a skeleton is there).
+        fork_first = stream and self._fork and _can_fork()
+        if use_cache and not fork_first and _skeleton_cache().usable(self.path):
             self._try_cache = True  # result() loads it (and starts the workers if it does not fit)
             return
         if stream:
             self.whole = True
-            self._procs.append(self._spawn(self._stream_args(), stderr=False))
+            self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False))
+            if fork_first and use_cache and _skeleton_cache().usable(self.path):
+                for p in self._procs:
+                    p.kill_now()  # type: ignore[union-attr]
+                self._procs = []
+                self.whole = False
+                self._try_cache = True
             return
         from .session import Session
 
@@ -240,9 +237,6 @@ class ParallelOpen:
         self._bounds = [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
         for a, b in self._bounds:
             self._procs.append(self._spawn([self.path, str(a), "-" if b is None else str(b), str(head.version)]))
-
-    def _stream_args(self) -> list[str]:
-        return ["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else [])
 
     def _spawn(self, args: list[str], stderr: bool = True) -> subprocess.Popen | _ForkedWorker:
         if self._fork and _can_fork():
