@@ -151,6 +151,10 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
         open_parallel._pending.clear()
         open_parallel.end_start_pause()
     # in a fresh process, as pitui starts: what is imported when the worker is forked
+    # (-S: without site, so without an editable install's finder: pitui's folder is on the path)
+    import pitui
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(pitui.__file__)))
     code = ("import os, sys\n"
             "from pitui.core import open_parallel\n"
             "open_parallel.PARALLEL_MIN_BYTES = 0\n"
@@ -165,7 +169,7 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
             "open_parallel.start(sys.argv[1]).result()\n"
             "print(seen)\n")
     out = subprocess.run([sys.executable, "-S", "-c", code, str(f)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([repo] + [p for p in sys.path if p]),
                               "PITUI_CACHE_DIR": str(tmp_path / "cache")})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ("[[]]" if sys.platform.startswith("linux") else "[]")
