@@ -3,8 +3,9 @@
 
     python benchmarks/app_open.py FILE [--keys N] [--choose STORE] [--jobs N]
 
-"Usable" means: the session is read, the branch tree is laid out and drawn, and the
-message pane shows the current leaf's branch (the first repaint after all three).
+"Usable" means: the session is read, the branch tree is laid out and drawn at its size, and
+the message pane shows the current leaf's branch at its width (the first repaint after all
+of them with nothing left to draw: see ``_usable``).
 ``usable_s`` counts from process start (as ``pitui FILE``: the file is handed to the
 parallel open before Textual is imported); with ``--choose STORE`` the app starts on a
 store, settles, and then opens FILE as a user choosing it would, and
@@ -69,6 +70,28 @@ def _worker_peaks(browser) -> list[float]:
     return peaks
 
 
+def _usable(app, screen, path: str) -> bool:
+    """Whether the repaint just made showed the session usable: it is read, the tree is
+    laid out at its size and the pane has the leaf's branch at its width, with nothing
+    still to draw (no layout or widget waiting for the next repaint). This runs on the UI
+    thread at the end of a repaint: what it sees is what that repaint drew."""
+    b = app.browser
+    if b is None or b.session is None or screen is not b or not os.path.samefile(b.session.path, path):
+        return False
+    tree, pane = b.branch_tree, b.pane
+    return (
+        tree.tree_layout is not None
+        and tree.size.height > 0
+        and tree.virtual_size.height == tree.row_count
+        and getattr(pane, "_session", None) is b.session
+        and pane.size.width > 0
+        and pane._width == pane.scrollable_content_region.width
+        and pane._pending_scroll is None
+        and not screen._layout_required
+        and not screen._dirty_widgets
+    )
+
+
 async def main(path: str, rounds: int, choose: str | None = None) -> dict:
     from pitui.ui.app import BrowserScreen
 
@@ -100,9 +123,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         if "usable" not in state:
             # usable: the first repaint after the session, its tree layout and the pane's
             # branch were all set (this runs on the UI thread, as they are set)
-            b = app.browser
-            if (b is not None and b.session is not None and os.path.samefile(b.session.path, path)
-                    and getattr(b.pane, "_session", None) is b.session and b.branch_tree.tree_layout is not None):
+            if _usable(app, self, path):
                 state["usable"] = t
                 usable.set()
         return r
