@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -240,6 +242,107 @@ async def test_first_frame_is_styled_as_a_full_restyle_would(make_app, settle, c
         assert app.screen is b and app.export_screenshot() == screen_before
 
 
+class _GatedOpen:
+    """An open whose result waits for ``go`` (reporting ``steps`` of progress first)."""
+
+    def __init__(self, real, steps=()):
+        self.real, self.steps = real, list(steps)
+        self.go = threading.Event()
+
+    def result(self, progress=None, on_tree=None):
+        for delay, done, total in self.steps:
+            time.sleep(delay)
+            if progress is not None:
+                progress(done, total)
+        assert self.go.wait(20)
+        return self.real.result(progress, on_tree)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def _gate_opens(monkeypatch, steps: list | None = None) -> list[_GatedOpen]:
+    """Every open from now on is gated (the ``steps`` of progress as they are then)."""
+    from pitui.core import open_parallel
+
+    gates: list[_GatedOpen] = []
+    real_start = open_parallel.start
+
+    def start(path, freeze=False):
+        gates.append(_GatedOpen(real_start(path, freeze=freeze), steps or ()))
+        return gates[-1]
+
+    monkeypatch.setattr(open_parallel, "start", start)
+    return gates
+
+
+async def _pauses(pilot, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        await pilot.pause(0.02)
+
+
+async def test_a_session_named_at_start_is_drawn_once_read_its_panels_held_back_meanwhile(
+        make_app, settle, srv_app_file, monkeypatch):
+    """``pitui FILE``: while the file is read the screen stays blank (no "Opening…" frame
+    laid out and drawn only to be replaced a moment later); once read, the session is
+    drawn as a start without the hold draws it, with the tree focused."""
+    gates = _gate_opens(monkeypatch)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await _pauses(pilot, 0.3)
+        b = browser(app)
+        main = b.query_one("#main")
+        assert b.session is None and not main.display
+        assert len(gates) == 1
+        gates[0].go.set()
+        await settle(pilot)
+        assert b.session is not None and main.display
+        assert not b.query_one("#notice").display
+        assert app.focused is b.branch_tree
+        assert b.pane._width == b.pane.scrollable_content_region.width > 0
+        held = app.export_screenshot()
+    monkeypatch.setattr(BrowserScreen, "_hold", lambda self: None)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await _pauses(pilot, 0.1)
+        gates[1].go.set()
+        await settle(pilot)
+        assert browser(app).session is not None
+        assert app.export_screenshot() == held
+
+
+async def test_a_long_read_at_start_shows_the_panels_and_its_progress(make_app, settle, srv_app_file, monkeypatch):
+    """A read whose progress says it has a while to go (or one that outlasts
+    HOLD_SECONDS) shows the panels with the notice and its progress."""
+    mb = 1024 * 1024
+    steps = [(0.3, 2 * mb, 200 * mb)]
+    gates = _gate_opens(monkeypatch, steps)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await _pauses(pilot, 0.6)
+        b = browser(app)
+        assert b.session is None and b.query_one("#main").display
+        assert str(b.query_one("#notice-text").render()).startswith("Opening… 1%")
+        gates[0].go.set()
+        await settle(pilot)
+        assert b.session is not None and not b.query_one("#notice").display
+    monkeypatch.setattr(BrowserScreen, "HOLD_SECONDS", 0.2)
+    steps.clear()  # no progress at all
+    gates.clear()
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await _pauses(pilot, 0.1)
+        b = browser(app)
+        assert not b.query_one("#main").display
+        await _pauses(pilot, 0.4)
+        assert b.query_one("#main").display and b.session is None
+        assert str(b.query_one("#notice-text").render()).startswith("Opening…")
+        gates[0].go.set()
+        await settle(pilot)
+        assert b.session is not None and app.focused is b.branch_tree
+
+
 async def test_tab_cycles_focus(make_app, settle, srv_app_file):
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -387,6 +490,7 @@ async def test_not_a_session_shows_its_reason(make_app, settle, tmp_path):
         assert b.error is not None and "not a Pi session" in b.error
         text = str(b.query_one("#notice-text").render())
         assert "not a Pi session" in text
+        assert b.query_one("#main").display  # (held back while it was read)
         # keys do nothing harmful without a session
         await pilot.press("right_square_bracket", "g", "G", "u", "c", "y", "e", "slash", "f")
         await settle(pilot)

@@ -161,6 +161,14 @@ class BrowserScreen(Screen):
     WATCH_SECONDS = 0.5
     #: Seconds after a session is shown before its background work (validation, stats) starts.
     BACKGROUND_DELAY = 0.3
+    #: While the session named on the command line is read, the screen stays blank (its
+    #: panels held back) until the session is shown: one layout and one paint of everything,
+    #: instead of a first frame with an "Opening…" notice, a second layout as every panel
+    #: gets its size and then the session's frame (~0.1 s of a ~0.7 s start). A read that
+    #: takes long shows the panels and the notice with its progress after HOLD_SECONDS, or
+    #: as soon as its progress says more than HOLD_LEFT_SECONDS are left.
+    HOLD_SECONDS = 1.0
+    HOLD_LEFT_SECONDS = 0.5
     RELIST_SECONDS = 2.0
 
     def __init__(self) -> None:
@@ -192,6 +200,8 @@ class BrowserScreen(Screen):
         self._footer_session = False  # whether the footer shows the session keys as usable
         self._frozen_before = False  # a session was shown (and its objects frozen) before
         self._resumed = False  # has been the screen on top
+        self._hold_timer: Timer | None = None  # the panels are held back (see HOLD_SECONDS)
+        self._hold_since = 0.0
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -284,9 +294,36 @@ class BrowserScreen(Screen):
             # A session named on the command line opens at once; the sidebar's listing
             # waits until it is on screen (or failed to open).
             self._listing_deferred = True
+            if not self._resumed:
+                self._hold()
             self.open_session(want)
         else:
             self.start_listing()
+
+    def _hold(self) -> None:
+        """Hold the panels back (a blank screen) while the first session is read."""
+        self.query_one("#main").display = False
+        self._hold_since = time.monotonic()
+        self._hold_timer = self.set_timer(self.HOLD_SECONDS, self._end_hold)
+
+    def _end_hold(self, lay_out: bool = False) -> None:
+        """Show the panels if they were held back; ``lay_out``: give them their sizes at
+        once (the session about to be set then is laid out and drawn at its size in the
+        next frame, not drawn blank first and again once each panel has heard its size)."""
+        if self._hold_timer is None:
+            return
+        self._hold_timer.stop()
+        self._hold_timer = None
+        self.query_one("#main").display = True
+        if lay_out:
+            # (Textual's own layout pass, run now rather than at the next frame; batched so
+            # that it does not paint before the session is set. Textual is pinned: should
+            # this ever fail, the layout simply happens at the next frame, as usual.)
+            try:
+                with self.app.batch_update():
+                    self._refresh_layout()
+            except Exception:
+                pass
 
     # ------------------------------------------------------------------ listing
     def start_listing(self) -> None:
@@ -473,10 +510,17 @@ class BrowserScreen(Screen):
 
     def _open_progress(self, path: str, done: int, total: int) -> None:
         if path == self.session_path and self.session is None:
+            if self._hold_timer is not None and done:
+                # at the pace so far (counted from the hold: the read began a little
+                # earlier, so this errs towards showing the progress)
+                left = (time.monotonic() - self._hold_since) * (total - done) / done
+                if left > self.HOLD_LEFT_SECONDS:
+                    self._end_hold()
             pct = int(done * 100 / total) if total else 100
             self.show_notice(f"Opening… {pct}%", f"{shorten_home(path)}\n{done / 1e6:.0f} of {total / 1e6:.0f} MB read")
 
     def _open_failed(self, path: str, reason: str) -> None:
+        self._end_hold()
         if self._listing_deferred:
             self._listing_deferred = False
             self.start_listing()
@@ -500,6 +544,7 @@ class BrowserScreen(Screen):
     def _session_ready(self, path: str, session: Session, layout, mode: str) -> None:
         if path != self.session_path:
             return
+        self._end_hold(lay_out=True)
         self.session = session
         self._file_id = _file_id(path)
         self._footer_for_session(True)

@@ -209,6 +209,10 @@ class MessagePane(BranchModel, BlockScroller):
 
     # ------------------------------------------------------------------ showing a branch
     def _show(self, session: Session, leaf: int | None, branch: list[int] | None, selected: int) -> None:
+        if self._width <= 0 and self.size.width > 0:
+            # laid out, and its Resize not handled yet (the app lays the screen out just
+            # before a first session): draw at that width now, not blank first
+            self._width = self.scrollable_content_region.width
         if self.show_hidden != self._built_hidden:  # (a first read may run the watcher)
             self._built_hidden = self.show_hidden
             self._reset_branch()
