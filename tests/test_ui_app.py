@@ -580,6 +580,33 @@ def test_navigation_functions_on_a_deep_chain(big_file):
     assert sibling_target(nav, s.index_of["w1998"], 1) is None
 
 
+async def test_a_layout_from_another_process_gets_its_shown_children_made_after_the_first_paint(
+        make_app, settle, big_file):
+    """A layout that crossed processes comes without each entry's shown children: they are
+    made in a thread once the session is on screen (not on the first fork or sibling key),
+    as tuples, equal to those of a layout made here, and the keys find the same targets."""
+    app = make_app(big_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        s = b.session
+        local = layout_tree(s, "default")
+        crossed = type(local).from_state(local.to_state())
+        assert not crossed.has_children
+        b.branch_tree.set_session(s, crossed, select=s.leaf)
+        await settle(pilot)
+        assert b.branch_tree.tree_layout is crossed and not crossed.has_children
+        b._after_first_paint(s)  # (what the open does once the session is on screen)
+        await settle(pilot)
+        assert crossed.has_children
+        assert crossed.visible_children == {k: tuple(v) for k, v in local.visible_children.items()}
+        assert all(type(v) is tuple for v in crossed.visible_children.values())
+        check = lambda key, want: press_and_check(pilot, settle, key, want)  # noqa: E731
+        await check("left_curly_bracket", "c19999")
+        await check("right_square_bracket", "w0")
+        await check("left_square_bracket", "w1999")
+
+
 async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
     app = make_app(big_file)
     async with app.run_test(size=SIZE) as pilot:

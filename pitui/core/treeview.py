@@ -129,6 +129,11 @@ class TreeLayout:
     def visible_children(self, value: dict[int, list[int]]) -> None:
         self._children = value
 
+    @property
+    def has_children(self) -> bool:
+        """Whether :attr:`visible_children` is made (or given) already."""
+        return self._children is not None
+
     def __repr__(self) -> str:
         return f"TreeLayout({len(self.rows)} rows)"
 

@@ -580,6 +580,7 @@ class BrowserScreen(Screen):
             gc.collect()
             gc.freeze()
         self._frozen_before = True
+        self.branch_tree.prepare_navigation()
         self._validate_worker(session)
         self._schedule_stats(now=True)
 

@@ -29,6 +29,7 @@ ancestor, so forks and siblings are those of the tree on screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 from rich.cells import cell_len
@@ -588,6 +589,15 @@ class BranchTree(ScrollView, can_focus=True):
         self.refresh()
         if self.selected_entry != old_entry or center:
             self._selection_changed()
+
+    def prepare_navigation(self) -> None:
+        """Make the shown children of every entry (what the fork and sibling keys walk)
+        in a thread, for a layout that came without them (one made in another process
+        leaves them out), instead of on the first such key (~10-30 ms for 50,000 rows)."""
+        layout = self.tree_layout
+        if layout is None or layout.has_children:
+            return
+        self.run_worker(partial(_untracked, layout), thread=True, group="tree-children", exit_on_error=False)
 
     def _set_row_count(self, rows: int) -> None:
         """The scrollable height is ``rows``. When that keeps the vertical scrollbar as it
