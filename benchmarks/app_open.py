@@ -73,8 +73,9 @@ def _worker_peaks(browser) -> list[float]:
 def _usable(app, screen, path: str) -> bool:
     """Whether the repaint just made showed the session usable: it is read, the tree is
     laid out at its size and the pane has the leaf's branch at its width, with nothing
-    still to draw (no layout or widget waiting for the next repaint). This runs on the UI
-    thread at the end of a repaint: what it sees is what that repaint drew."""
+    still to draw (no layout, repaint or scroll asked for by the screen or any widget shown,
+    no message waiting in their queues). This runs on the UI thread at the end of a
+    repaint: what it sees is what that repaint drew."""
     b = app.browser
     if b is None or b.session is None or screen is not b or not os.path.samefile(b.session.path, path):
         return False
@@ -89,6 +90,9 @@ def _usable(app, screen, path: str) -> bool:
         and pane._pending_scroll is None
         and not screen._layout_required
         and not screen._dirty_widgets
+        and screen._message_queue.empty()
+        and not any(w._layout_required or w._repaint_required or w._scroll_required or not w._message_queue.empty()
+                    for w in screen.walk_children() if w.display)  # (a hidden one keeps its flags)
     )
 
 
