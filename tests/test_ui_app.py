@@ -312,6 +312,36 @@ async def test_a_session_named_at_start_is_drawn_once_read_its_panels_held_back_
         assert app.export_screenshot() == held
 
 
+@pytest.mark.parametrize("settle_seconds", [0.1, 0.0])
+async def test_a_held_start_paints_the_panels_with_the_session_in_them(
+        make_app, settle, srv_app_file, monkeypatch, settle_seconds):
+    """The panels held back at start are first painted with the session in them, not
+    blank nor at a size the pane has not taken in yet; also when waiting for the panels to
+    settle gives up at once (SETTLE_SECONDS: the screen is never held for good)."""
+    monkeypatch.setattr(BrowserScreen, "SETTLE_SECONDS", settle_seconds)
+    from textual.screen import Screen
+
+    paints: list[tuple[bool, bool]] = []  # (panels shown, session shown) of each paint
+    real = Screen._compositor_refresh
+
+    def spy(self):
+        if isinstance(self, BrowserScreen):
+            shown = (self.session is not None and self.pane._session is self.session
+                     and self.pane._width == self.pane.scrollable_content_region.width > 0
+                     and self.branch_tree.tree_layout is not None and self.branch_tree.size.height > 0)
+            paints.append((self.query_one("#main").display, shown))
+        return real(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", spy)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _pauses(pilot, 0.3)
+        with_panels = [shown for displayed, shown in paints if displayed]
+        assert with_panels and all(with_panels)
+        assert not browser(app)._settling
+
+
 async def test_a_long_read_at_start_shows_the_panels_and_its_progress(make_app, settle, srv_app_file, monkeypatch):
     """A read whose progress says it has a while to go (or one that outlasts
     HOLD_SECONDS) shows the panels with the notice and its progress."""

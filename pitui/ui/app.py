@@ -169,6 +169,7 @@ class BrowserScreen(Screen):
     #: as soon as its progress says more than HOLD_LEFT_SECONDS are left.
     HOLD_SECONDS = 1.0
     HOLD_LEFT_SECONDS = 0.5
+    SETTLE_SECONDS = 0.1
     RELIST_SECONDS = 2.0
 
     def __init__(self) -> None:
@@ -202,6 +203,7 @@ class BrowserScreen(Screen):
         self._resumed = False  # has been the screen on top
         self._hold_timer: Timer | None = None  # the panels are held back (see HOLD_SECONDS)
         self._hold_since = 0.0
+        self._settling = False  # no paint until the first session's changes settle
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -306,24 +308,72 @@ class BrowserScreen(Screen):
         self._hold_since = time.monotonic()
         self._hold_timer = self.set_timer(self.HOLD_SECONDS, self._end_hold)
 
-    def _end_hold(self, lay_out: bool = False) -> None:
-        """Show the panels if they were held back; ``lay_out``: give them their sizes at
-        once (the session about to be set then is laid out and drawn at its size in the
-        next frame, not drawn blank first and again once each panel has heard its size)."""
+    def _end_hold(self, lay_out: bool = False) -> bool:
+        """Show the panels if they were held back (and say whether they were);
+        ``lay_out``: give them their sizes at once (the session about to be set then is
+        laid out and drawn at its size in the next frame, not drawn blank first and again
+        once each panel has heard its size)."""
         if self._hold_timer is None:
-            return
+            return False
         self._hold_timer.stop()
         self._hold_timer = None
         self.query_one("#main").display = True
         if lay_out:
-            # (Textual's own layout pass, run now rather than at the next frame; batched so
-            # that it does not paint before the session is set. Textual is pinned: should
-            # this ever fail, the layout simply happens at the next frame, as usual.)
+            self._lay_out_now()
+        return True
+
+    def _lay_out_now(self) -> None:
+        """Textual's layout pass of the screen, run now rather than at the next frame, and
+        batched: nothing is painted until the frame after this one's handler. (Textual is
+        pinned; should this ever fail, the layout simply happens at the next frame.)"""
+        try:
+            with self.app.batch_update():
+                self._refresh_layout()
+            # (what Textual's own frame does after its layout pass)
+            self._layout_required = False
+            self._dirty_widgets.clear()
+        except Exception:
+            pass
+
+    def _compositor_refresh(self) -> None:
+        if self._settling:
+            return  # (painted once settled: _paint_when_settled)
+        super()._compositor_refresh()
+
+    def _paint_when_settled(self) -> None:
+        """Paint nothing until what was just set has settled: every panel has taken in its
+        new size and asked for what it needs, so that the screen is laid out and painted
+        once (not a frame, then a layout and another frame for each round of changes:
+        the scrollbars, the header). At most SETTLE_SECONDS."""
+        app = self.app
+        app._begin_batch()  # (no layout pass nor paint at Textual's frames meanwhile)
+        self._settling = True  # (nor the paint a layout made now leaves for later)
+        started = time.monotonic()
+        timer: list[Timer] = []
+
+        def settled() -> bool:
+            if not self._message_queue.empty():
+                return False
+            for w in self.walk_children():
+                if w.display and (w._layout_required or w._repaint_required or w._scroll_required
+                                  or not w._message_queue.empty()):
+                    return False
+            return True
+
+        def check() -> None:
+            if not timer:
+                return
             try:
-                with self.app.batch_update():
-                    self._refresh_layout()
-            except Exception:
-                pass
+                done = settled() or time.monotonic() - started > self.SETTLE_SECONDS
+            except Exception:  # (Textual's internals: pinned, but never hold the screen)
+                done = True
+            if done:
+                timer.pop().stop()
+                self._settling = False
+                app._end_batch()
+                self.refresh()  # (what was left unpainted)
+
+        timer.append(self.set_interval(0.002, check))
 
     # ------------------------------------------------------------------ listing
     def start_listing(self) -> None:
@@ -544,13 +594,17 @@ class BrowserScreen(Screen):
     def _session_ready(self, path: str, session: Session, layout, mode: str) -> None:
         if path != self.session_path:
             return
-        self._end_hold(lay_out=True)
+        if mode != self.branch_tree.mode:
+            layout = None
         self.session = session
         self._file_id = _file_id(path)
         self._footer_for_session(True)
         self._cover_pane(False)
-        if mode != self.branch_tree.mode:
-            layout = None
+        if self._hold_timer is not None:
+            # (what the session changes in the screen's layout, before the layout that
+            # shows the panels: not in a second one after it)
+            self.branch_tree.expect_rows(len(layout.rows) if layout is not None else len(session))
+        held = self._end_hold(lay_out=True)
         select = session.index_of.get(self._select_id, session.leaf) if self._select_id else session.leaf
         if self.following:
             select = session.leaf
@@ -558,6 +612,8 @@ class BrowserScreen(Screen):
         self._update_tree_title()
         self._update_header()
         self.header.set_warnings(session.all_warnings)
+        if held:
+            self._paint_when_settled()
         # What is alive now (the session, its layout, the app) lives on: left out of every
         # full garbage collection from now on (open_session unfreezes it).
         gc.freeze()

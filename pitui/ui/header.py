@@ -97,9 +97,11 @@ class SessionHeader(Vertical):
     SessionHeader { height: 3; background: $panel; }
     SessionHeader > Horizontal { height: 1; }
     SessionHeader #header-title { width: 1fr; height: 1; padding: 0 1; text-style: bold; }
-    SessionHeader #header-meta { height: 1; padding: 0 1; color: $text-muted; }
-    SessionHeader #header-usage { height: 1; padding: 0 1; color: $text-muted; }
+    SessionHeader #header-meta { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
+    SessionHeader #header-usage { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
     """
+    # (Each line is one row of the full width whatever it says: new text is repainted, with
+    # no layout of the screen, which Static.update asks for by default.)
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -110,9 +112,9 @@ class SessionHeader(Vertical):
 
     def show_message(self, title: str, meta: str = "") -> None:
         """A header for no session (loading, errors)."""
-        self.query_one("#header-title", Static).update(Text(title))
-        self.query_one("#header-meta", Static).update(Text(meta))
-        self.query_one("#header-usage", Static).update("")
+        self.query_one("#header-title", Static).update(Text(title), layout=False)
+        self.query_one("#header-meta", Static).update(Text(meta), layout=False)
+        self.query_one("#header-usage", Static).update("", layout=False)
         self.set_warnings([])
 
     def show_session(
@@ -129,9 +131,9 @@ class SessionHeader(Vertical):
     ) -> None:
         t = Text()
         t.append(one_line(title, 300), style="bold" if named else "")
-        self.query_one("#header-title", Static).update(t)
+        self.query_one("#header-title", Static).update(t, layout=False)
         meta = " · ".join([shorten_home(cwd) or "?", fmt_time(created), _models(session)])
-        self.query_one("#header-meta", Static).update(Text(meta))
+        self.query_one("#header-meta", Static).update(Text(meta), layout=False)
         usage = Text()
         usage.append("branch ", style="bold")
         usage.append(_usage(branch))
@@ -139,11 +141,13 @@ class SessionHeader(Vertical):
         usage.append("session ", style="bold")
         usage.append(_usage(session))
         usage.append(f" · {branch_len or '…'}/{entries} entries")
-        self.query_one("#header-usage", Static).update(usage)
+        self.query_one("#header-usage", Static).update(usage, layout=False)
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
         badge = self.query_one(WarningsBadge)
         if not warnings:
+            if badge.has_class("-empty"):
+                return  # (as it was: nothing to lay out again)
             badge.add_class("-empty")
             badge.update("")
             return

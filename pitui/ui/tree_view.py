@@ -599,6 +599,14 @@ class BranchTree(ScrollView, can_focus=True):
             return
         self.run_worker(partial(_untracked, layout), thread=True, group="tree-children", exit_on_error=False)
 
+    def expect_rows(self, rows: int) -> None:
+        """A session of ``rows`` rows is about to be shown: if they cannot fit on the screen
+        whatever the tree's height, its scrollbar is put in now, before a layout of the
+        screen that comes first (not in a second one after it, as :meth:`_set_row_count`
+        would)."""
+        if rows > self.app.size.height and self.styles.overflow_y == "auto":
+            self.styles.overflow_y = "scroll"
+
     def _set_row_count(self, rows: int) -> None:
         """The scrollable height is ``rows``. When that keeps the vertical scrollbar as it
         is, the screen is not laid out again (a layout pass, 10-20 ms, and a second frame
