@@ -637,6 +637,31 @@ async def test_a_layout_from_another_process_gets_its_shown_children_made_after_
         await check("left_square_bracket", "w1999")
 
 
+async def test_the_first_rows_of_the_tree_are_summarised_in_the_opening_thread(make_app, settle, big_file, monkeypatch):
+    """The rows a first screen shows (around the current leaf) are summarised while the
+    session is opened, off the interface's thread, and the tree draws them from there."""
+    from pitui.ui import tree_view
+
+    on_ui: list[int] = []
+    real = tree_view.summarize
+
+    def spy(session, entry):
+        if threading.current_thread() is threading.main_thread():
+            on_ui.append(entry)
+        return real(session, entry)
+
+    monkeypatch.setattr(tree_view, "summarize", spy)
+    app = make_app(big_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = browser(app).branch_tree
+        top = round(tree.scroll_y)
+        shown = {tree.tree_layout.rows[k].entry for k in range(top, top + tree.size.height)}
+        assert selected_id(app) == "w1999" and len(shown) == tree.size.height
+        assert not shown & set(on_ui)
+        assert tree._prepared is None  # (taken)
+
+
 async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
     app = make_app(big_file)
     async with app.run_test(size=SIZE) as pilot:

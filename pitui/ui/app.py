@@ -498,10 +498,12 @@ class BrowserScreen(Screen):
         # instead of after this frame's repaint (a stat, a header line, a few spawns).
         self._opening = open_parallel.start(path, freeze=True)
         pane = self.pane if select_id is None and not self.following else None
-        self._open_worker(path, self._opening, self.branch_tree.mode, pane)
+        tree = self.branch_tree if pane is not None else None
+        self._open_worker(path, self._opening, self.branch_tree.mode, pane, tree)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
-    def _open_worker(self, path: str, opening: open_parallel.ParallelOpen, mode: str, pane: Any = None) -> None:
+    def _open_worker(self, path: str, opening: open_parallel.ParallelOpen, mode: str, pane: Any = None,
+                     tree: BranchTree | None = None) -> None:
         worker = get_current_worker()
         started = time.monotonic()
         shown = [started]
@@ -537,6 +539,12 @@ class BrowserScreen(Screen):
             session = opening.result(progress, on_tree=prepare)
             layout = opening.layout(session, mode)  # here, not on the UI thread
             prepare(session)
+            if tree is not None and not worker.is_cancelled and session.leaf >= 0:
+                # (the tree's first rows too: the first screen shows the current leaf's)
+                try:
+                    tree.prepare(session, layout, session.leaf)
+                except Exception:
+                    pass
         except NotASession as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._open_failed, path, exc.reason)
@@ -561,8 +569,9 @@ class BrowserScreen(Screen):
     def _open_progress(self, path: str, done: int, total: int) -> None:
         if path == self.session_path and self.session is None:
             if self._hold_timer is not None and done:
-                # at the pace so far (counted from the hold: the read began a little
-                # earlier, so this errs towards showing the progress)
+                # at the pace so far, counted from the hold (the read of `pitui FILE`
+                # began a little earlier: this errs towards holding, which HOLD_SECONDS
+                # bounds)
                 left = (time.monotonic() - self._hold_since) * (total - done) / done
                 if left > self.HOLD_LEFT_SECONDS:
                     self._end_hold()

@@ -363,6 +363,7 @@ class BranchTree(ScrollView, can_focus=True):
         self.folded: set[int] = set()
         self.cursor_row = 0
         self._summaries: dict[int, Summary] = {}
+        self._prepared: tuple[Session, dict[int, Summary]] | None = None  # (see prepare)
         self._pending_select: int | None = None
         # Layouts made for the session as it is, by (mode, folds), and the navigation
         # caches of each (see relayout).
@@ -413,6 +414,9 @@ class BranchTree(ScrollView, can_focus=True):
         self.session = session
         self.folded = set()
         self._summaries.clear()
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared[0] is session:
+            self._summaries.update(prepared[1])
         self._strips.clear()
         self._forget_layouts()
         self._fresh_session = True
@@ -425,6 +429,22 @@ class BranchTree(ScrollView, can_focus=True):
             # The next filter's layout is made a moment after the session is shown (while
             # the user reads it), so even the first f answers at once.
             self.set_timer(NEXT_FILTER_DELAY, lambda: self._prepare_next_filter() if session is self.session else None)
+
+    def prepare(self, session: Session, layout: TreeLayout, entry: int, rows: int = 120) -> None:
+        """Summarise the rows around ``entry`` (what a first screen centred on it shows)
+        ahead of the :meth:`set_session` of ``session``: for a session being opened, in
+        the thread that opens it (each summary reads its entry from the file)."""
+        if not layout.rows:
+            return
+        r = layout.nearest_row(session, entry)
+        got: dict[int, Summary] = {}
+        for k in range(max(0, r - rows // 2), min(len(layout.rows), r + rows // 2)):
+            e = layout.rows[k].entry
+            try:
+                got[e] = summarize(session, e)
+            except Exception:
+                pass  # (summary() says what is wrong with it when the row is drawn)
+        self._prepared = (session, got)
 
     def forget_summaries(self, entries: list[int] | None = None) -> None:
         """Drop cached summaries (after lines turned out damaged)."""
