@@ -312,6 +312,29 @@ async def test_a_session_named_at_start_is_drawn_once_read_its_panels_held_back_
         assert app.export_screenshot() == held
 
 
+async def test_a_screen_opened_over_the_held_panels_is_drawn_and_the_session_shown_after_it(
+        make_app, settle, srv_app_file, monkeypatch):
+    """Help opened while the session named at start is read: it is drawn and answers; the
+    session read meanwhile is there when it is closed (holding the first paint never holds
+    another screen's)."""
+    gates = _gate_opens(monkeypatch)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await _pauses(pilot, 0.2)
+        await pilot.press("question_mark")
+        await _pauses(pilot, 0.1)
+        assert type(app.screen).__name__ == "HelpScreen"
+        gates[0].go.set()
+        await settle(pilot)
+        await _pauses(pilot, 0.2)
+        b = browser(app)
+        assert b.session is not None and not b._settling and not app._batch_count  # (paints again)
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is b and b.query_one("#main").display and b.pane._session is b.session
+
+
 @pytest.mark.parametrize("settle_seconds", [0.1, 0.0])
 async def test_a_held_start_paints_the_panels_with_the_session_in_them(
         make_app, settle, srv_app_file, monkeypatch, settle_seconds):

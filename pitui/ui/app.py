@@ -169,6 +169,7 @@ class BrowserScreen(Screen):
     #: as soon as its progress says more than HOLD_LEFT_SECONDS are left.
     HOLD_SECONDS = 1.0
     HOLD_LEFT_SECONDS = 0.5
+    #: The longest the held panels' first paint waits for them to settle (_paint_when_settled).
     SETTLE_SECONDS = 0.1
     RELIST_SECONDS = 2.0
 
