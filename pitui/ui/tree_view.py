@@ -261,6 +261,15 @@ def leaf_target(nav: Nav, sel: int) -> int | None:
 
 
 # --------------------------------------------------------------------------- widget
+def _summary(session: Session, entry: int) -> Summary:
+    """The tree row's summary of ``entry``; one that cannot be made says why (never let
+    one odd entry break the tree)."""
+    try:
+        return summarize(session, entry)
+    except Exception as exc:
+        return Summary("damaged", "", f"[cannot summarise: {exc}]", True)
+
+
 def _untracked(layout: TreeLayout) -> TreeLayout:
     """``layout`` with each entry's shown children as a tuple, not a list: a tuple of ints
     is left alone by the garbage collector, while tens of thousands of lists kept in the
@@ -440,10 +449,7 @@ class BranchTree(ScrollView, can_focus=True):
         got: dict[int, Summary] = {}
         for k in range(max(0, r - rows // 2), min(len(layout.rows), r + rows // 2)):
             e = layout.rows[k].entry
-            try:
-                got[e] = summarize(session, e)
-            except Exception:
-                pass  # (summary() says what is wrong with it when the row is drawn)
+            got[e] = _summary(session, e)
         self._prepared = (session, got)
 
     def forget_summaries(self, entries: list[int] | None = None) -> None:
@@ -836,11 +842,7 @@ class BranchTree(ScrollView, can_focus=True):
         got = self._summaries.get(entry)
         if got is None:
             assert self.session is not None
-            try:
-                got = summarize(self.session, entry)
-            except Exception as exc:  # never let one odd entry break the tree
-                got = Summary("damaged", "", f"[cannot summarise: {exc}]", True)
-            self._summaries[entry] = got
+            got = self._summaries[entry] = _summary(self.session, entry)
         return got
 
     def _style(self, name: str) -> Style:
