@@ -340,7 +340,8 @@ async def test_a_held_start_paints_the_panels_with_the_session_in_them(
         make_app, settle, srv_app_file, monkeypatch, settle_seconds):
     """The panels held back at start are first painted with the session in them, not
     blank nor at a size the pane has not taken in yet; also when waiting for the panels to
-    settle gives up at once (SETTLE_SECONDS: the screen is never held for good)."""
+    settle gives up at once (SETTLE_SECONDS: the screen is never held for good). Nothing
+    is painted before them (not even the key bar alone: the terminal stays blank)."""
     monkeypatch.setattr(BrowserScreen, "SETTLE_SECONDS", settle_seconds)
     from textual.screen import Screen
 
@@ -362,6 +363,7 @@ async def test_a_held_start_paints_the_panels_with_the_session_in_them(
         await _pauses(pilot, 0.3)
         with_panels = [shown for displayed, shown in paints if displayed]
         assert with_panels and all(with_panels)
+        assert all(displayed for displayed, _ in paints)
         assert not browser(app)._settling
 
 

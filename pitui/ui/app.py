@@ -304,7 +304,8 @@ class BrowserScreen(Screen):
             self.start_listing()
 
     def _hold(self) -> None:
-        """Hold the panels back (a blank screen) while the first session is read."""
+        """Hold the panels back while the first session is read: nothing is painted
+        meanwhile (the terminal stays blank; see _compositor_refresh)."""
         self.query_one("#main").display = False
         self._hold_since = time.monotonic()
         self._hold_timer = self.set_timer(self.HOLD_SECONDS, self._end_hold)
@@ -337,8 +338,10 @@ class BrowserScreen(Screen):
             pass
 
     def _compositor_refresh(self) -> None:
-        if self._settling:
-            return  # (painted once settled: _paint_when_settled)
+        if self._settling or self._hold_timer is not None:
+            # (held: nothing is painted until the panels are shown; settling: they are
+            # painted once settled, see _paint_when_settled)
+            return
         super()._compositor_refresh()
 
     def _paint_when_settled(self) -> None:
