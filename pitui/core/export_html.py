@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
 import re
 from html import escape
 from typing import Any, Callable
@@ -25,6 +24,11 @@ import orjson
 
 from .context import context_entry_indices
 from .export_md import when_utc
+from .numbers import as_number as _num
+from .numbers import fmt_bytes as _bytes
+from .numbers import fmt_cost as _cost
+from .numbers import fmt_duration as _duration
+from .numbers import fmt_tokens as _tokens
 from .session import F_DAMAGED, Session
 from .stats import TOOLS_KEY, Stats, branch_stats, session_stats
 from .summary import format_tool_call, shorten_home, text_of
@@ -56,59 +60,11 @@ def _e(value: Any) -> str:
     return escape(_clean(value), quote=True)
 
 
-def _num(v: Any) -> float | None:
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
 def _int(n: Any) -> str:
     v = _num(n)
     if v is None:
         return "?"
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}"
-
-
-def _tokens(n: Any) -> str:
-    v = _num(n)
-    if v is None:
-        return "?"
-    if v < 1000:
-        return f"{v:g}"
-    if v < 100_000:
-        return f"{v / 1000:.1f}k"
-    if v < 1_000_000:
-        return f"{round(v / 1000)}k"
-    return f"{v / 1_000_000:.1f}M"
-
-
-def _cost(c: Any) -> str:
-    if isinstance(c, dict):
-        c = c.get("total")
-    v = _num(c)
-    if not v:
-        return ""
-    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
-
-
-def _bytes(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / 1024 / 1024:.1f} MB"
-
-
-def _duration(ms: Any) -> str:
-    v = _num(ms)
-    if v is None or v < 0:
-        return ""
-    s = int(v / 1000)
-    if s < 60:
-        return f"{s}s"
-    m, s = divmod(s, 60)
-    if m < 60:
-        return f"{m}m{s:02d}s"
-    h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m"
 
 
 def _json(value: Any) -> str:

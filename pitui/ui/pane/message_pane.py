@@ -26,6 +26,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.timer import Timer
 
+from ...core.numbers import fmt_cost, fmt_tokens
 from ...core.session import Session
 from ...core.summary import one_line, text_of
 from .branch_model import _KM, _KR, BranchModel, _Block
@@ -33,9 +34,7 @@ from .messages import EntryFocused, OpenSessionFile
 from .render import (
     Out,
     date_of,
-    fmt_cost,
     fmt_time,
-    fmt_tokens,
     message_header,
     render_assistant,
     render_bash_execution,

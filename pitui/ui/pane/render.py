@@ -26,6 +26,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
 
+from ...core.numbers import as_number as _num
+from ...core.numbers import fmt_bytes, fmt_cost, fmt_duration, fmt_tokens
 from ...core.summary import format_tool_call, one_line, shorten_home, text_of
 from ...core.timeutil import iso_to_ms
 from .palette import Palette
@@ -39,7 +41,6 @@ __all__ = [
     "DEP_QUERY",
     "CUT_LINES",
     "sanitize",
-    "fmt_tokens",
     "fmt_time",
     "image_size",
     "render_header",
@@ -83,39 +84,6 @@ def sanitize(s: Any) -> str:
     return s
 
 
-def fmt_tokens(n: Any) -> str:
-    if not isinstance(n, (int, float)) or isinstance(n, bool) or math.isnan(n):
-        return "?"
-    if n < 1000:
-        return f"{n:g}"
-    if n < 100_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{round(n / 1000)}k"
-    return f"{n / 1_000_000:.1f}M"
-
-
-def fmt_cost(c: Any) -> str:
-    if isinstance(c, dict):
-        c = c.get("total")
-    if not isinstance(c, (int, float)) or isinstance(c, bool) or not c:
-        return ""
-    return f"${c:.4f}" if c < 1 else f"${c:.2f}"
-
-
-def fmt_duration(ms: Any) -> str:
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms < 0:
-        return ""
-    s = int(ms / 1000)
-    if s < 60:
-        return f"{s}s"
-    m, s = divmod(s, 60)
-    if m < 60:
-        return f"{m}m{s:02d}s"
-    h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m"
-
-
 def fmt_time(value: Any, with_date: bool = False) -> str:
     """Local time of an ISO string or epoch milliseconds: ``14:03:22`` (with the date on request)."""
     ms = iso_to_ms(value)
@@ -145,18 +113,6 @@ def image_size(data: Any) -> int:
     n = len(data.rstrip())
     pad = len(data) - len(data.rstrip("="))
     return max(0, n * 3 // 4 - pad)
-
-
-def fmt_bytes(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / 1024 / 1024:.1f} MB"
-
-
-def _num(v: Any) -> float | None:
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def _json_compact(value: Any) -> str:

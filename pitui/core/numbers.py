@@ -1,0 +1,68 @@
+"""Numbers as pitui writes them in messages and exports: token counts, costs, sizes and
+durations, from whatever a session file holds (a value that is not a finite number, a
+bool included, is unknown: ``?`` for a count, nothing for the rest).
+
+The message pane and the HTML export use these; the header and the stats screen have
+their own summary forms.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["as_number", "fmt_tokens", "fmt_cost", "fmt_bytes", "fmt_duration"]
+
+
+def as_number(v: Any) -> float | None:
+    """``v`` if it is a finite int or float (not a bool), else None."""
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def fmt_tokens(n: Any) -> str:
+    """``950``, ``12.3k``, ``195k``, ``1.2M``; ``?`` when unknown."""
+    v = as_number(n)
+    if v is None:
+        return "?"
+    if v < 1000:
+        return f"{v:g}"
+    if v < 100_000:
+        return f"{v / 1000:.1f}k"
+    if v < 1_000_000:
+        return f"{round(v / 1000)}k"
+    return f"{v / 1_000_000:.1f}M"
+
+
+def fmt_cost(c: Any) -> str:
+    """A cost in dollars (Pi's ``cost`` object: its ``total``): ``$0.0123``, ``$1,234.50``;
+    nothing when unknown or zero."""
+    if isinstance(c, dict):
+        c = c.get("total")
+    v = as_number(c)
+    if not v:
+        return ""
+    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
+
+
+def fmt_bytes(n: int) -> str:
+    """``512 B``, ``1.5 KB``, ``2.0 MB``."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+def fmt_duration(ms: Any) -> str:
+    """Milliseconds as ``42s``, ``3m05s``, ``1h02m``; nothing when unknown or negative."""
+    v = as_number(ms)
+    if v is None or v < 0:
+        return ""
+    s = int(v / 1000)
+    if s < 60:
+        return f"{s}s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m}m{s:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"
