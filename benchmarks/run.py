@@ -15,6 +15,9 @@ Figures:
            buildSessionContext on the same file. First opens (empty cache) and re-opens
            (the skeleton saved by the first open).
   choose   the app started on the store, then the big session chosen: to a usable screen.
+  paired   first opens and Pi's opens taken in turns (--pairs N): the median of the
+           pairs' ratios (the machine's speed drifts over minutes; a pair's two runs are
+           seconds apart).
   open-core  the parallel open (what the app uses, without the skeleton cache) + tree
            layout only, in a fresh process.
   list-cold  `pitui list ROOT --json` with an empty cache; Pi: listAll over the store.
@@ -101,6 +104,31 @@ def bench_open(big: str, store: str, runs: int) -> dict:
     }
 
 
+def bench_paired(big: str, pkg: str, pairs: int) -> dict:
+    """Pi's open and pitui's first open of the big file taken in turns, ``pairs`` times
+    (Pi first in one pair, pitui first in the next): this machine's speed drifts by tens
+    of percent over minutes, so each ratio is of two runs made a few seconds apart."""
+    rows = []
+    for k in range(pairs):
+        got: dict = {}
+        for who in (("pi", "pitui") if k % 2 == 0 else ("pitui", "pi")):
+            if who == "pi":
+                r = pi_side.pi_open(big, 1, pkg)
+                got["pi"] = r["median_s"] if r else None
+            else:
+                got["pitui"] = _app([big], tempfile.mkdtemp(prefix="pitui-bench-"))["wall_s"]
+        if got["pi"]:
+            rows.append(got)
+    ratios = [r["pitui"] / r["pi"] for r in rows]
+    return {
+        "pairs": rows,
+        "ratios": ratios,
+        "ratio_median": statistics.median(ratios) if ratios else None,
+        "pi_median_s": statistics.median(r["pi"] for r in rows) if rows else None,
+        "pitui_median_s": statistics.median(r["pitui"] for r in rows) if rows else None,
+    }
+
+
 def bench_list(store: str, runs: int) -> dict:
     cmd = [PY, "-m", "pitui.cli", "list", store, "--json"]
     cold_runs, warm_runs, grow_runs = [], [], []
@@ -152,6 +180,8 @@ def bench_list(store: str, runs: int) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=7,
+                    help="first opens paired with Pi's open, taken in turns (0: none)")
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--skip-pi", action="store_true")
@@ -174,6 +204,7 @@ def main(argv=None) -> int:
         if pkg:
             pi_open = pi_side.pi_open(big, args.runs, pkg)
             pi_list = pi_side.pi_list(store, args.runs, pkg)
+    paired = bench_paired(big, pkg, args.pairs) if (pi_open and args.pairs > 0) else None
     op = bench_open(big, store, args.runs)
     ls = bench_list(store, args.runs)
 
@@ -210,6 +241,12 @@ def main(argv=None) -> int:
     print(f"keys in the {keys['entries']}-entry session: median {keys['key_median_ms']} ms, "
           f"p95 {keys['key_p95_ms']} ms, max {keys['key_max_ms']} ms  [target: every key <= 50 ms]")
     print(f"  per key (median ms): {keys['keys']}")
+    if paired and paired["ratios"]:
+        rs = paired["ratios"]
+        print(f"first open paired with Pi's open, {len(rs)} pairs taken in turns: pitui median "
+              f"{paired['pitui_median_s']:.2f} s, Pi median {paired['pi_median_s']:.2f} s; ratio median "
+              f"{paired['ratio_median']:.2f}x (pairs {min(rs):.2f}x-{max(rs):.2f}x, "
+              f"{sum(r <= 0.25 for r in rs)} of {len(rs)} at or under 0.25x)")
     if args.markdown:
         print()
         print("| benchmark | pitui | Pi 1.5.2 | time ratio | memory ratio | target |")
@@ -218,11 +255,17 @@ def main(argv=None) -> int:
             pi_txt = f"{ps:.2f} s, {pm:.0f} MiB" if ps else "skipped"
             mib = f", {m:.0f} MiB" if m else ""
             print(f"| {what} | {s:.2f} s{mib} | {pi_txt} | {ratio} | {mem} | {target} |")
+        if paired and paired["ratios"]:
+            rs = paired["ratios"]
+            print(f"| the first open again, paired with Pi's open ({len(rs)} pairs taken in turns; ratio: "
+                  f"median of the pairs', range) | {paired['pitui_median_s']:.2f} s | {paired['pi_median_s']:.2f} s | "
+                  f"{paired['ratio_median']:.2f}x ({min(rs):.2f}-{max(rs):.2f}) | | <= 0.25x |")
         print(f"| key press in the {keys['entries']:,}-entry session (median / p95 / max) | "
               f"{keys['key_median_ms']} / {keys['key_p95_ms']} / {keys['key_max_ms']} ms | | | | <= 50 ms |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"pi_open": pi_open, "pi_list": pi_list, "open": op, "list": ls}, f, indent=2, default=str)
+            json.dump({"pi_open": pi_open, "pi_list": pi_list, "open": op, "list": ls, "paired": paired}, f,
+                      indent=2, default=str)
     return 0
 
 
