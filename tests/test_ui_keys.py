@@ -81,6 +81,50 @@ async def test_tree_rows_are_drawn_once_while_they_look_the_same(make_app, settl
         assert tree.render_line(y).text == plain.text
 
 
+async def test_a_move_repaints_the_rows_it_changes_and_the_position_line(make_app, settle, srv_app_file,
+                                                                        monkeypatch):
+    """A move repaints the tree's old and new cursor rows and its bottom border line, where
+    the cursor's position is shown (Textual would repaint the whole tree for a new border
+    subtitle); the terminal gets the new position."""
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree = b.branch_tree
+        tree.move_to_row(5, center=False)
+        await settle(pilot)
+        top = round(tree.scroll_y)
+        drawn: list[int] = []
+        real_line = tree.render_line
+
+        def render_line(y):
+            drawn.append(y)
+            return real_line(y)
+
+        sent: list = []
+        real_display = app._display
+
+        def display(screen, update):
+            sent.append(update)
+            return real_display(screen, update)
+
+        monkeypatch.setattr(tree, "render_line", render_line)
+        monkeypatch.setattr(app, "_display", display)
+        await pilot.press("j")
+        await settle(pilot)
+        assert tree.cursor_row == 6
+        assert sorted(set(drawn)) == [5 - top, 6 - top]
+        position = f"7/{tree.row_count}"
+        assert tree.border_subtitle == position
+        bottom = tree.region.bottom - 1
+        lines = []
+        for update in sent:
+            chops = getattr(update, "chops", None)
+            if chops is not None and bottom < len(chops):
+                lines.append("".join(strip.text for strip in chops[bottom].values() if strip is not None))
+        assert any(position in line for line in lines)
+
+
 async def test_filter_layouts_are_kept_and_the_next_made_ahead(make_app, settle, srv_app_file, monkeypatch):
     monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)  # as for a big session
     app = make_app(srv_app_file)

@@ -834,11 +834,11 @@ class BrowserScreen(Screen):
             subtitle = f"{tree.cursor_row + 1}/{tree.row_count}"
         else:
             subtitle = ""
-        # (setting either repaints the whole tree, even to the same text)
+        # (setting the title repaints the whole tree, even to the same text; the
+        # subtitle, which changes with every move, only its line: set_subtitle)
         if tree.border_title != title:
             tree.border_title = title
-        if tree.border_subtitle != subtitle:
-            tree.border_subtitle = subtitle
+        tree.set_subtitle(subtitle)
 
     def on_branch_tree_layout_changed(self, event: BranchTree.LayoutChanged) -> None:
         self._update_tree_title()

@@ -37,7 +37,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -394,6 +394,28 @@ class BranchTree(ScrollView, can_focus=True):
         #: posted message is handled after the tree has been repainted, so the pane would
         #: follow a frame, 16-33 ms, later).
         self.selection_hook: Callable[["BranchTree.SelectionChanged"], None] | None = None
+        self._border_only = False  # (see set_subtitle)
+
+    def set_subtitle(self, subtitle: str) -> None:
+        """Set the border subtitle (the cursor's position, which changes with every move)
+        repainting only the bottom border line it is drawn on: Textual repaints the whole
+        tree for a border title or subtitle."""
+        if self.border_subtitle == subtitle:
+            return
+        self._border_only = True
+        try:
+            self.border_subtitle = subtitle
+        finally:
+            self._border_only = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> "BranchTree":
+        if self._border_only and not regions and repaint and not layout and not recompose:
+            outer, off = self.outer_size, self.content_offset
+            if outer.height > 0:
+                # the bottom border line, in content coordinates (as regions are given)
+                regions = (Region(-off.x, outer.height - 1 - off.y, outer.width, 1),)
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     # ------------------------------------------------------------------ state
     @property
