@@ -125,6 +125,23 @@ async def test_a_move_repaints_the_rows_it_changes_and_the_position_line(make_ap
         assert any(position in line for line in lines)
 
 
+async def test_full_garbage_collections_are_rare_once_the_app_runs(make_app, settle, srv_app_file):
+    """A full collection walks everything the app made since it froze what it had (20-50
+    ms in a big session); at Python's default one came every few keys. The app makes
+    them ten times rarer (the younger generations are collected as usual)."""
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        app = make_app(srv_app_file)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert gc.get_threshold() == (before[0], before[1], PituiApp.GC_FULL_EVERY)
+            assert PituiApp.GC_FULL_EVERY >= 100  # (Python's default: 10)
+    finally:
+        gc.set_threshold(*before)
+
+
 async def test_filter_layouts_are_kept_and_the_next_made_ahead(make_app, settle, srv_app_file, monkeypatch):
     monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)  # as for a big session
     app = make_app(srv_app_file)
