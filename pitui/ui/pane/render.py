@@ -391,7 +391,7 @@ class Out:
             md = _PlainFenceMarkdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
             md.plain_fences = plain
         else:
-            md = Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
+            md = _Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
         self.render(md, trim=True)
 
     def blank(self) -> None:
@@ -717,7 +717,106 @@ def _fences_not_ready(src: str, pending: set) -> set[str] | None:
     return out
 
 
-class _PlainFence(CodeBlock):
+_FENCE_LEXERS: dict[str, Any] = {}  # fence language (lower case) -> lexer
+_SYNTAX_THEMES: dict[str, Any] = {}
+
+
+def _fence_lexer(name: str):
+    """The lexer Rich's ``Syntax`` would use for a fence in ``name`` (made once: Rich looks
+    it up among all of Pygments' lexers and plugins for every fence it draws). Plain text
+    when Pygments has no lexer of that name; lexers of Pygments plugins are not looked for
+    (see ``_fn_index``)."""
+    key = name.lower()
+    lexer = _FENCE_LEXERS.get(key)
+    if lexer is None:
+        from pygments.lexers.special import TextLexer
+
+        try:
+            cls = _lexer_class_by_name(key) or TextLexer
+            lexer = cls(stripnl=False, ensurenl=True, tabsize=4)
+            _READY_LEXERS.add(cls)
+        except Exception:
+            lexer = TextLexer(stripnl=False, ensurenl=True, tabsize=4)
+        _FENCE_LEXERS[key] = lexer
+    return lexer
+
+
+class _Fence(CodeBlock):
+    """A fenced code block drawn as Rich's ``CodeBlock`` draws it (``Syntax`` with word
+    wrap and a padding of one cell on the theme's background), cell for cell, but
+    straight from the lexer's tokens: Rich builds a ``Text`` of the whole block and then
+    renders, wraps, pads and styles every line through its generic machinery, ~0.4 ms a
+    line; this is several times faster. A line too long for the width is still wrapped by
+    Rich itself (its word wrapping, exactly); a theme without a background (never ours)
+    goes to Rich whole."""
+
+    def __rich_console__(self, console: Console, options) -> Any:
+        from rich.syntax import Syntax
+
+        code = str(self.text).rstrip()
+        theme = _SYNTAX_THEMES.get(self.theme)
+        if theme is None:
+            theme = _SYNTAX_THEMES[self.theme] = Syntax.get_theme(self.theme)
+        base = theme.get_background_style()
+        width = options.max_width
+        if base.transparent_background or width < 3:
+            yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
+            return
+        code_width = width - 2
+        token_style = theme.get_style_for_token
+        styles: dict[Any, Style] = {}
+        lines: list[list[tuple[str, Style]]] = [[]]
+        last = ""
+        for ttype, value in _fence_lexer(self.lexer_name).get_tokens((code + "\n").expandtabs(4)):
+            if not value:
+                continue
+            last = value
+            st = styles.get(ttype)
+            if st is None:
+                st = styles[ttype] = base + token_style(ttype)  # (as Rich's Text styles a token)
+            if "\n" not in value:
+                lines[-1].append((value, st))
+                continue
+            for k, part in enumerate(value.split("\n")):
+                if k:
+                    lines.append([])
+                if part:
+                    lines[-1].append((part, st))
+        if last.endswith("\n"):
+            lines.pop()  # (as Rich's Text.split: no line after the last newline)
+        pad = Segment(" ", base)
+        blank = Segment(" " * width, base)
+        new_line = Segment.line()
+        yield blank
+        yield new_line
+        for parts in lines:
+            n = sum(cell_len(t) for t, _ in parts)
+            if n <= code_width:
+                yield pad
+                for t, st in parts:
+                    yield Segment(t, st)
+                yield Segment(" " * (code_width - n + 1), base)
+                yield new_line
+                continue
+            text = Text(justify="left", style=base, tab_size=4, no_wrap=False)
+            text.append_tokens(parts)
+            for wrapped in console.render_lines(text, options.update(width=code_width, height=None, justify="left"),
+                                                style=base, pad=True):
+                yield pad
+                yield from wrapped
+                yield pad
+                yield new_line
+        yield blank
+        yield new_line
+
+
+class _Markdown(Markdown):
+    """Rich's Markdown with fenced code drawn by ``_Fence``."""
+
+    elements = {**Markdown.elements, "fence": _Fence, "code_block": _Fence}
+
+
+class _PlainFence(_Fence):
     @classmethod
     def create(cls, markdown: Markdown, token) -> CodeBlock:
         block = super().create(markdown, token)
@@ -726,7 +825,7 @@ class _PlainFence(CodeBlock):
         return block
 
 
-class _PlainFenceMarkdown(Markdown):
+class _PlainFenceMarkdown(_Markdown):
     """Markdown whose fences in ``plain_fences`` languages are drawn as plain text."""
 
     elements = {**Markdown.elements, "fence": _PlainFence, "code_block": _PlainFence}
