@@ -1,9 +1,10 @@
-"""Fenced code in messages is drawn by pitui's own code block (``render._Fence``), built
-straight from the lexer's tokens: it must look exactly as Rich's own ``CodeBlock`` (its
-``Syntax``: word wrap, one cell of padding on the theme's background), cell for cell, in
-every case a message can bring: any language or none, tabs, wide characters, lines longer
-than the width, blank lines, control characters, code inside lists and quotes, both themes
-and narrow widths."""
+"""Messages' Markdown is drawn by Rich with one parser for all (``render._Markdown``) and
+fenced code by pitui's own code block (``render._Fence``), built straight from the lexer's
+tokens. Both must look exactly as Rich's own ``Markdown`` and ``CodeBlock`` (its ``Syntax``:
+word wrap, one cell of padding on the theme's background), cell for cell, in every case a
+message can bring: any language or none, tabs, wide characters, lines longer than the
+width, blank lines, control characters, code inside lists and quotes, prose around it,
+both themes and narrow widths."""
 
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ SAMPLES = {
     "in a quote": "> quoted\n>\n> ```bash\n> ls -la\n> ```",
     "two fences": "a\n\n```python\nx = 1\n```\n\nb\n\n```diff\n-old\n+new\n```",
     "unclosed": "```python\nx = 1\ny = 2",
+    # the rest of a message around code, through the same (shared) parser
+    "prose": "# Title\n\nSome *em* **strong** ~~gone~~ `code` [link](http://x.y) <kbd>K</kbd>\n\n"
+             "| a | b |\n|---|:-:|\n| 1 | `2` |\n\n1. one\n2. two\n   - nested\n\n---\n\n## Sub\n> q",
 }
 
 
