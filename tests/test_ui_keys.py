@@ -241,6 +241,37 @@ async def test_the_tree_scrollbar_stays_for_a_session_that_needs_it(make_app, se
         assert not tree.show_vertical_scrollbar
 
 
+async def test_a_filter_change_does_not_lay_out_the_screen(make_app, settle, srv_app_file, monkeypatch):
+    """The tree's rows are as wide as the room beside its scrollbar, whoever sets them (a
+    resize or a new layout of rows): the first filter change once found them a column
+    wider than the resize had made them and laid out the whole screen for it (a second
+    frame for the scrollbars). The tree never scrolls sideways."""
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree = b.branch_tree
+        assert tree.show_vertical_scrollbar
+        assert tree.virtual_size.width == tree.scrollable_content_region.width
+        screen = app.screen
+        layouts = []
+        real = screen._refresh_layout
+
+        def refresh_layout(*args, **kwargs):
+            layouts.append(args)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(screen, "_refresh_layout", refresh_layout)
+        for mode in FILTERS[1:] + FILTERS[:1]:
+            await pilot.press("f")
+            await settle(pilot)
+            assert tree.mode == mode
+            assert tree.virtual_size.height == tree.row_count
+            assert tree.virtual_size.width == tree.scrollable_content_region.width
+            assert tree.max_scroll_x == 0
+        assert layouts == []
+
+
 async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
     """Code drawn plain while its lexer is made is drawn again, highlighted, on a worker
     thread when the lexer is ready; the plain drawing stays on screen until then."""

@@ -659,7 +659,6 @@ class BranchTree(ScrollView, can_focus=True):
         """The scrollable height is ``rows``. When that keeps the vertical scrollbar as it
         is, the screen is not laid out again (a layout pass, 10-20 ms, and a second frame
         for the scrollbars it refreshes)."""
-        size = Size(self.size.width, rows)
         old = self.virtual_size
         height = self.container_size.height
         overflow = self.styles.overflow_y
@@ -671,6 +670,11 @@ class BranchTree(ScrollView, can_focus=True):
         elif overflow == "scroll" and (rows == 0 or self._fresh_session and rows <= height):
             self.styles.overflow_y = overflow = "auto"  # (another session: as at the start)
         self._fresh_session = False
+        # The rows' width, as on_resize gives it: beside the scrollbar when there is one
+        # (a width differing from that one made the first filter change lay out the screen).
+        new = self.styles.overflow_y
+        bar = new == "scroll" or new == "auto" and rows > height
+        size = Size(max(0, self.size.width - (self.styles.scrollbar_size_vertical if bar else 0)), rows)
         if size == old:
             return
         if (
