@@ -635,6 +635,40 @@ def test_navigation_functions_on_a_deep_chain(big_file):
     assert sibling_target(nav, s.index_of["w1998"], 1) is None
 
 
+def test_fork_keys_find_the_nearest_fork_on_the_path_in_every_filter(corpus_root):
+    """``{`` / ``}`` land on the nearest entry with more than one shown child above / below
+    on the branch shown, from every entry of every corpus session, in every filter (as a
+    walk along the path asking each entry finds it)."""
+    from pitui.core.treeview import FILTERS
+
+    def walk(nav, sel, step):
+        path, k = nav.visible_pos(sel)
+        if k is None:
+            return None
+        for j in (range(k - 1, -1, -1) if step < 0 else range(k + 1, len(path))):
+            if len(nav.vkids(path[j])) > 1:
+                return path[j]
+        return None
+
+    checked = found = 0
+    for f in sorted(corpus_root.rglob("*.jsonl")):
+        try:
+            s = Session.open(f, validate=False)
+        except Exception:
+            continue
+        for mode in FILTERS:
+            layout = layout_tree(s, mode)
+            nav = Nav(s, layout)
+            assert layout.forks == {k for k, v in layout.visible_children.items() if len(v) > 1}
+            for sel in list(layout.row_of):
+                for step in (-1, 1):
+                    want = walk(nav, sel, step)
+                    assert fork_target(nav, sel, step) == want, (f.name, mode, sel, step)
+                    checked += 1
+                    found += want is not None
+    assert checked > 1000 and found > 100
+
+
 async def test_a_layout_from_another_process_gets_its_shown_children_made_after_the_first_paint(
         make_app, settle, big_file):
     """A layout that crossed processes comes without each entry's shown children: they are

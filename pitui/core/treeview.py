@@ -105,6 +105,7 @@ class TreeLayout:
         self.row_of = row_of
         self.visible_parent = visible_parent
         self._children = visible_children  # None: made from visible_parent when asked for
+        self._forks: frozenset[int] | None = None
 
     @property
     def visible_children(self) -> dict[int, list[int]]:
@@ -128,6 +129,15 @@ class TreeLayout:
     @visible_children.setter
     def visible_children(self, value: dict[int, list[int]]) -> None:
         self._children = value
+        self._forks = None
+
+    @property
+    def forks(self) -> frozenset[int]:
+        """The entries with more than one shown child (made when first asked for)."""
+        got = self._forks
+        if got is None:
+            got = self._forks = frozenset(k for k, v in self.visible_children.items() if len(v) > 1)
+        return got
 
     @property
     def has_children(self) -> bool:
