@@ -676,10 +676,7 @@ def prepare_lexers(items) -> None:
             if kind == "file":
                 _lexer_for(what)
             else:
-                cls = _lexer_class_by_name(what)
-                if cls is not None:
-                    cls()
-                    _READY_LEXERS.add(cls)
+                _fence_lexer(what)
         except Exception:
             pass
         if kind == "alias":
