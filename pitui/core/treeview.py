@@ -144,6 +144,11 @@ class TreeLayout:
         """Whether :attr:`visible_children` is made (or given) already."""
         return self._children is not None
 
+    @property
+    def forks_made(self) -> bool:
+        """Whether :attr:`forks` is made already (asking for it would not make it)."""
+        return self._forks is not None
+
     def __repr__(self) -> str:
         return f"TreeLayout({len(self.rows)} rows)"
 

@@ -2,7 +2,8 @@
 
 Everything slow runs in thread workers: listing the sessions (rows appear as the index
 fills), opening a session (skeleton scan, then the tree layout), checking lines read from
-their head only, and tokens/cost for the header. The app never writes in the sessions
+their head only, tokens/cost for the header, and drawing ahead what the next moves would
+show while the user reads. The app never writes in the sessions
 folder; the only files it writes are the listing index (pitui's cache folder) and the
 temporary file handed to ``$PAGER``.
 """
@@ -48,6 +49,7 @@ from .help import HelpScreen
 from .keybar import KeyBar
 from .sidebar import SessionList, Sidebar
 from .tree_view import (
+    LAYOUT_IN_THREAD,
     BranchTree,
     fork_target,
     leaf_target,
@@ -172,6 +174,12 @@ class BrowserScreen(Screen):
     #: The longest the held panels' first paint waits for them to settle (_paint_when_settled).
     SETTLE_SECONDS = 0.1
     RELIST_SECONDS = 2.0
+    #: Seconds without input after which what the next moves would show is drawn ahead,
+    #: while the user reads (None: never): the blocks a fork, user-message, root, leaf or
+    #: page key would bring into the pane and the rows it would bring into the tree. A
+    #: key's first visit to a long reply otherwise waits for its drawing (~15-25 ms for
+    #: 8 KB of Markdown) and a second frame. Stopped by the next input.
+    LOOKAHEAD_SECONDS: float | None = 0.3
 
     def __init__(self) -> None:
         super().__init__(id="browser")
@@ -205,6 +213,7 @@ class BrowserScreen(Screen):
         self._hold_timer: Timer | None = None  # the panels are held back (see HOLD_SECONDS)
         self._hold_since = 0.0
         self._settling = False  # no paint until the first session's changes settle
+        self._lookahead_timer: Timer | None = None
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -652,6 +661,54 @@ class BrowserScreen(Screen):
         self.branch_tree.prepare_navigation()
         self._validate_worker(session)
         self._schedule_stats(now=True)
+        self.schedule_lookahead()
+
+    # ------------------------------------------------------------------ drawing ahead
+    def schedule_lookahead(self) -> None:
+        """Draw ahead once there has been no input for LOOKAHEAD_SECONDS (the app calls
+        this on every input)."""
+        if self.LOOKAHEAD_SECONDS is not None and self._lookahead_timer is None:
+            self._lookahead_timer = self.set_timer(self.LOOKAHEAD_SECONDS, self._look_ahead)
+
+    def _look_ahead(self) -> None:
+        self._lookahead_timer = None
+        app = self.app
+        quiet = self.LOOKAHEAD_SECONDS or 0.0
+        since = getattr(app, "last_input_at", 0.0)
+        wait = quiet - (time.monotonic() - since)
+        if wait > 0.005:
+            self._lookahead_timer = self.set_timer(wait, self._look_ahead)
+            return
+        s = self.session
+        tree = self.branch_tree
+        layout = tree.tree_layout
+        if s is None or tree.nav is None or layout is None or app.screen is not self:
+            return
+        if tree.laying_out or not layout.has_children or not (layout.forks_made or len(layout.rows) < LAYOUT_IN_THREAD):
+            # (a layout, or what the keys walk, is being made on a worker: not made here)
+            self.schedule_lookahead()
+            return
+        nav, sel = tree.nav, tree.selected_entry
+        if sel < 0:
+            return
+        pane = self.pane
+        centred = [fork_target(nav, sel, -1), fork_target(nav, sel, 1), user_target(nav, sel, -1),
+                   user_target(nav, sel, 1), root_target(nav, sel), leaf_target(nav, sel)]
+        paged = [(tree.page_target(-1), "top"), (tree.page_target(1), "bottom")]
+        blocks: list[int] = []
+        rows: list[range] = []
+        for target, how in [(t, "center") for t in centred] + paged:
+            if target is None or target < 0 or target == sel:
+                continue
+            blocks += pane.blocks_for_entry(target)
+            rows.append(tree.rows_for(target, how))
+        blocks += pane.blocks_beside_view()  # (the pane's own page keys)
+
+        def stop() -> bool:
+            return getattr(app, "last_input_at", 0.0) != since
+
+        pane.draw_ahead(blocks, stop)
+        tree.summarise_ahead(rows, stop)
 
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def _validate_worker(self, session: Session) -> None:
@@ -1394,6 +1451,17 @@ class PituiApp(App):
 
     def get_default_screen(self) -> Screen:
         return BrowserScreen()
+
+    #: When the last key or mouse event came (``time.monotonic``).
+    last_input_at = 0.0
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            self.last_input_at = time.monotonic()
+            browser = self.browser
+            if browser is not None:
+                browser.schedule_lookahead()
+        await super().on_event(event)
 
     #: Seconds after the start when garbage collection resumes at the latest (it resumes
     #: when the first session is shown; a start that shows none ends the pause here).

@@ -375,6 +375,7 @@ class BranchTree(ScrollView, can_focus=True):
         self.folded: set[int] = set()
         self.cursor_row = 0
         self._summaries: dict[int, Summary] = {}
+        self._summaries_gen = 0  # bumped when summaries are dropped (see _summarised)
         self._prepared: tuple[Session, dict[int, Summary]] | None = None  # (see prepare)
         self._pending_select: int | None = None
         # Layouts made for the session as it is, by (mode, folds), and the navigation
@@ -438,6 +439,7 @@ class BranchTree(ScrollView, can_focus=True):
         self.folded = set()
         self.cursor_row = 0
         self._summaries.clear()
+        self._summaries_gen += 1
         self._strips.clear()
         self._forget_layouts()
         self._set_row_count(0)
@@ -448,6 +450,7 @@ class BranchTree(ScrollView, can_focus=True):
         self.session = session
         self.folded = set()
         self._summaries.clear()
+        self._summaries_gen += 1
         prepared, self._prepared = self._prepared, None
         if prepared is not None and prepared[0] is session:
             self._summaries.update(prepared[1])
@@ -477,14 +480,76 @@ class BranchTree(ScrollView, can_focus=True):
             got[e] = _summary(session, e)
         self._prepared = (session, got)
 
+    def rows_for(self, entry: int, how: str = "center") -> range:
+        """The rows on screen once ``entry`` is selected: by :meth:`select_entry`
+        (``"center"``), or by a page up or down (``"top"``, ``"bottom"``)."""
+        layout = self.tree_layout
+        height = self.scrollable_content_region.height or self.size.height
+        row = layout.row_of.get(entry) if layout is not None else None
+        if row is None or height <= 0:
+            return range(0)
+        top = max(0, row - height // 3) if how == "center" else row if how == "top" else max(0, row - height + 1)
+        return range(top, min(len(layout.rows), top + height))  # type: ignore[union-attr]
+
+    def page_target(self, step: int) -> int | None:
+        """The entry a page down (``step`` 1) or up (-1) selects (None: the cursor stays)."""
+        layout = self.tree_layout
+        if layout is None or not layout.rows:
+            return None
+        row = max(0, min(len(layout.rows) - 1, self.cursor_row + step * max(1, self.scrollable_content_region.height - 1)))
+        return None if row == self.cursor_row else layout.rows[row].entry
+
+    def summarise_ahead(self, rows: list[range], should_stop: Callable[[], bool]) -> int:
+        """Summarise ``rows`` not summarised yet on a worker thread (each summary reads its
+        entry from the file): the rows the next key is likely to show, made while the user
+        reads the screen. ``should_stop`` (asked on that thread) ends it early. Returns how
+        many are to be made."""
+        layout, session = self.tree_layout, self.session
+        if layout is None or session is None or self.laying_out:
+            return 0
+        have = self._summaries
+        todo: dict[int, None] = {}
+        for rng in rows:
+            for k in rng:
+                e = layout.rows[k].entry
+                if e not in have:
+                    todo[e] = None
+        if not todo:
+            return 0
+
+        gen = self._summaries_gen
+
+        def work() -> None:
+            got: dict[int, Summary] = {}
+            worker = get_current_worker()
+            for e in todo:
+                if worker.is_cancelled or should_stop():
+                    break
+                got[e] = _summary(session, e)
+            if got:
+                try:
+                    self.app.call_from_thread(self._summarised, session, gen, got)
+                except Exception:
+                    pass  # the app is closing
+
+        self.run_worker(work, thread=True, group="tree-ahead", exclusive=True, exit_on_error=False)
+        return len(todo)
+
+    def _summarised(self, session: Session, gen: int, got: dict[int, Summary]) -> None:
+        if session is self.session and gen == self._summaries_gen:
+            for e, summary in got.items():
+                self._summaries.setdefault(e, summary)
+
     def forget_summaries(self, entries: list[int] | None = None) -> None:
         """Drop cached summaries (after lines turned out damaged)."""
         if entries is None:
             self._summaries.clear()
+            self._summaries_gen += 1
             self._strips.clear()
         else:
             for i in entries:
                 self._summaries.pop(i, None)
+                self._summaries_gen += 1
         self._strips.clear()
         self.refresh()
 
@@ -704,6 +769,7 @@ class BranchTree(ScrollView, can_focus=True):
         if sticky >= 0 and session.children.get(sticky):
             sticky = session.newest_leaf_below(sticky)  # the branch shown grew past its old leaf
         self._summaries.clear()
+        self._summaries_gen += 1
         self._strips.clear()
         self._pending_select = None
         self.laying_out = False

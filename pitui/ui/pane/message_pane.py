@@ -195,6 +195,12 @@ class MessagePane(BranchModel, BlockScroller):
                 break
         return entry
 
+    def blocks_for_entry(self, i: int) -> list[int]:
+        """The blocks :meth:`scroll_to_entry` of ``i`` would show (none when ``i`` is not
+        on the branch shown)."""
+        b = self.block_of(i)
+        return [] if b is None else self.blocks_from(b)
+
     def block_of(self, i: int) -> int | None:
         """The block that shows entry ``i`` (None when it is not on the branch)."""
         b = self._override.get(i)

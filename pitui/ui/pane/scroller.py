@@ -17,7 +17,7 @@ import re
 import threading
 from array import array
 from collections import OrderedDict
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable, Iterable
 
 from rich.console import Console
 from rich.segment import Segment
@@ -28,6 +28,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
+from textual.worker import get_current_worker
 
 from ..scrolling import set_virtual_size_quietly
 from .heights import Heights
@@ -137,6 +138,8 @@ class BlockScroller(ScrollView, can_focus=True):
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
         self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
+        self._placeheld: dict[int, tuple] = {}  # block -> state key shown as a placeholder
+        self._ahead_current: tuple | None = None  # the key the drawing-ahead thread draws now
         self._provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
         self._lexers_asked: set = set()  # lexers asked for (see _await_lexers)
         self._lexers_wanted: set = set()  # ... and not yet given to a worker
@@ -336,6 +339,7 @@ class BlockScroller(ScrollView, can_focus=True):
     def _render_later(self, b: int, key: tuple) -> Rendered:
         """A placeholder of the expected height now; the block is drawn on a worker thread
         (with a console of its own: Rich's console lock would stall the app's drawing)."""
+        self._placeheld[b] = key
         self._draw_in_thread(b, key)
         h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
         p = self.palette
@@ -344,9 +348,8 @@ class BlockScroller(ScrollView, can_focus=True):
 
     def _draw_in_thread(self, b: int, key: tuple) -> None:
         """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it."""
-        deps = self._deps.get(key[0])
-        if any(k[0] == key[0] and self._refine(k, deps) == key for k in self._pending):
-            return  # under way
+        if self._under_way(key):
+            return
         self._pending.add(key)
         item, ctx, width = self._block_item(b), self._ctx(b), self._width
         ctx.console = _private_console()
@@ -363,8 +366,98 @@ class BlockScroller(ScrollView, can_focus=True):
         # take the interpreter lock from it half of the time.
         self.call_after_refresh(self.run_worker, work, thread=True, group="pane-render", exit_on_error=False)
 
+    def _under_way(self, key: tuple) -> bool:
+        """Whether a block in state ``key`` is being drawn on a worker thread already (by
+        :meth:`_draw_in_thread`, or now by the drawing ahead, which hands it over to
+        :meth:`_render_done` when done if the block is waited for on screen)."""
+        deps = self._deps.get(key[0])
+        if any(k[0] == key[0] and self._refine(k, deps) == key for k in self._pending):
+            return True
+        current = self._ahead_current
+        return current is not None and current[0] == key[0] and self._refine(current, deps) == key
+
+    def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool]) -> int:
+        """Draw ``blocks`` (those not drawn at the pane's width and toggles yet) one after
+        another on a worker thread, into the caches only: what the next key is likely to
+        show, drawn while the user reads the screen, so that key finds it drawn. Nothing
+        on screen changes. ``should_stop`` (asked on that thread before each block) ends
+        it early, e.g. when a key is pressed. Returns how many blocks are to be drawn."""
+        if not self._blocks or self._width <= 0:
+            return 0
+        common = self._key_common()
+        todo: list[tuple[int, tuple, Any, RenderCtx]] = []
+        seen: set[int] = set()
+        for b in blocks:
+            if b in seen or not 0 <= b < len(self._blocks):
+                continue
+            seen.add(b)
+            key = self._state_key(b, common)
+            if key in self._rcache or self._under_way(key):
+                continue
+            ctx = self._ctx(b)
+            ctx.lazy_lexers = False  # a worker may wait for a lexer
+            todo.append((b, key, self._block_item(b), ctx))
+        if not todo:
+            return 0
+        width = self._width
+
+        def work() -> None:
+            console = _private_console()
+            worker = get_current_worker()
+            for b, key, item, ctx in todo:
+                if worker.is_cancelled or should_stop():
+                    return
+                ctx.console = console
+                self._ahead_current = key
+                try:
+                    r = self._draw(item, ctx, width)
+                    self.app.call_from_thread(self._ahead_done, b, key, r)
+                except Exception:
+                    return  # the app is closing
+                finally:
+                    self._ahead_current = None
+
+        self.run_worker(work, thread=True, group="pane-ahead", exclusive=True, exit_on_error=False)
+        return len(todo)
+
+    def blocks_from(self, b: int) -> list[int]:
+        """The blocks a view scrolled to block ``b``'s top shows (by the heights known
+        now: estimates for blocks not drawn yet; near the end, the last screenful)."""
+        if not self._blocks or self._width <= 0 or not 0 <= b < len(self._blocks):
+            return []
+        heights = self._heights
+        view_h = max(1, self.scrollable_content_region.height)
+        top = min(heights.top(b), max(0, heights.total - view_h))
+        return list(range(heights.block_at(top), heights.block_at(top + view_h - 1) + 1))
+
+    def blocks_beside_view(self) -> list[int]:
+        """The blocks a page down and a page up from the view show."""
+        if not self._blocks or self._width <= 0:
+            return []
+        heights = self._heights
+        view_h = max(1, self.scrollable_content_region.height)
+        y = round(self.scroll_y)
+        got: list[int] = []
+        if y + view_h < heights.total:
+            got += range(heights.block_at(y + view_h), heights.block_at(y + 2 * view_h - 1) + 1)
+        if y > 0:
+            got += range(heights.block_at(max(0, y - view_h)), heights.block_at(y - 1) + 1)
+        return got
+
+    def _ahead_done(self, b: int, key: tuple, r: Rendered) -> None:
+        """A block drawn ahead: kept in the cache; if it is on screen meanwhile as a
+        placeholder waiting for this very drawing, shown as a worker's drawing is."""
+        want = self._placeheld.get(b)
+        if want is not None and want[0] == key[0] and self._refine(want, r.deps) == self._refine(key, r.deps):
+            self._render_done(b, want, r)
+            return
+        self.render_count += 1
+        self._store(b, key, r)
+
     def _render_done(self, b: int, key: tuple, r: Rendered) -> None:
         self._pending.discard(key)
+        if self._placeheld.get(b) == key:
+            del self._placeheld[b]
         self.render_count += 1
         key = self._store(b, key, r)
         if not (b < len(self._blocks) and self._state_key(b) == key):
@@ -414,6 +507,7 @@ class BlockScroller(ScrollView, can_focus=True):
         self._measured = bytearray(len(blocks))
         self._known = set()
         self._heights = Heights(array("q", [1]) * len(blocks))
+        self._placeheld.clear()
         self._clear_search_state()
 
     def _relayout(self, anchor: tuple[int, int] | None = None, settle: bool = True) -> None:
