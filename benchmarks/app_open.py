@@ -49,7 +49,7 @@ from pitui.core.discovery import resolve_root  # noqa: E402
 from pitui.core.listing import SessionIndex  # noqa: E402
 from pitui.ui.app import PituiApp  # noqa: E402
 
-KEYS = ["k", "k", "j", "u", "U", "bracketleft", "bracketright", "left_curly_bracket", "right_curly_bracket",
+KEYS = ["k", "k", "j", "u", "U", "left_square_bracket", "right_square_bracket", "left_curly_bracket", "right_curly_bracket",
         "g", "G", "pageup", "pagedown", "f", "f", "f", "f", "f", "t", "t", "o", "o"]
 
 
@@ -173,13 +173,21 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         # Key latency: post the key event as the terminal driver would, then wait until the
         # screen has been repainted and stays quiet; the latency is key -> last repaint.
         # (Pilot.press itself adds ~80 ms of waiting, so it is not used for timing.)
-        chars = {"bracketleft": "[", "bracketright": "]", "left_curly_bracket": "{", "right_curly_bracket": "}"}
+        chars = {"left_square_bracket": "[", "right_square_bracket": "]", "left_curly_bracket": "{", "right_curly_bracket": "}"}
         times: dict[str, list[float]] = {}
+        pane = browser.pane
+
+        def view() -> tuple:
+            return (tree.selected_entry, tree.cursor_row, tree.mode, tree.scroll_y, pane.scroll_y,
+                    pane.show_thinking, pane.full_tool_output)
+
+        no_ops: dict[str, int] = {}
         for _ in range(rounds):
             for key in KEYS:
                 await pilot.pause()
                 n = len(repaints)
                 char = chars.get(key, key if len(key) == 1 else None)
+                before = view()
                 t = time.perf_counter()
                 app.post_message(events.Key(key, char))
                 deadline = t + 5.0
@@ -187,6 +195,15 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
                     await asyncio.sleep(0.002)
                     if len(repaints) > n and time.perf_counter() - repaints[-1] > 0.06:
                         break
+                    if time.perf_counter() - t > 0.1 and view() == before:
+                        break  # (answered at once, and changed nothing: see below)
+                if view() == before:
+                    # A key with nothing to do here (no fork below, no next user message):
+                    # it rings the bell and changes nothing, so a repaint that comes is
+                    # someone else's (the header's tokens and cost for a branch chosen by
+                    # an earlier key, from a worker): not timed.
+                    no_ops[key] = no_ops.get(key, 0) + 1
+                    continue
                 if len(repaints) > n:
                     times.setdefault(key, []).append(repaints[-1] - t)
         all_times = [x for v in times.values() for x in v]
@@ -194,6 +211,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
             app.exit()
             return out
         out["keys"] = {k: round(statistics.median(v) * 1000, 1) for k, v in times.items()}
+        out["keys_with_nothing_to_do"] = no_ops
         out["key_median_ms"] = round(statistics.median(all_times) * 1000, 1)
         out["key_max_ms"] = round(max(all_times) * 1000, 1)
         out["key_p95_ms"] = round(sorted(all_times)[int(len(all_times) * 0.95) - 1] * 1000, 1)
