@@ -535,6 +535,31 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
         assert round(pane.scroll_y) == top - 5
 
 
+async def test_what_counts_as_slow_is_the_text_drawn_not_the_line(tmp_path):
+    """A short reply whose line is long (a long thinking folded away, its signature, a
+    write call's file cut to a few lines) is drawn at once; it goes to a worker only when
+    what is drawn is long: thinking shown, or the call's arguments shown in full."""
+    thinking = {"type": "thinking", "thinking": "pondering the layout. " * 400, "thinkingSignature": "Zm9v" * 2000}
+    write_call = call("c1", "write", path="src/big.py", content="x = 1\n" * 2000)
+    entries = chain([user("go"), assistant(thinking, "Done: a short answer.", write_call, stop="toolUse"),
+                     result("c1", "write", "wrote it"), user("thanks"), assistant("welcome")])
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    assert s.lengths[1] > 4 * MessagePane.ASYNC_BYTES
+    app = PaneApp(s, selected=1, async_bytes=MessagePane.ASYNC_BYTES)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        b = pane.block_of(1)
+        assert pane._block_cost(b) < MessagePane.ASYNC_BYTES
+        assert any("Done: a short answer." in ln for ln in lines_of(pane, b))  # drawn here and now
+        assert not pane._pending
+        pane.show_thinking = True
+        assert pane._block_cost(b) > MessagePane.ASYNC_BYTES
+        pane.show_thinking = False
+        pane.full_tool_output = True
+        assert pane._block_cost(b) > MessagePane.ASYNC_BYTES
+
+
 async def test_context_screen_shows_what_the_model_saw():
     s = open_corpus("2026-07-26T13-38-47-137Z")
     app = PaneApp(s, selected=40)

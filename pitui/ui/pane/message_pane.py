@@ -457,7 +457,41 @@ class MessagePane(BranchModel, BlockScroller):
         i = entries[0]
         if s.types[i] == "message" and s.roles[i] in ("toolResult", "bashExecution", "system"):
             return s.lengths[i] // 2 if self.full_tool_output else 0
-        return s.lengths[i] + out
+        n = s.lengths[i]
+        if self.async_bytes is not None and n > self.async_bytes and s.types[i] == "message":
+            n = self._drawn_bytes(i, n)
+        return n + out
+
+    def _drawn_bytes(self, i: int, n: int) -> int:
+        """Of message ``i``'s line (``n`` bytes), roughly how much is drawn as text: its
+        text, its thinking while shown, its tool calls' arguments while tool output is
+        shown in full (else a few lines of them). The line also holds thinking folded
+        away, thinking signatures and arguments cut to a few lines, so a reply of a few
+        lines may have a line of 10 KB or more: drawn on a worker for its length, it cost
+        a second frame for a drawing of a millisecond. Asked only for lines that long."""
+        try:
+            msg = self._session.entry(i).get("message")  # (kept: the drawing reads it next)
+        except Exception:
+            return n
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, str):
+            return len(content)
+        if not isinstance(content, list):
+            return n
+        total = 0
+        for c in content:
+            if not isinstance(c, dict):
+                continue
+            kind = c.get("type")
+            if kind == "text":
+                text = c.get("text")
+                total += len(text) if isinstance(text, str) else 0
+            elif kind == "thinking":
+                text = c.get("thinking")
+                total += len(text) if self.show_thinking and isinstance(text, str) else 0
+            elif kind == "toolCall" and self.full_tool_output:
+                total += len(str(c.get("arguments"))) // 2
+        return total
 
 
 class _Drawer:
