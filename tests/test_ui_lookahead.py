@@ -249,3 +249,24 @@ async def test_summaries_made_ahead_are_dropped_when_the_tree_forgot_them(ahead_
         assert e not in tree._summaries
         tree._summarised(tree.session, tree._summaries_gen, {e: made})
         assert tree._summaries[e] is made
+
+
+async def test_a_full_collection_due_soon_is_done_while_the_user_reads(ahead_app, settle, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(BrowserScreen, "LOOKAHEAD_SECONDS", None)  # started by the test
+    app = ahead_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = app.browser
+        collected: list[tuple] = []
+        every = app.GC_FULL_EVERY
+        with monkeypatch.context() as m:
+            m.setattr(gc, "collect", lambda *a: collected.append(a) or 0)
+            m.setattr(gc, "get_count", lambda: (0, 0, every // 2 - 1))
+            b._look_ahead()
+            assert collected == []  # not due yet
+            m.setattr(gc, "get_count", lambda: (0, 0, every // 2))
+            b._look_ahead()
+            assert collected == [()]  # a full collection, now
+        await settle(pilot)

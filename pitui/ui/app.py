@@ -692,8 +692,10 @@ class BrowserScreen(Screen):
         if sel < 0:
             return
         pane = self.pane
+        # (a sibling is on another branch: only its tree rows are made ahead, not the pane)
         centred = [fork_target(nav, sel, -1), fork_target(nav, sel, 1), user_target(nav, sel, -1),
-                   user_target(nav, sel, 1), root_target(nav, sel), leaf_target(nav, sel)]
+                   user_target(nav, sel, 1), root_target(nav, sel), leaf_target(nav, sel),
+                   sibling_target(nav, sel, -1), sibling_target(nav, sel, 1)]
         paged = [(tree.page_target(-1), "top"), (tree.page_target(1), "bottom")]
         blocks: list[int] = []
         rows: list[range] = []
@@ -709,6 +711,12 @@ class BrowserScreen(Screen):
 
         pane.draw_ahead(blocks, stop)
         tree.summarise_ahead(rows, stop)
+        # A full garbage collection that is due soon is done now, while the user reads:
+        # one comes every GC_FULL_EVERY collections of the middle generation, on whatever
+        # makes the objects that trigger it, which is nearly always a key (20-75 ms).
+        every = getattr(app, "GC_FULL_EVERY", 0)
+        if every and gc.get_count()[2] >= every // 2:
+            gc.collect()
 
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def _validate_worker(self, session: Session) -> None:
