@@ -1,6 +1,6 @@
 """Drawing ahead: while the user reads, the app draws what the next moves would show (the
-pane's blocks at the fork, user-message, root, leaf and page targets, the tree's rows
-around them), into the caches only. The next such key then finds a long reply drawn: no
+pane's blocks at the fork, user-message, root, leaf, page and sibling-branch targets, the
+tree's rows around them), into the caches only. The next such key then finds a long reply drawn: no
 "drawing this entry" placeholder, no second frame. Input stops the drawing ahead; a key
 that needs a block being drawn ahead right then waits for that drawing, not a second one.
 
@@ -148,7 +148,7 @@ async def test_drawing_ahead_changes_nothing_on_screen(ahead_app, settle, monkey
 
 async def test_the_targets_of_every_key_are_drawn(ahead_app, settle):
     """Each key's target on the branch shown (a page down from the root goes to the other
-    branch's last row: a branch switch is not drawn ahead)."""
+    branch's last row: a page to another branch is not drawn ahead)."""
     app = ahead_app()
     async with app.run_test(size=SIZE) as pilot:
         await quiet(pilot, settle)
@@ -270,3 +270,22 @@ async def test_a_full_collection_due_soon_is_done_while_the_user_reads(ahead_app
             b._look_ahead()
             assert collected == [()]  # a full collection, now
         await settle(pilot)
+
+
+async def test_a_sibling_branch_is_drawn_ahead_too(ahead_app, settle):
+    """At the fork, ] shows the other branch: its blocks were worked out and drawn on the
+    drawing thread, with the block numbers and state keys the pane has once it shows it."""
+    app = ahead_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await quiet(pilot, settle)
+        b = app.browser
+        tree, pane, s = b.branch_tree, b.pane, b.session
+        await pilot.press("left_curly_bracket")
+        assert tree.selected_entry == s.index_of["a0"]
+        await quiet(pilot, settle)
+        draws = KeyDraws(pane)
+        await pilot.press("right_square_bracket")  # (the branch shown is the fork's first)
+        assert tree.selected_entry == s.index_of["u1a"]
+        assert pane.branch[-1] == s.index_of["a1a"]  # the other branch is shown
+        assert draws.drawn == []  # every block it shows was drawn ahead
+        assert "the other way" in pane_text(pane)

@@ -175,10 +175,10 @@ class BrowserScreen(Screen):
     SETTLE_SECONDS = 0.1
     RELIST_SECONDS = 2.0
     #: Seconds without input after which what the next moves would show is drawn ahead,
-    #: while the user reads (None: never): the blocks a fork, user-message, root, leaf or
-    #: page key would bring into the pane and the rows it would bring into the tree. A
-    #: key's first visit to a long reply otherwise waits for its drawing (~15-25 ms for
-    #: 8 KB of Markdown) and a second frame. Stopped by the next input.
+    #: while the user reads (None: never): the blocks a fork, user-message, root, leaf,
+    #: page or sibling-branch key would bring into the pane and the rows it would bring
+    #: into the tree. A key's first visit to a long reply otherwise waits for its drawing
+    #: (~15-25 ms for 8 KB of Markdown) and a second frame. Stopped by the next input.
     LOOKAHEAD_SECONDS: float | None = 0.3
 
     def __init__(self) -> None:
@@ -692,10 +692,9 @@ class BrowserScreen(Screen):
         if sel < 0:
             return
         pane = self.pane
-        # (a sibling is on another branch: only its tree rows are made ahead, not the pane)
+        siblings = [sibling_target(nav, sel, -1), sibling_target(nav, sel, 1)]
         centred = [fork_target(nav, sel, -1), fork_target(nav, sel, 1), user_target(nav, sel, -1),
-                   user_target(nav, sel, 1), root_target(nav, sel), leaf_target(nav, sel),
-                   sibling_target(nav, sel, -1), sibling_target(nav, sel, 1)]
+                   user_target(nav, sel, 1), root_target(nav, sel), leaf_target(nav, sel)] + siblings
         paged = [(tree.page_target(-1), "top"), (tree.page_target(1), "bottom")]
         blocks: list[int] = []
         rows: list[range] = []
@@ -705,11 +704,18 @@ class BrowserScreen(Screen):
             blocks += pane.blocks_for_entry(target)
             rows.append(tree.rows_for(target, how))
         blocks += pane.blocks_beside_view()  # (the pane's own page keys)
+        # [ and ] show another branch: its blocks are worked out on the drawing thread
+        more = []
+        for target in siblings:
+            if target is not None and target >= 0 and pane.block_of(target) is None:
+                produce = pane.branch_ahead(nav.leaf_below(target), target)
+                if produce is not None:
+                    more.append(produce)
 
         def stop() -> bool:
             return getattr(app, "last_input_at", 0.0) != since
 
-        pane.draw_ahead(blocks, stop)
+        pane.draw_ahead(blocks, stop, more)
         tree.summarise_ahead(rows, stop)
         # A full garbage collection that is due soon is done now, while the user reads:
         # one comes every GC_FULL_EVERY collections of the middle generation, on whatever

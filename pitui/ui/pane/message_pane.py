@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 from array import array
 from bisect import bisect_right
-from typing import Any, Iterator, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Iterator, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -32,6 +33,8 @@ from ...core.summary import one_line, text_of
 from .branch_model import _KM, _KR, BranchModel, _Block
 from .messages import EntryFocused, OpenSessionFile
 from .render import (
+    DEP_OUTPUT,
+    DEP_THINKING,
     Out,
     date_of,
     fmt_time,
@@ -200,6 +203,60 @@ class MessagePane(BranchModel, BlockScroller):
         on the branch shown)."""
         b = self.block_of(i)
         return [] if b is None else self.blocks_from(b)
+
+    def branch_ahead(self, leaf: int, entry: int) -> Callable[[], Iterator[tuple]] | None:
+        """For :meth:`draw_ahead`'s ``more``: the blocks a :meth:`show_leaf` of the branch
+        to ``leaf`` (not the one shown: ``[`` and ``]``) selecting ``entry`` would bring
+        into view. The branch's blocks are worked out on the worker thread, as
+        :meth:`prepare` does; their block numbers and state keys are those the pane will
+        have once it shows that branch."""
+        session = self._session
+        if session is None or self._width <= 0 or leaf < 0 or self.show_hidden != self._built_hidden:
+            return None
+        width, full, hidden = self._width, self.full_tool_output, self.show_hidden
+        view_h = max(1, self.scrollable_content_region.height)
+        _, pal, thinking, output = self._key_common()
+        template = self._ctx(None)
+        template.lazy_lexers = False  # a worker may wait for a lexer
+        deps, inverted = self._deps, self._inverted
+
+        def produce() -> Iterator[tuple]:
+            m = BranchModel.blank()
+            m._session = session
+            m._built_hidden = hidden
+            m._tree = session.parent
+            branch = session.path_to(leaf)
+            m._update_branch(branch, 0, m._codes_of(session, branch, 0))
+            m._update_decorations()
+            b = MessagePane.block_of(m, entry)  # type: ignore[arg-type]
+            n = len(m._bstart)
+            if b is None:
+                return
+            est = m._estimate_blocks(b, min(n, b + 64), width, full)
+            last, room = b, view_h
+            for h in est:
+                room -= max(1, h)
+                if room <= 0:
+                    break
+                last += 1
+            first = b
+            if room > 0 and b > 0:  # the branch ends within the view: the last screenful
+                back = m._estimate_blocks(max(0, b - 64), b, width, full)
+                for h in reversed(back):
+                    first -= 1
+                    room -= max(1, h)
+                    if room <= 0:
+                        break
+            for x in range(first, min(n, last + 1)):
+                blk = m._block(x)
+                bkey = blk.key
+                d = deps.get(bkey, DEP_THINKING | DEP_OUTPUT)
+                inv = inverted.get(bkey, frozenset())
+                key = (bkey, width, pal, thinking if d & DEP_THINKING else None,
+                       output if d & DEP_OUTPUT else None, inv, None)
+                yield x, key, (session, blk), replace(template, inverted=inv)
+
+        return produce
 
     def block_of(self, i: int) -> int | None:
         """The block that shows entry ``i`` (None when it is not on the branch)."""

@@ -376,12 +376,16 @@ class BlockScroller(ScrollView, can_focus=True):
         current = self._ahead_current
         return current is not None and current[0] == key[0] and self._refine(current, deps) == key
 
-    def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool]) -> int:
+    def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool],
+                   more: Iterable[Callable[[], Iterable[tuple]]] = ()) -> int:
         """Draw ``blocks`` (those not drawn at the pane's width and toggles yet) one after
         another on a worker thread, into the caches only: what the next key is likely to
         show, drawn while the user reads the screen, so that key finds it drawn. Nothing
-        on screen changes. ``should_stop`` (asked on that thread before each block) ends
-        it early, e.g. when a key is pressed. Returns how many blocks are to be drawn."""
+        on screen changes. ``more``: functions run on that thread after them, each giving
+        further ``(block, state key, item, ctx)`` to draw (blocks of a branch not shown:
+        see MessagePane). ``should_stop`` (asked on that thread before each block) ends
+        it early, e.g. when a key is pressed. Returns how many blocks are to be drawn
+        (not counting ``more``'s)."""
         if not self._blocks or self._width <= 0:
             return 0
         common = self._key_common()
@@ -397,16 +401,27 @@ class BlockScroller(ScrollView, can_focus=True):
             ctx = self._ctx(b)
             ctx.lazy_lexers = False  # a worker may wait for a lexer
             todo.append((b, key, self._block_item(b), ctx))
-        if not todo:
+        more = list(more)
+        if not todo and not more:
             return 0
         width = self._width
 
         def work() -> None:
             console = _private_console()
             worker = get_current_worker()
-            for b, key, item, ctx in todo:
+
+            def items():
+                yield from todo
+                for produce in more:
+                    if worker.is_cancelled or should_stop():
+                        return
+                    yield from produce()
+
+            for b, key, item, ctx in items():
                 if worker.is_cancelled or should_stop():
                     return
+                if key in self._rcache:
+                    continue
                 ctx.console = console
                 self._ahead_current = key
                 try:
