@@ -1,7 +1,7 @@
 """Drawing ahead: while the user reads, the app draws what the next moves would show (the
 pane's blocks at the fork, user-message, root, leaf, page and sibling-branch targets, the
-tree's rows around them), into the caches only. The next such key then finds a long reply drawn: no
-"drawing this entry" placeholder, no second frame. Input stops the drawing ahead; a key
+tree's rows around them), into the caches only. The next such key then finds a long reply
+drawn: no "drawing this entry" placeholder, no second frame. Input stops the drawing ahead; a key
 that needs a block being drawn ahead right then waits for that drawing, not a second one.
 
 Speed itself is never asserted here (benchmarks/app_open.py measures it)."""
