@@ -78,6 +78,32 @@ class KeyDraws:
         pane._draw, pane._render_later = draw, later
 
 
+class GatedDraws:
+    """Drawings on worker threads, recorded; those ``hold`` picks wait for ``gate``."""
+
+    def __init__(self, pane, hold) -> None:
+        self.gate, self.entered = threading.Event(), threading.Event()
+        self.drawn: list = []
+        real = pane._draw
+
+        def draw(item, ctx, width):
+            if threading.current_thread() is not threading.main_thread():
+                self.drawn.append(item[1].key)
+                if hold(item):
+                    self.entered.set()
+                    self.gate.wait(5)
+            return real(item, ctx, width)
+
+        pane._draw = draw
+
+    async def held(self, pilot) -> None:
+        for _ in range(100):
+            if self.entered.is_set():
+                break
+            await pilot.pause(0.02)
+        assert self.entered.is_set()
+
+
 def pane_text(pane) -> str:
     return "\n".join(pane.render_line(y).text for y in range(pane.scrollable_content_region.height))
 
@@ -170,30 +196,15 @@ async def test_input_stops_the_drawing_ahead(ahead_app, settle, monkeypatch):
         await settle(pilot)
         b = app.browser
         pane = b.pane
-        gate, entered = threading.Event(), threading.Event()
-        drawn: list[object] = []
-        real = pane._draw
-
-        def draw(item, ctx, width):
-            if threading.current_thread() is not threading.main_thread():
-                drawn.append(item)
-                entered.set()
-                gate.wait(5)  # (the first block waits for the key)
-            return real(item, ctx, width)
-
-        pane._draw = draw
+        draws = GatedDraws(pane, lambda item: True)  # (the first block waits for the key)
         since = app.last_input_at
         queued = pane.draw_ahead(range(len(pane._blocks)), lambda: app.last_input_at != since)
-        assert queued > 2  # (it waits in its first block)
-        for _ in range(100):
-            if entered.is_set():
-                break
-            await pilot.pause(0.02)
-        assert entered.is_set()
+        assert queued > 2
+        await draws.held(pilot)
         await pilot.press("k")  # input: the blocks not started yet are left
-        gate.set()
+        draws.gate.set()
         await settle(pilot)
-        assert len(drawn) == 1
+        assert len(draws.drawn) == 1
 
 
 async def test_a_key_waits_for_the_block_being_drawn_ahead_not_a_second_drawing(ahead_app, settle, monkeypatch):
@@ -203,33 +214,16 @@ async def test_a_key_waits_for_the_block_being_drawn_ahead_not_a_second_drawing(
         await settle(pilot)
         b = app.browser
         pane, s = b.pane, b.session
-        a0_block = pane.block_of(s.index_of["a0"])
-        gate, entered = threading.Event(), threading.Event()
-        drawn: list[tuple] = []
-        real = pane._draw
-
-        def draw(item, ctx, width):
-            if threading.current_thread() is not threading.main_thread():
-                drawn.append(item[1].key)
-                if item[1].key == pane._block_key(a0_block):
-                    entered.set()
-                    gate.wait(5)
-            return real(item, ctx, width)
-
-        pane._draw = draw
+        a0_key = pane._block_key(pane.block_of(s.index_of["a0"]))
+        draws = GatedDraws(pane, lambda item: item[1].key == a0_key)
         b._look_ahead()
-        for _ in range(100):
-            if entered.is_set():
-                break
-            await pilot.pause(0.02)
-        assert entered.is_set()  # the long reply is being drawn ahead right now
+        await draws.held(pilot)  # the long reply is being drawn ahead right now
         await pilot.press("left_curly_bracket")
         assert PLACEHOLDER in pane_text(pane)  # waited for, not drawn a second time
         assert not pane._pending
-        gate.set()
+        draws.gate.set()
         await settle(pilot)
-        pane._draw = real
-        assert drawn.count(pane._block_key(a0_block)) == 1
+        assert draws.drawn.count(a0_key) == 1
         text = pane_text(pane)
         assert "Plan 0" in text and PLACEHOLDER not in text
         assert not pane._placeheld
