@@ -263,6 +263,12 @@ def leaf_target(nav: Nav, sel: int) -> int | None:
 
 
 # --------------------------------------------------------------------------- widget
+def _top_for(row: int, height: int, how: str) -> int:
+    """The first row on screen for the cursor at ``row``: a third of the way down
+    (``"center"``), at the top or at the bottom."""
+    return row - height // 3 if how == "center" else row if how == "top" else row - height + 1
+
+
 def _summary(session: Session, entry: int) -> Summary:
     """The tree row's summary of ``entry``; one that cannot be made says why (never let
     one odd entry break the tree)."""
@@ -488,7 +494,7 @@ class BranchTree(ScrollView, can_focus=True):
         row = layout.row_of.get(entry) if layout is not None else None
         if row is None or height <= 0:
             return range(0)
-        top = max(0, row - height // 3) if how == "center" else row if how == "top" else max(0, row - height + 1)
+        top = max(0, _top_for(row, height, how))
         return range(top, min(len(layout.rows), top + height))  # type: ignore[union-attr]
 
     def page_target(self, step: int) -> int | None:
@@ -496,8 +502,11 @@ class BranchTree(ScrollView, can_focus=True):
         layout = self.tree_layout
         if layout is None or not layout.rows:
             return None
-        row = max(0, min(len(layout.rows) - 1, self.cursor_row + step * max(1, self.scrollable_content_region.height - 1)))
+        row = max(0, min(len(layout.rows) - 1, self.cursor_row + step * self._page_step()))
         return None if row == self.cursor_row else layout.rows[row].entry
+
+    def _page_step(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
 
     def summarise_ahead(self, rows: list[range], should_stop: Callable[[], bool]) -> int:
         """Summarise ``rows`` not summarised yet on a worker thread (each summary reads its
@@ -852,11 +861,9 @@ class BranchTree(ScrollView, can_focus=True):
         if center is None and top <= row < top + height:
             return
         if center or center is None and (row < top - height or row > top + 2 * height):
-            target = max(0, row - height // 3)
-        elif row < top:
-            target = row
+            target = max(0, _top_for(row, height, "center"))
         else:
-            target = row - height + 1
+            target = _top_for(row, height, "top" if row < top else "bottom")
         self.scroll_to(y=target, animate=False, force=True, immediate=True)
 
     def action_cursor_down(self) -> None:
@@ -866,10 +873,10 @@ class BranchTree(ScrollView, can_focus=True):
         self.move_to_row(self.cursor_row - 1)
 
     def action_page_down(self) -> None:
-        self.move_to_row(self.cursor_row + max(1, self.scrollable_content_region.height - 1))
+        self.move_to_row(self.cursor_row + self._page_step())
 
     def action_page_up(self) -> None:
-        self.move_to_row(self.cursor_row - max(1, self.scrollable_content_region.height - 1))
+        self.move_to_row(self.cursor_row - self._page_step())
 
     def action_first(self) -> None:
         self.move_to_row(0)

@@ -33,8 +33,6 @@ from ...core.summary import one_line, text_of
 from .branch_model import _KM, _KR, BranchModel, _Block
 from .messages import EntryFocused, OpenSessionFile
 from .render import (
-    DEP_OUTPUT,
-    DEP_THINKING,
     Out,
     date_of,
     fmt_time,
@@ -137,13 +135,7 @@ class MessagePane(BranchModel, BlockScroller):
         the thread that opens it (it touches nothing the pane shows). The next
         :meth:`show_leaf` of that very branch, for that session's first time in the pane,
         takes them instead of working them out (~0.1 s for a 50,000-entry branch)."""
-        m = BranchModel.blank()
-        m._session = session
-        m._built_hidden = self.show_hidden
-        m._tree = session.parent
-        branch = session.path_to(leaf) if leaf >= 0 else []
-        m._update_branch(branch, 0, m._codes_of(session, branch, 0))
-        m._update_decorations()
+        m = _model_for(session, leaf, self.show_hidden)
         width = self._width
         if width > 0:
             m._ensure_estimates(width, self.full_tool_output)
@@ -215,19 +207,13 @@ class MessagePane(BranchModel, BlockScroller):
             return None
         width, full, hidden = self._width, self.full_tool_output, self.show_hidden
         view_h = max(1, self.scrollable_content_region.height)
-        _, pal, thinking, output = self._key_common()
+        common = self._key_common()
         template = self._ctx(None)
         template.lazy_lexers = False  # a worker may wait for a lexer
-        deps, inverted = self._deps, self._inverted
+        inverted = self._inverted
 
         def produce() -> Iterator[tuple]:
-            m = BranchModel.blank()
-            m._session = session
-            m._built_hidden = hidden
-            m._tree = session.parent
-            branch = session.path_to(leaf)
-            m._update_branch(branch, 0, m._codes_of(session, branch, 0))
-            m._update_decorations()
+            m = _model_for(session, leaf, hidden)
             b = MessagePane.block_of(m, entry)  # type: ignore[arg-type]
             n = len(m._bstart)
             if b is None:
@@ -249,12 +235,8 @@ class MessagePane(BranchModel, BlockScroller):
                         break
             for x in range(first, min(n, last + 1)):
                 blk = m._block(x)
-                bkey = blk.key
-                d = deps.get(bkey, DEP_THINKING | DEP_OUTPUT)
-                inv = inverted.get(bkey, frozenset())
-                key = (bkey, width, pal, thinking if d & DEP_THINKING else None,
-                       output if d & DEP_OUTPUT else None, inv, None)
-                yield x, key, (session, blk), replace(template, inverted=inv)
+                yield x, self._key_of(blk.key, common), (session, blk), replace(
+                    template, inverted=inverted.get(blk.key, frozenset()))
 
         return produce
 
@@ -549,6 +531,19 @@ class MessagePane(BranchModel, BlockScroller):
             elif kind == "toolCall" and self.full_tool_output:
                 total += len(str(c.get("arguments"))) // 2
         return total
+
+
+def _model_for(session: Session, leaf: int, hidden: bool) -> BranchModel:
+    """The blocks of ``session``'s branch to ``leaf``, worked out apart from the pane (on
+    any thread: it touches nothing the pane shows)."""
+    m = BranchModel.blank()
+    m._session = session
+    m._built_hidden = hidden
+    m._tree = session.parent
+    branch = session.path_to(leaf) if leaf >= 0 else []
+    m._update_branch(branch, 0, m._codes_of(session, branch, 0))
+    m._update_decorations()
+    return m
 
 
 class _Drawer:

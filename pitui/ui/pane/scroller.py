@@ -192,8 +192,12 @@ class BlockScroller(ScrollView, can_focus=True):
         the toggles it uses, the folds the user flipped in it, and a search hit in it."""
         if common is None:
             common = self._key_common()
+        return self._key_of(self._block_key(b), common, bool(self._hit_counts.get(b)))
+
+    def _key_of(self, bkey: Hashable, common: tuple, hit: bool = False) -> tuple:
+        """:meth:`_state_key` of the block whose key is ``bkey`` (``hit``: a search hit is
+        in it); also for blocks of a branch not shown yet (MessagePane.branch_ahead)."""
         width, pal, thinking, output = common
-        bkey = self._block_key(b)
         deps = self._deps.get(bkey, _ALL_DEPS)
         return (
             bkey,
@@ -202,7 +206,7 @@ class BlockScroller(ScrollView, can_focus=True):
             thinking if deps & DEP_THINKING else None,
             output if deps & DEP_OUTPUT else None,
             self._inverted.get(bkey, _EMPTY),
-            self._query_text if self._hit_counts.get(b) else None,
+            self._query_text if hit else None,
         )
 
     def _key_common(self) -> tuple:
