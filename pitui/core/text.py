@@ -1,0 +1,80 @@
+"""Making session text safe to show: the one place that decides it.
+
+Everything read from a session file is untrusted: tool output holds whatever a web page, a
+build or ``cat`` of a binary printed, and names, labels, ids and paths are free text. No
+such string may reach a terminal as a control sequence. :func:`visible` turns every control
+character into a visible stand-in (``^[`` for ESC, ``^?`` for DEL, ``\\x9b`` for a C1
+control, the way ``less`` and Pi's own TUI show them) and leaves printable Unicode alone.
+Lone surrogates (which Pi's ``JSON.stringify`` writes for broken UTF-16) become U+FFFD.
+
+:func:`strip_ansi` drops whole, well-formed escape sequences first, for text such as tool
+output where colour codes are common and showing them as ``^[[32m`` would only be noise; any
+control character it leaves is still made visible by :func:`visible`.
+
+Every path from session data to the screen or to human-readable command-line output goes
+through :func:`visible` (or :func:`clean`, which does both). ``--json`` output stays exact.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["visible", "strip_ansi", "clean", "has_controls", "CONTROL_RE"]
+
+# C0 controls, DEL, C1 controls and lone surrogates: everything :func:`visible` replaces.
+CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# The same without tab and newline, for blocks of text that keep their lines.
+_CONTROL_BLOCK_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+# CSI (ESC [ … final), OSC (ESC ] … BEL or ST), and two-character escapes.
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+def _stand_in(m: re.Match) -> str:
+    c = ord(m.group())
+    if c < 0x20:
+        return "^" + chr(c + 0x40)  # ^@ … ^_ (ESC is ^[)
+    if c == 0x7F:
+        return "^?"
+    if c <= 0x9F:
+        return f"\\x{c:02x}"
+    return "\ufffd"  # a lone surrogate
+
+
+def visible(value: Any, *, block: bool = False) -> str:
+    """``value`` as text that is safe to write to a terminal.
+
+    Control characters become visible stand-ins. With ``block`` (a multi-line block of
+    text), newlines and tabs are kept and ``\\r\\n`` reads as one newline; without it (a
+    row, a title, a field), they are stand-ins too, so one value can never fake a second
+    row. ``None`` is the empty string; other non-strings are shown with ``str``.
+    """
+    if not isinstance(value, str):
+        value = "" if value is None else str(value)
+    if block:
+        if _CONTROL_BLOCK_RE.search(value) is None:
+            return value
+        if "\r\n" in value:
+            value = value.replace("\r\n", "\n")
+        return _CONTROL_BLOCK_RE.sub(_stand_in, value)
+    if CONTROL_RE.search(value) is None:
+        return value
+    return CONTROL_RE.sub(_stand_in, value)
+
+
+def strip_ansi(value: str) -> str:
+    """``value`` without well-formed ANSI escape sequences (colours, titles, cursor moves)."""
+    return _ANSI_RE.sub("", value) if "\x1b" in value else value
+
+
+def clean(value: Any, *, block: bool = False) -> str:
+    """:func:`strip_ansi`, then :func:`visible`: for program output such as tool results."""
+    if not isinstance(value, str):
+        value = "" if value is None else str(value)
+    return visible(strip_ansi(value), block=block)
+
+
+def has_controls(value: str) -> bool:
+    """Whether ``value`` holds any character :func:`visible` would replace (tests, checks)."""
+    return CONTROL_RE.search(value) is not None

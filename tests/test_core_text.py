@@ -1,0 +1,43 @@
+"""The one function that makes session text safe to show (pitui.core.text)."""
+
+from pitui.core.text import clean, has_controls, strip_ansi, visible
+
+
+def test_c0_del_and_c1_become_visible_stand_ins():
+    assert visible("a\x1b]52;c;aGk=\x07b") == "a^[]52;c;aGk=^Gb"
+    assert visible("x\x7fy") == "x^?y"
+    assert visible("\x9b2J") == "\\x9b2J"
+    assert visible("\x00\x1f") == "^@^_"
+
+
+def test_rows_never_keep_a_newline_or_tab():
+    assert visible("/home/a\nfake row\tx") == "/home/a^Jfake row^Ix"
+    assert visible("a\r\nb") == "a^M^Jb"
+
+
+def test_blocks_keep_lines_and_tabs():
+    assert visible("a\n\tb\r\nc\rd", block=True) == "a\n\tb\nc^Md"
+    assert visible("\x1b[2J\n", block=True) == "^[[2J\n"
+
+
+def test_printable_unicode_is_left_alone():
+    s = "héllo ✓ 漢字 🙂 \u2028 \u00a0"
+    assert visible(s) is s or visible(s) == s
+    assert not has_controls(s)
+
+
+def test_lone_surrogates_become_replacement_characters():
+    assert visible("a\ud800b") == "a\ufffdb"
+    assert visible("a\udfff", block=True) == "a\ufffd"
+
+
+def test_non_strings():
+    assert visible(None) == ""
+    assert visible(12) == "12"
+    assert visible({"a": "\x1b"}) == "{'a': '\\x1b'}"  # repr escapes it already
+
+
+def test_strip_ansi_then_visible():
+    assert strip_ansi("\x1b[32mok\x1b[0m") == "ok"
+    assert clean("\x1b[32mok\x1b[0m \x1b]0;title\x07 \x9b2J\x07") == "ok  \\x9b2J^G"
+    assert not has_controls(clean("\x1b[1m\x1b", block=True))
