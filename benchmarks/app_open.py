@@ -33,7 +33,7 @@ if __name__ == "__main__":
     from pitui.cli import start_reading  # noqa: E402
 
     if "--jobs" in sys.argv:
-        from pitui.core.open_parallel import prestart  # noqa: E402
+        from pitui.core.open.parallel import prestart  # noqa: E402
 
         start_reading([])
         prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]), freeze=True)
@@ -45,8 +45,8 @@ import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
 
-from pitui.core.discovery import resolve_root  # noqa: E402
-from pitui.core.listing import SessionIndex  # noqa: E402
+from pitui.core.store.discovery import resolve_root  # noqa: E402
+from pitui.core.store.listing import SessionIndex  # noqa: E402
 from pitui.ui.app import PituiApp  # noqa: E402
 
 KEYS = ["k", "k", "j", "u", "U", "left_square_bracket", "right_square_bracket", "left_curly_bracket", "right_curly_bracket",

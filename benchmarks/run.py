@@ -47,8 +47,8 @@ PY = sys.executable
 CORE_OPEN = r"""
 import sys, time, json
 t = time.perf_counter()
-from pitui.core.open_parallel import ParallelOpen
-from pitui.core.treeview import layout_tree
+from pitui.core.open.parallel import ParallelOpen
+from pitui.core.model.layout import layout_tree
 s = ParallelOpen(sys.argv[1], use_cache=False).result()
 layout = layout_tree(s, "default")
 print(json.dumps({"entries": len(s), "rows": len(layout.rows), "in_process_s": time.perf_counter() - t}))

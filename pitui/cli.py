@@ -70,7 +70,7 @@ def _export_parser() -> argparse.ArgumentParser:
 
 
 def _resolve_root(path: str | None, session_dir: str | None):
-    from .core.discovery import resolve_root
+    from .core.store.discovery import resolve_root
 
     root = resolve_root(path, session_dir)
     if path is not None and not root.path.exists():
@@ -80,7 +80,7 @@ def _resolve_root(path: str | None, session_dir: str | None):
 
 def cmd_list(argv: list[str]) -> int:
     args = _list_parser().parse_args(argv)
-    from .core.listing import SessionIndex, list_sessions
+    from .core.store.listing import SessionIndex, list_sessions
     from .core.timeutil import format_age
 
     try:
@@ -111,8 +111,8 @@ def cmd_list(argv: list[str]) -> int:
 
 def cmd_export(argv: list[str]) -> int:
     args = _export_parser().parse_args(argv)
-    from .core.export_json import export_json, resolve_leaf
-    from .core.session import NotASession, Session
+    from .core.export.json import export_json, resolve_leaf
+    from .core.read.session import NotASession, Session
 
     try:
         session = Session.open(args.file, validate=True)
@@ -127,12 +127,12 @@ def cmd_export(argv: list[str]) -> int:
 
         data = orjson.dumps(export_json(session, args.leaf), option=orjson.OPT_INDENT_2) + b"\n"
     elif args.format == "markdown":
-        from .core.export_md import export_markdown
+        from .core.export.markdown import export_markdown
 
         data = export_markdown(session, leaf).encode()
     else:
         try:
-            from .core.export_html import export_html
+            from .core.export.html import export_html
         except ImportError:
             return _fail(args.file, "HTML export is not available in this build")
         data = export_html(session, leaf).encode()
@@ -150,7 +150,7 @@ def cmd_export(argv: list[str]) -> int:
 
 def cmd_search(argv: list[str]) -> int:
     try:
-        from .core import search as _search  # noqa: F401
+        from .core.store import search as _search  # noqa: F401
     except ImportError:
         return _fail("search", "search is not available in this build")
     return _search.cli_main(argv)
@@ -164,7 +164,7 @@ def start_reading(argv: list[str]) -> str | None:
     path whose read was started, in the form :func:`discovery.resolve_root` gives it
     (None when nothing was started: the app starts it later, once it has resolved the
     argument, if it is a file at all)."""
-    from .core.open_parallel import pause_gc_for_start, prestart
+    from .core.open.parallel import pause_gc_for_start, prestart
 
     pause_gc_for_start()
     if len(argv) != 1 or argv[0].startswith("-") or argv[0] in SUBCOMMANDS:
@@ -195,11 +195,11 @@ def cmd_app(argv: list[str]) -> int:
             return _fail(exc.path, exc.reason)
     finally:
         if started is not None and (root is None or root.kind != "file" or os.fspath(root.path) != started):
-            from .core.open_parallel import cancel_prestart
+            from .core.open.parallel import cancel_prestart
 
             cancel_prestart(started)  # (not what the app opens after all)
     if root.kind == "file" and os.fspath(root.path) != started:
-        from .core.open_parallel import prestart
+        from .core.open.parallel import prestart
 
         # Start reading the session on other cores now, while Textual is imported.
         prestart(root.path, freeze=True)  # the app keeps what it opens (see gc_paused)

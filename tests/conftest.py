@@ -98,8 +98,8 @@ def make_app(clock, tmp_path_factory, monkeypatch):
     clock, a private index, the stats debounce and the background delay off (deterministic
     headers) and the message
     pane drawing every block at once (no "drawing…" placeholders racing a screenshot)."""
-    from pitui.core.discovery import SessionRoot, resolve_root
-    from pitui.core.listing import SessionIndex
+    from pitui.core.store.discovery import SessionRoot, resolve_root
+    from pitui.core.store.listing import SessionIndex
     from pitui.ui import app as app_module
     from pitui.ui.pane import scroller
 

@@ -129,8 +129,8 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
     pathlib would write differently) starts nothing there, and a read that is not wanted
     after all is stopped."""
     from pitui.cli import start_reading
-    from pitui.core import open_parallel
-    from pitui.core.discovery import resolve_root
+    from pitui.core.open import parallel as open_parallel
+    from pitui.core.store.discovery import resolve_root
 
     f = write(tmp_path / "s.jsonl", [user("u1", None, 1)])
     monkeypatch.chdir(tmp_path)
@@ -156,12 +156,12 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
 
     repo = os.path.dirname(os.path.dirname(os.path.abspath(pitui.__file__)))
     code = ("import os, sys\n"
-            "from pitui.core import open_parallel\n"
+            "from pitui.core.open import parallel as open_parallel\n"
             "open_parallel.PARALLEL_MIN_BYTES = 0\n"
             "seen, real_fork = [], os.fork\n"
             "def fork():\n"
-            "    seen.append(sorted(m for m in ('argparse', 'pathlib', 'subprocess', 'pitui.core.skeleton_cache',\n"
-            "                   'pitui.core.discovery', 'platformdirs', 'textual') if m in sys.modules))\n"
+            "    seen.append(sorted(m for m in ('argparse', 'pathlib', 'subprocess', 'pitui.core.open.skeleton_cache',\n"
+            "                   'pitui.core.store.discovery', 'platformdirs', 'textual') if m in sys.modules))\n"
             "    return real_fork()\n"
             "os.fork = fork\n"
             "from pitui.cli import start_reading\n"

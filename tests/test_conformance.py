@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from pitui.cli import main
-from pitui.core.context import build_context
-from pitui.core import open_parallel
-from pitui.core.open_parallel import ParallelOpen
-from pitui.core.session import Session
+from pitui.core.model.context import build_context
+from pitui.core.open import parallel as open_parallel
+from pitui.core.open.parallel import ParallelOpen
+from pitui.core.read.session import Session
 
 CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus"
 SESSIONS = CORPUS / "agent" / "sessions"
@@ -115,8 +115,8 @@ def test_list_json_matches_pi(tmp_path, monkeypatch):
 
 def test_list_through_worker_processes_matches_pi(monkeypatch):
     """The cold scan spread over worker processes gives Pi's listing too."""
-    import pitui.core.listing as listing
-    from pitui.core.discovery import resolve_root
+    import pitui.core.store.listing as listing
+    from pitui.core.store.discovery import resolve_root
 
     monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(listing, "PARALLEL_MIN_BYTES", 0)

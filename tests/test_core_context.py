@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 
 from helpers import assistant, entry, ts, user, write
-from pitui.core.context import build_context, context_entry_indices
-from pitui.core.discovery import SessionFile, resolve_root, find_session_files
-from pitui.core.listing import SessionIndex, list_sessions, scan_info
-from pitui.core.session import Session
-from pitui.core.stats import TOOLS_KEY, branch_stats, session_stats
+from pitui.core.model.context import build_context, context_entry_indices
+from pitui.core.store.discovery import SessionFile, resolve_root, find_session_files
+from pitui.core.store.listing import SessionIndex, list_sessions, scan_info
+from pitui.core.read.session import Session
+from pitui.core.model.stats import TOOLS_KEY, branch_stats, session_stats
 
 SYS = {"role": "system", "content": "", "sections": {"preamble": "P"}, "timestamp": 1}
 
@@ -128,7 +128,7 @@ def test_listing_index_reads_a_grown_file_from_where_it_stopped(tmp_path, monkey
         f.write('{"type":"message","id":"a1","parentId":"u1","timestamp":"' + ts(2) + '","message":'
                 '{"role":"assistant","content":[],"provider":"p","model":"m2","timestamp":1795168802000}}\n')
     calls = []
-    import pitui.core.listing as listing
+    import pitui.core.store.listing as listing
 
     real = listing.iter_line_spans
     monkeypatch.setattr(listing, "iter_line_spans", lambda f, start=0, lineno=1: calls.append(start) or real(f, start, lineno))

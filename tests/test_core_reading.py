@@ -9,9 +9,9 @@ import json
 import pytest
 
 from helpers import HEADER, assistant, entry, line, ts, user, write
-from pitui.core.context import build_context
-from pitui.core.session import NotASession, Session
-from pitui.core.treeview import layout_tree
+from pitui.core.model.context import build_context
+from pitui.core.read.session import NotASession, Session
+from pitui.core.model.layout import layout_tree
 
 
 def test_lines_split_on_newline_only(tmp_path):
@@ -264,9 +264,9 @@ class TestTree:
 
 
 def test_core_never_imports_textual():
-    code = "import sys, pitui.core, pitui.core.session, pitui.core.context, pitui.core.listing, " \
-           "pitui.core.treeview, pitui.core.summary, pitui.core.stats, pitui.core.export_md, " \
-           "pitui.core.export_json, pitui.core.discovery, pitui.cli; " \
+    code = "import sys, pitui.core, pitui.core.read.session, pitui.core.model.context, pitui.core.store.listing, " \
+           "pitui.core.model.layout, pitui.core.model.summary, pitui.core.model.stats, pitui.core.export.markdown, " \
+           "pitui.core.export.json, pitui.core.store.discovery, pitui.cli; " \
            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out.replace("'", '"')) == []
@@ -366,7 +366,7 @@ def test_lazy_scan_reads_line_edges_as_the_validating_scan(tmp_path, monkeypatch
     line of white space or without its newline, a header alone or still being written,
     and lines cut across many small reads; read into a buffer and mapped (as the scan
     workers read)."""
-    from pitui.core import lines as lines_module
+    from pitui.core.read import lines as lines_module
 
     rows = [line(HEADER)] + [line(user(f"u{k}", f"u{k - 1}" if k else None, k + 1)) for k in range(6)]
     text = "\n".join(rows) + "\n"
@@ -417,8 +417,8 @@ def test_mapped_blocks_are_the_read_blocks(tmp_path, monkeypatch):
     mapping itself; a file that cannot be mapped (empty) is read the usual way."""
     import mmap
 
-    from pitui.core import lines as lines_module
-    from pitui.core.lines import iter_line_blocks
+    from pitui.core.read import lines as lines_module
+    from pitui.core.read.lines import iter_line_blocks
 
     monkeypatch.setattr(lines_module, "MAPPED_WINDOW", 64)
     p = tmp_path / "s.jsonl"
@@ -461,7 +461,7 @@ def test_filter_masks_follow_pis_rules_entry_by_entry(corpus_root, tmp_path):
     Pi's rules (is_shown) show, one by one, in every corpus session and in one with the
     awkward cases: a tool-call-only assistant as the leaf (shown) and elsewhere (hidden),
     an aborted one (shown), settings and usage entries, a shadowed duplicate id."""
-    from pitui.core.treeview import FILTERS, _shown_mask, is_shown
+    from pitui.core.model.layout import FILTERS, _shown_mask, is_shown
 
     objs = [
         user("u1", None, 1),

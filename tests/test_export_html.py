@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from pitui.cli import main as cli_main
-from pitui.core.context import context_entry_indices
-from pitui.core.export_html import export_html, render_markdown
-from pitui.core.session import Session
-from pitui.core.summary import text_of
+from pitui.core.model.context import context_entry_indices
+from pitui.core.export.html import export_html, render_markdown
+from pitui.core.read.session import Session
+from pitui.core.model.summary import text_of
 
 from helpers import assistant, entry, user, write
 

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from helpers import HEADER, assistant, entry, line, user
-from pitui.core.listing import SessionIndex, list_sessions
-from pitui.core.discovery import resolve_root
-from pitui.core.session import Session
+from pitui.core.store.listing import SessionIndex, list_sessions
+from pitui.core.store.discovery import resolve_root
+from pitui.core.read.session import Session
 
 WRITER = r"""
 import os, random, sys, time

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core import open_parallel
-from pitui.core.open_parallel import ParallelOpen
-from pitui.core.session import NotASession, Session
-from pitui.core.treeview import layout_tree
+from pitui.core.open import parallel as open_parallel
+from pitui.core.open.parallel import ParallelOpen
+from pitui.core.read.session import NotASession, Session
+from pitui.core.model.layout import layout_tree
 
 from helpers import HEADER, assistant, entry, line, user
 
@@ -287,7 +287,7 @@ def test_overlapping_gc_pauses_leave_the_collector_on():
     collection comes back when the last pause ends, never stays off."""
     import gc
 
-    from pitui.core.open_parallel import gc_paused
+    from pitui.core.open.parallel import gc_paused
 
     assert gc.isenabled()
     a, b = gc_paused(), gc_paused()
@@ -405,9 +405,9 @@ import os, sys, threading
 sys.path.insert(0, sys.argv[1])
 from test_open_parallel import _awkward_file, _same
 from pathlib import Path
-from pitui.core import open_parallel
-from pitui.core.open_parallel import ParallelOpen, _ForkedWorker
-from pitui.core.session import Session
+from pitui.core.open import parallel as open_parallel
+from pitui.core.open.parallel import ParallelOpen, _ForkedWorker
+from pitui.core.read.session import Session
 
 sys.stdout.write("said once ")  # left in this process's buffer: the child must not write it too
 tmp = Path(sys.argv[2])
@@ -417,7 +417,7 @@ open_parallel.STREAM_CHUNK_BYTES = 300
 open_parallel.PARALLEL_MIN_BYTES = 0
 # prestart's way: one streaming worker, forked (no other thread runs yet), which then
 # saves the skeleton (slowly here): the session is handed over without waiting for that
-from pitui.core import scan_worker
+from pitui.core.open import scan_worker
 saving = threading.Event()
 scan_worker._save = lambda s, layout=None: saving.wait(5)  # (in the child: never set)
 open_parallel.prestart(f)
@@ -427,7 +427,7 @@ assert isinstance(worker, _ForkedWorker), worker
 s = opening.result()
 assert worker.poll() is None  # still saving
 _same(seq, s)
-from pitui.core.treeview import layout_tree
+from pitui.core.model.layout import layout_tree
 assert list(opening.layouts["default"].rows) == list(layout_tree(seq, "default").rows)
 opening._thread.join(30)  # the open's thread waits for its child once the session is in
 assert not opening._thread.is_alive()
@@ -443,7 +443,7 @@ po._procs[0].kill()
 _same(seq, po.result())
 assert po._procs[0].wait() == -9
 # a saved skeleton: the worker is forked first, then stopped (and waited for) at once
-from pitui.core import skeleton_cache
+from pitui.core.open import skeleton_cache
 assert skeleton_cache.save(seq, layout_tree(seq, "default"))
 forked = []
 real_fork = open_parallel._fork_worker

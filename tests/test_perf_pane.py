@@ -12,7 +12,7 @@ import random
 import pytest
 
 import pitui.ui.pane.message_pane as mp
-from pitui.core.session import Session
+from pitui.core.read.session import Session
 from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
 from pitui.ui.pane.render import lexer_class_for_filename

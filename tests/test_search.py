@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core import search as S
-from pitui.core.discovery import SessionRoot, find_session_files, resolve_root
-from pitui.core.listing import SessionIndex, list_sessions
-from pitui.core.search import (
+from pitui.core.store import search as S
+from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
+from pitui.core.store.listing import SessionIndex, list_sessions
+from pitui.core.store.search import (
     HEAD_CAP,
     TAIL_CAP,
     QueryError,
@@ -24,7 +24,7 @@ from pitui.core.search import (
     search,
     update_index,
 )
-from pitui.core.session import NotASession, Session
+from pitui.core.read.session import NotASession, Session
 
 CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
 HEADER = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-11-20T10:00:00.000Z",

@@ -11,10 +11,10 @@ import time
 from helpers import line, user
 from test_open_parallel import _awkward_file, _same
 
-from pitui.core import skeleton_cache
-from pitui.core.open_parallel import ParallelOpen
-from pitui.core.session import Session
-from pitui.core.treeview import layout_tree
+from pitui.core.open import skeleton_cache
+from pitui.core.open.parallel import ParallelOpen
+from pitui.core.read.session import Session
+from pitui.core.model.layout import layout_tree
 
 
 def _open(f, **kw) -> ParallelOpen:

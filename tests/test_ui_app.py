@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core.discovery import SessionRoot
-from pitui.core.session import Session
-from pitui.core.treeview import layout_tree
+from pitui.core.store.discovery import SessionRoot
+from pitui.core.read.session import Session
+from pitui.core.model.layout import layout_tree
 from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp, write_entry_file
 from pitui.ui.sidebar import build_items
 from pitui.ui.tree_view import Nav, fork_target, sibling_target
@@ -263,7 +263,7 @@ class _GatedOpen:
 
 def _gate_opens(monkeypatch, steps: list | None = None) -> list[_GatedOpen]:
     """Every open from now on is gated (the ``steps`` of progress as they are then)."""
-    from pitui.core import open_parallel
+    from pitui.core.open import parallel as open_parallel
 
     gates: list[_GatedOpen] = []
     real_start = open_parallel.start
@@ -458,7 +458,7 @@ async def test_sidebar_type_to_filter_and_open(make_app, settle, corpus_root):
 
 
 def test_build_items_nests_forks_and_marks_errors():
-    from pitui.core.listing import SessionInfo
+    from pitui.core.store.listing import SessionInfo
 
     infos = [
         SessionInfo("/s/--p--/a.jsonl", project="--p--", id="a", cwd="/p", modified_ms=3000, first_message="parent"),
@@ -499,7 +499,7 @@ async def test_collection_paused_for_the_start_resumes_with_the_first_session(ma
     import asyncio
     import gc
 
-    from pitui.core import open_parallel
+    from pitui.core.open import parallel as open_parallel
 
     try:
         for root, has_session in ((srv_app_file, True), (SessionRoot(tmp_path / "none", "tree", "test"), False)):
@@ -639,7 +639,7 @@ def test_fork_keys_find_the_nearest_fork_on_the_path_in_every_filter(corpus_root
     """``{`` / ``}`` land on the nearest entry with more than one shown child above / below
     on the branch shown, from every entry of every corpus session, in every filter (as a
     walk along the path asking each entry finds it)."""
-    from pitui.core.treeview import FILTERS
+    from pitui.core.model.layout import FILTERS
 
     def walk(nav, sel, step):
         path, k = nav.visible_pos(sel)
@@ -1020,6 +1020,6 @@ def test_the_app_starts_without_the_screens_it_does_not_show():
     import sys
 
     code = ("import sys, pitui.ui.app; print([m for m in ('pitui.ui.search_screen', 'pitui.ui.stats_screen', "
-            "'pitui.ui.pane.context_screen', 'pitui.core.export_md') if m in sys.modules])")
+            "'pitui.ui.pane.context_screen', 'pitui.core.export.markdown') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

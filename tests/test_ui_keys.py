@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core.session import Session
-from pitui.core.treeview import FILTERS, layout_tree
+from pitui.core.read.session import Session
+from pitui.core.model.layout import FILTERS, layout_tree
 from pitui.ui import tree_view
 from pitui.ui.app import BrowserScreen, PituiApp
 

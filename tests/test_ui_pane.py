@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 
-from pitui.core.session import Session
+from pitui.core.read.session import Session
 from pitui.ui.pane import ContextScreen, MessagePane
 from pitui.ui.pane.render import CUT_LINES
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from textual.app import App
 
-from pitui.core.discovery import resolve_root
-from pitui.core.listing import SessionIndex, list_sessions
-from pitui.core.search import search
+from pitui.core.store.discovery import resolve_root
+from pitui.core.store.listing import SessionIndex, list_sessions
+from pitui.core.store.search import search
 from pitui.ui.search_screen import SearchResults, SearchScreen
 
 SIZE = (120, 40)

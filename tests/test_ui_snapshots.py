@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core.discovery import SessionRoot
-from pitui.core.treeview import FILTERS
+from pitui.core.store.discovery import SessionRoot
+from pitui.core.model.layout import FILTERS
 
 SIZE = (160, 45)
 SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
@@ -113,7 +113,7 @@ def test_empty_store(snap_compare, make_app, settle):
 
 
 def _not_a_session(path: Path) -> bool:
-    from pitui.core.session import NotASession, Session
+    from pitui.core.read.session import NotASession, Session
 
     try:
         Session.open(path)

@@ -11,8 +11,8 @@ import pytest
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from pitui.core.session import Session
-from pitui.core.stats import Stats, Usage, branch_stats, session_stats
+from pitui.core.read.session import Session
+from pitui.core.model.stats import Stats, Usage, branch_stats, session_stats
 from pitui.ui import stats_screen as stats_module
 from pitui.ui.stats_screen import CostChart, StatsScreen, bar
 

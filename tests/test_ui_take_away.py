@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import HEADER, assistant, entry, line, user
-from pitui.core.export_md import export_markdown
+from pitui.core.export.markdown import export_markdown
 from pitui.ui.app import BrowserScreen, ExportScreen, PituiApp, entry_text
 
 SIZE = (160, 45)

@@ -35,13 +35,13 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from ..core import open_parallel
-from ..core.discovery import SessionRoot
-from ..core.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
-from ..core.session import NotASession, Session
-from ..core.stats import Stats, branch_stats, session_stats
-from ..core.summary import shorten_home, text_of
-from ..core.treeview import layout_tree
+from ..core.open import parallel as open_parallel
+from ..core.store.discovery import SessionRoot
+from ..core.store.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
+from ..core.read.session import NotASession, Session
+from ..core.model.stats import Stats, branch_stats, session_stats
+from ..core.model.summary import shorten_home, text_of
+from ..core.model.layout import layout_tree
 from .clock import Clock, system_clock
 from .commands import PituiCommands
 from .header import SessionHeader, WarningsBadge, WarningsScreen
@@ -1240,7 +1240,7 @@ class BrowserScreen(Screen):
     def export_to(self, path: str, session: Session | None = None, leaf: int | None = None) -> str | None:
         """Write the branch ending at ``leaf`` to ``path`` as Markdown and copy it. Returns
         the path written, or None (refused or failed, with a notify)."""
-        from ..core.export_md import export_markdown
+        from ..core.export.markdown import export_markdown
 
         s = session or self.session
         if s is None:

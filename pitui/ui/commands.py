@@ -47,7 +47,7 @@ class PituiCommands(Provider):
             text = b.tooltip or b.description
             yield text, f"key: {key}", partial(target.run_action, b.action)
         yield "Help: every key", "key: ?", app.action_help  # type: ignore[attr-defined]
-        from ..core.treeview import FILTERS
+        from ..core.model.layout import FILTERS
 
         for mode in FILTERS:
             yield f"Tree filter: {mode}", "what the tree shows", partial(screen.set_filter, mode)

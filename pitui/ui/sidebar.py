@@ -28,8 +28,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..core.listing import SessionInfo
-from ..core.summary import one_line, shorten_home
+from ..core.store.listing import SessionInfo
+from ..core.model.summary import one_line, shorten_home
 from ..core.timeutil import format_age
 from .clock import Clock, system_clock
 from .scrolling import set_virtual_size_quietly

@@ -2,7 +2,7 @@
 
 A modal screen: two tables (input, output, cache read, cache write, cost per model) and a
 bar chart of cost per model under each, drawn with block characters and scaled to the
-width. The numbers come from ``core.stats`` and are computed in a thread worker (about a
+width. The numbers come from ``core.model.stats`` and are computed in a thread worker (about a
 second on a 50k-entry session); "computing…" is shown meanwhile. Stats the caller already
 has can be handed in and are shown at once.
 """
@@ -19,9 +19,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from ..core.session import Session
-from ..core.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
-from ..core.summary import one_line, text_of
+from ..core.read.session import Session
+from ..core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
+from ..core.model.summary import one_line, text_of
 
 __all__ = ["StatsScreen", "CostChart", "bar"]
 

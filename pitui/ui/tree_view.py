@@ -1,6 +1,6 @@
 """The branch tree: Pi's ``/tree`` drawn with Textual's line API.
 
-One row per shown entry (``core.treeview.layout_tree``), drawn by ``render_line`` for the
+One row per shown entry (``core.model.layout.layout_tree``), drawn by ``render_line`` for the
 rows on screen only; summaries are computed when a row is first drawn and cached. Nothing
 here is per-row widgets or recursion, so a 50,000-entry session or a 20,000-deep chain
 scrolls as smoothly as a short one.
@@ -44,9 +44,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ..core.session import Session
-from ..core.summary import Summary, summarize
-from ..core.treeview import FILTERS, TreeLayout, TreeRow, layout_tree
+from ..core.read.session import Session
+from ..core.model.summary import Summary, summarize
+from ..core.model.layout import FILTERS, TreeLayout, TreeRow, layout_tree
 from .scrolling import set_virtual_size_quietly
 
 __all__ = [

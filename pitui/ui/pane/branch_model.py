@@ -18,8 +18,8 @@ from itertools import accumulate, compress, count, repeat
 from operator import floordiv
 from typing import Any, Hashable
 
-from ...core.arrays import pick
-from ...core.session import F_ASSISTANT_TEXT, Session
+from ...core.read.arrays import pick
+from ...core.read.session import F_ASSISTANT_TEXT, Session
 from .render import CUT_LINES
 
 _MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label", "session_info", "context_edit"})

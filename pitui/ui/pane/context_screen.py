@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...core.context import build_context, context_entry_indices, project_entry
-from ...core.session import Session
+from ...core.model.context import build_context, context_entry_indices, project_entry
+from ...core.read.session import Session
 from .render import CUT_LINES, Out, fmt_time, group_messages, message_header, render_message
 from .scroller import BlockScroller
 

@@ -28,8 +28,8 @@ from rich.text import Text
 from textual.timer import Timer
 
 from ...core.numbers import fmt_cost, fmt_tokens
-from ...core.session import Session
-from ...core.summary import one_line, text_of
+from ...core.read.session import Session
+from ...core.model.summary import one_line, text_of
 from .branch_model import _KM, _KR, BranchModel, _Block
 from .messages import EntryFocused, OpenSessionFile
 from .render import (

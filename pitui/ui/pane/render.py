@@ -28,7 +28,7 @@ from textual.strip import Strip
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_duration, fmt_tokens
-from ...core.summary import format_tool_call, one_line, shorten_home, text_of
+from ...core.model.summary import format_tool_call, one_line, shorten_home, text_of
 from ...core.timeutil import iso_to_ms
 from .palette import Palette
 

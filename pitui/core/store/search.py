@@ -29,7 +29,7 @@ Not indexed: images, system prompts (the same text in every session), extension 
 last 16 KB (:data:`TAIL_CAP`), joined by ``"\\n…\\n"``. A match in the middle of a huge tool
 output is therefore not found; its beginning and end (where errors and summaries sit) are.
 
-Each row records the session file, the entry's id (as :class:`~pitui.core.session.Session`
+Each row records the session file, the entry's id (as :class:`~pitui.core.read.session.Session`
 names it: ``line<N>`` for version-1 files and entries without an id), the entry's index
 (its position among the file's entries, as ``Session`` and the conformance corpus count
 them), its kind and the text.
@@ -96,7 +96,7 @@ from typing import Callable, Iterable, Iterator
 import orjson
 
 from .discovery import SessionRoot, find_session_files
-from .lines import file_fingerprint, iter_lines, parse_line
+from ..read.lines import file_fingerprint, iter_lines, parse_line
 from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
 
 __all__ = [
@@ -549,7 +549,7 @@ class SessionHits:
         return self.name or self.first_message
 
     def to_json(self) -> dict:
-        from .timeutil import ms_to_iso
+        from ..timeutil import ms_to_iso
 
         return {
             "path": self.path,
@@ -1189,7 +1189,7 @@ def cli_main(argv: list[str]) -> int:
     """``pitui search QUERY [ROOT] [--session-dir DIR] [--json] [--limit N]``."""
     args = _cli_parser().parse_args(argv)
     from .discovery import resolve_root
-    from .timeutil import format_age
+    from ..timeutil import format_age
 
     try:
         q = parse_query(args.query)

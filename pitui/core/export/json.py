@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .context import build_context
-from .session import Session
+from ..model.context import build_context
+from ..read.session import Session
 
 __all__ = ["export_json", "resolve_leaf"]
 

@@ -3,7 +3,7 @@
 A single Python thread reads a 200 MB session in about half a second; the app's own
 thread would slow it down further (and be slowed down by it). So a big file is cut at
 line boundaries into one part per core, each part is scanned by a worker process
-(:mod:`pitui.core.scan_worker`), and the parts are put together here into exactly the
+(:mod:`pitui.core.open.scan_worker`), and the parts are put together here into exactly the
 session a sequential scan reads (the conformance tests open the corpus both ways).
 
 :class:`ParallelOpen` starts the workers at once and is finished later, so ``pitui FILE``
@@ -32,8 +32,8 @@ except ImportError:  # not on this system
 if TYPE_CHECKING:
     import subprocess
 
-    from .session import Session
-    from .treeview import TreeLayout
+    from ..read.session import Session
+    from ..model.layout import TreeLayout
 
 # The session code, the skeleton cache and subprocess are imported where they are used,
 # not here: ``pitui FILE`` starts the worker before anything else is imported (prestart),
@@ -216,7 +216,7 @@ class ParallelOpen:
                 self.whole = False
                 self._try_cache = True
             return
-        from .session import Session
+        from ..read.session import Session
 
         head = Session.read_header(self.path)
         if head.version < 2 or head.scanned_to >= st.st_size:
@@ -245,7 +245,7 @@ class ParallelOpen:
             import subprocess
 
             p = subprocess.Popen(
-                [sys.executable, "-m", "pitui.core.scan_worker", *args],
+                [sys.executable, "-m", "pitui.core.open.scan_worker", *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
@@ -267,7 +267,7 @@ class ParallelOpen:
 
         try:
             subprocess.Popen(
-                [sys.executable, "-m", "pitui.core.scan_worker", "--whole", self.path, "--save-only"],
+                [sys.executable, "-m", "pitui.core.open.scan_worker", "--whole", self.path, "--save-only"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True,
             )
@@ -312,7 +312,7 @@ class ParallelOpen:
         """``session``'s tree layout in filter ``mode`` (made here unless a worker or the
         skeleton cache already made it), with the current leaf's path walked too (the
         session keeps it), so that neither is left to the user interface's thread."""
-        from .treeview import layout_tree
+        from ..model.layout import layout_tree
 
         got = self.layouts.get(mode)
         with gc_paused(self._freeze):
@@ -364,7 +364,7 @@ class ParallelOpen:
                 pass  # the caller's business: the open goes on
 
     def _result(self, progress: Callable[[int, int], None] | None) -> Session:
-        from .session import Session
+        from ..read.session import Session
 
         with self._lock:
             if self._try_cache:
@@ -402,8 +402,8 @@ class ParallelOpen:
         come (while the worker reads on), then its tree (loaded while the worker lays it
         out), then the default layout. None if the worker failed or the file shrank
         meanwhile."""
-        from .session import Session
-        from .treeview import TreeLayout
+        from ..read.session import Session
+        from ..model.layout import TreeLayout
 
         p = self._procs[0]
         read = p.stdout.read  # type: ignore[union-attr]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
 
-from .arrays import pick
-from .session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
+from ..read.arrays import pick
+from ..read.session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
 
 __all__ = ["FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown"]
 

@@ -14,7 +14,7 @@ import re
 
 import orjson
 
-from .session import Session
+from ..read.session import Session
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY"]
 

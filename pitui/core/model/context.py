@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .session import Session
-from .timeutil import iso_to_ms
+from ..read.session import Session
+from ..timeutil import iso_to_ms
 
 __all__ = ["build_context", "context_entry_indices", "js_ms"]
 

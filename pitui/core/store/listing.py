@@ -20,9 +20,9 @@ from typing import Callable, Iterable
 import orjson
 
 from .discovery import SessionFile, SessionRoot, find_session_files
-from .lines import file_fingerprint, iter_line_spans, parse_line
-from .paths import default_cache_dir
-from .timeutil import iso_to_ms, ms_to_iso
+from ..read.lines import file_fingerprint, iter_line_spans, parse_line
+from ..paths import default_cache_dir
+from ..timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
 
@@ -365,7 +365,7 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 
 def _scan_parallel(todo: list, workers: int):
     """Yield SessionInfo rows for ``todo`` as ``workers`` worker processes scan them
-    (``python -m pitui.core.listing_worker``); a worker that fails leaves its files to be
+    (``python -m pitui.core.store.listing_worker``); a worker that fails leaves its files to be
     scanned here."""
     import selectors
     import subprocess
@@ -382,7 +382,7 @@ def _scan_parallel(todo: list, workers: int):
             if not group:
                 continue
             proc = subprocess.Popen(
-                [sys.executable, "-m", "pitui.core.listing_worker"],
+                [sys.executable, "-m", "pitui.core.store.listing_worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

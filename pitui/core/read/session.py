@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from .lines import _WS_START, RawLine, iter_line_blocks, iter_line_spans, parse_line, read_span
-from .timeutil import iso_to_ms
+from ..timeutil import iso_to_ms
 
 __all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
 
@@ -273,7 +273,7 @@ class Session:
         """Scan the lines in ``[start, stop)`` (to the end of the file when ``stop`` is
         None) of a file whose header was read elsewhere; line numbers count from 1 at
         ``start``. The result is plain data for :meth:`add_parts` (see
-        :mod:`pitui.core.open_parallel`): the skeleton of the part, its warnings, how many
+        :mod:`pitui.core.open.parallel`): the skeleton of the part, its warnings, how many
         lines it spans, and whether it ended where it should (a file rewritten meanwhile
         does not)."""
         s = cls(path)

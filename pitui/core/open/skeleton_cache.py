@@ -20,11 +20,11 @@ import pickle
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .paths import default_cache_dir
+from ..paths import default_cache_dir
 
 if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's worker starts
-    from .session import Session
-    from .treeview import TreeLayout
+    from ..read.session import Session
+    from ..model.layout import TreeLayout
 
 __all__ = ["CACHE_VERSION", "KEEP", "cache_file", "save", "load", "usable"]
 
@@ -44,7 +44,7 @@ def cache_file(path: str | os.PathLike) -> Path:
 
 
 def _tail_hash(path: str, end: int) -> str | None:
-    from .lines import read_span
+    from ..read.lines import read_span
 
     start = max(0, end - _TAIL)
     try:
@@ -145,8 +145,8 @@ def load(path: str | os.PathLike) -> tuple[Session, TreeLayout | None] | None:
     """The session of ``path`` from its saved skeleton, read on to the file's end, with the
     saved default layout when nothing was appended since; None when there is none that
     fits the file as it is now."""
-    from .session import Session
-    from .treeview import TreeLayout
+    from ..read.session import Session
+    from ..model.layout import TreeLayout
 
     path = os.fspath(path)
     stamp = _read(path)

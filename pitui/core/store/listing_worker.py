@@ -1,4 +1,4 @@
-"""A worker process for cold listing scans: ``python -m pitui.core.listing_worker``.
+"""A worker process for cold listing scans: ``python -m pitui.core.store.listing_worker``.
 
 Reads a JSON array of tasks ``[path, project, kind, previous row or null]`` on standard
 input and writes one JSON row per line as each file is scanned. Plain subprocesses (rather

@@ -22,16 +22,16 @@ from typing import Any, Callable
 
 import orjson
 
-from .context import context_entry_indices
-from .export_md import when_utc
-from .numbers import as_number as _num
-from .numbers import fmt_bytes as _bytes
-from .numbers import fmt_cost as _cost
-from .numbers import fmt_duration as _duration
-from .numbers import fmt_tokens as _tokens
-from .session import F_DAMAGED, Session
-from .stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from .summary import format_tool_call, shorten_home, text_of
+from ..model.context import context_entry_indices
+from .markdown import when_utc
+from ..numbers import as_number as _num
+from ..numbers import fmt_bytes as _bytes
+from ..numbers import fmt_cost as _cost
+from ..numbers import fmt_duration as _duration
+from ..numbers import fmt_tokens as _tokens
+from ..read.session import F_DAMAGED, Session
+from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
+from ..model.summary import format_tool_call, shorten_home, text_of
 
 
 __all__ = ["export_html", "render_markdown"]

@@ -1,4 +1,4 @@
-"""A worker process for opening big sessions: ``python -m pitui.core.scan_worker``.
+"""A worker process for opening big sessions: ``python -m pitui.core.open.scan_worker``.
 
 ``PATH START STOP VERSION`` (``STOP`` is ``-`` for "to the end of the file"): scans that
 part with :meth:`Session.scan_part` and writes the pickled result to standard output;
@@ -25,8 +25,8 @@ import os
 import pickle
 import sys
 
-from .session import Session
-from .treeview import TreeLayout, layout_tree
+from ..read.session import Session
+from ..model.layout import TreeLayout, layout_tree
 
 
 def _send(out, kind: str, payload) -> None:

@@ -13,10 +13,10 @@ from typing import Any
 
 import orjson
 
-from .context import context_entry_indices
-from .session import Session
-from .summary import format_tool_call, text_of
-from .timeutil import iso_to_ms, ms_to_iso
+from ..model.context import context_entry_indices
+from ..read.session import Session
+from ..model.summary import format_tool_call, text_of
+from ..timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["export_markdown"]
 

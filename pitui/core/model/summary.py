@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .session import F_DAMAGED, Session
+from ..read.session import F_DAMAGED, Session
 
 __all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "shorten_home"]
 

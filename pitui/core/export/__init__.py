@@ -1,0 +1,1 @@
+"""Writing a session out: Markdown, JSON and HTML."""

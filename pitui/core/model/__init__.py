@@ -1,0 +1,1 @@
+"""Pure views of one read session: the /tree layout, context, summaries, stats."""

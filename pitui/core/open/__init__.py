@@ -1,0 +1,1 @@
+"""Opening big sessions fast: worker processes, and saved skeletons for the next open."""

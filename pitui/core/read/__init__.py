@@ -1,0 +1,1 @@
+"""Reading one session file, read-only: its lines, its skeleton and its entries on demand."""

@@ -1,0 +1,1 @@
+"""Many sessions: finding them, the cached listing, and the search index."""
