@@ -17,7 +17,7 @@ from pitui.core.read.session import Session
 from pitui.core.model.layout import layout_tree
 from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp, write_entry_file
 from pitui.ui.sidebar import build_items
-from pitui.ui.tree_view import Nav, fork_target, sibling_target
+from pitui.core.model.navigation import Nav, fork_target, sibling_target
 
 SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
 SIZE = (160, 45)

@@ -42,21 +42,14 @@ from ..core.read.session import NotASession, Session
 from ..core.model.stats import Stats, branch_stats, session_stats
 from ..core.model.summary import shorten_home, text_of
 from ..core.model.layout import layout_tree
+from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
 from .clock import Clock, system_clock
 from .commands import PituiCommands
 from .header import SessionHeader, WarningsBadge, WarningsScreen
 from .help import HelpScreen
 from .keybar import KeyBar
 from .sidebar import SessionList, Sidebar
-from .tree_view import (
-    LAYOUT_IN_THREAD,
-    BranchTree,
-    fork_target,
-    leaf_target,
-    root_target,
-    sibling_target,
-    user_target,
-)
+from .tree_view import LAYOUT_IN_THREAD, BranchTree
 
 from .pane import MessagePane
 
