@@ -164,7 +164,8 @@ def start_reading(argv: list[str]) -> str | None:
     path whose read was started, in the form :func:`discovery.resolve_root` gives it
     (None when nothing was started: the app starts it later, once it has resolved the
     argument, if it is a file at all)."""
-    from .core.open.parallel import pause_gc_for_start, prestart
+    from .core.gc_policy import pause_gc_for_start
+    from .core.open.parallel import prestart
 
     pause_gc_for_start()
     if len(argv) != 1 or argv[0].startswith("-") or argv[0] in SUBCOMMANDS:

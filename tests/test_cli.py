@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import assistant, entry, ts, user, write
+from pitui.core import gc_policy
 from pitui.cli import main
 
 CORPUS_SESSIONS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
@@ -149,7 +150,7 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
         assert not open_parallel._pending
     finally:
         open_parallel._pending.clear()
-        open_parallel.end_start_pause()
+        gc_policy.end_start_pause()
     # in a fresh process, as pitui starts: what is imported when the worker is forked
     # (-S: without site, so without an editable install's finder: pitui's folder is on the path)
     import pitui

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pitui.core import gc_policy
 from pitui.core.open import parallel as open_parallel
 from pitui.core.open.parallel import ParallelOpen
 from pitui.core.read.session import NotASession, Session
@@ -287,7 +288,7 @@ def test_overlapping_gc_pauses_leave_the_collector_on():
     collection comes back when the last pause ends, never stays off."""
     import gc
 
-    from pitui.core.open.parallel import gc_paused
+    from pitui.core.gc_policy import gc_paused
 
     assert gc.isenabled()
     a, b = gc_paused(), gc_paused()
@@ -305,12 +306,12 @@ def test_a_pause_that_asks_for_it_freezes_what_was_made():
     import gc
 
     gc.unfreeze()  # (an app shown by an earlier test froze what it had)
-    with open_parallel.gc_paused():
+    with gc_policy.gc_paused():
         made = [[k] for k in range(1000)]
     assert gc.get_freeze_count() == 0 and gc.isenabled()
     try:
-        with open_parallel.gc_paused(freeze=True):
-            with open_parallel.gc_paused():  # an inner pause ending first does not freeze
+        with gc_policy.gc_paused(freeze=True):
+            with gc_policy.gc_paused():  # an inner pause ending first does not freeze
                 more = [[k] for k in range(1000)]
             assert gc.get_freeze_count() == 0
         assert gc.get_freeze_count() >= 2000 and gc.isenabled()
@@ -328,18 +329,18 @@ def test_the_start_pause_lasts_until_it_is_ended_across_the_opens_within_it():
     gc.unfreeze()
     assert gc.isenabled()
     try:
-        open_parallel.pause_gc_for_start()
-        open_parallel.pause_gc_for_start()  # (a second start is the same one)
+        gc_policy.pause_gc_for_start()
+        gc_policy.pause_gc_for_start()  # (a second start is the same one)
         assert not gc.isenabled()
-        with open_parallel.gc_paused(freeze=True):
+        with gc_policy.gc_paused(freeze=True):
             made = [[k] for k in range(1000)]
         assert not gc.isenabled() and gc.get_freeze_count() == 0
-        open_parallel.end_start_pause()
+        gc_policy.end_start_pause()
         assert gc.isenabled() and gc.get_freeze_count() >= 1000
-        open_parallel.end_start_pause()
+        gc_policy.end_start_pause()
         assert gc.isenabled()
     finally:
-        open_parallel.end_start_pause()
+        gc_policy.end_start_pause()
         gc.enable()
         gc.unfreeze()
     assert made

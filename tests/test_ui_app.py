@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pitui.core import gc_policy
 from pitui.core.store.discovery import SessionRoot
 from pitui.core.read.session import Session
 from pitui.core.model.layout import layout_tree
@@ -504,7 +505,7 @@ async def test_collection_paused_for_the_start_resumes_with_the_first_session(ma
     try:
         for root, has_session in ((srv_app_file, True), (SessionRoot(tmp_path / "none", "tree", "test"), False)):
             monkeypatch.setattr(PituiApp, "START_PAUSE_SECONDS", 60 if has_session else 0.2)
-            open_parallel.pause_gc_for_start()
+            gc_policy.pause_gc_for_start()
             assert not gc.isenabled()
             app = make_app(root)
             async with app.run_test(size=SIZE) as pilot:
@@ -517,7 +518,7 @@ async def test_collection_paused_for_the_start_resumes_with_the_first_session(ma
                     await pilot.pause()
                     assert gc.isenabled()
     finally:
-        open_parallel.end_start_pause()
+        gc_policy.end_start_pause()
         gc.enable()
 
 

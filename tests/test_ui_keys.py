@@ -131,13 +131,15 @@ async def test_full_garbage_collections_are_rare_once_the_app_runs(make_app, set
     them ten times rarer (the younger generations are collected as usual)."""
     import gc
 
+    from pitui.core import gc_policy
+
     before = gc.get_threshold()
     try:
         app = make_app(srv_app_file)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            assert gc.get_threshold() == (before[0], before[1], PituiApp.GC_FULL_EVERY)
-            assert PituiApp.GC_FULL_EVERY >= 100  # (Python's default: 10)
+            assert gc.get_threshold() == (before[0], before[1], gc_policy.FULL_EVERY)
+            assert gc_policy.FULL_EVERY >= 100  # (Python's default: 10)
     finally:
         gc.set_threshold(*before)
 

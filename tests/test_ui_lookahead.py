@@ -254,7 +254,7 @@ async def test_a_full_collection_due_soon_is_done_while_the_user_reads(ahead_app
         await settle(pilot)
         b = app.browser
         collected: list[tuple] = []
-        every = app.GC_FULL_EVERY
+        from pitui.core.gc_policy import FULL_EVERY as every
         with monkeypatch.context() as m:
             m.setattr(gc, "collect", lambda *a: collected.append(a) or 0)
             m.setattr(gc, "get_count", lambda: (0, 0, every // 2 - 1))

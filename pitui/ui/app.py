@@ -10,7 +10,6 @@ temporary file handed to ``$PAGER``.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -35,6 +34,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from ..core import gc_policy
 from ..core.open import parallel as open_parallel
 from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
@@ -631,8 +631,8 @@ class BrowserScreen(Screen):
             self._paint_when_settled()
         # What is alive now (the session, its layout, the app) lives on: left out of every
         # full garbage collection from now on (open_session unfreezes it).
-        gc.freeze()
-        open_parallel.end_start_pause()  # (collection was paused for the start: see cli)
+        gc_policy.freeze_what_is_alive()
+        gc_policy.end_start_pause()  # (collection was paused for the start: see cli)
         # Background work (whole-line validation, stats, a listing held back for this open)
         # starts after the first paint, so it does not slow the screen the user waits for.
         if self.BACKGROUND_DELAY > 0:
@@ -647,9 +647,7 @@ class BrowserScreen(Screen):
         if session is not self.session:
             return
         if self._frozen_before:
-            gc.unfreeze()
-            gc.collect()
-            gc.freeze()
+            gc_policy.refreeze()
         self._frozen_before = True
         self.branch_tree.prepare_navigation()
         self._validate_worker(session)
@@ -710,12 +708,7 @@ class BrowserScreen(Screen):
 
         pane.draw_ahead(blocks, stop, more)
         tree.summarise_ahead(rows, stop)
-        # A full garbage collection that is due soon is done now, while the user reads:
-        # one comes every GC_FULL_EVERY collections of the middle generation, on whatever
-        # makes the objects that trigger it, which is nearly always a key (20-75 ms).
-        every = getattr(app, "GC_FULL_EVERY", 0)
-        if every and gc.get_count()[2] >= every // 2:
-            gc.collect()
+        gc_policy.collect_if_due_soon()
 
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def _validate_worker(self, session: Session) -> None:
@@ -1473,20 +1466,13 @@ class PituiApp(App):
     #: Seconds after the start when garbage collection resumes at the latest (it resumes
     #: when the first session is shown; a start that shows none ends the pause here).
     START_PAUSE_SECONDS = 2.0
-    #: A full garbage collection comes after this many collections of the middle
-    #: generation (Python's default: 10). A full one walks every object made since the
-    #: app froze what it had (Textual's strips and their caches, the panes' caches: 20-50
-    #: ms in a 54,000-entry session), and at the default one came every few keys, the
-    #: slowest of them; objects that die young are collected as usual.
-    GC_FULL_EVERY = 100
 
     def on_mount(self) -> None:
-        threshold0, threshold1, _ = gc.get_threshold()
-        gc.set_threshold(threshold0, threshold1, self.GC_FULL_EVERY)
+        gc_policy.tune_for_app()
         keymap = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
         if keymap:
             self.set_keymap(keymap)
-        self.set_timer(self.START_PAUSE_SECONDS, open_parallel.end_start_pause)
+        self.set_timer(self.START_PAUSE_SECONDS, gc_policy.end_start_pause)
 
     @property
     def browser(self) -> BrowserScreen | None:

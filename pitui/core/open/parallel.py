@@ -15,7 +15,6 @@ to the plain sequential :meth:`Session.open`.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import pickle
 import signal
@@ -23,6 +22,8 @@ import sys
 import threading
 import time
 from typing import TYPE_CHECKING, Callable
+
+from ..gc_policy import gc_paused
 
 try:
     import fcntl
@@ -39,8 +40,7 @@ if TYPE_CHECKING:
 # not here: ``pitui FILE`` starts the worker before anything else is imported (prestart),
 # and every millisecond before that delays the whole open.
 
-__all__ = ["ParallelOpen", "prestart", "cancel_prestart", "start", "gc_paused", "pause_gc_for_start", "end_start_pause",
-           "PARALLEL_MIN_BYTES"]
+__all__ = ["ParallelOpen", "prestart", "cancel_prestart", "start", "PARALLEL_MIN_BYTES"]
 
 # Smaller files are read in the calling thread: starting a worker costs ~0.07 s.
 PARALLEL_MIN_BYTES = 48 * 1024 * 1024
@@ -51,70 +51,6 @@ MAX_JOBS = 8
 # enough that they are taken in here while it reads on, big enough that a chunk costs
 # little (~2,000 entries of a big session).
 STREAM_CHUNK_BYTES = 8 * 1024 * 1024
-
-
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False  # as it was when the first of the pauses under way began
-_gc_freeze = False  # a pause under way asked for what was made to be frozen at the end
-
-
-@contextlib.contextmanager
-def gc_paused(freeze: bool = False):
-    """No garbage collection while building the big structures of a session (tens of
-    thousands of lists, dicts and tuples): beside a user interface's objects each full
-    collection walks hundreds of thousands of objects, and they come every few thousand
-    allocations, doubling the time of a join or a tree layout. Nothing made here is
-    garbage; collection resumes when the last pause ends.
-
-    ``freeze``: when the last pause ends, everything alive is moved out of the collector's
-    sight (:func:`gc.freeze`) instead of being walked by the next collection (~20-70 ms
-    for a big session): for an application that keeps what it opened (pitui's app
-    freezes what it shows anyway, and unfreezes when it opens another session)."""
-    global _gc_pauses, _gc_was_enabled, _gc_freeze
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-        _gc_pauses += 1
-        _gc_freeze = _gc_freeze or freeze
-        gc.disable()
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0:
-                if _gc_freeze:
-                    _gc_freeze = False
-                    gc.freeze()
-                if _gc_was_enabled:
-                    gc.enable()
-
-
-_start_pause = None  # the pause of an app's start (pause_gc_for_start), while it lasts
-
-
-def pause_gc_for_start() -> None:
-    """Pause the garbage collector from now until :func:`end_start_pause`: a starting
-    app (importing Textual, building its widgets and styles) makes hundreds of thousands
-    of objects that live as long as it does and next to no garbage, and every collection
-    walks them (~200 collections, 0.1 s of pitui's start before its first screen here).
-    When the pause ends, what is alive is frozen (as in :func:`gc_paused`)."""
-    global _start_pause
-    with _gc_lock:
-        if _start_pause is not None:
-            return
-        _start_pause = gc_paused(freeze=True)
-    _start_pause.__enter__()
-
-
-def end_start_pause() -> None:
-    """End the pause :func:`pause_gc_for_start` began (again: nothing)."""
-    global _start_pause
-    with _gc_lock:
-        pause, _start_pause = _start_pause, None
-    if pause is not None:
-        pause.__exit__(None, None, None)
 
 
 def cpu_count() -> int:
