@@ -49,6 +49,8 @@ from .header import SessionHeader, WarningsBadge, WarningsScreen
 from .help import HelpScreen
 from .keybar import KeyBar
 from .sidebar import SessionList, Sidebar
+from . import textual_internals
+from .textual_internals import PaintGate
 from .tree_view import LAYOUT_IN_THREAD, BranchTree
 
 from .pane import MessagePane
@@ -84,7 +86,7 @@ class RightColumn(Vertical):
     ALLOW_MAXIMIZE = True
 
 
-class BrowserScreen(Screen):
+class BrowserScreen(PaintGate):
     """The main screen. Keys that act on the open session live here, so they work from
     the tree and from the pane alike (the sidebar's type-to-filter takes printable keys)."""
 
@@ -307,7 +309,7 @@ class BrowserScreen(Screen):
 
     def _hold(self) -> None:
         """Hold the panels back while the first session is read: nothing is painted
-        meanwhile (the terminal stays blank; see _compositor_refresh)."""
+        meanwhile (the terminal stays blank; see paint_held)."""
         self.query_one("#main").display = False
         self._hold_since = time.monotonic()
         self._hold_timer = self.set_timer(self.HOLD_SECONDS, self._end_hold)
@@ -327,24 +329,12 @@ class BrowserScreen(Screen):
         return True
 
     def _lay_out_now(self) -> None:
-        """Textual's layout pass of the screen, run now rather than at the next frame, and
-        batched: nothing is painted until the frame after this one's handler. (Textual is
-        pinned; should this ever fail, the layout simply happens at the next frame.)"""
-        try:
-            with self.app.batch_update():
-                self._refresh_layout()
-            # (what Textual's own frame does after its layout pass)
-            self._layout_required = False
-            self._dirty_widgets.clear()
-        except Exception:
-            pass
+        textual_internals.lay_out_now(self)
 
-    def _compositor_refresh(self) -> None:
-        if self._settling or self._hold_timer is not None:
-            # (held: nothing is painted until the panels are shown; settling: they are
-            # painted once settled, see _paint_when_settled)
-            return
-        super()._compositor_refresh()
+    def paint_held(self) -> bool:
+        # held: nothing is painted until the panels are shown; settling: they are painted
+        # once settled (see _paint_when_settled)
+        return self._settling or self._hold_timer is not None
 
     def _paint_when_settled(self) -> None:
         """Paint nothing until what was just set has settled: every panel has taken in its
@@ -352,31 +342,22 @@ class BrowserScreen(Screen):
         once (not a frame, then a layout and another frame for each round of changes:
         the scrollbars, the header). At most SETTLE_SECONDS."""
         app = self.app
-        app._begin_batch()  # (no layout pass nor paint at Textual's frames meanwhile)
+        textual_internals.begin_batch(app)  # (no layout pass nor paint at Textual's frames meanwhile)
         self._settling = True  # (nor the paint a layout made now leaves for later)
         started = time.monotonic()
         timer: list[Timer] = []
-
-        def settled() -> bool:
-            if not self._message_queue.empty():
-                return False
-            for w in self.walk_children():
-                if w.display and (w._layout_required or w._repaint_required or w._scroll_required
-                                  or not w._message_queue.empty()):
-                    return False
-            return True
 
         def check() -> None:
             if not timer:
                 return
             try:
-                done = settled() or time.monotonic() - started > self.SETTLE_SECONDS
+                done = not textual_internals.has_pending_work(self) or time.monotonic() - started > self.SETTLE_SECONDS
             except Exception:  # (Textual's internals: pinned, but never hold the screen)
                 done = True
             if done:
                 timer.pop().stop()
                 self._settling = False
-                app._end_batch()
+                textual_internals.end_batch(app)
                 self.refresh()  # (what was left unpainted)
 
         timer.append(self.set_interval(0.002, check))

@@ -32,7 +32,7 @@ from ..core.store.listing import SessionInfo
 from ..core.model.summary import one_line, shorten_home
 from ..core.timeutil import format_age
 from .clock import Clock, system_clock
-from .scrolling import set_virtual_size_quietly
+from .textual_internals import set_virtual_size_quietly
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
 

@@ -30,7 +30,7 @@ from ..core.read.session import Session
 from ..core.model.summary import Summary, summarize
 from ..core.model.layout import FILTERS, TreeLayout, TreeRow, layout_tree
 from ..core.model.navigation import Nav
-from .scrolling import set_virtual_size_quietly
+from .textual_internals import set_virtual_size_quietly
 
 __all__ = ["BranchTree"]
 

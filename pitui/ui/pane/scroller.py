@@ -30,7 +30,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from ..scrolling import set_virtual_size_quietly
+from ..textual_internals import set_virtual_size_quietly
 from .heights import Heights
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
 from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered, lexer_ready, prepare_lexers
