@@ -23,7 +23,7 @@ def test_no_private_textual_name_is_used_outside_the_module():
     import re
 
     names = [n for _, n in textual_internals.NAMES] + list(textual_internals.INSTANCE_NAMES) + list(
-        textual_internals.SCREEN_INSTANCE_NAMES)
+        textual_internals.SCREEN_INSTANCE_NAMES) + list(textual_internals.APP_INSTANCE_NAMES)
     pattern = re.compile(r"\.(" + "|".join(map(re.escape, names)) + r")\b")
     ui = pathlib.Path(textual_internals.__file__).parent
     offenders = [f"{p.relative_to(ui)}:{n}" for p in ui.rglob("*.py") if p.name != "textual_internals.py"

@@ -202,9 +202,9 @@ async def test_copy_id_path_and_resume(make_app, settle, session_path, clipboard
 
 
 def test_help_lists_the_new_keys():
-    from pitui.ui.help import SECTIONS
+    from pitui.ui.bindings import KEYS
 
-    ids = {i for _, ids in SECTIONS for i in ids}
+    ids = {k.id for k in KEYS if k.section}
     assert {"session.follow", "session.export_md", "session.copy_entry", "session.copy_id",
             "session.copy_path"} <= ids
 

@@ -26,7 +26,6 @@ from rich.text import Text
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.message import Message
@@ -54,6 +53,7 @@ from .textual_internals import PaintGate
 from .tree_view import LAYOUT_IN_THREAD, BranchTree
 
 from .pane import MessagePane
+from .bindings import bindings_for
 
 # (the context, stats and search screens and the Markdown export are imported when first
 # used: a start that opens a session never needs them)
@@ -73,7 +73,7 @@ def _demo_root() -> SessionRoot | None:
 class SearchBar(Input):
     """``/``: a one-line query for the message pane's search."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="search.cancel")]
+    BINDINGS = bindings_for("search_bar")
 
     def action_cancel(self) -> None:
         self.value = ""
@@ -92,58 +92,7 @@ class BrowserScreen(PaintGate):
 
     AUTO_FOCUS = "#tree"  # (from the first frame: not the sidebar first, then the tree)
 
-    BINDINGS = [
-        Binding("f", "cycle_filter", "Filter", id="tree.filter",
-                tooltip="Cycle the tree filter: default, no-tools, user-only, labeled-only, all"),
-        Binding("left_square_bracket", "sibling(-1)", "Branch", key_display="[ ]", id="nav.prev_sibling",
-                tooltip="Previous sibling branch at the nearest fork"),
-        Binding("right_square_bracket", "sibling(1)", "Next branch", show=False, id="nav.next_sibling",
-                tooltip="Next sibling branch at the nearest fork"),
-        Binding("left_curly_bracket", "fork(-1)", "Fork", key_display="{ }", id="nav.prev_fork",
-                tooltip="Previous fork on the branch (above the selection)"),
-        Binding("right_curly_bracket", "fork(1)", "Next fork", show=False, id="nav.next_fork",
-                tooltip="Next fork on the branch (below the selection)"),
-        Binding("g", "root", "Root", show=False, id="nav.root", tooltip="The root of the selection's tree"),
-        Binding("G", "leaf", "Leaf", show=False, id="nav.leaf", tooltip="The leaf of the branch shown"),
-        Binding("u", "user(-1)", "User", key_display="u U", id="nav.prev_user",
-                tooltip="Previous user message on the branch"),
-        Binding("U", "user(1)", "Next user message", show=False, id="nav.next_user",
-                tooltip="Next user message on the branch"),
-        Binding("t", "toggle_thinking", "Thinking", id="view.thinking", tooltip="Show or fold thinking blocks"),
-        Binding("o", "toggle_tool_output", "Output", id="view.tool_output",
-                tooltip="Tool output: a few lines, or all of it"),
-        Binding("h", "toggle_hidden", "Hidden msgs", show=False, id="view.hidden",
-                tooltip="Show custom messages marked display:false"),
-        Binding("slash", "search", "Search", id="search.start", tooltip="Search the branch in the message pane"),
-        Binding("n", "next_hit(False)", "Next hit", show=False, id="search.next", tooltip="Next search hit"),
-        Binding("N", "next_hit(True)", "Previous hit", show=False, id="search.prev", tooltip="Previous search hit"),
-        Binding("c", "context", "Context", id="session.context",
-                tooltip="What the model saw at the selected entry"),
-        Binding("y", "copy_resume", "Copy", id="session.copy",
-                tooltip="Copy `pi --session <id>` to the clipboard"),
-        Binding("e", "pager", "Raw", show=False, id="session.pager",
-                tooltip="The selected entry's line in $PAGER"),
-        Binding("w", "show_warnings", "Warnings", show=False, id="session.warnings",
-                tooltip="Lines that did not parse, with their numbers"),
-        Binding("backspace", "back", "Back", show=False, id="session.back",
-                tooltip="Back to the session opened before (e.g. after a subagent's transcript)"),
-        Binding("s", "stats", "Stats", show=False, id="session.stats",
-                tooltip="Tokens and cost per model, for the branch and the whole session"),
-        Binding("ctrl+f", "search_all", "All sessions", id="search.all",
-                tooltip="Search every session (Enter opens the hit)"),
-        Binding("z", "zoom", "Zoom", show=False, id="view.zoom",
-                tooltip="Zoom the focused panel to the whole screen, or back"),
-        Binding("F", "toggle_follow", "Follow", id="session.follow",
-                tooltip="Follow the session as Pi writes it: keep the newest entry selected and in view"),
-        Binding("x", "export_markdown", "Export", show=False, id="session.export_md",
-                tooltip="Export the branch shown to a Markdown file (and copy it)"),
-        Binding("Y", "copy_entry", "Copy entry", show=False, id="session.copy_entry",
-                tooltip="Copy the selected entry's text to the clipboard"),
-        Binding("i", "copy_id", "Copy id", show=False, id="session.copy_id",
-                tooltip="Copy the session id to the clipboard"),
-        Binding("p", "copy_path", "Copy path", show=False, id="session.copy_path",
-                tooltip="Copy the session file's path to the clipboard"),
-    ]
+    BINDINGS = bindings_for("browser")
 
     #: Actions that need an open session (greyed out in the footer without one).
     SESSION_ACTIONS = frozenset({
@@ -1263,7 +1212,7 @@ class BrowserScreen(PaintGate):
 class ExportScreen(ModalScreen[str | None]):
     """``x``: where to write the Markdown export (Enter writes, Esc cancels)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    BINDINGS = bindings_for("export")
 
     def __init__(self, default: str) -> None:
         super().__init__(id="export")
@@ -1349,10 +1298,7 @@ def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:
 class EmptyScreen(Screen):
     """No sessions at all: where pitui looked, how that folder was chosen, and the demo."""
 
-    BINDINGS = [
-        Binding("d", "demo", "Open the demo", id="empty.demo"),
-        Binding("q", "app.quit", "Quit", id="empty.quit"),
-    ]
+    BINDINGS = bindings_for("empty")
 
     def __init__(self, root: SessionRoot) -> None:
         super().__init__(id="empty")
@@ -1407,10 +1353,7 @@ class PituiApp(App):
     TITLE = "pitui"
     COMMANDS = App.COMMANDS | {PituiCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # (zoomed, the keys stay)
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit pitui"),
-        Binding("question_mark", "help", "Help", key_display="?", id="app.help", tooltip="Every key, explained"),
-    ]
+    BINDINGS = bindings_for("app")
 
     def __init__(
         self,

@@ -5,7 +5,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Iterator
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from .bindings import in_palette
+from .textual_internals import keymap_of
 
 __all__ = ["PituiCommands"]
 
@@ -16,36 +20,20 @@ class PituiCommands(Provider):
     """Commands built from the screen the palette was opened on."""
 
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
-        from .app import BrowserScreen
-        from .help import _all_bindings
-        from .sidebar import SessionList
-        from .tree_view import BranchTree
-
         screen = self.screen
-        if not isinstance(screen, BrowserScreen):
+        if screen.id != "browser":  # (the browser screen's; no palette commands elsewhere)
             return
         app = self.app
-        keymap = getattr(app, "_keymap", {}) or {}
-        bindings = _all_bindings()
-        tree_ids = {b.id for b in BranchTree.BINDINGS if getattr(b, "id", None)}
-        list_ids = {b.id for b in SessionList.BINDINGS if getattr(b, "id", None)}
-        skip = {"tree.down", "tree.up", "tree.page_down", "tree.page_up", "sidebar.down", "sidebar.up",
-                "sidebar.page_down", "sidebar.page_up", "sidebar.first", "sidebar.last", "app.help"}
-        for bid, b in bindings.items():
-            if bid in skip:
+        keymap = keymap_of(app)
+        targets = {"app": app, "browser": screen, "tree": screen.query_one("#tree"),
+                   "sidebar": screen.query_one("SessionList")}
+        for k in in_palette():
+            target = targets.get(k.target)
+            if target is None:
                 continue
-            if bid in tree_ids:
-                target = screen.query_one(BranchTree)
-            elif bid in list_ids:
-                target = screen.query_one(SessionList)
-            elif bid.startswith("app."):
-                target = app
-            else:
-                target = screen
-            keys = keymap.get(bid, b.key).split(",")[0]
-            key = app.get_key_display(type(b)(keys, b.action))
-            text = b.tooltip or b.description
-            yield text, f"key: {key}", partial(target.run_action, b.action)
+            keys = keymap.get(k.id, k.keys).split(",")[0]
+            key = app.get_key_display(Binding(keys, k.action))
+            yield k.what, f"key: {key}", partial(target.run_action, k.action)
         yield "Help: every key", "key: ?", app.action_help  # type: ignore[attr-defined]
         from ..core.model.layout import FILTERS
 

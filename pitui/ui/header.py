@@ -13,7 +13,6 @@ from datetime import datetime
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -23,6 +22,7 @@ from ..core.read.session import SessionWarning
 from ..core.model.stats import Stats
 from ..core.model.summary import one_line, shorten_home
 from ..core.timeutil import iso_to_ms
+from .bindings import bindings_for
 
 __all__ = ["SessionHeader", "WarningsScreen", "fmt_tokens", "fmt_cost", "fmt_time"]
 
@@ -175,9 +175,7 @@ class WarningsScreen(ModalScreen[None]):
     WarningsScreen #warnings-hint { color: $text-muted; height: 1; }
     """
 
-    BINDINGS = [
-        Binding("escape,q,w", "dismiss_screen", "Close", id="warnings.close"),
-    ]
+    BINDINGS = bindings_for("warnings")
 
     MAX_SHOWN = 2000
 

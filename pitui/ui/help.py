@@ -1,4 +1,4 @@
-"""``?``: every key, built from the bindings themselves (so remapped keys show as remapped)."""
+"""``?``: every key, from the bindings table (remapped keys show as remapped)."""
 
 from __future__ import annotations
 
@@ -10,74 +10,26 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from .bindings import EXTRA_HELP, KEYS, NOTES, SECTIONS, bindings_for
+from .textual_internals import keymap_of
+
 __all__ = ["HelpScreen", "help_sections"]
 
-# (section title, binding ids in order)
-SECTIONS: list[tuple[str, list[str]]] = [
-    ("Move in the tree", ["tree.down", "tree.up", "tree.page_down", "tree.page_up", "tree.first", "tree.last",
-                          "nav.root", "nav.leaf", "nav.prev_user", "nav.next_user"]),
-    ("Branches", ["nav.prev_sibling", "nav.next_sibling", "nav.prev_fork", "nav.next_fork", "tree.fold",
-                  "tree.filter"]),
-    ("Messages", ["view.thinking", "view.tool_output", "view.hidden", "search.start", "search.next", "search.prev",
-                  "view.zoom"]),
-    ("Session", ["session.context", "session.stats", "session.copy", "session.pager", "session.warnings",
-                 "session.back", "search.all", "session.follow", "session.export_md", "session.copy_entry",
-                 "session.copy_id", "session.copy_path"]),
-    ("Sidebar (when focused, typing filters)", ["sidebar.open", "sidebar.sort", "sidebar.named", "sidebar.clear"]),
-    ("App", ["app.help", "app.quit"]),
-]
 
-EXTRA = {
-    "App": [("tab / shift+tab", "Move between the sidebar, the tree and the message pane"),
-            ("ctrl+p", "Command palette: every action, filter modes, sessions by name")],
-}
-
-NOTES = """\
-[ and ] switch between the branches of the nearest fork. On the first entry of a branch they
-go to its previous / next sibling; on a fork they go to the fork's branches (from the one the
-pane shows); anywhere else, to the siblings of the branch you are in at the nearest fork above.
-{ and } jump to the previous / next fork (an entry with several branches) on the branch the
-pane shows. g and G go to the root and to the leaf of that branch; u and U to the previous /
-next user message on it. The filter (f) decides which entries are rows: default, no-tools,
-user-only, labeled-only, all; a hidden entry's children hang from its nearest shown ancestor.
-The pane shows the branch through the selection: the one already shown while the selection
-stays on it, else Pi's current branch or the newest leaf below the selection."""
-
-
-def _all_bindings() -> dict[str, Binding]:
-    from .app import BrowserScreen, PituiApp
-    from .sidebar import SessionList
-    from .tree_view import BranchTree
-
-    out: dict[str, Binding] = {}
-    for cls in (BranchTree, BrowserScreen, SessionList, PituiApp):
-        for b in cls.BINDINGS:
-            if isinstance(b, Binding) and b.id:
-                out[b.id] = b
-    return out
-
-
-def help_sections(app) -> list[tuple[str, list[tuple[str, str]]]]:
-    """``[(section, [(keys, what, binding id), ...]), ...]`` with the app's keymap applied."""
-    bindings = _all_bindings()
-    keymap = getattr(app, "_keymap", {}) or {}
+def help_sections(app) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """``[(section, [(keys, what, binding id), ...]), ...]`` from the bindings table, with
+    the app's keymap applied."""
+    keymap = keymap_of(app)
     out = []
-    for title, ids in SECTIONS:
+    for title in SECTIONS:
         rows = []
-        for bid in ids:
-            b = bindings.get(bid)
-            if b is None:
+        for k in KEYS:
+            if k.section != title:
                 continue
-            keys = keymap.get(bid, b.key)
-            shown = []
-            for k in keys.split(","):
-                k = k.strip()
-                if not k:
-                    continue
-                shown.append(app.get_key_display(Binding(k, b.action)))
-            what = b.tooltip or b.description
-            rows.append((" ".join(shown), what, bid))
-        rows.extend((k, w, "") for k, w in EXTRA.get(title, []))
+            keys = keymap.get(k.id, k.keys)
+            shown = [app.get_key_display(Binding(key.strip(), k.action)) for key in keys.split(",") if key.strip()]
+            rows.append((" ".join(shown), k.what, k.id))
+        rows.extend((keys, what, "") for keys, what in EXTRA_HELP.get(title, []))
         out.append((title, rows))
     return out
 
@@ -95,7 +47,7 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen #help-hint { height: 1; color: $text-muted; }
     """
 
-    BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
+    BINDINGS = bindings_for("help")
 
     def compose(self) -> ComposeResult:
         with Vertical():

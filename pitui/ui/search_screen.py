@@ -30,7 +30,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.geometry import Size
 from textual.message import Message
@@ -47,6 +46,7 @@ from ..core.store.search import Hit, QueryError, SessionHits, parse_query, searc
 from ..core.model.summary import one_line, shorten_home
 from ..core.timeutil import format_age
 from .clock import Clock, system_clock
+from .bindings import bindings_for
 
 __all__ = ["SearchScreen", "SearchResults"]
 
@@ -108,15 +108,7 @@ class SearchResults(ScrollView, can_focus=True):
     SearchResults > .search-results--more { color: $text-muted; text-style: italic; }
     """
 
-    BINDINGS = [
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-        Binding("enter", "choose", "Open", show=False),
-    ]
+    BINDINGS = bindings_for("search_results")
 
     class Chosen(Message):
         """Enter or a click on a row: open ``path`` at ``entry_id`` (None: the session)."""
@@ -319,13 +311,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     SearchScreen #search-hint { height: 1; color: $text-muted; padding: 0 1; }
     """
 
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="search_all.close"),
-        Binding("down", "results('cursor_down')", "Down", show=False),
-        Binding("up", "results('cursor_up')", "Up", show=False),
-        Binding("pagedown", "results('page_down')", "Page down", show=False),
-        Binding("pageup", "results('page_up')", "Page up", show=False),
-    ]
+    BINDINGS = bindings_for("search_all")
 
     DEBOUNCE = 0.3  # seconds of quiet typing before the search starts
     MAX_HITS = 50  # hits listed per session (all are counted)

@@ -20,7 +20,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.geometry import Size
 from textual.message import Message
@@ -33,6 +32,7 @@ from ..core.model.summary import one_line, shorten_home
 from ..core.timeutil import format_age
 from .clock import Clock, system_clock
 from .textual_internals import set_virtual_size_quietly
+from .bindings import bindings_for
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
 
@@ -206,18 +206,7 @@ class SessionList(ScrollView, can_focus=True):
     SessionList > .session-list--fork { color: $text-muted; }
     """
 
-    BINDINGS = [
-        Binding("down", "cursor_down", "Down", show=False, id="sidebar.down"),
-        Binding("up", "cursor_up", "Up", show=False, id="sidebar.up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="sidebar.page_down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="sidebar.page_up"),
-        Binding("home", "first", "First", show=False, id="sidebar.first"),
-        Binding("end", "last", "Last", show=False, id="sidebar.last"),
-        Binding("enter", "open", "Open", id="sidebar.open", tooltip="Open the session (or fold the project)"),
-        Binding("ctrl+s", "toggle_sort", "Sort", id="sidebar.sort", tooltip="Sort by recent or by name"),
-        Binding("ctrl+n", "toggle_named", "Named only", id="sidebar.named", tooltip="Show named sessions only"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="sidebar.clear"),
-    ]
+    BINDINGS = bindings_for("sidebar")
 
     class OpenRequested(Message):
         def __init__(self, path: str) -> None:

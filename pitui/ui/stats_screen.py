@@ -12,7 +12,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -22,6 +21,7 @@ from textual.worker import get_current_worker
 from ..core.read.session import Session
 from ..core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
 from ..core.model.summary import one_line, text_of
+from .bindings import bindings_for
 
 __all__ = ["StatsScreen", "CostChart", "bar"]
 
@@ -133,11 +133,7 @@ class CostChart(Widget):
 class StatsScreen(ModalScreen):
     """``s``: tokens and cost per model for the branch ending at ``leaf`` and the session."""
 
-    BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
-        Binding("s", "close", "Close", show=False),
-    ]
+    BINDINGS = bindings_for("stats")
 
     DEFAULT_CSS = """
     StatsScreen {

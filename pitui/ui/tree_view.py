@@ -18,7 +18,6 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -31,6 +30,7 @@ from ..core.model.summary import Summary, summarize
 from ..core.model.layout import FILTERS, TreeLayout, TreeRow, layout_tree
 from ..core.model.navigation import Nav
 from .textual_internals import set_virtual_size_quietly
+from .bindings import bindings_for
 
 __all__ = ["BranchTree"]
 
@@ -123,16 +123,7 @@ class BranchTree(ScrollView, can_focus=True):
     BranchTree > .branch-tree--folded { color: $text-muted; text-style: italic; }
     """
 
-    BINDINGS = [
-        Binding("down,j", "cursor_down", "Down", show=False, id="tree.down"),
-        Binding("up,k", "cursor_up", "Up", show=False, id="tree.up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="tree.page_down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="tree.page_up"),
-        Binding("home", "first", "First row", show=False, id="tree.first"),
-        Binding("end", "last", "Last row", show=False, id="tree.last"),
-        Binding("enter,space", "toggle_fold", "Fold", id="tree.fold",
-                tooltip="Fold or unfold the branch at the selection (or the branch it is in)"),
-    ]
+    BINDINGS = bindings_for("tree")
 
     mode: reactive[str] = reactive("default", init=False)
 

@@ -9,7 +9,6 @@ from typing import Any, Hashable
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -18,6 +17,7 @@ from ...core.model.context import build_context, context_entry_indices, project_
 from ...core.read.session import Session
 from .render import CUT_LINES, Out, fmt_time, group_messages, message_header, render_message
 from .scroller import BlockScroller
+from ..bindings import bindings_for
 
 __all__ = ["ContextScreen", "ContextView"]
 
@@ -59,10 +59,7 @@ def _sources(session: Session, entry: int) -> list[tuple[str, str | None]] | Non
 class ContextView(BlockScroller):
     """A list of context messages (an assistant message with its tool results is one block)."""
 
-    BINDINGS = [
-        Binding("t", "toggle_thinking", "Thinking", tooltip="Fold or unfold all thinking"),
-        Binding("o", "toggle_output", "Output", tooltip="Tool output cut to a few lines, or full"),
-    ]
+    BINDINGS = bindings_for("context_view")
 
     DEFAULT_CSS = """
     ContextView {
@@ -120,7 +117,7 @@ class ContextView(BlockScroller):
 class ContextScreen(ModalScreen):
     """Exactly what the model saw at ``entry``: thinking level, model and every message."""
 
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = bindings_for("context")
 
     DEFAULT_CSS = """
     ContextScreen {

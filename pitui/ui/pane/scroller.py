@@ -22,7 +22,6 @@ from typing import Any, Callable, Hashable, Iterable
 from rich.console import Console
 from rich.segment import Segment
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -34,6 +33,7 @@ from ..textual_internals import set_virtual_size_quietly
 from .heights import Heights
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
 from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered, lexer_ready, prepare_lexers
+from ..bindings import bindings_for
 
 __all__ = ["BlockScroller"]
 
@@ -101,9 +101,7 @@ class BlockScroller(ScrollView, can_focus=True):
     """
 
     # t / o / h are the app's (it toggles the reactives below); the context view binds its own.
-    BINDINGS = [
-        Binding("enter", "toggle_fold", "Fold", show=False, tooltip="Open or close the first fold in view"),
-    ]
+    BINDINGS = bindings_for("pane")
 
     #: Blocks with more Markdown than this are drawn on a worker thread. Rich draws ~150
     #: bytes of Markdown a millisecond on a slow machine (a 7.8 KB reply took 40-60 ms), so

@@ -1,0 +1,193 @@
+"""Every key binding of pitui, in one table.
+
+Each row says which widget or screen holds the binding (``target``), its id (what
+``PITUI_KEYMAP='id=key;…'`` remaps), its keys, the action, the short label the footer
+shows, the longer text the help screen and the command palette show, and the help section
+it is listed under. Widgets take their ``BINDINGS`` from :func:`bindings_for`; the help
+screen (``?``), the command palette and the footer are all derived from the same rows, so
+a key is added, renamed or documented in one place. (harlequin's ``actions.py`` is the
+model.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+__all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette"]
+
+
+@dataclass(frozen=True)
+class Key:
+    target: str  # where the binding lives: app, browser, tree, sidebar, pane, … (see TARGETS)
+    id: str  # binding id (PITUI_KEYMAP); unique
+    keys: str  # Textual key names, comma-separated
+    action: str
+    label: str  # the footer's short label
+    text: str = ""  # what it does, for help and the palette (the label when empty)
+    section: str | None = None  # help section; None: not listed in help
+    show: bool = False  # in the footer
+    key_display: str | None = None
+    palette: bool = True  # offered in the command palette (when its target is on screen)
+
+    def binding(self) -> Binding:
+        return Binding(self.keys, self.action, self.label, show=self.show, key_display=self.key_display,
+                       id=self.id, tooltip=self.text)
+
+    @property
+    def what(self) -> str:
+        return self.text or self.label
+
+
+# Help sections, in the order the help screen lists them.
+MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, APP = (
+    "Move in the tree", "Branches", "Messages", "Session", "Sidebar (when focused, typing filters)", "App")
+
+KEYS: tuple[Key, ...] = (
+    # ------------------------------------------------------------------ the tree
+    Key("tree", "tree.down", "down,j", "cursor_down", "Down", section=MOVE, palette=False),
+    Key("tree", "tree.up", "up,k", "cursor_up", "Up", section=MOVE, palette=False),
+    Key("tree", "tree.page_down", "pagedown", "page_down", "Page down", section=MOVE, palette=False),
+    Key("tree", "tree.page_up", "pageup", "page_up", "Page up", section=MOVE, palette=False),
+    Key("tree", "tree.first", "home", "first", "First row", section=MOVE),
+    Key("tree", "tree.last", "end", "last", "Last row", section=MOVE),
+    Key("browser", "tree.filter", "f", "cycle_filter", "Filter",
+        "Cycle the tree filter: default, no-tools, user-only, labeled-only, all", section=BRANCHES, show=True),
+    Key("browser", "nav.prev_sibling", "left_square_bracket", "sibling(-1)", "Branch",
+        "Previous sibling branch at the nearest fork", section=BRANCHES, show=True, key_display="[ ]"),
+    Key("browser", "nav.next_sibling", "right_square_bracket", "sibling(1)", "Next branch",
+        "Next sibling branch at the nearest fork", section=BRANCHES),
+    Key("browser", "nav.prev_fork", "left_curly_bracket", "fork(-1)", "Fork",
+        "Previous fork on the branch (above the selection)", section=BRANCHES, show=True, key_display="{ }"),
+    Key("browser", "nav.next_fork", "right_curly_bracket", "fork(1)", "Next fork",
+        "Next fork on the branch (below the selection)", section=BRANCHES),
+    Key("tree", "tree.fold", "enter,space", "toggle_fold", "Fold",
+        "Fold or unfold the branch at the selection (or the branch it is in)", section=BRANCHES, show=True),
+    Key("browser", "nav.root", "g", "root", "Root", "The root of the selection's tree", section=MOVE),
+    Key("browser", "nav.leaf", "G", "leaf", "Leaf", "The leaf of the branch shown", section=MOVE),
+    Key("browser", "nav.prev_user", "u", "user(-1)", "User", "Previous user message on the branch", section=MOVE,
+        show=True, key_display="u U"),
+    Key("browser", "nav.next_user", "U", "user(1)", "Next user message", "Next user message on the branch",
+        section=MOVE),
+    # ------------------------------------------------------------------ the message pane
+    Key("browser", "view.thinking", "t", "toggle_thinking", "Thinking", "Show or fold thinking blocks",
+        section=MESSAGES, show=True),
+    Key("browser", "view.tool_output", "o", "toggle_tool_output", "Output", "Tool output: a few lines, or all of it",
+        section=MESSAGES, show=True),
+    Key("browser", "view.hidden", "h", "toggle_hidden", "Hidden msgs", "Show custom messages marked display:false",
+        section=MESSAGES),
+    Key("browser", "search.start", "slash", "search", "Search", "Search the branch in the message pane",
+        section=MESSAGES, show=True),
+    Key("browser", "search.next", "n", "next_hit(False)", "Next hit", "Next search hit", section=MESSAGES),
+    Key("browser", "search.prev", "N", "next_hit(True)", "Previous hit", "Previous search hit", section=MESSAGES),
+    Key("browser", "view.zoom", "z", "zoom", "Zoom", "Zoom the focused panel to the whole screen, or back",
+        section=MESSAGES),
+    Key("pane", "pane.fold", "enter", "toggle_fold", "Fold", "Open or close the first fold in view",
+        palette=False),
+    # ------------------------------------------------------------------ the session
+    Key("browser", "session.context", "c", "context", "Context", "What the model saw at the selected entry",
+        section=SESSION, show=True),
+    Key("browser", "session.stats", "s", "stats", "Stats",
+        "Tokens and cost per model, for the branch and the whole session", section=SESSION),
+    Key("browser", "session.copy", "y", "copy_resume", "Copy", "Copy `pi --session <id>` to the clipboard",
+        section=SESSION, show=True),
+    Key("browser", "session.pager", "e", "pager", "Raw", "The selected entry's line in $PAGER", section=SESSION),
+    Key("browser", "session.warnings", "w", "show_warnings", "Warnings", "Lines that did not parse, with their numbers",
+        section=SESSION),
+    Key("browser", "session.back", "backspace", "back", "Back",
+        "Back to the session opened before (e.g. after a subagent's transcript)", section=SESSION),
+    Key("browser", "search.all", "ctrl+f", "search_all", "All sessions", "Search every session (Enter opens the hit)",
+        section=SESSION, show=True),
+    Key("browser", "session.follow", "F", "toggle_follow", "Follow",
+        "Follow the session as Pi writes it: keep the newest entry selected and in view", section=SESSION, show=True),
+    Key("browser", "session.export_md", "x", "export_markdown", "Export",
+        "Export the branch shown to a Markdown file (and copy it)", section=SESSION),
+    Key("browser", "session.copy_entry", "Y", "copy_entry", "Copy entry",
+        "Copy the selected entry's text to the clipboard", section=SESSION),
+    Key("browser", "session.copy_id", "i", "copy_id", "Copy id", "Copy the session id to the clipboard",
+        section=SESSION),
+    Key("browser", "session.copy_path", "p", "copy_path", "Copy path", "Copy the session file's path to the clipboard",
+        section=SESSION),
+    # ------------------------------------------------------------------ the sidebar
+    Key("sidebar", "sidebar.down", "down", "cursor_down", "Down", palette=False),
+    Key("sidebar", "sidebar.up", "up", "cursor_up", "Up", palette=False),
+    Key("sidebar", "sidebar.page_down", "pagedown", "page_down", "Page down", palette=False),
+    Key("sidebar", "sidebar.page_up", "pageup", "page_up", "Page up", palette=False),
+    Key("sidebar", "sidebar.first", "home", "first", "First", palette=False),
+    Key("sidebar", "sidebar.last", "end", "last", "Last", palette=False),
+    Key("sidebar", "sidebar.open", "enter", "open", "Open", "Open the session (or fold the project)",
+        section=SIDEBAR, show=True),
+    Key("sidebar", "sidebar.sort", "ctrl+s", "toggle_sort", "Sort", "Sort by recent or by name", section=SIDEBAR,
+        show=True),
+    Key("sidebar", "sidebar.named", "ctrl+n", "toggle_named", "Named only", "Show named sessions only",
+        section=SIDEBAR, show=True),
+    Key("sidebar", "sidebar.clear", "escape", "clear_filter", "Clear filter", section=SIDEBAR),
+    # ------------------------------------------------------------------ the app
+    Key("app", "app.quit", "q", "quit", "Quit", "Quit pitui", section=APP, show=True),
+    Key("app", "app.help", "question_mark", "help", "Help", "Every key, explained", section=APP, show=True,
+        key_display="?", palette=False),
+    # ------------------------------------------------------------------ dialogs and other screens
+    Key("search_bar", "search.cancel", "escape", "cancel", "Cancel", show=True, palette=False),
+    Key("export", "export.cancel", "escape", "cancel", "Cancel", show=True, palette=False),
+    Key("empty", "empty.demo", "d", "demo", "Open the demo", show=True, palette=False),
+    Key("empty", "empty.quit", "q", "app.quit", "Quit", show=True, palette=False),
+    Key("help", "help.close", "escape,q,question_mark", "close", "Close", show=True, palette=False),
+    Key("warnings", "warnings.close", "escape,q,w", "dismiss_screen", "Close", show=True, palette=False),
+    Key("stats", "stats.close", "escape", "close", "Close", show=True, palette=False),
+    Key("stats", "stats.close_q", "q", "close", "Close", palette=False),
+    Key("stats", "stats.close_s", "s", "close", "Close", palette=False),
+    Key("context", "context.close", "escape", "close", "Close", show=True, palette=False),
+    Key("context_view", "context.thinking", "t", "toggle_thinking", "Thinking", "Fold or unfold all thinking",
+        show=True, palette=False),
+    Key("context_view", "context.output", "o", "toggle_output", "Output", "Tool output cut to a few lines, or full",
+        show=True, palette=False),
+    Key("search_all", "search_all.close", "escape", "close", "Close", show=True, palette=False),
+    Key("search_all", "search_all.down", "down", "results('cursor_down')", "Down", palette=False),
+    Key("search_all", "search_all.up", "up", "results('cursor_up')", "Up", palette=False),
+    Key("search_all", "search_all.page_down", "pagedown", "results('page_down')", "Page down", palette=False),
+    Key("search_all", "search_all.page_up", "pageup", "results('page_up')", "Page up", palette=False),
+    Key("search_results", "search_results.down", "down", "cursor_down", "Down", palette=False),
+    Key("search_results", "search_results.up", "up", "cursor_up", "Up", palette=False),
+    Key("search_results", "search_results.page_down", "pagedown", "page_down", "Page down", palette=False),
+    Key("search_results", "search_results.page_up", "pageup", "page_up", "Page up", palette=False),
+    Key("search_results", "search_results.first", "home", "first", "First", palette=False),
+    Key("search_results", "search_results.last", "end", "last", "Last", palette=False),
+    Key("search_results", "search_results.open", "enter", "choose", "Open", palette=False),
+)
+
+#: Keys Textual handles itself, listed in help beside the table's.
+EXTRA_HELP: dict[str, list[tuple[str, str]]] = {
+    APP: [("tab / shift+tab", "Move between the sidebar, the tree and the message pane"),
+          ("ctrl+p", "Command palette: every action, filter modes, sessions by name")],
+}
+
+SECTIONS: tuple[str, ...] = (MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, APP)
+
+NOTES = """\
+[ and ] switch between the branches of the nearest fork. On the first entry of a branch they
+go to its previous / next sibling; on a fork they go to the fork's branches (from the one the
+pane shows); anywhere else, to the siblings of the branch you are in at the nearest fork above.
+{ and } jump to the previous / next fork (an entry with several branches) on the branch the
+pane shows. g and G go to the root and to the leaf of that branch; u and U to the previous /
+next user message on it. The filter (f) decides which entries are rows: default, no-tools,
+user-only, labeled-only, all; a hidden entry's children hang from its nearest shown ancestor.
+The pane shows the branch through the selection: the one already shown while the selection
+stays on it, else Pi's current branch or the newest leaf below the selection."""
+
+_BY_ID = {k.id: k for k in KEYS}
+assert len(_BY_ID) == len(KEYS), "binding ids are unique"
+
+
+def bindings_for(target: str) -> list[Binding]:
+    """The ``BINDINGS`` of the widget or screen called ``target`` in the table."""
+    return [k.binding() for k in KEYS if k.target == target]
+
+
+def by_id(binding_id: str) -> Key | None:
+    return _BY_ID.get(binding_id)
+
+
+def in_palette() -> list[Key]:
+    """The keys the command palette offers (its actions run on their target)."""
+    return [k for k in KEYS if k.palette]
