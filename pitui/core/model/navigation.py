@@ -108,10 +108,6 @@ class Nav:
             self._leaf_cache[i] = got
         return got
 
-    def visible_path(self, i: int) -> list[int]:
-        """Shown entries from the top down to the leaf of ``i``'s branch."""
-        return self._visible_path(self.leaf_below(i))[0]
-
     def _visible_path(self, leaf: int) -> tuple[list[int], dict[int, int]]:
         got = self._visible.get(leaf)
         if got is None:

@@ -88,7 +88,11 @@ def _norm_id(value: Any) -> str | None:
 
 
 class _LRU:
-    """A small LRU bounded by item count and by approximate bytes."""
+    """A small LRU bounded by item count and by approximate bytes.
+
+    Hand-written because entries range from bytes to megabytes, so a bound on the count
+    alone (functools.lru_cache; Textual's LRUCache, which core may not import) would let a
+    few big tool results hold hundreds of MB."""
 
     def __init__(self, max_items: int = 4096, max_bytes: int = 96 * 1024 * 1024):
         self._d: OrderedDict[int, tuple[Any, int]] = OrderedDict()
