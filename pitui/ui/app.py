@@ -48,9 +48,9 @@ from .header import SessionHeader, WarningsBadge, WarningsScreen
 from .help import HelpScreen
 from .keybar import KeyBar
 from .sidebar import SessionList, Sidebar
-from . import textual_internals
+from . import lookahead, textual_internals
 from .textual_internals import PaintGate
-from .tree_view import LAYOUT_IN_THREAD, BranchTree
+from .tree_view import BranchTree
 
 from .pane import MessagePane
 from .bindings import bindings_for
@@ -600,45 +600,7 @@ class BrowserScreen(PaintGate):
         if wait > 0.005:
             self._lookahead_timer = self.set_timer(wait, self._look_ahead)
             return
-        s = self.session
-        tree = self.branch_tree
-        layout = tree.tree_layout
-        if s is None or tree.nav is None or layout is None or app.screen is not self:
-            return
-        if tree.laying_out or not layout.has_children or not (layout.forks_made or len(layout.rows) < LAYOUT_IN_THREAD):
-            # (a layout, or what the keys walk, is being made on a worker: not made here)
-            self.schedule_lookahead()
-            return
-        nav, sel = tree.nav, tree.selected_entry
-        if sel < 0:
-            return
-        pane = self.pane
-        siblings = [sibling_target(nav, sel, -1), sibling_target(nav, sel, 1)]
-        centred = [fork_target(nav, sel, -1), fork_target(nav, sel, 1), user_target(nav, sel, -1),
-                   user_target(nav, sel, 1), root_target(nav, sel), leaf_target(nav, sel)] + siblings
-        paged = [(tree.page_target(-1), "top"), (tree.page_target(1), "bottom")]
-        blocks: list[int] = []
-        rows: list[range] = []
-        for target, how in [(t, "center") for t in centred] + paged:
-            if target is None or target < 0 or target == sel:
-                continue
-            blocks += pane.blocks_for_entry(target)
-            rows.append(tree.rows_for(target, how))
-        blocks += pane.blocks_beside_view()  # (the pane's own page keys)
-        # [ and ] show another branch: its blocks are worked out on the drawing thread
-        more = []
-        for target in siblings:
-            if target is not None and target >= 0 and pane.block_of(target) is None:
-                produce = pane.branch_ahead(nav.leaf_below(target), target)
-                if produce is not None:
-                    more.append(produce)
-
-        def stop() -> bool:
-            return getattr(app, "last_input_at", 0.0) != since
-
-        pane.draw_ahead(blocks, stop, more)
-        tree.summarise_ahead(rows, stop)
-        gc_policy.collect_if_due_soon()
+        lookahead.look_ahead(self, since)
 
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def _validate_worker(self, session: Session) -> None:
