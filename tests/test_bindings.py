@@ -5,14 +5,14 @@ import pytest
 
 from pitui.ui.app import BrowserScreen, EmptyScreen, ExportScreen, PituiApp, SearchBar
 from pitui.ui.bindings import KEYS, SECTIONS
-from pitui.ui.header import WarningsScreen
-from pitui.ui.help import HelpScreen, help_sections
-from pitui.ui.pane.context_screen import ContextScreen, ContextView
+from pitui.ui.widgets.header import WarningsScreen
+from pitui.ui.screens.help import HelpScreen, help_sections
+from pitui.ui.screens.context import ContextScreen, ContextView
 from pitui.ui.pane.scroller import BlockScroller
-from pitui.ui.search_screen import SearchResults, SearchScreen
-from pitui.ui.sidebar import SessionList
-from pitui.ui.stats_screen import StatsScreen
-from pitui.ui.tree_view import BranchTree
+from pitui.ui.screens.search import SearchResults, SearchScreen
+from pitui.ui.widgets.sidebar import SessionList
+from pitui.ui.screens.stats import StatsScreen
+from pitui.ui.widgets.branch_tree import BranchTree
 
 TARGETS = {"app": PituiApp, "browser": BrowserScreen, "tree": BranchTree, "sidebar": SessionList,
            "pane": BlockScroller, "search_bar": SearchBar, "export": ExportScreen, "empty": EmptyScreen,

@@ -17,7 +17,7 @@ from pitui.core.store.discovery import SessionRoot
 from pitui.core.read.session import Session
 from pitui.core.model.layout import layout_tree
 from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp, write_entry_file
-from pitui.ui.sidebar import build_items
+from pitui.ui.widgets.sidebar import build_items
 from pitui.core.model.navigation import Nav, fork_target, sibling_target
 
 SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
@@ -700,7 +700,7 @@ async def test_a_layout_from_another_process_gets_its_shown_children_made_after_
 async def test_the_first_rows_of_the_tree_are_summarised_in_the_opening_thread(make_app, settle, big_file, monkeypatch):
     """The rows a first screen shows (around the current leaf) are summarised while the
     session is opened, off the interface's thread, and the tree draws them from there."""
-    from pitui.ui import tree_view
+    from pitui.ui.widgets import branch_tree as tree_view
 
     on_ui: list[int] = []
     real = tree_view.summarize
@@ -791,8 +791,8 @@ async def test_subagent_transcript_opens_and_backspace_returns(make_app, settle,
 
 
 async def test_search_all_opens_the_chosen_hit_and_stats_screen(make_app, settle, corpus_root, srv_app_file):
-    from pitui.ui.search_screen import SearchScreen
-    from pitui.ui.stats_screen import StatsScreen
+    from pitui.ui.screens.search import SearchScreen
+    from pitui.ui.screens.stats import StatsScreen
 
     app = make_app(corpus_root)
     async with app.run_test(size=SIZE) as pilot:
@@ -911,7 +911,7 @@ async def test_mouse_selects_rows_folds_and_opens_sessions(make_app, settle, cor
 
 async def test_keys_can_be_remapped_by_binding_id(make_app, settle, srv_app_file, monkeypatch):
     from pitui.ui.app import parse_keymap
-    from pitui.ui.help import help_sections
+    from pitui.ui.screens.help import help_sections
 
     assert parse_keymap("nav.next_sibling=l; tree.down=down,j ;bad") == {"nav.next_sibling": "l", "tree.down": "down,j"}
     monkeypatch.setenv("PITUI_KEYMAP", "nav.next_sibling=l;nav.prev_sibling=h")
@@ -931,7 +931,7 @@ async def test_keys_can_be_remapped_by_binding_id(make_app, settle, srv_app_file
 async def test_the_footer_shows_session_keys_only_for_a_readable_session(make_app, settle, srv_app_file, tmp_path):
     """Opening another session keeps the footer as it is (no redraw, no flicker) and the
     keys do nothing until it is read; a file that cannot be shown dims them."""
-    from pitui.ui.keybar import KeyBar
+    from pitui.ui.widgets.keybar import KeyBar
 
     def filter_key_dimmed(app) -> bool:
         (key,) = [k for k in app.screen.query_one(KeyBar).items if k.action == "cycle_filter"]
@@ -962,7 +962,7 @@ async def test_the_key_bar_shows_the_keys_of_the_focus_and_answers_the_mouse(mak
     in the tree, the sidebar's own there), the palette's key at the right end; a click
     presses a key, a key that does nothing now rings the bell, hovering a key shows what
     it does; a narrow window leaves out the keys that do not fit, never the palette's."""
-    from pitui.ui.keybar import KeyBar
+    from pitui.ui.widgets.keybar import KeyBar
 
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -1020,7 +1020,7 @@ def test_the_app_starts_without_the_screens_it_does_not_show():
     import subprocess
     import sys
 
-    code = ("import sys, pitui.ui.app; print([m for m in ('pitui.ui.search_screen', 'pitui.ui.stats_screen', "
-            "'pitui.ui.pane.context_screen', 'pitui.core.export.markdown') if m in sys.modules])")
+    code = ("import sys, pitui.ui.app; print([m for m in ('pitui.ui.screens.search', 'pitui.ui.screens.stats', "
+            "'pitui.ui.screens.context', 'pitui.core.export.markdown') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from pitui.ui import tree_view
+from pitui.ui.widgets import branch_tree as tree_view
 from pitui.ui.app import BrowserScreen
 from pitui.ui.pane import scroller
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from pitui.core.read.session import Session
-from pitui.ui.pane import ContextScreen, MessagePane
+from pitui.ui.pane import MessagePane
+from pitui.ui.screens.context import ContextScreen
 from pitui.ui.pane.render import CUT_LINES
 
 from helpers import bare_pane_app

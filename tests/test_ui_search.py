@@ -13,7 +13,7 @@ from textual.app import App
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import search
-from pitui.ui.search_screen import SearchResults, SearchScreen
+from pitui.ui.screens.search import SearchResults, SearchScreen
 
 SIZE = (120, 40)
 

@@ -13,8 +13,8 @@ from textual.widgets import DataTable, Static
 
 from pitui.core.read.session import Session
 from pitui.core.model.stats import Stats, Usage, branch_stats, session_stats
-from pitui.ui import stats_screen as stats_module
-from pitui.ui.stats_screen import CostChart, StatsScreen, bar
+from pitui.ui.screens import stats as stats_module
+from pitui.ui.screens.stats import CostChart, StatsScreen, bar
 
 from helpers import assistant, user, write
 

@@ -44,13 +44,13 @@ from ..core.model.layout import layout_tree
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
 from .clock import Clock, system_clock
 from .commands import PituiCommands
-from .header import SessionHeader, WarningsBadge, WarningsScreen
-from .help import HelpScreen
-from .keybar import KeyBar
-from .sidebar import SessionList, Sidebar
+from .widgets.header import SessionHeader, WarningsBadge, WarningsScreen
+from .screens.help import HelpScreen
+from .widgets.keybar import KeyBar
+from .widgets.sidebar import SessionList, Sidebar
 from . import lookahead, textual_internals
 from .textual_internals import PaintGate
-from .tree_view import BranchTree
+from .widgets.branch_tree import BranchTree
 
 from .pane import MessagePane
 from .bindings import bindings_for
@@ -986,7 +986,7 @@ class BrowserScreen(PaintGate):
         s, sel = self.session, self.branch_tree.selected_entry
         if s is None or sel < 0:
             return
-        from .pane.context_screen import ContextScreen
+        from .screens.context import ContextScreen
 
         self.app.push_screen(ContextScreen(s, sel))
 
@@ -1010,7 +1010,7 @@ class BrowserScreen(PaintGate):
         if s is None:
             return
         leaf = self._branch_leaf if self._branch_leaf >= 0 else s.leaf
-        from .stats_screen import StatsScreen
+        from .screens.stats import StatsScreen
 
         self.app.push_screen(
             StatsScreen(s, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats)
@@ -1026,7 +1026,7 @@ class BrowserScreen(PaintGate):
             self.open_session(path, select_id=entry_id)
             self.branch_tree.focus()
 
-        from .search_screen import SearchScreen
+        from .screens.search import SearchScreen
 
         self.app.push_screen(
             SearchScreen(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..core import gc_policy
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
-from .tree_view import LAYOUT_IN_THREAD
+from .widgets.branch_tree import LAYOUT_IN_THREAD
 
 if TYPE_CHECKING:
     from .app import BrowserScreen

@@ -40,13 +40,13 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from ..core.store.discovery import SessionRoot
-from ..core.store.listing import SessionInfo
-from ..core.store.search import Hit, QueryError, SessionHits, parse_query, search, update_index
-from ..core.model.summary import one_line, shorten_home
-from ..core.timeutil import format_age
-from .clock import Clock, system_clock
-from .bindings import bindings_for
+from ...core.store.discovery import SessionRoot
+from ...core.store.listing import SessionInfo
+from ...core.store.search import Hit, QueryError, SessionHits, parse_query, search, update_index
+from ...core.model.summary import one_line, shorten_home
+from ...core.timeutil import format_age
+from ..clock import Clock, system_clock
+from ..bindings import bindings_for
 
 __all__ = ["SearchScreen", "SearchResults"]
 

@@ -18,10 +18,10 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from ..core.read.session import Session
-from ..core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
-from ..core.model.summary import one_line, text_of
-from .bindings import bindings_for
+from ...core.read.session import Session
+from ...core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
+from ...core.model.summary import one_line, text_of
+from ..bindings import bindings_for
 
 __all__ = ["StatsScreen", "CostChart", "bar"]
 

@@ -18,11 +18,11 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..core.read.session import SessionWarning
-from ..core.model.stats import Stats
-from ..core.model.summary import one_line, shorten_home
-from ..core.timeutil import iso_to_ms
-from .bindings import bindings_for
+from ...core.read.session import SessionWarning
+from ...core.model.stats import Stats
+from ...core.model.summary import one_line, shorten_home
+from ...core.timeutil import iso_to_ms
+from ..bindings import bindings_for
 
 __all__ = ["SessionHeader", "WarningsScreen", "fmt_tokens", "fmt_cost", "fmt_time"]
 

@@ -25,12 +25,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ..core.read.session import Session
-from ..core.model.summary import Summary, summarize
-from ..core.model.layout import FILTERS, TreeLayout, TreeRow, layout_tree
-from ..core.model.navigation import Nav
-from .textual_internals import set_virtual_size_quietly
-from .bindings import bindings_for
+from ...core.read.session import Session
+from ...core.model.summary import Summary, summarize
+from ...core.model.layout import FILTERS, TreeLayout, TreeRow, layout_tree
+from ...core.model.navigation import Nav
+from ..textual_internals import set_virtual_size_quietly
+from ..bindings import bindings_for
 
 __all__ = ["BranchTree"]
 

@@ -27,12 +27,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..core.store.listing import SessionInfo
-from ..core.model.summary import one_line, shorten_home
-from ..core.timeutil import format_age
-from .clock import Clock, system_clock
-from .textual_internals import set_virtual_size_quietly
-from .bindings import bindings_for
+from ...core.store.listing import SessionInfo
+from ...core.model.summary import one_line, shorten_home
+from ...core.timeutil import format_age
+from ..clock import Clock, system_clock
+from ..textual_internals import set_virtual_size_quietly
+from ..bindings import bindings_for
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
 
