@@ -197,10 +197,14 @@ def test_values_nested_deeper_than_pitui_draws_are_cut_with_a_warning(tmp_path, 
     args = {"x": json.loads("[" * 600 + "1" + "]" * 600)}
     call = {"type": "toolCall", "id": "t1", "name": "deep_tool", "arguments": args}
     f = _session_file(tmp_path, "s.jsonl", [user("u1", None, 1), assistant("a1", "u1", 2, content=[call])])
-    s = Session.open(f, validate=False)
-    e = s.entry(1)
-    orjson.dumps(e)  # (orjson writes at most 255 levels)
-    assert any(w.line == 3 and "nested more than 128 levels deep" in w.message for w in s.all_warnings)
+    for validate in (False, True):
+        s = Session.open(f, validate=validate)
+        s.validate_lazy_lines()
+        orjson.dumps(s.entry(1))  # (orjson writes at most 255 levels)
+        s._cache.clear()
+        s.entry(1)  # (read again: reported once)
+        assert [w.message for w in s.all_warnings] == [
+            "line 3: message.content[0].arguments.x" + "[0]" * 7 + "… is nested more than 128 levels deep; cut there"]
     for fmt in ("json", "markdown", "html"):
         assert main(["export", str(f), "--format", fmt]) == 0, fmt
     assert main(["search", "deep_tool", str(tmp_path)]) == 0

@@ -45,6 +45,8 @@ __all__ = [
     "norm_label",
     "normalize_entry",
     "normalize_header",
+    "cut_deep",
+    "may_be_deep",
     "json_text",
 ]
 
@@ -115,56 +117,53 @@ def _short(text: str, n: int = 60) -> str:
 
 
 # ----------------------------------------------------------------------------- checks
-# A check takes (problems, value, path) for a value that is not None and returns the value
-# to keep (possibly changed) or _DROP. It reports what it did to ``problems``.
+# A check takes (problems, value, path) for a value that is neither None nor of a type in
+# its ``ok`` (those pass without a call), and returns the value to keep (possibly changed)
+# or _DROP, reporting what it did to ``problems``. A path is a linked tuple
+# ``(parent path, key)`` (None at the entry), made into text only for a problem.
 
 _DROP = object()
-Check = Callable[[list, Any, str], Any]
+Check = Callable[[list, Any, Any], Any]
 
 
-def _bad(problems: list, path: str, value: Any, want: str, outcome: str = "ignored") -> None:
-    problems.append(f"{path} is {kind_of(value)}, not {want}; {outcome}")
+def _path_text(path: Any) -> str:
+    """``message.content[2].text``; a path of more than 12 keys ends with ``…``."""
+    keys = []
+    while path is not None:
+        path, k = path
+        keys.append(k)
+    keys.reverse()
+    out = ""
+    for k in keys[:12]:
+        out += f"[{k}]" if isinstance(k, int) else (f".{_short(k, 40)}" if out else _short(k, 40))
+    return out + ("…" if len(keys) > 12 else "")
 
 
-def _str(problems, v, path):
-    if type(v) is str:
-        return v
-    _bad(problems, path, v, "a string")
-    return _DROP
+def _bad(problems: list, path: Any, value: Any, want: str, outcome: str = "ignored") -> None:
+    problems.append(f"{_path_text(path)} is {kind_of(value)}, not {want}; {outcome}")
 
 
-def _num(problems, v, path):
-    t = type(v)
-    if t is int or t is float:
-        return v
-    _bad(problems, path, v, "a number")
-    return _DROP
+def _check(*ok: type):
+    """A check of a field whose value must be of one of the types ``ok`` (or it is left
+    out)."""
+    want = {str: "a string", dict: "an object", list: "a list", bool: "true/false", int: "a number"}[ok[0]]
+
+    def check(problems, v, path):
+        _bad(problems, path, v, want)
+        return _DROP
+
+    check.ok = ok
+    return check
 
 
-def _bool(problems, v, path):
-    if type(v) is bool:
-        return v
-    _bad(problems, path, v, "true/false")
-    return _DROP
-
-
-def _obj(problems, v, path):
-    if type(v) is dict:
-        return v
-    _bad(problems, path, v, "an object")
-    return _DROP
-
-
-def _list(problems, v, path):
-    if type(v) is list:
-        return v
-    _bad(problems, path, v, "a list")
-    return _DROP
+_str = _check(str)
+_num = _check(int, float)
+_bool = _check(bool)
+_obj = _check(dict)
+_list = _check(list)
 
 
 def _id(problems, v, path):
-    if type(v) is str:
-        return v
     got = norm_id(v)
     if got is None:
         _bad(problems, path, v, "a string (an id)")
@@ -173,79 +172,86 @@ def _id(problems, v, path):
     return got
 
 
-def _fields(problems: list, d: dict, spec: dict[str, Check], prefix: str) -> None:
-    for key, check in spec.items():
-        v = d.get(key)
-        if v is None:
+_id.ok = (str,)
+
+
+def _compile(spec: dict[str, Check]) -> tuple:
+    return tuple((key, getattr(check, "ok", ()), check) for key, check in spec.items())
+
+
+def _fields(problems: list, d: dict, spec: tuple, path: Any) -> None:
+    get = d.get
+    for key, ok, check in spec:
+        v = get(key)
+        if v is None or type(v) in ok:
             continue
-        got = check(problems, v, prefix + key)
+        got = check(problems, v, (path, key))
         if got is _DROP:
             del d[key]
         elif got is not v:
             d[key] = got
 
 
-_COST = {"input": _num, "output": _num, "cacheRead": _num, "cacheWrite": _num, "total": _num}
+_COST = _compile({"input": _num, "output": _num, "cacheRead": _num, "cacheWrite": _num, "total": _num})
 
 
 def _cost(problems, v, path):
-    t = type(v)
-    if t is int or t is float:  # (some tools write the total alone)
-        return v
-    if t is not dict:
+    if type(v) is not dict:
         _bad(problems, path, v, "an object")
         return _DROP
-    _fields(problems, v, _COST, path + ".")
+    _fields(problems, v, _COST, path)
     return v
 
 
-_USAGE = {"input": _num, "output": _num, "cacheRead": _num, "cacheWrite": _num, "cacheWrite1h": _num,
-          "reasoning": _num, "totalTokens": _num, "cost": _cost}
+_cost.ok = (int, float)  # (some tools write the total alone)
+_USAGE = _compile({"input": _num, "output": _num, "cacheRead": _num, "cacheWrite": _num, "cacheWrite1h": _num,
+                   "reasoning": _num, "totalTokens": _num, "cost": _cost})
 
 
 def _usage(problems, v, path):
     if type(v) is not dict:
         _bad(problems, path, v, "an object")
         return _DROP
-    _fields(problems, v, _USAGE, path + ".")
+    _fields(problems, v, _USAGE, path)
     return v
 
 
-_BLOCKS: dict[str, dict[str, Check]] = {
-    "text": {"text": _str},
-    "thinking": {"thinking": _str, "redacted": _bool},
-    "toolCall": {"id": _id, "name": _str, "arguments": _obj},
-    "image": {"data": _str, "mimeType": _str},
+_BLOCKS: dict[str, tuple] = {
+    "text": _compile({"text": _str}),
+    "thinking": _compile({"thinking": _str, "redacted": _bool}),
+    "toolCall": _compile({"id": _id, "name": _str, "arguments": _obj}),
+    "image": _compile({"data": _str, "mimeType": _str}),
 }
 
 
 def _content(problems, v, path):
     """Text, or a list of content blocks (objects; the known ones' fields checked)."""
-    t = type(v)
-    if t is str:
-        return v
-    if t is not list:
+    if type(v) is not list:
         _bad(problems, path, v, "text or a list of blocks")
         return _DROP
     dropped = False
+    blocks = _BLOCKS.get
     for k, b in enumerate(v):
         if type(b) is not dict:
-            _bad(problems, f"{path}[{k}]", b, "an object (a content block)")
+            _bad(problems, (path, k), b, "an object (a content block)")
             dropped = True
             continue
         bt = b.get("type")
         if bt is None:
             continue
         if type(bt) is not str:
-            _bad(problems, f"{path}[{k}].type", bt, "a string")
+            _bad(problems, ((path, k), "type"), bt, "a string")
             del b["type"]
             continue
-        spec = _BLOCKS.get(bt)
+        spec = blocks(bt)
         if spec is not None:
-            _fields(problems, b, spec, f"{path}[{k}].")
+            _fields(problems, b, spec, (path, k))
     if dropped:
         v[:] = [b for b in v if type(b) is dict]
     return v
+
+
+_content.ok = (str,)
 
 
 def _sections(problems, v, path):
@@ -254,12 +260,12 @@ def _sections(problems, v, path):
         _bad(problems, path, v, "an object")
         return _DROP
     for name in [k for k, s in v.items() if s is not None and type(s) is not str]:
-        _bad(problems, f"{path}.{name}", v[name], "a string")
+        _bad(problems, (path, name), v[name], "a string")
         del v[name]
     return v
 
 
-_ROLES: dict[str, dict[str, Check]] = {
+_ROLES: dict[str, tuple] = {role: _compile(spec) for role, spec in {
     "system": {"content": _content, "sections": _sections, "toolsAdded": _list, "toolsRemoved": _list},
     "user": {"content": _content},
     "assistant": {"content": _content, "api": _str, "provider": _str, "model": _str, "responseModel": _str,
@@ -272,7 +278,8 @@ _ROLES: dict[str, dict[str, Check]] = {
     "hookMessage": {"customType": _str, "content": _content, "display": _bool},
     "branchSummary": {"summary": _str, "fromId": _id},
     "compactionSummary": {"summary": _str, "tokensBefore": _num},
-}
+}.items()}
+_MESSAGE_BASE = _compile({"timestamp": _num})
 
 
 def _message(problems, v, path):
@@ -281,23 +288,24 @@ def _message(problems, v, path):
         return _DROP
     role = v.get("role")
     if role is not None and type(role) is not str:
-        _bad(problems, path + ".role", role, "a string")
+        _bad(problems, (path, "role"), role, "a string")
         del v["role"]
         role = None
-    ts = v.get("timestamp")
-    if ts is not None and _num(problems, ts, path + ".timestamp") is _DROP:
-        del v["timestamp"]
+    _fields(problems, v, _MESSAGE_BASE, path)
     spec = _ROLES.get(role)  # (roles Pi does not know: left as they are)
     if spec is not None:
-        _fields(problems, v, spec, path + ".")
+        _fields(problems, v, spec, path)
     return v
+
+
+_REPLACEMENT = _compile({"content": _content})
 
 
 def _replacement(problems, v, path):
     if type(v) is not dict:
         _bad(problems, path, v, "an object or null")
         return _DROP
-    _fields(problems, v, {"content": _content}, path + ".")
+    _fields(problems, v, _REPLACEMENT, path)
     return v
 
 
@@ -308,7 +316,9 @@ def _label(problems, v, path):
     return _DROP if got is None else got
 
 
-_ENTRIES: dict[str, dict[str, Check]] = {
+_label.ok = (str,)
+
+_ENTRIES: dict[str, tuple] = {etype: _compile(spec) for etype, spec in {
     "message": {"message": _message},
     "model_change": {"provider": _str, "modelId": _str},
     "thinking_level_change": {"thinkingLevel": _str},
@@ -321,7 +331,7 @@ _ENTRIES: dict[str, dict[str, Check]] = {
     "custom_message": {"customType": _str, "content": _content, "display": _bool},
     "label": {"targetId": _id, "label": _label},
     "session_info": {"name": _str},
-}
+}.items()}
 
 
 def normalize_entry(obj: dict, *, deep: bool = True) -> list[str]:
@@ -333,13 +343,13 @@ def normalize_entry(obj: dict, *, deep: bool = True) -> list[str]:
     etype = obj.get("type")
     spec = _ENTRIES.get(etype) if type(etype) is str else None
     if spec is not None:
-        _fields(problems, obj, spec, "")
+        _fields(problems, obj, spec, None)
     if deep:
         _cut_deep(problems, obj)
     return problems
 
 
-_HEADER = {"cwd": _str, "parentSession": _str, "branchedFrom": _str, "version": _num}
+_HEADER = _compile({"cwd": _str, "parentSession": _str, "branchedFrom": _str, "version": _num})
 
 
 def normalize_header(obj: dict, *, deep: bool = True) -> list[str]:
@@ -347,7 +357,7 @@ def normalize_header(obj: dict, *, deep: bool = True) -> list[str]:
     reads it: a header without a string id is not a session). The ``timestamp`` is read
     as an entry's is."""
     problems: list[str] = []
-    _fields(problems, obj, _HEADER, "")
+    _fields(problems, obj, _HEADER, None)
     if "timestamp" in obj:
         ts, problem = norm_timestamp(obj["timestamp"])
         if problem is not None:
@@ -368,10 +378,16 @@ def may_be_deep(data: bytes) -> bool:
     return len(data) >= 2 * MAX_DEPTH and data.count(b"[") + data.count(b"{") > MAX_DEPTH
 
 
+def cut_deep(obj: dict) -> list[str]:
+    """Replace each container in ``obj`` nested deeper than :data:`MAX_DEPTH` by
+    :data:`CUT_TEXT` (iteratively); returns one problem for the first one cut, if any."""
+    problems: list[str] = []
+    _cut_deep(problems, obj)
+    return problems
+
+
 def _cut_deep(problems: list, obj: dict) -> None:
-    """Replace each container nested deeper than MAX_DEPTH by :data:`CUT_TEXT`
-    (iteratively); one problem for the first one cut."""
-    stack: list[tuple[Any, int, tuple]] = [(obj, 1, ())]
+    stack: list[tuple[Any, int, Any]] = [(obj, 1, None)]
     reported = False
     while stack:
         node, depth, path = stack.pop()
@@ -380,7 +396,7 @@ def _cut_deep(problems: list, obj: dict) -> None:
         for k, v in items:
             tv = type(v)
             if tv is dict or tv is list:
-                if depth + 1 > MAX_DEPTH:
+                if depth >= MAX_DEPTH:
                     cut.append(k)
                 else:
                     stack.append((v, depth + 1, (path, k)))
@@ -389,14 +405,3 @@ def _cut_deep(problems: list, obj: dict) -> None:
             if not reported:
                 reported = True
                 problems.append(f"{_path_text((path, k))} is nested more than {MAX_DEPTH} levels deep; cut there")
-
-
-def _path_text(path: tuple) -> str:
-    keys = []
-    while path:
-        path, k = path
-        keys.append(k)
-    out = ""
-    for k in reversed(keys):
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
-    return out

@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterable
 
 
 from .lines import _WS_START, RawLine, iter_line_blocks, iter_line_spans, parse_line, read_span
-from .normalize import kind_of, may_be_deep, norm_id, norm_label, norm_timestamp, normalize_entry, normalize_header
+from .normalize import (cut_deep, kind_of, may_be_deep, norm_id, norm_label, norm_timestamp, normalize_entry,
+                        normalize_header)
 from .timeutil import iso_to_ms
 
 __all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
@@ -53,6 +54,7 @@ F_DAMAGED = 8  # the line turned out not to parse when its body was read
 F_NON_UTF8 = 16  # bytes that are not UTF-8 were replaced
 F_CHECKED = 32  # the entry's fields were checked (see normalize.py) and any problems reported
 F_SURROGATES = 64  # lone surrogates were replaced (and reported)
+F_CUT = 128  # values nested too deeply were cut (and reported)
 
 # (taken only to report an entry's problems once, when it has any)
 _REPORT_LOCK = threading.Lock()
@@ -649,11 +651,11 @@ class Session:
         :meth:`entry` does when it decodes the entry)."""
         idx = len(self.ids)
         lineno = raw.lineno
-        problems = normalize_entry(obj, deep=may_be_deep(raw.data)) if check else None
-        if problems:
-            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}") for p in problems)
         if check:
-            flags |= F_CHECKED
+            problems = normalize_entry(obj, deep=False)
+            cut = cut_deep(obj) if may_be_deep(raw.data) else ()
+            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}") for p in (*cut, *problems))
+            flags |= F_CHECKED | (F_CUT if cut else 0)
         etype = obj.get("type")
         if type(etype) is str:
             etype_s = _intern_str(intern, etype)
@@ -1103,13 +1105,14 @@ class Session:
             }
         else:
             self._migrate(i, obj)
-            self._normalize(i, obj, res, data)
+            self._normalize(i, obj, res, data, may_be_deep(data))
         self._cache.put(i, obj, len(data) * 2 + 200)
         return obj
 
-    def _normalize(self, i: int, obj: dict, res, data: bytes) -> None:
+    def _normalize(self, i: int, obj: dict, res, data: bytes, deep: bool) -> None:
         """Normalise entry ``i`` (``obj``, parsed from ``data`` as ``res``) in place and
-        report what was wrong with it, the first time only."""
+        report what was wrong with it, the first time only. ``deep``: values nested too
+        deeply may be there (:func:`may_be_deep`), and are cut."""
         # the skeleton's fields, as the scan read them (and reported them)
         pid = obj.get("parentId")
         if pid is not None and type(pid) is not str:
@@ -1123,14 +1126,19 @@ class Session:
         t = obj.get("type")
         if t is not None and type(t) is not str:
             del obj["type"]
-        problems = normalize_entry(obj, deep=may_be_deep(data))
+        problems = normalize_entry(obj, deep=False)
+        cut = cut_deep(obj) if deep else ()
         flags = self.flags[i]
-        if flags & F_CHECKED:
+        if flags & F_CHECKED and (not cut or flags & F_CUT):
             return  # (reported the first time; the line is whole, so it reads the same)
         line = self.linenos[i]
         with _REPORT_LOCK:
             flags = self.flags[i]
+            if cut and not flags & F_CUT:
+                flags |= F_CUT
+                self.warnings.extend(SessionWarning(line, f"line {line}: {p}") for p in cut)
             if flags & F_CHECKED:
+                self.flags[i] = flags
                 return
             if res.replaced and not flags & F_NON_UTF8:
                 flags |= F_NON_UTF8
@@ -1226,7 +1234,10 @@ class Session:
                 damaged.append(i)
                 continue
             self._migrate(i, res.value)
-            self._normalize(i, res.value, res, data)
+            # (the entry is not kept: a value nested too deeply is cut, and reported, when
+            # the entry is read to be shown; walking every big line for it here cost more
+            # than the rest of this check)
+            self._normalize(i, res.value, res, data, False)
         return damaged
 
     def iter_entries(self, indices: Iterable[int] | None = None):
