@@ -513,3 +513,69 @@ def test_a_field_of_the_wrong_type_is_one_warning_and_breaks_nothing(tmp_path, k
         idx.update([str(f)])
     got = list(search(resolve_root(str(tmp_path / "sessions")), "question", index_dir=tmp_path / "cache"))
     assert [r.path for r in got] == [str(f)]
+
+
+# ----------------------------------------------------------------------------- the app
+async def test_one_row_that_cannot_be_drawn_leaves_the_rest_of_the_sidebar(make_app, settle, surrogate_store,
+                                                                           monkeypatch):
+    from pitui.ui.sidebar import SessionList
+
+    real = SessionList._item_line
+
+    def flaky(self, it, sub, width):
+        if it.info is not None and it.info.path.endswith("_b.jsonl"):
+            raise ValueError("a row that cannot be drawn")
+        return real(self, it, sub, width)
+
+    monkeypatch.setattr(SessionList, "_item_line", flaky)
+    app = make_app(surrogate_store)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        screen = _screen_text(app)
+        assert "alpha question" in screen and "\ufffd gamma question" in screen
+        assert "2026-11-20T10-00-00-000Z_b.json" in screen and "⚠ cannot be shown (ValueError)" in screen
+
+
+async def test_a_header_date_beyond_what_python_holds_opens(make_app, settle, tmp_path, monkeypatch):
+    """9999-12-31 23:59 UTC is year 10000 fourteen hours east: shown as "?"."""
+    import time
+
+    monkeypatch.setenv("TZ", "Etc/GMT-14")
+    time.tzset()
+    f = _session_file(tmp_path, "s.jsonl", [user("u1", None, 1, "late question")],
+                      {**HEADER, "timestamp": "9999-12-31T23:59:00.000Z"})
+    app = make_app(f)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert app.browser.session is not None
+        screen = _screen_text(app)
+        assert "late question" in screen and "/home/u/proj · ? · " in screen  # (the header's meta line)
+
+
+def test_export_json_gives_the_entries_as_normalised(tmp_path, capsysbinary):
+    """A wrong-typed field is absent from the context, its warning says so; ids and
+    timestamps are strings, as pitui reads them."""
+    a = assistant("a1", "u1", 2, "an answer")
+    a["message"]["model"] = {"name": "claude"}
+    a["id"] = 7
+    a["timestamp"] = 1795168802000
+    u2 = user("u2", 7, 3, "and then")
+    f = _session_file(tmp_path, "s.jsonl", [user("u1", None, 1, "a question"), a, u2],
+                      {**HEADER, "cwd": ["/", "home"]})
+    assert main(["export", str(f), "--format", "json"]) == 0
+    data = json.loads(_out(capsysbinary))
+    assert "cwd" not in data["header"]
+    assert data["entries"][1] == {"id": "7", "parentId": "u1", "type": "message",
+                                  "timestamp": "2026-11-20T10:00:02.000Z"}
+    assert data["entries"][2]["parentId"] == "7" and data["children"]["7"] == ["u2"]
+    messages = data["context"]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert "model" not in messages[1] and messages[1]["provider"] == "anthropic"
+    assert data["context"]["model"] == {"provider": "anthropic"}
+    assert data["warnings"] == [
+        {"line": 1, "message": "line 1: header cwd is a list, not a string; ignored"},
+        {"line": 3, "message": "line 3: id is a number, not a string; read as 7"},
+        {"line": 3, "message": "line 3: timestamp is a number, not a string; read as 2026-11-20T10:00:02.000Z"},
+        {"line": 3, "message": "line 3: message.model is an object, not a string; ignored"},
+        {"line": 4, "message": "line 4: parentId is a number, not a string; read as 7"},
+    ]

@@ -651,10 +651,10 @@ class Session:
         :meth:`entry` does when it decodes the entry)."""
         idx = len(self.ids)
         lineno = raw.lineno
+        problems: tuple = ()
         if check:
-            problems = normalize_entry(obj, deep=False)
             cut = cut_deep(obj) if may_be_deep(raw.data) else ()
-            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}") for p in (*cut, *problems))
+            problems = (*cut, *normalize_entry(obj, deep=False))  # (reported after the skeleton's)
             flags |= F_CHECKED | (F_CUT if cut else 0)
         etype = obj.get("type")
         if type(etype) is str:
@@ -723,6 +723,8 @@ class Session:
         self.linenos.append(lineno)
         self.flags.append(flags)
         self._parsed_pos_to_entry[self._parsed_count - 1] = idx
+        if problems:
+            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}") for p in problems)
 
     def _bad_field(self, lineno: int, name: str, value: Any, want: str, outcome: str) -> None:
         self.warnings.append(SessionWarning(lineno, f"line {lineno}: {name} is {kind_of(value)}, not {want}; {outcome}"))
