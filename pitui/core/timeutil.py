@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
-__all__ = ["iso_to_ms", "ms_to_iso", "format_age"]
+__all__ = ["iso_to_ms", "ms_to_iso", "format_age", "MAX_DATE_MS"]
+
+MAX_DATE_MS = 8.64e15  # JavaScript's Date range: 100,000,000 days either side of 1970
 
 
 def iso_to_ms(value: object) -> float:
@@ -18,7 +20,8 @@ def iso_to_ms(value: object) -> float:
     if isinstance(value, bool):
         return math.nan
     if isinstance(value, (int, float)):
-        return float(value) if math.isfinite(value) else math.nan
+        # (a Date holds at most 8.64e15 ms either side of 1970; beyond that it is invalid)
+        return float(value) if math.isfinite(value) and abs(value) <= MAX_DATE_MS else math.nan
     if not isinstance(value, str) or not value:
         return math.nan
     text = value.strip()
@@ -34,12 +37,36 @@ def iso_to_ms(value: object) -> float:
 
 
 def ms_to_iso(ms: float | None) -> str | None:
-    """``new Date(ms).toISOString()``: ``2026-07-26T12:02:43.899Z``."""
-    if ms is None or not math.isfinite(ms):
+    """``new Date(ms).toISOString()``: ``2026-07-26T12:02:43.899Z`` (years outside 0-9999
+    as ``+012345-…``/``-000001-…``, as JavaScript writes them). None for an invalid date."""
+    if ms is None or not math.isfinite(ms) or abs(ms) > MAX_DATE_MS:
         return None
-    ms_int = int(ms)
-    dt = datetime.fromtimestamp(ms_int // 1000, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms_int % 1000:03d}Z"
+    ms_int = int(ms)  # (TimeClip truncates toward zero)
+    days, rest = divmod(ms_int, 86_400_000)
+    year, month, day = _civil_from_days(days)
+    secs, milli = divmod(rest, 1000)
+    hh, rem = divmod(secs, 3600)
+    mm, ss = divmod(rem, 60)
+    if 0 <= year <= 9999:
+        y = f"{year:04d}"
+    else:
+        y = f"{'+' if year > 0 else '-'}{abs(year):06d}"
+    return f"{y}-{month:02d}-{day:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{milli:03d}Z"
+
+
+def _civil_from_days(z: int) -> tuple[int, int, int]:
+    """(year, month, day) of the proleptic Gregorian day ``z`` days after 1970-01-01
+    (Howard Hinnant's algorithm: exact for every date JavaScript can hold)."""
+    z += 719_468
+    era = z // 146_097
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return y + (m <= 2), m, d
 
 
 def format_age(ms: float | None, now_ms: float) -> str:

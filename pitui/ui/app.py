@@ -605,14 +605,17 @@ class BrowserScreen(PaintGate):
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def _validate_worker(self, session: Session) -> None:
         worker = get_current_worker()
+        before = len(session.warnings)
         damaged = session.validate_lazy_lines(should_stop=lambda: worker.is_cancelled)
-        if damaged and not worker.is_cancelled:
+        # (the whole lines read may hold problems too: wrong types, broken text)
+        if (damaged or len(session.warnings) != before) and not worker.is_cancelled:
             self.app.call_from_thread(self._validated, session, damaged)
 
     def _validated(self, session: Session, damaged: list[int]) -> None:
         if session is not self.session:
             return
-        self.branch_tree.forget_summaries(damaged)
+        if damaged:
+            self.branch_tree.forget_summaries(damaged)
         self.header.set_warnings(session.all_warnings)
 
     # ------------------------------------------------------------------ following

@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's work
 
 __all__ = ["CACHE_VERSION", "KEEP", "cache_file", "save", "load", "usable"]
 
-CACHE_VERSION = 2  # 2: entry numbers in 4 bytes, no children lists (made from the parents)
+CACHE_VERSION = 3  # 2: entry numbers in 4 bytes, no children lists (made from the parents); 3: the
+# skeleton normalised (timestamps strings or None, ids strings: a skeleton of an older pitui may not be)
 KEEP = 8  # skeleton files kept (each ~40 bytes an entry: ~9 MB for 54,000 entries)
 _TAIL = 4096
 

@@ -8,12 +8,13 @@ skipped. Files are read in chunks so memory stays bounded by the largest line.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 import orjson
 
-__all__ = ["RawLine", "iter_lines", "parse_line", "read_span", "BOM", "ParseResult"]
+__all__ = ["RawLine", "iter_lines", "parse_line", "replace_surrogates", "read_span", "BOM", "ParseResult"]
 
 BOM = b"\xef\xbb\xbf"
 CHUNK = 4 * 1024 * 1024
@@ -43,30 +44,83 @@ class ParseResult:
     value: object  # the parsed JSON value, or None when it did not parse
     replaced: bool  # bytes that were not UTF-8 were replaced with U+FFFD
     error: str | None
+    surrogates: bool = False  # lone surrogate escapes ("\ud800") were replaced with U+FFFD
+
+    @property
+    def why(self) -> str:
+        """Why the line did not parse, for a warning: "not valid JSON" or the depth."""
+        if self.error and "depth limit" in self.error:
+            return "nested more than 1,024 levels deep"
+        return "not valid JSON"
+
+
+# A \uD800-\uDFFF escape: the only valid JSON orjson refuses besides what is nested too deeply.
+_SURROGATE_ESCAPE_RE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def parse_line(data: bytes) -> ParseResult:
-    """Parse one line. Bytes that are not UTF-8 are replaced (and reported), not fatal."""
+    """Parse one line as JavaScript's ``JSON.parse`` would, with better manners: bytes that
+    are not UTF-8 are replaced (and reported), not fatal; lone surrogate escapes, which Pi's
+    ``JSON.stringify`` writes for broken UTF-16, become U+FFFD (and are reported), so no
+    string read from a session holds a surrogate (no encoder downstream accepts one). A
+    line nested deeper than orjson reads (1,024 levels) does not parse."""
     try:
         return ParseResult(orjson.loads(data), False, None)
     except orjson.JSONDecodeError as exc:
         first_error = str(exc)
+    replaced = False
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
+        replaced = True
         try:
             return ParseResult(orjson.loads(text), True, None)
         except orjson.JSONDecodeError as exc:
-            return ParseResult(None, True, str(exc))
-    # Valid UTF-8 that orjson refused: lone surrogate escapes such as "\ud800" are valid JSON
-    # (JavaScript accepts them); fall back to the standard library, which accepts them too.
+            first_error = str(exc)
+    if _SURROGATE_ESCAPE_RE.search(data) is None:
+        return ParseResult(None, replaced, first_error)
+    # Valid JSON that orjson refused for its lone surrogate escapes (JavaScript accepts
+    # them): the standard library reads them, and they are replaced here.
     import json
 
     try:
-        return ParseResult(json.loads(text), False, None)
-    except ValueError:
-        return ParseResult(None, False, first_error)
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return ParseResult(None, replaced, first_error)
+    return ParseResult(replace_surrogates(value), replaced, None, True)
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # (the standard library accepts NaN; JavaScript does not)
+
+
+def replace_surrogates(value):
+    """``value`` (parsed JSON) with every lone surrogate in its strings, keys included,
+    replaced by U+FFFD. Iterative: no depth limit of its own."""
+    sub = _SURROGATE_RE.sub
+    if isinstance(value, str):
+        return sub("\ufffd", value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for k, v in enumerate(node):
+                if isinstance(v, str):
+                    node[k] = sub("\ufffd", v)
+                elif isinstance(v, (list, dict)):
+                    stack.append(v)
+        elif isinstance(node, dict):
+            items = list(node.items())
+            node.clear()
+            for k, v in items:
+                if isinstance(v, str):
+                    v = sub("\ufffd", v)
+                elif isinstance(v, (list, dict)):
+                    stack.append(v)
+                node[sub("\ufffd", k)] = v  # (a key made equal to an earlier one wins, as the later key)
+    return value
 
 
 FINGERPRINT_BYTES = 4096

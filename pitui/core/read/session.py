@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Any, Callable, Iterable
 
-import orjson
 
 from .lines import _WS_START, RawLine, iter_line_blocks, iter_line_spans, parse_line, read_span
+from .normalize import (cut_deep, kind_of, may_be_deep, norm_id, norm_label, norm_timestamp, normalize_entry,
+                        normalize_header)
 from ..timeutil import iso_to_ms
 
 __all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
@@ -51,6 +52,12 @@ F_ABNORMAL_STOP = 2  # an assistant message whose stopReason is not stop/toolUse
 F_LAZY = 4  # skeleton came from the line head; the line has not been validated whole
 F_DAMAGED = 8  # the line turned out not to parse when its body was read
 F_NON_UTF8 = 16  # bytes that are not UTF-8 were replaced
+F_CHECKED = 32  # the entry's fields were checked (see normalize.py) and any problems reported
+F_SURROGATES = 64  # lone surrogates were replaced (and reported)
+F_CUT = 128  # values nested too deeply were cut (and reported)
+
+# (taken only to report an entry's problems once, when it has any)
+_REPORT_LOCK = threading.Lock()
 
 
 class NotASession(Exception):
@@ -77,14 +84,6 @@ def _intern_str(table: dict, value: str) -> str:
         table[value] = value
         return value
     return got
-
-
-def _norm_id(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value).decode()
 
 
 class _LRU:
@@ -258,7 +257,7 @@ class Session:
                     for buf, pos, e, off, lineno, end, term in iter_line_spans(
                         f, self.scanned_to, self.next_lineno, stop
                     ):
-                        self._scan_line(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+                        self._scan_line(RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end), check=True)
                         if progress is not None and end - last_report >= progress_every:
                             last_report = end
                             progress(end, size)
@@ -460,12 +459,13 @@ class Session:
             self._replay_labels_and_name()
         self._build_tree()
 
-    def _scan_line(self, raw, flags: int = 0) -> None:
-        """Parse one line whole and record it (the exact, validating path)."""
+    def _scan_line(self, raw, flags: int = 0, check: bool = False) -> None:
+        """Parse one line whole and record it (the exact, validating path). ``check``: the
+        entry's fields are checked too (:meth:`_add_entry_from_obj`)."""
         res = parse_line(raw.data)
         if res.value is None:
             if raw.terminated:
-                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not valid JSON and is skipped"))
+                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is {res.why} and is skipped"))
                 self.scanned_to = raw.end
                 self.next_lineno = raw.lineno + 1
             # An unterminated last line that does not parse is Pi writing it now: skip it
@@ -487,7 +487,10 @@ class Session:
             self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} repeats the session header and is ignored"))
             self._advance(raw, added=False)
             return
-        self._add_entry_from_obj(obj, raw, flags, self._intern)
+        if res.surrogates:
+            flags |= F_SURROGATES
+            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno)))
+        self._add_entry_from_obj(obj, raw, flags, self._intern, check)
         self._advance(raw, added=True)
 
     def _scan_heads(self, f, size: int, stop: int | None, progress, progress_every: int,
@@ -619,7 +622,7 @@ class Session:
         if obj is None:
             if not raw.terminated:
                 return  # still being written
-            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not valid JSON and is skipped"))
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is {res.why} and is skipped"))
             self.scanned_to = raw.end
             self.next_lineno = raw.lineno + 1
             return
@@ -630,9 +633,12 @@ class Session:
             else:
                 reason = f"line {raw.lineno} should be a session header but is {kind!r} (not a Pi session)"
             raise NotASession(self.path, reason)
+        if res.surrogates:
+            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno)))
+        for problem in normalize_header(obj, deep=may_be_deep(raw.data)):
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno}: header {problem}"))
         self.header = obj
-        version = obj.get("version")
-        self.version = version if isinstance(version, (int, float)) and not isinstance(version, bool) else 1
+        self.version = _version(obj.get("version"))
         if "parentSession" not in obj and isinstance(obj.get("branchedFrom"), str):
             obj["parentSession"] = obj["branchedFrom"]
         self._parsed_count = 1
@@ -642,14 +648,29 @@ class Session:
         else:
             self.scanned_to = raw.offset  # re-read next time in full
 
-    def _add_entry_from_obj(self, obj: dict, raw, flags: int, intern: dict) -> None:
+    def _add_entry_from_obj(self, obj: dict, raw, flags: int, intern: dict, check: bool = False) -> None:
+        """Record entry ``obj`` (line ``raw``) in the skeleton. Its skeleton fields (id,
+        parentId, type, timestamp) are read as :mod:`pitui.core.read.normalize` says, each
+        problem a warning; with ``check``, every other field is checked too (as
+        :meth:`entry` does when it decodes the entry)."""
         idx = len(self.ids)
+        lineno = raw.lineno
+        problems: tuple = ()
+        if check:
+            cut = cut_deep(obj) if may_be_deep(raw.data) else ()
+            problems = (*cut, *normalize_entry(obj, deep=False))  # (reported after the skeleton's)
+            flags |= F_CHECKED | (F_CUT if cut else 0)
         etype = obj.get("type")
-        etype_s = _intern_str(intern, etype) if isinstance(etype, str) else _intern_str(intern, "(no type)")
+        if type(etype) is str:
+            etype_s = _intern_str(intern, etype)
+        else:
+            etype_s = _intern_str(intern, "(no type)")
+            if etype is not None:
+                self._bad_field(lineno, "type", etype, "a string", "shown as an unknown entry")
         if self.version < 2:
             # Version 1: entries form one chain in file order. Ids are derived from the line
             # number so they stay the same on every load (Pi makes fresh random ones).
-            eid = f"line{raw.lineno}"
+            eid = f"line{lineno}"
             pid = self.ids[-1] if self.ids else None
             if etype == "compaction":
                 fki = obj.get("firstKeptEntryIndex")
@@ -657,18 +678,30 @@ class Session:
                     target = self._parsed_pos_to_entry.get(fki)
                     self._v1_first_kept[idx] = self.ids[target] if target is not None and target < idx else None
         else:
-            eid = _norm_id(obj.get("id"))
+            raw_id = obj.get("id")
+            eid = norm_id(raw_id)
             if eid is None:
-                eid = f"line{raw.lineno}"
-                self.warnings.append(
-                    SessionWarning(raw.lineno, f"line {raw.lineno} has no id; pitui calls it {eid}")
-                )
-            pid = _norm_id(obj.get("parentId"))
+                eid = f"line{lineno}"
+                if raw_id is None:
+                    self.warnings.append(SessionWarning(lineno, f"line {lineno} has no id; pitui calls it {eid}"))
+                else:
+                    self._bad_field(lineno, "id", raw_id, "a string", f"pitui calls it {eid}")
+            elif type(raw_id) is not str:
+                self._bad_field(lineno, "id", raw_id, "a string", f"read as {eid}")
+            raw_pid = obj.get("parentId")
+            pid = norm_id(raw_pid)
+            if raw_pid is not None and type(raw_pid) is not str:
+                self._bad_field(lineno, "parentId", raw_pid, "a string",
+                                "shown as a root" if pid is None else f"read as {pid}")
+        ts = obj.get("timestamp")
+        if ts is not None and type(ts) is not str:
+            ts, problem = norm_timestamp(ts)
+            self.warnings.append(SessionWarning(lineno, f"line {lineno}: {problem}"))
         role = None
         message = obj.get("message")
-        if etype == "message" and isinstance(message, dict):
+        if etype == "message" and type(message) is dict:
             r = message.get("role")
-            if isinstance(r, str):
+            if type(r) is str:
                 if r == "hookMessage" and self.version < 3:
                     r = "custom"
                 role = _intern_str(intern, r)
@@ -677,31 +710,41 @@ class Session:
                 if _has_text(content):
                     flags |= F_ASSISTANT_TEXT
                 stop = message.get("stopReason")
-                if stop and stop not in ("stop", "toolUse"):
+                if type(stop) is str and stop and stop not in ("stop", "toolUse"):
                     flags |= F_ABNORMAL_STOP
         elif etype == "label":
-            target = _norm_id(obj.get("targetId"))
-            label = obj.get("label")
-            if target is not None:
-                if label:
-                    self.label_by_target[target] = label if isinstance(label, str) else orjson.dumps(label).decode()
-                    self.label_time_by_target[target] = obj.get("timestamp")
-                else:
-                    self.label_by_target.pop(target, None)
-                    self.label_time_by_target.pop(target, None)
+            self._apply_label(obj, ts)
         elif etype == "session_info":
             name = obj.get("name")
-            self.name = (name.strip() or None) if isinstance(name, str) else None
+            self.name = (name.strip() or None) if type(name) is str else None
         self.ids.append(eid)
         self.parent_ids.append(pid)
         self.types.append(etype_s)
         self.roles.append(role)
-        self.timestamps.append(obj.get("timestamp"))
+        self.timestamps.append(ts)
         self.offsets.append(raw.offset)
         self.lengths.append(raw.length)
-        self.linenos.append(raw.lineno)
+        self.linenos.append(lineno)
         self.flags.append(flags)
         self._parsed_pos_to_entry[self._parsed_count - 1] = idx
+        if problems:
+            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}") for p in problems)
+
+    def _bad_field(self, lineno: int, name: str, value: Any, want: str, outcome: str) -> None:
+        self.warnings.append(SessionWarning(lineno, f"line {lineno}: {name} is {kind_of(value)}, not {want}; {outcome}"))
+
+    def _apply_label(self, obj: dict, ts: Any) -> None:
+        """A label entry sets (or clears) the label of its target, as Pi's labelsById."""
+        target = norm_id(obj.get("targetId"))
+        if target is None:
+            return
+        label, _ = norm_label(obj.get("label"))
+        if label:
+            self.label_by_target[target] = label
+            self.label_time_by_target[target] = ts
+        else:
+            self.label_by_target.pop(target, None)
+            self.label_time_by_target.pop(target, None)
 
     def _reset(self) -> None:
         fresh = Session(self.path)
@@ -733,21 +776,16 @@ class Session:
         self.name = None
         for i, t in enumerate(self.types):
             if t in ("label", "session_info"):
-                obj = self.entry(i)
+                # (read as the scan read it, reporting nothing: entry() reports its
+                # problems when it is decoded, as after a sequential scan)
+                obj = parse_line(self.raw_line(i)).value
+                if not isinstance(obj, dict):
+                    continue
                 if t == "label":
-                    target = _norm_id(obj.get("targetId"))
-                    label = obj.get("label")
-                    if target is None:
-                        continue
-                    if label:
-                        self.label_by_target[target] = label if isinstance(label, str) else orjson.dumps(label).decode()
-                        self.label_time_by_target[target] = obj.get("timestamp")
-                    else:
-                        self.label_by_target.pop(target, None)
-                        self.label_time_by_target.pop(target, None)
+                    self._apply_label(obj, self.timestamps[i])
                 else:
                     name = obj.get("name")
-                    self.name = (name.strip() or None) if isinstance(name, str) else None
+                    self.name = (name.strip() or None) if type(name) is str else None
 
     def snapshot(self) -> "Session":
         """A copy that can be refreshed in a worker thread while this one is being read:
@@ -1048,7 +1086,10 @@ class Session:
         return False
 
     def entry(self, i: int) -> dict:
-        """The whole entry ``i`` as Pi would hold it in memory (migrations applied)."""
+        """The whole entry ``i`` as Pi would hold it in memory (migrations applied), its
+        fields normalised (:mod:`pitui.core.read.normalize`: each of the type the format gives
+        it, or left out; the skeleton's id, parentId, type and timestamp as the scan read
+        them). Each problem is reported once, as a warning with the line number."""
         got = self._cache.get(i)
         if got is not None:
             return got
@@ -1070,8 +1111,50 @@ class Session:
             }
         else:
             self._migrate(i, obj)
+            self._normalize(i, obj, res, data, may_be_deep(data))
         self._cache.put(i, obj, len(data) * 2 + 200)
         return obj
+
+    def _normalize(self, i: int, obj: dict, res, data: bytes, deep: bool) -> None:
+        """Normalise entry ``i`` (``obj``, parsed from ``data`` as ``res``) in place and
+        report what was wrong with it, the first time only. ``deep``: values nested too
+        deeply may be there (:func:`may_be_deep`), and are cut."""
+        # the skeleton's fields, as the scan read them (and reported them)
+        pid = obj.get("parentId")
+        if pid is not None and type(pid) is not str:
+            obj["parentId"] = self.parent_ids[i]
+        ts = obj.get("timestamp")
+        if ts is not None and type(ts) is not str:
+            if self.timestamps[i] is None:
+                del obj["timestamp"]
+            else:
+                obj["timestamp"] = self.timestamps[i]
+        t = obj.get("type")
+        if t is not None and type(t) is not str:
+            del obj["type"]
+        problems = normalize_entry(obj, deep=False)
+        cut = cut_deep(obj) if deep else ()
+        flags = self.flags[i]
+        if flags & F_CHECKED and (not cut or flags & F_CUT):
+            return  # (reported the first time; the line is whole, so it reads the same)
+        line = self.linenos[i]
+        with _REPORT_LOCK:
+            flags = self.flags[i]
+            if cut and not flags & F_CUT:
+                flags |= F_CUT
+                self.warnings.extend(SessionWarning(line, f"line {line}: {p}") for p in cut)
+            if flags & F_CHECKED:
+                self.flags[i] = flags
+                return
+            if res.replaced and not flags & F_NON_UTF8:
+                flags |= F_NON_UTF8
+                self.warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)"))
+            if res.surrogates and not flags & F_SURROGATES:
+                flags |= F_SURROGATES
+                self.warnings.append(SessionWarning(line, _surrogate_warning(line)))
+            self.warnings.extend(SessionWarning(line, f"line {line}: {p}") for p in problems)
+            # (a line read from its head is now known to be whole: nothing left to validate)
+            self.flags[i] = (flags | F_CHECKED) & ~F_LAZY
 
     def _migrate(self, i: int, obj: dict) -> None:
         if self.version < 2:
@@ -1133,31 +1216,48 @@ class Session:
         return None
 
     def validate_lazy_lines(self, should_stop: Callable[[], bool] | None = None) -> list[int]:
-        """Parse whole every line that was read from its head only; mark the damaged ones."""
+        """Parse whole every line that was read from its head only, and mark the damaged
+        ones; check the fields of every entry not checked yet (as :meth:`entry` does), so
+        that every problem of the file is a warning. Returns the entries found damaged."""
         damaged = []
         for i in range(len(self.ids)):
             if should_stop is not None and should_stop():
                 break
-            if self.flags[i] & F_LAZY and not self.flags[i] & F_DAMAGED:
-                data = read_span(self.path, self.offsets[i], self.lengths[i])
-                res = parse_line(data)
-                if res.replaced and not self.flags[i] & F_NON_UTF8:
+            flags = self.flags[i]
+            if flags & (F_CHECKED | F_DAMAGED):
+                continue
+            data = read_span(self.path, self.offsets[i], self.lengths[i])
+            res = parse_line(data)
+            if not isinstance(res.value, dict):  # (only a line read from its head can be)
+                self.flags[i] |= F_DAMAGED
+                if res.replaced and not flags & F_NON_UTF8:
                     self.flags[i] |= F_NON_UTF8
                     self.warnings.append(SessionWarning(
                         self.linenos[i], f"line {self.linenos[i]} has bytes that are not UTF-8 (shown as \ufffd)"))
-                if not isinstance(res.value, dict):
-                    self.flags[i] |= F_DAMAGED
-                    self.warnings.append(
-                        SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON)")
-                    )
-                    damaged.append(i)
-                else:
-                    self.flags[i] &= ~F_LAZY
+                self.warnings.append(
+                    SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged ({res.why})")
+                )
+                damaged.append(i)
+                continue
+            self._migrate(i, res.value)
+            # (the entry is not kept: a value nested too deeply is cut, and reported, when
+            # the entry is read to be shown; walking every big line for it here cost more
+            # than the rest of this check)
+            self._normalize(i, res.value, res, data, False)
         return damaged
 
     def iter_entries(self, indices: Iterable[int] | None = None):
         for i in range(len(self.ids)) if indices is None else indices:
             yield i, self.entry(i)
+
+
+def _surrogate_warning(line: int) -> str:
+    return f"line {line} has broken text (lone UTF-16 surrogates, shown as \ufffd)"
+
+
+def _version(value: Any) -> float:
+    """The header's version as a number (1 when it is not one)."""
+    return value if type(value) in (int, float) else 1
 
 
 def _has_text(content: Any) -> bool:

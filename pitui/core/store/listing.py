@@ -1,10 +1,16 @@
 """The session list: Pi's ``SessionInfo`` per file, from a fast scan and a cached index.
 
-A file is read once; what the list needs (header, name, message count, first user
-message, last activity, model) is kept in an index under the user cache folder, keyed by
-path, size and mtime. A file that only grew (Pi appends) is read from where the index
-stopped. Lines are parsed whole only when they can change the answer (the header, names,
-the first user message, model changes, lines whose shape is not Pi's usual one).
+A file is read once; what the list needs (header, name, message count, the start of the
+first user message, last activity, model) is kept in an index under the user cache folder,
+keyed by path, size and mtime. A file that only grew (Pi appends) is read from where the
+index stopped. Lines are parsed whole only when they can change the answer (the header,
+names, the first user message, model changes, lines whose shape is not Pi's usual one).
+
+The index keeps a first message's first :data:`FIRST_MESSAGE_CHARS` characters (what the
+lists show; a whole first message can be megabytes) and where its line lies, and
+:meth:`SessionInfo.full_first_message` reads the rest from the file when ``list --json``
+gives Pi's ``firstMessage``. A file whose reading fails in any way is listed as one row
+with its reason (``error``), never a failure of the whole list.
 """
 
 from __future__ import annotations
@@ -20,13 +26,19 @@ from typing import Callable, Iterable
 import orjson
 
 from .discovery import SessionFile, SessionRoot, find_session_files
-from ..read.lines import file_fingerprint, iter_line_spans, parse_line
+from ..read.lines import file_fingerprint, iter_line_spans, parse_line, read_span
+from ..read.normalize import json_text
 from ..paths import default_cache_dir
 from ..timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4  # 4: first messages kept as a bounded prefix and where their line lies
+
+#: Characters of a first message the index keeps (after its leading white space, of which
+#: at most FIRST_MESSAGE_LEAD more): the lists show its first line's first 300 or fewer.
+FIRST_MESSAGE_CHARS = 512
+FIRST_MESSAGE_LEAD = 4096
 
 _MSG_HEAD = re.compile(
     rb'\{"type":"message",(?:"id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),)?"timestamp":"([^"\\]*)",'
@@ -54,7 +66,7 @@ class SessionInfo:
     created_ms: float | None = None
     modified_ms: float | None = None
     message_count: int = 0
-    first_message: str = "(no messages)"
+    first_message: str = "(no messages)"  # its first FIRST_MESSAGE_CHARS (see full_first_message)
     model: str | None = None  # the last model named (assistant message or model change)
     error: str | None = None  # why the file is not a readable session
     warnings: int = 0  # lines that did not parse
@@ -67,11 +79,30 @@ class SessionInfo:
     header_ms: float | None = None
     fingerprint: str = ""
     extra: dict = field(default_factory=dict)
+    # where the first message's line lies when first_message holds only its start
+    first_message_at: int = -1
+    first_message_len: int = 0
+
+    def full_first_message(self) -> str:
+        """The whole first message (Pi's ``firstMessage``): :attr:`first_message` when it
+        holds it all, else read from the file again (its start, when the file no longer
+        holds the same line)."""
+        if self.first_message_at < 0:
+            return self.first_message
+        try:
+            data = read_span(self.path, self.first_message_at, self.first_message_len)
+            msg = parse_line(data).value
+            text = _text_of(msg["message"]["content"])  # (checked by the scan that found it)
+        except Exception:  # gone, replaced, unreadable: what the index holds
+            return self.first_message
+        return text if isinstance(text, str) and text.startswith(self.first_message) else self.first_message
 
     def to_pi_json(self) -> dict:
-        """The listing object of ``pitui list --json`` (Pi's SessionInfo keys first)."""
+        """The listing object of ``pitui list --json`` (Pi's SessionInfo keys first). A path
+        that is not UTF-8 (its bytes kept as surrogates by Python) has them as U+FFFD, as
+        Node reads such a name."""
         return {
-            "path": self.path,
+            "path": _utf8(self.path),
             "id": self.id,
             "cwd": self.cwd,
             "name": self.name,
@@ -79,7 +110,7 @@ class SessionInfo:
             "created": ms_to_iso(self.created_ms),
             "modified": ms_to_iso(self.modified_ms),
             "messageCount": self.message_count,
-            "firstMessage": self.first_message,
+            "firstMessage": self.full_first_message(),
             "forkedFrom": self.forked_from,
             "project": self.project,
             "kind": self.kind,
@@ -93,21 +124,62 @@ class SessionInfo:
         return self.name or self.first_message
 
 
+def _utf8(path: str) -> str:
+    """``path`` without the surrogates Python keeps undecodable bytes of a name as."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return path
+
+
+def _js_string(value) -> str:
+    """``String(value)`` as JavaScript's ``Array.join`` makes it (null/undefined: "")."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json_text(value)
+
+
 def _text_of(content) -> str | None:
     """Pi's extractTextContent: a string, or text blocks joined by a space."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         return " ".join(
-            b.get("text") if isinstance(b.get("text"), str) else str(b.get("text"))
+            b.get("text") if isinstance(b.get("text"), str) else _js_string(b.get("text"))
             for b in content
             if isinstance(b, dict) and b.get("type") == "text"
         )
     return None
 
 
+def _bounded(text: str) -> str:
+    """The start of a first message that the index keeps (see FIRST_MESSAGE_CHARS)."""
+    if len(text) <= FIRST_MESSAGE_CHARS:
+        return text
+    lead = min(len(text) - len(text.lstrip()), FIRST_MESSAGE_LEAD)
+    return text[: lead + FIRST_MESSAGE_CHARS]
+
+
 def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None) -> SessionInfo:
-    """Listing data for one file; continues ``prev``'s scan when the file only grew."""
+    """Listing data for one file; continues ``prev``'s scan when the file only grew. Never
+    raises: a file whose reading fails in any way is one row with the reason."""
+    try:
+        return _scan_info(sf, prev, st)
+    except Exception as exc:  # (one file's problem stays in its own row)
+        return SessionInfo(sf.path, sf.project, sf.kind, error=_failure(exc))
+
+
+def _failure(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:199] + "…"
+    return f"cannot be read ({type(exc).__name__}{': ' + text if text else ''})"
+
+
+def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None) -> SessionInfo:
     path = sf.path
     if st is None:
         try:
@@ -248,7 +320,9 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
                         if r == "user" and not first_found:
                             text = _text_of(msg.get("content"))
                             if text:
-                                info.first_message = text
+                                info.first_message = _bounded(text)
+                                if len(info.first_message) < len(text):
+                                    info.first_message_at, info.first_message_len = off, e - pos
                                 first_found = True
     if not have_header:
         info.error = "empty file" if st.st_size == 0 else "no session header line (not a Pi session)"
@@ -324,12 +398,26 @@ class SessionIndex:
             rows = [asdict(r) for r in self._rows.values()]
             self._dirty = False
         try:
+            data = orjson.dumps({"version": INDEX_VERSION, "rows": rows})
+        except TypeError:
+            # A row JSON cannot hold (a file name that is not UTF-8): left out, so it is
+            # read again next time, and every other row is kept.
+            data = orjson.dumps({"version": INDEX_VERSION, "rows": [r for r in rows if _encodable(r)]})
+        try:
             self.dir.mkdir(parents=True, exist_ok=True)
             tmp = self.file.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(orjson.dumps({"version": INDEX_VERSION, "rows": rows}))
+            tmp.write_bytes(data)
             os.replace(tmp, self.file)
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+
+def _encodable(row) -> bool:
+    try:
+        orjson.dumps(row)
+    except TypeError:
+        return False
+    return True
 
 
 def _cached_or_todo(sf: SessionFile, index: SessionIndex | None):
@@ -365,14 +453,15 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 
 def _scan_parallel(todo: list, workers: int):
     """Yield SessionInfo rows for ``todo`` as ``workers`` worker processes scan them
-    (``python -m pitui.core.store.listing_worker``); a worker that fails leaves its files to be
-    scanned here."""
+    (``python -m pitui.core.store.listing_worker``); a worker that fails, or a row that cannot be
+    read, leaves its files to be scanned here."""
     import selectors
     import subprocess
     import sys
 
-    order = sorted(todo, key=lambda t: -t[2].st_size)  # big files first, round-robin
-    groups = [order[k::workers] for k in range(workers)]
+    # (a file name JSON cannot carry, one that is not UTF-8, is scanned here)
+    order = sorted((t for t in todo if _encodable(t[0].path)), key=lambda t: -t[2].st_size)  # big first
+    groups = [order[k::workers] for k in range(workers)]  # round-robin
     fields = set(SessionInfo.__dataclass_fields__)
     sel = selectors.DefaultSelector()
     procs = []
@@ -406,12 +495,18 @@ def _scan_parallel(todo: list, workers: int):
                 buf += chunk
                 *lines, key.data[1] = buf.split(b"\n")
                 for line in lines:
-                    row = orjson.loads(line)
-                    info = SessionInfo(**{k: v for k, v in row.items() if k in fields})
+                    try:
+                        row = orjson.loads(line)
+                        info = SessionInfo(**{k: v for k, v in row.items() if k in fields})
+                    except (ValueError, TypeError, AttributeError):
+                        continue  # a row that cannot be read: its file is scanned here after all
                     task = pending.pop(info.path, None)
-                    if task is not None:
-                        info.project, info.kind = task[0].project, task[0].kind
+                    if task is None:
+                        continue  # (not a file asked for, or one already listed)
+                    info.project, info.kind = task[0].project, task[0].kind
                     yield info
+    except Exception:
+        pass  # the workers could not be run or read: what they did not deliver is read here
     finally:
         for proc in procs:
             if proc.poll() is None:

@@ -21,9 +21,16 @@ def main() -> int:
     out = sys.stdout.buffer
     fields = set(SessionInfo.__dataclass_fields__)
     for path, project, kind, prev in tasks:
-        prev_info = SessionInfo(**{k: v for k, v in prev.items() if k in fields}) if prev else None
-        info = scan_info(SessionFile(path, project, kind), prev_info)
-        out.write(orjson.dumps(asdict(info)) + b"\n")
+        try:
+            prev_info = SessionInfo(**{k: v for k, v in prev.items() if k in fields}) if prev else None
+        except (TypeError, AttributeError):
+            prev_info = None
+        info = scan_info(SessionFile(path, project, kind), prev_info)  # (never raises)
+        try:
+            row = orjson.dumps(asdict(info))
+        except TypeError:
+            continue  # a row JSON cannot carry: the caller scans that file itself
+        out.write(row + b"\n")
         out.flush()
     return 0
 

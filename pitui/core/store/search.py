@@ -97,7 +97,8 @@ import orjson
 
 from .discovery import SessionRoot, find_session_files
 from ..read.lines import file_fingerprint, iter_lines, parse_line
-from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
+from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
+from ..read.normalize import json_text, norm_id, norm_label
 
 __all__ = [
     "Hit",
@@ -342,11 +343,7 @@ def _blocks(content, block_type: str, key: str) -> str:
     return "\n".join(parts)
 
 
-def _json_text(value) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
+_json_text = json_text  # (never raises, however deep the value)
 
 
 def _tool_call_text(block: dict) -> str:
@@ -406,16 +403,14 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
         name = obj.get("name")
         add("name", name.strip() if isinstance(name, str) else None)
     elif t == "label":
-        add("label", obj.get("label"))
+        add("label", norm_label(obj.get("label"))[0])  # (as Session reads it)
     return rows
 
 
 def _norm_id(value) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value).decode()
+    """An entry's id as :class:`~pitui.core.session.Session` names it (None: it has none
+    that Pi could match, and is named ``line<N>``)."""
+    return norm_id(value)
 
 
 # ---------------------------------------------------------------------------- the index
@@ -543,6 +538,7 @@ class SessionHits:
     modified_ms: float | None
     hits: list[Hit] = field(default_factory=list)
     hit_count: int = 0  # all matching rows (``hits`` keeps at most ``max_hits``)
+    info: SessionInfo | None = field(default=None, repr=False, compare=False)  # (for the whole first message)
 
     @property
     def title(self) -> str:
@@ -552,10 +548,10 @@ class SessionHits:
         from ..timeutil import ms_to_iso
 
         return {
-            "path": self.path,
+            "path": _utf8(self.path),
             "id": self.session_id,
             "name": self.name,
-            "firstMessage": self.first_message,
+            "firstMessage": self.info.full_first_message() if self.info is not None else self.first_message,
             "cwd": self.cwd,
             "modified": ms_to_iso(self.modified_ms),
             "hitCount": self.hit_count,
@@ -730,6 +726,49 @@ class SearchIndex:
             st.values(),
         )
 
+    def _index_file_guarded(self, path: str, stats: IndexStats) -> tuple[int, int | None]:
+        """:meth:`_index_file`, with a file whose reading fails (for any reason but the
+        index's own) left out and marked failed: one file never fails a whole update or
+        search."""
+        conn = self.conn
+        conn.execute("SAVEPOINT pitui_file")
+        try:
+            got = self._index_file(path, stats)
+        except sqlite3.Error:
+            conn.execute("ROLLBACK TO pitui_file")
+            conn.execute("RELEASE pitui_file")
+            raise
+        except Exception as exc:
+            conn.execute("ROLLBACK TO pitui_file")
+            self._mark_failed(path, exc)
+            conn.execute("RELEASE pitui_file")
+            return 0, None
+        conn.execute("RELEASE pitui_file")
+        return got
+
+    def _mark_failed(self, path: str, exc: Exception) -> None:
+        """Record ``path`` as not searchable (until it changes), its rows dropped."""
+        try:
+            fst = os.stat(path)
+            state = self._state(path)
+            if state is None:
+                cur = self.conn.execute(
+                    "INSERT INTO files(path, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, "
+                    "version, has_header, fingerprint) VALUES (?, 0, 0, 0, 1, 0, 0, 3, 0, '')",
+                    (path,),
+                )
+                state = _FileState(cur.lastrowid, path)
+            else:
+                self._delete_rows(state.id)
+                state = _FileState(state.id, path)
+            state.size, state.mtime_ns = fst.st_size, fst.st_mtime_ns
+            state.error = f"cannot be read ({type(exc).__name__})"
+            self._save_state(state)
+        except sqlite3.Error:
+            raise
+        except Exception:
+            pass  # (a name SQLite cannot hold: the file is tried again next time)
+
     def _index_file(self, path: str, stats: IndexStats) -> int:
         """(Re)index one file inside the caller's transaction: ``(characters inserted, file id)``,
         the id None when the file is not a readable session."""
@@ -809,7 +848,8 @@ class SearchIndex:
                 if not raw.terminated:
                     break
                 v = obj.get("version")
-                st.version = int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 1
+                # (any number: only whether it is below 2 or 3 matters, as in Session)
+                st.version = max(-1, min(int(v), 1000)) if type(v) in (int, float) else 1
                 st.has_header = 1
                 cwd = obj.get("cwd")
                 for kind, text in (("cwd", cwd), ("id", obj["id"])):
@@ -828,7 +868,9 @@ class SearchIndex:
             if st.version < 2:
                 eid = f"line{raw.lineno}"
             else:
-                eid = _norm_id(obj.get("id")) or f"line{raw.lineno}"
+                eid = _norm_id(obj.get("id"))
+                if eid is None:
+                    eid = f"line{raw.lineno}"
             if not raw.terminated:
                 # A complete last line without its newline: index it, read it again later.
                 st.pending_seq, st.pending_entry = st.next_seq, idx
@@ -916,7 +958,7 @@ class SearchIndex:
                     stats.cancelled = True
                     break
                 txn.begin()
-                chars, _ = self._index_file(p, stats)
+                chars, _ = self._index_file_guarded(p, stats)
                 txn.wrote(chars)
                 if on_progress is not None:
                     on_progress(done, total)
@@ -1025,7 +1067,7 @@ class SearchIndex:
                     return
                 if info.path in stale:
                     txn.begin()
-                    chars, fid = self._index_file(info.path, stats)
+                    chars, fid = self._index_file_guarded(info.path, stats)
                     txn.wrote(chars)
                     done += 1
                     if on_progress is not None:
@@ -1042,7 +1084,7 @@ class SearchIndex:
                 txn.commit()  # never hold the write lock while the caller holds the results
                 hits, count = got
                 yield SessionHits(
-                    info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count
+                    info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count, info
                 )
                 n += 1
                 if limit is not None and n >= limit:

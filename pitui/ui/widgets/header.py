@@ -48,7 +48,10 @@ def fmt_time(value) -> str:
     ms = iso_to_ms(value)
     if ms != ms:
         return "?"
-    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+    try:
+        return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):  # a date Python's datetime cannot hold
+        return "?"
 
 
 def _models(stats: Stats | None) -> str:

@@ -415,7 +415,14 @@ class SessionList(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         it = self.items[k]
         sub = line - self._starts[k]
-        segs = self._item_line(it, sub, width)
+        try:
+            segs = self._item_line(it, sub, width)
+        except Exception as exc:  # (one session's row never breaks the list: it says why, as an error row)
+            if sub:
+                text = f"  ⚠ cannot be shown ({type(exc).__name__})"
+            else:
+                text = "  " + (os.path.basename(it.info.path) if it.info is not None else "?")
+            segs = [Segment(text, self._style("session-list--error"))]
         bg = None
         if k == self.cursor:
             bg = self._style("session-list--cursor" if self.has_focus else "session-list--cursor-blurred").bgcolor
