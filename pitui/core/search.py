@@ -98,6 +98,7 @@ import orjson
 from .discovery import SessionRoot, find_session_files
 from .lines import file_fingerprint, iter_lines, parse_line
 from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
+from .text import CONTROL_RE, visible
 
 __all__ = [
     "Hit",
@@ -563,8 +564,24 @@ class SessionHits:
         }
 
 
-_CTRL = {i: " " for i in range(32)}
-_CTRL[127] = " "
+_SPACES = {9: " ", 10: " ", 13: " "}  # (same length: the spans stay where they are)
+
+
+def _shown(line: str, spans: list[tuple[int, int]]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``line`` with its control characters as visible stand-ins (``core.text.visible``,
+    the one rule for showing session text), and ``spans`` moved to match."""
+    if CONTROL_RE.search(line) is None:
+        return line, tuple(spans)
+    parts: list[str] = []
+    at: dict[int, int] = {}
+    n = prev = 0
+    for cut in sorted({0, len(line), *(x for span in spans for x in span)}):
+        if cut > prev:
+            parts.append(visible(line[prev:cut]))
+            n += len(parts[-1])
+            prev = cut
+        at[cut] = n
+    return "".join(parts), tuple((at[s], at[e]) for s, e in spans)
 
 
 def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -585,7 +602,7 @@ def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tup
         stripped = raw[shift:]
     prefix = "…" if a > ls else ""
     suffix = "…" if b < le else ""
-    line = prefix + stripped.rstrip().translate(_CTRL) + suffix
+    line = prefix + stripped.rstrip().translate(_SPACES) + suffix
     body_end = len(prefix) + len(stripped.rstrip())
     off = len(prefix) - a - shift
     spans: list[tuple[int, int]] = []
@@ -610,7 +627,7 @@ def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tup
                 merged[-1] = (merged[-1][0], e)
         else:
             merged.append((s, e))
-    return line, tuple(merged)
+    return _shown(line, merged)
 
 
 class SearchIndex:

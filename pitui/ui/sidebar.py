@@ -30,6 +30,7 @@ from textual.widgets import Static
 
 from ..core.listing import SessionInfo
 from ..core.summary import one_line, shorten_home
+from ..core.text import visible
 from ..core.timeutil import format_age
 from .clock import Clock, system_clock
 from .scrolling import set_virtual_size_quietly
@@ -125,8 +126,8 @@ def build_items(
             return loose_label
         for m in sorted(members, key=lambda i: -(i.modified_ms or 0)):
             if m.cwd and m.error is None:
-                return shorten_home(m.cwd)
-        return pk
+                return visible(shorten_home(m.cwd))
+        return visible(pk)
 
     labels = {pk: project_label(pk, members) for pk, members in projects.items()}
     if sort == "name":
@@ -463,7 +464,7 @@ class SessionList(ScrollView, can_focus=True):
             if it.depth > 0 or it.forked:
                 segs.append(Segment("↳ ", st("session-list--fork")))
             if info.error is not None:
-                segs.append(Segment(os.path.basename(info.path), st("session-list--error")))
+                segs.append(Segment(visible(os.path.basename(info.path)), st("session-list--error")))
                 return segs
             if info.kind == "subagent":
                 segs.append(Segment("⚙ ", st("session-list--subagent")))
@@ -478,7 +479,7 @@ class SessionList(ScrollView, can_focus=True):
         if it.depth > 0 or it.forked:
             segs.append(Segment("  ", base))
         if info.error is not None:
-            segs.append(Segment("⚠ " + info.error, st("session-list--error")))
+            segs.append(Segment("⚠ " + visible(info.error), st("session-list--error")))
             return segs
         bits = []
         if info.kind == "subagent":
@@ -487,7 +488,7 @@ class SessionList(ScrollView, can_focus=True):
         n = info.message_count
         bits.append(f"{n} msg" if n == 1 else f"{n} msgs")
         if info.model:
-            bits.append(info.model)
+            bits.append(visible(info.model))
         if info.warnings:
             bits.append(f"⚠{info.warnings}")
         segs.append(Segment(" · ".join(bits), meta_style))

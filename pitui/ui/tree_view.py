@@ -46,6 +46,7 @@ from textual.worker import get_current_worker
 
 from ..core.session import Session
 from ..core.summary import Summary, summarize
+from ..core.text import visible
 from ..core.treeview import FILTERS, TreeLayout, TreeRow, layout_tree
 from .scrolling import set_virtual_size_quietly
 
@@ -275,7 +276,7 @@ def _summary(session: Session, entry: int) -> Summary:
     try:
         return summarize(session, entry)
     except Exception as exc:
-        return Summary("damaged", "", f"[cannot summarise: {exc}]", True)
+        return Summary("damaged", "", visible(f"[cannot summarise: {exc}]"), True)
 
 
 def _untracked(layout: TreeLayout) -> TreeLayout:
@@ -1007,7 +1008,7 @@ class BranchTree(ScrollView, can_focus=True):
         segs.append(Segment("• " if row.active else "  ", st("branch-tree--active")))
         label = s.label_of(row.entry)
         if label:
-            segs.append(Segment(f"[{label}] ", st("branch-tree--label")))
+            segs.append(Segment(f"[{visible(label)}] ", st("branch-tree--label")))
         summ = self.summary(row.entry)
         kind_class = _KIND_CLASS.get(summ.kind)
         text_style = st("branch-tree--dim") if summ.dim else base
