@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -432,3 +434,128 @@ def test_the_scan_finds_what_it_must(hostile):
     assert terminal_problems(["\x1b[1;1Ha\x1b[2Jb"])
     assert terminal_problems(["x\x1b]52;c;SGFja2Vk\x07"])
 
+
+# ----------------------------------------------------------------------------- the command line
+
+_OUTPUT_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def output_problems(data: bytes, allowed: re.Pattern | None = None) -> list[str]:
+    """Control characters in command-line output (UTF-8; newlines are its own)."""
+    text = data.decode("utf-8")  # (raises on bytes that are not UTF-8: a stray C1 byte)
+    if allowed is not None:
+        text = allowed.sub("", text)
+    return [f"{m.group()!r} in {text[max(0, m.start() - 60):m.start() + 30]!r}" for m in _OUTPUT_CONTROL.finditer(text)]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, timeout=120)
+
+
+def _cli_tty(*args: str) -> bytes:
+    """Standard output of the command when it is a terminal (``pitui search`` colours its
+    matches there)."""
+    import pty
+    import threading
+    import tty
+
+    master, slave = pty.openpty()
+    tty.setraw(slave)  # (no newline translation: the bytes as the program wrote them)
+    proc = subprocess.Popen([sys.executable, "-m", "pitui.cli", *args], stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    got = bytearray()
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            got.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    proc.wait(timeout=120)
+    reader.join(timeout=10)
+    os.close(master)
+    assert proc.returncode == 0, proc.stderr
+    return bytes(got)
+
+
+def test_list_shows_one_row_per_session_and_no_control_characters(hostile):
+    listed = _cli("list", str(hostile.root), "--json")
+    assert listed.returncode == 0 and listed.stderr == b""
+    assert not output_problems(listed.stdout)
+    infos = json.loads(listed.stdout)
+    # exact JSON: the payload comes back whole (C1 and DEL written as \u escapes)
+    main = next(i for i in infos if i["path"] == str(hostile.session))
+    assert main["name"] == payload("name", hostile.root)
+    assert main["cwd"] == payload("cwd", hostile.root)
+    assert main["id"] == payload("session id", hostile.root)
+    assert b"\\u009b" in listed.stdout and b"\\u007f" in listed.stdout
+    human = _cli("list", str(hostile.root))
+    assert human.returncode == 0 and human.stderr == b""
+    assert not output_problems(human.stdout)
+    rows = human.stdout.decode().splitlines()
+    assert len(rows) == len(infos)  # a newline in a cwd or a name fakes no row
+    assert all(re.match(r"^ *(\S+) +(\d+|) +\S", row) for row in rows), rows
+    assert any("^[]52;c;SGFja2Vk^G" in row for row in rows)  # the stand-ins, readable
+
+
+def test_search_output_has_no_control_characters(hostile):
+    for query in (TAG, "SGFja2Vk"):
+        got = _cli("search", query, str(hostile.root))
+        assert got.returncode == 0, got.stderr
+        assert not output_problems(got.stdout), query
+        assert not output_problems(got.stderr)
+        assert TAG.encode() in got.stdout
+        as_json = _cli("search", query, str(hostile.root), "--json")
+        assert as_json.returncode == 0 and not output_problems(as_json.stdout)
+        results = json.loads(as_json.stdout)
+        assert str(hostile.session) in {r["path"] for r in results}
+    # on a terminal, matches are coloured: those colours are the only sequences
+    shown = _cli_tty("search", TAG, str(hostile.root))
+    assert b"\x1b[1;33m" in shown
+    assert not output_problems(shown, re.compile(r"\x1b\[(?:1;33|0)m"))
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
+def test_export_to_standard_output_has_no_control_characters(hostile, fmt):
+    got = _cli("export", str(hostile.session), "--format", fmt)
+    assert got.returncode == 0, got.stderr
+    assert not output_problems(got.stdout)
+    assert TAG.encode() in got.stdout
+    if fmt == "json":
+        out = json.loads(got.stdout)
+        header, _ = hostile_entries(hostile.root, hostile.transcript)
+        assert out["header"] == header  # exact
+        assert out["name"] == payload("name", hostile.root)
+    if fmt == "markdown":
+        text = got.stdout.decode()
+        assert text.startswith("# " + TAG + "<name>[/]^[]52;c;SGFja2Vk^G^[]0;title^G^[[2J\\x9b2J^G^@^?^M^J[bold]")
+        assert text.splitlines()[2].startswith("- **Session:** `HOSTILE<session id>")
+
+
+def test_error_lines_name_hostile_paths_and_reasons_with_stand_ins(hostile):
+    bad = _cli("export", str(hostile.bad), "--format", "markdown")
+    assert bad.returncode == 2 and bad.stdout == b""
+    assert not output_problems(bad.stderr)
+    assert bad.stderr.count(b"\n") == 1
+    missing = _cli("list", str(hostile.root / "nowhere"))
+    assert missing.returncode == 2
+    assert not output_problems(missing.stderr) and missing.stderr.count(b"\n") == 1
+    leaf = _cli("export", str(hostile.session), "--leaf", name_payload("no such id"))  # (no NUL in an argument)
+    assert leaf.returncode == 2
+    assert not output_problems(leaf.stderr) and leaf.stderr.count(b"\n") == 1
+
+
+def test_search_snippets_show_stand_ins_with_the_match_where_it_is():
+    from pitui.core.search import _context
+
+    text = "\x1b]0;t\x07 before \x9b\x7f\tNEEDLE\x00 after\rend"
+    start = text.index("NEEDLE")
+    line, spans = _context(text, start, start + 6, [re.compile("NEEDLE")])
+    assert line == "^[]0;t^G before \\x9b^? NEEDLE^@ after end"
+    assert [line[s:e] for s, e in spans] == ["NEEDLE"]

@@ -98,7 +98,7 @@ import orjson
 from .discovery import SessionRoot, find_session_files
 from .lines import file_fingerprint, iter_lines, parse_line
 from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
-from .text import CONTROL_RE, visible
+from .text import CONTROL_RE, json_safe, visible
 
 __all__ = [
     "Hit",
@@ -1211,14 +1211,14 @@ def cli_main(argv: list[str]) -> int:
     try:
         q = parse_query(args.query)
     except QueryError as exc:
-        sys.stderr.write(f"pitui: {args.query}: {exc}\n")
+        sys.stderr.write(f"pitui: {visible(args.query)}: {visible(exc)}\n")
         return 2
     if args.limit is not None and args.limit < 1:
         sys.stderr.write(f"pitui: {args.limit}: --limit must be at least 1\n")
         return 2
     root = resolve_root(args.root, args.session_dir)
     if args.root is not None and not root.path.exists():
-        sys.stderr.write(f"pitui: {args.root}: no such file or folder\n")
+        sys.stderr.write(f"pitui: {visible(args.root)}: no such file or folder\n")
         return 2
     err_tty = sys.stderr.isatty()
 
@@ -1231,7 +1231,7 @@ def cli_main(argv: list[str]) -> int:
     results = search(root, q, limit=args.limit, max_hits=max_hits, on_progress=progress)
     if args.json:
         out = [r.to_json() for r in results]
-        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
         return 0
     tty = sys.stdout.isatty()
     now = time.time() * 1000
@@ -1241,9 +1241,9 @@ def cli_main(argv: list[str]) -> int:
         if n:
             w("\n")
         n += 1
-        title = " ".join(r.title.split())[:80]
-        w(f"{title}  ({r.cwd or '?'}, {format_age(r.modified_ms, now)})\n")
-        w(f"{r.path}\n")
+        title = visible(" ".join(r.title.split())[:80])
+        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)})\n")
+        w(f"{visible(r.path)}\n")
         for h in r.hits:
             where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
             w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
@@ -1251,5 +1251,5 @@ def cli_main(argv: list[str]) -> int:
             w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
         sys.stdout.flush()
     if not n:
-        sys.stderr.write(f"pitui: {q.text.strip()}: no matches\n")
+        sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")
     return 0
