@@ -27,7 +27,9 @@ class CliError(Exception):
 
 
 def _fail(path: str, reason: str) -> int:
-    sys.stderr.write(f"pitui: {path}: {reason}\n")
+    from .core.text import visible
+
+    sys.stderr.write(f"pitui: {visible(path)}: {visible(reason)}\n")
     return 2
 
 
@@ -87,25 +89,30 @@ def cmd_list(argv: list[str]) -> int:
         root = _resolve_root(args.root, args.session_dir)
     except CliError as exc:
         return _fail(exc.path, exc.reason)
+    from .core.text import json_safe, visible
+
     index = None if args.no_cache else SessionIndex()
     infos = list_sessions(root, index)
     if args.json:
         import orjson
 
-        sys.stdout.buffer.write(orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2) + b"\n")
+        data = orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2)
+        sys.stdout.buffer.write(json_safe(data) + b"\n")
         return 0
     if not infos:
-        sys.stderr.write(f"pitui: {root.path}: no sessions found\n")
+        sys.stderr.write(f"pitui: {visible(str(root.path))}: no sessions found\n")
         return 0
     import time
 
+    # One row per session whatever its text holds: every field from the files is shown
+    # with its control characters as stand-ins (a newline in a cwd is ^J, not a row).
     now = time.time() * 1000
     for i in infos:
         if i.error:
-            sys.stdout.write(f"{'-':>5}  {'':>5}  {i.path}  [{i.error}]\n")
+            sys.stdout.write(f"{'-':>5}  {'':>5}  {visible(i.path)}  [{visible(i.error)}]\n")
             continue
-        title = " ".join((i.name or i.first_message).split())[:70]
-        sys.stdout.write(f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {i.cwd or '?'}  {title}\n")
+        title = visible(" ".join((i.name or i.first_message).split())[:70])
+        sys.stdout.write(f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {visible(i.cwd) or '?'}  {title}\n")
     return 0
 
 
@@ -125,7 +132,9 @@ def cmd_export(argv: list[str]) -> int:
     if args.format == "json":
         import orjson
 
-        data = orjson.dumps(export_json(session, args.leaf), option=orjson.OPT_INDENT_2) + b"\n"
+        from .core.text import json_safe
+
+        data = json_safe(orjson.dumps(export_json(session, args.leaf), option=orjson.OPT_INDENT_2)) + b"\n"
     elif args.format == "markdown":
         from .core.export.markdown import export_markdown
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["visible", "strip_ansi", "clean", "has_controls", "CONTROL_RE"]
+__all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE"]
 
 # C0 controls, DEL, C1 controls and lone surrogates: everything :func:`visible` replaces.
 CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -73,6 +73,23 @@ def clean(value: Any, *, block: bool = False) -> str:
     if not isinstance(value, str):
         value = "" if value is None else str(value)
     return visible(strip_ansi(value), block=block)
+
+
+# DEL and the C1 controls in UTF-8 (U+0080..U+009F are C2 80..C2 9F; C2 is never a
+# continuation byte, so this cannot match inside another character).
+_JSON_C1_RE = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
+
+
+def json_safe(data: bytes) -> bytes:
+    """UTF-8 JSON text ``data`` with DEL and C1 controls written as ``\\u`` escapes.
+
+    JSON writers escape only C0 controls; DEL and C1 (U+009B is a one-byte CSI to many
+    terminals) pass raw, and they can only stand inside strings. Escaped, the JSON value
+    is exactly the same (``--json`` output round-trips) and no byte of it acts on a
+    terminal it is printed to."""
+    if _JSON_C1_RE.search(data) is None:
+        return data
+    return _JSON_C1_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data)
 
 
 def has_controls(value: str) -> bool:

@@ -27,6 +27,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.message import Message
 from textual.timer import Timer
@@ -42,6 +43,7 @@ from ..core.model.stats import Stats, branch_stats, session_stats
 from ..core.model.summary import shorten_home, text_of
 from ..core.model.layout import layout_tree
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
+from ..core.text import visible
 from .clock import Clock, system_clock
 from .commands import PituiCommands
 from .widgets.header import SessionHeader, WarningsBadge, WarningsScreen
@@ -59,6 +61,11 @@ from .bindings import bindings_for
 # used: a start that opens a session never needs them)
 
 __all__ = ["PituiApp", "BrowserScreen", "EmptyScreen", "run_app"]
+
+
+def _shown_path(path: str | os.PathLike) -> str:
+    """A path to show: ``~`` for the home folder, control characters as stand-ins."""
+    return visible(shorten_home(str(path)))
 
 
 def _demo_root() -> SessionRoot | None:
@@ -235,14 +242,14 @@ class BrowserScreen(PaintGate):
         self.branch_tree.clear()
         self.session_list.open_path = None
         self.session_list.set_infos([])
-        self.session_list.loose_label = shorten_home(str(root.path)) if root.kind == "flat" else "(no project folder)"
+        self.session_list.loose_label = _shown_path(root.path) if root.kind == "flat" else "(no project folder)"
         title = "Sessions · demo" if app.demo else "Sessions"
         self.sidebar.border_title = title
-        self.sidebar.border_subtitle = shorten_home(str(root.path))
+        self.sidebar.border_subtitle = Content(_shown_path(root.path))  # (a str would be read as markup)
         self._update_tree_title()
         self.query_one("#right").border_title = "Messages"
-        self.show_notice("Reading sessions…", f"in {shorten_home(str(root.path))} ({root.source})")
-        self.header.show_message("pitui", f"{shorten_home(str(root.path))} ({root.source})")
+        self.show_notice("Reading sessions…", f"in {_shown_path(root.path)} ({root.source})")
+        self.header.show_message("pitui", f"{_shown_path(root.path)} ({root.source})")
         self.branch_tree.placeholder = "reading sessions…"
         self.branch_tree.focus()
         want = app.select_path
@@ -424,8 +431,8 @@ class BrowserScreen(PaintGate):
         self.session_list.set_open(path)
         info = self.infos.get(path)
         title = info.title if info else os.path.basename(path)
-        self.header.show_message(title, shorten_home(path))
-        self.show_notice("Opening…", shorten_home(path))
+        self.header.show_message(title, _shown_path(path))
+        self.show_notice("Opening…", _shown_path(path))
         self.workers.cancel_group(self, "validate")
         self.workers.cancel_group(self, "stats")
         if self._opening is not None:
@@ -512,7 +519,7 @@ class BrowserScreen(PaintGate):
                 if left > self.HOLD_LEFT_SECONDS:
                     self._end_hold()
             pct = int(done * 100 / total) if total else 100
-            self.show_notice(f"Opening… {pct}%", f"{shorten_home(path)}\n{done / 1e6:.0f} of {total / 1e6:.0f} MB read")
+            self.show_notice(f"Opening… {pct}%", f"{_shown_path(path)}\n{done / 1e6:.0f} of {total / 1e6:.0f} MB read")
 
     def _open_failed(self, path: str, reason: str) -> None:
         self._end_hold()
@@ -527,7 +534,7 @@ class BrowserScreen(PaintGate):
         self.branch_tree.clear()
         self._update_tree_title()
         self.header.show_message(os.path.basename(path), reason)
-        self.show_notice("This file cannot be shown", f"{shorten_home(path)}\n\n{reason}")
+        self.show_notice("This file cannot be shown", f"{_shown_path(path)}\n\n{visible(reason)}")
 
     def _footer_for_session(self, shown: bool) -> None:
         """Show the session keys in the footer as usable (or not), redrawing it only when
@@ -854,7 +861,9 @@ class BrowserScreen(PaintGate):
         self.open_session(event.path)
 
     def show_notice(self, title: str, body: str = "") -> None:
-        self.query_one("#notice-text", Static).update(f"{title}\n\n{body}" if body else title)
+        """The notice over the pane: its text as it is (no markup), controls as stand-ins."""
+        title = visible(title)
+        self.query_one("#notice-text", Static).update(f"{title}\n\n{visible(body, block=True)}" if body else title)
         self._cover_pane(True)
 
     def _cover_pane(self, cover: bool) -> None:
@@ -1047,7 +1056,7 @@ class BrowserScreen(PaintGate):
             return
         text = f"pi --session {s.id}"
         self.app.copy_to_clipboard(text)
-        self.notify(f"Copied: {text}", timeout=2)
+        self.notify(f"Copied: {visible(text)}", timeout=2)
 
     def _copy(self, text: str, what: str) -> None:
         self.app.copy_to_clipboard(text)
@@ -1058,13 +1067,13 @@ class BrowserScreen(PaintGate):
         if s is None or not s.id:
             self.app.bell()
             return
-        self._copy(s.id, f"the session id: {s.id}")
+        self._copy(s.id, f"the session id: {visible(s.id)}")
 
     def action_copy_path(self) -> None:
         s = self.session
         if s is None:
             return
-        self._copy(s.path, f"the path: {shorten_home(s.path)}")
+        self._copy(s.path, f"the path: {_shown_path(s.path)}")
 
     def action_copy_entry(self) -> None:
         s, sel = self.session, self.branch_tree.selected_entry
@@ -1072,7 +1081,7 @@ class BrowserScreen(PaintGate):
             return
         text = entry_text(s, sel)
         lines = text.count("\n") + 1 if text else 0
-        self._copy(text, f"{len(text):,} characters ({lines:,} line{'s' if lines != 1 else ''}) of entry {s.ids[sel]}")
+        self._copy(text, f"{len(text):,} characters ({lines:,} line{'s' if lines != 1 else ''}) of entry {visible(s.ids[sel])}")
 
     def export_leaf(self) -> int:
         """The leaf of the branch the pane shows (the session's leaf before one is shown)."""
@@ -1101,7 +1110,7 @@ class BrowserScreen(PaintGate):
         if s is not None and target == os.path.realpath(s.path):
             return "that is the session file itself"
         if target == rootp or target.startswith(rootp.rstrip(os.sep) + os.sep):
-            return f"pitui never writes in the sessions folder ({shorten_home(rootp)})"
+            return f"pitui never writes in the sessions folder ({_shown_path(rootp)})"
         if os.path.isdir(target):
             return "that is a folder"
         return None
@@ -1140,7 +1149,7 @@ class BrowserScreen(PaintGate):
             self.notify(f"Could not export to {path}: {exc}", severity="error", timeout=6)
             return None
         self.app.copy_to_clipboard(text)
-        self.notify(f"Exported to {shorten_home(path)} (and copied, {len(text):,} characters)", timeout=4)
+        self.notify(f"Exported to {_shown_path(path)} (and copied, {len(text):,} characters)", timeout=4)
         return path
 
     def action_show_warnings(self) -> None:
@@ -1282,7 +1291,7 @@ class EmptyScreen(Screen):
         }.get(root.source, root.source)
         text = Text()
         lines = [
-            f"pitui looked in   {root.path}",
+            f"pitui looked in   {visible(str(root.path))}",
             f"chosen by         {how}",
             f"that folder       {'exists but holds no session files (*.jsonl)' if exists else 'does not exist'}",
             "",
@@ -1340,6 +1349,15 @@ class PituiApp(App):
 
     def get_default_screen(self) -> Screen:
         return BrowserScreen()
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """A toast, never read as markup (toasts name session ids, paths and entries: a
+        ``[/]`` in an id would crash the app, an ``[@click=...]`` would run an action),
+        with any control character as a visible stand-in. Every ``notify`` of a widget
+        or screen comes here (``Widget.notify`` calls the app's)."""
+        super().notify(visible(message, block=True), title=visible(title), severity=severity, timeout=timeout,
+                       markup=False)
 
     #: When the last key or mouse event came (``time.monotonic``).
     last_input_at = 0.0

@@ -4,6 +4,10 @@ The whole branch from its root to the chosen leaf: user and assistant text, thin
 (folded in a ``<details>``), each tool call with its result, bash runs, custom messages,
 system prompt changes, and compactions marked as boundaries with the history before them
 still present. Nothing is left out silently; very long tool output is kept whole.
+
+The transcript is for people (and is often printed to a terminal): every control
+character from the file is a visible stand-in (``core.text.visible``), and the one-line
+facts at the top (title, id, cwd, path) cannot break into extra lines.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from ..model.context import context_entry_indices
 from ..read.session import Session
 from ..model.summary import format_tool_call, text_of
 from ..timeutil import iso_to_ms, ms_to_iso
+from ..text import visible
 
 __all__ = ["export_markdown"]
 
@@ -82,16 +87,16 @@ def export_markdown(session: Session, leaf: int | None = None) -> str:
     path, in_context = context_entry_indices(session, leaf) if leaf >= 0 else ([], [])
     in_ctx = set(in_context)
     title = session.name or _first_user_text(session, path) or "Pi session"
-    lines: list[str] = [f"# {title}", ""]
-    lines.append(f"- **Session:** `{session.id}`")
+    lines: list[str] = [f"# {visible(title)}", ""]
+    lines.append(f"- **Session:** `{visible(session.id)}`")
     if session.cwd:
-        lines.append(f"- **Working directory:** `{session.cwd}`")
+        lines.append(f"- **Working directory:** `{visible(session.cwd)}`")
     created = when_utc(session.header.get("timestamp"))
     if created:
         lines.append(f"- **Created:** {created}")
     if leaf >= 0:
-        lines.append(f"- **Branch:** {len(path)} entries, ending at `{session.ids[leaf]}`")
-    lines.append(f"- **File:** `{session.path}`")
+        lines.append(f"- **Branch:** {len(path)} entries, ending at `{visible(session.ids[leaf])}`")
+    lines.append(f"- **File:** `{visible(session.path)}`")
     lines += ["", "---", ""]
     # tool results keyed by call id, so calls are shown with their results
     results: dict[str, int] = {}
@@ -111,7 +116,7 @@ def export_markdown(session: Session, leaf: int | None = None) -> str:
         if i in shown_results:
             continue
         lines += _entry_md(session, i, results, shown_results)
-    return "\n".join(lines).rstrip() + "\n"
+    return visible("\n".join(lines).rstrip(), block=True) + "\n"
 
 
 def _first_user_text(session: Session, path: list[int]) -> str:

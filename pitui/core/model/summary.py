@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from ..read.session import F_DAMAGED, Session
+from ..text import visible
 
 __all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "shorten_home"]
 
@@ -32,8 +33,10 @@ class Summary:
 
 
 def one_line(s: str, limit: int = 200) -> str:
+    """``s`` as one line of at most ``limit`` characters, safe to show: line breaks and
+    tabs as spaces, every other control character as a visible stand-in (``visible``)."""
     s = s.replace("\r", "").replace("\n", " ").replace("\t", " ").strip()
-    return s[:limit]
+    return visible(s[:limit])
 
 
 def text_of(content: Any) -> str:
@@ -140,7 +143,16 @@ def tool_call_for_result(session: Session, i: int) -> dict | None:
 
 
 def summarize(session: Session, i: int) -> Summary:
-    """The one-line summary of entry ``i``."""
+    """The one-line summary of entry ``i``, safe to show: any control character from the
+    file (a tool name, a path, a label, an unknown type...) is a visible stand-in."""
+    got = _summarize(session, i)
+    prefix, text = visible(got.prefix), visible(got.text)
+    if prefix is got.prefix and text is got.text:
+        return got
+    return Summary(got.kind, prefix, text, got.dim)
+
+
+def _summarize(session: Session, i: int) -> Summary:
     if session.flags[i] & F_DAMAGED:
         return Summary("damaged", "", f"[damaged line {session.linenos[i]}]", True)
     t = session.types[i]

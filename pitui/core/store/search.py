@@ -99,6 +99,7 @@ from .discovery import SessionRoot, find_session_files
 from ..read.lines import file_fingerprint, iter_lines, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
+from ..text import CONTROL_RE, json_safe, visible
 
 __all__ = [
     "Hit",
@@ -559,8 +560,24 @@ class SessionHits:
         }
 
 
-_CTRL = {i: " " for i in range(32)}
-_CTRL[127] = " "
+_SPACES = {9: " ", 10: " ", 13: " "}  # (same length: the spans stay where they are)
+
+
+def _shown(line: str, spans: list[tuple[int, int]]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``line`` with its control characters as visible stand-ins (``core.text.visible``,
+    the one rule for showing session text), and ``spans`` moved to match."""
+    if CONTROL_RE.search(line) is None:
+        return line, tuple(spans)
+    parts: list[str] = []
+    at: dict[int, int] = {}
+    n = prev = 0
+    for cut in sorted({0, len(line), *(x for span in spans for x in span)}):
+        if cut > prev:
+            parts.append(visible(line[prev:cut]))
+            n += len(parts[-1])
+            prev = cut
+        at[cut] = n
+    return "".join(parts), tuple((at[s], at[e]) for s, e in spans)
 
 
 def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -581,7 +598,7 @@ def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tup
         stripped = raw[shift:]
     prefix = "…" if a > ls else ""
     suffix = "…" if b < le else ""
-    line = prefix + stripped.rstrip().translate(_CTRL) + suffix
+    line = prefix + stripped.rstrip().translate(_SPACES) + suffix
     body_end = len(prefix) + len(stripped.rstrip())
     off = len(prefix) - a - shift
     spans: list[tuple[int, int]] = []
@@ -606,7 +623,7 @@ def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tup
                 merged[-1] = (merged[-1][0], e)
         else:
             merged.append((s, e))
-    return line, tuple(merged)
+    return _shown(line, merged)
 
 
 class SearchIndex:
@@ -1236,14 +1253,14 @@ def cli_main(argv: list[str]) -> int:
     try:
         q = parse_query(args.query)
     except QueryError as exc:
-        sys.stderr.write(f"pitui: {args.query}: {exc}\n")
+        sys.stderr.write(f"pitui: {visible(args.query)}: {visible(exc)}\n")
         return 2
     if args.limit is not None and args.limit < 1:
         sys.stderr.write(f"pitui: {args.limit}: --limit must be at least 1\n")
         return 2
     root = resolve_root(args.root, args.session_dir)
     if args.root is not None and not root.path.exists():
-        sys.stderr.write(f"pitui: {args.root}: no such file or folder\n")
+        sys.stderr.write(f"pitui: {visible(args.root)}: no such file or folder\n")
         return 2
     err_tty = sys.stderr.isatty()
 
@@ -1256,7 +1273,7 @@ def cli_main(argv: list[str]) -> int:
     results = search(root, q, limit=args.limit, max_hits=max_hits, on_progress=progress)
     if args.json:
         out = [r.to_json() for r in results]
-        sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
         return 0
     tty = sys.stdout.isatty()
     now = time.time() * 1000
@@ -1266,9 +1283,9 @@ def cli_main(argv: list[str]) -> int:
         if n:
             w("\n")
         n += 1
-        title = " ".join(r.title.split())[:80]
-        w(f"{title}  ({r.cwd or '?'}, {format_age(r.modified_ms, now)})\n")
-        w(f"{r.path}\n")
+        title = visible(" ".join(r.title.split())[:80])
+        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)})\n")
+        w(f"{visible(r.path)}\n")
         for h in r.hits:
             where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
             w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
@@ -1276,5 +1293,5 @@ def cli_main(argv: list[str]) -> int:
             w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
         sys.stdout.flush()
     if not n:
-        sys.stderr.write(f"pitui: {q.text.strip()}: no matches\n")
+        sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")
     return 0

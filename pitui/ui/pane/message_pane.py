@@ -30,6 +30,7 @@ from textual.timer import Timer
 from ...core.numbers import fmt_cost, fmt_tokens
 from ...core.read.session import Session
 from ...core.model.summary import one_line, text_of
+from ...core.text import clean, visible
 from .branch_model import _KM, _KR, BranchModel, _Block
 from .messages import EntryFocused, OpenSessionFile
 from .render import (
@@ -48,7 +49,6 @@ from .render import (
     render_marker,
     render_message,
     render_tool_results,
-    sanitize,
 )
 from .scroller import BlockScroller
 
@@ -597,7 +597,7 @@ class _Drawer:
             return
         tags = []
         if blk.label:
-            tags.append(("⚑ " + sanitize(blk.label), p.label))
+            tags.append(("⚑ " + visible(blk.label), p.label))
         if blk.mark == "omitted":
             tags.append(("omitted from context", p.warning + Style(italic=True)))
         elif blk.mark == "edited":
@@ -644,7 +644,7 @@ class _Drawer:
         if "pituiError" in e:
             render_header(out, "⚠ damaged entry", p.warning + Style(bold=True), [(f"line {s.linenos[i]}", p.muted)],
                           right, tags)
-            out.wrap(Text(str(e.get("pituiError")), p.warning))
+            out.wrap(Text(clean(e.get("pituiError"), block=True), p.warning))
             out.wrap(Text("Pi skips this line; it is shown here so nothing goes missing.", p.muted), chrome=True)
             return
         if blk.kind == "assistant":

@@ -23,12 +23,13 @@ from rich.markdown import CodeBlock, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 from textual.strip import Strip
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_duration, fmt_tokens
 from ...core.model.summary import format_tool_call, one_line, shorten_home, text_of
+from ...core.text import clean, visible
 from ...core.timeutil import iso_to_ms
 from .palette import Palette
 
@@ -40,7 +41,7 @@ __all__ = [
     "DEP_OUTPUT",
     "DEP_QUERY",
     "CUT_LINES",
-    "sanitize",
+    "visible_text",
     "fmt_time",
     "image_size",
     "render_header",
@@ -64,24 +65,42 @@ SYSTEM_LINES = 4  # system prompt lines shown while folded
 FULL_CAP = 20000  # lines of one output drawn even in full mode (the rest is counted)
 SYNTAX_MAX_LINES = 600  # longer file contents are drawn plain (tokenizing costs ~0.3 ms a line)
 
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Session text is untrusted: every string from the file is drawn through core.text, as
+# ``clean(..., block=True)`` (message text and program output: escape sequences dropped,
+# other controls as stand-ins, lines kept) or ``_field`` (one line of a header or a
+# marker). ``Out.line`` and ``Out.wrap`` also pass any Text they are given through
+# ``visible_text``, so a piece of data appended to a Text somewhere cannot slip through.
 
 
-def sanitize(s: Any) -> str:
-    """Text safe to draw: no escape sequences or control characters, no lone surrogates."""
-    if not isinstance(s, str):
-        s = "" if s is None else str(s)
-    if "\x1b" in s:
-        s = _ANSI_RE.sub("", s)
-    if _CTRL_RE.search(s):
-        s = s.replace("\r\n", "\n")
-        s = _CTRL_RE.sub("", s)
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        s = s.encode("utf-8", "replace").decode("utf-8")
-    return s
+def _field(value: Any) -> str:
+    """One value in a header or marker line: newlines as spaces, every other control
+    character as a visible stand-in."""
+    if not isinstance(value, str):
+        value = "" if value is None else str(value)
+    return visible(value.replace("\n", " ") if "\n" in value else value)
+
+
+def visible_text(text: Text, *, block: bool = False) -> Text:
+    """``text`` with its control characters as visible stand-ins (``core.text.visible``;
+    with ``block``, newlines and tabs kept), styles kept; ``text`` itself when it has
+    none (one regex scan)."""
+    plain = text.plain
+    if visible(plain, block=block) is plain:
+        return text
+    n = len(plain)
+    spans = text.spans
+    cuts = sorted({0, n, *(min(sp.start, n) for sp in spans), *(min(sp.end, n) for sp in spans)})
+    out = text.blank_copy()
+    for a, b in zip(cuts, cuts[1:]):
+        if a >= b:
+            continue
+        piece = visible(plain[a:b], block=block)
+        start = len(out)
+        out.append(piece)
+        for sp in spans:
+            if sp.start <= a and sp.end >= b:
+                out.spans.append(Span(start, start + len(piece), sp.style))
+    return out
 
 
 def fmt_time(value: Any, with_date: bool = False) -> str:
@@ -312,8 +331,7 @@ class Out:
     def line(self, text: Text | str, style: Style | None = None, *, chrome: bool = False,
              action: tuple | None = None) -> None:
         """One line, cut with an ellipsis when too long."""
-        if isinstance(text, str):
-            text = Text(sanitize(text).replace("\n", " "), style=style or "")
+        text = Text(_field(text), style=style or "") if isinstance(text, str) else visible_text(text)
         if self.ctx.text_mode:
             if not chrome:
                 self.texts.append(text.plain)
@@ -336,7 +354,9 @@ class Out:
              action: tuple | None = None) -> None:
         """Wrapped text (long words are broken)."""
         if isinstance(text, str):
-            text = Text(sanitize(text), style=style or "")
+            text = Text(clean(text, block=True), style=style or "")
+        else:
+            text = visible_text(text, block=True)
         if self.ctx.text_mode:
             if not chrome:
                 self.texts.append(text.plain)
@@ -347,7 +367,7 @@ class Out:
     def plain(self, text: str, style: Style | None = None, *, wrap: bool = True, chrome: bool = False) -> None:
         """Plain text, fast: split on newlines and chopped at the width (no word wrap, no
         Rich layout), for tool output that can run to thousands of lines."""
-        text = sanitize(text)
+        text = clean(text, block=True)
         if self.ctx.text_mode:
             if text and not chrome:
                 self.texts.append(text)
@@ -380,7 +400,7 @@ class Out:
         self._add(strips, chrome, None)
 
     def markdown(self, src: str, style: Style | None = None) -> None:
-        src = sanitize(src)
+        src = clean(src, block=True)
         if self.ctx.text_mode:
             self.texts.append(src)
             return
@@ -417,17 +437,17 @@ def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple
         if s:
             if right_text:
                 right_text.append(" ")
-            right_text.append(s, st)
+            right_text.append(_field(s), st)
     t = Text()
-    t.append(label, label_style)
+    t.append(_field(label), label_style)
     for s, st in left:
         if s:
             t.append("  ")
-            t.append(sanitize(s).replace("\n", " "), st)
+            t.append(_field(s), st)
     for s, st in tags:
         if s:
             t.append("  ")
-            t.append(f" {s} " if st.bgcolor else s, st)
+            t.append(f" {_field(s)} " if st.bgcolor else _field(s), st)
     room = width - right_text.cell_len - 1
     if room < 10:
         right_text = Text()
@@ -441,19 +461,20 @@ def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple
 
 def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable[tuple[str, Style]] = ()) -> None:
     """A thin one-line marker (model change, thinking level, label, usage ...)."""
+    text = _field(text)
     if out.ctx.text_mode:
         out.texts.append(text)
         return
     p = out.p
     t = Text()
     t.append(f"{glyph} ", style)
-    t.append(sanitize(text).replace("\n", " "), style)
+    t.append(text, style)
     rt = Text()
     for s, st in right:
         if s:
             if rt:
                 rt.append(" ")
-            rt.append(s, st)
+            rt.append(_field(s), st)
     width = out.inner
     room = width - rt.cell_len - 2
     if room < 10:
@@ -516,7 +537,7 @@ def _image_line(out: Out, block: dict) -> None:
     size = image_size(block.get("data"))
     t = Text()
     t.append("▣ ", out.p.tool)
-    t.append(f"image {sanitize(mime)}", out.p.fg)
+    t.append(f"image {_field(mime)}", out.p.fg)
     t.append(f" · {fmt_bytes(size)}", out.p.muted)
     out.line(t)
 
@@ -525,7 +546,7 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
                   dep: int = DEP_OUTPUT, syntax_path: str | None = None, diff: bool = False,
                   hint: str = "o") -> None:
     """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit)."""
-    text = sanitize(text)
+    text = clean(text, block=True)
     lines = _lines(text)
     if out.ctx.text_mode:
         if text:
@@ -959,7 +980,7 @@ def tool_args_summary(name: str, args: Any) -> str:
     if name == "bash":
         cmd = a.get("command")
         if isinstance(cmd, str):
-            first = sanitize(cmd).strip().split("\n")
+            first = clean(cmd, block=True).strip().split("\n")
             extra = len(first) - 1
             return "$ " + first[0] + (f"  (+{extra} lines)" if extra else "")
     if name in ("read", "edit", "write", "grep", "find", "ls", "subagent"):
@@ -998,7 +1019,7 @@ def render_tool_section(out: Out, call: dict | None, result: dict | None, key: s
     if result is not None and result.get("pituiError"):
         out.mark_entry(result_entry)
         t = Text("⚠ damaged entry: ", p.warning + Style(bold=True))
-        t.append(sanitize(result["pituiError"]), p.warning)
+        t.append(clean(result["pituiError"], block=True), p.warning)
         out.wrap(t)
         return
     name = str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
@@ -1013,10 +1034,10 @@ def render_tool_section(out: Out, call: dict | None, result: dict | None, key: s
     out.mark_entry(result_entry)
     t = Text()
     t.append(glyph + " ", gstyle)
-    t.append(sanitize(name), p.tool + Style(bold=True))
+    t.append(_field(name), p.tool + Style(bold=True))
     if call is not None:
         t.append("  ")
-        t.append(tool_args_summary(name, args), p.fg)
+        t.append(_field(tool_args_summary(name, args)), p.fg)
     else:
         t.append("  (call not on this branch)", p.muted)
     if result is None:
@@ -1076,7 +1097,7 @@ def _tool_result_body(out: Out, name: str, args: dict, result: dict, key: str, d
                 t.append(f": {shown:g} of {total:g} lines kept", p.warning)
         if isinstance(full_path, str):
             t.append(" · full output: ", p.muted)
-            t.append(sanitize(full_path), p.link)
+            t.append(_field(full_path), p.link)
         out.wrap(t, chrome=False)
     usage = result.get("usage")
     if isinstance(usage, dict):
@@ -1103,11 +1124,11 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
     mode = details.get("mode")
     results = [r for r in details["results"] if isinstance(r, dict)]
     if mode:
-        out.line(Text(f"{sanitize(mode)} run · {len(results)} agent{'s' if len(results) != 1 else ''}", p.muted),
+        out.line(Text(f"{_field(mode)} run · {len(results)} agent{'s' if len(results) != 1 else ''}", p.muted),
                  chrome=True)
     for k, r in enumerate(results):
         rkey = f"{key}:sub{k}"
-        agent = sanitize(r.get("agent") or "agent")
+        agent = _field(r.get("agent") or "agent")
         code = r.get("exitCode")
         status = None
         prog = r.get("progress") if isinstance(r.get("progress"), dict) else {}
@@ -1115,7 +1136,7 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
             ok = code == 0
             status = ("✓ done" if ok else f"✗ exit {code:g}", p.success if ok else p.error)
         elif prog.get("status"):
-            st = str(prog.get("status"))
+            st = _field(prog.get("status"))
             status = (st, p.error if st in ("failed", "error") else p.muted)
         if r.get("error"):
             status = ("✗ " + one_line(str(r.get("error")), 60), p.error)
@@ -1135,7 +1156,7 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
             t.append(status[0], status[1])
         model = r.get("model")
         if model:
-            t.append(f"  {sanitize(model)}", p.muted)
+            t.append(f"  {_field(model)}", p.muted)
         usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
         bits = []
         inp, outp = _num(usage.get("input")), _num(usage.get("output"))
@@ -1161,12 +1182,12 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
         try:
             if task:
                 if folded:
-                    out.line(Text("task: ", p.muted) + Text(one_line(sanitize(task), 400), p.fg))
+                    out.line(Text("task: ", p.muted) + Text(one_line(clean(task, block=True), 400), p.fg))
                 else:
                     grid = Table.grid(padding=(0, 1))
                     grid.add_column(no_wrap=True)
                     grid.add_column(overflow="fold")
-                    grid.add_row(Text("task:", p.muted), Text(sanitize(task), p.fg))
+                    grid.add_row(Text("task:", p.muted), Text(clean(task, block=True), p.fg))
                     out.render(grid, task)
             if not folded:
                 out.push("│ ", p.faint)
@@ -1202,11 +1223,11 @@ def _artifact_line(out: Out, r: dict, details: dict, folded: bool = False) -> No
                 break
     t = Text("transcript: ", p.muted)
     if found:
-        t.append(shorten_home(sanitize(found)), p.link)
+        t.append(_field(shorten_home(found)), p.link)
         t.append("  ⏎ open", p.tool)
         out.line(t, chrome=True, action=("open", found))
     elif not folded:
-        t.append(shorten_home(sanitize(paths[0])), p.muted)
+        t.append(_field(shorten_home(paths[0])), p.muted)
         t.append("  (file not found)", p.faint)
         out.line(t, chrome=True)
 
@@ -1282,7 +1303,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
                 continue
             if not thinking.strip():
                 continue
-            thinking = sanitize(thinking)
+            thinking = clean(thinking, block=True)
             n = len(_lines(thinking))
             folded = out.fold(fkey, not out.ctx.show_thinking, DEP_THINKING, thinking)
             if out.ctx.text_mode:
@@ -1329,7 +1350,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
             t = Text(f"✗ {stop or 'error'}", p.error + Style(bold=True))
         if err:
             t.append(": ", p.error)
-            t.append(sanitize(err), p.error)
+            t.append(clean(err, block=True), p.error)
         out.wrap(t)
     if not blocks and not err and stop not in ("error", "aborted", "length"):
         out.line(Text("(no content)", p.muted), chrome=True)
@@ -1345,7 +1366,7 @@ def render_tool_results(out: Out, results: list[tuple[int | None, dict]], key: s
 
 def render_bash_execution(out: Out, msg: dict, key: str) -> None:
     p = out.p
-    cmd = sanitize(msg.get("command") or "")
+    cmd = clean(msg.get("command") or "", block=True)
     t = Text("$ ", p.tool + Style(bold=True))
     t.append(cmd, p.fg + Style(bold=True))
     out.wrap(t)
@@ -1364,7 +1385,7 @@ def render_bash_execution(out: Out, msg: dict, key: str) -> None:
         bits.append("  ⚠ output truncated", p.warning)
     if isinstance(msg.get("fullOutputPath"), str):
         bits.append(" · full output: ", p.muted)
-        bits.append(sanitize(msg["fullOutputPath"]), p.link)
+        bits.append(_field(msg["fullOutputPath"]), p.link)
     out.wrap(bits, chrome=True)
 
 
@@ -1380,7 +1401,7 @@ def render_system(out: Out, msg: dict, key: str) -> None:
     folded = out.fold(key + ":sys", True, 0, hay)
 
     def tool_names(tools: list) -> str:
-        return ", ".join(sanitize(t.get("name")) if isinstance(t, dict) else sanitize(t) for t in tools)
+        return ", ".join(_field(t.get("name")) if isinstance(t, dict) else _field(t) for t in tools)
 
     if sections:
         t = Text("sections: ", p.muted)
@@ -1390,14 +1411,14 @@ def render_system(out: Out, msg: dict, key: str) -> None:
                 t.append(" · ", p.faint)
             first = False
             if value is None:
-                t.append(sanitize(name), p.error)
+                t.append(_field(name), p.error)
                 t.append(" removed", p.muted)
             else:
-                t.append(sanitize(name), p.system)
+                t.append(_field(name), p.system)
                 size = len(value) if isinstance(value, str) else len(_json_compact(value))
                 t.append(f" {fmt_bytes(size).replace(' B', ' chars') if size < 1024 else fmt_tokens(size) + ' chars'}", p.muted)
         if out.ctx.text_mode:
-            out.texts.append(" ".join(map(str, sections.keys())))
+            out.texts.append(" ".join(map(_field, sections.keys())))
         else:
             out.wrap(t)
     if added:
@@ -1434,12 +1455,12 @@ def render_system(out: Out, msg: dict, key: str) -> None:
             _output_lines(out, content, key + ":content", p.fg, limit=10**9, dep=0)
         for name, value in sections.items():
             if isinstance(value, str):
-                out.line(Text(f"[{sanitize(name)}]", p.system), chrome=True)
+                out.line(Text(f"[{_field(name)}]", p.system), chrome=True)
                 _output_lines(out, value, key + ":s:" + str(name), p.fg, limit=10**9, dep=0)
         for tool in added:
             if isinstance(tool, dict):
-                tt = Text(f"tool {sanitize(tool.get('name'))}: ", p.success)
-                tt.append(sanitize(tool.get("description") or ""), p.fg)
+                tt = Text(f"tool {_field(tool.get('name'))}: ", p.success)
+                tt.append(clean(tool.get("description") or "", block=True), p.fg)
                 out.wrap(tt)
     finally:
         out.pop()
@@ -1481,12 +1502,12 @@ def render_compaction(out: Out, summary: Any, tokens_before: Any, first_kept: st
         if own_id is not None and first_kept == own_id:
             bits.append("kept nothing from before")
         else:
-            bits.append(f"kept from entry {first_kept}")
+            bits.append(f"kept from entry {_field(first_kept)}")
     if isinstance(details, dict):
         for k in ("readFiles", "modifiedFiles"):
             v = details.get(k)
             if isinstance(v, list) and v:
-                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(str, v[:6]))
+                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(_field, v[:6]))
                             + (f" +{len(v) - 6}" if len(v) > 6 else ""))
     if isinstance(system, dict):
         secs = system.get("sections") if isinstance(system.get("sections"), dict) else {}
@@ -1501,7 +1522,7 @@ def render_compaction(out: Out, summary: Any, tokens_before: Any, first_kept: st
 def render_branch_summary(out: Out, summary: Any, from_id: Any, details: Any = None, usage: Any = None) -> None:
     p = out.p
     if from_id:
-        out.line(Text(f"summary of the branch that ended at {sanitize(from_id)}", p.muted), chrome=True)
+        out.line(Text(f"summary of the branch that ended at {_field(from_id)}", p.muted), chrome=True)
     if isinstance(summary, str) and summary.strip():
         out.markdown(summary)
     if isinstance(details, dict):
@@ -1509,7 +1530,7 @@ def render_branch_summary(out: Out, summary: Any, from_id: Any, details: Any = N
         for k in ("readFiles", "modifiedFiles"):
             v = details.get(k)
             if isinstance(v, list) and v:
-                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(str, v[:6])))
+                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(_field, v[:6])))
         if bits and not out.ctx.text_mode:
             out.wrap(Text(" · ".join(bits), p.muted), chrome=True)
     if isinstance(usage, dict):

@@ -18,6 +18,7 @@ from ...core.read.session import Session
 from ..pane.render import CUT_LINES, Out, fmt_time, group_messages, message_header, render_message
 from ..pane.scroller import BlockScroller
 from ..bindings import bindings_for
+from ...core.text import visible
 
 __all__ = ["ContextScreen", "ContextView"]
 
@@ -161,13 +162,13 @@ class ContextScreen(ModalScreen):
         eid = self.session.ids[self.entry] if 0 <= self.entry < len(self.session) else "?"
         title = Text()
         title.append("What the model saw at ")
-        title.append(eid, Style(bold=True))
+        title.append(visible(eid), Style(bold=True))
         note = Text()
         note.append(f"{len(msgs)} message{'s' if len(msgs) != 1 else ''}")
         note.append(" · model ")
-        note.append(model_s, Style(bold=True))
+        note.append(visible(model_s), Style(bold=True))
         note.append(" · thinking ")
-        note.append(str(level), Style(bold=True))
+        note.append(visible(level), Style(bold=True))
         note.append(" · compaction and context edits applied · t thinking · o output · Esc closes")
         with Vertical(id="context-box"):
             yield Static(title, id="context-title")

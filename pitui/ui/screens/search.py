@@ -47,6 +47,7 @@ from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
+from ...core.text import visible
 
 __all__ = ["SearchScreen", "SearchResults"]
 
@@ -259,7 +260,7 @@ class SearchResults(ScrollView, can_focus=True):
             meta = " · ".join(
                 x
                 for x in (
-                    shorten_home(r.cwd) if r.cwd else "",
+                    visible(shorten_home(r.cwd)) if r.cwd else "",
                     format_age(r.modified_ms, self.clock()),
                     f"{n} hit" if n == 1 else f"{n} hits",
                 )
@@ -271,7 +272,7 @@ class SearchResults(ScrollView, can_focus=True):
             return [Segment(" " * (KIND_WIDTH + 3) + f"… {row.more} more in this session", st("search-results--more"))]
         h = row.hit
         assert h is not None
-        label = KIND_LABEL.get(h.kind, h.kind)
+        label = KIND_LABEL.get(h.kind) or visible(h.kind)
         segs = [Segment("  " + label.rjust(KIND_WIDTH) + " ", st("search-results--kind"))]
         text_style = st("search-results--text")
         match_style = st("search-results--match")
@@ -366,7 +367,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     # ------------------------------------------------------------------ status
     def _set_status(self, text: str, error: bool = False) -> None:
         st = self.query_one("#search-status", Static)
-        st.update(text)
+        st.update(visible(text))
         st.set_class(error, "-error")
 
     def _update_status(self) -> None:

@@ -22,6 +22,7 @@ from ...core.read.session import Session
 from ...core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
 from ...core.model.summary import one_line, text_of
 from ..bindings import bindings_for
+from ...core.text import visible
 
 __all__ = ["StatsScreen", "CostChart", "bar"]
 
@@ -122,7 +123,8 @@ class CostChart(Widget):
         for n, ((key, v), vt) in enumerate(zip(values, texts)):
             if n:
                 out.append("\n")
-            name = key if len(key) <= label_w else key[: label_w - 1] + "…"
+            name = visible(key)
+            name = name if len(name) <= label_w else name[: label_w - 1] + "…"
             b = bar(v / top, bar_w)
             out.append(f"{name:<{label_w}} ", label_style)
             out.append(f"{b:<{bar_w}}", tools_style if key == TOOLS_KEY else bar_style)
@@ -210,12 +212,12 @@ class StatsScreen(ModalScreen):
                 t = one_line(text_of((s.message(i) or {}).get("content")), 100)
                 if t:
                     return t
-        return s.id or "session"
+        return visible(s.id) or "session"
 
     def compose(self) -> ComposeResult:
         s = self.session
         n_branch = len(s.path_to(self.leaf)) if self.leaf >= 0 else 0
-        leaf_id = s.ids[self.leaf] if self.leaf >= 0 else "-"
+        leaf_id = visible(s.ids[self.leaf]) if self.leaf >= 0 else "-"
         note = (f"branch: {n_branch:,} entr{'y' if n_branch == 1 else 'ies'}, root → {leaf_id} · "
                 f"session: {len(s):,} entr{'y' if len(s) == 1 else 'ies'} on every branch")
         box = Vertical(id="stats-box")
@@ -260,7 +262,7 @@ class StatsScreen(ModalScreen):
             self.app.call_from_thread(self._show, branch, whole)
 
     def _failed(self, reason: str) -> None:
-        self.query_one("#stats-status", Static).update(f"Could not compute the stats: {reason}")
+        self.query_one("#stats-status", Static).update(f"Could not compute the stats: {visible(reason)}")
 
     def _show(self, branch: Stats, whole: Stats) -> None:
         self.branch, self.whole = branch, whole
@@ -289,7 +291,7 @@ class StatsScreen(ModalScreen):
 
         rows = stats.models_by_cost()
         for key, u in rows:
-            table.add_row(*row(Text(key, style="italic" if key == TOOLS_KEY else ""), u), key=key)
+            table.add_row(*row(Text(visible(key), style="italic" if key == TOOLS_KEY else ""), u), key=key)
         if not rows:
             table.add_row(Text("no model usage", style="dim"), *[""] * 7)
         table.add_row(*row(Text("Total", style="bold"), total, "bold"), key="__total__")

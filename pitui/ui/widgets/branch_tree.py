@@ -31,6 +31,7 @@ from ...core.model.layout import FILTERS, TreeLayout, TreeRow, layout_tree
 from ...core.model.navigation import Nav
 from ..textual_internals import set_virtual_size_quietly
 from ..bindings import bindings_for
+from ...core.text import visible
 
 __all__ = ["BranchTree"]
 
@@ -53,7 +54,7 @@ def _summary(session: Session, entry: int) -> Summary:
     try:
         return summarize(session, entry)
     except Exception as exc:
-        return Summary("damaged", "", f"[cannot summarise: {exc}]", True)
+        return Summary("damaged", "", visible(f"[cannot summarise: {exc}]"), True)
 
 
 def _untracked(layout: TreeLayout) -> TreeLayout:
@@ -776,7 +777,7 @@ class BranchTree(ScrollView, can_focus=True):
         segs.append(Segment("• " if row.active else "  ", st("branch-tree--active")))
         label = s.label_of(row.entry)
         if label:
-            segs.append(Segment(f"[{label}] ", st("branch-tree--label")))
+            segs.append(Segment(f"[{visible(label)}] ", st("branch-tree--label")))
         summ = self.summary(row.entry)
         kind_class = _KIND_CLASS.get(summ.kind)
         text_style = st("branch-tree--dim") if summ.dim else base

@@ -23,6 +23,7 @@ from ...core.model.stats import Stats
 from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import iso_to_ms
 from ..bindings import bindings_for
+from ...core.text import visible
 
 __all__ = ["SessionHeader", "WarningsScreen", "fmt_tokens", "fmt_cost", "fmt_time"]
 
@@ -62,6 +63,7 @@ def _models(stats: Stats | None) -> str:
         if key == "Tools/summaries":
             continue
         model = key.split("/", 1)[1] if "/" in key else key
+        model = visible(model)
         if model not in names and model != "None":
             names.append(model)
     if not names:
@@ -115,8 +117,8 @@ class SessionHeader(Vertical):
 
     def show_message(self, title: str, meta: str = "") -> None:
         """A header for no session (loading, errors)."""
-        self.query_one("#header-title", Static).update(Text(title), layout=False)
-        self.query_one("#header-meta", Static).update(Text(meta), layout=False)
+        self.query_one("#header-title", Static).update(Text(visible(title)), layout=False)
+        self.query_one("#header-meta", Static).update(Text(visible(meta)), layout=False)
         self.query_one("#header-usage", Static).update("", layout=False)
         self.set_warnings([])
 
@@ -135,7 +137,7 @@ class SessionHeader(Vertical):
         t = Text()
         t.append(one_line(title, 300), style="bold" if named else "")
         self.query_one("#header-title", Static).update(t, layout=False)
-        meta = " · ".join([shorten_home(cwd) or "?", fmt_time(created), _models(session)])
+        meta = " · ".join([visible(shorten_home(cwd)) or "?", fmt_time(created), _models(session)])
         self.query_one("#header-meta", Static).update(Text(meta), layout=False)
         usage = Text()
         usage.append("branch ", style="bold")
@@ -190,11 +192,12 @@ class WarningsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             n = len(self.warnings)
-            yield Static(f"{n} warning{'s' if n != 1 else ''} in {os.path.basename(self.path)}", id="warnings-title", markup=False)
+            yield Static(f"{n} warning{'s' if n != 1 else ''} in {visible(os.path.basename(self.path))}",
+                         id="warnings-title", markup=False)
             text = Text()
             for w in self.warnings[: self.MAX_SHOWN]:
                 text.append(f"{'line ' + str(w.line) if w.line is not None else '':>11}  ", style="bold")
-                text.append(w.message + "\n")
+                text.append(visible(w.message) + "\n")
             if n > self.MAX_SHOWN:
                 text.append(f"… and {n - self.MAX_SHOWN} more\n", style="italic")
             if not n:

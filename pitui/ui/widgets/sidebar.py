@@ -33,6 +33,7 @@ from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..textual_internals import set_virtual_size_quietly
 from ..bindings import bindings_for
+from ...core.text import visible
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
 
@@ -125,8 +126,8 @@ def build_items(
             return loose_label
         for m in sorted(members, key=lambda i: -(i.modified_ms or 0)):
             if m.cwd and m.error is None:
-                return shorten_home(m.cwd)
-        return pk
+                return visible(shorten_home(m.cwd))
+        return visible(pk)
 
     labels = {pk: project_label(pk, members) for pk, members in projects.items()}
     if sort == "name":
@@ -459,7 +460,7 @@ class SessionList(ScrollView, can_focus=True):
             if it.depth > 0 or it.forked:
                 segs.append(Segment("↳ ", st("session-list--fork")))
             if info.error is not None:
-                segs.append(Segment(os.path.basename(info.path), st("session-list--error")))
+                segs.append(Segment(visible(os.path.basename(info.path)), st("session-list--error")))
                 return segs
             if info.kind == "subagent":
                 segs.append(Segment("⚙ ", st("session-list--subagent")))
@@ -474,7 +475,7 @@ class SessionList(ScrollView, can_focus=True):
         if it.depth > 0 or it.forked:
             segs.append(Segment("  ", base))
         if info.error is not None:
-            segs.append(Segment("⚠ " + info.error, st("session-list--error")))
+            segs.append(Segment("⚠ " + visible(info.error), st("session-list--error")))
             return segs
         bits = []
         if info.kind == "subagent":
@@ -483,7 +484,7 @@ class SessionList(ScrollView, can_focus=True):
         n = info.message_count
         bits.append(f"{n} msg" if n == 1 else f"{n} msgs")
         if info.model:
-            bits.append(info.model)
+            bits.append(visible(info.model))
         if info.warnings:
             bits.append(f"⚠{info.warnings}")
         segs.append(Segment(" · ".join(bits), meta_style))
