@@ -579,3 +579,21 @@ def test_export_json_gives_the_entries_as_normalised(tmp_path, capsysbinary):
         {"line": 3, "message": "line 3: message.model is an object, not a string; ignored"},
         {"line": 4, "message": "line 4: parentId is a number, not a string; read as 7"},
     ]
+
+
+@pytest.mark.parametrize("etype", [["message"], None, "label", "an_extension_type"])
+def test_a_message_on_an_entry_that_is_not_a_message_entry_is_normalised_too(tmp_path, etype):
+    """Whoever shows an entry takes its ``message`` as one, whatever the entry's type."""
+    odd = {"type": etype, "id": "odd", "parentId": "u0", "timestamp": ts(2),
+           "message": {"role": {"id": 1}, "content": 5, "timestamp": "late"}}
+    if etype is None:
+        del odd["type"]
+    f = _session_file(tmp_path, "s.jsonl", [user("u0", None, 1, "the question"), odd])
+    s = Session.open(f, validate=False)
+    assert "the question" in "\n".join(_draw_branch(s, 1))
+    summarize(s, 1)
+    export_html(s, 1)
+    assert s.entry(1)["message"] == {}
+    assert [w.message.split(";")[0] for w in s.all_warnings if "message" in w.message] == [
+        "line 3: message.role is an object, not a string", "line 3: message.timestamp is a string, not a number",
+        "line 3: message.content is a number, not text or a list of blocks"]
