@@ -280,6 +280,7 @@ _ROLES: dict[str, tuple] = {role: _compile(spec) for role, spec in {
     "compactionSummary": {"summary": _str, "tokensBefore": _num},
 }.items()}
 _MESSAGE_BASE = _compile({"timestamp": _num})
+_OTHER_ROLE = _compile({"content": _content})
 
 
 def _message(problems, v, path):
@@ -292,9 +293,8 @@ def _message(problems, v, path):
         del v["role"]
         role = None
     _fields(problems, v, _MESSAGE_BASE, path)
-    spec = _ROLES.get(role)  # (roles Pi does not know: left as they are)
-    if spec is not None:
-        _fields(problems, v, spec, path)
+    # (a role Pi does not know, or none: its content is still text or blocks)
+    _fields(problems, v, _ROLES.get(role, _OTHER_ROLE), path)
     return v
 
 
@@ -332,6 +332,10 @@ _ENTRIES: dict[str, tuple] = {etype: _compile(spec) for etype, spec in {
     "label": {"targetId": _id, "label": _label},
     "session_info": {"name": _str},
 }.items()}
+# Any other entry (a type Pi does not name, or none) may still carry a message, which
+# whoever shows the entry takes as one.
+_OTHER = _compile({"message": _message})
+_ENTRIES = {etype: spec if etype == "message" else spec + _OTHER for etype, spec in _ENTRIES.items()}
 
 
 def normalize_entry(obj: dict, *, deep: bool = True) -> list[str]:
@@ -341,9 +345,8 @@ def normalize_entry(obj: dict, *, deep: bool = True) -> list[str]:
     be nested more than :data:`MAX_DEPTH` levels (see :func:`may_be_deep`)."""
     problems: list[str] = []
     etype = obj.get("type")
-    spec = _ENTRIES.get(etype) if type(etype) is str else None
-    if spec is not None:
-        _fields(problems, obj, spec, None)
+    spec = _ENTRIES.get(etype, _OTHER) if type(etype) is str else _OTHER
+    _fields(problems, obj, spec, None)
     if deep:
         _cut_deep(problems, obj)
     return problems

@@ -409,7 +409,12 @@ class SessionIndex:
             tmp.write_bytes(data)
             os.replace(tmp, self.file)
         except OSError:
-            pass  # a cache that cannot be written only costs time
+            return  # a cache that cannot be written only costs time
+        for old in range(1, INDEX_VERSION):  # (an older index can be large: v3 kept whole first messages)
+            try:
+                os.unlink(self.dir / f"index-v{old}.json")
+            except OSError:
+                pass
 
 
 def _encodable(row) -> bool:
