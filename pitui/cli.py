@@ -208,6 +208,19 @@ def cmd_app(argv: list[str]) -> int:
     return run_app(root, demo=args.demo) or 0
 
 
+def _say_notices() -> None:
+    """One line on standard error for each thing that happened to pitui's caches (a
+    damaged one rebuilt, a cache folder not used: see :func:`pitui.core.paths.notice`)."""
+    from .core.paths import take_notices
+    from .core.text import visible
+
+    for line in take_notices():
+        try:
+            sys.stderr.write(f"pitui: {visible(line)}\n")
+        except (OSError, ValueError):
+            break
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -223,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        _say_notices()
 
 
 if __name__ == "__main__":
