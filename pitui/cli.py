@@ -118,6 +118,13 @@ def cmd_export(argv: list[str]) -> int:
         session = Session.open(args.file, validate=True)
     except NotASession as exc:
         return _fail(args.file, exc.reason)
+    if args.output:
+        from .core.discovery import resolve_root
+        from .core.writes import export_refusal
+
+        why = export_refusal(args.output, args.file, [resolve_root()])
+        if why is not None:
+            return _fail(args.output, f"not written: {why}")
     try:
         leaf = resolve_leaf(session, args.leaf)
     except KeyError:
@@ -137,12 +144,11 @@ def cmd_export(argv: list[str]) -> int:
             return _fail(args.file, "HTML export is not available in this build")
         data = export_html(session, leaf).encode()
     if args.output:
-        from pathlib import Path
-
-        out = Path(args.output)
-        if out.exists() and out.resolve() == Path(args.file).resolve():
-            return _fail(args.output, "refusing to overwrite the session file")
-        out.write_bytes(data)
+        try:
+            with open(args.output, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            return _fail(args.output, f"cannot be written ({exc.strerror or exc})")
     else:
         sys.stdout.buffer.write(data)
     return 0
