@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import threading
 from pathlib import Path
 
@@ -108,6 +107,8 @@ def cache_dir(*, create: bool = True) -> Path | None:
 def write_private(target: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``target`` whole or not at all: a temporary file beside it, made
     ``0600``, renamed over it. Raises OSError."""
+    import tempfile
+
     target = Path(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")  # made 0600
     try:

@@ -36,8 +36,6 @@ from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .paths import cache_dir, default_cache_dir, notice, private_dir, write_private
 
 if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's worker starts
@@ -53,7 +51,6 @@ _SUFFIX = ".skeleton"
 MAGIC = b"\x89pitui-skeleton\n"
 _HEAD = struct.Struct("<16sIII")  # magic, version, CRC-32 of the rest, number of parts
 _ARRAY_CODES = frozenset("bBhHiIlLqQ")
-_JSON_OPTS = orjson.OPT_PASSTHROUGH_DATACLASS  # (a dataclass is not data this format knows)
 
 
 def _folder() -> Path:
@@ -108,7 +105,10 @@ class _Parts:
         return len(self.parts) - 1
 
     def json(self, value: Any) -> int:
-        return self.add(orjson.dumps(value, option=_JSON_OPTS))
+        import orjson
+
+        # (a dataclass is not data this format knows: refused rather than made a dict)
+        return self.add(orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATACLASS))
 
 
 def _index_code(n: int) -> str:
@@ -165,6 +165,8 @@ def _encode_dict(d: dict, parts: _Parts) -> list:
 
 
 def _pack(stamp: dict, session_state: dict, layout_state: dict | None) -> bytes:
+    import orjson
+
     parts = _Parts()
     index = {
         "stamp": stamp,
@@ -195,6 +197,8 @@ def _array(code: Any, data: memoryview) -> array:
 
 
 def _decode(form: Any, parts: list[memoryview], depth: int = 0) -> Any:
+    import orjson
+
     from .session import SessionWarning
 
     if type(form) is not list or not form:
@@ -242,6 +246,8 @@ def _decode_dict(forms: Any, parts: list[memoryview]) -> dict:
 def _unpack_head(data: bytes) -> tuple[dict, list[memoryview]] | None:
     """The index (part 0) and the parts of a skeleton file; None for another version.
     Raises _Damaged for anything else that is not a whole skeleton file."""
+    import orjson
+
     if len(data) < _HEAD.size:
         raise _Damaged("cut short")
     magic, version, crc, n = _HEAD.unpack_from(data)
