@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["default_cache_dir", "cache_dir", "private_dir", "write_private", "notice", "take_notices"]
@@ -104,16 +105,20 @@ def cache_dir(*, create: bool = True) -> Path | None:
     return private_dir(default_cache_dir(), create=create)
 
 
-def write_private(target: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``target`` whole or not at all: a temporary file beside it, made
-    ``0600``, renamed over it. Raises OSError."""
+def write_private(target: str | os.PathLike, data: bytes | Iterable[bytes]) -> None:
+    """Write ``data`` (bytes, or pieces of it one after the other) to ``target`` whole or
+    not at all: a temporary file beside it, made ``0600``, renamed over it. Raises OSError."""
     import tempfile
 
     target = Path(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")  # made 0600
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for piece in data:
+                    f.write(piece)
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -164,7 +164,9 @@ def _encode_dict(d: dict, parts: _Parts) -> list:
     return [[k, _encode(v, parts)] for k, v in d.items()]
 
 
-def _pack(stamp: dict, session_state: dict, layout_state: dict | None) -> bytes:
+def _pack(stamp: dict, session_state: dict, layout_state: dict | None) -> list[bytes]:
+    """The file's bytes, as pieces to be written one after the other (not joined: a copy
+    of the whole would double what the saving worker holds)."""
     import orjson
 
     parts = _Parts()
@@ -174,8 +176,11 @@ def _pack(stamp: dict, session_state: dict, layout_state: dict | None) -> bytes:
         "layout": _encode_dict(layout_state, parts) if layout_state is not None else None,
     }
     parts.parts[0] = orjson.dumps(index)
-    body = struct.pack(f"<{len(parts.parts)}Q", *map(len, parts.parts)) + b"".join(parts.parts)
-    return _HEAD.pack(MAGIC, CACHE_VERSION, zlib.crc32(body), len(parts.parts)) + body
+    lengths = struct.pack(f"<{len(parts.parts)}Q", *map(len, parts.parts))
+    crc = zlib.crc32(lengths)
+    for part in parts.parts:
+        crc = zlib.crc32(part, crc)
+    return [_HEAD.pack(MAGIC, CACHE_VERSION, crc, len(parts.parts)), lengths, *parts.parts]
 
 
 class _Damaged(Exception):
