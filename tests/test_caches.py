@@ -175,7 +175,8 @@ def _big(tmp_path: Path) -> Path:
     objs, prev = [], None
     for m in range(1, 80):
         eid = f"e{m}"
-        objs.append(user(eid, prev, m, f"question {m} " + "x" * 300) if m % 2 else assistant(eid, prev, m, f"answer {m}"))
+        objs.append(user(eid, prev, m, f"question {m} " + "x" * 300) if m % 2
+                    else assistant(eid, prev, m, f"answer {m}"))
         prev = eid
     return write(tmp_path / "s.jsonl", objs)
 

@@ -25,7 +25,8 @@ def _rows(word: str, n: int = 12) -> list[dict]:
     out, prev = [], None
     for k in range(n):
         eid = f"e{k:02d}"
-        out.append(user(eid, prev, k, f"{word} question {k}") if k % 2 == 0 else assistant(eid, prev, k, f"{word} answer {k}"))
+        out.append(user(eid, prev, k, f"{word} question {k}") if k % 2 == 0
+                   else assistant(eid, prev, k, f"{word} answer {k}"))
         prev = eid
     return out
 

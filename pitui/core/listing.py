@@ -2,9 +2,10 @@
 
 A file is read once; what the list needs (header, name, message count, first user
 message, last activity, model) is kept in an index under the user cache folder, keyed by
-path, device, inode, size and mtime. A file that only grew (Pi appends) is read from where the index
-stopped. Lines are parsed whole only when they can change the answer (the header, names,
-the first user message, model changes, lines whose shape is not Pi's usual one).
+path, device, inode, size and mtime. The same file that only grew (Pi appends) is read from
+where the index stopped. Lines are parsed whole only when they can change the answer (the
+header, names, the first user message, model changes, lines whose shape is not Pi's usual
+one).
 """
 
 from __future__ import annotations

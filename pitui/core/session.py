@@ -831,7 +831,7 @@ class Session:
             return
         st = os.fstat(fd)  # (of the file just opened: no lookup, no disk access)
         if st.st_ino != self.file_ino or st.st_dev != self.file_dev or st.st_size < self.scanned_to:
-            raise FileChanged(f"{self.path}: the session file was replaced since it was read")
+            raise FileChanged(f"{self.path}: the session file was replaced or cut short since it was read")
 
     # ------------------------------------------------------------------ tree
     def _build_tree(self) -> None:

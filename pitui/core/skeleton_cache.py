@@ -156,7 +156,8 @@ def _encode(value: Any, parts: _Parts, depth: int = 0) -> list:
             if len(table) <= min(0xFFFF, len(value) // 4):  # entry types, roles
                 slots = {x: k for k, x in enumerate(table)}
                 code = _index_code(len(table))
-                return ["enum", parts.json(table), code, parts.add(array(code, map(slots.__getitem__, value)).tobytes())]
+                column = array(code, map(slots.__getitem__, value)).tobytes()
+                return ["enum", parts.json(table), code, parts.add(column)]
     return ["j", parts.json(value)]
 
 
