@@ -490,8 +490,8 @@ _SCHEMA = (
 )
 
 _FILE_COLS = (
-    "id, path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, pending_seq, pending_entry, "
-    "version, has_header, fingerprint, error"
+    "id, path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, pending_seq, "
+    "pending_entry, version, has_header, fingerprint, error"
 )
 
 
@@ -516,9 +516,9 @@ class _FileState:
 
     def values(self) -> tuple:
         return (
-            self.path, self.dev, self.ino, self.size, self.mtime_ns, self.scanned_to, self.next_lineno, self.next_entry,
-            self.next_seq, self.pending_seq, self.pending_entry, self.version, self.has_header,
-            self.fingerprint, self.error, self.id,
+            self.path, self.dev, self.ino, self.size, self.mtime_ns, self.scanned_to, self.next_lineno,
+            self.next_entry, self.next_seq, self.pending_seq, self.pending_entry, self.version,
+            self.has_header, self.fingerprint, self.error, self.id,
         )  # fmt: skip
 
 
