@@ -322,3 +322,28 @@ def test_the_cli_runs_without_another_users_cache_folder(tmp_path):
         assert got.stderr.splitlines() == [f"pitui: {cache}: the cache folder belongs to another user: "
                                            "running without caches"]
     assert list(cache.iterdir()) == []
+
+
+async def test_ctrl_f_on_a_damaged_search_index_finds_everything_and_says_so(make_app, settle, tmp_path, monkeypatch):
+    from pitui.ui.app import PituiApp
+    from pitui.ui.search_screen import SearchScreen
+
+    notes: list[str] = []
+    orig = PituiApp.notify
+    monkeypatch.setattr(PituiApp, "notify", lambda self, m, *a, **k: (notes.append(str(m)), orig(self, m, *a, **k)))
+    root, cache = _store(tmp_path), tmp_path / "cache"
+    want = {h.path for h in search(resolve_root(root), "word5", index_dir=cache)}
+    _overwrite_middle(cache / f"search-v{SCHEMA_VERSION}.sqlite3")
+    app = make_app(root, index=SessionIndex(cache))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"word5", "enter")
+        for _ in range(300):
+            await settle(pilot)
+            screen = app.screen
+            if isinstance(screen, SearchScreen) and not screen._running:
+                break
+        assert isinstance(app.screen, SearchScreen)
+        assert {row.result.path for row in app.screen.results.rows if row.kind == "session"} == want
+        app.show_notices()
+        assert [n for n in notes if "search index" in n and "rebuilt" in n] != []
