@@ -51,6 +51,7 @@ _SUFFIX = ".skeleton"
 MAGIC = b"\x89pitui-skeleton\n"
 _HEAD = struct.Struct("<16sIII")  # magic, version, CRC-32 of the rest, number of parts
 _ARRAY_CODES = frozenset("bBhHiIlLqQ")
+_MAX_PARTS = 4096
 
 
 def _folder() -> Path:
@@ -177,6 +178,8 @@ def _pack(stamp: dict, session_state: dict, layout_state: dict | None) -> list[b
         "layout": _encode_dict(layout_state, parts) if layout_state is not None else None,
     }
     parts.parts[0] = orjson.dumps(index)
+    if len(parts.parts) > _MAX_PARTS:
+        raise TypeError("too many parts")
     lengths = struct.pack(f"<{len(parts.parts)}Q", *map(len, parts.parts))
     crc = zlib.crc32(lengths)
     for part in parts.parts:
@@ -263,7 +266,7 @@ def _unpack_head(data: bytes) -> tuple[dict, list[memoryview]] | None:
         return None
     view = memoryview(data)
     body = view[_HEAD.size:]
-    if not 0 < n <= 256 or len(body) < 8 * n:
+    if not 0 < n <= _MAX_PARTS or len(body) < 8 * n:
         raise _Damaged("cut short")
     if zlib.crc32(body) != crc:
         raise _Damaged("checksum")
