@@ -293,6 +293,19 @@ def test_an_open_cache_folder_of_ours_is_closed(tmp_path):
     assert _mode(_index_file(cache)) == 0o600
 
 
+def test_a_shared_folder_is_neither_closed_nor_used(tmp_path, monkeypatch):
+    """A folder such as /tmp (sticky, open to all) named as the cache folder: pitui does
+    not take it over (no chmod), and runs without caches."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(shared))
+    root = _store(tmp_path, 2)
+    assert len(list_sessions(resolve_root(root), SessionIndex())) == 2
+    assert os.stat(shared).st_mode & 0o7777 == 0o1777 and list(shared.iterdir()) == []
+    assert [n for n in paths.take_notices() if "not pitui's own" in n] != []
+
+
 def test_a_cache_folder_of_another_user_is_not_used(tmp_path, monkeypatch):
     cache = tmp_path / "theirs"
     cache.mkdir()

@@ -4,7 +4,8 @@ The cache folder holds what pitui learnt from the sessions (the listing and sear
 saved skeletons). It is private: created ``0700``, its files ``0600`` (each written to a
 temporary file made ``0600`` and renamed over the old one). A folder that belongs to another
 user is not used at all (pitui then runs without caches), and one that is ours but open to
-the group or others is closed (``0700``) before use.
+the group or others is closed (``0700``) before use, unless it is plainly a folder others
+use too (sticky, like ``/tmp``; the home folder; ``/``): that one is left alone and not used.
 
 What goes wrong with a cache is never an error: a damaged cache is rebuilt, a folder that
 may not be used is left alone. Each such event leaves one line in :func:`take_notices`,
@@ -67,8 +68,9 @@ def private_dir(path: str | os.PathLike, *, create: bool = True) -> Path | None:
     """``path`` as a private folder, ready for pitui's cache files: made ``0700`` when
     missing (``create``), its mode closed to ``0700`` when it is ours and open to others.
     None (and a :func:`notice`) when it may not be used: another user's folder, not a
-    folder, or one that cannot be made or closed; None without a notice when it is
-    missing and ``create`` is false."""
+    folder, a folder others use too (sticky, the home folder, ``/``: never closed), or one
+    that cannot be made or closed; None without a notice when it is missing and
+    ``create`` is false."""
     p = Path(path)
     try:
         if create:
@@ -91,6 +93,10 @@ def private_dir(path: str | os.PathLike, *, create: bool = True) -> Path | None:
         notice(f"{p}: the cache folder belongs to another user: running without caches")
         return None
     if st.st_mode & 0o077:
+        if st.st_mode & stat.S_ISVTX or _shared(p):
+            # a folder others use too (/tmp, home, /): not closed, not used
+            notice(f"{p}: the cache folder is open to other users and is not pitui's own: running without caches")
+            return None
         try:
             os.chmod(p, 0o700)
         except OSError as exc:
@@ -98,6 +104,11 @@ def private_dir(path: str | os.PathLike, *, create: bool = True) -> Path | None:
                    f"({exc.strerror or exc}): running without caches")
             return None
     return p
+
+
+def _shared(p: Path) -> bool:
+    real = os.path.realpath(p)
+    return real in (os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep))
 
 
 def cache_dir(*, create: bool = True) -> Path | None:
