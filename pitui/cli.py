@@ -125,6 +125,13 @@ def cmd_export(argv: list[str]) -> int:
         session = Session.open(args.file, validate=True)
     except NotASession as exc:
         return _fail(args.file, exc.reason)
+    if args.output:
+        from .core.store.discovery import resolve_root
+        from .core.export.guard import export_refusal
+
+        why = export_refusal(args.output, args.file, [resolve_root()])
+        if why is not None:
+            return _fail(args.output, f"not written: {why}")
     try:
         leaf = resolve_leaf(session, args.leaf)
     except KeyError:
@@ -146,12 +153,11 @@ def cmd_export(argv: list[str]) -> int:
             return _fail(args.file, "HTML export is not available in this build")
         data = export_html(session, leaf).encode()
     if args.output:
-        from pathlib import Path
-
-        out = Path(args.output)
-        if out.exists() and out.resolve() == Path(args.file).resolve():
-            return _fail(args.output, "refusing to overwrite the session file")
-        out.write_bytes(data)
+        try:
+            with open(args.output, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            return _fail(args.output, f"cannot be written ({exc.strerror or exc})")
     else:
         sys.stdout.buffer.write(data)
     return 0
@@ -218,6 +224,19 @@ def cmd_app(argv: list[str]) -> int:
     return run_app(root, demo=args.demo) or 0
 
 
+def _say_notices() -> None:
+    """One line on standard error for each thing that happened to pitui's caches (a
+    damaged one rebuilt, a cache folder not used: see :func:`pitui.core.paths.notice`)."""
+    from .core.paths import take_notices
+    from .core.text import visible
+
+    for line in take_notices():
+        try:
+            sys.stderr.write(f"pitui: {visible(line)}\n")
+        except (OSError, ValueError):
+            break
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -233,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        _say_notices()
 
 
 if __name__ == "__main__":

@@ -44,6 +44,9 @@ def _fixed_environment(monkeypatch, tmp_path_factory):
     if hasattr(time, "tzset"):
         time.tzset()
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path_factory.mktemp("pitui-cache")))
+    from pitui.core import paths
+
+    paths._forget_notices()  # (lines about an earlier test's caches)
     try:
         from textual.widgets import Input, TextArea
     except ImportError:  # pragma: no cover

@@ -479,7 +479,7 @@ def _draw_context(session: Session, entry: int) -> list[str]:
     """The context screen's own drawing of what the model saw at ``entry``."""
     from rich.console import Console
 
-    from pitui.ui.pane.context_screen import ContextView, _sources
+    from pitui.ui.screens.context import ContextView, _sources
     from pitui.ui.pane.palette import DEFAULT_PALETTE
     from pitui.ui.pane.render import Out, RenderCtx
 

@@ -105,7 +105,8 @@ def test_only_the_newest_skeletons_are_kept(tmp_path):
         assert skeleton_cache.save(Session.open(f, validate=False))
         files.append(f)
         time.sleep(0.01)
-    kept = list(skeleton_cache.cache_file(files[0]).parent.glob("*.pickle"))
+    first = skeleton_cache.cache_file(files[0])
+    kept = list(first.parent.glob("*" + first.suffix))
     assert len(kept) == skeleton_cache.KEEP
     assert skeleton_cache.cache_file(files[-1]).exists() and not skeleton_cache.cache_file(files[0]).exists()
 

@@ -10,6 +10,7 @@ temporary file handed to ``$PAGER``.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -20,7 +21,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from rich.text import Text
 
@@ -37,12 +38,13 @@ from textual.worker import get_current_worker
 from ..core import gc_policy
 from ..core.open import parallel as open_parallel
 from ..core.store.discovery import SessionRoot
-from ..core.store.listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
-from ..core.read.session import NotASession, Session
+from ..core.store.listing import SessionIndex, SessionInfo, list_sessions
+from ..core.read.session import FileChanged, NotASession, Session
 from ..core.model.stats import Stats, branch_stats, session_stats
 from ..core.model.summary import shorten_home, text_of
 from ..core.model.layout import layout_tree
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
+from ..core.paths import cache_dir, take_notices
 from ..core.text import visible
 from .clock import Clock, system_clock
 from .commands import PituiCommands
@@ -155,7 +157,6 @@ class BrowserScreen(PaintGate):
         self._select_id: str | None = None
         self.following = False
         self._refreshing: Session | None = None  # the session a refresh worker is reading
-        self._file_id: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
         self._relisting = False
         self._opening: open_parallel.ParallelOpen | None = None  # the open being read
         self._footer_session = False  # whether the footer shows the session keys as usable
@@ -549,7 +550,6 @@ class BrowserScreen(PaintGate):
         if mode != self.branch_tree.mode:
             layout = None
         self.session = session
-        self._file_id = _file_id(path)
         self._footer_for_session(True)
         self._cover_pane(False)
         if self._hold_timer is not None:
@@ -627,7 +627,8 @@ class BrowserScreen(PaintGate):
 
     # ------------------------------------------------------------------ following
     def _watch_tick(self) -> None:
-        """Every WATCH_SECONDS: a stat of the open file; growth is read in a worker."""
+        """Every WATCH_SECONDS: a stat of the open file (device, inode, size and mtime, as
+        the session read it); growth is read in a worker, another file read again."""
         s = self.session
         if s is None or self.session_path is None or self._refreshing is s:
             return
@@ -635,20 +636,25 @@ class BrowserScreen(PaintGate):
             st = os.stat(s.path)
         except OSError:
             return
-        if st.st_size == s.file_size and st.st_mtime == s.file_mtime:
+        if s.unchanged(st):
             return
-        fid = (st.st_dev, st.st_ino)
-        if st.st_size < s.scanned_to or (self._file_id is not None and fid != self._file_id):
-            # Shrunk or replaced: read it again from the start, keeping the selection.
-            sel = self.branch_tree.selected_entry
-            self._file_id = fid
-            self.open_session(self.session_path, select_id=s.ids[sel] if 0 <= sel < len(s.ids) else None,
-                              remember=False, force=True)
-            self.notify("The session file was replaced: read again", timeout=2)
+        if st.st_size < s.scanned_to or not s.same_file(st):
+            self._read_again()
             return
         self._refreshing = s
         tree = self.branch_tree
         self._refresh_worker(s, tree.mode, frozenset(tree.folded))
+
+    def _read_again(self) -> None:
+        """The open file is another file now (replaced, rewritten or cut short): read it
+        again from the start, keeping the selection."""
+        s = self.session
+        if s is None or self.session_path is None:
+            return
+        sel = self.branch_tree.selected_entry
+        self.open_session(self.session_path, select_id=s.ids[sel] if 0 <= sel < len(s.ids) else None,
+                          remember=False, force=True)
+        self.notify("The session file was replaced: read again", timeout=2)
 
     @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
     def _refresh_worker(self, session: Session, mode: str, folded: frozenset[int]) -> None:
@@ -1079,7 +1085,11 @@ class BrowserScreen(PaintGate):
         s, sel = self.session, self.branch_tree.selected_entry
         if s is None or sel < 0:
             return
-        text = entry_text(s, sel)
+        try:
+            text = entry_text(s, sel)
+        except OSError as exc:
+            self._cannot_read(s, exc)
+            return
         lines = text.count("\n") + 1 if text else 0
         self._copy(text, f"{len(text):,} characters ({lines:,} line{'s' if lines != 1 else ''}) of entry {visible(s.ids[sel])}")
 
@@ -1102,18 +1112,13 @@ class BrowserScreen(PaintGate):
         return path
 
     def export_refusal(self, path: str) -> str | None:
-        """Why ``path`` may not be written (inside the sessions folder, or the session itself)."""
+        """Why ``path`` may not be written (see :func:`pitui.core.export.guard.export_refusal`:
+        in a sessions folder, or a session file by any name)."""
+        from ..core.store.discovery import resolve_root
+        from ..core.export.guard import export_refusal
+
         s = self.session
-        root = self.papp.root
-        rootp = os.path.realpath(str(root.path if root.kind != "file" else root.path.parent))
-        target = os.path.realpath(path)
-        if s is not None and target == os.path.realpath(s.path):
-            return "that is the session file itself"
-        if target == rootp or target.startswith(rootp.rstrip(os.sep) + os.sep):
-            return f"pitui never writes in the sessions folder ({_shown_path(rootp)})"
-        if os.path.isdir(target):
-            return "that is a folder"
-        return None
+        return export_refusal(path, s.path if s is not None else "", [self.papp.root, resolve_root()])
 
     def action_export_markdown(self) -> None:
         s = self.session
@@ -1125,7 +1130,7 @@ class BrowserScreen(PaintGate):
             if path:
                 self.export_to(path, s, leaf)
 
-        self.app.push_screen(ExportScreen(self.default_export_path()), chosen)
+        self.app.push_screen(ExportScreen(self.default_export_path(), self.export_refusal), chosen)
 
     def export_to(self, path: str, session: Session | None = None, leaf: int | None = None) -> str | None:
         """Write the branch ending at ``leaf`` to ``path`` as Markdown and copy it. Returns
@@ -1165,46 +1170,99 @@ class BrowserScreen(PaintGate):
         s, sel = self.session, self.branch_tree.selected_entry
         if s is None or sel < 0:
             return
-        path = write_entry_file(s, sel, self.papp.root)
-        pager = os.environ.get("PAGER") or ("less" if shutil.which("less") else "more")
+        pager = os.environ.get("PAGER", "").strip() or ("less" if shutil.which("less") else "more")
+        try:
+            command = shlex.split(pager)
+        except ValueError as exc:  # e.g. an unclosed quote
+            self.notify(visible(f"$PAGER cannot be run ({exc}): {pager}"), severity="error", timeout=6, markup=False)
+            return
+        path = self.entry_file(s, sel)
+        if path is None:
+            return
+        keep = False
         try:
             with self.app.suspend():
-                subprocess.call(shlex.split(pager) + [path])
+                subprocess.call(command + [path])
         except SuspendNotSupported:
-            self.notify(f"Entry written to {path}", timeout=4)
+            keep = True  # (the file is what the user gets here)
+            self.notify(visible(f"Entry written to {path}"), timeout=4, markup=False)
             return
         except OSError as exc:
-            self.notify(f"Could not run {pager!r}: {exc}. The entry is in {path}", severity="error", timeout=6)
+            self.notify(visible(f"Could not run {pager!r}: {exc}"), severity="error", timeout=6, markup=False)
             return
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        finally:
+            if not keep:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
         self.refresh()
+
+    def entry_file(self, s: Session, i: int) -> str | None:
+        """Entry ``i`` written to a temporary file for the pager (:func:`write_entry_file`),
+        or None with a toast saying why not: the session file is gone, another file took
+        its name (then it is read again), or it cannot be read."""
+        try:
+            return write_entry_file(s, i, self.papp.root)
+        except OSError as exc:
+            self._cannot_read(s, exc)
+        return None
+
+    def _cannot_read(self, s: Session, exc: OSError) -> None:
+        """Say why an entry's line could not be read back (read the file again when
+        another file took its name)."""
+        if isinstance(exc, FileChanged):
+            self._read_again()
+        elif isinstance(exc, FileNotFoundError):
+            self.notify(visible(f"The session file is gone: {shorten_home(s.path)}"), severity="error", timeout=6,
+                        markup=False)
+        else:
+            self.notify(visible(f"Could not read the entry: {exc.strerror or exc}"), severity="error", timeout=6,
+                        markup=False)
 
 
 class ExportScreen(ModalScreen[str | None]):
-    """``x``: where to write the Markdown export (Enter writes, Esc cancels)."""
+    """``x``: where to write the Markdown export (Enter writes, Esc cancels). A file that
+    exists is overwritten only after a second Enter on the same path."""
 
     BINDINGS = bindings_for("export")
+    PROMPT = "Export the branch shown to Markdown (Enter: write, Esc: cancel)"
 
-    def __init__(self, default: str) -> None:
+    def __init__(self, default: str, refusal: Callable[[str], str | None] | None = None) -> None:
         super().__init__(id="export")
         self.default = default
+        self.refusal = refusal  # (a refused path is handed back: the caller says why)
+        self._confirm: str | None = None  # the existing file a second Enter overwrites
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
-            yield Static("Export the branch shown to Markdown (Enter: write, Esc: cancel)", id="export-title",
-                         markup=False)
+            yield Static(self.PROMPT, id="export-title", markup=False)
             yield Input(value=self.default, id="export-path")
 
     def on_mount(self) -> None:
         self.query_one("#export-path", Input).focus()
 
+    @on(Input.Changed, "#export-path")
+    def _changed(self, event: Input.Changed) -> None:
+        if self._confirm is not None and event.value.strip() != self._confirm:
+            self._confirm = None
+            self.query_one("#export-title", Static).update(self.PROMPT)
+
     @on(Input.Submitted, "#export-path")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value.strip() or None)
+        value = event.value.strip()
+        if not value:
+            self.dismiss(None)
+            return
+        target = os.path.abspath(os.path.expanduser(value))
+        refused = self.refusal is not None and self.refusal(value) is not None
+        if not refused and os.path.lexists(target) and self._confirm != value:
+            self._confirm = value
+            self.query_one("#export-title", Static).update(
+                visible(f"{shorten_home(target)} exists: Enter again to overwrite it (Esc: cancel)"))
+            return
+        self.dismiss(value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -1241,31 +1299,31 @@ def entry_text(session: Session, i: int) -> str:
     return session.raw_line(i).decode("utf-8", "replace").rstrip("\r\n")
 
 
-def _file_id(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
-
-
 def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:
     """The entry's exact line (and a pretty-printed copy) in a temporary file outside
     the sessions folder. Returns its path."""
     tmpdir = tempfile.gettempdir()
     rootp = os.path.realpath(str(root.path if root.kind != "file" else root.path.parent))
     if os.path.realpath(tmpdir) == rootp or os.path.realpath(tmpdir).startswith(rootp + os.sep):
-        tmpdir = str(default_cache_dir())
-        os.makedirs(tmpdir, exist_ok=True)
-    fd, path = tempfile.mkstemp(prefix="pitui-entry-", suffix=".txt", dir=tmpdir)
+        private = cache_dir()
+        if private is None:
+            raise OSError(errno.EACCES, "no folder to write it to outside the sessions folder")
+        tmpdir = str(private)
+    # (read before the file is made: a session file that is gone leaves nothing behind)
     raw = session.raw_line(i)
-    with os.fdopen(fd, "wb") as f:
-        f.write(
-            f"{session.path}, line {session.linenos[i]} (entry {session.ids[i]}), exactly as in the file:\n\n".encode()
-        )
-        f.write(raw.rstrip(b"\r\n") + b"\n\n")
-        f.write(b"Pretty-printed:\n\n")
-        f.write(json.dumps(session.entry(i), indent=2, ensure_ascii=False, default=str).encode() + b"\n")
+    pretty = json.dumps(session.entry(i), indent=2, ensure_ascii=False, default=str).encode()
+    fd, path = tempfile.mkstemp(prefix="pitui-entry-", suffix=".txt", dir=tmpdir)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(
+                f"{session.path}, line {session.linenos[i]} (entry {session.ids[i]}), exactly as in the file:\n\n".encode()
+            )
+            f.write(raw.rstrip(b"\r\n") + b"\n\n")
+            f.write(b"Pretty-printed:\n\n")
+            f.write(pretty + b"\n")
+    except BaseException:
+        os.unlink(path)
+        raise
     return path
 
 
@@ -1361,8 +1419,21 @@ class PituiApp(App):
 
     #: When the last key or mouse event came (``time.monotonic``).
     last_input_at = 0.0
+    #: The app is quitting: input that comes meanwhile is dropped (a key pressed just
+    #: after ``q`` would act on screens being taken down: a dialog pushed then is mounted
+    #: without its widgets).
+    exiting = False
+    #: How often lines about pitui's caches (rebuilt, or a cache folder not used) are
+    #: looked for, to be shown as toasts (see :func:`pitui.core.paths.notice`).
+    NOTICE_SECONDS = 0.5
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        self.exiting = True
+        super().exit(*args, **kwargs)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent) and self.exiting:
+            return
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
             self.last_input_at = time.monotonic()
             browser = self.browser
@@ -1380,6 +1451,12 @@ class PituiApp(App):
         if keymap:
             self.set_keymap(keymap)
         self.set_timer(self.START_PAUSE_SECONDS, gc_policy.end_start_pause)
+        self.set_interval(self.NOTICE_SECONDS, self.show_notices)
+
+    def show_notices(self) -> None:
+        """Toasts for what happened to pitui's caches (one line each)."""
+        for line in take_notices():
+            self.notify(visible(line), severity="warning", timeout=6, markup=False)
 
     @property
     def browser(self) -> BrowserScreen | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
+import pickle  # (only for frames on the pipe from our own worker processes: see scan_worker)
 import signal
 import sys
 import threading

@@ -16,6 +16,11 @@ priority; ``--whole PATH --save-only`` only does that.
 
 Plain subprocesses (rather than multiprocessing) keep the caller's ``__main__`` out of it
 and stay safe beside threads.
+
+Pickle is used here only on a pipe between pitui and a worker pitui itself started (or
+forked), never on anything read from disk: what crosses was made by our own code a moment
+before, in our own process tree. Files on disk (the skeleton cache) are data-only
+(:mod:`skeleton_cache`).
 """
 
 from __future__ import annotations

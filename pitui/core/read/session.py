@@ -24,7 +24,7 @@ from .normalize import (cut_deep, kind_of, may_be_deep, norm_id, norm_label, nor
                         normalize_header)
 from ..timeutil import iso_to_ms
 
-__all__ = ["Session", "NotASession", "SessionWarning", "CURRENT_VERSION"]
+__all__ = ["Session", "NotASession", "FileChanged", "SessionWarning", "CURRENT_VERSION"]
 
 CURRENT_VERSION = 3
 
@@ -67,6 +67,11 @@ class NotASession(Exception):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class FileChanged(OSError):
+    """The session file is no longer the file that was read: another file took its name
+    (other device or inode) or it was cut short. Its bytes are not the entries' bytes."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -156,6 +161,10 @@ class Session:
         self.next_lineno = 1
         self.file_size = 0
         self.file_mtime = 0.0
+        # which file was read: entries are read back only from the same one (see _read)
+        self.file_dev = 0
+        self.file_ino = 0
+        self.file_mtime_ns = 0
         self._pending_partial: int | None = None  # entry index of an unterminated last line
         self._parsed_count = 0  # parsed lines incl. header (Pi's v1 compaction index space)
         self._parsed_pos_to_entry: dict[int, int] = {}
@@ -227,16 +236,16 @@ class Session:
         with f:
             st = os.fstat(f.fileno())
             size = st.st_size
-            if size < self.scanned_to:
-                # The file shrank: it was replaced. Start over.
+            if size < self.scanned_to or not self.same_file(st):
+                # Shrunk, or another file (or rewritten in place: same size, new mtime):
+                # start over.
                 self._reset()
             start_count = len(self.ids)
             if self._pending_partial is not None:
                 # An unterminated last line was accepted last time; re-read it from its start.
                 self._drop_from(self._pending_partial)
                 self._pending_partial = None
-            self.file_size = size
-            self.file_mtime = st.st_mtime
+            self._take_stat(st)
             body = True  # entries follow (not after a header line still being written)
             if not self.header:
                 body = False
@@ -313,6 +322,7 @@ class Session:
             "pending_partial": s._pending_partial,
             "file_size": s.file_size,
             "file_mtime": s.file_mtime,
+            "file_id": (s.file_dev, s.file_ino, s.file_mtime_ns),
         }
 
     # The whole session as plain data, compact to pickle and quick to load: lists of
@@ -450,6 +460,7 @@ class Session:
                 self.next_lineno = part["next_lineno"] + base
                 self.file_size = part["file_size"]
                 self.file_mtime = part["file_mtime"]
+                self.file_dev, self.file_ino, self.file_mtime_ns = part["file_id"]
                 pp = part["pending_partial"]
                 self._pending_partial = None if pp is None else n0 + pp
             else:
@@ -813,15 +824,56 @@ class Session:
         self.__dict__.update(other.__dict__)
 
     def refresh(self, *, validate: bool = False) -> int:
-        """Read whatever Pi appended since the last scan. Returns the number of new entries."""
+        """Read whatever Pi appended since the last scan (the whole file again when it is
+        another file now, see :meth:`unchanged`). Returns the number of new entries."""
         with self._lock:
             try:
                 st = os.stat(self.path)
             except OSError:
                 return 0
-            if st.st_size == self.file_size and st.st_mtime == self.file_mtime and self._pending_partial is None:
+            if self.unchanged(st) and self._pending_partial is None:
                 return 0
             return self._scan(validate=validate)
+
+    # ------------------------------------------------------------------ file identity
+    def _take_stat(self, st: os.stat_result) -> None:
+        self.file_size = st.st_size
+        self.file_mtime = st.st_mtime
+        self.file_dev, self.file_ino, self.file_mtime_ns = st.st_dev, st.st_ino, st.st_mtime_ns
+
+    def unchanged(self, st: os.stat_result) -> bool:
+        """Whether ``st`` (a stat of :attr:`path`) is the file as last read: same device,
+        inode, size and modification time."""
+        return (st.st_size == self.file_size and st.st_mtime_ns == self.file_mtime_ns
+                and st.st_ino == self.file_ino and st.st_dev == self.file_dev)
+
+    def same_file(self, st: os.stat_result) -> bool:
+        """Whether ``st`` is the file that was read, perhaps grown since (Pi appends): the
+        same device and inode, and not rewritten in place (the same size with another
+        modification time). True before anything was read."""
+        if not self.file_ino and not self.file_dev:
+            return True
+        if st.st_ino != self.file_ino or st.st_dev != self.file_dev:
+            return False
+        return st.st_size != self.file_size or st.st_mtime_ns == self.file_mtime_ns
+
+    def _read(self, offset: int, length: int) -> bytes:
+        """``length`` bytes at ``offset`` of the file that was read. Raises
+        :class:`FileChanged` when another file has taken its name or it is shorter than what
+        was read (its bytes there are not the entries'), OSError when it cannot be read."""
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            self._check_fd(fd)
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
+
+    def _check_fd(self, fd: int) -> None:
+        if not self.file_ino and not self.file_dev:
+            return
+        st = os.fstat(fd)  # (of the file just opened: no lookup, no disk access)
+        if st.st_ino != self.file_ino or st.st_dev != self.file_dev or st.st_size < self.scanned_to:
+            raise FileChanged(f"{self.path}: the session file was replaced or cut short since it was read")
 
     # ------------------------------------------------------------------ tree
     def _build_tree(self) -> None:
@@ -1089,11 +1141,17 @@ class Session:
         """The whole entry ``i`` as Pi would hold it in memory (migrations applied), its
         fields normalised (:mod:`pitui.core.read.normalize`: each of the type the format gives
         it, or left out; the skeleton's id, parentId, type and timestamp as the scan read
-        them). Each problem is reported once, as a warning with the line number."""
+        them). Each problem is reported once, as a warning with the line number. When its
+        line cannot be read back (the file is gone, or another file took its name), a
+        stand-in with the skeleton's fields and ``pituiError`` saying why (not kept: the
+        next call tries again)."""
         got = self._cache.get(i)
         if got is not None:
             return got
-        data = read_span(self.path, self.offsets[i], self.lengths[i])
+        try:
+            data = self._read(self.offsets[i], self.lengths[i])
+        except OSError as exc:
+            return self._stand_in(i, _unreadable(exc))
         res = parse_line(data)
         obj = res.value
         if not isinstance(obj, dict):
@@ -1102,13 +1160,7 @@ class Session:
                 self.warnings.append(
                     SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON): {res.error}")
                 )
-            obj = {
-                "type": self.types[i],
-                "id": self.ids[i],
-                "parentId": self.parent_ids[i],
-                "timestamp": self.timestamps[i],
-                "pituiError": f"line {self.linenos[i]} is damaged: {res.error}",
-            }
+            obj = self._stand_in(i, f"line {self.linenos[i]} is damaged: {res.error}")
         else:
             self._migrate(i, obj)
             self._normalize(i, obj, res, data, may_be_deep(data))
@@ -1155,6 +1207,14 @@ class Session:
             self.warnings.extend(SessionWarning(line, f"line {line}: {p}") for p in problems)
             # (a line read from its head is now known to be whole: nothing left to validate)
             self.flags[i] = (flags | F_CHECKED) & ~F_LAZY
+    def _stand_in(self, i: int, error: str) -> dict:
+        return {
+            "type": self.types[i],
+            "id": self.ids[i],
+            "parentId": self.parent_ids[i],
+            "timestamp": self.timestamps[i],
+            "pituiError": error,
+        }
 
     def _migrate(self, i: int, obj: dict) -> None:
         if self.version < 2:
@@ -1176,13 +1236,14 @@ class Session:
                 msg["role"] = "custom"
 
     def raw_line(self, i: int) -> bytes:
-        """The entry's exact bytes in the file."""
-        return read_span(self.path, self.offsets[i], self.lengths[i])
+        """The entry's exact bytes in the file (:class:`FileChanged` if it is another file now)."""
+        return self._read(self.offsets[i], self.lengths[i])
 
     def raw_lines(self, indices: Iterable[int]):
         """``(i, bytes)`` for each entry, read through one open file."""
         fd = os.open(self.path, os.O_RDONLY)
         try:
+            self._check_fd(fd)
             for i in indices:
                 yield i, os.pread(fd, self.lengths[i], self.offsets[i])
         finally:
@@ -1226,7 +1287,7 @@ class Session:
             flags = self.flags[i]
             if flags & (F_CHECKED | F_DAMAGED):
                 continue
-            data = read_span(self.path, self.offsets[i], self.lengths[i])
+            data = self._read(self.offsets[i], self.lengths[i])
             res = parse_line(data)
             if not isinstance(res.value, dict):  # (only a line read from its head can be)
                 self.flags[i] |= F_DAMAGED
@@ -1258,6 +1319,14 @@ def _surrogate_warning(line: int) -> str:
 def _version(value: Any) -> float:
     """The header's version as a number (1 when it is not one)."""
     return value if type(value) in (int, float) else 1
+
+
+def _unreadable(exc: OSError) -> str:
+    if isinstance(exc, FileChanged):
+        return "the session file was replaced since it was read: this entry's line is no longer there"
+    if isinstance(exc, FileNotFoundError):
+        return "the session file is gone: this entry's line can no longer be read"
+    return f"this entry's line cannot be read ({exc.strerror or exc})"
 
 
 def _has_text(content: Any) -> bool:

@@ -2,8 +2,8 @@
 
 A file is read once; what the list needs (header, name, message count, the start of the
 first user message, last activity, model) is kept in an index under the user cache folder,
-keyed by path, size and mtime. A file that only grew (Pi appends) is read from where the
-index stopped. Lines are parsed whole only when they can change the answer (the header,
+keyed by path, device, inode, size and mtime. The same file that only grew (Pi appends) is
+read from where the index stopped. Lines are parsed whole only when they can change the answer (the header,
 names, the first user message, model changes, lines whose shape is not Pi's usual one).
 
 The index keeps a first message's first :data:`FIRST_MESSAGE_CHARS` characters (what the
@@ -28,12 +28,13 @@ import orjson
 from .discovery import SessionFile, SessionRoot, find_session_files
 from ..read.lines import file_fingerprint, iter_line_spans, parse_line, read_span
 from ..read.normalize import json_text
-from ..paths import default_cache_dir
+from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
 
-INDEX_VERSION = 4  # 4: first messages kept as a bounded prefix and where their line lies
+INDEX_VERSION = 5  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
+# hold the file's device and inode
 
 #: Characters of a first message the index keeps (after its leading white space, of which
 #: at most FIRST_MESSAGE_LEAD more): the lists show its first line's first 300 or fewer.
@@ -72,6 +73,8 @@ class SessionInfo:
     warnings: int = 0  # lines that did not parse
     size: int = 0
     mtime_ns: int = 0
+    dev: int = 0  # (with ino, size and mtime_ns: the file as it was read)
+    ino: int = 0
     # scan state, so a file that grew is read on from here
     scanned_to: int = 0
     next_lineno: int = 1
@@ -191,6 +194,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         prev is not None
         and prev.error is None
         and prev.id is not None
+        and prev.ino == st.st_ino
+        and prev.dev == st.st_dev
         and st.st_size >= prev.scanned_to > 0
         and prev.fingerprint
         and file_fingerprint(path, prev.scanned_to) == prev.fingerprint
@@ -201,7 +206,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     else:
         info = SessionInfo(path, sf.project, sf.kind)
         start, lineno, have_header = 0, 1, False
-    info.size, info.mtime_ns = st.st_size, st.st_mtime_ns
+    info.size, info.mtime_ns, info.dev, info.ino = st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
     first_found = info.first_message != "(no messages)"
     try:
         f = open(path, "rb")
@@ -340,8 +345,11 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
 class SessionIndex:
     """The persistent listing index: one orjson file in pitui's cache folder.
 
-    Versioned; a corrupt or foreign file is ignored and rebuilt. Writes are atomic
-    (temporary file + rename), so a crash never leaves a half-written index.
+    Versioned; a file that does not parse, or whose rows are not rows (a field of the wrong
+    type, a row that is not an object), is thrown away and rebuilt, with a notice
+    (:func:`paths.notice`). Writes are atomic (temporary file + rename), so a crash never
+    leaves a half-written index, and private (see :mod:`paths`: a cache folder that is
+    another user's is not used).
     """
 
     def __init__(self, cache_dir: str | os.PathLike | None = None, *, enabled: bool = True):
@@ -356,6 +364,10 @@ class SessionIndex:
             self._load()
 
     def _load(self) -> None:
+        if private_dir(self.dir, create=False) is None:
+            if self.dir.exists():  # (refused, with a notice)
+                self.enabled = False
+            return
         try:
             raw = self.file.read_bytes()
         except FileNotFoundError:
@@ -365,16 +377,23 @@ class SessionIndex:
             return
         try:
             data = orjson.loads(raw)
-            if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
-                raise ValueError("wrong version")
-            fields = set(SessionInfo.__dataclass_fields__)
-            self._rows = {
-                row["path"]: SessionInfo(**{k: v for k, v in row.items() if k in fields}) for row in data["rows"]
-            }
-        except Exception as exc:  # corrupt: start again
-            self.load_error = f"index was unreadable and is rebuilt ({exc})"
-            self._rows = {}
-            self._dirty = True
+        except orjson.JSONDecodeError as exc:
+            self._thrown_away(f"not JSON: {exc}")
+            return
+        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
+            self._dirty = True  # another version's: rebuilt (nothing is wrong)
+            return
+        rows = _rows_of(data.get("rows"))
+        if isinstance(rows, str):
+            self._thrown_away(rows)
+            return
+        self._rows = rows
+
+    def _thrown_away(self, why: str) -> None:
+        self.load_error = f"index was unreadable and is rebuilt ({why})"
+        notice(f"{self.file}: the listing index was damaged ({why}) and is rebuilt")
+        self._rows = {}
+        self._dirty = True
 
     def get(self, path: str) -> SessionInfo | None:
         return self._rows.get(path)
@@ -404,10 +423,9 @@ class SessionIndex:
             # read again next time, and every other row is kept.
             data = orjson.dumps({"version": INDEX_VERSION, "rows": [r for r in rows if _encodable(r)]})
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            tmp = self.file.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(data)
-            os.replace(tmp, self.file)
+            if private_dir(self.dir) is None:
+                return
+            write_private(self.file, data)
         except OSError:
             return  # a cache that cannot be written only costs time
         for old in range(1, INDEX_VERSION):  # (an older index can be large: v3 kept whole first messages)
@@ -425,6 +443,45 @@ def _encodable(row) -> bool:
     return True
 
 
+_ROW_TYPES: dict[str, frozenset] | None = None
+
+
+def _row_types() -> dict[str, frozenset]:
+    """Each SessionInfo field's JSON types, from its annotation (an int is a float too)."""
+    global _ROW_TYPES
+    if _ROW_TYPES is None:
+        import types
+        import typing
+
+        got = {}
+        for name, hint in typing.get_type_hints(SessionInfo).items():
+            allowed = set(typing.get_args(hint)) if isinstance(hint, types.UnionType) else {hint}
+            if float in allowed:
+                allowed.add(int)
+            got[name] = frozenset(allowed)
+        _ROW_TYPES = got
+    return _ROW_TYPES
+
+
+def _rows_of(rows) -> dict[str, SessionInfo] | str:
+    """The index's rows by path, or why they are not rows. A row is an object whose known
+    fields hold the types SessionInfo gives them (missing ones take their defaults; keys
+    it does not know are left out), with a path."""
+    if not isinstance(rows, list):
+        return "its rows are not a list"
+    allowed = _row_types()
+    out: dict[str, SessionInfo] = {}
+    for row in rows:
+        if type(row) is not dict or type(row.get("path")) is not str:
+            return "a row that is not a session's"
+        for k, v in row.items():
+            want = allowed.get(k)
+            if want is not None and type(v) not in want:
+                return f"{k} is {type(v).__name__} in the row of {row['path']}"
+        out[row["path"]] = SessionInfo(**{k: v for k, v in row.items() if k in allowed})
+    return out
+
+
 def _cached_or_todo(sf: SessionFile, index: SessionIndex | None):
     """``(info, None)`` when the index row is current (or the file cannot be read), else
     ``(None, (sf, prev, st))``: what :func:`scan_info` needs to (re)scan it."""
@@ -433,11 +490,12 @@ def _cached_or_todo(sf: SessionFile, index: SessionIndex | None):
     except OSError as exc:
         return SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})"), None
     prev = index.get(sf.path) if index is not None else None
-    if prev is not None and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
+    same = prev is not None and prev.ino == st.st_ino and prev.dev == st.st_dev
+    if same and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
         if prev.project != sf.project or prev.kind != sf.kind:
             prev.project, prev.kind = sf.project, sf.kind
         return prev, None
-    return None, (sf, prev if (prev is not None and st.st_size > prev.size) else None, st)
+    return None, (sf, prev if (same and st.st_size > prev.size) else None, st)
 
 
 def info_for(sf: SessionFile, index: SessionIndex | None) -> tuple[SessionInfo, bool]:

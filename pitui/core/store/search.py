@@ -50,18 +50,21 @@ so results are exact: FTS only decides which rows are worth checking. Terms shor
 three characters, and regexes without a literal run of three characters, cannot be narrowed:
 all rows are checked (slower, still exact).
 
-Per file the index keeps ``path``, ``size``, ``mtime_ns``, where scanning stopped and a
-fingerprint of the bytes read (first and last 4 KB before that point). Unchanged size and
-mtime: nothing to do. A file that grew (Pi appends) and whose fingerprint still matches is
-read on from where the index stopped; anything else (shrunk, same size but a new mtime,
-rewritten) is indexed again from the start; files that are gone are dropped. A last line
+Per file the index keeps ``path``, ``dev``, ``ino``, ``size``, ``mtime_ns``, where scanning
+stopped and a fingerprint of the bytes read (first and last 4 KB before that point). The
+same file (device and inode) with unchanged size and mtime: nothing to do. The same file
+grown (Pi appends) with its fingerprint still matching is read on from where the index
+stopped; anything else (another file, shrunk, same size but a new mtime, rewritten) is
+indexed again from the start; files that are gone are dropped. A last line
 without its newline that parses is indexed, and read again (its rows replaced) once the file
 changes; one that does not parse is Pi writing it, and is read next time. Rows of file ``F``
 have rowids ``F << 32 | seq``, so a file's rows are one rowid range. Memory stays bounded:
 lines are streamed and rows inserted in batches. Several threads or processes may update the
 same index: each file is re-checked inside the write transaction. The index is a cache: a
-corrupt or older-version file is deleted and rebuilt; when the cache folder cannot be used the
-index lives in memory for the call.
+corrupt file (found when it is opened or in the middle of a search) is deleted and rebuilt,
+with a notice (:func:`paths.notice`), and an older version's is deleted; when the cache
+folder cannot be used (see :mod:`paths`) the index lives in memory for the call. The file
+is private (``0600``, in a ``0700`` folder).
 
 Queries (Pi's ``/resume`` syntax)
 ---------------------------------
@@ -100,6 +103,7 @@ from ..read.lines import file_fingerprint, iter_lines, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
 from ..text import CONTROL_RE, json_safe, visible
+from ..paths import notice, private_dir
 
 __all__ = [
     "Hit",
@@ -120,7 +124,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: files keep dev and ino
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
@@ -408,6 +412,25 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
     return rows
 
 
+def _is_corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB and their
+    extended codes), not merely busy, read-only or given a query it refuses."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return not isinstance(exc, sqlite3.OperationalError)
+    return code & 0xFF in (11, 26)
+
+
+def _i64(n: int) -> int:
+    """``n`` (an unsigned 64-bit device or inode number) as SQLite's signed integer."""
+    return n - (1 << 64) if n >= 1 << 63 else n
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """(dev, ino, size, mtime_ns) of a file as the index keeps them."""
+    return _i64(st.st_dev), _i64(st.st_ino), st.st_size, st.st_mtime_ns
+
+
 def _norm_id(value) -> str | None:
     """An entry's id as :class:`~pitui.core.session.Session` names it (None: it has none
     that Pi could match, and is named ``line<N>``)."""
@@ -433,6 +456,8 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS files(
         id INTEGER PRIMARY KEY,
         path TEXT NOT NULL UNIQUE,
+        dev INTEGER NOT NULL,
+        ino INTEGER NOT NULL,
         size INTEGER NOT NULL,
         mtime_ns INTEGER NOT NULL,
         scanned_to INTEGER NOT NULL,
@@ -461,8 +486,8 @@ _SCHEMA = (
 )
 
 _FILE_COLS = (
-    "id, path, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, pending_seq, pending_entry, "
-    "version, has_header, fingerprint, error"
+    "id, path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, pending_seq, "
+    "pending_entry, version, has_header, fingerprint, error"
 )
 
 
@@ -470,6 +495,8 @@ _FILE_COLS = (
 class _FileState:
     id: int
     path: str
+    dev: int = 0  # (as _i64 stores them)
+    ino: int = 0
     size: int = 0
     mtime_ns: int = 0
     scanned_to: int = 0
@@ -485,9 +512,9 @@ class _FileState:
 
     def values(self) -> tuple:
         return (
-            self.path, self.size, self.mtime_ns, self.scanned_to, self.next_lineno, self.next_entry,
-            self.next_seq, self.pending_seq, self.pending_entry, self.version, self.has_header,
-            self.fingerprint, self.error, self.id,
+            self.path, self.dev, self.ino, self.size, self.mtime_ns, self.scanned_to, self.next_lineno,
+            self.next_entry, self.next_seq, self.pending_seq, self.pending_entry, self.version,
+            self.has_header, self.fingerprint, self.error, self.id,
         )  # fmt: skip
 
 
@@ -637,27 +664,54 @@ class SearchIndex:
 
     # -------------------------------------------------------------- opening
     def _open(self) -> sqlite3.Connection:
-        try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            self._remove_old_versions()
-            return self._connect(str(self.file))
-        except sqlite3.OperationalError:
-            pass  # locked for a minute, read-only, ...: not corrupt; use memory this time
-        except sqlite3.DatabaseError:
-            # Corrupt or foreign: it is a cache, start again.
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.unlink(str(self.file) + suffix)
-                except OSError:
-                    pass
+        if private_dir(self.dir) is not None:  # (else: another user's folder; said so)
             try:
-                return self._connect(str(self.file))
-            except (sqlite3.Error, OSError):
+                self._remove_old_versions()
+                return self._connect_file()
+            except sqlite3.OperationalError:
+                pass  # locked for a minute, read-only, ...: not corrupt; use memory this time
+            except sqlite3.DatabaseError as exc:
+                conn = self._start_again(exc)  # corrupt or foreign: it is a cache
+                if conn is not None:
+                    return conn
+            except OSError:
                 pass
-        except OSError:
-            pass
         self.in_memory = True
         return self._connect(":memory:")
+
+    def _connect_file(self) -> sqlite3.Connection:
+        """The index file, made private (``0600``) first: SQLite gives its ``-wal`` and
+        ``-shm`` files the mode of the database file."""
+        for suffix in ("", "-wal", "-shm"):
+            name = str(self.file) + suffix
+            try:
+                os.chmod(name, 0o600)  # (also when an older pitui made it)
+            except FileNotFoundError:
+                if not suffix:
+                    os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600))
+        return self._connect(str(self.file))
+
+    def _start_again(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection | None:
+        """Delete the damaged index file and make a new one (None when that fails too)."""
+        notice(f"{self.file}: the search index was damaged ({exc}) and is rebuilt")
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.file) + suffix)
+            except OSError:
+                pass
+        try:
+            return self._connect_file()
+        except (sqlite3.Error, OSError):
+            return None
+
+    def _recover(self, exc: sqlite3.DatabaseError) -> None:
+        """Damage found while the index was in use: start again with a new, empty one."""
+        self.close()
+        conn = None if self.in_memory else self._start_again(exc)
+        if conn is None:
+            self.in_memory = True
+            conn = self._connect(":memory:")
+        self.conn = conn
 
     def _remove_old_versions(self) -> None:
         for old in range(1, SCHEMA_VERSION):
@@ -715,8 +769,10 @@ class SearchIndex:
         row = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=?", (path,)).fetchone()
         return _FileState(*row) if row else None
 
-    def _known(self) -> dict[str, tuple[int, int, int]]:
-        return {p: (i, s, m) for i, p, s, m in self.conn.execute("SELECT id, path, size, mtime_ns FROM files")}
+    def _known(self) -> dict[str, tuple[int, tuple[int, int, int, int]]]:
+        """Path -> (file id, (dev, ino, size, mtime_ns)) of every indexed file."""
+        return {p: (i, (d, n, s, m))
+                for i, p, d, n, s, m in self.conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")}
 
     def _delete_rows(self, fid: int, from_seq: int = 0) -> None:
         """Drop a file's rows from ``from_seq`` on (the index needs each row's text back)."""
@@ -738,7 +794,7 @@ class SearchIndex:
 
     def _save_state(self, st: _FileState) -> None:
         self.conn.execute(
-            "UPDATE files SET path=?, size=?, mtime_ns=?, scanned_to=?, next_lineno=?, next_entry=?, next_seq=?, "
+            "UPDATE files SET path=?, dev=?, ino=?, size=?, mtime_ns=?, scanned_to=?, next_lineno=?, next_entry=?, next_seq=?, "
             "pending_seq=?, pending_entry=?, version=?, has_header=?, fingerprint=?, error=? WHERE id=?",
             st.values(),
         )
@@ -795,11 +851,13 @@ class SearchIndex:
             return 0, None
         with f:
             fst = os.fstat(f.fileno())
+            ident = _identity(fst)
             state = self._state(path)
-            if state is not None and state.size == fst.st_size and state.mtime_ns == fst.st_mtime_ns:
+            if state is not None and (state.dev, state.ino, state.size, state.mtime_ns) == ident:
                 return 0, (state.id if state.error is None else None)  # another updater got here first
             if (
                 state is not None
+                and (state.dev, state.ino) == ident[:2]  # the same file...
                 and state.error is None
                 and state.has_header
                 and fst.st_size > state.size  # grew: same size with another mtime is a rewrite
@@ -815,8 +873,8 @@ class SearchIndex:
             else:
                 if state is None:
                     cur = self.conn.execute(
-                        "INSERT INTO files(path, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, "
-                        "version, has_header, fingerprint) VALUES (?, 0, 0, 0, 1, 0, 0, 3, 0, '')",
+                        "INSERT INTO files(path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, "
+                        "next_seq, version, has_header, fingerprint) VALUES (?, 0, 0, 0, 0, 0, 1, 0, 0, 3, 0, '')",
                         (path,),
                     )
                     state = _FileState(cur.lastrowid, path)
@@ -824,7 +882,7 @@ class SearchIndex:
                     self._delete_rows(state.id)
                     state = _FileState(state.id, path)
                     stats.reindexed += 1
-            state.size, state.mtime_ns = fst.st_size, fst.st_mtime_ns
+            state.dev, state.ino, state.size, state.mtime_ns = ident
             stats.indexed += 1
             chars = self._scan(f, state, stats)
             state.fingerprint = file_fingerprint(path, state.scanned_to) if state.scanned_to else ""
@@ -923,7 +981,7 @@ class SearchIndex:
                     fst = os.stat(p)
                 except OSError:
                     continue
-                if k[1] == fst.st_size and k[2] == fst.st_mtime_ns:
+                if k[1] == _identity(fst):
                     continue
             stale.append(p)
         gone: list[int] = []
@@ -959,7 +1017,23 @@ class SearchIndex:
 
         ``on_progress(done, total)`` counts the files that need reading (called with
         ``(0, total)`` first when there are any). ``should_stop()`` is polled between files:
-        what was indexed so far is kept."""
+        what was indexed so far is kept. An index found damaged on the way is started again."""
+        paths = list(paths)
+        try:
+            return self._update(paths, root, on_progress, should_stop)
+        except sqlite3.DatabaseError as exc:
+            if not _is_corrupt(exc):
+                raise
+            self._recover(exc)
+        return self._update(paths, root, on_progress, should_stop)
+
+    def _update(
+        self,
+        paths: list[str],
+        root: SessionRoot | None,
+        on_progress: Callable[[int, int], None] | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> IndexStats:
         t0 = time.perf_counter()
         stats = IndexStats()
         paths = list(paths)
@@ -1062,8 +1136,38 @@ class SearchIndex:
         """Results in the order of ``infos`` (pass them newest first).
 
         With ``update``, files that changed are (re)indexed on the way, each just before it
-        is searched, so results stream in order even while the index is being built."""
+        is searched, so results stream in order even while the index is being built. An
+        index found damaged on the way is started again (with ``update``: it is rebuilt as
+        the search goes on) and the search goes on from the sessions not yet given."""
         infos = list(infos)
+        given: set[str] = set()
+        for attempt in (0, 1):
+            try:
+                for r in self._query(q, [i for i in infos if i.path not in given],
+                                     limit=None if limit is None else limit - len(given), max_hits=max_hits,
+                                     should_stop=should_stop, update=update or attempt > 0, root=root,
+                                     on_progress=on_progress, stats=stats):
+                    given.add(r.path)
+                    yield r
+                return
+            except sqlite3.DatabaseError as exc:
+                if attempt or not _is_corrupt(exc):
+                    raise
+                self._recover(exc)
+
+    def _query(
+        self,
+        q: Query,
+        infos: list[SessionInfo],
+        *,
+        limit: int | None,
+        max_hits: int,
+        should_stop: Callable[[], bool] | None,
+        update: bool,
+        root: SessionRoot | None,
+        on_progress: Callable[[int, int], None] | None,
+        stats: IndexStats | None,
+    ) -> Iterator[SessionHits]:
         stats = stats if stats is not None else IndexStats()
         stale: set[str] = set()
         if update:

@@ -1,0 +1,363 @@
+"""pitui's caches are caches: damaged ones are rebuilt (one line says so), they hold data
+only (a planted file never runs code), and they are private (a ``0700`` folder of ``0600``
+files; another user's folder is not used at all)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import random
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import HEADER, assistant, user, write
+from pitui.core import paths
+from pitui.core.open import skeleton_cache
+from pitui.core.store.discovery import resolve_root
+from pitui.core.store.listing import INDEX_VERSION, SessionIndex, list_sessions
+from pitui.core.open.parallel import ParallelOpen
+from pitui.core.store.search import SCHEMA_VERSION, SearchIndex, search
+from pitui.core.read.session import Session
+
+
+def _store(tmp_path: Path, n: int = 30) -> Path:
+    """A sessions root of ``n`` sessions with enough text for a search index of many pages."""
+    root = tmp_path / "sessions"
+    for k in range(n):
+        objs, prev = [], None
+        for m in range(1, 25):
+            eid = f"e{m}"
+            text = f"session {k} message {m} " + " ".join(f"word{(k * 31 + m * 7 + j) % 997}" for j in range(50))
+            objs.append(user(eid, prev, m, text) if m % 2 else assistant(eid, prev, m, text))
+            prev = eid
+        folder = root / f"--home-u-p{k % 3}--"
+        folder.mkdir(parents=True, exist_ok=True)
+        write(folder / f"2026-11-20T10-00-{k:02d}-000Z_s{k}.jsonl", objs, header={**HEADER, "id": f"sess-{k}"})
+    return root
+
+
+def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PITUI_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, text=True, env=env)
+
+
+def _overwrite_middle(path: Path, seed: int = 1) -> None:
+    """Random bytes over the middle third of a file (pages inside it, the header kept)."""
+    size = path.stat().st_size
+    rnd = random.Random(seed)
+    with open(path, "r+b") as f:
+        f.seek(size // 3)
+        f.write(bytes(rnd.randrange(256) for _ in range(size // 3)))
+
+
+# ---------------------------------------------------------------------------- search index
+
+
+def test_a_search_index_damaged_inside_is_rebuilt_with_one_line(tmp_path):
+    root, cache = _store(tmp_path), tmp_path / "cache"
+    first = _cli("search", "word5", str(root), "--json", cache=cache)
+    assert first.returncode == 0 and first.stderr == ""
+    want = json.loads(first.stdout)
+    assert len(want) > 5
+    db = cache / f"search-v{SCHEMA_VERSION}.sqlite3"
+    _overwrite_middle(db)
+    got = _cli("search", "word5", str(root), "--json", cache=cache)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == want
+    lines = got.stderr.splitlines()
+    assert len(lines) == 1 and "search index" in lines[0] and "rebuilt" in lines[0]
+    again = _cli("search", "word5", str(root), "--json", cache=cache)
+    assert again.returncode == 0 and again.stderr == "" and json.loads(again.stdout) == want
+
+
+def test_a_search_index_that_is_not_a_database_is_rebuilt_with_one_line(tmp_path):
+    root, cache = _store(tmp_path, 4), tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    (cache / f"search-v{SCHEMA_VERSION}.sqlite3").write_bytes(b"this is not a database" * 500)
+    got = _cli("search", "word5", str(root), cache=cache)
+    assert got.returncode == 0 and "session 0 message" in got.stdout
+    lines = got.stderr.splitlines()
+    assert len(lines) == 1 and "search index" in lines[0] and "rebuilt" in lines[0]
+
+
+def test_damage_found_in_the_middle_of_a_search_loses_no_result(tmp_path, monkeypatch):
+    """SQLite finds the index damaged after some results were handed out: the index is
+    started again and the rest still come, each once."""
+    root, idx = _store(tmp_path), tmp_path / "idx"
+    r = resolve_root(root)
+    want = [h.path for h in search(r, "word5", index_dir=idx)]
+    assert len(want) > 5
+    orig, calls = SearchIndex.match_file, []
+
+    def match_file(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            exc = sqlite3.DatabaseError("database disk image is malformed")
+            exc.sqlite_errorcode = 11  # SQLITE_CORRUPT, as SQLite sets it
+            raise exc
+        return orig(self, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "match_file", match_file)
+    assert [h.path for h in search(r, "word5", index_dir=idx)] == want
+    assert len(calls) > len(want)
+    assert [n for n in paths.take_notices() if "search index" in n] != []
+
+
+# ---------------------------------------------------------------------------- listing index
+
+
+def _index_file(cache: Path) -> Path:
+    return cache / f"index-v{INDEX_VERSION}.json"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda rows: [{**r, "mtime_ns": "yesterday"} for r in rows], id="mtime-a-string"),
+        pytest.param(lambda rows: [{**r, "size": str(r["size"]), "mtime_ns": 0} for r in rows], id="size-a-string"),
+        pytest.param(lambda rows: [{**r, "message_count": None} for r in rows], id="count-null"),
+        pytest.param(lambda rows: [{**r, "first_message": ["x"]} for r in rows], id="text-a-list"),
+        pytest.param(lambda rows: [{k: v for k, v in r.items() if k != "path"} for r in rows], id="no-path"),
+        pytest.param(lambda rows: {r["path"]: r for r in rows}, id="rows-a-dict"),
+        pytest.param(lambda rows: [list(r.values()) for r in rows], id="rows-lists"),
+        pytest.param(lambda rows: None, id="rows-null"),
+    ],
+)
+def test_a_listing_index_with_wrong_types_is_rebuilt_with_one_line(tmp_path, damage):
+    root, cache = _store(tmp_path, 5), tmp_path / "cache"
+    first = _cli("list", str(root), "--json", cache=cache)
+    assert first.returncode == 0 and first.stderr == ""
+    data = json.loads(_index_file(cache).read_bytes())
+    data["rows"] = damage(data["rows"])
+    _index_file(cache).write_text(json.dumps(data))
+    got = _cli("list", str(root), "--json", cache=cache)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == json.loads(first.stdout)
+    lines = got.stderr.splitlines()
+    assert len(lines) == 1 and "listing index" in lines[0] and "rebuilt" in lines[0]
+    # ... and written again whole
+    rebuilt = SessionIndex(cache)
+    assert rebuilt.load_error is None and len(rebuilt._rows) == 5
+    again = _cli("list", str(root), cache=cache)
+    assert again.returncode == 0 and again.stderr == ""
+
+
+async def test_the_app_starts_on_damaged_caches_and_says_so(make_app, settle, tmp_path, monkeypatch):
+    from pitui.ui.app import PituiApp
+
+    notes: list[str] = []
+    orig = PituiApp.notify
+    monkeypatch.setattr(PituiApp, "notify", lambda self, m, *a, **k: (notes.append(str(m)), orig(self, m, *a, **k)))
+    root, cache = _store(tmp_path, 5), tmp_path / "cache"
+    list_sessions(resolve_root(root), SessionIndex(cache))
+    data = json.loads(_index_file(cache).read_bytes())
+    data["rows"][0]["size"] = "big"
+    _index_file(cache).write_text(json.dumps(data))
+    app = make_app(root, index=SessionIndex(cache))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.show_notices()
+        await settle(pilot)
+        b = app.browser
+        assert b is not None and len(b.infos) == 5 and b.session is not None
+        assert [n for n in notes if "listing index" in n and "rebuilt" in n] != []
+
+
+# ---------------------------------------------------------------------------- skeleton cache
+
+
+def _big(tmp_path: Path) -> Path:
+    objs, prev = [], None
+    for m in range(1, 80):
+        eid = f"e{m}"
+        objs.append(user(eid, prev, m, f"question {m} " + "x" * 300) if m % 2
+                    else assistant(eid, prev, m, f"answer {m}"))
+        prev = eid
+    return write(tmp_path / "s.jsonl", objs)
+
+
+def _open(f: Path) -> ParallelOpen:
+    return ParallelOpen(f, min_bytes=0, jobs=1, whole=True)
+
+
+class _Planted:
+    """Unpickling this runs code: it writes a marker file."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"echo ran > {self.marker}",))
+
+
+def test_a_planted_cache_file_never_runs(tmp_path):
+    f = _big(tmp_path)
+    marker = tmp_path / "marker"
+    planted = pickle.dumps({"v": 2, "path": str(f), "x": _Planted(marker)})
+    target = skeleton_cache.cache_file(f)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for p in (target, target.with_suffix(".pickle")):  # (also where pitui kept it before)
+        p.write_bytes(planted)
+    po = _open(f)
+    s = po.result()
+    assert not marker.exists()
+    assert not po.from_cache and s.ids == Session.open(f).ids
+    # thrown away (with a line saying so), and a real one saved in its place
+    assert any("skeleton" in n for n in paths.take_notices())
+    _wait_for(lambda: target.exists() and target.read_bytes().startswith(skeleton_cache.MAGIC))
+    assert not marker.exists()
+
+
+def _wait_for(cond, seconds: float = 20) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not cond():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("damage", ["cut", "garbage", "body", "flipped"])
+def test_a_damaged_skeleton_is_ignored_and_rebuilt(tmp_path, damage):
+    f = _big(tmp_path)
+    s = Session.open(f, validate=False)
+    assert skeleton_cache.save(s)
+    target = skeleton_cache.cache_file(f)
+    good = target.read_bytes()
+    if damage == "cut":
+        target.write_bytes(good[: len(good) // 2])
+    elif damage == "garbage":
+        target.write_bytes(os.urandom(len(good)))
+    elif damage == "body":
+        target.write_bytes(good[:40] + os.urandom(len(good) - 40))
+    else:
+        data = bytearray(good)
+        data[len(data) // 2] ^= 0x40
+        target.write_bytes(bytes(data))
+    po = _open(f)
+    got = po.result()
+    assert not po.from_cache and got.ids == s.ids and got.parent == s.parent
+    assert any("damaged skeleton" in n for n in paths.take_notices())
+    _wait_for(lambda: target.exists() and target.read_bytes() != good[: len(good) // 2])
+    again = _open(f)
+    assert again.result().ids == s.ids and again.from_cache
+
+
+def test_skeleton_files_hold_data_only(tmp_path):
+    f = _big(tmp_path)
+    assert skeleton_cache.save(Session.open(f, validate=False))
+    data = skeleton_cache.cache_file(f).read_bytes()
+    assert data.startswith(skeleton_cache.MAGIC)
+    with pytest.raises(Exception):
+        pickle.loads(data)
+
+
+# ---------------------------------------------------------------------------- the folder
+
+
+def _mode(p: Path) -> int:
+    return stat.S_IMODE(os.stat(p).st_mode)
+
+
+def test_the_cache_folder_is_private_and_so_are_its_files(tmp_path, monkeypatch):
+    cache = tmp_path / "a" / "cache"
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(cache))
+    root = _store(tmp_path, 3)
+    f = _big(tmp_path)
+    old = os.umask(0)  # (the folder and files are private whatever the umask)
+    try:
+        assert _cli("list", str(root), cache=cache).returncode == 0
+        assert _cli("search", "word5", str(root), cache=cache).returncode == 0
+        assert skeleton_cache.save(Session.open(f, validate=False))
+    finally:
+        os.umask(old)
+    assert _mode(cache) == 0o700 and _mode(cache / "skeletons") == 0o700
+    files = [p for p in cache.rglob("*") if p.is_file()]
+    assert {p.name.split(".")[-1] for p in files} >= {"json", "sqlite3", "skeleton"}
+    assert all(_mode(p) == 0o600 for p in files), [(p, oct(_mode(p))) for p in files]
+
+
+def test_an_open_cache_folder_of_ours_is_closed(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chmod(cache, 0o777)
+    root = _store(tmp_path, 2)
+    got = _cli("list", str(root), cache=cache)
+    assert got.returncode == 0
+    assert _mode(cache) == 0o700
+    assert _mode(_index_file(cache)) == 0o600
+
+
+def test_a_shared_folder_is_neither_closed_nor_used(tmp_path, monkeypatch):
+    """A folder such as /tmp (sticky, open to all) named as the cache folder: pitui does
+    not take it over (no chmod), and runs without caches."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(shared))
+    root = _store(tmp_path, 2)
+    assert len(list_sessions(resolve_root(root), SessionIndex())) == 2
+    assert os.stat(shared).st_mode & 0o7777 == 0o1777 and list(shared.iterdir()) == []
+    assert [n for n in paths.take_notices() if "not pitui's own" in n] != []
+
+
+def test_a_cache_folder_of_another_user_is_not_used(tmp_path, monkeypatch):
+    cache = tmp_path / "theirs"
+    cache.mkdir()
+    root = _store(tmp_path, 3)
+    want = [h.path for h in search(resolve_root(root), "word5", index_dir=tmp_path / "ours")]
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(cache))
+    monkeypatch.setattr(paths, "_euid", lambda: os.stat(cache).st_uid + 1)
+    infos = list_sessions(resolve_root(root), SessionIndex())
+    assert len(infos) == 3
+    assert [h.path for h in search(resolve_root(root), "word5")] == want and want
+    f = _big(tmp_path)
+    assert not skeleton_cache.save(Session.open(f, validate=False))
+    assert list(cache.iterdir()) == []
+    notes = paths.take_notices()
+    assert notes == [f"{cache}: the cache folder belongs to another user: running without caches"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give a folder away")
+def test_the_cli_runs_without_another_users_cache_folder(tmp_path):
+    cache = tmp_path / "theirs"
+    cache.mkdir(mode=0o755)
+    os.chown(cache, 65534, 65534)
+    root = _store(tmp_path, 3)
+    for args in (("list", str(root)), ("search", "word5", str(root))):
+        got = _cli(*args, cache=cache)
+        assert got.returncode == 0 and got.stdout
+        assert got.stderr.splitlines() == [f"pitui: {cache}: the cache folder belongs to another user: "
+                                           "running without caches"]
+    assert list(cache.iterdir()) == []
+
+
+async def test_ctrl_f_on_a_damaged_search_index_finds_everything_and_says_so(make_app, settle, tmp_path, monkeypatch):
+    from pitui.ui.app import PituiApp
+    from pitui.ui.screens.search import SearchScreen
+
+    notes: list[str] = []
+    orig = PituiApp.notify
+    monkeypatch.setattr(PituiApp, "notify", lambda self, m, *a, **k: (notes.append(str(m)), orig(self, m, *a, **k)))
+    root, cache = _store(tmp_path), tmp_path / "cache"
+    want = {h.path for h in search(resolve_root(root), "word5", index_dir=cache)}
+    _overwrite_middle(cache / f"search-v{SCHEMA_VERSION}.sqlite3")
+    app = make_app(root, index=SessionIndex(cache))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"word5", "enter")
+        for _ in range(300):
+            await settle(pilot)
+            screen = app.screen
+            if isinstance(screen, SearchScreen) and not screen._running:
+                break
+        assert isinstance(app.screen, SearchScreen)
+        assert {row.result.path for row in app.screen.results.rows if row.kind == "session"} == want
+        app.show_notices()
+        assert [n for n in notes if "search index" in n and "rebuilt" in n] != []
