@@ -147,10 +147,8 @@ def cmd_export(argv: list[str]) -> int:
 
         data = export_markdown(session, leaf).encode()
     else:
-        try:
-            from .core.export.html import export_html
-        except ImportError:
-            return _fail(args.file, "HTML export is not available in this build")
+        from .core.export.html import export_html
+
         data = export_html(session, leaf).encode()
     if args.output:
         try:
@@ -164,10 +162,8 @@ def cmd_export(argv: list[str]) -> int:
 
 
 def cmd_search(argv: list[str]) -> int:
-    try:
-        from .core.store import search as _search  # noqa: F401
-    except ImportError:
-        return _fail("search", "search is not available in this build")
+    from .core.store import search as _search
+
     return _search.cli_main(argv)
 
 

@@ -71,10 +71,8 @@ def _shown_path(path: str | os.PathLike) -> str:
 
 
 def _demo_root() -> SessionRoot | None:
-    try:
-        from ..demo import DEMO_ROOT
-    except ImportError:
-        return None
+    from ..demo import DEMO_ROOT
+
     p = Path(DEMO_ROOT)
     return SessionRoot(p, "tree", "--demo") if p.is_dir() else None
 

@@ -28,10 +28,9 @@ __all__ = ["Session", "NotASession", "FileChanged", "SessionWarning", "CURRENT_V
 
 CURRENT_VERSION = 3
 
-# Lines longer than this are tool output in practice: their skeleton fields are read from
-# the line's head (when Pi's own key order is recognised) and the body is parsed only when
-# shown. Shorter lines are parsed whole during the scan.
-BIG_LINE = 32 * 1024
+# A line's skeleton fields are read from its first HEAD_BYTES when Pi's own key order is
+# recognised there; the rest of the line is parsed only when the entry is shown (or checked
+# by validate_lazy_lines).
 HEAD_BYTES = 1024
 # entry numbers as they cross processes and are kept in the skeleton cache: 4 bytes each
 _INDEX = "i"
@@ -1307,9 +1306,6 @@ class Session:
             self._normalize(i, res.value, res, data, False)
         return damaged
 
-    def iter_entries(self, indices: Iterable[int] | None = None):
-        for i in range(len(self.ids)) if indices is None else indices:
-            yield i, self.entry(i)
 
 
 def _surrogate_warning(line: int) -> str:

@@ -497,18 +497,6 @@ def _cached_or_todo(sf: SessionFile, index: SessionIndex | None):
         return prev, None
     return None, (sf, prev if (same and st.st_size > prev.size) else None, st)
 
-
-def info_for(sf: SessionFile, index: SessionIndex | None) -> tuple[SessionInfo, bool]:
-    """``(info, fresh)``: the cached row when size and mtime match, else a (re)scan."""
-    info, todo = _cached_or_todo(sf, index)
-    if info is not None:
-        return info, False
-    info = scan_info(*todo)
-    if index is not None:
-        index.put(info)
-    return info, True
-
-
 #: Scan in worker processes when at least this many files (and bytes) need reading.
 PARALLEL_MIN_FILES = 24
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
