@@ -106,6 +106,19 @@ def test_a_lone_surrogate_is_read_as_u_fffd_with_a_warning(tmp_path, capsysbinar
         assert "\ufffd broken" in _out(capsysbinary), fmt
 
 
+def test_a_number_beyond_64_bits_beside_a_lone_surrogate_exports_in_every_format(tmp_path, capsysbinary):
+    # JSON.stringify writes 2**64 as 18446744073709552000. A line orjson refuses (for its
+    # surrogate) is read by the standard library, which kept such a number as an int that no
+    # JSON writer downstream could write back: export json failed with a traceback.
+    e = user("c1", None, 1, "broken")
+    e["message"]["details"] = 18446744073709552000
+    f = _session_file(tmp_path, "s.jsonl", [line(e).replace("broken", "\\ud800 broken"), assistant("c2", "c1", 2)])
+    assert Session.open(f).entry(0)["message"]["details"] == 1.8446744073709552e19  # as orjson reads it
+    for fmt in ("json", "markdown", "html"):
+        assert main(["export", str(f), "--format", fmt]) == 0, fmt
+        assert "\ufffd broken" in _out(capsysbinary), fmt
+
+
 async def test_the_sidebar_shows_every_row_of_a_store_with_a_surrogate(make_app, settle, surrogate_store):
     from pitui.ui.widgets.header import WarningsScreen
 

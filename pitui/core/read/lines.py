@@ -86,10 +86,17 @@ def parse_line(data: bytes) -> ParseResult:
     import json
 
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_int_as_orjson)
     except (ValueError, RecursionError):
         return ParseResult(None, replaced, first_error)
     return ParseResult(replace_surrogates(value), replaced, None, True)
+
+
+def _int_as_orjson(digits: str) -> int | float:
+    # orjson reads an integer beyond 64 bits as a float (as JavaScript reads every number),
+    # and cannot write a bigger int back: read it the same way whichever parser took the line
+    n = int(digits)
+    return n if -(2**63) <= n < 2**64 else float(n)
 
 
 def _refuse_constant(name: str):
