@@ -16,7 +16,8 @@ from pitui.core import gc_policy
 from pitui.core.store.discovery import SessionRoot
 from pitui.core.read.session import Session
 from pitui.core.model.layout import layout_tree
-from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp, write_entry_file
+from pitui.core.export.entry import write_entry_file
+from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp
 from pitui.ui.widgets.sidebar import build_items
 from pitui.core.model.navigation import Nav, fork_target, sibling_target
 
@@ -499,8 +500,6 @@ async def test_collection_paused_for_the_start_resumes_with_the_first_session(ma
     is shown, or after a moment when none is (an empty store)."""
     import asyncio
     import gc
-
-    from pitui.core.open import parallel as open_parallel
 
     try:
         for root, has_session in ((srv_app_file, True), (SessionRoot(tmp_path / "none", "tree", "test"), False)):

@@ -12,7 +12,8 @@ import pytest
 
 from helpers import HEADER, assistant, entry, line, user
 from pitui.core.export.markdown import export_markdown
-from pitui.ui.app import BrowserScreen, ExportScreen, PituiApp, entry_text
+from pitui.core.export.entry import entry_text
+from pitui.ui.app import BrowserScreen, ExportScreen, PituiApp
 
 SIZE = (160, 45)
 

@@ -10,14 +10,10 @@ temporary file handed to ``$PAGER``.
 
 from __future__ import annotations
 
-import errno
-import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -41,10 +37,11 @@ from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionIndex, SessionInfo, list_sessions
 from ..core.read.session import FileChanged, NotASession, Session
 from ..core.model.stats import Stats, branch_stats, session_stats
-from ..core.model.summary import shorten_home, text_of
+from ..core.model.summary import shorten_home
 from ..core.model.layout import layout_tree
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
-from ..core.paths import cache_dir, take_notices
+from ..core.paths import take_notices
+from ..core.export.entry import entry_text, safe_name, write_entry_file
 from ..core.text import visible
 from .clock import Clock, system_clock
 from .commands import PituiCommands
@@ -1102,8 +1099,8 @@ class BrowserScreen(PaintGate):
         s = self.session
         assert s is not None
         leaf = self.export_leaf()
-        name = _safe_name(s.name or s.id or os.path.splitext(os.path.basename(s.path))[0])
-        leaf_id = _safe_name(s.ids[leaf]) if leaf >= 0 else "empty"
+        name = safe_name(s.name or s.id or os.path.splitext(os.path.basename(s.path))[0])
+        leaf_id = safe_name(s.ids[leaf]) if leaf >= 0 else "empty"
         path = os.path.join(os.getcwd(), f"{name}-{leaf_id}.md")
         if self.export_refusal(path) is not None:  # started inside the sessions folder
             path = os.path.join(os.path.expanduser("~"), f"{name}-{leaf_id}.md")
@@ -1264,65 +1261,6 @@ class ExportScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def _safe_name(text: str, limit: int = 60) -> str:
-    """``text`` as a file-name part: letters, digits, ``.``, ``_``, ``-``."""
-    out = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return out[:limit].rstrip("-.") or "session"
-
-
-def entry_text(session: Session, i: int) -> str:
-    """What ``Y`` copies: a message's text blocks, a tool result's output, a shell
-    command and its output, a compaction's or branch summary's summary; else the raw line."""
-    e = session.entry(i)
-    t = e.get("type")
-    if t == "message":
-        m = e.get("message") if isinstance(e.get("message"), dict) else {}
-        role = m.get("role")
-        if role in ("user", "assistant", "toolResult", "custom"):
-            text = text_of(m.get("content"))
-            if text:
-                return text
-        elif role == "bashExecution":
-            return f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip("\n")
-    elif t in ("compaction", "branch_summary"):
-        summ = e.get("summary")
-        if isinstance(summ, str):
-            return summ
-    elif t == "custom_message":
-        text = text_of(e.get("content"))
-        if text:
-            return text
-    return session.raw_line(i).decode("utf-8", "replace").rstrip("\r\n")
-
-
-def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:
-    """The entry's exact line (and a pretty-printed copy) in a temporary file outside
-    the sessions folder. Returns its path."""
-    tmpdir = tempfile.gettempdir()
-    rootp = os.path.realpath(str(root.path if root.kind != "file" else root.path.parent))
-    if os.path.realpath(tmpdir) == rootp or os.path.realpath(tmpdir).startswith(rootp + os.sep):
-        private = cache_dir()
-        if private is None:
-            raise OSError(errno.EACCES, "no folder to write it to outside the sessions folder")
-        tmpdir = str(private)
-    # (read before the file is made: a session file that is gone leaves nothing behind)
-    raw = session.raw_line(i)
-    pretty = json.dumps(session.entry(i), indent=2, ensure_ascii=False, default=str).encode()
-    fd, path = tempfile.mkstemp(prefix="pitui-entry-", suffix=".txt", dir=tmpdir)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(
-                f"{session.path}, line {session.linenos[i]} (entry {session.ids[i]}), exactly as in the file:\n\n".encode()
-            )
-            f.write(raw.rstrip(b"\r\n") + b"\n\n")
-            f.write(b"Pretty-printed:\n\n")
-            f.write(pretty + b"\n")
-    except BaseException:
-        os.unlink(path)
-        raise
-    return path
 
 
 class EmptyScreen(Screen):
