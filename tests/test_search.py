@@ -639,7 +639,7 @@ def test_cli_session_dir(capsys, tmp_path):
 def test_cli_bad_input(capsys, tmp_path):
     rc, out, err = cli(["re:foo(", str(CORPUS)], capsys)
     assert rc == 2 and out == ""
-    assert err == "pitui: re:foo(: bad regex: missing ), unterminated subpattern at position 3\n"
+    assert err == "pitui: re:foo(: bad regex: missing ): foo(\n"  # (RE2's reason)
     rc, _, err = cli(["x", str(tmp_path / "nope")], capsys)
     assert rc == 2 and err == f"pitui: {tmp_path / 'nope'}: no such file or folder\n"
     rc, _, err = cli(["", str(CORPUS)], capsys)

@@ -71,8 +71,9 @@ Queries (Pi's ``/resume`` syntax)
 * ``foo bar``: space-separated terms, case-insensitive substrings; all must match.
 * ``"exact phrase"``: a substring with whitespace runs matching any whitespace run (Pi
   normalises whitespace in both). An unclosed quote makes the whole query plain terms, as in Pi.
-* ``re:<pattern>``: one case-insensitive regex (Python's ``re`` syntax; Pi uses JavaScript's,
-  which agrees on everything common). A bad regex raises :class:`QueryError`.
+* ``re:<pattern>``: one case-insensitive regex, run by RE2 (linear time: no pattern can hang
+  a search; Pi uses JavaScript's syntax, which agrees on everything common, and RE2 has no
+  backreferences or lookaround). A pattern RE2 refuses raises :class:`QueryError`.
 
 Pi matches a query against a session's whole text (name, id, all user/assistant text joined,
 cwd); pitui matches per row, and defines a session's result this way: **a session is a result
@@ -91,6 +92,7 @@ import re
 import sqlite3
 import sys
 import time
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,6 +163,26 @@ class QueryError(ValueError):
 # ---------------------------------------------------------------------------- queries
 
 
+def compile_user_regex(src: str):
+    """``src``, a regex a user typed, compiled case-insensitively for RE2 (google-re2): it
+    matches in time linear in the text, so no pattern can hang a search, however the text
+    is made (``(a+)+$`` on a line of ``a`` takes Python's ``re`` exponential time). RE2 has no
+    backreferences and no lookaround; such a pattern raises :class:`QueryError` with RE2's
+    reason. The object has ``re``'s ``search``/``finditer`` and match ``span``/``start``/``end``."""
+    import re2
+
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False  # (RE2 would print every refused pattern to stderr)
+    try:
+        return re2.compile(src, options)
+    except re2.error as exc:
+        why = exc.args[0] if exc.args else exc
+        if isinstance(why, bytes):
+            why = why.decode("utf-8", "replace")
+        raise QueryError(f"bad regex: {visible(str(why))}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class Term:
     kind: str  # "term" | "phrase" | "regex"
@@ -185,12 +207,15 @@ def _fts_literal(lit: str) -> str | None:
     """An FTS5 expression (AND of trigrams) true for every row containing ``lit``."""
     if len(lit) < 3:
         return None
+    # Each gram is three characters as typed: the trigram tokenizer folds case itself, and
+    # lowercasing first could make one gram two (U+0130 lowercases to two code points), which
+    # FTS5 reads as a phrase query and refuses.
     grams: list[str] = []
     seen = set()
     for i in range(len(lit) - 2):
-        g = lit[i : i + 3].lower()
-        if g not in seen:
-            seen.add(g)
+        g = lit[i : i + 3]
+        if g.lower() not in seen:
+            seen.add(g.lower())
             grams.append(g)
     if len(grams) > 12:  # enough to be selective; keep the expression cheap
         step = (len(grams) - 1) / 11
@@ -216,7 +241,11 @@ def _required_literals(pattern: str) -> list[str]:
     if _sre_parse is None:
         return []
     try:
-        parsed = _sre_parse.parse(pattern, re.IGNORECASE)
+        # Python warns where it reads RE2's syntax otherwise (``[[:digit:]]`` is a POSIX
+        # class to RE2, a set and a "]" to Python): no literals are taken from such a pattern
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            parsed = _sre_parse.parse(pattern, re.IGNORECASE)
     except Exception:
         return []
     c = _sre_c
@@ -282,10 +311,7 @@ def parse_query(query: str) -> Query:
         src = trimmed[3:].strip()
         if not src:
             raise QueryError("empty regex")
-        try:
-            pattern = re.compile(src, re.IGNORECASE)
-        except re.error as exc:
-            raise QueryError(f"bad regex: {exc}") from None
+        pattern = compile_user_regex(src)
         lits = _required_literals(src)
         return Query(query, "regex", (Term("regex", src, pattern, _fts_all(lits), _needles(lits)),))
     tokens: list[tuple[str, str]] = []
@@ -410,6 +436,11 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
     elif t == "label":
         add("label", norm_label(obj.get("label"))[0])  # (as Session reads it)
     return rows
+
+
+def _fts_refused(exc: sqlite3.OperationalError) -> bool:
+    """Whether FTS5 refused a MATCH expression (as opposed to the database failing)."""
+    return str(exc).startswith("fts5:")
 
 
 def _is_corrupt(exc: sqlite3.DatabaseError) -> bool:
@@ -1067,7 +1098,12 @@ class SearchIndex:
             if t.fts is None:
                 continue
             sql = "SELECT DISTINCT rowid >> 32 FROM rows WHERE rows MATCH ?"
-            ids = {r[0] for r in self.conn.execute(sql, (t.fts,))}
+            try:
+                ids = {r[0] for r in self.conn.execute(sql, (t.fts,))}
+            except sqlite3.OperationalError as exc:
+                if not _fts_refused(exc):
+                    raise
+                continue  # (an expression FTS5 refuses narrows nothing: the exact match decides)
             cands = ids if cands is None else cands & ids
             if not cands:
                 return set()
@@ -1078,14 +1114,19 @@ class SearchIndex:
         matches none of its rows."""
         terms = q.terms
         lo, hi = fid << _SEQ_BITS, (fid + 1) << _SEQ_BITS
+        cur = None
         if all(t.fts for t in terms):
             expr = " OR ".join(f"({t.fts})" for t in terms) if len(terms) > 1 else terms[0].fts
-            cur = self.conn.execute(
-                "SELECT d.kind, d.entry, d.eid, d.data FROM rows JOIN rowdata d ON d.id = rows.rowid "
-                "WHERE rows MATCH ? AND rows.rowid >= ? AND rows.rowid < ? ORDER BY rows.rowid",
-                (expr, lo, hi),
-            )
-        else:
+            try:
+                cur = self.conn.execute(
+                    "SELECT d.kind, d.entry, d.eid, d.data FROM rows JOIN rowdata d ON d.id = rows.rowid "
+                    "WHERE rows MATCH ? AND rows.rowid >= ? AND rows.rowid < ? ORDER BY rows.rowid",
+                    (expr, lo, hi),
+                )
+            except sqlite3.OperationalError as exc:
+                if not _fts_refused(exc):
+                    raise
+        if cur is None:
             cur = self.conn.execute(
                 "SELECT kind, entry, eid, data FROM rowdata WHERE id >= ? AND id < ? ORDER BY id", (lo, hi)
             )
