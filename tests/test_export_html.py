@@ -383,7 +383,7 @@ def test_markdown_rendering():
     assert "<p>Para one\nline two</p>" in h
     assert '<pre class="code"><code class="lang-python">x = &#x27;&lt;b&gt;&#x27;</code></pre>' in h
     assert "<code>a&lt;b&gt;</code>" in h and "<strong>strong</strong>" in h
-    assert "<ul><li>one</li><li>two</li></ul>" in h
+    assert "<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in h  # (markdown-it: a newline after each block tag)
     # an unclosed fence runs to the end; headings, quotes and tables
     h2 = render_markdown("# Title\n> quoted **x**\n\n| a | b |\n|---|---|\n| 1 | `2` |\n\n```\nopen <")
     assert "<h3>Title</h3>" in h2 and "<blockquote>" in h2

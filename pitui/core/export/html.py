@@ -92,148 +92,56 @@ def _plural(n: int, word: str) -> str:
 
 # ---------------------------------------------------------------------------- Markdown
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_LIST_RE = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
-_HR_RE = re.compile(r"^ {0,3}(?:(?:\*\s*){3,}|(?:-\s*){3,}|(?:_\s*){3,})$")
-_QUOTE_RE = re.compile(r"^ {0,3}> ?(.*)$")
-_TABLE_SEP_RE = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1", re.S)
-_BOLD_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_LANG_RE = re.compile(r"[\w.+#-]{1,30}")
 
 
-def _inline(text: str) -> str:
-    """Inline Markdown: code spans and bold. Everything else is escaped text."""
-    text = text.replace("\ue000", "\ufffd").replace("\ue001", "\ufffd")
-    codes: list[str] = []
+def _markdown_parser():
+    """markdown-it-py, CommonMark with tables and strikethrough: linear in the text, raw
+    HTML off (shown as text). Links, autolinks, images and link reference definitions stay
+    text, as written: the page points nowhere and loads nothing (no ``javascript:`` href can
+    exist). Headings start at ``h3`` (the page's own use ``h1``/``h2``), code blocks carry
+    their language as a class, tables their class."""
+    from markdown_it import MarkdownIt
 
-    def stash(m: re.Match) -> str:
-        code = m.group(2)
-        if code.startswith(" ") and code.endswith(" ") and code.strip():
-            code = code[1:-1]
-        codes.append(f"<code>{_e(code)}</code>")
-        return f"\ue000{len(codes) - 1}\ue001"
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.disable(["link", "image", "autolink", "reference"])
 
-    html = _BOLD_RE.sub(r"<strong>\1</strong>", _e(_CODE_SPAN_RE.sub(stash, text)))
-    if codes:
-        html = re.sub("\ue000(\\d+)\ue001", lambda m: codes[int(m.group(1))], html)
-    return html
+    def code(tokens, idx, options, env):
+        tok = tokens[idx]
+        lang = tok.info.strip().split(maxsplit=1)[0] if tok.info.strip() else ""
+        cls = f' class="lang-{_e(lang)}"' if lang and _LANG_RE.fullmatch(lang) else ""
+        body = tok.content[:-1] if tok.content.endswith("\n") else tok.content
+        return f'<pre class="code"><code{cls}>{_e(body)}</code></pre>'
+
+    def heading(tokens, idx, options, env):
+        tok = tokens[idx]
+        level = min(6, int(tok.tag[1]) + 2)
+        return f"<h{level}>" if tok.nesting == 1 else f"</h{level}>"
+
+    def table_open(tokens, idx, options, env):
+        return '<div class="table-wrap"><table class="md-table">'
+
+    def table_close(tokens, idx, options, env):
+        return "</table></div>"
+
+    rules = md.renderer.rules
+    rules["fence"] = rules["code_block"] = code
+    rules["heading_open"] = rules["heading_close"] = heading
+    rules["table_open"], rules["table_close"] = table_open, table_close
+    return md
 
 
-def _split_row(line: str) -> list[str]:
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+_MD = None
 
 
-def render_markdown(text: Any, depth: int = 0) -> str:
-    """A small, safe Markdown renderer: paragraphs, headings, lists, quotes, rules,
-    tables, fenced code blocks, inline code and bold. Never emits links or raw HTML."""
-    lines = _clean(text).split("\n")
-    out: list[str] = []
-    para: list[str] = []
-
-    def flush() -> None:
-        if para:
-            out.append("<p>" + "\n".join(_inline(x) for x in para) + "</p>")
-            para.clear()
-
-    i, n = 0, len(lines)
-    while i < n:
-        line = lines[i]
-        fm = _FENCE_RE.match(line)
-        if fm:
-            flush()
-            fence = fm.group(1)
-            lang = fm.group(2)
-            body = []
-            i += 1
-            while i < n:
-                s = lines[i].strip()
-                if s.startswith(fence[0] * len(fence)) and not s.strip(fence[0]):
-                    i += 1
-                    break
-                body.append(lines[i])
-                i += 1
-            cls = f' class="lang-{_e(lang)}"' if lang and re.fullmatch(r"[\w.+#-]{1,30}", lang) else ""
-            out.append(f"<pre class=\"code\"><code{cls}>{_e(chr(10).join(body))}</code></pre>")
-            continue
-        if not line.strip():
-            flush()
-            i += 1
-            continue
-        hm = _HEADING_RE.match(line)
-        if hm:
-            flush()
-            level = min(6, len(hm.group(1)) + 2)
-            out.append(f"<h{level}>{_inline(hm.group(2))}</h{level}>")
-            i += 1
-            continue
-        if _HR_RE.match(line) and not para:
-            flush()
-            out.append("<hr>")
-            i += 1
-            continue
-        if _QUOTE_RE.match(line):
-            flush()
-            quoted = []
-            while i < n and _QUOTE_RE.match(lines[i]):
-                quoted.append(_QUOTE_RE.match(lines[i]).group(1))
-                i += 1
-            inner = render_markdown("\n".join(quoted), depth + 1) if depth < 8 else f"<p>{_e(chr(10).join(quoted))}</p>"
-            out.append(f"<blockquote>{inner}</blockquote>")
-            continue
-        if line.lstrip().startswith("|") and i + 1 < n and _TABLE_SEP_RE.match(lines[i + 1]) and "-" in lines[i + 1]:
-            flush()
-            head = _split_row(line)
-            rows = []
-            i += 2
-            while i < n and lines[i].strip().startswith("|"):
-                rows.append(_split_row(lines[i]))
-                i += 1
-            t = ["<div class=\"table-wrap\"><table class=\"md-table\"><thead><tr>"]
-            t += [f"<th>{_inline(c)}</th>" for c in head]
-            t.append("</tr></thead><tbody>")
-            for r in rows:
-                t.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>")
-            t.append("</tbody></table></div>")
-            out.append("".join(t))
-            continue
-        lm = _LIST_RE.match(line)
-        if lm and (not para or lm.group(2)[0] in "-*+"):
-            flush()
-            ordered = lm.group(2)[0].isdigit()
-            items: list[tuple[int, list[str]]] = []
-            while i < n:
-                m2 = _LIST_RE.match(lines[i])
-                if m2 and m2.group(2)[0].isdigit() == ordered or (m2 and len(m2.group(1)) > 0):
-                    items.append((len(m2.group(1).expandtabs(4)), [m2.group(3)]))
-                    i += 1
-                elif items and lines[i].strip() and lines[i][:1] in (" ", "\t") and not _FENCE_RE.match(lines[i]):
-                    items[-1][1].append(lines[i].strip())  # continuation line
-                    i += 1
-                else:
-                    break
-            tag = "ol" if ordered else "ul"
-            start = ""
-            if ordered:
-                first = re.match(r"\s*(\d+)", line)
-                if first and first.group(1) != "1":
-                    start = f' start="{int(first.group(1))}"'
-            lis = []
-            for indent, body in items:
-                lvl = min(4, indent // 2)
-                cls = f' class="l{lvl}"' if lvl else ""
-                lis.append(f"<li{cls}>" + "\n".join(_inline(b) for b in body) + "</li>")
-            out.append(f"<{tag}{start}>" + "".join(lis) + f"</{tag}>")
-            continue
-        para.append(line)
-        i += 1
-    flush()
-    return "".join(out)
+def render_markdown(text: Any) -> str:
+    """Message Markdown as safe HTML (see :func:`_markdown_parser`); control characters
+    become visible stand-ins first, as everywhere on the page."""
+    global _MD
+    if _MD is None:
+        _MD = _markdown_parser()
+    return _MD.render(_clean(text))
 
 
 def _md_block(text: Any, cls: str = "md") -> str:
@@ -1100,7 +1008,6 @@ color:var(--muted);text-decoration:none;white-space:nowrap}
 .badge.hidden,.badge.edit{border-style:dashed}
 .md p{margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .md li{white-space:pre-wrap;overflow-wrap:anywhere}
-.md li.l1{margin-left:1.5em}.md li.l2{margin-left:3em}.md li.l3{margin-left:4.5em}.md li.l4{margin-left:6em}
 .md h3,.md h4,.md h5,.md h6{margin:10px 0 4px;font-size:1em}
 .md h3{font-size:1.1em}
 .md blockquote{margin:6px 0;padding-left:10px;border-left:3px solid var(--faint);color:var(--muted)}
