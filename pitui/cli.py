@@ -74,9 +74,13 @@ def _export_parser() -> argparse.ArgumentParser:
 def _resolve_root(path: str | None, session_dir: str | None):
     from .core.store.discovery import resolve_root
 
+    from .core.read.lines import not_regular
+
     root = resolve_root(path, session_dir)
     if path is not None and not root.path.exists():
         raise CliError(path, "no such file or folder")
+    if path is not None and root.kind == "file" and (why := not_regular(root.path)) is not None:
+        raise CliError(path, why)  # (a FIFO would block, /dev/zero never end)
     return root
 
 

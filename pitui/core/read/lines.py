@@ -9,15 +9,62 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 import orjson
 
-__all__ = ["RawLine", "iter_lines", "parse_line", "replace_surrogates", "read_span", "BOM", "ParseResult"]
+__all__ = ["RawLine", "iter_lines", "parse_line", "replace_surrogates", "read_span", "BOM", "ParseResult",
+           "NotRegular", "not_regular", "open_regular"]
 
 BOM = b"\xef\xbb\xbf"
 CHUNK = 4 * 1024 * 1024
+
+
+class NotRegular(OSError):
+    """A path that is not a regular file (a FIFO, a device, a socket): never read as a
+    session. ``str()`` says what it is, in a few words."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a session file"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a session file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a session file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a session file"
+    return "is not a regular file"
+
+
+def not_regular(path: str | os.PathLike) -> str | None:
+    """What ``path`` is, in a few words, when it exists and is not a regular file (symlinks
+    followed); None otherwise. Looks without opening (opening a FIFO can block)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else _kind(mode)
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file (symlinks followed); else
+    :class:`NotRegular`. Opened without blocking and checked on the open file itself, so a
+    FIFO never blocks the open and nothing is swapped in between (``/dev/zero`` would never
+    end, a FIFO would wait forever for a writer)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(f"{os.fspath(path)} {_kind(mode)}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 @dataclass(slots=True)

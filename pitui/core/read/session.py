@@ -19,7 +19,8 @@ from functools import cmp_to_key
 from typing import Any, Callable, Iterable
 
 
-from .lines import _WS_START, RawLine, iter_line_blocks, iter_line_spans, parse_line, read_span
+from .lines import (_WS_START, NotRegular, RawLine, iter_line_blocks, iter_line_spans, open_regular, parse_line,
+                    read_span)
 from .normalize import (cut_deep, kind_of, may_be_deep, norm_id, norm_label, norm_timestamp, normalize_entry,
                         normalize_header)
 from ..timeutil import iso_to_ms
@@ -223,7 +224,9 @@ class Session:
         every ``progress_every`` bytes or more. ``mapped``: the quick scan maps the file
         rather than reading it (see :func:`iter_line_blocks`: for worker processes only)."""
         try:
-            f = open(self.path, "rb")
+            f = open_regular(self.path)
+        except NotRegular as exc:
+            raise NotASession(self.path, str(exc).removeprefix(f"{self.path} "))
         except IsADirectoryError:
             raise NotASession(self.path, "is a directory, not a session file")
         except FileNotFoundError:

@@ -51,7 +51,7 @@ def resolve_root(
     env = os.environ if environ is None else environ
     if path is not None:
         p = Path(path).expanduser()
-        if p.is_file():
+        if p.is_file() or (p.exists() and not p.is_dir()):  # (a FIFO or a device: refused when read)
             return SessionRoot(p, "file", "argument")
         if p.is_dir() and _looks_like_project(p):
             return SessionRoot(p, "project", "argument")

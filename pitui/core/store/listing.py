@@ -26,7 +26,7 @@ from typing import Callable, Iterable
 import orjson
 
 from .discovery import SessionFile, SessionRoot, find_session_files
-from ..read.lines import file_fingerprint, iter_line_spans, parse_line, read_span
+from ..read.lines import NotRegular, file_fingerprint, iter_line_spans, open_regular, parse_line, read_span
 from ..read.normalize import json_text
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
@@ -209,7 +209,10 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     info.size, info.mtime_ns, info.dev, info.ino = st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
     first_found = info.first_message != "(no messages)"
     try:
-        f = open(path, "rb")
+        f = open_regular(path)
+    except NotRegular as exc:
+        info.error = str(exc).removeprefix(f"{path} ")
+        return info
     except OSError as exc:
         info.error = f"cannot be read ({exc.strerror or exc})"
         return info

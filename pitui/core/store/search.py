@@ -101,7 +101,7 @@ from typing import Callable, Iterable, Iterator
 import orjson
 
 from .discovery import SessionRoot, find_session_files
-from ..read.lines import file_fingerprint, iter_lines, parse_line
+from ..read.lines import file_fingerprint, iter_lines, not_regular, open_regular, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
 from ..text import CONTROL_RE, json_safe, visible
@@ -877,8 +877,8 @@ class SearchIndex:
         """(Re)index one file inside the caller's transaction: ``(characters inserted, file id)``,
         the id None when the file is not a readable session."""
         try:
-            f = open(path, "rb")
-        except OSError:
+            f = open_regular(path)
+        except OSError:  # (NotRegular too)
             return 0, None
         with f:
             fst = os.fstat(f.fileno())
@@ -1406,6 +1406,9 @@ def cli_main(argv: list[str]) -> int:
     root = resolve_root(args.root, args.session_dir)
     if args.root is not None and not root.path.exists():
         sys.stderr.write(f"pitui: {visible(args.root)}: no such file or folder\n")
+        return 2
+    if args.root is not None and root.kind == "file" and (why := not_regular(root.path)) is not None:
+        sys.stderr.write(f"pitui: {visible(args.root)}: {why}\n")
         return 2
     err_tty = sys.stderr.isatty()
 
