@@ -63,6 +63,10 @@ DEP_QUERY = 4  # ... with the current search query (a fold opened because of a h
 CUT_LINES = 6  # tool output lines shown while folded
 SYSTEM_LINES = 4  # system prompt lines shown while folded
 FULL_CAP = 20000  # lines of one output drawn even in full mode (the rest is counted)
+# Characters of one text drawn: a message can be 100 MB, and drawing grows with its length.
+# The rest is counted on a marker line; e shows the whole entry in $PAGER.
+TEXT_CAP = 200_000
+MARKDOWN_CAP = 100_000  # longer text is drawn as plain wrapped text (Rich's Markdown is slower)
 SYNTAX_MAX_LINES = 600  # longer file contents are drawn plain (tokenizing costs ~0.3 ms a line)
 
 # Session text is untrusted: every string from the file is drawn through core.text, as
@@ -350,10 +354,24 @@ class Out:
             segs = [Segment(text.plain)]
         self._add([Strip(segs).adjust_cell_length(width)], chrome, action)
 
+    def _capped(self, text: str) -> tuple[str, int]:
+        """``text`` cut to :data:`TEXT_CAP` characters when drawn, and how many were cut."""
+        if self.ctx.text_mode or len(text) <= TEXT_CAP:
+            return text, 0
+        return text[:TEXT_CAP], len(text) - TEXT_CAP
+
+    def cap_marker(self, more: int) -> None:
+        """The line that says ``more`` characters of a text were not drawn."""
+        if more > 0:
+            self.line(Text(f"… {more:,} more characters (e: all of it in $PAGER)", self.p.muted),
+                      chrome=True)
+
     def wrap(self, text: Text | str, style: Style | None = None, *, chrome: bool = False,
              action: tuple | None = None) -> None:
         """Wrapped text (long words are broken)."""
+        more = 0
         if isinstance(text, str):
+            text, more = self._capped(text)
             text = Text(clean(text, block=True), style=style or "")
         else:
             text = visible_text(text, block=True)
@@ -363,10 +381,12 @@ class Out:
             return
         text.overflow = "fold"
         self.render(text, chrome=chrome, action=action)
+        self.cap_marker(more)
 
     def plain(self, text: str, style: Style | None = None, *, wrap: bool = True, chrome: bool = False) -> None:
         """Plain text, fast: split on newlines and chopped at the width (no word wrap, no
         Rich layout), for tool output that can run to thousands of lines."""
+        text, more = self._capped(text)
         text = clean(text, block=True)
         if self.ctx.text_mode:
             if text and not chrome:
@@ -398,8 +418,12 @@ class Out:
             for piece in pieces:
                 strips.append(Strip([Segment(piece, style)] if piece else []))
         self._add(strips, chrome, None)
+        self.cap_marker(more)
 
     def markdown(self, src: str, style: Style | None = None) -> None:
+        if len(src) > MARKDOWN_CAP and not self.ctx.text_mode:
+            self.wrap(src, style)
+            return
         src = clean(src, block=True)
         if self.ctx.text_mode:
             self.texts.append(src)
@@ -546,12 +570,15 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
                   dep: int = DEP_OUTPUT, syntax_path: str | None = None, diff: bool = False,
                   hint: str = "o") -> None:
     """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit)."""
-    text = clean(text, block=True)
-    lines = _lines(text)
     if out.ctx.text_mode:
+        text = clean(text, block=True)
         if text:
             out.texts.append(text)
         return
+    whole = text
+    text, dropped = out._capped(text)
+    text = clean(text, block=True)
+    lines = _lines(text)
     if not lines:
         return
     width = out.inner
@@ -564,9 +591,11 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
         for ln in lines:
             rows += max(1, -(-cell_len(ln.expandtabs(8) if "\t" in ln else ln) // width))
         too_wide = rows > limit
+    too_many = too_many or dropped > 0
     cut = out.fold(key, not out.ctx.full_output, dep, text) if (too_many or too_wide) else False
     shown = lines[:limit] if cut else lines[:FULL_CAP]
-    more = len(lines) - len(shown)
+    total = len(lines) if not dropped else whole.count("\n") + (not whole.endswith("\n"))
+    more = total - len(shown)
     if diff:
         for ln in shown:
             out.plain(ln, _diff_style(out, ln), wrap=not cut)
@@ -580,6 +609,8 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
     else:
         if more:
             _more_line(out, more, "lines not drawn", "")
+        elif dropped:
+            out.cap_marker(dropped)
         if (too_many or too_wide) and key in out.ctx.inverted and not out.ctx.full_output:
             out.line(Text("▴ less", out.p.muted), chrome=True, action=("fold", key))
 
