@@ -162,3 +162,19 @@ def write_session(path: Path, entries: list[dict], header: dict | None = None) -
         for e in entries:
             f.write(json.dumps(e, ensure_ascii=False) + "\n")
     return path
+
+
+@pytest.fixture
+def notes(monkeypatch) -> list[str]:
+    """Every toast the app shows in the test, as text (the toasts still show)."""
+    from pitui.ui.app import PituiApp
+
+    got: list[str] = []
+    orig = PituiApp.notify
+
+    def notify(self, message, *args, **kwargs):
+        got.append(str(message))
+        return orig(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(PituiApp, "notify", notify)
+    return got

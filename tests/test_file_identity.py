@@ -16,7 +16,7 @@ from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.open.parallel import ParallelOpen
 from pitui.core.store.search import search
 from pitui.core.read.session import FileChanged, Session
-from pitui.ui.app import BrowserScreen, PituiApp
+from pitui.ui.app import BrowserScreen
 
 SIZE = (120, 40)
 
@@ -112,19 +112,6 @@ def test_a_search_index_entry_is_fresh_only_for_the_same_file(tmp_path):
 
 
 # ---------------------------------------------------------------------------- the app
-
-
-@pytest.fixture
-def notes(monkeypatch) -> list[str]:
-    got: list[str] = []
-    orig = PituiApp.notify
-
-    def notify(self, message, *args, **kwargs):
-        got.append(str(message))
-        return orig(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(PituiApp, "notify", notify)
-    return got
 
 
 async def _wait_for(pilot, cond, rounds: int = 200) -> None:

@@ -31,19 +31,6 @@ def _session(tmp_path: Path, n: int = 8) -> Path:
 
 
 @pytest.fixture
-def notes(monkeypatch) -> list[str]:
-    got: list[str] = []
-    orig = PituiApp.notify
-
-    def notify(self, message, *args, **kwargs):
-        got.append(str(message))
-        return orig(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(PituiApp, "notify", notify)
-    return got
-
-
-@pytest.fixture
 def tmpdir_(tmp_path, monkeypatch) -> Path:
     """A temporary folder of the test's own, where ``e`` writes its entry files."""
     d = tmp_path / "tmp"

@@ -60,19 +60,6 @@ def clipboard(monkeypatch) -> list[str]:
 
 
 @pytest.fixture
-def notes(monkeypatch) -> list[str]:
-    got: list[str] = []
-    orig = PituiApp.notify
-
-    def notify(self, message, *args, **kwargs):
-        got.append(str(message))
-        return orig(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(PituiApp, "notify", notify)
-    return got
-
-
-@pytest.fixture
 def out_dir(tmp_path, monkeypatch) -> Path:
     d = tmp_path / "out"
     d.mkdir()
