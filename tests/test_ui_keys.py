@@ -323,9 +323,9 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
             draws.append(threading.current_thread() is threading.main_thread())
             return real_draw(*a, **k)
 
-        def done(b_, key, r):
+        def done(b_, key, r, *rest):
             seen_at_done.append(pane._rendered(b) is first)  # plain until this moment
-            return real_done(b_, key, r)
+            return real_done(b_, key, r, *rest)
 
         pane._draw, pane._render_done = draw, done
         for _ in range(100):

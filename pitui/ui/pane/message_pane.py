@@ -264,6 +264,7 @@ class MessagePane(BranchModel, BlockScroller):
         old = self._branch
         if not same_session:
             self._generation += 1
+            self._stop_drawing_all()
             self._rcache.clear()
             self._hcache.clear()
             self._deps.clear()

@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 import orjson
 from rich.cells import cell_len, chop_cells, set_cell_size
@@ -41,6 +41,10 @@ __all__ = [
     "DEP_OUTPUT",
     "DEP_QUERY",
     "CUT_LINES",
+    "TEXT_CAP",
+    "UNCAP",
+    "DrawStopped",
+    "Row",
     "visible_text",
     "fmt_time",
     "image_size",
@@ -64,8 +68,11 @@ CUT_LINES = 6  # tool output lines shown while folded
 SYSTEM_LINES = 4  # system prompt lines shown while folded
 FULL_CAP = 20000  # lines of one output drawn even in full mode (the rest is counted)
 # Characters of one text drawn: a message can be 100 MB, and drawing grows with its length.
-# The rest is counted on a marker line; e shows the whole entry in $PAGER.
+# The rest is counted on a marker line; its action (enter or a click) draws the whole block
+# (fold key UNCAP: the pane draws it on a worker, piece by piece, and can stop it between
+# pieces), and e shows the whole entry in $PAGER.
 TEXT_CAP = 200_000
+UNCAP = "all"
 MARKDOWN_CAP = 100_000  # longer text is drawn as plain wrapped text (Rich's Markdown is slower)
 SYNTAX_MAX_LINES = 600  # longer file contents are drawn plain (tokenizing costs ~0.3 ms a line)
 
@@ -207,6 +214,10 @@ def _is_blank(strip: Strip) -> bool:
 # ---------------------------------------------------------------------------- context
 
 
+class DrawStopped(Exception):
+    """A block drawn whole was given up: ``RenderCtx.should_stop`` said so between pieces."""
+
+
 @dataclass
 class RenderCtx:
     """What a render depends on besides the data."""
@@ -224,14 +235,37 @@ class RenderCtx:
     # Draw code plain rather than wait for a Pygments lexer's first use (it compiles its
     # regular expressions: 20-50 ms); the lexers wanted are in ``Rendered.pending_lexers``.
     lazy_lexers: bool = False
+    # Asked between the pieces of a text drawn whole (UNCAP): True gives the drawing up.
+    should_stop: Callable[[], bool] | None = None
 
     def hit(self, text: str) -> bool:
         return self.query is not None and bool(text) and self.query.search(text) is not None
 
 
+class Row(NamedTuple):
+    """One row of plain text in a block drawn whole (UNCAP), kept light: such a block can
+    have a million rows, and a Strip costs about a kilobyte. Made a Strip when shown."""
+
+    text: str
+    style: Style | None
+    prefix: tuple  # the block's prefix segments (one tuple shared by its rows)
+    width: int
+
+    def strip(self) -> Strip:
+        segs = list(self.prefix)
+        if self.text:
+            segs.append(Segment(self.text, self.style))
+        return Strip(segs).adjust_cell_length(self.width)
+
+    @property
+    def plain(self) -> str:
+        """The row's text as the Strip has it (prefix included)."""
+        return "".join(seg.text for seg in self.prefix) + self.text
+
+
 @dataclass
 class Rendered:
-    strips: list[Strip]
+    strips: list[Strip | Row]  # (Rows only in a block drawn whole: see strip())
     actions: dict[int, tuple] = field(default_factory=dict)  # line -> ("fold", key) | ("open", path)
     chrome: set[int] = field(default_factory=set)  # lines that are not content (never highlighted)
     sections: list[tuple[int, int]] = field(default_factory=list)  # (line, entry) where an entry starts
@@ -242,6 +276,10 @@ class Rendered:
     def height(self) -> int:
         return len(self.strips)
 
+    def strip(self, line: int) -> Strip:
+        s = self.strips[line]
+        return s.strip() if type(s) is Row else s
+
 
 class Out:
     """Collects one block's lines (or, in text mode, its searchable text)."""
@@ -250,7 +288,7 @@ class Out:
         self.ctx = ctx
         self.p = ctx.palette
         self.width = max(8, width)
-        self.strips: list[Strip] = []
+        self.strips: list[Strip | Row] = []
         self.actions: dict[int, tuple] = {}
         self.chrome: set[int] = set()
         self.sections: list[tuple[int, int]] = []
@@ -354,17 +392,55 @@ class Out:
             segs = [Segment(text.plain)]
         self._add([Strip(segs).adjust_cell_length(width)], chrome, action)
 
+    @property
+    def uncapped(self) -> bool:
+        """Whether this block is drawn whole (the user asked for all of a capped text)."""
+        return UNCAP in self.ctx.inverted
+
     def _capped(self, text: str) -> tuple[str, int]:
-        """``text`` cut to :data:`TEXT_CAP` characters when drawn, and how many were cut."""
-        if self.ctx.text_mode or len(text) <= TEXT_CAP:
+        """``text`` cut to :data:`TEXT_CAP` characters when drawn, and how many were cut
+        (nothing is cut in a block drawn whole, or in text mode)."""
+        if self.ctx.text_mode or len(text) <= TEXT_CAP or self.uncapped:
             return text, 0
         return text[:TEXT_CAP], len(text) - TEXT_CAP
 
-    def cap_marker(self, more: int) -> None:
-        """The line that says ``more`` characters of a text were not drawn."""
+    def check(self) -> None:
+        """Raise :class:`DrawStopped` if the drawing is no longer wanted."""
+        stop = self.ctx.should_stop
+        if stop is not None and stop():
+            raise DrawStopped
+
+    def _pieces(self, text: str, *, whole: bool = False) -> Iterable[str]:
+        """A text past the cap, drawn whole: pieces of at most :data:`TEXT_CAP` characters,
+        cut at a newline where one is in the second half (dropped; kept with ``whole``,
+        so that the pieces join to the text), asking :meth:`check` between them."""
+        start, n = 0, len(text)
+        while start < n:
+            if start:
+                self.check()
+            end = start + TEXT_CAP
+            if end >= n:
+                yield text[start:]
+                return
+            nl = text.rfind("\n", start + TEXT_CAP // 2, end)
+            if nl >= 0:
+                yield text[start : nl + 1 if whole else nl]
+                start = nl + 1
+            else:
+                yield text[start:end]
+                start = end
+
+    def cap_marker(self, more: int, what: str = "characters") -> None:
+        """The line that says ``more`` characters (or lines) of a text were not drawn; its
+        action draws the whole block."""
         if more > 0:
-            self.line(Text(f"… {more:,} more characters (e: all of it in $PAGER)", self.p.muted),
-                      chrome=True)
+            self.line(Text(f"… {more:,} more {what} (enter: draw all · e: $PAGER)", self.p.muted),
+                      chrome=True, action=("fold", UNCAP))
+
+    def uncap_end(self) -> None:
+        """After a text drawn whole: the line that caps it again."""
+        self.line(Text(f"▴ less (the first {TEXT_CAP:,} characters)", self.p.muted), chrome=True,
+                  action=("fold", UNCAP))
 
     def wrap(self, text: Text | str, style: Style | None = None, *, chrome: bool = False,
              action: tuple | None = None) -> None:
@@ -372,6 +448,9 @@ class Out:
         more = 0
         if isinstance(text, str):
             text, more = self._capped(text)
+            if len(text) > TEXT_CAP and not self.ctx.text_mode:  # (drawn whole)
+                self.plain(text, style, chrome=chrome)
+                return
             text = Text(clean(text, block=True), style=style or "")
         else:
             text = visible_text(text, block=True)
@@ -385,40 +464,63 @@ class Out:
 
     def plain(self, text: str, style: Style | None = None, *, wrap: bool = True, chrome: bool = False) -> None:
         """Plain text, fast: split on newlines and chopped at the width (no word wrap, no
-        Rich layout), for tool output that can run to thousands of lines."""
+        Rich layout), for tool output that can run to thousands of lines. In a block drawn
+        whole, as light :class:`Row` s, piece by piece."""
         text, more = self._capped(text)
-        text = clean(text, block=True)
         if self.ctx.text_mode:
+            text = clean(text, block=True)
             if text and not chrome:
                 self.texts.append(text)
             return
+        if self.uncapped:
+            if len(text) > TEXT_CAP:
+                text = text.rstrip("\n")  # (no blank row above the line that ends it)
+            for piece in self._pieces(text) if len(text) > TEXT_CAP else (text,):
+                self._add_rows(self._row_texts(clean(piece, block=True), wrap), style, chrome)
+            if len(text) > TEXT_CAP:
+                self.uncap_end()
+            return
+        strips = [Strip([Segment(piece, style)] if piece else [])
+                  for piece in self._row_texts(clean(text, block=True), wrap)]
+        self._add(strips, chrome, None)
+        self.cap_marker(more)
+
+    def _row_texts(self, text: str, wrap: bool) -> list[str]:
+        """``text``'s rows at the width: wrapped (at spaces where that keeps rows at least
+        half full) or, without ``wrap``, one row a line ending in an ellipsis."""
         width = self.inner
-        strips = []
+        rows: list[str] = []
         for ln in text.split("\n"):
             if "\t" in ln:
                 ln = ln.expandtabs(8)
             if ln.isascii():
                 if len(ln) <= width:
-                    pieces = [ln]
+                    rows.append(ln)
                 elif wrap:
-                    pieces = _wrap_ascii(ln, width)
+                    rows.extend(_wrap_ascii(ln, width))
                 else:
-                    pieces = [ln[: width - 1] + "…"]
+                    rows.append(ln[: width - 1] + "…")
             else:
                 n = cell_len(ln)
                 if n <= width:
-                    pieces = [ln]
+                    rows.append(ln)
                 elif wrap:
                     if self.ctx.console is not None:
-                        pieces = [t.plain for t in Text(ln).wrap(self.ctx.console, width, overflow="fold")]
+                        rows.extend(t.plain for t in Text(ln).wrap(self.ctx.console, width, overflow="fold"))
                     else:
-                        pieces = chop_cells(ln, width)
+                        rows.extend(chop_cells(ln, width))
                 else:
-                    pieces = [set_cell_size(ln, width - 1) + "…"]
-            for piece in pieces:
-                strips.append(Strip([Segment(piece, style)] if piece else []))
-        self._add(strips, chrome, None)
-        self.cap_marker(more)
+                    rows.append(set_cell_size(ln, width - 1) + "…")
+        return rows
+
+    def _add_rows(self, rows: list[str], style: Style | None, chrome: bool) -> None:
+        """Rows of plain text kept as :class:`Row` s (a Strip each is made when shown)."""
+        prefix = tuple(Segment(t, st) for t, st in self._prefix)
+        start = len(self.strips)
+        width = self.width
+        self.strips.extend(Row(r, style, prefix, width) for r in rows)
+        if chrome:
+            self.chrome.update(range(start, len(self.strips)))
 
     def markdown(self, src: str, style: Style | None = None) -> None:
         if len(src) > MARKDOWN_CAP and not self.ctx.text_mode:
@@ -577,7 +679,10 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
         return
     whole = text
     text, dropped = out._capped(text)
-    text = clean(text, block=True)
+    if len(text) > TEXT_CAP:  # drawn whole: cleaned piece by piece, so that it can be stopped
+        text = "".join(clean(piece, block=True) for piece in out._pieces(text, whole=True))
+    else:
+        text = clean(text, block=True)
     lines = _lines(text)
     if not lines:
         return
@@ -593,11 +698,18 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
         too_wide = rows > limit
     too_many = too_many or dropped > 0
     cut = out.fold(key, not out.ctx.full_output, dep, text) if (too_many or too_wide) else False
-    shown = lines[:limit] if cut else lines[:FULL_CAP]
+    if cut:  # one row a line: a few thousand characters of each are plenty
+        shown = [ln[:2000] for ln in lines[:limit]]
+    elif out.uncapped:
+        shown = lines
+    else:
+        shown = lines[:FULL_CAP]
     total = len(lines) if not dropped else whole.count("\n") + (not whole.endswith("\n"))
     more = total - len(shown)
     if diff:
-        for ln in shown:
+        for i, ln in enumerate(shown):
+            if i % 4096 == 4095:
+                out.check()
             out.plain(ln, _diff_style(out, ln), wrap=not cut)
     elif syntax_path and len(shown) <= SYNTAX_MAX_LINES:
         _syntax(out, "\n".join(shown), syntax_path, no_wrap=cut)
@@ -608,9 +720,11 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
         out.line(Text(msg, out.p.muted), chrome=True, action=("fold", key))
     else:
         if more:
-            _more_line(out, more, "lines not drawn", "")
+            out.cap_marker(more, "lines")
         elif dropped:
             out.cap_marker(dropped)
+        elif out.uncapped and len(shown) > FULL_CAP and len(text) <= TEXT_CAP:
+            out.uncap_end()  # (past TEXT_CAP, plain said it)
         if (too_many or too_wide) and key in out.ctx.inverted and not out.ctx.full_output:
             out.line(Text("▴ less", out.p.muted), chrome=True, action=("fold", key))
 

@@ -32,7 +32,8 @@ from textual.worker import get_current_worker
 from ..textual_internals import set_virtual_size_quietly
 from .heights import Heights
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
-from .render import DEP_OUTPUT, DEP_THINKING, Out, RenderCtx, Rendered, lexer_ready, prepare_lexers
+from .render import (DEP_OUTPUT, DEP_THINKING, UNCAP, DrawStopped, Out, RenderCtx, Rendered, lexer_ready,
+                     prepare_lexers)
 from ..bindings import bindings_for
 
 __all__ = ["BlockScroller"]
@@ -136,6 +137,9 @@ class BlockScroller(ScrollView, can_focus=True):
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
         self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
+        # state keys of blocks drawn whole (UNCAP) on a worker -> set to give that drawing up
+        self._stops: dict[tuple, threading.Event] = {}
+        self._held: tuple[tuple, Rendered] | None = None  # the last of _drawn_capped
         self._placeheld: dict[int, tuple] = {}  # block -> state key shown as a placeholder
         self._ahead_current: tuple | None = None  # the key the drawing-ahead thread draws now
         self._provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
@@ -235,10 +239,13 @@ class BlockScroller(ScrollView, can_focus=True):
         return self._bg
 
     # ------------------------------------------------------------------ rendering blocks
-    def _draw(self, item: Any, ctx: RenderCtx, width: int) -> Rendered:
+    def _draw(self, item: Any, ctx: RenderCtx, width: int) -> Rendered | None:
+        """Block ``item`` drawn; None when ``ctx.should_stop`` gave the drawing up."""
         out = Out(ctx, width)
         try:
             self._draw_item(item, out)
+        except DrawStopped:
+            return None
         except Exception as exc:  # a renderer bug must not take the pane down
             out = Out(ctx, width)
             out.line(f"⚠ could not draw this entry: {type(exc).__name__}: {exc}", ctx.palette.error)
@@ -272,9 +279,10 @@ class BlockScroller(ScrollView, can_focus=True):
         if got is not None:
             self._rcache.move_to_end(key)
             return got
-        if self.async_bytes is not None and self._block_cost(b) > self.async_bytes:
+        if UNCAP in key[5] or (self.async_bytes is not None and self._block_cost(b) > self.async_bytes):
             return self._render_later(b, key)
         r = self._draw(self._block_item(b), self._ctx(b), self._width)
+        assert r is not None  # (only a drawing with should_stop can be given up)
         self.render_count += 1
         key = self._store(b, key, r)
         if r.pending_lexers:
@@ -343,24 +351,61 @@ class BlockScroller(ScrollView, can_focus=True):
         (with a console of its own: Rich's console lock would stall the app's drawing)."""
         self._placeheld[b] = key
         self._draw_in_thread(b, key)
-        h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
         p = self.palette
+        if UNCAP in key[5]:
+            capped = self._drawn_capped(key)
+            if capped is not None:
+                return capped
+        h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
         strips = [Strip([Segment("  ⋯ drawing this entry", p.muted)])] + [Strip([])] * (h - 1)
         return Rendered(strips, chrome=set(range(h)))
 
+    def _drawn_capped(self, key: tuple) -> Rendered | None:
+        """While a block is drawn whole: its capped drawing (if cached), the marker lines
+        saying it is being drawn; their action (enter, a click) still gives it up."""
+        held = self._held
+        if held is not None and held[0] == key:
+            return held[1]
+        bkey = key[0]
+        capped_key = self._refine(key[:5] + (key[5] - {UNCAP},) + key[6:], self._deps.get(bkey))
+        got = self._rcache.get(capped_key)
+        if got is None:
+            return None
+        strips = list(got.strips)
+        p = self.palette
+        for y, action in got.actions.items():
+            if action == ("fold", UNCAP):
+                strips[y] = Strip([Segment("  ⋯ drawing all of it (enter: stop)", p.muted)]).adjust_cell_length(
+                    strips[y].cell_length)
+        r = Rendered(strips, actions=dict(got.actions), chrome=set(got.chrome), sections=list(got.sections),
+                     deps=got.deps)
+        self._held = (key, r)  # (asked for again at every line drawn)
+        return r
+
     def _draw_in_thread(self, b: int, key: tuple) -> None:
-        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it."""
+        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it.
+        A block drawn whole can be given up (:meth:`_stop_drawing_all`), as can any when
+        the app closes: the drawing stops between pieces of its text."""
         if self._under_way(key):
             return
         self._pending.add(key)
         item, ctx, width = self._block_item(b), self._ctx(b), self._width
         ctx.console = _private_console()
         ctx.lazy_lexers = False  # a worker may wait for a lexer
+        stop = None
+        if UNCAP in key[5]:
+            self._stop_drawing_all(key[0])  # a drawing of this block in another state
+            stop = self._stops[key] = threading.Event()
 
         def work() -> None:
+            worker = get_current_worker()
+            ctx.should_stop = lambda: worker.is_cancelled or (stop is not None and stop.is_set())
             r = self._draw(item, ctx, width)
             try:
-                self.app.call_from_thread(self._render_done, b, key, r)
+                if r is None:
+                    self.app.call_from_thread(self._render_stopped, b, key, stop)
+                else:
+                    self.app.call_from_thread(self._render_done, b, key, r, stop)
             except Exception:
                 pass  # the app is closing
 
@@ -368,12 +413,29 @@ class BlockScroller(ScrollView, can_focus=True):
         # take the interpreter lock from it half of the time.
         self.call_after_refresh(self.run_worker, work, thread=True, group="pane-render", exit_on_error=False)
 
+    def _stop_drawing_all(self, bkey: Hashable | None = None) -> None:
+        """Give up the drawings of whole blocks under way (of block key ``bkey``, or all)."""
+        for key, stop in self._stops.items():
+            if bkey is None or key[0] == bkey:
+                stop.set()
+
+    def _render_stopped(self, b: int, key: tuple, stop: threading.Event) -> None:
+        self._held = None
+        if self._stops.get(key) is not stop:
+            return  # a newer drawing of this very state is under way
+        del self._stops[key]
+        self._pending.discard(key)
+        if self._placeheld.get(b) == key:
+            del self._placeheld[b]
+
     def _under_way(self, key: tuple) -> bool:
         """Whether a block in state ``key`` is being drawn on a worker thread already (by
         :meth:`_draw_in_thread`, or now by the drawing ahead, which hands it over to
         :meth:`_render_done` when done if the block is waited for on screen)."""
         deps = self._deps.get(key[0])
-        if any(k[0] == key[0] and self._refine(k, deps) == key for k in self._pending):
+        stops = self._stops
+        if any(k[0] == key[0] and self._refine(k, deps) == key and not (k in stops and stops[k].is_set())
+               for k in self._pending):
             return True
         current = self._ahead_current
         return current is not None and current[0] == key[0] and self._refine(current, deps) == key
@@ -422,13 +484,14 @@ class BlockScroller(ScrollView, can_focus=True):
             for b, key, item, ctx in items():
                 if worker.is_cancelled or should_stop():
                     return
-                if key in self._rcache:
-                    continue
+                if key in self._rcache or UNCAP in key[5]:
+                    continue  # (a block drawn whole is drawn only when shown)
                 ctx.console = console
                 self._ahead_current = key
                 try:
                     r = self._draw(item, ctx, width)
-                    self.app.call_from_thread(self._ahead_done, b, key, r)
+                    if r is not None:
+                        self.app.call_from_thread(self._ahead_done, b, key, r)
                 except Exception:
                     return  # the app is closing
                 finally:
@@ -471,7 +534,14 @@ class BlockScroller(ScrollView, can_focus=True):
         self.render_count += 1
         self._store(b, key, r)
 
-    def _render_done(self, b: int, key: tuple, r: Rendered) -> None:
+    def _render_done(self, b: int, key: tuple, r: Rendered, stop: threading.Event | None = None) -> None:
+        self._held = None
+        if stop is not None:
+            if stop.is_set():  # given up, and done meanwhile
+                self._render_stopped(b, key, stop)
+                return
+            if self._stops.get(key) is stop:
+                del self._stops[key]
         self._pending.discard(key)
         if self._placeheld.get(b) == key:
             del self._placeheld[b]
@@ -481,11 +551,12 @@ class BlockScroller(ScrollView, can_focus=True):
             return  # the pane moved on (another width, toggle or branch); kept in the cache
         heights = self._heights
         y = round(self.scroll_y)
-        at_bottom = y > 0 and y >= self.max_scroll_y
+        at_bottom = y > 0 and y >= self.max_scroll_y and UNCAP not in key[5]
         first = heights.block_at(y)
         last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
-        # Keep in place the first other block in view (or, if b fills the view, b's top).
-        anchor = next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
+        # Keep in place the first other block in view (or, if b fills the view, b's top); a
+        # block drawn whole keeps its own place: its text goes on where its marker was.
+        anchor = b if UNCAP in key[5] else next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
         screen = heights.top(anchor) - y
         self._set_measured(b, r.height)
         self._update_virtual_size()
@@ -728,7 +799,7 @@ class BlockScroller(ScrollView, can_focus=True):
         line = vy - heights.top(b)
         if line >= r.height or line < 0:
             return Strip.blank(width, style)
-        strip = r.strips[line]
+        strip = r.strip(line)
         if self._hit_counts.get(b) and line not in r.chrome:
             strip = self._highlight(b, r, line, strip)
         # (both cached on the Strip: repeated frames make no new Strips)
@@ -745,6 +816,7 @@ class BlockScroller(ScrollView, can_focus=True):
         bkey = self._block_key(b)
         keys = set(self._inverted.get(bkey, frozenset()))
         keys ^= {key}
+        self._stop_drawing_all(bkey)  # (drawn whole again below if still wanted)
         if keys:
             self._inverted[bkey] = frozenset(keys)
         else:
@@ -835,9 +907,11 @@ class BlockScroller(ScrollView, can_focus=True):
             for line, strip in enumerate(r.strips):
                 if line in r.chrome:
                     continue
-                text = strip.text
+                text = strip.text if type(strip) is Strip else strip.plain
                 for m in self._query.finditer(text):
                     if m.end() > m.start():
+                        if type(strip) is not Strip:
+                            strip = strip.strip()  # (a Row: made a Strip only where a hit is)
                         matches.append((line, strip.index_to_cell_position(m.start()),
                                         strip.index_to_cell_position(m.end())))
         self._match_cache[key] = matches
