@@ -97,7 +97,7 @@ def _usable(app, screen, path: str) -> bool:
 
 
 async def main(path: str, rounds: int, choose: str | None = None) -> dict:
-    from pitui.ui.app import BrowserScreen
+    from pitui.ui.browser.screen import BrowserScreen
 
     opened: list[float] = []
     real_open = BrowserScreen.open_session

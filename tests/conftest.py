@@ -121,8 +121,10 @@ def make_app(clock, tmp_path_factory, monkeypatch):
         kwargs.setdefault("index", SessionIndex(tmp_path_factory.mktemp("index")))
         return app_module.PituiApp(root, **kwargs)
 
-    monkeypatch.setattr(app_module.BrowserScreen, "STATS_DELAY", 0)
-    monkeypatch.setattr(app_module.BrowserScreen, "BACKGROUND_DELAY", 0)
+    from pitui.ui.browser.screen import BrowserScreen
+
+    monkeypatch.setattr(BrowserScreen, "STATS_DELAY", 0)
+    monkeypatch.setattr(BrowserScreen, "BACKGROUND_DELAY", 0)
     yield make
 
 

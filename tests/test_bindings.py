@@ -3,7 +3,10 @@ command palette come from it."""
 
 import pytest
 
-from pitui.ui.app import BrowserScreen, EmptyScreen, ExportScreen, PituiApp, SearchBar
+from pitui.ui.app import PituiApp
+from pitui.ui.browser.screen import BrowserScreen, SearchBar
+from pitui.ui.screens.empty import EmptyScreen
+from pitui.ui.screens.export import ExportScreen
 from pitui.ui.bindings import KEYS, SECTIONS
 from pitui.ui.widgets.header import WarningsScreen
 from pitui.ui.screens.help import HelpScreen, help_sections

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from helpers import assistant, user, write
-from pitui.ui.app import ExportScreen, PituiApp
+from pitui.ui.app import PituiApp
+from pitui.ui.screens.export import ExportScreen
 
 SIZE = (120, 40)
 

@@ -16,7 +16,7 @@ from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.open.parallel import ParallelOpen
 from pitui.core.store.search import search
 from pitui.core.read.session import FileChanged, Session
-from pitui.ui.app import BrowserScreen
+from pitui.ui.browser.screen import BrowserScreen
 
 SIZE = (120, 40)
 
@@ -142,11 +142,11 @@ async def test_e_never_shows_the_new_files_bytes_under_an_old_entry(make_app, se
     """``e`` pressed before the watch notices: the pager never gets the new file's line."""
     import contextlib
 
-    from pitui.ui import app as app_module
+    from pitui.ui.browser import take_away
 
     monkeypatch.setattr(BrowserScreen, "WATCH_SECONDS", 3600.0)
     shown: list[str] = []
-    monkeypatch.setattr(app_module.subprocess, "call", lambda cmd: shown.append(Path(cmd[-1]).read_text()))
+    monkeypatch.setattr(take_away.subprocess, "call", lambda cmd: shown.append(Path(cmd[-1]).read_text()))
     monkeypatch.setenv("PAGER", "less")
     f = _session(tmp_path / "sessions" / "--p--")
     app = make_app(f)

@@ -311,7 +311,7 @@ async def test_every_screen_shows_hostile_text_as_stand_ins(make_app, settle, ho
                                                           tmp_path, monkeypatch):
     import tempfile
 
-    from pitui.ui.app import ExportScreen
+    from pitui.ui.screens.export import ExportScreen
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

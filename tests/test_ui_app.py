@@ -17,7 +17,9 @@ from pitui.core.store.discovery import SessionRoot
 from pitui.core.read.session import Session
 from pitui.core.model.layout import layout_tree
 from pitui.core.export.entry import write_entry_file
-from pitui.ui.app import BrowserScreen, EmptyScreen, PituiApp
+from pitui.ui.app import PituiApp
+from pitui.ui.browser.screen import BrowserScreen
+from pitui.ui.screens.empty import EmptyScreen
 from pitui.ui.widgets.sidebar import build_items
 from pitui.core.model.navigation import Nav, fork_target, sibling_target
 
@@ -764,7 +766,7 @@ async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
 
 
 async def test_subagent_transcript_opens_and_backspace_returns(make_app, settle, demo_root):
-    from pitui.ui.pane import OpenSessionFile
+    from pitui.ui.messages import OpenSessionFile
 
     transcripts = sorted(Path(demo_root).rglob("subagent-artifacts/*.jsonl"))
     if not transcripts:

@@ -43,7 +43,7 @@ def tmpdir_(tmp_path, monkeypatch) -> Path:
 def pager_runs(monkeypatch) -> list[list[str]]:
     """The pager commands run; the app suspends as in a terminal (the headless test
     driver cannot), and the pager reads the file it is given."""
-    from pitui.ui import app as app_module
+    from pitui.ui.browser import take_away
 
     runs: list[list[str]] = []
 
@@ -51,7 +51,7 @@ def pager_runs(monkeypatch) -> list[list[str]]:
         runs.append(list(cmd) + [Path(cmd[-1]).read_text()])
         return 0
 
-    monkeypatch.setattr(app_module.subprocess, "call", call)
+    monkeypatch.setattr(take_away.subprocess, "call", call)
     monkeypatch.setattr(PituiApp, "suspend", lambda self: contextlib.nullcontext())
     return runs
 
@@ -100,12 +100,12 @@ async def test_e_removes_its_file_after_the_pager(make_app, settle, tmp_path, mo
 
 
 async def test_e_when_the_pager_cannot_be_run_leaves_no_file(make_app, settle, tmp_path, monkeypatch, notes, tmpdir_):
-    from pitui.ui import app as app_module
+    from pitui.ui.browser import take_away
 
     def call(cmd):
         raise FileNotFoundError(2, "No such file or directory", cmd[0])
 
-    monkeypatch.setattr(app_module.subprocess, "call", call)
+    monkeypatch.setattr(take_away.subprocess, "call", call)
     monkeypatch.setattr(PituiApp, "suspend", lambda self: contextlib.nullcontext())
     monkeypatch.setenv("PAGER", "no-such-pager")
     app = make_app(_session(tmp_path))

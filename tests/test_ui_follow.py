@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers import HEADER, assistant, line, user
-from pitui.ui.app import BrowserScreen, PituiApp
+from pitui.ui.app import PituiApp
+from pitui.ui.browser.screen import BrowserScreen
 
 SIZE = (160, 45)
 

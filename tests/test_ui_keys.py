@@ -15,7 +15,8 @@ import pytest
 from pitui.core.read.session import Session
 from pitui.core.model.layout import FILTERS, layout_tree
 from pitui.ui.widgets import branch_tree as tree_view
-from pitui.ui.app import BrowserScreen, PituiApp
+from pitui.ui.app import PituiApp
+from pitui.ui.browser.screen import BrowserScreen
 
 SRV_APP = "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
 SIZE = (160, 45)

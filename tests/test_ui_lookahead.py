@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from pitui.ui.widgets import branch_tree as tree_view
-from pitui.ui.app import BrowserScreen
+from pitui.ui.browser.screen import BrowserScreen
 from pitui.ui.pane import scroller
 
 from helpers import assistant, user, write

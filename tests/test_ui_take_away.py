@@ -13,7 +13,9 @@ import pytest
 from helpers import HEADER, assistant, entry, line, user
 from pitui.core.export.markdown import export_markdown
 from pitui.core.export.entry import entry_text
-from pitui.ui.app import BrowserScreen, ExportScreen, PituiApp
+from pitui.ui.app import PituiApp
+from pitui.ui.browser.screen import BrowserScreen
+from pitui.ui.screens.export import ExportScreen
 
 SIZE = (160, 45)
 

@@ -18,7 +18,7 @@ from ..core.model.navigation import fork_target, leaf_target, root_target, sibli
 from .widgets.branch_tree import LAYOUT_IN_THREAD
 
 if TYPE_CHECKING:
-    from .app import BrowserScreen
+    from .browser.screen import BrowserScreen
 
 __all__ = ["look_ahead"]
 

@@ -16,7 +16,8 @@ import orjson
 from ..read.session import F_DAMAGED, Session
 from ..text import visible
 
-__all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "shorten_home"]
+__all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "shorten_home",
+           "shown_path"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,11 @@ def shorten_home(path: str) -> str:
         rel = path[len(home.rstrip("/")) + 1 :]
         return "~/" + rel if rel else "~"
     return path
+
+
+def shown_path(path: str | os.PathLike) -> str:
+    """A path to show: ``~`` for the home folder, control characters as stand-ins."""
+    return visible(shorten_home(os.fspath(path)))
 
 
 def _num(value: Any) -> float | None:

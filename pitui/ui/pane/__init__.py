@@ -6,6 +6,5 @@ messages with the same pieces.
 """
 
 from .message_pane import MessagePane
-from .messages import EntryFocused, OpenSessionFile
 
-__all__ = ["MessagePane", "EntryFocused", "OpenSessionFile"]
+__all__ = ["MessagePane"]

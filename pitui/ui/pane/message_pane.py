@@ -32,7 +32,7 @@ from ...core.read.session import Session
 from ...core.model.summary import one_line, text_of
 from ...core.text import clean, visible
 from .branch_model import _KM, _KR, BranchModel, _Block
-from .messages import EntryFocused, OpenSessionFile
+from ..messages import EntryFocused, OpenSessionFile
 from .render import (
     Out,
     date_of,

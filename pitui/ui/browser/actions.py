@@ -1,0 +1,171 @@
+"""The keys that move through the open session and change what the pane shows: branch
+navigation (its targets are core's: ``core/model/navigation.py``), the tree's filter, the
+pane's toggles, in-pane search, zoom, and the screens over the browser (context, search
+of every session)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
+
+if TYPE_CHECKING:
+    from .screen import BrowserScreen
+
+__all__ = ["Actions"]
+
+
+class Actions:
+    """Part of :class:`BrowserScreen`: moving and toggling."""
+
+    # ------------------------------------------------------------------ branch navigation
+    def _nav_move(self: "BrowserScreen", target: int | None, what: str) -> None:
+        if self.session is None or self.branch_tree.nav is None:
+            return
+        if target is None or target < 0:
+            self.app.bell()
+            self.notify(f"No {what}", timeout=1.5)
+            return
+        self.branch_tree.select_entry(target)
+
+    def action_sibling(self: "BrowserScreen", step: int) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(sibling_target(t.nav, t.selected_entry, step),
+                       "previous sibling branch" if step < 0 else "next sibling branch")
+
+    def action_fork(self: "BrowserScreen", step: int) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(fork_target(t.nav, t.selected_entry, step), "fork above" if step < 0 else "fork below")
+
+    def action_root(self: "BrowserScreen") -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(root_target(t.nav, t.selected_entry), "root")
+
+    def action_leaf(self: "BrowserScreen") -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(leaf_target(t.nav, t.selected_entry), "leaf")
+
+    def action_user(self: "BrowserScreen", step: int) -> None:
+        t = self.branch_tree
+        if t.nav is None:
+            return
+        self._nav_move(user_target(t.nav, t.selected_entry, step),
+                       "user message above" if step < 0 else "user message below")
+
+    # ------------------------------------------------------------------ filter and toggles
+    def action_cycle_filter(self: "BrowserScreen") -> None:
+        mode = self.branch_tree.cycle_mode()
+        self._update_tree_title()
+        self.notify(f"Filter: {mode}", timeout=1.5)
+
+    def set_filter(self: "BrowserScreen", mode: str) -> None:
+        self.branch_tree.mode = mode
+        self._update_tree_title()
+
+    def _toggle_pane(self: "BrowserScreen", attr: str, what: str) -> None:
+        pane = self.pane
+        value = not getattr(pane, attr)
+        setattr(pane, attr, value)
+        self.notify(f"{what}: {'on' if value else 'off'}", timeout=1.5)
+
+    def action_toggle_thinking(self: "BrowserScreen") -> None:
+        self._toggle_pane("show_thinking", "Thinking")
+
+    def action_toggle_tool_output(self: "BrowserScreen") -> None:
+        pane = self.pane
+        pane.full_tool_output = not pane.full_tool_output
+        self.notify(f"Tool output: {'full' if pane.full_tool_output else 'short'}", timeout=1.5)
+
+    def action_toggle_hidden(self: "BrowserScreen") -> None:
+        self._toggle_pane("show_hidden", "Hidden messages")
+
+    def action_zoom(self: "BrowserScreen") -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused)
+
+    # ------------------------------------------------------------------ search in the pane
+    def action_search(self: "BrowserScreen") -> None:
+        if self.session is None:
+            return
+        bar = self.search_bar
+        self._search_origin = self.focused
+        bar.display = True
+        bar.focus()
+
+    def hide_search(self: "BrowserScreen") -> None:
+        bar = self.search_bar
+        bar.display = False
+        origin = self._search_origin
+        if origin is not None and origin.is_attached and origin is not bar:
+            origin.focus()
+        else:
+            self.branch_tree.focus()
+
+    def search_pane(self: "BrowserScreen", query: str) -> None:
+        """Find ``query`` in the branch shown and go to the first hit."""
+        self.hide_search()
+        if not query or self.session is None:
+            return
+        count = self.pane.search(query)
+        if not count:
+            self.notify(f"No match for {query!r} on this branch", timeout=2)
+            return
+        self.notify(f"{count} match{'es' if count != 1 else ''} for {query!r} (n / N)", timeout=2)
+        self._goto_hit(False)
+
+    def _goto_hit(self: "BrowserScreen", backwards: bool) -> None:
+        entry = self.pane.next_hit(backwards=backwards)
+        if entry is None:
+            self.app.bell()
+            return
+        tree = self.branch_tree
+        if tree.tree_layout is None or self.session is None:
+            return
+        self._from_pane = True
+        try:
+            if not tree.select_entry(entry):
+                tree.move_to_row(tree.tree_layout.nearest_row(self.session, entry))
+        finally:
+            self._from_pane = False
+
+    def action_next_hit(self: "BrowserScreen", backwards: bool) -> None:
+        if self.session is None:
+            return
+        self._goto_hit(backwards)
+
+    # ------------------------------------------------------------------ screens over the browser
+    def action_context(self: "BrowserScreen") -> None:
+        s, sel = self.session, self.branch_tree.selected_entry
+        if s is None or sel < 0:
+            return
+        from ..screens.context import ContextScreen
+
+        self.app.push_screen(ContextScreen(s, sel))
+
+    def action_search_all(self: "BrowserScreen") -> None:
+        """Every session under the root; the chosen hit opens with its entry selected."""
+
+        def opened(result) -> None:
+            if result is None:
+                return
+            path, entry_id = result
+            self.open_session(path, select_id=entry_id)
+            self.branch_tree.focus()
+
+        from ..screens.search import SearchScreen
+
+        app = self.papp
+        self.app.push_screen(
+            SearchScreen(app.root, infos=list(self.infos.values()), clock=app.clock, index_dir=app.index.dir),
+            opened,
+        )

@@ -1,0 +1,147 @@
+"""Listing the sessions under the app's root into the sidebar: rows come in batches while
+the index fills, and the store is listed again now and then to catch new sessions."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.timer import Timer
+from textual.worker import get_current_worker
+
+from ...core.store.discovery import SessionRoot
+from ...core.store.listing import SessionInfo, list_sessions
+from ..messages import ListingDone, ListingFailed, Relisted
+
+if TYPE_CHECKING:
+    from .screen import BrowserScreen
+
+__all__ = ["Listing"]
+
+
+class Listing:
+    """Part of :class:`BrowserScreen`: the sidebar's listing."""
+
+    LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown
+    RELIST_SECONDS = 2.0
+
+    def _init_listing(self: "BrowserScreen") -> None:
+        self.infos: dict[str, SessionInfo] = {}
+        self.listing_done = False
+        self._listing_deferred = False  # held back until the session named to open is shown
+        self._list_lock = threading.Lock()
+        self._list_buffer: list[SessionInfo] = []  # listed by the worker, not shown yet
+        self._list_progress: tuple[int, int] = (0, 0)
+        self._list_timer: Timer | None = None
+        self._relisting = False
+
+    def start_listing(self: "BrowserScreen") -> None:
+        self.listing_done = False
+        self.infos = {}
+        with self._list_lock:
+            self._list_buffer = []
+            self._list_progress = (0, 0)
+        if self._list_timer is not None:
+            self._list_timer.stop()
+        self._list_timer = self.set_interval(self.LIST_DRAIN_SECONDS, self._drain_listing)
+        self._list_worker(self.papp.root)
+
+    @work(thread=True, exclusive=True, group="listing", exit_on_error=False)
+    def _list_worker(self: "BrowserScreen", root: SessionRoot) -> None:
+        worker = get_current_worker()
+
+        def on_info(info: SessionInfo, done: int, total: int) -> None:
+            # (a buffer the UI thread drains on a timer: one message per row would flood
+            # the queue on a big store)
+            with self._list_lock:
+                self._list_buffer.append(info)
+                self._list_progress = (done, total)
+
+        try:
+            infos = list_sessions(root, self.papp.index, on_info=on_info)
+        except Exception as exc:  # a store we cannot read at all
+            if not worker.is_cancelled:
+                self.post_message(ListingFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(ListingDone(root, infos))
+
+    def _drain_listing(self: "BrowserScreen") -> None:
+        with self._list_lock:
+            batch, self._list_buffer = self._list_buffer, []
+            done, total = self._list_progress
+        if batch:
+            for info in batch:
+                self.infos[info.path] = info
+            self.session_list.set_infos(list(self.infos.values()))
+        if total:
+            self.sidebar.set_progress(done, total)
+
+    def _stop_draining(self: "BrowserScreen") -> None:
+        if self._list_timer is not None:
+            self._list_timer.stop()
+            self._list_timer = None
+        with self._list_lock:
+            self._list_buffer = []
+
+    def on_listing_failed(self: "BrowserScreen", event: ListingFailed) -> None:
+        self._stop_draining()
+        self.listing_done = True
+        self.show_notice("Could not list sessions", event.reason)
+
+    def on_listing_done(self: "BrowserScreen", event: ListingDone) -> None:
+        if event.root is not self.papp.root:
+            return  # listed before the app moved to another root
+        from ..screens.empty import EmptyScreen
+
+        self._stop_draining()
+        infos = event.infos
+        self.listing_done = True
+        self.infos = {i.path: i for i in infos}
+        self.sidebar.set_progress(1, 1)
+        self.session_list.set_infos(infos)
+        if not infos:
+            self.app.push_screen(EmptyScreen(self.papp.root))
+            return
+        if self.session_path is None:
+            path = self._first_to_open()
+            if path is not None:
+                self.open_session(path)
+
+    def _first_to_open(self: "BrowserScreen") -> str | None:
+        """The session opened when none is: the one named on the command line, else the
+        first in the sidebar that can be read, else the first."""
+        want = self.papp.select_path
+        if want is not None and want in self.infos:
+            return want
+        items = [it for it in self.session_list.items if it.kind == "session"]
+        for it in items:
+            if it.info is not None and it.info.error is None:
+                return it.key
+        return items[0].key if items else None
+
+    def _relist_tick(self: "BrowserScreen") -> None:
+        if not self.listing_done or self._relisting:
+            return
+        self._relisting = True
+        self._relist_worker(self.papp.root)
+
+    @work(thread=True, exclusive=True, group="relist", exit_on_error=False)
+    def _relist_worker(self: "BrowserScreen", root: SessionRoot) -> None:
+        try:
+            infos = list_sessions(root, self.papp.index)
+        except Exception:
+            infos = None
+        self.post_message(Relisted(root, infos))
+
+    def on_relisted(self: "BrowserScreen", event: Relisted) -> None:
+        self._relisting = False
+        infos = event.infos
+        if infos is None or event.root is not self.papp.root or not self.listing_done or not infos:
+            return
+        new = {i.path: i for i in infos}
+        if new == self.infos:
+            return
+        self.infos = new
+        self.session_list.set_infos(infos)  # keeps the selected row (by path)

@@ -1,0 +1,65 @@
+"""``x``: the dialog that asks where the Markdown export of the branch shown is written."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from ...core.model.summary import shown_path
+from ..bindings import bindings_for
+
+__all__ = ["ExportScreen"]
+
+
+class ExportScreen(ModalScreen[str | None]):
+    """Where to write the Markdown export (Enter writes, Esc cancels). A file that exists is
+    overwritten only after a second Enter on the same path. Dismissed with the path typed
+    (a refused one too: the caller says why) or None."""
+
+    BINDINGS = bindings_for("export")
+    PROMPT = "Export the branch shown to Markdown (Enter: write, Esc: cancel)"
+
+    def __init__(self, default: str, refusal: Callable[[str], str | None] | None = None) -> None:
+        super().__init__(id="export")
+        self.default = default
+        self.refusal = refusal
+        self._confirm: str | None = None  # the existing file a second Enter overwrites
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-box"):
+            yield Static(self.PROMPT, id="export-title", markup=False)
+            yield Input(value=self.default, id="export-path")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    @on(Input.Changed, "#export-path")
+    def _changed(self, event: Input.Changed) -> None:
+        if self._confirm is not None and event.value.strip() != self._confirm:
+            self._confirm = None
+            self.query_one("#export-title", Static).update(self.PROMPT)
+
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        value = event.value.strip()
+        if not value:
+            self.dismiss(None)
+            return
+        target = os.path.abspath(os.path.expanduser(value))
+        refused = self.refusal is not None and self.refusal(value) is not None
+        if not refused and os.path.lexists(target) and self._confirm != value:
+            self._confirm = value
+            self.query_one("#export-title", Static).update(
+                f"{shown_path(target)} exists: Enter again to overwrite it (Esc: cancel)")
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
