@@ -224,7 +224,7 @@ def _draw_every_block(s) -> None:
     from rich.console import Console
 
     from pitui.ui.pane.message_pane import _Drawer, _model_for
-    from pitui.ui.pane.render import Out, RenderCtx
+    from pitui.ui.pane.out import Out, RenderCtx
     from pitui.ui.pane.palette import DEFAULT_PALETTE
 
     for thinking, full, hidden in ((False, False, False), (True, True, True)):

@@ -475,7 +475,7 @@ def _draw_branch(session: Session, leaf: int) -> list[str]:
 
     from pitui.ui.pane.message_pane import _Drawer, _model_for
     from pitui.ui.pane.palette import DEFAULT_PALETTE
-    from pitui.ui.pane.render import Out, RenderCtx
+    from pitui.ui.pane.out import Out, RenderCtx
 
     model = _model_for(session, leaf, True)
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
@@ -494,7 +494,7 @@ def _draw_context(session: Session, entry: int) -> list[str]:
 
     from pitui.ui.screens.context import ContextView, _sources
     from pitui.ui.pane.palette import DEFAULT_PALETTE
-    from pitui.ui.pane.render import Out, RenderCtx
+    from pitui.ui.pane.out import Out, RenderCtx
 
     view = ContextView(build_context(session, entry)["messages"], _sources(session, entry))
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,

@@ -1,6 +1,6 @@
 """One huge message never stalls the pane (issue 17): a 10 MB message took 28 s to draw and a
-100 MB one never finished. What one text draws is capped (render.TEXT_CAP characters; Markdown
-past render.MARKDOWN_CAP is drawn as plain wrapped text), and a marker line counts the rest.
+100 MB one never finished. What one text draws is capped (TEXT_CAP characters; Markdown
+past MARKDOWN_CAP is drawn as plain wrapped text), and a marker line counts the rest.
 Its action (enter, a click) draws all of it, on a worker, as light rows, piece by piece: the
 same action while it draws gives it up, and q quits at once. ``e`` shows the whole entry in
 $PAGER. Searching the pane still sees the whole text.
@@ -14,9 +14,9 @@ import pytest
 from rich.console import Console
 
 from helpers import assistant, user, write
-from pitui.ui.pane import render
+from pitui.ui.pane.blocks import _output_lines
+from pitui.ui.pane.out import CUT_LINES, TEXT_CAP, UNCAP, DrawStopped, Out, RenderCtx
 from pitui.ui.pane.palette import DEFAULT_PALETTE
-from pitui.ui.pane.render import UNCAP, DrawStopped, Out, RenderCtx
 
 MB = 1_000_000
 
@@ -43,8 +43,8 @@ def test_a_10_mb_text_draws_a_capped_part_and_counts_the_rest(method, text):
     getattr(out, method)(text)
     lines = _texts(out)
     # at most the cap's worth of characters, wrapped at the width
-    assert len(lines) <= render.TEXT_CAP // 80 + text[: render.TEXT_CAP].count("\n") + 2
-    assert lines[-1].strip() == f"… {len(text) - render.TEXT_CAP:,} more characters (enter: draw all · e: $PAGER)"
+    assert len(lines) <= TEXT_CAP // 80 + text[: TEXT_CAP].count("\n") + 2
+    assert lines[-1].strip() == f"… {len(text) - TEXT_CAP:,} more characters (enter: draw all · e: $PAGER)"
 
 
 def test_a_text_under_the_cap_is_drawn_whole_with_no_marker():
@@ -57,25 +57,25 @@ def test_a_text_under_the_cap_is_drawn_whole_with_no_marker():
 def test_a_100_mb_tool_result_in_full_output_is_capped_with_its_lines_counted():
     text = ("z" * 99 + "\n") * MB  # 100 MB, a million lines
     out = _out(full_output=True)
-    render._output_lines(out, text, "k")
+    _output_lines(out, text, "k")
     lines = _texts(out)
-    drawn = render.TEXT_CAP // 100  # (the lines inside the character cap)
+    drawn = TEXT_CAP // 100  # (the lines inside the character cap)
     assert len(lines) == drawn + 1
     assert lines[-1].strip() == f"… {MB - drawn:,} more lines (enter: draw all · e: $PAGER)"
     folded = _out()
-    render._output_lines(folded, text, "k")
-    assert _texts(folded)[-1].strip() == f"… {MB - render.CUT_LINES} more lines (o)"
+    _output_lines(folded, text, "k")
+    assert _texts(folded)[-1].strip() == f"… {MB - CUT_LINES} more lines (o)"
 
 
 def test_one_100_mb_line_of_output_says_how_much_is_not_drawn():
     out = _out(full_output=True)
-    render._output_lines(out, "q" * (100 * MB), "k")
-    assert _texts(out)[-1].strip() == f"… {100 * MB - render.TEXT_CAP:,} more characters (enter: draw all · e: $PAGER)"
+    _output_lines(out, "q" * (100 * MB), "k")
+    assert _texts(out)[-1].strip() == f"… {100 * MB - TEXT_CAP:,} more characters (enter: draw all · e: $PAGER)"
 
 
 def test_text_mode_keeps_the_whole_text_for_search():
     out = _out(text_mode=True)
-    out.markdown("a" * (2 * render.TEXT_CAP) + " NEEDLE")
+    out.markdown("a" * (2 * TEXT_CAP) + " NEEDLE")
     assert out.texts and out.texts[0].endswith("NEEDLE")
 
 
@@ -105,7 +105,7 @@ def test_drawn_whole_a_10_mb_text_has_every_line_and_ends_with_the_line_that_cap
     out = _out(inverted=frozenset({UNCAP}))
     out.wrap(text)
     rows = _row_texts(out)
-    assert rows[-1].strip() == f"▴ less (the first {render.TEXT_CAP:,} characters)"
+    assert rows[-1].strip() == f"▴ less (the first {TEXT_CAP:,} characters)"
     numbered = [r.split()[1] for r in rows if r.startswith("line ")]
     assert numbered == [f"{i:07d}" for i in range(10 * MB // 75)]  # every line, in order, once
     assert all(len(r) <= 100 for r in rows)
@@ -118,11 +118,11 @@ def test_drawn_whole_a_10_mb_text_has_every_line_and_ends_with_the_line_that_cap
 def test_drawn_whole_100_mb_of_tool_output_shows_every_line():
     text = ("z" * 99 + "\n") * MB
     out = _out(full_output=True, inverted=frozenset({UNCAP}))
-    render._output_lines(out, text, "k")
+    _output_lines(out, text, "k")
     r = out.result()
     assert r.height == MB + 1
     assert r.strip(MB - 1).text.strip() == "z" * 99
-    assert r.strip(MB).text.strip() == f"▴ less (the first {render.TEXT_CAP:,} characters)"
+    assert r.strip(MB).text.strip() == f"▴ less (the first {TEXT_CAP:,} characters)"
 
 
 def test_a_drawing_of_all_of_it_stops_between_pieces_when_asked():
@@ -136,7 +136,7 @@ def test_a_drawing_of_all_of_it_stops_between_pieces_when_asked():
     with pytest.raises(DrawStopped):
         out.plain("x" * (50 * MB))
     assert len(asked) == 3  # asked between pieces: three pieces drawn of 250
-    assert out.result().height <= 3 * render.TEXT_CAP // 100
+    assert out.result().height <= 3 * TEXT_CAP // 100
 
 
 def _big_message_session(tmp_path, size=2 * MB):

@@ -15,7 +15,7 @@ import pitui.ui.pane.message_pane as mp
 from pitui.core.read.session import Session
 from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
-from pitui.ui.pane.render import lexer_class_for_filename
+from pitui.ui.pane.code import lexer_class_for_filename
 
 from helpers import bare_pane_app
 
@@ -357,22 +357,22 @@ def test_path_to_keeps_the_last_path(big_session):
 def test_lexers_are_prepared_off_the_ui_thread():
     """With lazy lexers a draw never imports a lexer module nor compiles its regular
     expressions: it asks for them, and prepare_lexers (a worker's job) makes them."""
-    from pitui.ui.pane import render
+    from pitui.ui.pane.code import _fences_not_ready, _lexer_for, lexer_ready, prepare_lexers
 
     path = "src/main.nim"  # a lexer no other test uses
-    item = render._lexer_for(path, lazy=True)
+    item = _lexer_for(path, lazy=True)
     assert item == ("file", path)
-    assert not render.lexer_ready(item)
-    render.prepare_lexers([item])
-    assert render.lexer_ready(item)
-    lexer = render._lexer_for(path, lazy=True)
+    assert not lexer_ready(item)
+    prepare_lexers([item])
+    assert lexer_ready(item)
+    lexer = _lexer_for(path, lazy=True)
     assert type(lexer) is lexer_class_for_filename(path)
     # fenced code in Markdown: the language's lexer is put off the same way
     pending: set = set()
-    assert render._fences_not_ready("see\n\n```haskell\nmain = 1\n```\n", pending) == {"haskell"}
+    assert _fences_not_ready("see\n\n```haskell\nmain = 1\n```\n", pending) == {"haskell"}
     assert pending == {("alias", "haskell")}
-    render.prepare_lexers(pending)
-    assert render._fences_not_ready("```haskell\nx\n```", set()) == set()
+    prepare_lexers(pending)
+    assert _fences_not_ready("```haskell\nx\n```", set()) == set()
 
 
 async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
@@ -415,16 +415,16 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
 def test_render_cache_is_bounded_by_lines_and_keeps_what_is_recent():
     from textual.strip import Strip
 
-    from pitui.ui.pane import scroller
-    from pitui.ui.pane.render import Rendered
+    from pitui.ui.pane import drawing
+    from pitui.ui.pane.out import Rendered
 
-    cache = scroller._RenderCache()
-    keep = scroller._RENDER_KEEP
+    cache = drawing.RenderCache()
+    keep = drawing._RENDER_KEEP
     for k in range(1000):
         cache.put(("b", k), Rendered([Strip([])] * (1 + k % 50)))
         assert cache.lines == sum(r.height for r in cache.values())
-        assert len(cache) <= scroller._RENDER_CACHE
-        assert cache.lines <= scroller._RENDER_CACHE_LINES or len(cache) <= keep
+        assert len(cache) <= drawing._RENDER_CACHE
+        assert cache.lines <= drawing._RENDER_CACHE_LINES or len(cache) <= keep
         assert ("b", k) in cache
     # a huge block does not push out the blocks used just before it
     recent = list(cache)[-(keep - 1):]

@@ -1,5 +1,5 @@
-"""Messages' Markdown is drawn by Rich with one parser for all (``render._Markdown``) and
-fenced code by pitui's own code block (``render._Fence``), built straight from the lexer's
+"""Messages' Markdown is drawn by Rich with one parser for all (``code._Markdown``) and
+fenced code by pitui's own code block (``code._Fence``), built straight from the lexer's
 tokens. Both must look exactly as Rich's own ``Markdown`` and ``CodeBlock`` (its ``Syntax``:
 word wrap, one cell of padding on the theme's background), cell for cell, in every case a
 message can bring: any language or none, tabs, wide characters, lines longer than the
@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 
-from pitui.ui.pane import render
+from pitui.ui.pane.code import _Markdown, _PlainFenceMarkdown
+from pitui.ui.pane.out import Out, RenderCtx
 
 SAMPLES = {
     "python": "```python\ndef f(x):\n\treturn {'a': x}  # comment\n\n\nclass C:  pass\n```",
@@ -73,7 +74,7 @@ def _draw(md: Markdown, width: int) -> list[list[tuple[str, object]]]:
 @pytest.mark.parametrize("name", list(SAMPLES))
 def test_fenced_code_looks_exactly_as_rich_draws_it(name, width, theme):
     src = SAMPLES[name]
-    ours = _draw(render._Markdown(src, code_theme=theme, hyperlinks=False), width)
+    ours = _draw(_Markdown(src, code_theme=theme, hyperlinks=False), width)
     rich = _draw(Markdown(src, code_theme=theme, hyperlinks=False), width)
     assert ours == rich
 
@@ -81,7 +82,7 @@ def test_fenced_code_looks_exactly_as_rich_draws_it(name, width, theme):
 @pytest.mark.parametrize("width", [80, 12])
 def test_fences_put_off_are_plain_and_still_look_as_rich_draws_plain_code(width):
     src = SAMPLES["python"] + "\n\n" + SAMPLES["bash"]
-    md = render._PlainFenceMarkdown(src, code_theme="monokai", hyperlinks=False)
+    md = _PlainFenceMarkdown(src, code_theme="monokai", hyperlinks=False)
     md.plain_fences = {"python"}
     ours = _draw(md, width)
     plain = src.replace("```python", "```text", 1)
@@ -94,9 +95,9 @@ def test_a_fence_is_drawn_in_the_pane_with_its_colours():
     the theme and sit on its background, padded by one cell."""
     from pitui.ui.pane.palette import DEFAULT_PALETTE
 
-    ctx = render.RenderCtx(palette=DEFAULT_PALETTE, console=Console(file=io.StringIO(), width=40,
+    ctx = RenderCtx(palette=DEFAULT_PALETTE, console=Console(file=io.StringIO(), width=40,
                                                                     force_terminal=True))
-    out = render.Out(ctx, 40)
+    out = Out(ctx, 40)
     out.markdown("```python\ndef f():\n    return 1\n```")
     texts = [s.text for s in out.result().strips]
     assert [t.rstrip() for t in texts] == ["", " def f():", "     return 1", ""]

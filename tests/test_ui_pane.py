@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from pitui.core.read.session import Session
 from pitui.ui.pane import MessagePane
 from pitui.ui.screens.context import ContextScreen
-from pitui.ui.pane.render import CUT_LINES
+from pitui.ui.pane.out import CUT_LINES
 
 from helpers import bare_pane_app
 

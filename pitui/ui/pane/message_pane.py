@@ -33,23 +33,10 @@ from ...core.model.summary import one_line, text_of
 from ...core.text import clean, visible
 from .branch_model import _KM, _KR, BranchModel, _Block
 from ..messages import EntryFocused, OpenSessionFile
-from .render import (
-    Out,
-    date_of,
-    fmt_time,
-    message_header,
-    render_assistant,
-    render_bash_execution,
-    render_branch_summary,
-    render_compaction,
-    render_content,
-    render_custom_entry,
-    render_header,
-    render_json_body,
-    render_marker,
-    render_message,
-    render_tool_results,
-)
+from .blocks import render_content, render_header, render_marker
+from .out import Out, date_of, fmt_time
+from .render import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
+                     render_custom_entry, render_json_body, render_message, render_tool_results)
 from .scroller import BlockScroller
 
 __all__ = ["MessagePane"]

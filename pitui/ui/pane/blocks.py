@@ -1,0 +1,312 @@
+"""The pieces blocks are made of: header and marker lines, content, fold lines, program
+output (cut, counted, highlighted, diffs) and the short form of a tool call's arguments."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from ...core.numbers import fmt_bytes
+from ...core.model.summary import format_tool_call, one_line, text_of
+from ...core.text import clean
+
+from .code import _THEMES, _lexer_for
+from .out import (CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _json_compact, _lines,
+                  _word_cuts, image_size)
+
+__all__ = [
+    "render_header",
+    "render_marker",
+    "render_content",
+    "tool_args_summary",
+]
+
+# ---------------------------------------------------------------------------- pieces
+
+
+def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple[str, Style]] = (),
+                  right: Iterable[tuple[str, Style]] = (), tags: Iterable[tuple[str, Style]] = ()) -> None:
+    """The thin header line of a block: label, details, tags; time and id at the right."""
+    if out.ctx.text_mode:
+        return
+    width = out.inner
+    right_text = Text()
+    for s, st in right:
+        if s:
+            if right_text:
+                right_text.append(" ")
+            right_text.append(_field(s), st)
+    t = Text()
+    t.append(_field(label), label_style)
+    for s, st in left:
+        if s:
+            t.append("  ")
+            t.append(_field(s), st)
+    for s, st in tags:
+        if s:
+            t.append("  ")
+            t.append(f" {_field(s)} " if st.bgcolor else _field(s), st)
+    room = width - right_text.cell_len - 1
+    if room < 10:
+        right_text = Text()
+        room = width
+    if t.cell_len > room:
+        t.truncate(room, overflow="ellipsis")
+    t.pad_right(max(0, width - t.cell_len - right_text.cell_len))
+    t.append_text(right_text)
+    out.line(t, chrome=True)
+
+
+def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable[tuple[str, Style]] = ()) -> None:
+    """A thin one-line marker (model change, thinking level, label, usage ...)."""
+    text = _field(text)
+    if out.ctx.text_mode:
+        out.texts.append(text)
+        return
+    p = out.p
+    t = Text()
+    t.append(f"{glyph} ", style)
+    t.append(text, style)
+    rt = Text()
+    for s, st in right:
+        if s:
+            if rt:
+                rt.append(" ")
+            rt.append(_field(s), st)
+    width = out.inner
+    room = width - rt.cell_len - 2
+    if room < 10:
+        rt = Text()
+        room = width
+    if t.cell_len > room:
+        t.truncate(room, overflow="ellipsis")
+    fill = max(0, width - t.cell_len - rt.cell_len)
+    if fill >= 3:
+        t.append(" " + "─" * (fill - 2) + " ", p.faint)
+    else:
+        t.pad_right(fill)
+    t.append_text(rt)
+    if out.ctx.text_mode:
+        out.texts.append(text)
+        return
+    out.line(t)
+
+
+def _fold_line(out: Out, key: str, folded: bool, text: str, style: Style | None = None,
+               extra: str = "") -> None:
+    t = Text()
+    t.append("▸ " if folded else "▾ ", out.p.muted)
+    t.append(text, style or out.p.muted)
+    if extra:
+        t.append("  " + extra, out.p.faint)
+    out.line(t, chrome=True, action=("fold", key))
+
+
+def _more_line(out: Out, n: int, what: str = "lines", hint: str = "o") -> None:
+    t = Text(f"… {n} more {what}" + (f" ({hint})" if hint else ""), out.p.muted)
+    out.line(t, chrome=True)
+
+
+def render_content(out: Out, content: Any, style: Style | None = None, markdown: bool = True) -> None:
+    """User/custom content: a string or text and image blocks."""
+    if isinstance(content, str):
+        (out.markdown if markdown else out.wrap)(content, style) if content.strip() else None
+        return
+    if not isinstance(content, list):
+        if content is not None:
+            out.wrap(_json_compact(content), out.p.muted)
+        return
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text.strip():
+                (out.markdown if markdown else out.wrap)(text, style)
+        elif bt == "image":
+            _image_line(out, block)
+        else:
+            out.line(f"[{bt}] " + one_line(_json_compact(block), 200), out.p.muted)
+
+
+def _image_line(out: Out, block: dict) -> None:
+    mime = block.get("mimeType") or block.get("mediaType") or "image"
+    size = image_size(block.get("data"))
+    t = Text()
+    t.append("▣ ", out.p.tool)
+    t.append(f"image {_field(mime)}", out.p.fg)
+    t.append(f" · {fmt_bytes(size)}", out.p.muted)
+    out.line(t)
+
+
+def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, limit: int = CUT_LINES,
+                  dep: int = DEP_OUTPUT, syntax_path: str | None = None, diff: bool = False,
+                  hint: str = "o") -> None:
+    """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit)."""
+    if out.ctx.text_mode:
+        text = clean(text, block=True)
+        if text:
+            out.texts.append(text)
+        return
+    whole = text
+    text, dropped = out._capped(text)
+    if len(text) > TEXT_CAP:  # drawn whole: cleaned piece by piece, so that it can be stopped
+        text = "".join(clean(piece, block=True) for piece in out._pieces(text, whole=True))
+    else:
+        text = clean(text, block=True)
+    lines = _lines(text)
+    if not lines:
+        return
+    width = out.inner
+    # Cut when there are too many lines, or when wrapping the few there are would make too
+    # many rows (a minified JSON line); while cut, every line is one row.
+    too_many = len(lines) > limit
+    too_wide = False
+    if not too_many:
+        rows = 0
+        for ln in lines:
+            rows += max(1, -(-cell_len(ln.expandtabs(8) if "\t" in ln else ln) // width))
+        too_wide = rows > limit
+    too_many = too_many or dropped > 0
+    cut = out.fold(key, not out.ctx.full_output, dep, text) if (too_many or too_wide) else False
+    if cut:  # one row a line: a few thousand characters of each are plenty
+        shown = [ln[:2000] for ln in lines[:limit]]
+    elif out.uncapped:
+        shown = lines
+    else:
+        shown = lines[:FULL_CAP]
+    total = len(lines) if not dropped else whole.count("\n") + (not whole.endswith("\n"))
+    more = total - len(shown)
+    if diff:
+        for i, ln in enumerate(shown):
+            if i % 4096 == 4095:
+                out.check()
+            out.plain(ln, _diff_style(out, ln), wrap=not cut)
+    elif syntax_path and len(shown) <= SYNTAX_MAX_LINES:
+        _syntax(out, "\n".join(shown), syntax_path, no_wrap=cut)
+    else:
+        out.plain("\n".join(shown), style or out.p.fg, wrap=not cut)
+    if cut:
+        msg = f"… {more} more lines ({hint})" if more else f"… long lines cut ({hint})"
+        out.line(Text(msg, out.p.muted), chrome=True, action=("fold", key))
+    else:
+        if more:
+            out.cap_marker(more, "lines")
+        elif dropped:
+            out.cap_marker(dropped)
+        elif out.uncapped and len(shown) > FULL_CAP and len(text) <= TEXT_CAP:
+            out.uncap_end()  # (past TEXT_CAP, plain said it)
+        if (too_many or too_wide) and key in out.ctx.inverted and not out.ctx.full_output:
+            out.line(Text("▴ less", out.p.muted), chrome=True, action=("fold", key))
+
+
+
+def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
+    """File content highlighted with Pygments, drawn row by row (much faster than Rich's
+    Syntax); cut or wrapped like plain output."""
+    lexer = _lexer_for(path, lazy=out.ctx.lazy_lexers) if path else None
+    if isinstance(lexer, tuple):  # not ready: plain for now
+        out.pending_lexers.add(lexer)
+        lexer = None
+    if lexer is None:
+        out.plain(code, out.p.fg, wrap=not no_wrap)
+        return
+    if out.ctx.text_mode:
+        out.texts.append(code)
+        return
+    from rich.syntax import PygmentsSyntaxTheme
+
+    theme = _THEMES.get(out.p.code_theme)
+    if theme is None:
+        theme = _THEMES[out.p.code_theme] = PygmentsSyntaxTheme(out.p.code_theme)
+    fg = out.p.fg
+    styles: dict[Any, Style] = {}
+    lines: list[list[Segment]] = [[]]
+    for ttype, value in lexer.get_tokens(code.expandtabs(8)):
+        st = styles.get(ttype)
+        if st is None:
+            tok = theme.get_style_for_token(ttype)
+            st = styles[ttype] = fg + Style(color=tok.color, bold=tok.bold, italic=tok.italic,
+                                            underline=tok.underline)
+        parts = value.split("\n")
+        for k, part in enumerate(parts):
+            if k:
+                lines.append([])
+            if part:
+                lines[-1].append(Segment(part, st))
+    if lines and not lines[-1] and code.endswith("\n") is False and len(lines) > 1:
+        lines.pop()
+    width = out.inner
+    strips = []
+    for segs in lines:
+        strip = Strip(segs)
+        n = strip.cell_length
+        if n <= width:
+            strips.append(strip)
+        elif no_wrap:
+            strips.append(Strip.join([strip.crop(0, width - 1), Strip([Segment("…", out.p.muted)], 1)]))
+        else:
+            strips.extend(strip.divide(_word_cuts(strip.text, width) + [n]))
+    out._add(strips, False, None)
+
+
+def _diff_style(out: Out, ln: str) -> Style:
+    p = out.p
+    if ln.startswith("@@"):
+        return p.diff_hunk
+    if ln.startswith("+++") or ln.startswith("---"):
+        return Style(bold=True) + p.fg
+    if ln.startswith("+"):
+        return p.diff_add
+    if ln.startswith("-"):
+        return p.diff_del
+    return p.fg
+
+
+# ---------------------------------------------------------------------------- tool calls
+
+
+def tool_args_summary(name: str, args: Any) -> str:
+    """The arguments in short: a bash command, read path:range, edit path, grep pattern, else JSON."""
+    a = args if isinstance(args, dict) else {}
+    if name == "bash":
+        cmd = a.get("command")
+        if isinstance(cmd, str):
+            first = clean(cmd, block=True).strip().split("\n")
+            extra = len(first) - 1
+            return "$ " + first[0] + (f"  (+{extra} lines)" if extra else "")
+    if name in ("read", "edit", "write", "grep", "find", "ls", "subagent"):
+        s = format_tool_call(name, a)
+        prefix = f"[{name}: "
+        if s.startswith(prefix) and s.endswith("]"):
+            s = s[len(prefix) : -1]
+        if name == "write" and isinstance(a.get("content"), str):
+            n = len(_lines(a["content"]))
+            s += f"  ({n} line{'s' if n != 1 else ''})"
+        if name == "edit":
+            edits = a.get("edits")
+            if isinstance(edits, list) and len(edits) > 1:
+                s += f"  ({len(edits)} edits)"
+        return s
+    if not a:
+        return "{}" if isinstance(args, dict) else _json_compact(args)
+    return _json_compact(a)
+
+
+def _result_text(msg: dict) -> str:
+    return text_of(msg.get("content"))
+
+
+def _result_images(msg: dict) -> list[dict]:
+    c = msg.get("content")
+    if not isinstance(c, list):
+        return []
+    return [b for b in c if isinstance(b, dict) and b.get("type") == "image"]
+
+

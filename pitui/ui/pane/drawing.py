@@ -1,0 +1,356 @@
+"""Drawing blocks off the UI thread, for the pane's :class:`BlockScroller`: a block too
+costly to draw at once is drawn on a worker (a placeholder meanwhile), a block drawn whole
+(UNCAP) can be given up between pieces, the blocks the next moves would show are drawn
+ahead while the user reads, and code drawn plain is drawn again once its lexer is made.
+Also the cache of drawn blocks."""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Hashable, Iterable
+
+from rich.console import Console
+from rich.segment import Segment
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from .code import lexer_ready, prepare_lexers
+from .out import UNCAP, RenderCtx, Rendered
+
+__all__ = ["WorkerDrawing", "RenderCache"]
+
+
+class RenderCache(OrderedDict):
+    """Rendered blocks by state key, least recently used first, bounded by blocks and
+    by lines; the last _RENDER_KEEP blocks used always stay (whatever is on screen)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines = 0
+
+    def put(self, key: tuple, r: Rendered) -> None:
+        old = super().pop(key, None)
+        if old is not None:
+            self.lines -= old.height
+        self[key] = r
+        self.lines += r.height
+        while len(self) > _RENDER_KEEP and (len(self) > _RENDER_CACHE or self.lines > _RENDER_CACHE_LINES):
+            _, gone = self.popitem(last=False)
+            self.lines -= gone.height
+
+    def pop(self, key, default=None):
+        got = super().pop(key, default)
+        if got is not default and got is not None:
+            self.lines -= got.height
+        return got
+
+    def clear(self) -> None:
+        super().clear()
+        self.lines = 0
+
+_console_local = threading.local()
+
+
+def _private_console() -> Console:
+    """A console for drawing on a worker thread (one per thread), set up as Textual's."""
+    c = getattr(_console_local, "console", None)
+    if c is None:
+        c = Console(file=io.StringIO(), color_system="truecolor", force_terminal=True, legacy_windows=False,
+                    emoji=False, highlight=False, markup=False, width=200, soft_wrap=False, safe_box=False)
+        _console_local.console = c
+    return c
+_RENDER_CACHE = 400  # rendered blocks kept
+# ... and lines: a Strip is ~30 objects the garbage collector walks on every full
+# collection (and a full output may be thousands of lines)
+_RENDER_CACHE_LINES = 4000
+_RENDER_KEEP = 128  # more blocks than a screen can show
+LEXER_DELAY = 0.15  # seconds of quiet before lexers wanted by plain-drawn code are made
+
+
+class WorkerDrawing:
+    """Part of :class:`BlockScroller`: its drawing on worker threads."""
+
+    def _await_lexers(self, key: tuple, items: frozenset) -> None:
+        """Code in this render is plain until its lexers are ready; then the render is
+        dropped and drawn again. The lexers are made on a worker thread once the pane has
+        been quiet a moment (a thread busy with them at once would slow the drawing of
+        this very frame: they share the interpreter lock)."""
+        self._provisional[key] = items
+        todo = items - self._lexers_asked
+        if not todo:
+            return
+        self._lexers_asked |= todo
+        self._lexers_wanted |= todo
+        if self._lexer_timer is not None:
+            self._lexer_timer.stop()
+        self._lexer_timer = self.set_timer(LEXER_DELAY, self._make_lexers)
+
+    def _make_lexers(self) -> None:
+        self._lexer_timer = None
+        todo, self._lexers_wanted = frozenset(self._lexers_wanted), set()
+        if not todo:
+            return
+
+        def work() -> None:
+            prepare_lexers(todo)
+            try:
+                self.app.call_from_thread(self._lexers_ready)
+            except Exception:
+                pass  # the app is closing
+
+        self.run_worker(work, thread=True, group="pane-lexers", exit_on_error=False)
+
+    def _lexers_ready(self) -> None:
+        """Code drawn plain can be highlighted now. The blocks in view are drawn again on a
+        worker thread (their plain drawing stays until then: a draw with code can take tens
+        of milliseconds, and a key pressed meanwhile must not wait for it); the others are
+        forgotten, to be drawn again when they are next shown."""
+        done = {k for k, classes in self._provisional.items() if all(lexer_ready(c) for c in classes)}
+        if not done:
+            return
+        for k in done:
+            del self._provisional[k]
+        if self._blocks and self._width > 0:
+            heights = self._heights
+            y = round(self.scroll_y)
+            first = heights.block_at(y)
+            last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
+            common = self._key_common()
+            for b in range(max(0, first), last + 1):
+                key = self._state_key(b, common)
+                if key in done:
+                    done.discard(key)
+                    self._draw_in_thread(b, key)
+        if done:
+            for k in done:
+                self._rcache.pop(k, None)
+                self._hcache.pop(k, None)
+            self._relayout(self._top_anchor())  # (the blocks in view are still cached)
+
+    def _render_later(self, b: int, key: tuple) -> Rendered:
+        """A placeholder of the expected height now; the block is drawn on a worker thread
+        (with a console of its own: Rich's console lock would stall the app's drawing)."""
+        self._placeheld[b] = key
+        self._draw_in_thread(b, key)
+        p = self.palette
+        if UNCAP in key[5]:
+            capped = self._drawn_capped(key)
+            if capped is not None:
+                return capped
+        h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
+        strips = [Strip([Segment("  ⋯ drawing this entry", p.muted)])] + [Strip([])] * (h - 1)
+        return Rendered(strips, chrome=set(range(h)))
+
+    def _drawn_capped(self, key: tuple) -> Rendered | None:
+        """While a block is drawn whole: its capped drawing (if cached), the marker lines
+        saying it is being drawn; their action (enter, a click) still gives it up."""
+        held = self._held
+        if held is not None and held[0] == key:
+            return held[1]
+        bkey = key[0]
+        capped_key = self._refine(key[:5] + (key[5] - {UNCAP},) + key[6:], self._deps.get(bkey))
+        got = self._rcache.get(capped_key)
+        if got is None:
+            return None
+        strips = list(got.strips)
+        p = self.palette
+        for y, action in got.actions.items():
+            if action == ("fold", UNCAP):
+                strips[y] = Strip([Segment("  ⋯ drawing all of it (enter: stop)", p.muted)]).adjust_cell_length(
+                    strips[y].cell_length)
+        r = Rendered(strips, actions=dict(got.actions), chrome=set(got.chrome), sections=list(got.sections),
+                     deps=got.deps)
+        self._held = (key, r)  # (asked for again at every line drawn)
+        return r
+
+    def _draw_in_thread(self, b: int, key: tuple) -> None:
+        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it.
+        A block drawn whole can be given up (:meth:`_stop_drawing_all`), as can any when
+        the app closes: the drawing stops between pieces of its text."""
+        if self._under_way(key):
+            return
+        self._pending.add(key)
+        item, ctx, width = self._block_item(b), self._ctx(b), self._width
+        ctx.console = _private_console()
+        ctx.lazy_lexers = False  # a worker may wait for a lexer
+        stop = None
+        if UNCAP in key[5]:
+            self._stop_drawing_all(key[0])  # a drawing of this block in another state
+            stop = self._stops[key] = threading.Event()
+
+        def work() -> None:
+            worker = get_current_worker()
+            ctx.should_stop = lambda: worker.is_cancelled or (stop is not None and stop.is_set())
+            r = self._draw(item, ctx, width)
+            try:
+                if r is None:
+                    self.app.call_from_thread(self._render_stopped, b, key, stop)
+                else:
+                    self.app.call_from_thread(self._render_done, b, key, r, stop)
+            except Exception:
+                pass  # the app is closing
+
+        # Started once the frame being made is on screen: a thread drawing meanwhile would
+        # take the interpreter lock from it half of the time.
+        self.call_after_refresh(self.run_worker, work, thread=True, group="pane-render", exit_on_error=False)
+
+    def _stop_drawing_all(self, bkey: Hashable | None = None) -> None:
+        """Give up the drawings of whole blocks under way (of block key ``bkey``, or all)."""
+        for key, stop in self._stops.items():
+            if bkey is None or key[0] == bkey:
+                stop.set()
+
+    def _render_stopped(self, b: int, key: tuple, stop: threading.Event) -> None:
+        self._held = None
+        if self._stops.get(key) is not stop:
+            return  # a newer drawing of this very state is under way
+        del self._stops[key]
+        self._pending.discard(key)
+        if self._placeheld.get(b) == key:
+            del self._placeheld[b]
+
+    def _under_way(self, key: tuple) -> bool:
+        """Whether a block in state ``key`` is being drawn on a worker thread already (by
+        :meth:`_draw_in_thread`, or now by the drawing ahead, which hands it over to
+        :meth:`_render_done` when done if the block is waited for on screen)."""
+        deps = self._deps.get(key[0])
+        stops = self._stops
+        if any(k[0] == key[0] and self._refine(k, deps) == key and not (k in stops and stops[k].is_set())
+               for k in self._pending):
+            return True
+        current = self._ahead_current
+        return current is not None and current[0] == key[0] and self._refine(current, deps) == key
+
+    def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool],
+                   more: Iterable[Callable[[], Iterable[tuple]]] = ()) -> int:
+        """Draw ``blocks`` (those not drawn at the pane's width and toggles yet) one after
+        another on a worker thread, into the caches only: what the next key is likely to
+        show, drawn while the user reads the screen, so that key finds it drawn. Nothing
+        on screen changes. ``more``: functions run on that thread after them, each giving
+        further ``(block, state key, item, ctx)`` to draw (blocks of a branch not shown:
+        see MessagePane). ``should_stop`` (asked on that thread before each block) ends
+        it early, e.g. when a key is pressed. Returns how many blocks are to be drawn
+        (not counting ``more``'s)."""
+        if not self._blocks or self._width <= 0:
+            return 0
+        common = self._key_common()
+        todo: list[tuple[int, tuple, Any, RenderCtx]] = []
+        seen: set[int] = set()
+        for b in blocks:
+            if b in seen or not 0 <= b < len(self._blocks):
+                continue
+            seen.add(b)
+            key = self._state_key(b, common)
+            if key in self._rcache or self._under_way(key):
+                continue
+            ctx = self._ctx(b)
+            ctx.lazy_lexers = False  # a worker may wait for a lexer
+            todo.append((b, key, self._block_item(b), ctx))
+        more = list(more)
+        if not todo and not more:
+            return 0
+        width = self._width
+
+        def work() -> None:
+            console = _private_console()
+            worker = get_current_worker()
+
+            def items():
+                yield from todo
+                for produce in more:
+                    if worker.is_cancelled or should_stop():
+                        return
+                    yield from produce()
+
+            for b, key, item, ctx in items():
+                if worker.is_cancelled or should_stop():
+                    return
+                if key in self._rcache or UNCAP in key[5]:
+                    continue  # (a block drawn whole is drawn only when shown)
+                ctx.console = console
+                self._ahead_current = key
+                try:
+                    r = self._draw(item, ctx, width)
+                    if r is not None:
+                        self.app.call_from_thread(self._ahead_done, b, key, r)
+                except Exception:
+                    return  # the app is closing
+                finally:
+                    self._ahead_current = None
+
+        self.run_worker(work, thread=True, group="pane-ahead", exclusive=True, exit_on_error=False)
+        return len(todo)
+
+    def blocks_from(self, b: int) -> list[int]:
+        """The blocks a view scrolled to block ``b``'s top shows (by the heights known
+        now: estimates for blocks not drawn yet; near the end, the last screenful)."""
+        if not self._blocks or self._width <= 0 or not 0 <= b < len(self._blocks):
+            return []
+        heights = self._heights
+        view_h = max(1, self.scrollable_content_region.height)
+        top = min(heights.top(b), max(0, heights.total - view_h))
+        return list(range(heights.block_at(top), heights.block_at(top + view_h - 1) + 1))
+
+    def blocks_beside_view(self) -> list[int]:
+        """The blocks a page down and a page up from the view show."""
+        if not self._blocks or self._width <= 0:
+            return []
+        heights = self._heights
+        view_h = max(1, self.scrollable_content_region.height)
+        y = round(self.scroll_y)
+        got: list[int] = []
+        if y + view_h < heights.total:
+            got += range(heights.block_at(y + view_h), heights.block_at(y + 2 * view_h - 1) + 1)
+        if y > 0:
+            got += range(heights.block_at(max(0, y - view_h)), heights.block_at(y - 1) + 1)
+        return got
+
+    def _ahead_done(self, b: int, key: tuple, r: Rendered) -> None:
+        """A block drawn ahead: kept in the cache; if it is on screen meanwhile as a
+        placeholder waiting for this very drawing, shown as a worker's drawing is."""
+        want = self._placeheld.get(b)
+        if want is not None and want[0] == key[0] and self._refine(want, r.deps) == self._refine(key, r.deps):
+            self._render_done(b, want, r)
+            return
+        self.render_count += 1
+        self._store(b, key, r)
+
+    def _render_done(self, b: int, key: tuple, r: Rendered, stop: threading.Event | None = None) -> None:
+        self._held = None
+        if stop is not None:
+            if stop.is_set():  # given up, and done meanwhile
+                self._render_stopped(b, key, stop)
+                return
+            if self._stops.get(key) is stop:
+                del self._stops[key]
+        self._pending.discard(key)
+        if self._placeheld.get(b) == key:
+            del self._placeheld[b]
+        self.render_count += 1
+        key = self._store(b, key, r)
+        if not (b < len(self._blocks) and self._state_key(b) == key):
+            return  # the pane moved on (another width, toggle or branch); kept in the cache
+        heights = self._heights
+        y = round(self.scroll_y)
+        at_bottom = y > 0 and y >= self.max_scroll_y and UNCAP not in key[5]
+        first = heights.block_at(y)
+        last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
+        # Keep in place the first other block in view (or, if b fills the view, b's top); a
+        # block drawn whole keeps its own place: its text goes on where its marker was.
+        anchor = b if UNCAP in key[5] else next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
+        screen = heights.top(anchor) - y
+        self._set_measured(b, r.height)
+        self._update_virtual_size()
+        if at_bottom:
+            new_y = self.max_scroll_y
+        elif anchor == b:
+            new_y = heights.top(b) + min(-screen, r.height - 1) if screen <= 0 else heights.top(b) - screen
+        else:
+            new_y = heights.top(anchor) - screen
+        if new_y != y:
+            self._scroll_to_y(new_y)
+        self._settle()
+        self.refresh()
+
