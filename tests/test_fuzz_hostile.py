@@ -223,18 +223,19 @@ def _draw_every_block(s) -> None:
     with the text of every line checked."""
     from rich.console import Console
 
-    from pitui.ui.pane.message_pane import _Drawer, _model_for
+    from pitui.ui.pane.branch_model import model_for
+    from pitui.ui.pane.draw_entry import EntryDrawer
     from pitui.ui.pane.out import Out, RenderCtx
     from pitui.ui.pane.palette import DEFAULT_PALETTE
 
     for thinking, full, hidden in ((False, False, False), (True, True, True)):
-        m = _model_for(s, s.leaf, hidden)
+        m = model_for(s, s.leaf, hidden)
         for b in range(len(m._bstart)):
             console = Console(width=80, file=io.StringIO(), force_terminal=True, color_system="truecolor")
             ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking, full_output=full,
                             show_hidden=hidden)
             out = Out(ctx, 80)
-            _Drawer(s).draw(m._block(b), out)
+            EntryDrawer(s).draw(m._block(b), out)
             for strip in out.strips:
                 text = "".join(seg.text for seg in strip)
                 assert not CTRL_OUT.search(text), repr(text)

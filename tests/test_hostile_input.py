@@ -473,17 +473,18 @@ def _draw_branch(session: Session, leaf: int) -> list[str]:
     """The pane's own drawing of the branch to ``leaf``, every toggle on, as text lines."""
     from rich.console import Console
 
-    from pitui.ui.pane.message_pane import _Drawer, _model_for
+    from pitui.ui.pane.branch_model import model_for
+    from pitui.ui.pane.draw_entry import EntryDrawer
     from pitui.ui.pane.palette import DEFAULT_PALETTE
     from pitui.ui.pane.out import Out, RenderCtx
 
-    model = _model_for(session, leaf, True)
+    model = model_for(session, leaf, True)
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
                     show_thinking=True, full_output=True, show_hidden=True)
     lines: list[str] = []
     for b in range(len(model._bstart)):
         out = Out(ctx, 100)
-        _Drawer(session).draw(model._block(b), out)
+        EntryDrawer(session).draw(model._block(b), out)
         lines += [s.text for s in out.result().strips]
     return lines
 

@@ -146,7 +146,7 @@ async def test_full_garbage_collections_are_rare_once_the_app_runs(make_app, set
 
 
 async def test_filter_layouts_are_kept_and_the_next_made_ahead(make_app, settle, srv_app_file, monkeypatch):
-    monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)  # as for a big session
+    monkeypatch.setattr(tree_view.BranchTree, "LAYOUT_IN_THREAD", 10)  # as for a big session
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -179,8 +179,8 @@ async def test_filter_layouts_are_kept_and_the_next_made_ahead(make_app, settle,
 
 async def test_the_next_filter_is_laid_out_a_moment_after_a_big_session_is_shown(
         make_app, settle, srv_app_file, monkeypatch):
-    monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)
-    monkeypatch.setattr(tree_view, "NEXT_FILTER_DELAY", 0.05)
+    monkeypatch.setattr(tree_view.BranchTree, "LAYOUT_IN_THREAD", 10)
+    monkeypatch.setattr(tree_view.BranchTree, "NEXT_FILTER_DELAY", 0.05)
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -198,7 +198,7 @@ async def test_the_next_filter_is_laid_out_a_moment_after_a_big_session_is_shown
 
 
 async def test_a_layout_overtaken_by_another_filter_is_not_shown(make_app, settle, srv_app_file, monkeypatch):
-    monkeypatch.setattr(tree_view, "LAYOUT_IN_THREAD", 10)
+    monkeypatch.setattr(tree_view.BranchTree, "LAYOUT_IN_THREAD", 10)
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from ..core import gc_policy
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
-from .widgets.branch_tree import LAYOUT_IN_THREAD
 
 if TYPE_CHECKING:
     from .browser.screen import BrowserScreen
@@ -31,7 +30,7 @@ def look_ahead(screen: "BrowserScreen", since: float) -> None:
     layout = tree.tree_layout
     if s is None or tree.nav is None or layout is None or app.screen is not screen:
         return
-    if tree.laying_out or not layout.has_children or not (layout.forks_made or len(layout.rows) < LAYOUT_IN_THREAD):
+    if tree.laying_out or not layout.has_children or not (layout.forks_made or len(layout.rows) < tree.LAYOUT_IN_THREAD):
         # (a layout, or what the keys walk, is being made on a worker: not made here)
         screen.schedule_lookahead()
         return

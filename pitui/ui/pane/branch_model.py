@@ -573,3 +573,15 @@ class BranchModel:
             est[b] += d
         return est
 
+
+def model_for(session: Session, leaf: int, hidden: bool) -> BranchModel:
+    """The blocks of ``session``'s branch to ``leaf``, worked out apart from the pane (on
+    any thread: it touches nothing the pane shows)."""
+    m = BranchModel.blank()
+    m._session = session
+    m._built_hidden = hidden
+    m._tree = session.parent
+    branch = session.path_to(leaf) if leaf >= 0 else []
+    m._update_branch(branch, 0, m._codes_of(session, branch, 0))
+    m._update_decorations()
+    return m

@@ -1,0 +1,242 @@
+"""Drawing one block of the message pane: the entries it holds, each by the renderer of
+its kind (``render.py``), with what the branch says about it (in the model's context or
+not, a context edit's mark, its label). Runs on any thread: it holds the session and the
+block, never the pane's changing state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+
+from ...core.numbers import fmt_cost, fmt_tokens
+from ...core.read.session import Session
+from ...core.model.summary import one_line, text_of
+from ...core.text import clean, visible
+from .branch_model import _Block
+from .blocks import render_content, render_header, render_marker
+from .out import Out, date_of, fmt_time
+from .render import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
+                     render_custom_entry, render_json_body, render_message, render_tool_results)
+
+__all__ = ["EntryDrawer"]
+
+
+class EntryDrawer:
+    """Draws the blocks of one session (safe to run off the main thread: it holds the
+    session and the block, never the pane's changing state)."""
+
+    def __init__(self, session: Session):
+        self.s = session
+
+    def _call_for(self, entry: int | None, msg: dict) -> dict | None:
+        if entry is None or self.s is None:
+            return None
+        found = self.s.find_tool_call(entry)
+        return found[1] if found is not None else None
+
+    def _message_of(self, i: int) -> dict:
+        e = self.s.entry(i)
+        m = e.get("message")
+        if "pituiError" in e or not isinstance(m, dict):
+            return {
+                "role": "toolResult",
+                "toolCallId": None,
+                "isError": True,
+                "content": [],
+                "pituiError": str(e.get("pituiError") or f"line {self.s.linenos[i]} is not a message"),
+            }
+        return m
+
+    def draw(self, blk: _Block, out: Out) -> None:
+        s = self.s
+        p = out.p
+        i = blk.entries[0]
+        e = s.entry(i)
+        if out.ctx.text_mode:  # only the searchable text: no headers, gutters or times
+            if blk.kind == "marker":
+                self._draw_marker(out, i, e, ())
+            else:
+                msg = e.get("message") if isinstance(e.get("message"), dict) else None
+                self._draw_entry(out, blk, i, e, msg, e.get("type"), "", "", [])
+            return
+        when = s.timestamps[i]
+        time = fmt_time(when, blk.prev_ts is None or date_of(when) != date_of(blk.prev_ts))
+        eid = s.ids[i]
+        right = [(time, p.muted), (eid, p.faint)]
+        if blk.kind == "marker":
+            out.push("  ", Style())
+            try:
+                self._draw_marker(out, i, e, right)
+            finally:
+                out.pop()
+            return
+        tags = []
+        if blk.label:
+            tags.append(("⚑ " + visible(blk.label), p.label))
+        if blk.mark == "omitted":
+            tags.append(("omitted from context", p.warning + Style(italic=True)))
+        elif blk.mark == "edited":
+            tags.append(("edited in context", p.warning + Style(italic=True)))
+        if not blk.in_context:
+            tags.append(("outside context", p.muted + Style(italic=True)))
+        if blk.first_out:
+            note = Text("┄┄ outside the model's context after compaction ┄┄", p.muted + Style(italic=True))
+            out.line(note, chrome=True)
+        t = e.get("type")
+        msg = e.get("message") if isinstance(e.get("message"), dict) else None
+        if "pituiError" in e:
+            gutter = p.warning
+        elif blk.kind in ("assistant",):
+            gutter = p.assistant
+        elif blk.kind == "results":
+            gutter = p.tool
+        elif msg is not None:
+            gutter = {"user": p.user, "system": p.system, "custom": p.custom, "bashExecution": p.tool}.get(
+                msg.get("role"), p.muted)
+        elif t == "custom_message":
+            gutter = p.custom
+        elif t in ("compaction", "branch_summary"):
+            gutter = p.summary
+        else:
+            gutter = p.muted
+        gutter = Style(color=gutter.color)
+        if not blk.in_context:
+            out.push("┆ ", p.faint)
+        else:
+            out.push("▎ ", gutter)
+        try:
+            self._draw_entry(out, blk, i, e, msg, t, time, eid, tags)
+        finally:
+            out.pop()
+        out.blank()
+
+    def _draw_entry(self, out: Out, blk: _Block, i: int, e: dict, msg: dict | None, t: Any, time: str,
+                    eid: str, tags: list) -> None:
+        s = self.s
+        p = out.p
+        right = [(time, p.muted), (eid, p.faint)]
+        key = f"e{i}"
+        if "pituiError" in e:
+            render_header(out, "⚠ damaged entry", p.warning + Style(bold=True), [(f"line {s.linenos[i]}", p.muted)],
+                          right, tags)
+            out.wrap(Text(clean(e.get("pituiError"), block=True), p.warning))
+            out.wrap(Text("Pi skips this line; it is shown here so nothing goes missing.", p.muted), chrome=True)
+            return
+        if blk.kind == "assistant":
+            m = msg or {}
+            message_header(out, m, time=time, entry_id=eid, tags=tags)
+            results = [(x, self._message_of(x)) for x in blk.entries[1:]]
+            render_assistant(out, m, results, key, 0, self._call_for)
+            return
+        if blk.kind == "results":
+            render_header(out, "tool results", p.tool + Style(bold=True),
+                          [("(their call is not right above)", p.muted)], right, tags)
+            results = [(x, self._message_of(x)) for x in blk.entries]
+            render_tool_results(out, results, key, self._call_for)
+            return
+        if t == "message":
+            if msg is None:
+                render_header(out, "message", p.muted, [], right, tags)
+                render_json_body(out, e.get("message"), key)
+                return
+            role = msg.get("role")
+            if role == "bashExecution":
+                render_header(out, "! bash", p.tool + Style(bold=True), [("run by the user", p.muted)], right,
+                              tags + ([("excluded from context", p.muted + Style(italic=True))]
+                                      if msg.get("excludeFromContext") else []))
+                render_bash_execution(out, msg, key)
+                return
+            if role == "custom":
+                self._custom_header(out, msg.get("customType"), msg.get("display"), right, tags)
+                render_content(out, msg.get("content"))
+                return
+            message_header(out, msg, time=time, entry_id=eid, tags=tags)
+            render_message(out, msg, key, (), 0, self._call_for)
+            return
+        if t == "custom_message":
+            self._custom_header(out, e.get("customType"), e.get("display"), right, tags)
+            render_content(out, e.get("content"))
+            return
+        if t == "compaction":
+            render_compaction(out, e.get("summary"), e.get("tokensBefore"), e.get("firstKeptEntryId"), e.get("id"),
+                              e.get("details"), e.get("systemMessage"), e.get("usage"), bool(e.get("fromHook")),
+                              key=key, right=right)
+            if tags:
+                render_header(out, "", p.muted, [], [], tags)
+            return
+        if t == "branch_summary":
+            render_header(out, "branch summary", p.summary + Style(bold=True), [], right, tags)
+            render_branch_summary(out, e.get("summary"), e.get("fromId"), e.get("details"), e.get("usage"))
+            return
+        if t == "custom":
+            render_header(out, "custom", p.custom + Style(bold=True),
+                          [(str(e.get("customType") or "?"), p.custom)], right, tags)
+            render_custom_entry(out, e.get("data"), key)
+            return
+        render_header(out, str(t), p.muted + Style(bold=True), [], right, tags)
+        render_json_body(out, {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")}, key)
+
+    def _custom_header(self, out: Out, ctype: Any, display: Any, right, tags) -> None:
+        p = out.p
+        tags = list(tags)
+        if display is False:
+            tags.insert(0, ("hidden (display: false)", p.muted + Style(italic=True)))
+        render_header(out, "custom message", p.custom + Style(bold=True), [(str(ctype or "?"), p.custom)], right, tags)
+
+    def _draw_marker(self, out: Out, i: int, e: dict, right) -> None:
+        p = out.p
+        s = self.s
+        t = e.get("type")
+        if "pituiError" in e:
+            render_marker(out, "⚠", f"damaged line {s.linenos[i]}: {e.get('pituiError')}", p.warning, right)
+        elif t == "model_change":
+            render_marker(out, "⇄", f"model → {e.get('provider')}/{e.get('modelId')}", p.muted, right)
+        elif t == "thinking_level_change":
+            render_marker(out, "◐", f"thinking level → {e.get('thinkingLevel')}", p.muted, right)
+        elif t == "usage":
+            u = e.get("usage") if isinstance(e.get("usage"), dict) else {}
+            bits = [f"usage · {e.get('kind') or '?'}", f"{e.get('provider')}/{e.get('model')}",
+                    f"{fmt_tokens(u.get('totalTokens', 0))} tokens"]
+            cost = fmt_cost(u.get("cost"))
+            if cost:
+                bits.append(cost)
+            render_marker(out, "Σ", " · ".join(bits), p.muted, right)
+        elif t == "label":
+            label = e.get("label")
+            target = e.get("targetId")
+            what = self._target_summary(target)
+            if label:
+                render_marker(out, "⚑", f"label “{label}” on {what}", p.warning, right)
+            else:
+                render_marker(out, "⚑", f"label cleared on {what}", p.muted, right)
+        elif t == "session_info":
+            name = e.get("name")
+            if isinstance(name, str) and name.strip():
+                render_marker(out, "✎", f"session name: {name}", p.muted, right)
+            else:
+                render_marker(out, "✎", "session name cleared", p.muted, right)
+        elif t == "context_edit":
+            target = e.get("targetId")
+            what = self._target_summary(target)
+            rep = e.get("replacement")
+            if rep is None:
+                render_marker(out, "✂", f"context edit: {what} omitted from the model's context", p.warning, right)
+            else:
+                content = rep.get("content") if isinstance(rep, dict) else rep
+                text = one_line(text_of(content) if not isinstance(content, str) else content, 80)
+                render_marker(out, "✂", f"context edit: {what} replaced in context with “{text}”", p.warning, right)
+        else:
+            render_marker(out, "·", str(t), p.muted, right)
+
+    def _target_summary(self, target: Any) -> str:
+        s = self.s
+        if not isinstance(target, str):
+            return str(target)
+        j = s.index_of.get(target)
+        if j is None:
+            return f"{target} (not in this file)"
+        role = s.roles[j] or s.types[j]
+        return f"{role} {target}"
+
