@@ -13,9 +13,10 @@ Standard library only.  Two inputs:
     5-30 MB, ~100 of 15-50 KB), some named, some with in-file forks, a few forked from another
     file (header ``parentSession``).  File mtimes are set to each session's last entry.
 
-The files are written the way Pi 1.5.2's ``SessionManager`` writes them (version-3 header,
-compact JSON, key order of ``SessionManager.append*``: ``{"type","id","parentId","timestamp",
-...}``; custom entries put ``customType``/``data`` first as Pi does).  Content mimics real
+The files are written the way Pi 1.5.2's ``SessionManager`` writes them, by the repository's
+one session writer, ``tools/piwriter.py`` (version-3 header, compact JSON, key order of
+``SessionManager.append*``: ``{"type","id","parentId","timestamp",...}``; custom entries put
+``customType``/``data`` first as Pi does).  Content mimics real
 sessions: thinking blocks with signatures, bash/read/edit/write/grep tool calls and results
 (most results a few hundred bytes, some 100 KB - 3 MB), text full of quotes, backslashes,
 newlines, tabs, non-ASCII, emoji and ANSI escapes, assistant usage with cost, forks, branch
@@ -41,7 +42,11 @@ import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timezone
+
+# the repository root, for tools/ (this file runs as a script: python benchmarks/gen.py)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools import piwriter  # noqa: E402
+from tools.piwriter import iso  # noqa: E402
 
 GEN_VERSION = 1
 MARKER = ".gen-marker.json"
@@ -68,26 +73,8 @@ STORE_PARAMS = {
     "start": "2025-10-01T00:00:00.000Z",
 }
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-
-
 def _dump_line(obj) -> bytes:
-    return (_dumps(obj) + "\n").encode("utf-8")
-
-
-def _parse_iso_ms(s: str) -> int:
-    return int(datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp() * 1000)
-
-
-def iso(ms: int) -> str:
-    """JavaScript's Date.toISOString for a millisecond epoch."""
-    dt = datetime.fromtimestamp(ms // 1000, tz=timezone.utc)
-    return f"{dt:%Y-%m-%dT%H:%M:%S}.{ms % 1000:03d}Z"
-
-
-def num(x: float):
-    """A float as JSON.stringify would print it (integral floats without '.0')."""
-    return int(x) if x == int(x) else x
+    return (piwriter.dumps(obj) + "\n").encode("utf-8")
 
 
 def uuid7(rng: random.Random, ms: int) -> str:
@@ -149,7 +136,7 @@ class Pools:
         # strings); a quarter of the outputs draw from the full pools, with non-ASCII lines.
         self.ascii = {id(pool): [x for x in pool if x.isascii()] for pool in (self.code, self.log, self.grep, self.json)}
         # average bytes per line as stored (JSON-escaped UTF-8, plus the escaped newline)
-        self.avg = {id(pool): sum(len(_dumps(x).encode()) for x in pool) / len(pool)
+        self.avg = {id(pool): sum(len(piwriter.dumps(x).encode()) for x in pool) / len(pool)
                     for pool in (self.code, self.log, self.grep, self.json, *self.ascii.values())}
 
     def word(self) -> str:
@@ -363,9 +350,9 @@ class SessionGen:
         eid = self._new_id()
         parent = self.branch[-1] if self.branch else None
         if custom_first is not None:  # Pi's custom/custom_message key order
-            obj = {"type": typ, **custom_first, "id": eid, "parentId": parent, "timestamp": iso(self.now)}
+            obj = piwriter.custom_entry(typ, eid, parent, iso(self.now), **custom_first)
         else:
-            obj = {"type": typ, "id": eid, "parentId": parent, "timestamp": iso(self.now), **body}
+            obj = piwriter.entry(typ, eid, parent, iso(self.now), **body)
         self._emit(obj, big)
         self.branch.append(eid)
         return eid
@@ -435,12 +422,8 @@ class SessionGen:
         cache_write = r.randint(100, max(101, min(fresh, 40_000))) if pcw else 0
         cache_read = max(1000, self.ctx_tokens - inp - cache_write)
         out = max(20, out_tokens)
-        ci, co, ccr, ccw = inp * pin / 1e6, out * pout / 1e6, cache_read * pcr / 1e6, cache_write * pcw / 1e6
-        total = ci + co + ccr + ccw
-        return {"input": inp, "output": out, "cacheRead": cache_read, "cacheWrite": cache_write,
-                "totalTokens": inp + out + cache_read + cache_write,
-                "cost": {"input": num(ci), "output": num(co), "cacheRead": num(ccr), "cacheWrite": num(ccw),
-                         "total": num(total)}}
+        costs = (inp * pin / 1e6, out * pout / 1e6, cache_read * pcr / 1e6, cache_write * pcw / 1e6)
+        return piwriter.usage(inp, out, cache_read, cache_write, costs)
 
     # -- size control ------------------------------------------------------------------------
     def want_big(self) -> int:
@@ -464,10 +447,7 @@ class SessionGen:
 
     # -- entries -----------------------------------------------------------------------------
     def header(self):
-        h = {"type": "session", "version": 3, "id": self.session_id, "timestamp": iso(self.now), "cwd": self.cwd}
-        if self.parent_session:
-            h["parentSession"] = self.parent_session
-        self._emit(h)
+        self._emit(piwriter.header(self.session_id, iso(self.now), self.cwd, parent_session=self.parent_session))
 
     def system_message(self, full: bool = True):
         r = self.r
@@ -486,11 +466,11 @@ class SessionGen:
                     "path": {"type": "string", "description": "Path to the file (relative or absolute)"},
                     "limit": {"type": "number", "description": "Maximum number of lines to read"}},
                 "required": ["path"]}} for t in tools]
-            msg = {"role": "system", "content": "", "timestamp": self.now, "sections": sections, "toolsAdded": added}
+            msg = piwriter.system_message("", self.now, sections=sections, tools_added=added)
         else:
-            msg = {"role": "system", "content": "", "timestamp": self.now,
-                   "sections": {"skills": f"<skills>\n{self.prose(200, 800)}\n</skills>", "context": None},
-                   "toolsRemoved": [{"name": "find"}]}
+            msg = piwriter.system_message(
+                "", self.now, sections={"skills": f"<skills>\n{self.prose(200, 800)}\n</skills>", "context": None},
+                tools_removed=[{"name": "find"}])
         self._message(msg)
         self.system = msg
 
@@ -515,20 +495,19 @@ class SessionGen:
         if r.random() < 0.2:
             content = text
         else:
-            content = [{"type": "text", "text": text}]
+            content = [piwriter.text_block(text)]
             if r.random() < 0.004:
-                content.append({"type": "image", "data": base64.b64encode(r.randbytes(r.randint(15_000, 90_000))).decode(),
-                                "mimeType": "image/png"})
+                content.append(piwriter.image_block(base64.b64encode(r.randbytes(r.randint(15_000, 90_000))).decode()))
         self.user_pos.append(len(self.branch))
-        self._message({"role": "user", "content": content, "timestamp": self.now - r.randint(1, 30)})
+        self._message(piwriter.user_message(content, self.now - r.randint(1, 30)))
 
     def bash_execution(self):
         r = self.r
         self._tick(5, 120)
         out = self.lines(self.p.log, r.randint(100, 3000))
-        self._message({"role": "bashExecution", "command": r.choice(BASH_COMMANDS), "output": out,
-                       "exitCode": r.choice([0, 0, 0, 1]), "cancelled": False, "truncated": False,
-                       "excludeFromContext": False, "timestamp": self.now - r.randint(100, 5000)})
+        self._message(piwriter.bash_execution_message(
+            r.choice(BASH_COMMANDS), out, r.choice([0, 0, 0, 1]), truncated=False,
+            timestamp=self.now - r.randint(100, 5000), exclude_from_context=False))
 
     def tool_call(self) -> tuple[dict, str]:
         r = self.r
@@ -556,7 +535,7 @@ class SessionGen:
                     "path": f"{self.cwd}/{r.choice(_DIRS)}"}
             if r.random() < 0.4:
                 args["glob"] = "*.ts"
-        return {"type": "toolCall", "id": self.call_id(), "name": name, "arguments": args}, name
+        return piwriter.tool_call_block(self.call_id(), name, args), name
 
     def tool_result(self, call: dict, name: str):
         r = self.r
@@ -607,12 +586,8 @@ class SessionGen:
         else:  # write
             text = (self.lines(self.p.code, big) if big
                     else f"Successfully wrote {len(args['content'].encode())} bytes to {args['path']}")
-        msg = {"role": "toolResult", "toolCallId": call["id"], "toolName": name,
-               "content": [{"type": "text", "text": text}]}
-        if details is not None:
-            msg["details"] = details
-        msg["isError"] = is_error
-        msg["timestamp"] = self.now - r.randint(0, 40)
+        msg = piwriter.tool_result_message(call["id"], name, [piwriter.text_block(text)], details=details,
+                                           is_error=is_error, timestamp=self.now - r.randint(0, 40))
         if big:
             self.big_outputs += 1
         self._message(msg, big=bool(big))
@@ -624,22 +599,23 @@ class SessionGen:
         self._tick(2, 90)
         content = []
         if self.level != "off" and r.random() < (0.7 if final else 0.3):
-            content.append({"type": "thinking", "thinking": self.prose(60, 3000), "thinkingSignature": self.signature()})
+            content.append(piwriter.thinking_block(self.prose(60, 3000), self.signature()))
         calls = []
         if final:
-            content.append({"type": "text", "text": self.markdown(100, 5000)})
+            content.append(piwriter.text_block(self.markdown(100, 5000)))
         else:
             if r.random() < 0.35:
-                content.append({"type": "text", "text": self.prose(20, 250)})
+                content.append(piwriter.text_block(self.prose(20, 250)))
             for _ in range(r.choices([1, 2, 3], weights=[80, 15, 5])[0]):
                 call, name = self.tool_call()
                 content.append(call)
                 calls.append((call, name))
-        out_tokens = sum(len(_dumps(b)) for b in content) // 4
+        out_tokens = sum(len(piwriter.dumps(b)) for b in content) // 4
         provider, model, api = self.model[0], self.model[1], self.model[2]
-        msg = {"role": "assistant", "content": content, "api": api, "provider": provider, "model": model,
-               "usage": self.usage(out_tokens, r.randint(200, 6000)),
-               "stopReason": "toolUse" if calls else "stop", "timestamp": start, "thinkingLevel": self.level}
+        msg = piwriter.assistant_message(content, api=api, provider=provider, model=model,
+                                         usage=self.usage(out_tokens, r.randint(200, 6000)),
+                                         stop_reason="toolUse" if calls else "stop", timestamp=start,
+                                         thinking_level=self.level)
         x = r.random()
         if x < 0.006:
             msg["content"] = content[:1] if content and content[0]["type"] == "thinking" else []
@@ -818,7 +794,7 @@ BASH_COMMANDS = [
 
 
 def _file_name(start_ms: int, sid: str) -> str:
-    return f"{iso(start_ms).replace(':', '-').replace('.', '-')}_{sid}.jsonl"
+    return piwriter.session_file_name(iso(start_ms), sid)
 
 
 def _gen_one(job: dict) -> dict:
@@ -830,9 +806,9 @@ def _gen_one(job: dict) -> dict:
 
 def big_jobs(out: str) -> list[dict]:
     p = BIG_PARAMS
-    d = os.path.join(out, "big", "--home-bench-big--")
+    d = os.path.join(out, "big", piwriter.project_dir(p["cwd"]))
     os.makedirs(d, exist_ok=True)
-    return [{"seed": p["seed"], "start_ms": _parse_iso_ms(p["start"]), "dir": d, "cwd": p["cwd"],
+    return [{"seed": p["seed"], "start_ms": piwriter.ms_of(p["start"]), "dir": d, "cwd": p["cwd"],
              "kw": {"min_entries": p["entries"], "min_bytes": p["bytes"], "big_range": tuple(p["big_range"]),
                     "big_share": 0.6, "forks": p["forks"], "compactions": p["compactions"],
                     "labels": p["labels"], "name": "Rewrite the session store and tree view 🌳", "model": 0}}]
@@ -862,12 +838,12 @@ def store_jobs(out: str) -> list[dict]:
     sizes = [s if (s >= 5e6 or s < 50e3) else s * k for s in sizes]
     # skewed project popularity
     weights = [1 / (j + 1) ** 0.9 for j in range(p["projects"])]
-    start0 = _parse_iso_ms(p["start"])
+    start0 = piwriter.ms_of(p["start"])
     jobs = []
     for i, size in enumerate(sizes):
         proj = r.choices(range(p["projects"]), weights=weights)[0]
         cwd = f"/home/bench/p{proj}"
-        d = os.path.join(out, "store", f"--home-bench-p{proj}--")
+        d = os.path.join(out, "store", piwriter.project_dir(cwd))
         start_ms = start0 + int(r.uniform(0, 330 * 86400_000))
         size = int(size)
         big = size >= 5e6

@@ -39,8 +39,10 @@ import tempfile
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+sys.path.insert(1, REPO)  # for tools/, the session writer
 
 import pi_side  # noqa: E402
+from tools import piwriter  # noqa: E402
 
 PY = sys.executable
 
@@ -157,11 +159,10 @@ def bench_list(store: str, runs: int) -> dict:
             cache = tempfile.mkdtemp(prefix="pitui-bench-")
             env = {**os.environ, "PITUI_CACHE_DIR": cache}
             pi_side.measure_once([PY, "-m", "pitui.cli", "list", grow_root, "--json"], env=env)
-            entry = {"type": "message", "id": f"grow{k:04d}", "parentId": last.get("id"),
-                     "timestamp": "2026-11-21T12:00:00.000Z",
-                     "message": {"role": "user", "content": "appended", "timestamp": 1795262400000}}
+            entry = piwriter.entry("message", f"grow{k:04d}", last.get("id"), "2026-11-21T12:00:00.000Z",
+                                   message=piwriter.user_message("appended", 1795262400000))
             with open(target, "ab") as f:
-                f.write(json.dumps(entry).encode() + b"\n")
+                f.write((piwriter.dumps(entry) + "\n").encode())
             grow_runs.append(pi_side.measure_once([PY, "-m", "pitui.cli", "list", grow_root, "--json"], env=env))
             shutil.rmtree(cache, ignore_errors=True)
         grow_size = os.path.getsize(target)

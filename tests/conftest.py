@@ -152,20 +152,6 @@ def settle():
     return _settle
 
 
-def write_session(path: Path, entries: list[dict], header: dict | None = None) -> Path:
-    """Write a session file (header + entries) for a test."""
-    import json
-
-    head = header or {"type": "session", "version": 3, "id": "test-session", "timestamp": "2026-11-20T10:00:00.000Z",
-                      "cwd": "/home/dev/test"}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps(head) + "\n")
-        for e in entries:
-            f.write(json.dumps(e, ensure_ascii=False) + "\n")
-    return path
-
-
 @pytest.fixture
 def notes(monkeypatch) -> list[str]:
     """Every toast the app shows in the test, as text (the toasts still show)."""

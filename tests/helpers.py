@@ -1,11 +1,16 @@
-"""Small builders for synthetic Pi session files used across tests."""
+"""Small builders for synthetic Pi session files used across tests.
+
+The entries and lines come from the repository's one session writer, ``tools/piwriter.py``;
+these add the tests' fixed clock and defaults (one session id, one model, one usage).
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-HEADER = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/home/u/proj"}
+from tools import piwriter
+
+HEADER = piwriter.header("sess-1", "2026-11-20T10:00:00.000Z", "/home/u/proj")
 
 
 def ts(n: int) -> str:
@@ -15,34 +20,42 @@ def ts(n: int) -> str:
     return f"2026-11-20T{10 + h:02d}:{m:02d}:{s:02d}.000Z"
 
 
-def line(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+def _ms(n: int) -> int:
+    """A message timestamp (epoch milliseconds) n seconds after 2026-11-20T10:00:00Z."""
+    return 1795168800000 + n * 1000
+
+
+line = piwriter.dumps
 
 
 def user(eid, parent, n, text="hello"):
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": "user", "content": text, "timestamp": 1795168800000 + n * 1000}}
+    return piwriter.entry("message", eid, parent, ts(n), message=piwriter.user_message(text, _ms(n)))
+
+
+def _usage() -> dict:
+    # literal costs: the sum 0.01 + 0.02 is not 0.03 in floats
+    return {"input": 10, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 30,
+            "cost": {"input": 0.01, "output": 0.02, "cacheRead": 0, "cacheWrite": 0, "total": 0.03}}
 
 
 def assistant(eid, parent, n, text="hi", model="claude-sonnet-4-5", content=None, **extra):
-    msg = {"role": "assistant", "content": content if content is not None else [{"type": "text", "text": text}],
-           "api": "anthropic-messages", "provider": "anthropic", "model": model,
-           "usage": {"input": 10, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 30,
-                     "cost": {"input": 0.01, "output": 0.02, "cacheRead": 0, "cacheWrite": 0, "total": 0.03}},
-           "stopReason": "stop", "timestamp": 1795168800000 + n * 1000}
+    msg = piwriter.assistant_message(
+        content if content is not None else [piwriter.text_block(text)],
+        api="anthropic-messages", provider="anthropic", model=model, usage=_usage(), stop_reason="stop",
+        timestamp=_ms(n))
     msg.update(extra)
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts(n), "message": msg}
+    return piwriter.entry("message", eid, parent, ts(n), message=msg)
 
 
 def entry(etype, eid, parent, n, **fields):
-    return {"type": etype, "id": eid, "parentId": parent, "timestamp": ts(n), **fields}
+    return piwriter.entry(etype, eid, parent, ts(n), **fields)
 
 
 def write(path: Path, objs, header=HEADER, trailing_newline=True) -> Path:
-    lines = ([line(header)] if header is not None else []) + [o if isinstance(o, str) else line(o) for o in objs]
-    text = "\n".join(lines) + ("\n" if trailing_newline else "")
-    path.write_text(text, encoding="utf-8")
-    return path
+    """A session file: the header (none when None), then each entry; a string is written as
+    the raw line it is."""
+    lines = ([header] if header is not None else []) + list(objs)
+    return piwriter.write(path, lines, final_newline=trailing_newline)
 
 
 def bare_pane_app():

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write
+
 TAG = "HOSTILE"
 # Each payload as the issue lists it; {dir} is the sessions folder (a screenshot written
 # there would be a file the test finds).
@@ -182,10 +184,7 @@ def hostile_entries(folder: Path, transcript: Path) -> tuple[dict, list]:
 
 def _write(path: Path, header: dict | None, entries: list, extra_lines: list[str] = ()) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = ([json.dumps(header, ensure_ascii=False)] if header is not None else [])
-    lines += [json.dumps(e, ensure_ascii=False) for e in entries] + list(extra_lines)
-    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
-    return path
+    return write(path, [*entries, *extra_lines], header=header)
 
 
 class HostileRoot:

@@ -6,7 +6,6 @@ sibling branch; and what it shows is checked against a pane built from scratch."
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -17,7 +16,7 @@ from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
 from pitui.ui.pane.code import lexer_class_for_filename
 
-from helpers import bare_pane_app
+from helpers import bare_pane_app, write
 
 SIZE = (120, 40)
 N = 50_000
@@ -93,10 +92,7 @@ def big_session(tmp_path_factory) -> Session:
     early = _entries(300, "t", "e20", N + 200)
     path = tmp_path_factory.mktemp("perf") / "big.jsonl"
     head = {"type": "session", "version": 3, "id": "perf", "timestamp": _ts(0), "cwd": "/home/dev/perf"}
-    with open(path, "w", encoding="utf-8") as f:
-        for e in [head] + main + late + early:
-            f.write(json.dumps(e, separators=(",", ":")) + "\n")
-    return Session.open(path)
+    return Session.open(write(path, main + late + early, header=head))
 
 
 class Counts:
@@ -389,8 +385,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
                            "timestamp": 0, "content": [{"type": "text", "text": code}]}),
     ]
     head = {"type": "session", "version": 3, "id": "lex", "timestamp": _ts(0), "cwd": "/home/dev"}
-    path.write_text("\n".join(json.dumps(e) for e in [head] + entries) + "\n", encoding="utf-8")
-    s = Session.open(path)
+    s = Session.open(write(path, entries, header=head))
     app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

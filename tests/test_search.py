@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import HEADER, entry, line, user, write
 from pitui.core.store import search as S
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
@@ -27,37 +28,13 @@ from pitui.core.store.search import (
 from pitui.core.read.session import NotASession, Session
 
 CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
-HEADER = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-11-20T10:00:00.000Z",
-          "cwd": "/home/u/proj"}  # fmt: skip
-
-
-def _ts(n: int) -> str:
-    return f"2026-11-20T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
-
-
-def line(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def user(eid, parent, n, text="hello"):
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": _ts(n),
-            "message": {"role": "user", "content": text, "timestamp": 1795168800000 + n * 1000}}  # fmt: skip
 
 
 def assistant(eid, parent, n, content):
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": _ts(n),
-            "message": {"role": "assistant", "content": content, "stopReason": "stop",
-                        "timestamp": 1795168800000 + n * 1000}}  # fmt: skip
+    """An assistant message without model or usage: the search reads only its content."""
+    return entry("message", eid, parent, n, message={"role": "assistant", "content": content, "stopReason": "stop",
+                                                       "timestamp": 1795168800000 + n * 1000})
 
-
-def entry(etype, eid, parent, n, **fields):
-    return {"type": etype, "id": eid, "parentId": parent, "timestamp": _ts(n), **fields}
-
-
-def write(path: Path, objs, header=HEADER) -> Path:
-    lines = ([line(header)] if header is not None else []) + [o if isinstance(o, str) else line(o) for o in objs]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 @pytest.fixture(autouse=True)
 def _cache(tmp_path, monkeypatch):

@@ -4,7 +4,6 @@ the exact entries selected (on a corpus file with forks and several roots, and o
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -554,12 +553,12 @@ async def test_not_a_session_shows_its_reason(make_app, settle, tmp_path):
 
 
 async def test_the_notice_covers_the_pane_which_cannot_be_focused_under_it(make_app, settle, tmp_path):
-    from conftest import write_session
-    from helpers import assistant, user
+    from helpers import assistant, user, write
 
     project = tmp_path / "--home-dev-x--"
-    good = write_session(project / "2026-01-02T00-00-00-000Z_good.jsonl",
-                         [user("u1", None, 1, text="hello"), assistant("a1", "u1", 2, text="hi there")])
+    project.mkdir()
+    good = write(project / "2026-01-02T00-00-00-000Z_good.jsonl",
+                 [user("u1", None, 1, text="hello"), assistant("a1", "u1", 2, text="hi there")])
     bad = project / "2026-01-01T00-00-00-000Z_bad.jsonl"
     bad.write_text('{"type":"message","id":"x"}\n')
     app = make_app(good)
@@ -587,36 +586,33 @@ async def test_the_notice_covers_the_pane_which_cannot_be_focused_under_it(make_
 def _write_big(path: Path, depth: int = 20_000, width: int = 2_000) -> Path:
     """A chain c0..c{depth-1} (user/assistant alternating), then ``width`` user replies
     w0..w{width-1} to its last entry. The last line (w{width-1}) is the current leaf."""
+    from helpers import write
+    from tools import piwriter
+
     path.parent.mkdir(parents=True, exist_ok=True)
     base = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 
-    def iso(n: int) -> str:
-        from pitui.core.timeutil import ms_to_iso
+    def ms(n: int) -> int:
+        return base + n * 1000
 
-        return ms_to_iso(base + n * 1000)
-
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"type": "session", "version": 3, "id": "big-session",
-                            "timestamp": iso(0), "cwd": "/home/dev/big"}) + "\n")
-        prev = None
-        for i in range(depth):
-            if i % 2 == 0:
-                msg = {"role": "user", "content": f"question {i}", "timestamp": base + i * 1000}
-            else:
-                msg = {"role": "assistant", "content": [{"type": "text", "text": f"answer {i}"}],
-                       "provider": "anthropic", "model": "claude-x", "stopReason": "stop",
-                       "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
-                                 "cost": {"total": 0.001}},
-                       "timestamp": base + i * 1000}
-            f.write(json.dumps({"type": "message", "id": f"c{i}", "parentId": prev, "timestamp": iso(i),
-                                "message": msg}) + "\n")
-            prev = f"c{i}"
-        for j in range(width):
-            n = depth + j
-            f.write(json.dumps({"type": "message", "id": f"w{j}", "parentId": prev, "timestamp": iso(n),
-                                "message": {"role": "user", "content": f"reply {j}", "timestamp": base + n * 1000}})
-                    + "\n")
-    return path
+    entries = []
+    prev = None
+    for i in range(depth):
+        if i % 2 == 0:
+            msg = piwriter.user_message(f"question {i}", ms(i))
+        else:
+            msg = {"role": "assistant", "content": [{"type": "text", "text": f"answer {i}"}],
+                   "provider": "anthropic", "model": "claude-x", "stopReason": "stop",
+                   "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+                             "cost": {"total": 0.001}},
+                   "timestamp": ms(i)}
+        entries.append(piwriter.entry("message", f"c{i}", prev, piwriter.iso(ms(i)), message=msg))
+        prev = f"c{i}"
+    for j in range(width):
+        n = depth + j
+        entries.append(piwriter.entry("message", f"w{j}", prev, piwriter.iso(ms(n)),
+                                      message=piwriter.user_message(f"reply {j}", ms(n))))
+    return write(path, entries, header=piwriter.header("big-session", piwriter.iso(ms(0)), "/home/dev/big"))
 
 
 @pytest.fixture(scope="module")

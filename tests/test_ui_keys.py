@@ -7,11 +7,11 @@ Speed itself is never asserted here (benchmarks/app_open.py measures it)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from helpers import write
 from pitui.core.read.session import Session
 from pitui.core.model.layout import FILTERS, layout_tree
 from pitui.ui.widgets import branch_tree as tree_view
@@ -300,8 +300,7 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
                           "timestamp": 0, "content": [{"type": "text", "text": code}]}),
     ]
     path = tmp_path / "s.jsonl"
-    path.write_text("\n".join(json.dumps(e) for e in [head] + entries) + "\n", encoding="utf-8")
-    s = Session.open(path)
+    s = Session.open(write(path, entries, header=head))
 
     class PaneApp(App):
         def compose(self) -> ComposeResult:

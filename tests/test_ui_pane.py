@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -13,7 +12,7 @@ from pitui.ui.pane import MessagePane
 from pitui.ui.screens.context import ContextScreen
 from pitui.ui.pane.out import CUT_LINES
 
-from helpers import bare_pane_app
+from helpers import bare_pane_app, write
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
 SIZE = (120, 40)
@@ -68,11 +67,7 @@ class PaneApp(App):
 def write_session(path: Path, entries: list[dict]) -> Path:
     head = {"type": "session", "version": 3, "id": "pane-test", "timestamp": "2026-11-20T10:00:00.000Z",
             "cwd": "/home/dev/test"}
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps(head) + "\n")
-        for e in entries:
-            f.write(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n")
-    return path
+    return write(path, entries, header=head)
 
 
 def chain(messages: list[dict]) -> list[dict]:
