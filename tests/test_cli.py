@@ -89,7 +89,7 @@ def test_export_markdown_has_thinking_tools_and_compaction(tmp_path, capsysbinar
     assert main(["export", str(p), "--format", "markdown"]) == 0
     md = capsysbinary.readouterr().out.decode()
     assert "<details><summary>Thinking</summary>" in md and "Let me look." in md
-    assert "**Tool call** [bash: ls -la]" in md and "README.md\nsetup.py" in md
+    assert "**Tool call: bash** `$ ls -la`" in md and "README.md\nsetup.py" in md
     assert "### ✂ Compaction (42,000 tokens before)" in md and "Listed the files." in md
     assert "outside the model's context" in md
     # the history before the compaction is still there, in order

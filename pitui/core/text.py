@@ -20,7 +20,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE"]
+import orjson
+
+__all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE", "text_lines", "json_compact",
+           "json_pretty"]
 
 # C0 controls, DEL, C1 controls and lone surrogates: everything :func:`visible` replaces.
 CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -95,3 +98,26 @@ def json_safe(data: bytes) -> bytes:
 def has_controls(value: str) -> bool:
     """Whether ``value`` holds any character :func:`visible` would replace (tests, checks)."""
     return CONTROL_RE.search(value) is not None
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text`` (split on LF), trailing line breaks dropped: none for ""."""
+    text = text.rstrip("\n")
+    return text.split("\n") if text else []
+
+
+def json_compact(value: Any) -> str:
+    """A value from a session as one line of JSON (``str`` of it when JSON cannot hold it,
+    as an integer past 64 bits)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return str(value)
+
+
+def json_pretty(value: Any) -> str:
+    """A value from a session as indented JSON (``str`` of it when JSON cannot hold it)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return str(value)

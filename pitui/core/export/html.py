@@ -14,24 +14,21 @@ network (inline CSS, one tiny inline script for "expand all").
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from html import escape
 from typing import Any, Callable
-
-import orjson
 
 from ..model.context import context_entry_indices
 from .markdown import when_utc
 from ..numbers import as_number as _num
 from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
-from ..numbers import fmt_duration as _duration
-from ..numbers import fmt_tokens as _tokens
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.summary import format_tool_call, shorten_home, text_of
+from ..model.parts import (ResultParts, SubagentRun, image_facts, requested_edit, result_parts, tool_args_summary,
+                           tool_name, tool_state, usage_bits)
+from ..model.summary import shorten_home, text_of
+from ..text import json_pretty, strip_ansi, text_lines
 
 
 __all__ = ["export_html", "render_markdown"]
@@ -40,7 +37,6 @@ MAX_DEPTH = 6  # nested subagent conversations shown inside each other at most t
 
 # ---------------------------------------------------------------------------- text helpers
 
-_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 # C0/C1 controls other than tab and newline, lone surrogates, and non-characters are not
 # allowed in HTML text: shown as U+FFFD.
 _CTRL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
@@ -48,9 +44,7 @@ _CTRL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\uf
 
 def _clean(value: Any) -> str:
     """A string fit for an HTML page: ANSI escapes dropped, control characters replaced."""
-    s = value if isinstance(value, str) else ("" if value is None else str(value))
-    if "\x1b" in s:
-        s = _ANSI_RE.sub("", s)
+    s = strip_ansi(value if isinstance(value, str) else ("" if value is None else str(value)))
     s = s.replace("\r\n", "\n").replace("\r", "\n")
     return _CTRL_RE.sub("\ufffd", s)
 
@@ -65,25 +59,6 @@ def _int(n: Any) -> str:
     if v is None:
         return "?"
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}"
-
-
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
-
-
-def _json_compact(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
-
-
-def _lines(text: str) -> list[str]:
-    text = text.rstrip("\n")
-    return text.split("\n") if text else []
 
 
 def _plural(n: int, word: str) -> str:
@@ -154,29 +129,11 @@ _MIME_RE = re.compile(r"image/[A-Za-z0-9.+-]{1,40}")
 _B64_RE = re.compile(r"[A-Za-z0-9+/\s]*={0,2}\s*")
 
 
-def _image_dims(data: str) -> tuple[int, int] | None:
-    """Width and height of a PNG or GIF from the first bytes of its base64 data."""
-    try:
-        head = base64.b64decode(re.sub(r"[^A-Za-z0-9+/]", "", data[:64])[:32] + "==", validate=False)
-    except (ValueError, binascii.Error):
-        return None
-    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
-        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
-        return int.from_bytes(head[6:8], "little"), int.from_bytes(head[8:10], "little")
-    return None
-
-
 def _image(block: dict) -> str:
-    mime = block.get("mimeType") or block.get("mediaType")
-    data = block.get("data")
-    mime_s = mime if isinstance(mime, str) else "image"
-    size = 0
-    if isinstance(data, str):
-        n = len(data.rstrip())
-        size = max(0, n * 3 // 4 - (len(data.rstrip()) - len(data.rstrip().rstrip("="))))
-    ok = isinstance(mime, str) and _MIME_RE.fullmatch(mime) and isinstance(data, str) and data and _B64_RE.fullmatch(data)
-    dims = _image_dims(data) if ok else None
+    img = image_facts(block)
+    mime, data, mime_s, size = img.mime, block.get("data"), img.mime, img.size
+    ok = _MIME_RE.fullmatch(mime) and isinstance(data, str) and data and _B64_RE.fullmatch(data)
+    dims = img.dims if ok else None
     dim_s = f"{dims[0]}×{dims[1]} · " if dims else ""
     caption = f"<figcaption>{_e(mime_s)} · {dim_s}{_bytes(size)}</figcaption>"
     if ok:
@@ -209,7 +166,7 @@ def _content(content: Any) -> str:
 
 
 def _raw_details(title: str, value: Any, cls: str = "raw") -> str:
-    return f'<details class="{cls}"><summary>{_e(title)}</summary><pre>{_e(_json(value))}</pre></details>'
+    return f'<details class="{cls}"><summary>{_e(title)}</summary><pre>{_e(json_pretty(value))}</pre></details>'
 
 
 def _pre(text: str, cls: str = "out") -> str:
@@ -220,7 +177,7 @@ def _diff(text: str) -> str:
     """A diff, one coloured line each: Pi's line-numbered display diff (``details.diff``)
     or a unified diff (``details.patch``, and ``details.diff`` in older releases)."""
     rows = []
-    for ln in _lines(_clean(text)):
+    for ln in text_lines(_clean(text)):
         if ln.startswith("+++") or ln.startswith("---"):
             cls = "dh"
         elif ln.startswith("@@"):
@@ -237,59 +194,8 @@ def _diff(text: str) -> str:
     return '<div class="diff">' + "".join(rows) + "</div>"
 
 
-def _usage_bits(usage: Any) -> list[str]:
-    if not isinstance(usage, dict):
-        return []
-    bits = []
-    inp, outp = _num(usage.get("input")), _num(usage.get("output"))
-    if inp is not None or outp is not None:
-        bits.append(f"↑{_tokens(inp or 0)} ↓{_tokens(outp or 0)}")
-    cr, cw = _num(usage.get("cacheRead")), _num(usage.get("cacheWrite"))
-    if cr or cw:
-        bits.append(f"cache {_tokens(cr or 0)}r/{_tokens(cw or 0)}w")
-    c = _cost(usage.get("cost"))
-    if c:
-        bits.append(c)
-    return bits
-
-
 def _badge(text: str, cls: str = "") -> str:
     return f'<span class="badge{(" " + cls) if cls else ""}">{_e(text)}</span>'
-
-
-def _args_summary(name: str, args: Any) -> str:
-    a = args if isinstance(args, dict) else {}
-    if name == "bash" and isinstance(a.get("command"), str):
-        first = _clean(a["command"]).strip().split("\n")
-        extra = len(first) - 1
-        return "$ " + first[0][:300] + (f"  (+{extra} lines)" if extra else "")
-    if name in ("read", "edit", "write", "grep", "find", "ls", "subagent"):
-        s = format_tool_call(name, a)
-        prefix = f"[{name}: "
-        if s.startswith(prefix) and s.endswith("]"):
-            s = s[len(prefix) : -1]
-        if name == "write" and isinstance(a.get("content"), str):
-            s += f"  ({_plural(len(_lines(a['content'])), 'line')})"
-        if name == "edit" and isinstance(a.get("edits"), list) and len(a["edits"]) > 1:
-            s += f"  ({len(a['edits'])} edits)"
-        return s
-    raw = _json_compact(args) if args is not None else ""
-    return raw[:200] + ("…" if len(raw) > 200 else "")
-
-
-def _requested_edit(args: dict) -> str:
-    pairs = []
-    if isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
-        pairs.append((args["oldText"], args["newText"]))
-    for ed in args.get("edits") if isinstance(args.get("edits"), list) else []:
-        if isinstance(ed, dict) and isinstance(ed.get("oldText"), str) and isinstance(ed.get("newText"), str):
-            pairs.append((ed["oldText"], ed["newText"]))
-    chunks = []
-    for k, (old, new) in enumerate(pairs):
-        if k:
-            chunks.append("@@")
-        chunks += ["-" + x for x in _lines(old)] + ["+" + x for x in _lines(new)]
-    return "\n".join(chunks)
 
 
 # ---------------------------------------------------------------------------- the renderer
@@ -485,7 +391,7 @@ class _Renderer:
             return ""  # shown as a badge on its target
         if t == "usage":
             u = e.get("usage")
-            bits = " · ".join(_usage_bits(u))
+            bits = " · ".join(usage_bits(u))
             return self.marker(i, "usage", f"Usage ({_e(e.get('kind') or '?')}) by <code>{_e(e.get('provider'))}/"
                                f"{_e(e.get('model'))}</code>" + (f" · {_e(bits)}" if bits else ""))
         if t == "custom":
@@ -517,7 +423,7 @@ class _Renderer:
                 extra.append(f'<span class="model">{_e(model)}</span>')
             if m.get("thinkingLevel"):
                 extra.append(f'<span class="muted">thinking {_e(m.get("thinkingLevel"))}</span>')
-            bits = _usage_bits(m.get("usage"))
+            bits = usage_bits(m.get("usage"))
             if bits:
                 extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
             body = self.assistant_body(m, self._branch_result, 0)
@@ -595,22 +501,16 @@ class _Renderer:
         return "".join(out)
 
     def tool(self, call: dict | None, result: dict | None, result_entry: int | None, depth: int) -> str:
-        name = str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
+        name = tool_name(call, result)
         args = (call or {}).get("arguments")
         a = args if isinstance(args, dict) else {}
-        is_error = bool(result and result.get("isError"))
-        if result is None:
-            glyph, state = "…", "pending"
-        elif is_error:
-            glyph, state = "✗", "error"
-        else:
-            glyph, state = "✓", "ok"
+        state = tool_state(result)
         call_id = (call or {}).get("id") if call else (result or {}).get("toolCallId")
         attrs = f' data-call="{_e(call_id)}"' if isinstance(call_id, str) else ""
-        out = [f'<div class="tool {state}"{attrs}><div class="tool-head"><span class="glyph">{glyph}</span>'
+        out = [f'<div class="tool {state.name}"{attrs}><div class="tool-head"><span class="glyph">{state.glyph}</span>'
                f'<span class="tool-name">{_e(name)}</span>']
         if call is not None:
-            out.append(f'<code class="args">{_e(_args_summary(name, args))}</code>')
+            out.append(f'<code class="args">{_e(tool_args_summary(name, args, limit=300))}</code>')
         else:
             out.append('<span class="muted">(call not on this branch)</span>')
         if result is None:
@@ -621,11 +521,11 @@ class _Renderer:
             if name == "bash" and isinstance(a.get("command"), str) and "\n" in a["command"].strip():
                 out.append(_pre("$ " + a["command"], "cmd"))
             if name == "write" and isinstance(a.get("content"), str):
-                n = len(_lines(a["content"]))
+                n = len(text_lines(a["content"]))
                 out.append(f'<details class="write-content"><summary>content ({_plural(n, "line")})</summary>'
                            f"{_pre(a['content'], 'code')}</details>")
-            if name == "edit" and (result is None or is_error):
-                req = _requested_edit(a)
+            if name == "edit" and state.name != "ok":
+                req = requested_edit(a)
                 if req:
                     out.append(f'<details class="requested-edit"><summary>requested edit</summary>{_diff(req)}</details>')
         if result is not None:
@@ -641,108 +541,70 @@ class _Renderer:
                     out.append(f'<a class="badge edit" href="#e{ei}">{_e(what)}</a>')
             else:
                 out.append(f'<div class="tool-result" data-result-for="{_e(result.get("toolCallId"))}">')
-            out.append(self.result_body(name, a, result, depth))
+            out.append(self.result_body(result_parts(name, result), depth))
             out.append("</div>")
         out.append("</div>")
         return "".join(out)
 
-    def result_body(self, name: str, args: dict, result: dict, depth: int) -> str:
+    def result_body(self, r: ResultParts, depth: int) -> str:
         out = []
-        is_error = bool(result.get("isError"))
-        details = result.get("details") if isinstance(result.get("details"), dict) else {}
-        content = result.get("content")
-        if isinstance(content, list):
-            text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-        else:
-            text = content if isinstance(content, str) else ""
-        diff = details.get("diff") if isinstance(details.get("diff"), str) and details["diff"].strip() else None
-        patch = details.get("patch") if isinstance(details.get("patch"), str) and details["patch"].strip() else None
-        if name == "subagent" and isinstance(details.get("results"), list):
-            out.append(self.subagents(details, depth))
+        text = r.text
+        if r.subagents is not None:
+            out.append(self.subagents(*r.subagents, depth))
             if text.strip():
-                out.append(f'<div class="label-line">output</div>{_pre(text, "out error" if is_error else "out")}')
-        elif (diff or patch) and not is_error:
+                out.append(f'<div class="label-line">output</div>{_pre(text, "out error" if r.is_error else "out")}')
+        elif r.shows_diff:
             if text.strip():
-                out.append(f'<div class="result-text">{_e(_lines(text)[0] if len(_lines(text)) == 1 else text)}</div>')
-            out.append(_diff(diff or patch))
-            if diff and patch:
-                out.append(f'<details class="patch"><summary>unified patch</summary>{_diff(patch)}</details>')
+                out.append(f'<div class="result-text">{_e(text_lines(text)[0] if len(text_lines(text)) == 1 else text)}</div>')
+            out.append(_diff(r.diff or r.patch))
+            if r.diff and r.patch:
+                out.append(f'<details class="patch"><summary>unified patch</summary>{_diff(r.patch)}</details>')
         else:
             if text.strip():
-                out.append(_pre(text, "out error" if is_error else "out"))
-            elif not any(isinstance(b, dict) and b.get("type") == "image" for b in content or [] if isinstance(content, list)):
+                out.append(_pre(text, "out error" if r.is_error else "out"))
+            elif not r.images:
                 out.append('<div class="muted">(no output)</div>')
-        if isinstance(content, list):
-            for b in content:
-                if isinstance(b, dict) and b.get("type") == "image":
-                    out.append(_image(b))
-        trunc = details.get("truncation") if isinstance(details.get("truncation"), dict) else None
-        full = details.get("fullOutputPath")
-        if (trunc and trunc.get("truncated")) or isinstance(full, str):
+        out += [_image(b) for b in r.images]
+        if r.truncated:
             note = "⚠ Output truncated"
-            if trunc and _num(trunc.get("outputLines")) is not None and _num(trunc.get("totalLines")) is not None:
-                note += f": {_int(trunc['outputLines'])} of {_int(trunc['totalLines'])} lines kept"
+            if r.kept_lines:
+                note += f": {_int(r.kept_lines[0])} of {_int(r.kept_lines[1])} lines kept"
             note = _e(note)
-            if isinstance(full, str):
-                note += f"; full output in <code>{_e(full)}</code>"
+            if r.full_output_path is not None:
+                note += f"; full output in <code>{_e(r.full_output_path)}</code>"
             out.append(f'<div class="trunc">{note}</div>')
-        if isinstance(result.get("usage"), dict):
-            bits = _usage_bits(result["usage"])
+        if r.usage is not None:
+            bits = usage_bits(r.usage)
             if bits:
                 out.append(f'<div class="muted">tool model usage: {_e(" · ".join(bits))}</div>')
         return "".join(out)
 
-    def subagents(self, details: dict, depth: int) -> str:
-        results = [r for r in details["results"] if isinstance(r, dict)]
+    def subagents(self, mode: str, runs: list[SubagentRun], depth: int) -> str:
         out = []
-        mode = details.get("mode")
         if mode:
-            out.append(f'<div class="label-line">{_e(mode)} run · {_plural(len(results), "agent")}</div>')
-        for k, r in enumerate(results, 1):
-            code = _num(r.get("exitCode"))
-            if r.get("error"):
-                status, scls = "✗ " + _clean(r.get("error")).split("\n")[0][:120], "bad"
-            elif code is not None:
-                status, scls = ("✓ exit 0", "good") if code == 0 else (f"✗ exit {code:g}", "bad")
-            else:
-                prog = r.get("progress") if isinstance(r.get("progress"), dict) else {}
-                status, scls = (str(prog.get("status") or "?"), "muted")
-            step = _num(r.get("step"))
-            bits = []
-            if r.get("model"):
-                bits.append(_e(r.get("model")))
-            usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
-            bits += [_e(b) for b in _usage_bits(usage)]
-            turns = _num(usage.get("turns"))
-            if turns is not None:
-                bits.append(_plural(int(turns), "turn"))
-            ps = r.get("progressSummary") if isinstance(r.get("progressSummary"), dict) else {}
-            dur = _duration(ps.get("durationMs"))
-            if dur:
-                bits.append(dur)
-            summary = (f'<summary><span class="step">{f"{step:g}. " if step is not None else f"{k}. "}</span>'
-                       f'<span class="tool-name">{_e(r.get("agent") or "agent")}</span> '
-                       f'<span class="{scls}">{_e(status)}</span> <span class="muted">{" · ".join(bits)}</span></summary>')
+            out.append(f'<div class="label-line">{_e(mode)} run · {_plural(len(runs), "agent")}</div>')
+        for k, run in enumerate(runs, 1):
+            scls = {"ok": "good", "error": "bad"}.get(run.state, "muted")
+            bits = ([_e(run.model)] if run.model else []) + [_e(b) for b in run.bits()]
+            step = f"{run.step:g}. " if run.step is not None else f"{k}. "
+            summary = (f'<summary><span class="step">{step}</span>'
+                       f'<span class="tool-name">{_e(run.agent)}</span> '
+                       f'<span class="{scls}">{_e(run.status or "?")}</span> <span class="muted">{" · ".join(bits)}</span>'
+                       "</summary>")
             body = []
-            if isinstance(r.get("task"), str) and r["task"].strip():
-                body.append(f'<div class="task"><span class="label-line">task</span>{_md_block(r["task"])}</div>')
-            if r.get("error"):
-                body.append(_pre(str(r.get("error")), "out error"))
-            msgs = [m for m in r.get("messages") or [] if isinstance(m, dict)] if isinstance(r.get("messages"), list) else []
-            if msgs:
+            if run.task.strip():
+                body.append(f'<div class="task"><span class="label-line">task</span>{_md_block(run.task)}</div>')
+            if run.error:
+                body.append(_pre(run.error, "out error"))
+            if run.messages:
                 if depth + 1 >= MAX_DEPTH:
-                    body.append(_raw_details(f"{_plural(len(msgs), 'message')} (nested too deep to draw)", msgs))
+                    body.append(_raw_details(f"{_plural(len(run.messages), 'message')} (nested too deep to draw)",
+                                             run.messages))
                 else:
-                    body.append(f'<div class="nested">{self.messages(msgs, depth + 1)}</div>')
-            paths = []
-            ap = r.get("artifactPaths")
-            if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
-                paths.append(("transcript", ap["jsonlPath"]))
-            if isinstance(r.get("sessionFile"), str):
-                paths.append(("session file", r["sessionFile"]))
-            if paths:
+                    body.append(f'<div class="nested">{self.messages(run.messages, depth + 1)}</div>')
+            if run.transcripts:
                 body.append('<div class="muted paths">' + " · ".join(
-                    f"{_e(w)}: <code>{_e(shorten_home(p))}</code>" for w, p in paths) + "</div>")
+                    f"{_e(w)}: <code>{_e(shorten_home(p))}</code>" for w, p in run.transcripts) + "</div>")
             out.append(f'<details class="subagent">{summary}{"".join(body)}</details>')
         return "".join(out)
 
@@ -772,7 +634,7 @@ class _Renderer:
                 out.append(f'<div class="msg user"><div class="head"><span class="role">User</span>'
                            f'<span class="right">{t}</span></div>{_content(m.get("content"))}</div>')
             elif role == "assistant":
-                bits = _usage_bits(m.get("usage"))
+                bits = usage_bits(m.get("usage"))
                 model = m.get("responseModel") or m.get("model")
                 out.append('<div class="msg assistant"><div class="head"><span class="role">Assistant</span>'
                            + (f' <span class="model">{_e(model)}</span>' if model else "")
@@ -843,7 +705,7 @@ class _Renderer:
             if body is None:
                 out.append(f'<div class="section removed">section <code>{_e(name)}</code> removed</div>')
             else:
-                body_s = body if isinstance(body, str) else _json(body)
+                body_s = body if isinstance(body, str) else json_pretty(body)
                 out.append(f'<details class="section"><summary>section <code>{_e(name)}</code> '
                            f'<span class="muted">{len(body_s):,} chars</span></summary>{_pre(body_s, "prompt")}</details>')
         if added:
@@ -853,7 +715,7 @@ class _Renderer:
                     desc = t.get("description")
                     first = _clean(desc).strip().split("\n")[0][:160] if isinstance(desc, str) else ""
                     out.append(f'<li><details><summary><code>{_e(t.get("name"))}</code> <span class="muted">'
-                               f'{_e(first)}</span></summary>{_pre(_json(t), "prompt")}</details></li>')
+                               f'{_e(first)}</span></summary>{_pre(json_pretty(t), "prompt")}</details></li>')
                 else:
                     out.append(f"<li><code>{_e(t)}</code></li>")
             out.append("</ul>")
@@ -884,7 +746,7 @@ class _Renderer:
             extra.append(f'<span class="muted">{_int(tb)} tokens before</span>')
         if e.get("fromHook"):
             extra.append(_badge("by an extension"))
-        bits = _usage_bits(e.get("usage"))
+        bits = usage_bits(e.get("usage"))
         if bits:
             extra.append(f'<span class="muted usage">summary: {_e(" · ".join(bits))}</span>')
         body = []
@@ -922,7 +784,7 @@ class _Renderer:
         if isinstance(fid, str):
             ref = f'<code>{_e(fid)}</code>'
             extra.append(f'<span class="muted">of the branch that ended at {ref}</span>')
-        bits = _usage_bits(e.get("usage"))
+        bits = usage_bits(e.get("usage"))
         if bits:
             extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
         body = _md_block(e.get("summary") or "")

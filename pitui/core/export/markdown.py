@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import orjson
-
 from ..model.context import context_entry_indices
+from ..model.parts import image_facts, result_parts, tool_args_summary, tool_name
 from ..read.session import Session
-from ..model.summary import format_tool_call, text_of
+from ..model.summary import text_of
+from ..numbers import fmt_bytes
 from ..timeutil import iso_to_ms, ms_to_iso
-from ..text import visible
+from ..text import json_pretty, visible
 
 __all__ = ["export_markdown"]
 
@@ -45,8 +45,21 @@ def when_utc(value: Any) -> str:
     return iso[:19].replace("T", " ") + " UTC"
 
 
-def _json(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+def _code(text: str) -> str:
+    """An inline code span holding ``text`` whatever backticks it has."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _image_md(block: dict) -> str:
+    img = image_facts(block)
+    dims = f"{img.dims[0]}×{img.dims[1]}, " if img.dims else ""
+    return f"*[image: {img.mime}, {dims}{fmt_bytes(img.size)}]*"
 
 
 def _content_md(content: Any) -> list[str]:
@@ -64,22 +77,8 @@ def _content_md(content: Any) -> list[str]:
         if bt == "text" and isinstance(block.get("text"), str):
             out.append(block["text"])
         elif bt == "image":
-            data = block.get("data") or ""
-            size = len(data) * 3 // 4 if isinstance(data, str) else 0
-            out.append(f"*[image: {block.get('mimeType', '?')}, {size:,} bytes]*")
+            out.append(_image_md(block))
     return out
-
-
-def _tool_output(msg: dict) -> str:
-    parts = []
-    for block in msg.get("content") or [] if isinstance(msg.get("content"), list) else []:
-        if isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif isinstance(block, dict) and block.get("type") == "image":
-            parts.append(f"[image: {block.get('mimeType', '?')}]")
-    if isinstance(msg.get("content"), str):
-        parts.append(msg["content"])
-    return "\n".join(parts)
 
 
 def export_markdown(session: Session, leaf: int | None = None) -> str:
@@ -155,9 +154,9 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
                 elif bt == "text" and isinstance(block.get("text"), str):
                     out += [block["text"], ""]
                 elif bt == "toolCall":
-                    name = str(block.get("name"))
-                    out += [f"**Tool call** {format_tool_call(name, block.get('arguments'))}", "",
-                            _fence(_json(block.get("arguments")), "json"), ""]
+                    name = tool_name(block, None)
+                    out += [f"**Tool call: {name}** {_code(tool_args_summary(name, block.get('arguments'), limit=300))}",
+                            "", _fence(json_pretty(block.get("arguments")), "json"), ""]
                     r = results.get(block.get("id")) if isinstance(block.get("id"), str) else None
                     if r is not None:
                         shown_results.add(r)
@@ -180,7 +179,7 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
         elif role == "custom":
             out += [f"### [{m.get('customType', 'custom')}]", ""] + _content_md(m.get("content")) + [""]
         else:
-            out += [f"### [{role}]", "", _fence(_json(m), "json"), ""]
+            out += [f"### [{role}]", "", _fence(json_pretty(m), "json"), ""]
     elif t == "compaction":
         tb = e.get("tokensBefore")
         out += ["---", "", f"### ✂ Compaction{tag} ({tb:,} tokens before)" if isinstance(tb, int) else f"### ✂ Compaction{tag}",
@@ -199,30 +198,34 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
     elif t in ("label", "session_info", "usage", "custom"):
         pass  # bookkeeping: shown as labels/title/stats elsewhere
     else:
-        out += [f"### [{t}]", "", _fence(_json(e), "json"), ""]
+        out += [f"### [{t}]", "", _fence(json_pretty(e), "json"), ""]
     return out
 
 
 def _result_md(session: Session, i: int) -> list[str]:
     m = session.message(i) or {}
-    name = m.get("toolName", "tool")
-    head = f"**Result** ({name})" + (" — **error**" if m.get("isError") else "")
-    out = [head, "", _fence(_tool_output(m) or "(no output)"), ""]
-    details = m.get("details") if isinstance(m.get("details"), dict) else {}
-    if isinstance(details.get("diff"), str):
-        out += [_fence(details["diff"], "diff"), ""]
-    if details.get("fullOutputPath"):
-        out += [f"*Output truncated; full output in `{details['fullOutputPath']}`.*", ""]
-    results = details.get("results")
-    if isinstance(results, list) and results:
-        for k, r in enumerate(results, 1):
-            if not isinstance(r, dict):
-                continue
-            status = "ok" if r.get("exitCode") in (0, None) else f"exit {r.get('exitCode')}"
-            out += [f"<details><summary>Subagent {k}: {r.get('agent', '?')} ({status})</summary>", "",
-                    f"**Task:** {r.get('task', '')}", ""]
-            for msg in r.get("messages") or []:
-                if isinstance(msg, dict) and msg.get("role") in ("assistant", "user"):
+    name = tool_name(None, m)
+    r = result_parts(name, m)
+    head = f"**Result** ({name})" + (" — **error**" if r.is_error else "")
+    out = [head, ""]
+    if r.text or not r.images:
+        out += [_fence(r.text or "(no output)"), ""]
+    out += [_image_md(img) for img in r.images] + ([""] if r.images else [])
+    if r.diff or r.patch:
+        out += [_fence(r.diff or r.patch, "diff"), ""]
+    if r.truncated:
+        note = "*Output truncated"
+        if r.kept_lines:
+            note += f": {r.kept_lines[0]:g} of {r.kept_lines[1]:g} lines kept"
+        if r.full_output_path is not None:
+            note += f"; full output in `{r.full_output_path}`"
+        out += [note + ".*", ""]
+    if r.subagents is not None:
+        for k, run in enumerate(r.subagents[1], 1):
+            out += [f"<details><summary>Subagent {k}: {run.agent} ({run.status or '?'})</summary>", "",
+                    f"**Task:** {run.task}", ""]
+            for msg in run.messages:
+                if msg.get("role") in ("assistant", "user"):
                     txt = text_of(msg.get("content")).strip()
                     if txt:
                         out += [f"*{msg['role']}:* {txt}", ""]

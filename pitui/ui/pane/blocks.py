@@ -12,18 +12,17 @@ from rich.text import Text
 from textual.strip import Strip
 
 from ...core.numbers import fmt_bytes
-from ...core.model.summary import format_tool_call, one_line, text_of
-from ...core.text import clean
+from ...core.model.summary import one_line
+from ...core.model.parts import image_facts
+from ...core.text import clean, json_compact, text_lines
 
 from .code import _THEMES, _lexer_for
-from .out import (CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _json_compact, _lines,
-                  _word_cuts, image_size)
+from .out import CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
 
 __all__ = [
     "render_header",
     "render_marker",
     "render_content",
-    "tool_args_summary",
 ]
 
 # ---------------------------------------------------------------------------- pieces
@@ -119,7 +118,7 @@ def render_content(out: Out, content: Any, style: Style | None = None, markdown:
         return
     if not isinstance(content, list):
         if content is not None:
-            out.wrap(_json_compact(content), out.p.muted)
+            out.wrap(json_compact(content), out.p.muted)
         return
     for block in content:
         if not isinstance(block, dict):
@@ -132,16 +131,17 @@ def render_content(out: Out, content: Any, style: Style | None = None, markdown:
         elif bt == "image":
             _image_line(out, block)
         else:
-            out.line(f"[{bt}] " + one_line(_json_compact(block), 200), out.p.muted)
+            out.line(f"[{bt}] " + one_line(json_compact(block), 200), out.p.muted)
 
 
 def _image_line(out: Out, block: dict) -> None:
-    mime = block.get("mimeType") or block.get("mediaType") or "image"
-    size = image_size(block.get("data"))
+    img = image_facts(block)
     t = Text()
     t.append("▣ ", out.p.tool)
-    t.append(f"image {_field(mime)}", out.p.fg)
-    t.append(f" · {fmt_bytes(size)}", out.p.muted)
+    t.append(f"image {_field(img.mime)}", out.p.fg)
+    if img.dims:
+        t.append(f" · {img.dims[0]}×{img.dims[1]}", out.p.muted)
+    t.append(f" · {fmt_bytes(img.size)}", out.p.muted)
     out.line(t)
 
 
@@ -160,7 +160,7 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
         text = "".join(clean(piece, block=True) for piece in out._pieces(text, whole=True))
     else:
         text = clean(text, block=True)
-    lines = _lines(text)
+    lines = text_lines(text)
     if not lines:
         return
     width = out.inner
@@ -267,46 +267,3 @@ def _diff_style(out: Out, ln: str) -> Style:
     if ln.startswith("-"):
         return p.diff_del
     return p.fg
-
-
-# ---------------------------------------------------------------------------- tool calls
-
-
-def tool_args_summary(name: str, args: Any) -> str:
-    """The arguments in short: a bash command, read path:range, edit path, grep pattern, else JSON."""
-    a = args if isinstance(args, dict) else {}
-    if name == "bash":
-        cmd = a.get("command")
-        if isinstance(cmd, str):
-            first = clean(cmd, block=True).strip().split("\n")
-            extra = len(first) - 1
-            return "$ " + first[0] + (f"  (+{extra} lines)" if extra else "")
-    if name in ("read", "edit", "write", "grep", "find", "ls", "subagent"):
-        s = format_tool_call(name, a)
-        prefix = f"[{name}: "
-        if s.startswith(prefix) and s.endswith("]"):
-            s = s[len(prefix) : -1]
-        if name == "write" and isinstance(a.get("content"), str):
-            n = len(_lines(a["content"]))
-            s += f"  ({n} line{'s' if n != 1 else ''})"
-        if name == "edit":
-            edits = a.get("edits")
-            if isinstance(edits, list) and len(edits) > 1:
-                s += f"  ({len(edits)} edits)"
-        return s
-    if not a:
-        return "{}" if isinstance(args, dict) else _json_compact(args)
-    return _json_compact(a)
-
-
-def _result_text(msg: dict) -> str:
-    return text_of(msg.get("content"))
-
-
-def _result_images(msg: dict) -> list[dict]:
-    c = msg.get("content")
-    if not isinstance(c, list):
-        return []
-    return [b for b in c if isinstance(b, dict) and b.get("type") == "image"]
-
-

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, NamedTuple
 
-import orjson
 from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Console, RenderableType
 from rich.segment import Segment
@@ -44,7 +43,6 @@ __all__ = [
     "visible_text",
     "fmt_time",
     "date_of",
-    "image_size",
 ]
 
 DEP_THINKING = 1  # the block looks different with show_thinking
@@ -120,34 +118,6 @@ def date_of(value: Any) -> str:
         return datetime.fromtimestamp(ms / 1000).astimezone().strftime("%Y-%m-%d")
     except (OverflowError, OSError, ValueError):
         return ""
-
-
-def image_size(data: Any) -> int:
-    """Decoded size in bytes of base64 ``data`` (without decoding it)."""
-    if not isinstance(data, str):
-        return 0
-    n = len(data.rstrip())
-    pad = len(data) - len(data.rstrip("="))
-    return max(0, n * 3 // 4 - pad)
-
-
-def _json_compact(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return str(value)
-
-
-def _json_pretty(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return str(value)
-
-
-def _lines(s: str) -> list[str]:
-    s = s.rstrip("\n")
-    return s.split("\n") if s else []
 
 
 def _wrap_ascii(line: str, width: int) -> list[str]:

@@ -16,13 +16,14 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.numbers import as_number as _num
-from ...core.numbers import fmt_bytes, fmt_cost, fmt_duration, fmt_tokens
+from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
+from ...core.model.parts import (ResultParts, SubagentRun, requested_edit, result_parts, tool_args_summary, tool_name,
+                                 tool_state, usage_tokens)
 from ...core.model.summary import one_line, shorten_home, text_of
-from ...core.text import clean
+from ...core.text import clean, json_compact, json_pretty, text_lines
 
-from .blocks import (_fold_line, _image_line, _output_lines, _result_images, _result_text, render_content, render_header,
-                     tool_args_summary)
-from .out import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, _json_compact, _json_pretty, _lines, fmt_time
+from .blocks import _fold_line, _image_line, _output_lines, render_content, render_header
+from .out import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
 
 __all__ = [
     "render_message",
@@ -48,18 +49,12 @@ def render_tool_section(out: Out, call: dict | None, result: dict | None, key: s
         t.append(clean(result["pituiError"], block=True), p.warning)
         out.wrap(t)
         return
-    name = str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
+    name = tool_name(call, result)
     args = (call or {}).get("arguments")
-    is_error = bool(result and result.get("isError"))
-    if result is None:
-        glyph, gstyle = "…", p.muted
-    elif is_error:
-        glyph, gstyle = "✗", p.error
-    else:
-        glyph, gstyle = "✓", p.success
+    state = tool_state(result)
     out.mark_entry(result_entry)
     t = Text()
-    t.append(glyph + " ", gstyle)
+    t.append(state.glyph + " ", {"pending": p.muted, "error": p.error, "ok": p.success}[state.name])
     t.append(_field(name), p.tool + Style(bold=True))
     if call is not None:
         t.append("  ")
@@ -82,60 +77,47 @@ def render_tool_section(out: Out, call: dict | None, result: dict | None, key: s
             path = str(a.get("path") or a.get("file_path") or "")
             _output_lines(out, a["content"], key + ":content", None, syntax_path=path)
         if name == "edit" and result is None:
-            old, new = a.get("oldText"), a.get("newText")
-            if isinstance(old, str) and isinstance(new, str):
-                diff = "\n".join(["-" + x for x in _lines(old)] + ["+" + x for x in _lines(new)])
+            diff = requested_edit(a)
+            if diff:
                 _output_lines(out, diff, key + ":args", diff=True)
         if result is None:
             return
-        _tool_result_body(out, name, a, result, key, depth)
+        _tool_result_body(out, name, a, result_parts(name, result), key, depth)
     finally:
         out.pop()
 
 
-def _tool_result_body(out: Out, name: str, args: dict, result: dict, key: str, depth: int) -> None:
+def _tool_result_body(out: Out, name: str, args: dict, r: ResultParts, key: str, depth: int) -> None:
     p = out.p
-    is_error = bool(result.get("isError"))
-    details = result.get("details") if isinstance(result.get("details"), dict) else {}
-    text = _result_text(result)
-    if name == "subagent" and isinstance(details.get("results"), list):
-        _subagent(out, details, key, depth)
-        if text.strip():
+    if r.subagents is not None:
+        _subagent(out, *r.subagents, key, depth)
+        if r.text.strip():
             out.line(Text("output:", p.muted), chrome=True)
-            _output_lines(out, text, key + ":out", p.error if is_error else p.fg)
-    elif isinstance(details.get("diff"), str) and details["diff"].strip() and not is_error:
-        _output_lines(out, details["diff"], key + ":diff", diff=True, limit=CUT_LINES * 2)
+            _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg)
+    elif r.shows_diff:
+        _output_lines(out, r.diff or r.patch, key + ":diff", diff=True, limit=CUT_LINES * 2)
     else:
         path = None
-        if name == "read" and not is_error:
+        if name == "read" and not r.is_error:
             path = str(args.get("path") or args.get("file_path") or "") or None
-        _output_lines(out, text, key + ":out", p.error if is_error else p.fg, syntax_path=path)
-    for img in _result_images(result):
+        _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg, syntax_path=path)
+    for img in r.images:
         _image_line(out, img)
-    # bash truncation
-    trunc = details.get("truncation") if isinstance(details.get("truncation"), dict) else None
-    full_path = details.get("fullOutputPath")
-    if (trunc and trunc.get("truncated")) or isinstance(full_path, str):
+    if r.truncated:
         t = Text("⚠ output truncated", p.warning)
-        if trunc:
-            shown, total = trunc.get("outputLines"), trunc.get("totalLines")
-            if _num(shown) is not None and _num(total) is not None:
-                t.append(f": {shown:g} of {total:g} lines kept", p.warning)
-        if isinstance(full_path, str):
+        if r.kept_lines:
+            t.append(f": {r.kept_lines[0]:g} of {r.kept_lines[1]:g} lines kept", p.warning)
+        if r.full_output_path is not None:
             t.append(" · full output: ", p.muted)
-            t.append(_field(full_path), p.link)
+            t.append(_field(r.full_output_path), p.link)
         out.wrap(t, chrome=False)
-    usage = result.get("usage")
-    if isinstance(usage, dict):
-        _usage_line(out, usage, "tool model usage")
+    if r.usage is not None:
+        _usage_line(out, r.usage, "tool model usage")
 
 
 def _usage_line(out: Out, usage: dict, what: str) -> None:
     p = out.p
-    total = usage.get("totalTokens")
-    if _num(total) is None:
-        total = sum(_num(usage.get(k)) or 0 for k in ("input", "output", "cacheRead", "cacheWrite"))
-    t = Text(f"{what}: {fmt_tokens(total)} tokens", p.muted)
+    t = Text(f"{what}: {fmt_tokens(usage_tokens(usage))} tokens", p.muted)
     cost = fmt_cost(usage.get("cost"))
     if cost:
         t.append(f" · {cost}", p.muted)
@@ -145,59 +127,28 @@ def _usage_line(out: Out, usage: dict, what: str) -> None:
 # ---------------------------------------------------------------------------- subagents
 
 
-def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
+def _subagent(out: Out, mode: str, runs: list[SubagentRun], key: str, depth: int) -> None:
     p = out.p
-    mode = details.get("mode")
-    results = [r for r in details["results"] if isinstance(r, dict)]
     if mode:
-        out.line(Text(f"{_field(mode)} run · {len(results)} agent{'s' if len(results) != 1 else ''}", p.muted),
+        out.line(Text(f"{_field(mode)} run · {len(runs)} agent{'s' if len(runs) != 1 else ''}", p.muted),
                  chrome=True)
-    for k, r in enumerate(results):
+    for k, run in enumerate(runs):
         rkey = f"{key}:sub{k}"
-        agent = _field(r.get("agent") or "agent")
-        code = r.get("exitCode")
-        status = None
-        prog = r.get("progress") if isinstance(r.get("progress"), dict) else {}
-        if _num(code) is not None:
-            ok = code == 0
-            status = ("✓ done" if ok else f"✗ exit {code:g}", p.success if ok else p.error)
-        elif prog.get("status"):
-            st = _field(prog.get("status"))
-            status = (st, p.error if st in ("failed", "error") else p.muted)
-        if r.get("error"):
-            status = ("✗ " + one_line(str(r.get("error")), 60), p.error)
-        messages = r.get("messages") if isinstance(r.get("messages"), list) else []
-        msgs = [m for m in messages if isinstance(m, dict)]
-        task = r.get("task") if isinstance(r.get("task"), str) else ""
-        hay = task + "\n" + "\n".join(_message_haystack(m) for m in msgs) if out.ctx.query else None
+        agent = _field(run.agent)
+        hay = run.task + "\n" + "\n".join(_message_haystack(m) for m in run.messages) if out.ctx.query else None
         folded = out.fold(rkey, not out.ctx.full_output, DEP_OUTPUT, hay)
         t = Text()
         t.append("▸ " if folded else "▾ ", p.muted)
-        step = r.get("step")
-        if _num(step) is not None:
-            t.append(f"{step:g}. ", p.muted)
+        if run.step is not None:
+            t.append(f"{run.step:g}. ", p.muted)
         t.append(agent, p.tool + Style(bold=True))
-        if status:
+        if run.status:
             t.append("  ")
-            t.append(status[0], status[1])
-        model = r.get("model")
-        if model:
-            t.append(f"  {_field(model)}", p.muted)
-        usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
-        bits = []
-        inp, outp = _num(usage.get("input")), _num(usage.get("output"))
-        if inp is not None or outp is not None:
-            bits.append(f"↑{fmt_tokens(inp or 0)} ↓{fmt_tokens(outp or 0)}")
-        cost = fmt_cost(usage.get("cost"))
-        if cost:
-            bits.append(cost)
-        turns = _num(usage.get("turns"))
-        if turns is not None:
-            bits.append(f"{turns:g} turn{'s' if turns != 1 else ''}")
-        ps = r.get("progressSummary") if isinstance(r.get("progressSummary"), dict) else {}
-        dur = fmt_duration(ps.get("durationMs"))
-        if dur:
-            bits.append(dur)
+            t.append(_field(run.status), {"ok": p.success, "error": p.error}.get(run.state, p.muted))
+        if run.model:
+            t.append(f"  {_field(run.model)}", p.muted)
+        # a one-line header: the cache's tokens left out for width
+        bits = run.bits(cache=False)
         if bits:
             t.append("  " + " · ".join(bits), p.muted)
         if out.ctx.text_mode:
@@ -206,40 +157,33 @@ def _subagent(out: Out, details: dict, key: str, depth: int) -> None:
             out.line(t, chrome=True, action=("fold", rkey))
         out.push("  ", Style())
         try:
-            if task:
+            if run.task:
                 if folded:
-                    out.line(Text("task: ", p.muted) + Text(one_line(clean(task, block=True), 400), p.fg))
+                    out.line(Text("task: ", p.muted) + Text(one_line(clean(run.task, block=True), 400), p.fg))
                 else:
                     grid = Table.grid(padding=(0, 1))
                     grid.add_column(no_wrap=True)
                     grid.add_column(overflow="fold")
-                    grid.add_row(Text("task:", p.muted), Text(clean(task, block=True), p.fg))
-                    out.render(grid, task)
+                    grid.add_row(Text("task:", p.muted), Text(clean(run.task, block=True), p.fg))
+                    out.render(grid, run.task)
             if not folded:
                 out.push("│ ", p.faint)
                 try:
-                    render_messages(out, msgs, rkey, depth + 1)
+                    render_messages(out, run.messages, rkey, depth + 1)
                 finally:
                     out.pop()
-            _artifact_line(out, r, details, folded)
+            _artifact_line(out, run, folded)
         finally:
             out.pop()
 
 
-def _artifact_line(out: Out, r: dict, details: dict, folded: bool = False) -> None:
+def _artifact_line(out: Out, run: SubagentRun, folded: bool = False) -> None:
     """The full transcript's file: a link to open it when it exists; where it was
     expected otherwise (only while the result is unfolded, to keep folds short)."""
-    if out.ctx.text_mode:
+    if out.ctx.text_mode or not run.transcripts:
         return
     p = out.p
-    paths = []
-    ap = r.get("artifactPaths")
-    if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
-        paths.append(ap["jsonlPath"])
-    if isinstance(r.get("sessionFile"), str):
-        paths.append(r["sessionFile"])
-    if not paths:
-        return
+    paths = [path for _, path in run.transcripts]
     found = None
     resolve = out.ctx.resolve_artifact
     if resolve is not None:
@@ -272,7 +216,7 @@ def _message_haystack(msg: dict) -> str:
                 if isinstance(b.get(k), str):
                     parts.append(b[k])
             if b.get("type") == "toolCall":
-                parts.append(_json_compact(b.get("arguments")))
+                parts.append(json_compact(b.get("arguments")))
     for k in ("command", "output", "summary", "errorMessage"):
         if isinstance(msg.get(k), str):
             parts.append(msg[k])
@@ -330,7 +274,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
             if not thinking.strip():
                 continue
             thinking = clean(thinking, block=True)
-            n = len(_lines(thinking))
+            n = len(text_lines(thinking))
             folded = out.fold(fkey, not out.ctx.show_thinking, DEP_THINKING, thinking)
             if out.ctx.text_mode:
                 out.texts.append(thinking)
@@ -357,7 +301,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
         elif bt == "image":
             _image_line(out, block)
         else:
-            out.line(f"[{bt}] " + one_line(_json_compact(block), 200), p.muted)
+            out.line(f"[{bt}] " + one_line(json_compact(block), 200), p.muted)
     # Results of this block that answer no call of this message.
     for entry, r in results:
         tcid = r.get("toolCallId")
@@ -423,7 +367,7 @@ def render_system(out: Out, msg: dict, key: str) -> None:
     added = msg.get("toolsAdded") if isinstance(msg.get("toolsAdded"), list) else []
     removed = msg.get("toolsRemoved") if isinstance(msg.get("toolsRemoved"), list) else []
     hay = content + "\n" + "\n".join(f"{k}\n{v}" for k, v in sections.items() if isinstance(v, str)) + "\n" + \
-        "\n".join(_json_compact(t) for t in added) if out.ctx.query else None
+        "\n".join(json_compact(t) for t in added) if out.ctx.query else None
     folded = out.fold(key + ":sys", True, 0, hay)
 
     def tool_names(tools: list) -> str:
@@ -441,7 +385,7 @@ def render_system(out: Out, msg: dict, key: str) -> None:
                 t.append(" removed", p.muted)
             else:
                 t.append(_field(name), p.system)
-                size = len(value) if isinstance(value, str) else len(_json_compact(value))
+                size = len(value) if isinstance(value, str) else len(json_compact(value))
                 t.append(f" {fmt_bytes(size).replace(' B', ' chars') if size < 1024 else fmt_tokens(size) + ' chars'}", p.muted)
         if out.ctx.text_mode:
             out.texts.append(" ".join(map(_field, sections.keys())))
@@ -562,7 +506,7 @@ def render_branch_summary(out: Out, summary: Any, from_id: Any, details: Any = N
 
 def render_json_body(out: Out, value: Any, key: str, limit: int = CUT_LINES) -> None:
     """Compact pretty JSON, cut to a few lines."""
-    _output_lines(out, _json_pretty(value), key + ":json", out.p.muted, limit=limit)
+    _output_lines(out, json_pretty(value), key + ":json", out.p.muted, limit=limit)
 
 
 def render_custom_entry(out: Out, data: Any, key: str) -> None:
