@@ -209,6 +209,16 @@ def cmd_app(argv: list[str]) -> int:
             root = _resolve_root(path, session_dir)
         except CliError as exc:
             return _fail(exc.path, exc.reason)
+        if root.kind == "file":
+            # A file that is not a session is bad input, said on one line (its header line
+            # is all that is read here).
+            from .core.read.session import NotASession, Session
+
+            try:
+                Session.read_header(root.path)
+            except NotASession as exc:
+                file, root = root, None
+                return _fail(os.fspath(file.path), exc.reason)
     finally:
         if started is not None and (root is None or root.kind != "file" or os.fspath(root.path) != started):
             from .core.open.parallel import cancel_prestart

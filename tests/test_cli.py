@@ -46,6 +46,24 @@ def test_export_bad_input_exits_2_with_one_line(tmp_path, make, reason):
     assert proc.stderr == f"pitui: {path}: {reason}\n"
 
 
+@pytest.mark.parametrize("content, reason", [
+    (b'{"type":"message","id":"x"}\n', "line 1 should be a session header but is 'message' (not a Pi session)"),
+    (b'{"type":"response","command":"prompt","success":true}\n',
+     "line 1 should be a session header but is 'response' (not a Pi session)"),
+    (b"", "empty file"),
+])
+def test_the_app_on_a_file_that_is_not_a_session_exits_2_with_one_line(tmp_path, content, reason):
+    # `pitui FILE` says why on one line, as the other commands do, instead of opening the app
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(content)
+    proc = subprocess.run([sys.executable, "-m", "pitui.cli", str(p)], capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == f"pitui: {p}: {reason}\n"
+    assert proc.stdout == b""
+    assert p.read_bytes() == content
+
+
 def test_export_unknown_leaf(tmp_path):
     p = write(tmp_path / "s.jsonl", [user("u1", None, 1)])
     proc = run("export", str(p), "--leaf", "nope")

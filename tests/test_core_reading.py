@@ -69,6 +69,8 @@ def test_complete_last_line_without_newline_is_an_entry_and_not_duplicated(tmp_p
         (b"hello world\n", "no session header line (not a Pi session)"),
         (line(user("u1", None, 1)).encode() + b"\n", "line 1 should be a session header but is 'message' (not a Pi session)"),
         (b'{"type":"session","id":7}\n', "the session header on line 1 has no string id"),
+        (b'{"id":"x"}\n', "line 1 should be a session header but is an object without a type (not a Pi session)"),
+        (b'[1, 2]\n', "line 1 should be a session header but is a list (not a Pi session)"),
     ],
 )
 def test_not_a_session_has_a_one_line_reason(tmp_path, content, reason):

@@ -60,6 +60,16 @@ F_CUT = 128  # values nested too deeply were cut (and reported)
 _REPORT_LOCK = threading.Lock()
 
 
+def _what_json(obj: Any) -> str:
+    """What a JSON value is, for a reason: ``'message'`` (an object's type), ``an object
+    without a type``, ``a list``."""
+    if isinstance(obj, dict):
+        kind = obj.get("type")
+        return repr(kind) if isinstance(kind, str) else "an object without a type"
+    names = {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return names.get(type(obj), "null" if obj is None else type(obj).__name__)
+
+
 class NotASession(Exception):
     """The file is not a Pi session; ``reason`` is one line for the user."""
 
@@ -640,11 +650,10 @@ class Session:
             self.next_lineno = raw.lineno + 1
             return
         if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
-            kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
             if isinstance(obj, dict) and obj.get("type") == "session":
                 reason = f"the session header on line {raw.lineno} has no string id"
             else:
-                reason = f"line {raw.lineno} should be a session header but is {kind!r} (not a Pi session)"
+                reason = f"line {raw.lineno} should be a session header but is {_what_json(obj)} (not a Pi session)"
             raise NotASession(self.path, reason)
         if res.surrogates:
             self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno)))
