@@ -81,6 +81,8 @@ KEYS: tuple[Key, ...] = (
         section=MESSAGES, show=True),
     Key("browser", "search.next", "n", "next_hit(False)", "Next hit", "Next search hit", section=MESSAGES),
     Key("browser", "search.prev", "N", "next_hit(True)", "Previous hit", "Previous search hit", section=MESSAGES),
+    Key("browser", "search.clear", "escape", "clear_search", "Clear search",
+        "End the search in the pane: highlights gone, folds opened for a hit closed", section=MESSAGES),
     Key("browser", "view.zoom", "z", "zoom", "Zoom", "Zoom the focused panel to the whole screen, or back",
         section=MESSAGES),
     Key("pane", "pane.fold", "enter", "toggle_fold", "Fold", "Open or close the first fold in view",

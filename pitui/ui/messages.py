@@ -20,6 +20,7 @@ from ..core.store.listing import SessionInfo
 __all__ = [
     "EntryFocused",
     "OpenSessionFile",
+    "SearchChanged",
     "ListingDone",
     "ListingFailed",
     "Relisted",
@@ -47,6 +48,20 @@ class OpenSessionFile(Message, namespace="message_pane"):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+
+
+class SearchChanged(Message, namespace="message_pane"):
+    """The pane's search changed: its query ("" when none), the hit that is current (1-based;
+    0 before ``n``) and how many there are."""
+
+    def __init__(self, query: str, position: int, count: int) -> None:
+        super().__init__()
+        self.query = query
+        self.position = position
+        self.count = count
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SearchChanged)
 
 
 # ------------------------------------------------------------------ from the browser's workers

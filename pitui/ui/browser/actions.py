@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.content import Content
+
 from ...core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
+from ...core.text import visible
+from ..messages import SearchChanged
 
 if TYPE_CHECKING:
     from .screen import BrowserScreen
@@ -112,9 +116,13 @@ class Actions:
             self.branch_tree.focus()
 
     def search_pane(self: "BrowserScreen", query: str) -> None:
-        """Find ``query`` in the branch shown and go to the first hit."""
+        """Find ``query`` in the branch shown and go to the first hit; an empty query ends
+        the search."""
         self.hide_search()
-        if not query or self.session is None:
+        if self.session is None:
+            return
+        if not query.strip():
+            self.pane.clear_search()
             return
         count = self.pane.search(query)
         if not count:
@@ -137,6 +145,25 @@ class Actions:
                 tree.move_to_row(tree.tree_layout.nearest_row(self.session, entry))
         finally:
             self._from_pane = False
+
+    def action_clear_search(self: "BrowserScreen") -> None:
+        self.pane.clear_search()
+
+    def on_message_pane_search_changed(self: "BrowserScreen", event: SearchChanged) -> None:
+        """The pane's border says where the search stands: ``/query  3/17``."""
+        if not event.query:
+            subtitle = ""
+        elif not event.count:
+            subtitle = f"/{event.query}  no match · esc clears"
+        elif event.position:
+            subtitle = f"/{event.query}  {event.position}/{event.count} · n N · esc clears"
+        else:
+            subtitle = f"/{event.query}  {event.count} hits · n N · esc clears"
+        if self._searching != bool(event.query):
+            self._searching = bool(event.query)
+            self.refresh_bindings()  # (esc clears only while there is a search)
+        # (as Content: a str would be read as markup)
+        self.query_one("#right").border_subtitle = Content(visible(subtitle)) if subtitle else ""
 
     def action_next_hit(self: "BrowserScreen", backwards: bool) -> None:
         if self.session is None:

@@ -82,6 +82,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._pane_key: tuple[int, int] | None = None  # (id(session), leaf) shown in the pane
         self._from_pane = False  # the tree moves because the pane did: the pane stays
         self._search_origin: Any = None  # the widget focused before the search bar
+        self._searching = False  # the pane has a query (SearchChanged)
         self._resumed = False  # has been the screen on top
         self._lookahead_timer: Timer | None = None
 
@@ -99,6 +100,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
                 return False  # the sidebar takes printable keys for its filter
             if self.session is None:
                 return None
+        if action == "clear_search" and not self._searching:
+            return False  # escape means nothing else here: left to whatever else binds it
         return True
 
     @property

@@ -9,6 +9,7 @@ import re
 from rich.segment import Segment
 from textual.strip import Strip
 
+from ..messages import SearchChanged
 from .out import Rendered
 
 __all__ = ["PaneSearch"]
@@ -22,6 +23,18 @@ class PaneSearch:
         self._hits = []
         self._hit_pos = -1
         self._match_cache.clear()
+        self._search_changed()
+
+    def _search_changed(self) -> None:
+        """Tell the screen where the search stands (its query, the current hit, the count)."""
+        state = (self._query_text if self._query is not None else "", self._hit_pos + 1, len(self._hits))
+        if state != self._search_said:  # (only a change: the pane is often filled anew)
+            self._search_said = state
+            self.post_message(SearchChanged(*state))
+
+    def clear_search(self) -> None:
+        """No query: highlights gone, and folds opened for a hit closed again."""
+        self.search("")
 
     def search(self, query: str) -> int:
         """Find ``query`` (case-insensitive) in every block; highlight hits; return the count."""
@@ -32,6 +45,7 @@ class PaneSearch:
             self._query = None
             self._query_text = ""
             self._relayout(anchor)
+            self._search_changed()
             return 0
         self._query = re.compile(re.escape(query), re.IGNORECASE)
         self._query_text = query
@@ -48,7 +62,13 @@ class PaneSearch:
         self._hit_counts = counts
         self._hits = hits
         self._relayout(anchor)
+        self._search_changed()
         return len(hits)
+
+    @property
+    def search_query(self) -> str:
+        """The query searched for; "" when there is no search."""
+        return self._query_text if self._query is not None else ""
 
     @property
     def hit_count(self) -> int:
@@ -131,6 +151,7 @@ class PaneSearch:
             self._hit_pos = (self._hit_pos + (-1 if backwards else 1)) % n
         b, k = self._hits[self._hit_pos]
         self._scroll_to_hit(b, k)
+        self._search_changed()
         return self._block_entry(b, k)
 
     def _scroll_to_hit(self, b: int, k: int) -> None:

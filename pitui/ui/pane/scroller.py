@@ -82,6 +82,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         self._hit_counts: dict[int, int] = {}
         self._hits: list[tuple[int, int]] = []  # (block, k-th hit in the block)
         self._hit_pos = -1
+        self._search_said = ("", 0, 0)  # the search state last posted (SearchChanged)
         self._match_cache: OrderedDict[tuple, list] = OrderedDict()
         self._pending_scroll: tuple | None = None
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
