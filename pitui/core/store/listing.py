@@ -253,6 +253,11 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
             obj = None
             closed = buf[e - 1] == 125  # "}"
             m = head_match(buf, pos, e) if closed else None
+            if m is not None and (buf[e - 2] != 125 or buf.find(b'"parentId":', m.end(), e) >= 0):
+                # Not one whole entry: a message entry ends "}}", and a second "parentId" key
+                # outside any string is a second entry written onto a line cut short (Pi
+                # skips the line: it does not parse). Parsed, to count what Pi counts.
+                m = None
             if m is not None:
                 role = m.group(2)
                 if role == b"user" and not first_found:
