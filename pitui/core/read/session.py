@@ -51,6 +51,7 @@ F_ASSISTANT_TEXT = 1  # an assistant message with non-blank text
 F_ABNORMAL_STOP = 2  # an assistant message whose stopReason is not stop/toolUse (error, aborted, ...)
 F_LAZY = 4  # skeleton came from the line head; the line has not been validated whole
 F_DAMAGED = 8  # the line turned out not to parse when its body was read
+_DAMAGED_MARK = bytes(1 if b & F_DAMAGED else 0 for b in range(256))  # flags -> 1 where damaged
 F_NON_UTF8 = 16  # bytes that are not UTF-8 were replaced
 F_CHECKED = 32  # the entry's fields were checked (see normalize.py) and any problems reported
 F_SURROGATES = 64  # lone surrogates were replaced (and reported)
@@ -369,8 +370,12 @@ class Session:
         path = array(_INDEX)
         path.frombytes(d["walked_path"])
         self.roots, self.shadowed, self.leaf, self.tree_warnings = d["roots"], d["shadowed"], d["leaf"], d["tree_warnings"]
-        # (as _build_tree: a later duplicate wins)
-        self.index_of = dict(zip(self.ids, range(len(self.ids)))) if index_of is None else index_of
+        # (as _build_tree: a later duplicate wins, a damaged line has no id)
+        if index_of is None:
+            gone = {i for i in self.shadowed if self.flags[i] & F_DAMAGED}
+            index_of = {eid: i for i, eid in enumerate(self.ids) if i not in gone} if gone else dict(
+                zip(self.ids, range(len(self.ids))))
+        self.index_of = index_of
         self.parent = parent.tolist()
         # made when first asked for (54,000 lists of a big session cost its open ~20 ms,
         # and its first screen does not need them)
@@ -887,15 +892,42 @@ class Session:
             raise FileChanged(f"{self.path}: the session file was replaced or cut short since it was read")
 
     # ------------------------------------------------------------------ tree
+    def damaged_entries(self) -> list[int]:
+        """The entries whose line turned out not to parse (in file order)."""
+        marks = self.flags.translate(_DAMAGED_MARK)
+        out = []
+        i = marks.find(1)
+        while i >= 0:
+            out.append(i)
+            i = marks.find(1, i + 1)
+        return out
+
+    def drop_damaged(self) -> bool:
+        """Take the entries found damaged since the tree was built out of it, as Pi never
+        has them (it skips a line that does not parse): their children become roots
+        (orphans), and the leaf is the last entry that parsed. Returns whether the tree
+        changed. A line read from its head only is known damaged once it is read whole."""
+        if all(i in self.shadowed for i in self.damaged_entries()):
+            return False
+        self._build_tree()
+        self._cache.clear()
+        return True
+
     def _build_tree(self) -> None:
         n = len(self.ids)
         ids = self.ids
-        index_of: dict[str, int] = dict(zip(ids, range(n)))  # a later duplicate wins
+        damaged = self.damaged_entries()
+        if damaged:
+            # (Pi never has them: their ids lead nowhere and they are in no branch)
+            gone = set(damaged)
+            index_of: dict[str, int] = {eid: i for i, eid in enumerate(ids) if i not in gone}
+        else:
+            index_of = dict(zip(ids, range(n)))  # a later duplicate wins
         tree_warnings: list[SessionWarning] = []
-        shadowed: set[int] = set()
-        if len(index_of) != n:
+        shadowed: set[int] = set(damaged)
+        if len(index_of) != n - len(damaged):
             for i, eid in enumerate(ids):
-                if index_of[eid] != i:
+                if i not in shadowed and index_of[eid] != i:
                     shadowed.add(i)
                     tree_warnings.append(
                         SessionWarning(
@@ -986,7 +1018,12 @@ class Session:
         self.children = children
         self.roots = roots
         self.shadowed = shadowed
-        self.leaf = index_of[ids[-1]] if n else -1
+        # Pi's leaf: the last entry it read (a line that does not parse is not read)
+        last = n - 1
+        while damaged and last >= 0 and last == damaged[-1]:
+            damaged.pop()
+            last -= 1
+        self.leaf = index_of[ids[last]] if last >= 0 else -1
         self.tree_warnings = tree_warnings
 
     # ------------------------------------------------------------------ queries

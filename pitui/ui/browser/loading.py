@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from ...core import gc_policy
+from ...core.model.layout import layout_tree
 from ...core.model.summary import shown_path
 from ...core.open import parallel as open_parallel
 from ...core.read.session import NotASession, Session
@@ -301,16 +302,31 @@ class Loading:
         worker = get_current_worker()
         before = len(session.warnings)
         damaged = session.validate_lazy_lines(should_stop=lambda: worker.is_cancelled)
-        # (the whole lines read may hold problems too: wrong types, broken text)
-        if (damaged or len(session.warnings) != before) and not worker.is_cancelled:
+        # (the whole lines read may hold problems too: wrong types, broken text; and a line
+        # shown before may have been found damaged then)
+        if worker.is_cancelled:
+            return
+        if damaged or len(session.warnings) != before or session.damaged_entries():
             self.post_message(Validated(session, damaged))
 
     def on_validated(self: "BrowserScreen", event: Validated) -> None:
-        if event.session is not self.session:
+        session = event.session
+        if session is not self.session:
             return
         if event.damaged:
             self.branch_tree.forget_summaries(event.damaged)
-        self.header.set_warnings(event.session.all_warnings)
+        if session.drop_damaged():
+            # Pi never read those lines: the tree and the branch shown are Pi's again (what
+            # came after a damaged line is a tree of its own, an orphan's)
+            tree = self.branch_tree
+            keep = tree.selected_entry
+            if keep < 0 or keep in session.shadowed:
+                keep = session.leaf
+            layout = layout_tree(session, tree.mode, frozenset(tree.folded))
+            self._forget_branch()
+            tree.session_grew(layout, keep)
+            self._show_branch_for(tree.selected_entry, force_header=True)
+        self.header.set_warnings(session.all_warnings)
 
     def action_back(self: "BrowserScreen") -> None:
         """Back to the session opened before this one (e.g. after a subagent transcript)."""

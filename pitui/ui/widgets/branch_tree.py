@@ -362,6 +362,8 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         session = self.session
         offset = self.cursor_row - round(self.scroll_y)
         sticky = self.nav.sticky_leaf if self.nav is not None and self.nav.session is session else -1
+        if sticky in session.shadowed:
+            sticky = -1  # (a line found damaged: no longer in the tree)
         if sticky >= 0 and session.children.get(sticky):
             sticky = session.newest_leaf_below(sticky)  # the branch shown grew past its old leaf
         self._summaries.clear()
