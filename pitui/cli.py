@@ -71,6 +71,25 @@ def _export_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _search_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from .core.store.search import MAX_HITS
+
+    p = argparse.ArgumentParser(
+        prog="pitui search",
+        description="Search every session's text (Pi's /resume syntax: terms, \"phrase\", re:REGEX).",
+    )
+    p.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX')
+    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
+    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    p.add_argument("--json", action="store_true", help="a JSON array, one object per session")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N sessions")
+    p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
+                   help=f"hits shown per session (default {MAX_HITS}; 0: all)")  # fmt: skip
+    return p
+
+
 def _resolve_root(path: str | None, session_dir: str | None):
     from .core.store.discovery import resolve_root
 
@@ -165,10 +184,74 @@ def cmd_export(argv: list[str]) -> int:
     return 0
 
 
-def cmd_search(argv: list[str]) -> int:
-    from .core.store import search as _search
+def _highlight(line: str, spans, tty: bool) -> str:
+    """``line`` with its matched ``spans`` in bold yellow, on a terminal only."""
+    if not tty or not spans:
+        return line
+    out = []
+    pos = 0
+    for s, e in spans:
+        out.append(line[pos:s])
+        out.append("\x1b[1;33m" + line[s:e] + "\x1b[0m")
+        pos = e
+    out.append(line[pos:])
+    return "".join(out)
 
-    return _search.cli_main(argv)
+
+def cmd_search(argv: list[str]) -> int:
+    """``pitui search QUERY [ROOT] [--session-dir DIR] [--json] [--limit N] [--max-hits N]``."""
+    args = _search_parser().parse_args(argv)
+    from .core.store.search import QueryError, parse_query, search
+    from .core.text import json_safe, visible
+    from .core.timeutil import format_age
+
+    try:
+        q = parse_query(args.query)
+    except QueryError as exc:
+        return _fail(args.query, str(exc))
+    if args.limit is not None and args.limit < 1:
+        return _fail(str(args.limit), "--limit must be at least 1")
+    try:
+        root = _resolve_root(args.root, args.session_dir)
+    except CliError as exc:
+        return _fail(exc.path, exc.reason)
+    err_tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if err_tty and total >= 20:
+            sys.stderr.write(f"\rpitui: indexing {done}/{total} sessions" + ("\n" if done == total else ""))
+            sys.stderr.flush()
+
+    max_hits = args.max_hits if args.max_hits > 0 else sys.maxsize
+    results = search(root, q, limit=args.limit, max_hits=max_hits, on_progress=progress)
+    if args.json:
+        import orjson
+
+        out = [r.to_json() for r in results]
+        sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
+        return 0
+    import time
+
+    tty = sys.stdout.isatty()
+    now = time.time() * 1000
+    w = sys.stdout.write
+    n = 0
+    for r in results:
+        if n:
+            w("\n")
+        n += 1
+        title = visible(" ".join(r.title.split())[:80])
+        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)})\n")
+        w(f"{visible(r.path)}\n")
+        for h in r.hits:
+            where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
+            w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
+        if r.hit_count > len(r.hits):
+            w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
+        sys.stdout.flush()
+    if not n:
+        sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")
+    return 0
 
 
 def start_reading(argv: list[str]) -> str | None:

@@ -90,7 +90,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import sys
 import time
 import warnings
 import zlib
@@ -98,13 +97,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-import orjson
-
 from .discovery import SessionRoot, find_session_files
-from ..read.lines import file_fingerprint, iter_lines, not_regular, open_regular, parse_line
+from ..read.lines import file_fingerprint, iter_lines, open_regular, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
-from ..text import CONTROL_RE, json_safe, visible
+from ..text import CONTROL_RE, visible
 from ..paths import notice, private_dir
 
 __all__ = [
@@ -119,7 +116,6 @@ __all__ = [
     "entry_rows",
     "search",
     "update_index",
-    "cli_main",
     "HEAD_CAP",
     "TAIL_CAP",
     "SCHEMA_VERSION",
@@ -1354,92 +1350,3 @@ def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_sto
             q, infos, limit=limit, max_hits=max_hits, should_stop=should_stop,
             update=update, root=root, on_progress=on_progress,
         )  # fmt: skip
-
-
-# ---------------------------------------------------------------------------- CLI
-
-
-def _cli_parser():
-    import argparse
-
-    p = argparse.ArgumentParser(
-        prog="pitui search",
-        description="Search every session's text (Pi's /resume syntax: terms, \"phrase\", re:REGEX).",
-    )
-    p.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX')
-    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
-    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
-    p.add_argument("--json", action="store_true", help="a JSON array, one object per session")
-    p.add_argument("--limit", type=int, metavar="N", help="at most N sessions")
-    p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
-                   help=f"hits shown per session (default {MAX_HITS}; 0: all)")  # fmt: skip
-    return p
-
-
-def _highlight(line: str, spans, tty: bool) -> str:
-    if not tty or not spans:
-        return line
-    out = []
-    pos = 0
-    for s, e in spans:
-        out.append(line[pos:s])
-        out.append("\x1b[1;33m" + line[s:e] + "\x1b[0m")
-        pos = e
-    out.append(line[pos:])
-    return "".join(out)
-
-
-def cli_main(argv: list[str]) -> int:
-    """``pitui search QUERY [ROOT] [--session-dir DIR] [--json] [--limit N]``."""
-    args = _cli_parser().parse_args(argv)
-    from .discovery import resolve_root
-    from ..timeutil import format_age
-
-    try:
-        q = parse_query(args.query)
-    except QueryError as exc:
-        sys.stderr.write(f"pitui: {visible(args.query)}: {visible(exc)}\n")
-        return 2
-    if args.limit is not None and args.limit < 1:
-        sys.stderr.write(f"pitui: {args.limit}: --limit must be at least 1\n")
-        return 2
-    root = resolve_root(args.root, args.session_dir)
-    if args.root is not None and not root.path.exists():
-        sys.stderr.write(f"pitui: {visible(args.root)}: no such file or folder\n")
-        return 2
-    if args.root is not None and root.kind == "file" and (why := not_regular(root.path)) is not None:
-        sys.stderr.write(f"pitui: {visible(args.root)}: {why}\n")
-        return 2
-    err_tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if err_tty and total >= 20:
-            sys.stderr.write(f"\rpitui: indexing {done}/{total} sessions" + ("\n" if done == total else ""))
-            sys.stderr.flush()
-
-    max_hits = args.max_hits if args.max_hits > 0 else sys.maxsize
-    results = search(root, q, limit=args.limit, max_hits=max_hits, on_progress=progress)
-    if args.json:
-        out = [r.to_json() for r in results]
-        sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
-        return 0
-    tty = sys.stdout.isatty()
-    now = time.time() * 1000
-    w = sys.stdout.write
-    n = 0
-    for r in results:
-        if n:
-            w("\n")
-        n += 1
-        title = visible(" ".join(r.title.split())[:80])
-        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)})\n")
-        w(f"{visible(r.path)}\n")
-        for h in r.hits:
-            where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
-            w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
-        if r.hit_count > len(r.hits):
-            w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
-        sys.stdout.flush()
-    if not n:
-        sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")
-    return 0
