@@ -1,10 +1,19 @@
-"""How counts, costs, sizes and durations read in the message pane and the HTML export."""
+"""How counts, costs, sizes and durations read in the message pane and the HTML export,
+and the summary forms of the header and the stats screen."""
 
 import math
 
 import pytest
 
-from pitui.core.numbers import fmt_bytes, fmt_cost, fmt_duration, fmt_tokens
+from pitui.core.numbers import (
+    fmt_bytes,
+    fmt_cost,
+    fmt_cost_short,
+    fmt_cost_total,
+    fmt_duration,
+    fmt_tokens,
+    fmt_tokens_short,
+)
 
 
 @pytest.mark.parametrize("value, text", [
@@ -31,3 +40,20 @@ def test_sizes_and_durations():
     assert [fmt_bytes(n) for n in (0, 1023, 1536, 5 * 1024 * 1024)] == ["0 B", "1023 B", "1.5 KB", "5.0 MB"]
     assert [fmt_duration(ms) for ms in (999, 42_000, 185_000, 3_725_000)] == ["0s", "42s", "3m05s", "1h02m"]
     assert [fmt_duration(ms) for ms in (-1, None, math.nan, True)] == ["", "", "", ""]
+
+
+def test_summary_token_counts():
+    """The stats screen rounds a count under a thousand; the header drops its fraction."""
+    assert [fmt_tokens_short(n) for n in (0, 950, 999.6, 12_345, 999_949, 1_234_567)] == [
+        "0", "950", "1000", "12.3k", "999.9k", "1.23M"]
+    assert [fmt_tokens_short(n, truncate=True) for n in (0, 950, 999.6, 12_345, 1_234_567)] == [
+        "0", "950", "999", "12.3k", "1.23M"]
+
+
+def test_summary_costs():
+    """``$0`` for no cost; the stats screen's chart groups thousands, the header does not;
+    the stats screen's tables write a cost as the pane does."""
+    assert [fmt_cost_short(c) for c in (0, -1, 0.01234, 0.25, 1234.5)] == ["$0", "$0", "$0.012", "$0.25", "$1,234.50"]
+    assert fmt_cost_short(1234.5, grouped=False) == "$1234.50"
+    assert [fmt_cost_total(c) for c in (0, -1, 0.012345, 1234.5)] == ["$0", "$0", "$0.0123", "$1,234.50"]
+    assert [fmt_cost_total(c) for c in (0.012345, 1234.5)] == [fmt_cost(c) for c in (0.012345, 1234.5)]

@@ -2,8 +2,9 @@
 durations, from whatever a session file holds (a value that is not a finite number, a
 bool included, is unknown: ``?`` for a count, nothing for the rest).
 
-The message pane and the HTML export use these; the header and the stats screen have
-their own summary forms.
+The message pane and the HTML export use the first forms. The header and the stats screen
+show sums over many messages (plain numbers, already counted), in the summary forms at the
+end: ``$0`` rather than nothing for no cost, millions to two decimals.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["as_number", "fmt_tokens", "fmt_cost", "fmt_bytes", "fmt_duration"]
+__all__ = [
+    "as_number",
+    "fmt_tokens",
+    "fmt_cost",
+    "fmt_bytes",
+    "fmt_duration",
+    "fmt_tokens_short",
+    "fmt_cost_short",
+    "fmt_cost_total",
+]
 
 
 def as_number(v: Any) -> float | None:
@@ -41,6 +51,11 @@ def fmt_cost(c: Any) -> str:
     v = as_number(c)
     if not v:
         return ""
+    return _dollars(v)
+
+
+def _dollars(v: float) -> str:
+    """Four decimals under a dollar, cents with thousands separators from one dollar on."""
     return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
 
 
@@ -66,3 +81,35 @@ def fmt_duration(ms: Any) -> str:
         return f"{m}m{s:02d}s"
     h, m = divmod(m, 60)
     return f"{h}h{m:02d}m"
+
+
+# ---------------------------------------------------------------------------- summary forms
+
+
+def fmt_tokens_short(n: float, *, truncate: bool = False) -> str:
+    """A summed token count: ``950``, ``12.3k``, ``1.23M`` (the stats screen's chart).
+    Under a thousand the count is rounded to a whole number, or with ``truncate`` its
+    fraction dropped (the header's form)."""
+    if n < 1000:
+        return f"{int(n)}" if truncate else f"{n:.0f}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+def fmt_cost_short(c: float, *, grouped: bool = True) -> str:
+    """A summed cost, short: ``$0``, ``$0.012``, ``$1,234.50`` (the stats screen's chart);
+    without ``grouped``, no thousands separator: ``$1234.50`` (the header's form)."""
+    if c <= 0:
+        return "$0"
+    if c < 0.1:
+        return f"${c:.3f}"
+    return f"${c:,.2f}" if grouped else f"${c:.2f}"
+
+
+def fmt_cost_total(c: float) -> str:
+    """A summed cost in full (the stats screen's tables): as :func:`fmt_cost` writes a
+    cost, but ``$0`` when there is none (zero or less)."""
+    if c <= 0:
+        return "$0"
+    return _dollars(c)

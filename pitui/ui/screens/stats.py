@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
+from ...core.numbers import fmt_cost_short, fmt_cost_total, fmt_tokens_short
 from ...core.read.session import Session
 from ...core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
 from ...core.model.summary import one_line, text_of
@@ -43,30 +44,6 @@ def bar(fraction: float, width: int) -> str:
 
 def _int(n: float) -> str:
     return f"{n:,.0f}"
-
-
-def _cost(c: float) -> str:
-    if c <= 0:
-        return "$0"
-    if c < 1:
-        return f"${c:.4f}"
-    return f"${c:,.2f}"
-
-
-def _short_cost(c: float) -> str:
-    if c <= 0:
-        return "$0"
-    if c < 0.1:
-        return f"${c:.3f}"
-    return f"${c:,.2f}"
-
-
-def _tokens(n: float) -> str:
-    if n < 1000:
-        return f"{n:.0f}"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
 
 
 class CostChart(Widget):
@@ -110,7 +87,7 @@ class CostChart(Widget):
         top = max(v for _, v in values) or 1
         texts = []
         for _, v in values:
-            amount = f"{_tokens(v)} tok" if self._by_tokens else _short_cost(v)
+            amount = f"{fmt_tokens_short(v)} tok" if self._by_tokens else fmt_cost_short(v)
             texts.append(f"{amount:>9} {100 * v / total:5.1f}%")
         value_w = max(len(t) for t in texts)
         label_w = min(max(len(k) for k, _ in values), 34, max(8, width // 3))
@@ -286,7 +263,7 @@ class StatsScreen(ModalScreen):
         def row(name: str | Text, u: Usage, style: str = "") -> list:
             share = (u.tokens / total.tokens if total.tokens else 0) if by_tokens else (u.cost / total.cost)
             cells = [u.calls, _int(u.input), _int(u.output), _int(u.cache_read), _int(u.cache_write),
-                     _cost(u.cost), f"{100 * share:.1f}%"]
+                     fmt_cost_total(u.cost), f"{100 * share:.1f}%"]
             return [name] + [Text(str(c), justify="right", style=style) for c in cells]
 
         rows = stats.models_by_cost()

@@ -21,27 +21,12 @@ from textual.widgets import Static
 from ...core.read.session import SessionWarning
 from ...core.model.stats import Stats
 from ...core.model.summary import one_line, shorten_home
+from ...core.numbers import fmt_cost_short, fmt_tokens_short
 from ...core.timeutil import iso_to_ms
 from ..bindings import bindings_for
 from ...core.text import visible
 
-__all__ = ["SessionHeader", "WarningsScreen", "fmt_tokens", "fmt_cost", "fmt_time"]
-
-
-def fmt_tokens(n: float) -> str:
-    if n < 1000:
-        return f"{int(n)}"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
-
-
-def fmt_cost(c: float) -> str:
-    if c <= 0:
-        return "$0"
-    if c < 0.1:
-        return f"${c:.3f}"
-    return f"${c:.2f}"
+__all__ = ["SessionHeader", "WarningsScreen", "fmt_time"]
 
 
 def fmt_time(value) -> str:
@@ -76,7 +61,8 @@ def _models(stats: Stats | None) -> str:
 def _usage(stats: Stats | None) -> str:
     if stats is None:
         return "…"
-    return f"{fmt_tokens(stats.total.tokens)} tok {fmt_cost(stats.total.cost)}"
+    tokens = fmt_tokens_short(stats.total.tokens, truncate=True)
+    return f"{tokens} tok {fmt_cost_short(stats.total.cost, grouped=False)}"
 
 
 class WarningsBadge(Static):
