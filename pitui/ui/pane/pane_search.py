@@ -92,8 +92,6 @@ class PaneSearch:
                         matches.append((line, strip.index_to_cell_position(m.start()),
                                         strip.index_to_cell_position(m.end())))
         self._match_cache[key] = matches
-        while len(self._match_cache) > 200:
-            self._match_cache.popitem(last=False)
         return matches
 
     def _highlight(self, b: int, r: Rendered, line: int, strip: Strip) -> Strip:

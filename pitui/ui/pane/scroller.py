@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 import threading
 from array import array
-from collections import OrderedDict
 from typing import Any, Hashable
 
 from textual import events
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -83,7 +83,8 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         self._hits: list[tuple[int, int]] = []  # (block, k-th hit in the block)
         self._hit_pos = -1
         self._search_said = ("", 0, 0)  # the search state last posted (SearchChanged)
-        self._match_cache: OrderedDict[tuple, list] = OrderedDict()
+        # (Rendered's id, query) -> the hits drawn in it: (line, start cell, end cell)
+        self._match_cache: LRUCache[tuple, list] = LRUCache(200)
         self._pending_scroll: tuple | None = None
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
