@@ -164,3 +164,15 @@ def test_the_exports_title_calls_and_runs_as_the_pane_does(tmp_path):
     assert f"**Tool call: bash** `{title}`" in md
     assert '<span class="bad">✗ exit 3</span>' in html
     assert "Subagent 1: scout (✗ exit 3)" in md
+
+
+def test_model_label_and_plural():
+    from pitui.core.model.parts import model_label, plural
+
+    assert model_label({"model": "gpt-5", "responseModel": "gpt-5-2025-08-07"}) == "gpt-5 → gpt-5-2025-08-07"
+    assert model_label({"model": "m", "responseModel": "m"}) == "m"
+    assert model_label({"responseModel": "r"}) == "r"
+    assert model_label({}) == ""
+    assert (plural(1, "line"), plural(2, "line"), plural(1_048_570, "more line")) == (
+        "1 line", "2 lines", "1,048,570 more lines")
+    assert plural(2, "entry", "entries") == "2 entries" and plural(1.5, "turn") == "1.5 turns"

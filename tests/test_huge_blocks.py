@@ -64,7 +64,7 @@ def test_a_100_mb_tool_result_in_full_output_is_capped_with_its_lines_counted():
     assert lines[-1].strip() == f"… {MB - drawn:,} more lines (enter: draw all · e: $PAGER)"
     folded = _out()
     _output_lines(folded, text, "k")
-    assert _texts(folded)[-1].strip() == f"… {MB - CUT_LINES} more lines (o)"
+    assert _texts(folded)[-1].strip() == f"… {MB - CUT_LINES:,} more lines (o)"
 
 
 def test_one_100_mb_line_of_output_says_how_much_is_not_drawn():

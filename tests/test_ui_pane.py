@@ -681,3 +681,22 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
                 assert pane._bstart is not model._bstart
             views.append(_pane_view(pane))
     assert views[0] == views[1]
+
+
+async def test_one_line_cut_is_one_line_and_the_model_is_pis(tmp_path):
+    # "… 1 more line", not "1 more lines"; the header's model is `model` as Pi records it,
+    # with the model that answered only when it is another
+    msg = assistant("ok", call("c1", "bash", command="seq 7"), stop="toolUse", model="gpt-5",
+                    responseModel="gpt-5-2025-08-07")
+    same = assistant("done", model="claude-x", responseModel="claude-x")
+    entries = chain([user("go"), msg, result("c1", "bash", "\n".join(str(k) for k in range(CUT_LINES + 1))), same])
+    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    app = PaneApp(s, selected=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        first = lines_of(pane, pane.block_of(1))
+        assert any("… 1 more line (o)" in ln for ln in first)
+        assert any("gpt-5 → gpt-5-2025-08-07" in ln for ln in first)
+        last = lines_of(pane, pane.block_of(3))
+        assert any("claude-x" in ln for ln in last) and not any("→" in ln for ln in last)

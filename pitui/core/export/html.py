@@ -25,7 +25,7 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.parts import (ResultParts, SubagentRun, image_facts, requested_edit, result_parts, tool_args_summary,
+from ..model.parts import (ResultParts, SubagentRun, image_facts, model_label, requested_edit, result_parts, tool_args_summary,
                            tool_name, tool_state, usage_bits)
 from ..model.summary import shorten_home, text_of
 from ..text import json_pretty, strip_ansi, text_lines
@@ -418,7 +418,7 @@ class _Renderer:
             return open_("user") + self._head(i, "User", "user") + _content(m.get("content")) + "</section>"
         if role == "assistant":
             extra = []
-            model = m.get("responseModel") or m.get("model")
+            model = model_label(m)
             if model:
                 extra.append(f'<span class="model">{_e(model)}</span>')
             if m.get("thinkingLevel"):
@@ -635,7 +635,7 @@ class _Renderer:
                            f'<span class="right">{t}</span></div>{_content(m.get("content"))}</div>')
             elif role == "assistant":
                 bits = usage_bits(m.get("usage"))
-                model = m.get("responseModel") or m.get("model")
+                model = model_label(m)
                 out.append('<div class="msg assistant"><div class="head"><span class="role">Assistant</span>'
                            + (f' <span class="model">{_e(model)}</span>' if model else "")
                            + (f' <span class="muted usage">{_e(" · ".join(bits))}</span>' if bits else "")

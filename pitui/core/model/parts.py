@@ -37,7 +37,26 @@ __all__ = [
     "usage_tokens",
     "ImageFacts",
     "image_facts",
+    "model_label",
+    "plural",
 ]
+
+
+def plural(n: float, word: str, words: str | None = None) -> str:
+    """``1 line``, ``2,048 lines`` (``words`` when the plural is not ``word`` + s)."""
+    num = f"{int(n):,}" if float(n).is_integer() else f"{n:g}"
+    return f"{num} {word if n == 1 else (words or word + 's')}"
+
+
+def model_label(msg: dict) -> str:
+    """An assistant message's model as Pi records it (``model``), and the model that
+    answered (``responseModel``) only when that is another: ``gpt-5 → gpt-5-2025-08-07``."""
+    model = msg.get("model")
+    resp = msg.get("responseModel")
+    model_s = str(model) if model else ""
+    if resp and str(resp) != model_s:
+        return f"{model_s} → {resp}" if model_s else str(resp)
+    return model_s
 
 
 # ---------------------------------------------------------------------------- tool calls

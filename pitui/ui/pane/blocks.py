@@ -13,7 +13,7 @@ from textual.strip import Strip
 
 from ...core.numbers import fmt_bytes
 from ...core.model.summary import one_line
-from ...core.model.parts import image_facts
+from ...core.model.parts import image_facts, plural
 from ...core.text import clean, json_compact, text_lines
 
 from .code import _THEMES, _lexer_for
@@ -106,11 +106,6 @@ def _fold_line(out: Out, key: str, folded: bool, text: str, style: Style | None 
     out.line(t, chrome=True, action=("fold", key))
 
 
-def _more_line(out: Out, n: int, what: str = "lines", hint: str = "o") -> None:
-    t = Text(f"… {n} more {what}" + (f" ({hint})" if hint else ""), out.p.muted)
-    out.line(t, chrome=True)
-
-
 def render_content(out: Out, content: Any, style: Style | None = None, markdown: bool = True) -> None:
     """User/custom content: a string or text and image blocks."""
     if isinstance(content, str):
@@ -193,11 +188,11 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
     else:
         out.plain("\n".join(shown), style or out.p.fg, wrap=not cut)
     if cut:
-        msg = f"… {more} more lines ({hint})" if more else f"… long lines cut ({hint})"
+        msg = f"… {plural(more, 'more line')} ({hint})" if more else f"… long lines cut ({hint})"
         out.line(Text(msg, out.p.muted), chrome=True, action=("fold", key))
     else:
         if more:
-            out.cap_marker(more, "lines")
+            out.cap_marker(more, "line")
         elif dropped:
             out.cap_marker(dropped)
         elif out.uncapped and len(shown) > FULL_CAP and len(text) <= TEXT_CAP:

@@ -19,6 +19,7 @@ from rich.style import Style
 from rich.text import Span, Text
 from textual.strip import Strip
 
+from ...core.model.parts import plural
 from ...core.text import clean, visible
 from ...core.timeutil import iso_to_ms
 from .palette import Palette
@@ -386,11 +387,11 @@ class Out:
                 yield text[start:end]
                 start = end
 
-    def cap_marker(self, more: int, what: str = "characters") -> None:
+    def cap_marker(self, more: int, what: str = "character") -> None:
         """The line that says ``more`` characters (or lines) of a text were not drawn; its
         action draws the whole block."""
         if more > 0:
-            self.line(Text(f"… {more:,} more {what} (enter: draw all · e: $PAGER)", self.p.muted),
+            self.line(Text(f"… {plural(more, 'more ' + what)} (enter: draw all · e: $PAGER)", self.p.muted),
                       chrome=True, action=("fold", UNCAP))
 
     def uncap_end(self) -> None:

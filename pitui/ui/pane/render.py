@@ -17,8 +17,8 @@ from rich.text import Text
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
-from ...core.model.parts import (ResultParts, SubagentRun, requested_edit, result_parts, tool_args_summary, tool_name,
-                                 tool_state, usage_tokens)
+from ...core.model.parts import (ResultParts, SubagentRun, model_label, requested_edit, result_parts, tool_args_summary,
+                                 tool_name, tool_state, usage_tokens)
 from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
 
@@ -580,9 +580,9 @@ def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", t
     style = getattr(p, attr)
     left = []
     if msg.get("role") == "assistant":
-        model = msg.get("responseModel") or msg.get("model")
+        model = model_label(msg)
         if model:
-            left.append((str(model), p.muted))
+            left.append((model, p.muted))
         tl = msg.get("thinkingLevel")
         if tl and tl != "off":
             left.append((f"thinking {tl}", p.muted))
