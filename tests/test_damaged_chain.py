@@ -79,3 +79,19 @@ async def test_the_app_shows_pis_branch_once_it_knows(make_app, settle, cut_file
         await pilot.press("g")  # the root of the selection's tree: the orphan
         await settle(pilot)
         assert s.ids[screen.branch_tree.selected_entry] == "a2"
+
+
+async def test_w_lists_each_problem_once_with_its_line(make_app, settle, cut_file):
+    from pitui.ui.widgets.header import WarningsScreen
+
+    app = make_app(cut_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(app.screen, WarningsScreen)
+        shown = "\n".join(str(st.render()) for st in app.screen.query("Static"))
+        assert "    line 4  is damaged (not valid JSON)" in shown
+        assert "    line 5  parent u2 not found; shown as a root (orphan)" in shown
+        assert "line 4  line 4" not in shown and "line 5  line 5" not in shown
+        assert "a line that does not parse is skipped" in shown

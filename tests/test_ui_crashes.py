@@ -128,3 +128,36 @@ async def test_a_key_right_after_q_does_nothing(make_app, settle, tmp_path, key)
         app.post_message(events.Key(key, None))
         await pilot.pause()
     assert app.return_code == 0
+
+
+class _Terminal:
+    """A terminal on standard input: what was asked of it, and one Enter to give."""
+
+    def __init__(self):
+        self.read = 0
+
+    def isatty(self):
+        return True
+
+    def readline(self):
+        self.read += 1
+        return "\n"
+
+
+@pytest.mark.parametrize("at_once, waits", [(1e9, True), (0.0, False)])
+async def test_a_pager_that_leaves_at_once_is_read_before_the_app_comes_back(
+        make_app, settle, tmp_path, monkeypatch, tmpdir_, pager_runs, at_once, waits):
+    # PAGER=cat prints the entry and returns: its output would vanish under the app at once
+    from pitui.ui.browser import take_away
+
+    monkeypatch.setattr(take_away, "PAGER_LEFT_AT_ONCE", at_once)  # (every pager is quick / none is)
+    terminal = _Terminal()
+    monkeypatch.setattr(take_away.sys, "stdin", terminal)
+    monkeypatch.setenv("PAGER", "cat")
+    app = make_app(_session(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+    assert [run[0] for run in pager_runs] == ["cat"]
+    assert terminal.read == (1 if waits else 0)

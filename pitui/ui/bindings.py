@@ -95,7 +95,7 @@ KEYS: tuple[Key, ...] = (
     Key("browser", "session.copy", "y", "copy_resume", "Copy", "Copy `pi --session <id>` to the clipboard",
         section=SESSION, show=True),
     Key("browser", "session.pager", "e", "pager", "Raw", "The selected entry's line in $PAGER", section=SESSION),
-    Key("browser", "session.warnings", "w", "show_warnings", "Warnings", "Lines that did not parse, with their numbers",
+    Key("browser", "session.warnings", "w", "show_warnings", "Warnings", "What was wrong in the file (damaged lines, orphans, duplicate ids), by line",
         section=SESSION),
     Key("browser", "session.back", "backspace", "back", "Back",
         "Back to the session opened before (e.g. after a subagent's transcript)", section=SESSION),

@@ -8,6 +8,8 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
+import time
 from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
@@ -22,6 +24,23 @@ if TYPE_CHECKING:
     from .screen import BrowserScreen
 
 __all__ = ["TakeAway"]
+
+
+#: Seconds: a pager back sooner printed the entry and left (``PAGER=cat``), and its output
+#: would vanish under the app at once; the user gets to read it first.
+PAGER_LEFT_AT_ONCE = 1.0
+
+
+def wait_for_enter() -> None:
+    """With the app suspended: wait for Enter on the terminal, if there is one."""
+    try:
+        if not sys.stdin.isatty():
+            return
+        sys.stdout.write("\n[pitui] Enter goes back to pitui ")
+        sys.stdout.flush()
+        sys.stdin.readline()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 class TakeAway:
@@ -161,7 +180,10 @@ class TakeAway:
         keep = False
         try:
             with self.app.suspend():
+                started = time.monotonic()
                 subprocess.call(command + [path])
+                if time.monotonic() - started < PAGER_LEFT_AT_ONCE:
+                    wait_for_enter()
         except SuspendNotSupported:
             keep = True  # (the file is what the user gets here)
             self.notify(f"Entry written to {path}", timeout=4)

@@ -182,15 +182,20 @@ class WarningsScreen(ModalScreen[None]):
                          id="warnings-title", markup=False)
             text = Text()
             for w in self.warnings[: self.MAX_SHOWN]:
-                text.append(f"{'line ' + str(w.line) if w.line is not None else '':>11}  ", style="bold")
-                text.append(visible(w.message) + "\n")
+                where = f"line {w.line}" if w.line is not None else ""
+                message = w.message
+                if where and message.startswith(where):  # (said once, in the margin)
+                    message = message[len(where):].lstrip(":").lstrip()
+                text.append(f"{where:>11}  ", style="bold")
+                text.append(visible(message) + "\n")
             if n > self.MAX_SHOWN:
                 text.append(f"… and {n - self.MAX_SHOWN} more\n", style="italic")
             if not n:
                 text.append("No warnings: every line was read.\n")
             with VerticalScroll():
                 yield Static(text, markup=False)
-            yield Static("Lines that did not parse were skipped, as Pi skips them. Esc closes.", id="warnings-hint", markup=False)
+            yield Static("pitui reads each line as Pi does: a line that does not parse is skipped, and each warning "
+                         "says what became of the rest. Esc closes.", id="warnings-hint", markup=False)
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
