@@ -8,8 +8,6 @@ import pytest
 from pitui.core.numbers import (
     fmt_bytes,
     fmt_cost,
-    fmt_cost_short,
-    fmt_cost_total,
     fmt_duration,
     fmt_tokens,
     fmt_tokens_short,
@@ -50,10 +48,10 @@ def test_summary_token_counts():
         "0", "950", "999", "12.3k", "1.23M"]
 
 
-def test_summary_costs():
-    """``$0`` for no cost; the stats screen's chart groups thousands, the header does not;
-    the stats screen's tables write a cost as the pane does."""
-    assert [fmt_cost_short(c) for c in (0, -1, 0.01234, 0.25, 1234.5)] == ["$0", "$0", "$0.012", "$0.25", "$1,234.50"]
-    assert fmt_cost_short(1234.5, grouped=False) == "$1234.50"
-    assert [fmt_cost_total(c) for c in (0, -1, 0.012345, 1234.5)] == ["$0", "$0", "$0.0123", "$1,234.50"]
-    assert [fmt_cost_total(c) for c in (0.012345, 1234.5)] == [fmt_cost(c) for c in (0.012345, 1234.5)]
+def test_one_rule_for_costs():
+    """The header, the stats screen, the pane and the exports write a cost alike: four
+    decimals under a dollar (a $0.00015 session reads $0.0001 in the header as in its
+    message, not $0.000), ``$0`` where a total is wanted."""
+    assert [fmt_cost(c, zero="$0") for c in (0, -1, 0.00015, 0.01234, 0.25, 1234.5)] == [
+        "$0", "$0", "$0.0001", "$0.0123", "$0.2500", "$1,234.50"]
+    assert [fmt_cost(c) for c in (0.00004, 0.00005, -0.5)] == ["<$0.0001", "$0.0001", ""]

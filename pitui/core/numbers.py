@@ -19,8 +19,6 @@ __all__ = [
     "fmt_bytes",
     "fmt_duration",
     "fmt_tokens_short",
-    "fmt_cost_short",
-    "fmt_cost_total",
 ]
 
 
@@ -43,19 +41,19 @@ def fmt_tokens(n: Any) -> str:
     return f"{v / 1_000_000:.1f}M"
 
 
-def fmt_cost(c: Any) -> str:
-    """A cost in dollars (Pi's ``cost`` object: its ``total``): ``$0.0123``, ``$1,234.50``;
-    nothing when unknown or zero."""
+def fmt_cost(c: Any, *, zero: str = "") -> str:
+    """A cost in dollars (Pi's ``cost`` object: its ``total``), one rule wherever a cost is
+    shown: four decimals under a dollar (``$0.0123``), cents with thousands separators from
+    one dollar on (``$1,234.50``), ``<$0.0001`` for less than four decimals show; ``zero``
+    (nothing by default; the header and the stats screen say ``$0``) when unknown, zero or
+    less."""
     if isinstance(c, dict):
         c = c.get("total")
     v = as_number(c)
-    if not v:
-        return ""
-    return _dollars(v)
-
-
-def _dollars(v: float) -> str:
-    """Four decimals under a dollar, cents with thousands separators from one dollar on."""
+    if not v or v < 0:
+        return zero
+    if v < 0.00005:
+        return "<$0.0001"
     return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
 
 
@@ -95,21 +93,3 @@ def fmt_tokens_short(n: float, *, truncate: bool = False) -> str:
     if n < 1_000_000:
         return f"{n / 1000:.1f}k"
     return f"{n / 1_000_000:.2f}M"
-
-
-def fmt_cost_short(c: float, *, grouped: bool = True) -> str:
-    """A summed cost, short: ``$0``, ``$0.012``, ``$1,234.50`` (the stats screen's chart);
-    without ``grouped``, no thousands separator: ``$1234.50`` (the header's form)."""
-    if c <= 0:
-        return "$0"
-    if c < 0.1:
-        return f"${c:.3f}"
-    return f"${c:,.2f}" if grouped else f"${c:.2f}"
-
-
-def fmt_cost_total(c: float) -> str:
-    """A summed cost in full (the stats screen's tables): as :func:`fmt_cost` writes a
-    cost, but ``$0`` when there is none (zero or less)."""
-    if c <= 0:
-        return "$0"
-    return _dollars(c)

@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from ...core.numbers import fmt_cost_short, fmt_cost_total, fmt_tokens_short
+from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.read.session import Session
 from ...core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
 from ...core.model.summary import one_line, text_of
@@ -87,7 +87,7 @@ class CostChart(Widget):
         top = max(v for _, v in values) or 1
         texts = []
         for _, v in values:
-            amount = f"{fmt_tokens_short(v)} tok" if self._by_tokens else fmt_cost_short(v)
+            amount = f"{fmt_tokens_short(v)} tok" if self._by_tokens else fmt_cost(v, zero="$0")
             texts.append(f"{amount:>9} {100 * v / total:5.1f}%")
         value_w = max(len(t) for t in texts)
         label_w = min(max(len(k) for k, _ in values), 34, max(8, width // 3))
@@ -263,7 +263,7 @@ class StatsScreen(ModalScreen):
         def row(name: str | Text, u: Usage, style: str = "") -> list:
             share = (u.tokens / total.tokens if total.tokens else 0) if by_tokens else (u.cost / total.cost)
             cells = [u.calls, _int(u.input), _int(u.output), _int(u.cache_read), _int(u.cache_write),
-                     fmt_cost_total(u.cost), f"{100 * share:.1f}%"]
+                     fmt_cost(u.cost, zero="$0"), f"{100 * share:.1f}%"]
             return [name] + [Text(str(c), justify="right", style=style) for c in cells]
 
         rows = stats.models_by_cost()

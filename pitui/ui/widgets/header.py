@@ -21,7 +21,7 @@ from textual.widgets import Static
 from ...core.read.session import SessionWarning
 from ...core.model.stats import Stats
 from ...core.model.summary import one_line, shorten_home
-from ...core.numbers import fmt_cost_short, fmt_tokens_short
+from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.timeutil import iso_to_ms
 from ..bindings import bindings_for
 from ...core.text import visible
@@ -62,7 +62,7 @@ def _usage(stats: Stats | None) -> str:
     if stats is None:
         return "…"
     tokens = fmt_tokens_short(stats.total.tokens, truncate=True)
-    return f"{tokens} tok {fmt_cost_short(stats.total.cost, grouped=False)}"
+    return f"{tokens} tok {fmt_cost(stats.total.cost, zero='$0')}"
 
 
 class WarningsBadge(Static):
