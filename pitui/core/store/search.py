@@ -89,6 +89,8 @@ from __future__ import annotations
 
 import os
 import re
+import re._constants as _sre_c  # Python's regex parser: the literal runs every match must contain
+import re._parser as _sre_parse
 import sqlite3
 import time
 import warnings
@@ -224,18 +226,8 @@ def _fts_all(lits: Iterable[str]) -> str | None:
     return " AND ".join(parts) if parts else None
 
 
-try:  # the regex parser, to find the literal runs every match must contain
-    import re._parser as _sre_parse  # type: ignore[import-not-found]
-    import re._constants as _sre_c  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - Python < 3.11
-    _sre_parse = None
-    _sre_c = None
-
-
 def _required_literals(pattern: str) -> list[str]:
     """Literal runs that every match of ``pattern`` contains (best effort, may be empty)."""
-    if _sre_parse is None:
-        return []
     try:
         # Python warns where it reads RE2's syntax otherwise (``[[:digit:]]`` is a POSIX
         # class to RE2, a set and a "]" to Python): no literals are taken from such a pattern
