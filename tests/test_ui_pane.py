@@ -700,3 +700,26 @@ async def test_one_line_cut_is_one_line_and_the_model_is_pis(tmp_path):
         assert any("gpt-5 → gpt-5-2025-08-07" in ln for ln in first)
         last = lines_of(pane, pane.block_of(3))
         assert any("claude-x" in ln for ln in last) and not any("→" in ln for ln in last)
+
+
+def test_markdown_headings_and_inline_code_read_well_on_light_and_dark_themes():
+    # Rich's own styles drew an h2 magenta and underlined (read as an error) and inline
+    # code on black (a dark block on a light theme)
+    import io
+
+    from rich.console import Console
+
+    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.palette import palette_from_variables
+
+    for dark in (True, False):
+        palette = palette_from_variables({}, "t", dark)
+        console = Console(width=60, file=io.StringIO(), force_terminal=True, color_system="truecolor")
+        out = Out(RenderCtx(console=console, palette=palette), 60)
+        out.markdown("## Summary\n\nRun `make test` now.")
+        segs = [seg for strip in out.strips for seg in strip if seg.text.strip()]
+        heading = next(seg for seg in segs if "Summary" in seg.text)
+        code = next(seg for seg in segs if "make test" in seg.text)
+        assert heading.style.bold and not heading.style.underline
+        assert heading.style.color.triplet.hex == palette.fg.color.triplet.hex
+        assert code.style.bgcolor is None and code.style.color == palette.tool.color

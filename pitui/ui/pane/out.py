@@ -22,7 +22,7 @@ from textual.strip import Strip
 from ...core.model.parts import plural
 from ...core.text import clean, visible
 from ...core.timeutil import iso_to_ms
-from .palette import Palette
+from .palette import Palette, markdown_theme
 
 from .code import _Markdown, _PlainFenceMarkdown, _fences_not_ready
 
@@ -495,7 +495,8 @@ class Out:
             md.plain_fences = plain
         else:
             md = _Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
-        self.render(md, trim=True)
+        with self.ctx.console.use_theme(markdown_theme(self.p)):
+            self.render(md, trim=True)
 
     def blank(self) -> None:
         if not self.ctx.text_mode:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.style import Style
+from rich.theme import Theme
 from textual.color import Color
 
-__all__ = ["Palette", "palette_from_variables", "DEFAULT_PALETTE"]
+__all__ = ["Palette", "palette_from_variables", "DEFAULT_PALETTE", "markdown_theme"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,36 @@ def palette_from_variables(v: dict[str, str], name: str = "", dark: bool = True)
 
 
 DEFAULT_PALETTE = palette_from_variables({}, "default", True)
+
+
+_MARKDOWN_THEMES: dict[Palette, Theme] = {}
+
+
+def markdown_theme(p: Palette) -> Theme:
+    """Rich's Markdown styles in the palette's colours, for dark and light themes alike.
+    Rich's own draw an h2 magenta and underlined (it read as an error) and inline code on
+    black (a dark block on a light theme)."""
+    theme = _MARKDOWN_THEMES.get(p)
+    if theme is None:
+        bold = Style(bold=True)
+        theme = _MARKDOWN_THEMES[p] = Theme({
+            "markdown.h1": p.fg + Style(bold=True, underline=True),
+            "markdown.h2": p.fg + bold,
+            "markdown.h3": p.fg + Style(bold=True, italic=True),
+            "markdown.h4": p.muted + bold,
+            "markdown.h5": p.muted + Style(italic=True),
+            "markdown.h6": p.muted,
+            "markdown.h7": p.muted + Style(italic=True),
+            "markdown.code": p.tool,
+            "markdown.code_block": p.fg,
+            "markdown.block_quote": p.muted + Style(italic=True),
+            "markdown.list": p.muted,
+            "markdown.item.number": p.muted,
+            "markdown.hr": p.faint,
+            "markdown.link": p.link,
+            "markdown.link_url": p.link,
+            "markdown.table.border": p.faint,
+            "markdown.table.header": p.fg + bold,
+            "markdown.kbd": p.tool + bold,
+        })
+    return theme
