@@ -26,6 +26,9 @@ class CliError(Exception):
         self.reason = reason
 
 
+CWD_WIDTH = 40  # `pitui list`: the widest working directory column
+
+
 def _fail(path: str, reason: str) -> int:
     from .core.text import visible
 
@@ -130,12 +133,19 @@ def cmd_list(argv: list[str]) -> int:
     # One row per session whatever its text holds: every field from the files is shown
     # with its control characters as stand-ins (a newline in a cwd is ^J, not a row).
     now = time.time() * 1000
+    # the working directories in one column, as wide as the widest (up to CWD_WIDTH; a
+    # longer one keeps its end), so that the titles line up
+    cwds = {id(i): visible(i.cwd) or "?" for i in infos if not i.error}
+    width = min(max(map(len, cwds.values()), default=1), CWD_WIDTH)
     for i in infos:
         if i.error:
             sys.stdout.write(f"{'-':>5}  {'':>5}  {visible(i.path)}  [{visible(i.error)}]\n")
             continue
+        cwd = cwds[id(i)]
+        if len(cwd) > width:
+            cwd = "…" + cwd[len(cwd) - width + 1:]
         title = visible(" ".join((i.name or i.first_message).split())[:70])
-        sys.stdout.write(f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {visible(i.cwd) or '?'}  {title}\n")
+        sys.stdout.write(f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {cwd:<{width}}  {title}\n")
     return 0
 
 

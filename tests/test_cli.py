@@ -192,3 +192,17 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
                               "PITUI_CACHE_DIR": str(tmp_path / "cache")})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ("[[]]" if sys.platform.startswith("linux") else "[]")
+
+
+def test_list_lines_up_its_columns(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "root"
+    for cwd, text in (("/a", "short cwd"), ("/home/u/work/project", "longer cwd"), ("/x/" + "d" * 60, "too long")):
+        folder = root / ("--" + cwd.strip("/").replace("/", "-") + "--")
+        folder.mkdir(parents=True)
+        header = {"type": "session", "version": 3, "id": cwd, "timestamp": "2026-11-20T10:00:00.000Z", "cwd": cwd}
+        write(folder / "2026-11-20T10-00-00-000Z_s.jsonl", [user("u1", None, 1, text)], header=header)
+    assert main(["list", str(root)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    starts = {row.index(t) for row in rows for t in ("short cwd", "longer cwd", "too long") if t in row}
+    assert any(row.endswith("  …" + "d" * 39 + "  too long") for row in rows)  # a cwd past 40 keeps its end
