@@ -95,3 +95,4 @@ async def test_w_lists_each_problem_once_with_its_line(make_app, settle, cut_fil
         assert "    line 5  parent u2 not found; shown as a root (orphan)" in shown
         assert "line 4  line 4" not in shown and "line 5  line 5" not in shown
         assert "a line that does not parse is skipped" in shown
+

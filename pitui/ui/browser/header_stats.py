@@ -30,6 +30,7 @@ class HeaderStats:
         self._branch_leaf = -1  # the leaf of the branch the header counts
         self._branch_stats: dict[int, Stats] = {}
         self._session_stats: Stats | None = None
+        self._fork_title: tuple[tuple, str] | None = None  # (session, parent, listing size) -> title
 
     def _forget_stats(self: "BrowserScreen") -> None:
         """The session changed (another one, or it grew): its numbers are worked out again."""
@@ -49,8 +50,10 @@ class HeaderStats:
             branch_len = len(nav.paths.path(self._branch_leaf))
         else:
             branch_len = len(s.path_to(self._branch_leaf))
+        forked_from = self._forked_from(s)
         self.header.show_session(
             title=title,
+            forked_from=forked_from,
             named=bool(s.name),
             cwd=s.cwd,
             created=s.header.get("timestamp"),
@@ -59,6 +62,27 @@ class HeaderStats:
             entries=len(s),
             branch_len=branch_len,
         )
+
+    def _forked_from(self: "BrowserScreen", s: Session) -> str | None:
+        """The title of the session ``s`` was forked from (its header's ``parentSession``),
+        found in the listing by path or, as a store moved to another machine keeps its file
+        names but not its paths, by file name; else that file's name. None when not a fork."""
+        parent = s.header.get("parentSession")
+        if not isinstance(parent, str):
+            parent = s.header.get("branchedFrom")  # (older releases)
+        if not isinstance(parent, str) or not parent:
+            return None
+        cached = self._fork_title
+        if cached is not None and cached[0] == (s.path, parent, len(self.infos)):
+            return cached[1]
+        info = self.infos.get(parent)
+        if info is None:
+            name = os.path.basename(parent)
+            info = next((i for p, i in self.infos.items() if os.path.basename(p) == name), None)
+        title = (info.name or info.first_message if info is not None and info.error is None else "") or \
+            os.path.basename(parent)
+        self._fork_title = ((s.path, parent, len(self.infos)), title)
+        return title
 
     def _schedule_stats(self: "BrowserScreen", now: bool = False) -> None:
         if self._stats_timer is not None:

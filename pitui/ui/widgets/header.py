@@ -112,6 +112,7 @@ class SessionHeader(Vertical):
         self,
         *,
         title: str,
+        forked_from: str | None = None,
         named: bool,
         cwd: str,
         created,
@@ -123,7 +124,10 @@ class SessionHeader(Vertical):
         t = Text()
         t.append(one_line(title, 300), style="bold" if named else "")
         self.query_one("#header-title", Static).update(t, layout=False)
-        meta = " · ".join([visible(shorten_home(cwd)) or "?", fmt_time(created), _models(session)])
+        parts = [visible(shorten_home(cwd)) or "?", fmt_time(created)]
+        if forked_from is not None:
+            parts.append("fork of " + one_line(forked_from, 60))
+        meta = " · ".join(parts + [_models(session)])
         self.query_one("#header-meta", Static).update(Text(meta), layout=False)
         usage = Text()
         usage.append("branch ", style="bold")
