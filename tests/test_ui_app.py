@@ -1021,3 +1021,22 @@ def test_the_app_starts_without_the_screens_it_does_not_show():
             "'pitui.ui.screens.context', 'pitui.core.export.markdown') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+async def test_an_empty_tree_says_why_in_lines_a_narrow_tree_shows_whole(make_app, settle, tmp_path):
+    from helpers import assistant, user, write
+
+    project = tmp_path / "--home-u-p--"
+    project.mkdir()
+    header_only = write(project / "2026-11-20T10-00-00-000Z_h.jsonl", [])
+    unlabeled = write(project / "2026-11-20T11-00-00-000Z_u.jsonl", [user("u1", None, 1), assistant("a1", "u1", 2)])
+    for path, keys, want in ((header_only, (), ["no entries yet", "(a header only)", ""]),
+                             (unlabeled, ("f", "f", "f"), ["none shown by", "filter labeled-only", "(f: another)"])):
+        app = make_app(path)
+        async with app.run_test(size=(100, 30)) as pilot:  # (the tree is 22 columns wide here)
+            await settle(pilot)
+            await pilot.press(*keys)
+            await settle(pilot)
+            tree = app.screen.branch_tree
+            assert tree.mode == ("labeled-only" if keys else "default")
+            assert [tree.render_line(y).text.strip() for y in (0, 1, 2)] == want

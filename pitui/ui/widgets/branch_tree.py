@@ -553,9 +553,13 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
                 return Strip([Segment("  " + self.placeholder, self._style("branch-tree--dim"))]).adjust_cell_length(
                     width, base
                 )
-            if y == 0 and self.tree_layout is not None and not self.tree_layout.rows:
-                text = f"  no entries shown by the {self.mode} filter (f changes it)"
-                return Strip([Segment(text, self._style("branch-tree--dim"))]).adjust_cell_length(width, base)
+            if y < 3 and self.tree_layout is not None and not self.tree_layout.rows:
+                # said in short lines, so that a narrow tree shows it whole
+                if self.session is not None and not len(self.session):
+                    lines = ("  no entries yet", "  (a header only)", "")
+                else:
+                    lines = ("  none shown by", f"  filter {self.mode}", "  (f: another)")
+                return Strip([Segment(lines[y], self._style("branch-tree--dim"))]).adjust_cell_length(width, base)
             return Strip.blank(width, base)
         is_cursor = row_no == self.cursor_row
         focus = is_cursor and self.has_focus
