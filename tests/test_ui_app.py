@@ -1040,3 +1040,21 @@ async def test_an_empty_tree_says_why_in_lines_a_narrow_tree_shows_whole(make_ap
             tree = app.screen.branch_tree
             assert tree.mode == ("labeled-only" if keys else "default")
             assert [tree.render_line(y).text.strip() for y in (0, 1, 2)] == want
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 45), (220, 60)])
+async def test_zoom_fits_the_screen(make_app, settle, corpus_root, size):
+    # the zoomed pane and tree were three and two screens wide (width 3fr / 2fr in the
+    # maximized view), their right border and scrollbar off the screen
+    app = make_app(corpus_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for panel, keys in (("#right", ("tab", "z")), ("#tree", ("z", "shift+tab", "z"))):
+            await pilot.press(*keys)
+            await settle(pilot)
+            widget = app.screen.query_one(panel)
+            assert app.screen.maximized is widget
+            assert widget.region.x == 0 and widget.region.width == size[0]
+        await pilot.press("z")
+        await settle(pilot)
+        assert app.screen.maximized is None
