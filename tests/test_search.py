@@ -360,6 +360,21 @@ def _last_id(path: Path) -> str:
     return json.loads(path.read_bytes().splitlines()[-1])["id"]
 
 
+def test_nested_tool_arguments_read_as_text_not_json():
+    # an edit's edits[] (and any list or object argument) is searched and shown as its
+    # strings, one per line with its key: a hit's line reads "oldText: beta", not JSON's
+    # "[{\"oldText\":\"alpha\\nbeta\"...". Walked without recursion.
+    tc = {"type": "toolCall", "id": "t1", "name": "edit", "arguments": {
+        "path": "a.py", "edits": [{"oldText": "alpha\nbeta", "newText": "gamma"}, {"oldText": 1, "n": None}]}}
+    rows = entry_rows(assistant("a", None, 1, content=[tc]))
+    assert rows == [("tool-call", "edit path: a.py\nedits: oldText: alpha\nbeta\nnewText: gamma\noldText: 1\nn: null")]
+    deep: list = ["bottom"]
+    for _ in range(50_000):
+        deep = [deep]
+    deep_call = {"type": "toolCall", "id": "t2", "name": "x", "arguments": {"v": deep}}
+    assert entry_rows(assistant("a", None, 1, content=[deep_call])) == [("tool-call", "x v: bottom")]
+
+
 def test_grown_file_is_read_on_and_nothing_duplicates(tmp_path):
     root, files = _tree(tmp_path)
     idx = tmp_path / "idx"

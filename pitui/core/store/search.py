@@ -124,7 +124,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 3  # 3: files keep dev and ino
+SCHEMA_VERSION = 4  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
@@ -365,12 +365,35 @@ def _blocks(content, block_type: str, key: str) -> str:
 _json_text = json_text  # (never raises, however deep the value)
 
 
+def _value_text(value) -> str:
+    """A tool call's argument as text to search and to show a line of: a string as it is;
+    the strings, numbers and keys inside a list or object one per line ("oldText: ...", so
+    that a hit reads as the text and not as JSON with its escapes). Walked without
+    recursion (a value may be deep)."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, (dict, list)):
+        return _json_text(value)
+    lines: list[str] = []
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        key, v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(reversed([(str(k), x) for k, x in v.items()]))
+        elif isinstance(v, list):
+            stack.extend(reversed([(key, x) for x in v]))
+        else:
+            text = v if isinstance(v, str) else _json_text(v)
+            lines.append(f"{key}: {text}" if key else text)
+    return "\n".join(lines)
+
+
 def _tool_call_text(block: dict) -> str:
     name = block.get("name")
     name = name if isinstance(name, str) else _json_text(name)
     args = block.get("arguments")
     if isinstance(args, dict):
-        body = "\n".join(f"{k}: {v if isinstance(v, str) else _json_text(v)}" for k, v in args.items())
+        body = "\n".join(f"{k}: {_value_text(v)}" for k, v in args.items())
     elif args is None:
         body = ""
     else:
