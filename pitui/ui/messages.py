@@ -1,14 +1,17 @@
 """Every message pitui posts: by its widgets to the screen, and by its thread workers.
 
 A worker never touches a widget: it posts one of these (``post_message`` is safe from any
-thread) and the screen's handler applies it on the UI thread. Messages that come at a high
-rate say so with ``can_replace``: the queue keeps only the newest.
+thread) to the widget or screen that started it, whose handler applies it on the UI thread.
+A message posted to a widget that is gone is dropped with its queue. Messages a widget posts
+to itself do not bubble. Messages that come at a high rate say so with ``can_replace``: the
+queue keeps only the newest.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -16,6 +19,12 @@ from ..core.model.stats import Stats
 from ..core.read.session import Session
 from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionInfo
+
+if TYPE_CHECKING:  # (the search module loads with the search screen, not at start)
+    from ..core.model.layout import TreeLayout
+    from ..core.model.summary import Summary
+    from ..core.store.search import SessionHits
+    from .pane.out import Rendered
 
 __all__ = [
     "EntryFocused",
@@ -30,6 +39,19 @@ __all__ = [
     "Validated",
     "Refreshed",
     "StatsReady",
+    "LexersMade",
+    "BlockDrawn",
+    "BlockDrawingStopped",
+    "BlockDrawnAhead",
+    "TreeLayoutMade",
+    "SummariesMade",
+    "StatsWorkedOut",
+    "StatsFailed",
+    "SearchFound",
+    "SearchProgress",
+    "SearchDone",
+    "SearchFailed",
+    "IndexProgress",
 ]
 
 
@@ -148,3 +170,125 @@ class StatsReady(Message):
     leaf: int
     branch: Stats
     whole: Stats | None
+
+
+# ------------------------------------------------------------------ from the pane's workers
+@dataclass
+class LexersMade(Message, bubble=False):
+    """The lexers wanted by code drawn plain are made: its blocks can be drawn again."""
+
+
+@dataclass
+class BlockDrawn(Message, bubble=False):
+    """Block ``b`` drawn on a worker in state ``key`` (``stop``: set to give up a drawing
+    of it whole, None for any other drawing)."""
+
+    b: int
+    key: tuple
+    rendered: Rendered
+    stop: threading.Event | None
+
+
+@dataclass
+class BlockDrawingStopped(Message, bubble=False):
+    """The drawing of block ``b`` whole in state ``key`` was given up (``stop`` was set)."""
+
+    b: int
+    key: tuple
+    stop: threading.Event
+
+
+@dataclass
+class BlockDrawnAhead(Message, bubble=False):
+    """Block ``b`` drawn ahead in state ``key``, for the cache (it may be of a branch not
+    shown yet)."""
+
+    b: int
+    key: tuple
+    rendered: Rendered
+
+
+# ------------------------------------------------------------------ from the tree's workers
+@dataclass
+class TreeLayoutMade(Message, bubble=False):
+    """The tree's layout of ``session`` (as ``token`` identifies it) for filter ``mode``
+    and folds ``folded``."""
+
+    session: Session
+    mode: str
+    folded: frozenset[int]
+    layout: TreeLayout
+    token: tuple
+
+
+@dataclass
+class SummariesMade(Message, bubble=False):
+    """Rows of ``session`` summarised ahead, while its summaries were generation ``gen``."""
+
+    session: Session
+    gen: int
+    summaries: dict[int, Summary]
+
+
+# ------------------------------------------------------------------ from the screens' workers
+@dataclass
+class StatsWorkedOut(Message, bubble=False):
+    """The stats screen's numbers: the branch's and the whole session's."""
+
+    branch: Stats
+    whole: Stats
+
+
+@dataclass
+class StatsFailed(Message, bubble=False):
+    """The stats screen's numbers could not be worked out, and why."""
+
+    reason: str
+
+
+@dataclass
+class SearchFound(Message, bubble=False):
+    """One session's hits for the search numbered ``gen``."""
+
+    gen: int
+    hits: SessionHits
+
+
+@dataclass
+class SearchProgress(Message, bubble=False):
+    """How far the search numbered ``gen`` is: ``done`` sessions of ``total`` indexed."""
+
+    gen: int
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SearchProgress) and message.gen == self.gen
+
+
+@dataclass
+class SearchDone(Message, bubble=False):
+    """The search numbered ``gen`` is over."""
+
+    gen: int
+
+
+@dataclass
+class SearchFailed(Message, bubble=False):
+    """The search numbered ``gen`` failed, and why."""
+
+    gen: int
+    reason: str
+
+
+@dataclass
+class IndexProgress(Message, bubble=False):
+    """How far the index brought up to date while the user types is (``gen``: the search
+    shown then): ``done`` sessions of ``total``."""
+
+    gen: int
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgress) and message.gen == self.gen

@@ -16,6 +16,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from ..messages import BlockDrawingStopped, BlockDrawn, BlockDrawnAhead, LexersMade
 from .code import lexer_ready, prepare_lexers
 from .out import UNCAP, RenderCtx, Rendered
 
@@ -96,11 +97,14 @@ class WorkerDrawing:
         def work() -> None:
             prepare_lexers(todo)
             try:
-                self.app.call_from_thread(self._lexers_ready)
+                self.post_message(LexersMade())
             except Exception:
                 pass  # the app is closing
 
         self.run_worker(work, thread=True, group="pane-lexers", exit_on_error=False)
+
+    def on_lexers_made(self, message: LexersMade) -> None:
+        self._lexers_ready()
 
     def _lexers_ready(self) -> None:
         """Code drawn plain can be highlighted now. The blocks in view are drawn again on a
@@ -166,7 +170,8 @@ class WorkerDrawing:
         return r
 
     def _draw_in_thread(self, b: int, key: tuple) -> None:
-        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it.
+        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it
+        (from a :class:`BlockDrawn`).
         A block drawn whole can be given up (:meth:`_stop_drawing_all`), as can any when
         the app closes: the drawing stops between pieces of its text."""
         if self._under_way(key):
@@ -186,9 +191,9 @@ class WorkerDrawing:
             r = self._draw(item, ctx, width)
             try:
                 if r is None:
-                    self.app.call_from_thread(self._render_stopped, b, key, stop)
+                    self.post_message(BlockDrawingStopped(b, key, stop))
                 else:
-                    self.app.call_from_thread(self._render_done, b, key, r, stop)
+                    self.post_message(BlockDrawn(b, key, r, stop))
             except Exception:
                 pass  # the app is closing
 
@@ -202,6 +207,9 @@ class WorkerDrawing:
             if bkey is None or key[0] == bkey:
                 stop.set()
 
+    def on_block_drawing_stopped(self, message: BlockDrawingStopped) -> None:
+        self._render_stopped(message.b, message.key, message.stop)
+
     def _render_stopped(self, b: int, key: tuple, stop: threading.Event) -> None:
         self._held = None
         if self._stops.get(key) is not stop:
@@ -214,14 +222,18 @@ class WorkerDrawing:
     def _under_way(self, key: tuple) -> bool:
         """Whether a block in state ``key`` is being drawn on a worker thread already (by
         :meth:`_draw_in_thread`, or now by the drawing ahead, which hands it over to
-        :meth:`_render_done` when done if the block is waited for on screen)."""
+        :meth:`_render_done` when done if the block is waited for on screen), or was drawn
+        ahead and is on its way to the cache."""
         deps = self._deps.get(key[0])
         stops = self._stops
         if any(k[0] == key[0] and self._refine(k, deps) == key and not (k in stops and stops[k].is_set())
                for k in self._pending):
             return True
         current = self._ahead_current
-        return current is not None and current[0] == key[0] and self._refine(current, deps) == key
+        if current is not None and current[0] == key[0] and self._refine(current, deps) == key:
+            return True
+        # (a copy: the drawing-ahead thread adds to the set meanwhile)
+        return any(k[0] == key[0] and self._refine(k, deps) == key for k in tuple(self._ahead_sent))
 
     def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool],
                    more: Iterable[Callable[[], Iterable[tuple]]] = ()) -> int:
@@ -267,14 +279,17 @@ class WorkerDrawing:
             for b, key, item, ctx in items():
                 if worker.is_cancelled or should_stop():
                     return
-                if key in self._rcache or UNCAP in key[5]:
+                if key in self._rcache or key in self._ahead_sent or UNCAP in key[5]:
                     continue  # (a block drawn whole is drawn only when shown)
                 ctx.console = console
                 self._ahead_current = key
                 try:
                     r = self._draw(item, ctx, width)
                     if r is not None:
-                        self.app.call_from_thread(self._ahead_done, b, key, r)
+                        # Under way until its message is handled: a key showing the block
+                        # meanwhile waits for it, not drawing it a second time.
+                        self._ahead_sent.add(key)
+                        self.post_message(BlockDrawnAhead(b, key, r))
                 except Exception:
                     return  # the app is closing
                 finally:
@@ -307,6 +322,10 @@ class WorkerDrawing:
             got += range(heights.block_at(max(0, y - view_h)), heights.block_at(y - 1) + 1)
         return got
 
+    def on_block_drawn_ahead(self, message: BlockDrawnAhead) -> None:
+        self._ahead_sent.discard(message.key)
+        self._ahead_done(message.b, message.key, message.rendered)
+
     def _ahead_done(self, b: int, key: tuple, r: Rendered) -> None:
         """A block drawn ahead: kept in the cache; if it is on screen meanwhile as a
         placeholder waiting for this very drawing, shown as a worker's drawing is."""
@@ -316,6 +335,9 @@ class WorkerDrawing:
             return
         self.render_count += 1
         self._store(b, key, r)
+
+    def on_block_drawn(self, message: BlockDrawn) -> None:
+        self._render_done(message.b, message.key, message.rendered, message.stop)
 
     def _render_done(self, b: int, key: tuple, r: Rendered, stop: threading.Event | None = None) -> None:
         self._held = None

@@ -94,6 +94,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         self._held: tuple[tuple, Rendered] | None = None  # the last of _drawn_capped
         self._placeheld: dict[int, tuple] = {}  # block -> state key shown as a placeholder
         self._ahead_current: tuple | None = None  # the key the drawing-ahead thread draws now
+        self._ahead_sent: set[tuple] = set()  # keys drawn ahead, their BlockDrawnAhead not handled yet
         self._provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
         self._lexers_asked: set = set()  # lexers asked for (see _await_lexers)
         self._lexers_wanted: set = set()  # ... and not yet given to a worker

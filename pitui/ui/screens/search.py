@@ -47,6 +47,7 @@ from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
+from ..messages import IndexProgress, SearchDone, SearchFailed, SearchFound, SearchProgress
 from ...core.text import visible
 
 __all__ = ["SearchScreen", "SearchResults"]
@@ -454,7 +455,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             now = time.perf_counter()
             if done == total or now - last[0] > 0.1:
                 last[0] = now
-                self._post(self._on_progress, gen, done, total)
+                self._post(SearchProgress(gen, done, total))
 
         try:
             for r in search(
@@ -468,12 +469,12 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             ):
                 if worker.is_cancelled:
                     return
-                self._post(self._on_result, gen, r)
+                self._post(SearchFound(gen, r))
         except Exception as exc:  # an unreadable index, a full disk...: say so, keep the app
-            self._post(self._on_failed, gen, f"search failed: {exc}")
+            self._post(SearchFailed(gen, f"search failed: {exc}"))
             return
         if not worker.is_cancelled:
-            self._post(self._on_done, gen)
+            self._post(SearchDone(gen))
 
     @work(thread=True, exclusive=True, group="search-all", exit_on_error=False)
     def _warm_index(self) -> None:
@@ -486,7 +487,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             now = time.perf_counter()
             if done == total or now - last[0] > 0.1:
                 last[0] = now
-                self._post(self._on_warm_progress, gen, done, total)
+                self._post(IndexProgress(gen, done, total))
 
         try:
             update_index(self.root, index_dir=self.index_dir, on_progress=progress,
@@ -494,40 +495,42 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         except Exception:
             return  # the search itself will index (and report a failure)
 
-    def _post(self, fn, *args) -> None:
+    def _post(self, message: Message) -> None:
+        """Post ``message`` (from a worker) to this screen."""
         try:
-            self.app.call_from_thread(fn, *args)
+            self.post_message(message)
         except RuntimeError:
             pass  # the app is closing
 
-    def _on_result(self, gen: int, r: SessionHits) -> None:
-        if gen == self._gen:
-            self.results.add_result(r)
+    def on_search_found(self, message: SearchFound) -> None:
+        if message.gen == self._gen:
+            self.results.add_result(message.hits)
             self._update_status()
 
-    def _on_progress(self, gen: int, done: int, total: int) -> None:
-        if gen == self._gen:
+    def on_search_progress(self, message: SearchProgress) -> None:
+        if message.gen == self._gen:
+            done, total = message.done, message.total
             self._progress = (done, total) if done < total else None
             self._update_status()
 
-    def _on_warm_progress(self, gen: int, done: int, total: int) -> None:
-        if gen == self._gen and not self._running:
-            if done < total:
-                self._set_status(f"Updating the search index: {done}/{total} sessions…")
+    def on_index_progress(self, message: IndexProgress) -> None:
+        if message.gen == self._gen and not self._running:
+            if message.done < message.total:
+                self._set_status(f"Updating the search index: {message.done}/{message.total} sessions…")
             else:
                 self._set_status("Type to search every session.")
 
-    def _on_done(self, gen: int) -> None:
-        if gen == self._gen:
+    def on_search_done(self, message: SearchDone) -> None:
+        if message.gen == self._gen:
             self._running = False
             self._progress = None
             self._update_status()
 
-    def _on_failed(self, gen: int, reason: str) -> None:
-        if gen == self._gen:
+    def on_search_failed(self, message: SearchFailed) -> None:
+        if message.gen == self._gen:
             self._running = False
             self._progress = None
-            self._set_status(reason, error=True)
+            self._set_status(message.reason, error=True)
 
 
 def _count(n: int, word: str) -> str:

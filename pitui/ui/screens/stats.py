@@ -23,6 +23,7 @@ from ...core.read.session import Session
 from ...core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
 from ...core.model.summary import one_line, text_of
 from ..bindings import bindings_for
+from ..messages import StatsFailed, StatsWorkedOut
 from ...core.text import visible
 
 __all__ = ["StatsScreen", "CostChart", "bar"]
@@ -233,13 +234,16 @@ class StatsScreen(ModalScreen):
                 whole = session_stats(session)
         except Exception as exc:  # noqa: BLE001 - shown to the user, never fatal
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._failed, f"{type(exc).__name__}: {exc}")
+                self.post_message(StatsFailed(f"{type(exc).__name__}: {exc}"))
             return
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, branch, whole)
+            self.post_message(StatsWorkedOut(branch, whole))
 
-    def _failed(self, reason: str) -> None:
-        self.query_one("#stats-status", Static).update(f"Could not compute the stats: {visible(reason)}")
+    def on_stats_failed(self, message: StatsFailed) -> None:
+        self.query_one("#stats-status", Static).update(f"Could not compute the stats: {visible(message.reason)}")
+
+    def on_stats_worked_out(self, message: StatsWorkedOut) -> None:
+        self._show(message.branch, message.whole)
 
     def _show(self, branch: Stats, whole: Stats) -> None:
         self.branch, self.whole = branch, whole

@@ -30,6 +30,7 @@ from ...core.model.layout import TreeLayout, TreeRow, layout_tree
 from ...core.model.navigation import Nav
 from ...core.text import visible
 from ..bindings import bindings_for
+from ..messages import SummariesMade
 from ..textual_internals import set_virtual_size_quietly
 from .tree_layouts import TreeLayouts
 
@@ -286,12 +287,15 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
                 got[e] = _summary(session, e)
             if got:
                 try:
-                    self.app.call_from_thread(self._summarised, session, gen, got)
+                    self.post_message(SummariesMade(session, gen, got))
                 except Exception:
                     pass  # the app is closing
 
         self.run_worker(work, thread=True, group="tree-ahead", exclusive=True, exit_on_error=False)
         return len(todo)
+
+    def on_summaries_made(self, message: SummariesMade) -> None:
+        self._summarised(message.session, message.gen, message.summaries)
 
     def _summarised(self, session: Session, gen: int, got: dict[int, Summary]) -> None:
         if session is self.session and gen == self._summaries_gen:

@@ -11,6 +11,7 @@ from textual.worker import get_current_worker
 from ...core.read.session import Session
 from ...core.model.layout import FILTERS, TreeLayout, layout_tree
 from ...core.model.navigation import Nav
+from ..messages import TreeLayoutMade
 
 __all__ = ["TreeLayouts"]
 
@@ -83,9 +84,9 @@ class TreeLayouts:
 
     def _layout_in_thread(self, mode: str, folded: frozenset, *, later: bool = False) -> None:
         """Make the layout for ``mode`` and ``folded`` in a thread (unless under way);
-        :meth:`_layout_made` takes it. ``later``: start once the frame being made is on
-        screen (a thread laying out meanwhile would take the interpreter lock from it half
-        of the time)."""
+        :meth:`_layout_made` takes it (from a :class:`TreeLayoutMade`). ``later``: start
+        once the frame being made is on screen (a thread laying out meanwhile would take
+        the interpreter lock from it half of the time)."""
         session = self.session
         assert session is not None
         token = _token(session)
@@ -96,7 +97,7 @@ class TreeLayouts:
         def work() -> None:
             layout = _untracked(layout_tree(session, mode, folded))
             if not get_current_worker().is_cancelled:
-                self.app.call_from_thread(self._layout_made, session, mode, folded, layout, token)
+                self.post_message(TreeLayoutMade(session, mode, folded, layout, token))
 
         def start() -> None:
             if self._making.get((mode, folded)) == token:
@@ -106,6 +107,9 @@ class TreeLayouts:
             self.call_after_refresh(start)
         else:
             start()
+
+    def on_tree_layout_made(self, message: TreeLayoutMade) -> None:
+        self._layout_made(message.session, message.mode, message.folded, message.layout, message.token)
 
     def _layout_made(self, session: Session, mode: str, folded: frozenset, layout: TreeLayout, token: tuple) -> None:
         if self._making.get((mode, folded)) == token:
