@@ -205,4 +205,5 @@ def test_list_lines_up_its_columns(tmp_path, capsys, monkeypatch):
     assert main(["list", str(root)]) == 0
     rows = capsys.readouterr().out.splitlines()
     starts = {row.index(t) for row in rows for t in ("short cwd", "longer cwd", "too long") if t in row}
+    assert len(rows) == 3 and len(starts) == 1  # every title starts in the same column
     assert any(row.endswith("  …" + "d" * 39 + "  too long") for row in rows)  # a cwd past 40 keeps its end
