@@ -33,15 +33,12 @@ except ImportError:  # pragma: no cover - the snapshot plugin is a test extra
 
 
 def _demo_root_path() -> Path:
-    """The packaged demo sessions, or the corpus until the demo exists."""
-    try:
-        from pitui.demo import DEMO_ROOT
-    except ImportError:
-        return CORPUS_ROOT
+    """The packaged demo sessions (a test that wants them fails if they are missing)."""
+    from pitui.demo import DEMO_ROOT
+
     p = Path(DEMO_ROOT)
-    if p.is_dir() and any(p.rglob("*.jsonl")):
-        return p
-    return CORPUS_ROOT
+    assert p.is_dir() and any(p.rglob("*.jsonl")), f"no demo sessions in {p}"
+    return p
 
 
 @pytest.fixture(autouse=True)
