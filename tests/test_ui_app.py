@@ -452,7 +452,7 @@ async def test_sidebar_type_to_filter_and_open(make_app, settle, corpus_root):
         await pilot.press("ctrl+n", "ctrl+s")
         # open the second session in the list with Enter
         sessions = [k for k, it in enumerate(sl.items) if it.kind == "session"]
-        sl.move(sessions[1])
+        sl.move_to_row(sessions[1])
         await pilot.press("enter")
         await settle(pilot)
         assert b.session is not None and b.session.path == sl.items[sessions[1]].key
@@ -882,7 +882,7 @@ async def test_mouse_selects_rows_folds_and_opens_sessions(make_app, settle, cor
         k = next(k for k, it in enumerate(sl.items) if it.key == str(srv_app_file))
         y = sl._starts[k] - round(sl.scroll_y)
         if not 0 <= y < sl.scrollable_content_region.height:
-            sl.move(k)
+            sl.move_to_row(k)
             await pilot.pause()
             y = sl._starts[k] - round(sl.scroll_y)
         await pilot.click(sl, offset=(5, y))

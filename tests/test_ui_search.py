@@ -85,11 +85,11 @@ async def test_results_stream_grouped_and_enter_opens(host, settle):
         assert [r.path for r in want] == [row.result.path for row in res.rows if row.kind == "session"]
         assert res.sessions == 4 and res.hits == 4
         assert [row.kind for row in res.rows] == ["session", "hit"] * 4
-        assert res.cursor == 1  # the first hit
+        assert res.cursor_row == 1  # the first hit
         status = str(screen.query_one("#search-status").render())
         assert status.startswith("4 sessions, 4 hits")
         await pilot.press("down", "down")  # the second session's title, then its hit
-        assert res.cursor == 3
+        assert res.cursor_row == 3
         await pilot.press("enter")
         await pilot.pause()
         assert app.result == (want[1].path, want[1].hits[0].entry_id)
@@ -102,7 +102,7 @@ async def test_enter_on_a_title_opens_the_session(host, settle):
         res = app.screen.query_one(SearchResults)
         assert res.sessions == 4
         await pilot.press("up")  # from the first hit (the cwd) to its title line
-        assert res.cursor == 0
+        assert res.cursor_row == 0
         await pilot.press("enter")
         await pilot.pause()
         assert app.result == (res.rows[0].result.path, None)

@@ -27,14 +27,12 @@ from typing import Iterable
 
 from rich.cells import cell_len
 from rich.segment import Segment
-from rich.style import Style
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
+from textual.geometry import Offset
 from textual.message import Message
 from textual.screen import Screen
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Input, Static
@@ -49,6 +47,7 @@ from ..clock import Clock, system_clock
 from ..bindings import bindings_for
 from ..messages import IndexProgress, SearchDone, SearchFailed, SearchFound, SearchProgress
 from ...core.text import visible
+from ..widgets.line_list import LineList
 
 __all__ = ["SearchScreen", "SearchResults"]
 
@@ -81,7 +80,7 @@ class _Row:
         return self.kind != "more"
 
 
-class SearchResults(ScrollView, can_focus=True):
+class SearchResults(LineList):
     """The hits, one line each, under a title line per session (line API: any number of
     results costs only the lines on screen)."""
 
@@ -96,6 +95,8 @@ class SearchResults(ScrollView, can_focus=True):
         "search-results--match",
         "search-results--more",
     }
+    CURSOR_CLASSES = ("search-results--cursor", "search-results--cursor-blurred")
+    LINES_ABOVE_CURSOR = 1  # (the session's title line above its first hit)
 
     DEFAULT_CSS = """
     SearchResults { background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
@@ -124,17 +125,16 @@ class SearchResults(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.clock: Clock = clock or system_clock
         self.rows: list[_Row] = []
-        self.cursor = -1
+        self.cursor_row = -1  # (no results)
         self.sessions = 0
         self.hits = 0
-        self._styles: dict[str, Style] = {}
 
     # ------------------------------------------------------------------ data
     def clear(self) -> None:
         self.rows = []
-        self.cursor = -1
+        self.cursor_row = -1
         self.sessions = self.hits = 0
-        self.virtual_size = Size(self.scrollable_content_region.width, 0)
+        self._update_virtual_size()
         self.scroll_to(y=0, animate=False, force=True, immediate=True)
         self.refresh()
 
@@ -146,48 +146,33 @@ class SearchResults(ScrollView, can_focus=True):
             self.rows.append(_Row("more", r, more=r.hit_count - len(r.hits)))
         self.sessions += 1
         self.hits += r.hit_count
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        self._update_virtual_size()
         if first:
-            self.cursor = 1 if len(self.rows) > 1 and self.rows[1].kind == "hit" else 0
+            self.cursor_row = 1 if len(self.rows) > 1 and self.rows[1].kind == "hit" else 0
         self.refresh()
 
     @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    @property
     def current(self) -> _Row | None:
-        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+        return self.rows[self.cursor_row] if 0 <= self.cursor_row < len(self.rows) else None
 
     # ------------------------------------------------------------------ keys
-    def move(self, k: int, step: int = 1) -> None:
-        if not self.rows:
-            return
-        k = max(0, min(k, len(self.rows) - 1))
+    def _cursor_target(self, row: int, direction: int) -> int | None:
+        """``row`` kept within the rows; from a "more" line (no cursor there) on to the next
+        row in ``direction`` that is not one, else back to the nearest before it."""
+        k = super()._cursor_target(row, direction)
+        if k is None:
+            return None
         while 0 <= k < len(self.rows) and not self.rows[k].selectable:
-            k += step
+            k += direction
         if not 0 <= k < len(self.rows):
-            k -= step
+            k -= direction
             while 0 <= k < len(self.rows) and not self.rows[k].selectable:
-                k -= step
-        if 0 <= k < len(self.rows):
-            self.cursor = k
-            self._scroll_to_cursor()
-            self.refresh()
-
-    def action_cursor_down(self) -> None:
-        self.move(self.cursor + 1, 1)
-
-    def action_cursor_up(self) -> None:
-        self.move(self.cursor - 1, -1)
-
-    def action_page_down(self) -> None:
-        self.move(self.cursor + max(1, self.scrollable_content_region.height - 1), 1)
-
-    def action_page_up(self) -> None:
-        self.move(self.cursor - max(1, self.scrollable_content_region.height - 1), -1)
-
-    def action_first(self) -> None:
-        self.move(0, 1)
-
-    def action_last(self) -> None:
-        self.move(len(self.rows) - 1, -1)
+                k -= direction
+        return k if 0 <= k < len(self.rows) else None
 
     def action_choose(self) -> None:
         row = self.current
@@ -195,61 +180,22 @@ class SearchResults(ScrollView, can_focus=True):
             return
         self.post_message(self.Chosen(row.result.path, row.hit.entry_id if row.hit is not None else None))
 
-    def _scroll_to_cursor(self) -> None:
-        height = self.scrollable_content_region.height
-        if self.cursor < 0 or height <= 0:
-            return
-        top = round(self.scroll_y)
-        if self.cursor < top:
-            self.scroll_to(y=max(0, self.cursor - 1), animate=False, force=True, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, force=True, immediate=True)
-
-    def on_click(self, event: events.Click) -> None:
-        k = event.y + round(self.scroll_y)
-        if 0 <= k < len(self.rows) and self.rows[k].selectable:
-            self.cursor = k
+    def _row_clicked(self, row: int, at: Offset, event: events.Click) -> None:
+        if self.rows[row].selectable:
+            self.cursor_row = row
             self.refresh()
             self.action_choose()
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
-
     # ------------------------------------------------------------------ drawing
-    def _style(self, name: str) -> Style:
-        got = self._styles.get(name)
-        if got is None:
-            got = self.rich_style if name == "base" else self.get_component_rich_style(name)
-            self._styles[name] = got
-        return got
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self._style("base")
-        k = y + round(self.scroll_y)
-        if not 0 <= k < len(self.rows):
-            return Strip.blank(width, base)
-        row = self.rows[k]
-        segs = self._row_segments(row, width)
-        bg = None
-        if k == self.cursor:
-            cur = "search-results--cursor" if self._cursor_active() else "search-results--cursor-blurred"
-            bg = self._style(cur).bgcolor
-            segs = [Segment(t, (s or base) + Style(bgcolor=bg)) for t, s, _ in segs]
-        total = sum(cell_len(t) for t, _, _ in segs)
-        if total > width and width > 1:
-            segs = list(Strip(segs).crop(0, width - 1)) + [Segment("…", segs[-1][1])]
-        fill = base + Style(bgcolor=bg) if bg is not None else base
-        return Strip(segs).adjust_cell_length(width, fill)
-
     def _cursor_active(self) -> bool:
         if self.has_focus:
             return True
         focused = self.screen.focused if self.is_attached else None
         return isinstance(focused, Input)
 
-    def _row_segments(self, row: _Row, width: int) -> list[Segment]:
+    def _row_line(self, k: int, sub: int, width: int) -> list[Segment]:
         st = self._style
+        row = self.rows[k]
         r = row.result
         if row.kind == "session":
             title = one_line(r.name or r.first_message, 300)
@@ -287,17 +233,6 @@ class SearchResults(ScrollView, can_focus=True):
         if pos < len(ctx):
             segs.append(Segment(ctx[pos:], text_style))
         return segs
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._styles.clear()
-        self.refresh()
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
 
 
 class SearchScreen(Screen[tuple[str, str | None] | None]):

@@ -17,10 +17,9 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
@@ -32,6 +31,7 @@ from ...core.text import visible
 from ..bindings import bindings_for
 from ..messages import SummariesMade
 from ..textual_internals import set_virtual_size_quietly
+from .line_list import LineList
 from .tree_layouts import TreeLayouts
 
 __all__ = ["BranchTree"]
@@ -66,7 +66,7 @@ _KIND_CLASS = {
 }
 
 
-class BranchTree(TreeLayouts, ScrollView, can_focus=True):
+class BranchTree(TreeLayouts, LineList):
     """The session's entries as Pi's tree, one line per shown entry."""
 
     COMPONENT_CLASSES = {
@@ -85,6 +85,7 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         "branch-tree--dim",
         "branch-tree--folded",
     }
+    CURSOR_CLASSES = ("branch-tree--cursor", "branch-tree--cursor-blurred")
 
     DEFAULT_CSS = """
     BranchTree { background: $surface; overflow-x: hidden; }
@@ -129,7 +130,6 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         self.tree_layout: TreeLayout | None = None
         self.nav: Nav | None = None
         self.folded: set[int] = set()
-        self.cursor_row = 0
         self._summaries: dict[int, Summary] = {}
         self._summaries_gen = 0  # bumped when summaries are dropped (see _summarised)
         self._prepared: tuple[Session, dict[int, Summary]] | None = None  # (see prepare)
@@ -142,7 +142,6 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         self._making: dict[tuple[str, frozenset], tuple] = {}  # layouts under way (see relayout)
         self._waiting: tuple | None = None  # ((mode, folds), keep): the one to show when made
         self._anchor: int | None = None  # the entry the user last moved to
-        self._styles: dict[str, Style] = {}
         self._strips: dict[tuple, Strip] = {}  # drawn rows (see render_line)
         self._strips_layout: TreeLayout | None = None  # ... of this layout
         self._fresh_session = False  # set_session: the scrollbar is decided afresh
@@ -254,9 +253,6 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
             return None
         row = max(0, min(len(layout.rows) - 1, self.cursor_row + step * self._page_step()))
         return None if row == self.cursor_row else layout.rows[row].entry
-
-    def _page_step(self) -> int:
-        return max(1, self.scrollable_content_region.height - 1)
 
     def summarise_ahead(self, rows: list[range], should_stop: Callable[[], bool]) -> int:
         """Summarise ``rows`` not summarised yet on a worker thread (each summary reads its
@@ -394,21 +390,17 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         self.refresh()
 
     # ------------------------------------------------------------------ moving
-    def move_to_row(self, row: int, *, center: bool | None = None, notify: bool = True) -> None:
-        if not self.tree_layout or not self.tree_layout.rows:
+    def move_to_row(self, row: int, direction: int = 1, *, center: bool | None = None, notify: bool = True) -> None:
+        """Put the cursor on ``row`` (any row holds it: ``direction`` does not matter),
+        scrolled into view as :meth:`_scroll_to_cursor` does with ``center``; the selection
+        changed is said unless ``notify`` is False."""
+        target = self._cursor_target(row, direction)
+        if target is None:
             return
-        row = max(0, min(row, len(self.tree_layout.rows) - 1))
-        old = self.cursor_row
-        changed = row != old
-        self.cursor_row = row
-        self._anchor = self.tree_layout.rows[row].entry
-        top = round(self.scroll_y)
-        self._scroll_to_cursor(center=center)
-        if round(self.scroll_y) == top:
-            self.refresh_line(old)
-            self.refresh_line(row)
-        else:
-            self.refresh()
+        assert self.tree_layout is not None
+        changed = target != self.cursor_row
+        self._anchor = self.tree_layout.rows[target].entry
+        self._put_cursor(target, center=center)
         if changed and notify:
             self._selection_changed()
 
@@ -459,24 +451,6 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
             target = _top_for(row, height, "top" if row < top else "bottom")
         self.scroll_to(y=target, animate=False, force=True, immediate=True)
 
-    def action_cursor_down(self) -> None:
-        self.move_to_row(self.cursor_row + 1)
-
-    def action_cursor_up(self) -> None:
-        self.move_to_row(self.cursor_row - 1)
-
-    def action_page_down(self) -> None:
-        self.move_to_row(self.cursor_row + self._page_step())
-
-    def action_page_up(self) -> None:
-        self.move_to_row(self.cursor_row - self._page_step())
-
-    def action_first(self) -> None:
-        self.move_to_row(0)
-
-    def action_last(self) -> None:
-        self.move_to_row(self.row_count - 1)
-
     def action_toggle_fold(self) -> None:
         """Fold/unfold the selected fork; on a plain entry, fold the branch it is in."""
         if not self.tree_layout or not self.tree_layout.rows or self.session is None:
@@ -503,15 +477,8 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         self.relayout(keep=target)
 
     # ------------------------------------------------------------------ mouse
-    def on_click(self, event: events.Click) -> None:
-        if not self.tree_layout or not self.tree_layout.rows:
-            return
-        at = event.get_content_offset(self)
-        if at is None:
-            return  # on the border or a scrollbar
-        row_no = at.y + round(self.scroll_y)
-        if not 0 <= row_no < len(self.tree_layout.rows):
-            return
+    def _row_clicked(self, row_no: int, at: Offset, event: events.Click) -> None:
+        assert self.tree_layout is not None
         self.focus()
         row = self.tree_layout.rows[row_no]
         self.move_to_row(row_no, center=False)
@@ -524,28 +491,11 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
             self.action_toggle_fold()
 
     # ------------------------------------------------------------------ drawing
-    def on_resize(self, event: events.Resize) -> None:
-        size = Size(self.scrollable_content_region.width, self.row_count)
-        if size.height != self.virtual_size.height:
-            self.virtual_size = size
-        elif size != self.virtual_size:
-            # Only the width changed, which nothing else depends on (no horizontal
-            # scrolling): no second layout of the whole screen for it (~10-40 ms at start).
-            set_virtual_size_quietly(self, size)
-
     def summary(self, entry: int) -> Summary:
         got = self._summaries.get(entry)
         if got is None:
             assert self.session is not None
             got = self._summaries[entry] = _summary(self.session, entry)
-        return got
-
-    def _style(self, name: str) -> Style:
-        """Component styles (and ``base``, the widget's own), cached until the CSS changes."""
-        got = self._styles.get(name)
-        if got is None:
-            got = self.rich_style if name == "base" else self.get_component_rich_style(name)
-            self._styles[name] = got
         return got
 
     def render_line(self, y: int) -> Strip:
@@ -580,7 +530,7 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         row = self.tree_layout.rows[row_no]
         overlay: Style | None = None
         if is_cursor:
-            overlay = self._style("branch-tree--cursor" if focus else "branch-tree--cursor-blurred")
+            overlay = self._cursor_style(focus)
         segments = self._row_segments(row, is_cursor, width)
         if overlay is not None:
             segments = [Segment(t, (s or base) + Style(bgcolor=overlay.bgcolor)) for t, s, _ in segments]
@@ -627,13 +577,5 @@ class BranchTree(TreeLayouts, ScrollView, can_focus=True):
         return segs
 
     def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._styles.clear()
         self._strips.clear()
-        self.refresh()
-
-    def on_focus(self) -> None:
-        self.refresh_line(self.cursor_row)
-
-    def on_blur(self) -> None:
-        self.refresh_line(self.cursor_row)
+        super().notify_style_update()

@@ -17,23 +17,20 @@ from typing import Iterable
 
 from rich.cells import cell_len
 from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
+from textual.geometry import Offset
 from textual.message import Message
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.widgets import Static
 
 from ...core.store.listing import SessionInfo
 from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
-from ..textual_internals import set_virtual_size_quietly
 from ..bindings import bindings_for
 from ...core.text import visible
+from .line_list import LineList
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
 
@@ -175,7 +172,7 @@ def build_items(
     return out
 
 
-class SessionList(ScrollView, can_focus=True):
+class SessionList(LineList):
     """Projects and sessions, two lines per session, drawn with ``render_line``."""
 
     COMPONENT_CLASSES = {
@@ -191,6 +188,7 @@ class SessionList(ScrollView, can_focus=True):
         "session-list--error",
         "session-list--fork",
     }
+    CURSOR_CLASSES = ("session-list--cursor", "session-list--cursor-blurred")
 
     DEFAULT_CSS = """
     SessionList { background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
@@ -222,15 +220,13 @@ class SessionList(ScrollView, can_focus=True):
         self.clock: Clock = clock or system_clock
         self.infos: list[SessionInfo] = []
         self.items: list[Item] = []
-        self._starts: list[int] = []
-        self.cursor = 0
+        self._starts: list[int] = []  # each item's first line
         self.filter_text = ""
         self.sort = "recent"
         self.named_only = False
         self.collapsed: set[str] = set()
         self.open_path: str | None = None
         self.loose_label = "(no project folder)"
-        self._styles: dict[str, Style] = {}
 
     # ------------------------------------------------------------------ data
     def set_infos(self, infos: list[SessionInfo]) -> None:
@@ -238,7 +234,7 @@ class SessionList(ScrollView, can_focus=True):
         self.rebuild()
 
     def rebuild(self) -> None:
-        keep = self.items[self.cursor].key if self.items and 0 <= self.cursor < len(self.items) else None
+        keep = self.current.key if self.current is not None else None
         self.items = build_items(
             self.infos,
             query=self.filter_text,
@@ -252,18 +248,18 @@ class SessionList(ScrollView, can_focus=True):
             starts.append(y)
             y += it.height
         self._starts = starts
-        self.virtual_size = Size(self.scrollable_content_region.width, y)
-        self.cursor = 0
+        self._update_virtual_size()
+        self.cursor_row = 0
         if keep is not None or self.open_path is not None:
             want = keep if keep is not None else self.open_path
             for k, it in enumerate(self.items):
                 if it.key == want:
-                    self.cursor = k
+                    self.cursor_row = k
                     break
             else:
-                self.cursor = self._first_session_index()
+                self.cursor_row = self._first_session_index()
         else:
-            self.cursor = self._first_session_index()
+            self.cursor_row = self._first_session_index()
         self._scroll_to_cursor()
         self.refresh()
         self.post_message(self.StateChanged())
@@ -275,8 +271,25 @@ class SessionList(ScrollView, can_focus=True):
         return 0
 
     @property
+    def row_count(self) -> int:
+        return len(self.items)
+
+    def _row_span(self, row: int) -> tuple[int, int]:
+        start = self._starts[row]
+        return start, start + self.items[row].height
+
+    def _row_at(self, line: int) -> int:
+        return bisect_right(self._starts, line) - 1
+
+    def _line_count(self) -> int:
+        return self._starts[-1] + self.items[-1].height if self.items else 0
+
+    def _page_step(self) -> int:
+        return max(1, self.scrollable_content_region.height // 2 - 1)  # (sessions are two lines)
+
+    @property
     def current(self) -> Item | None:
-        return self.items[self.cursor] if 0 <= self.cursor < len(self.items) else None
+        return self.items[self.cursor_row] if 0 <= self.cursor_row < len(self.items) else None
 
     def session_count(self) -> int:
         """Sessions that pass the filter (folded projects included)."""
@@ -285,7 +298,7 @@ class SessionList(ScrollView, can_focus=True):
     def select_path(self, path: str) -> bool:
         for k, it in enumerate(self.items):
             if it.key == path:
-                self.cursor = k
+                self.cursor_row = k
                 self._scroll_to_cursor()
                 self.refresh()
                 return True
@@ -328,31 +341,6 @@ class SessionList(ScrollView, can_focus=True):
         self.named_only = not self.named_only
         self.rebuild()
 
-    def move(self, k: int) -> None:
-        if not self.items:
-            return
-        self.cursor = max(0, min(k, len(self.items) - 1))
-        self._scroll_to_cursor()
-        self.refresh()
-
-    def action_cursor_down(self) -> None:
-        self.move(self.cursor + 1)
-
-    def action_cursor_up(self) -> None:
-        self.move(self.cursor - 1)
-
-    def action_page_down(self) -> None:
-        self.move(self.cursor + max(1, self.scrollable_content_region.height // 2 - 1))
-
-    def action_page_up(self) -> None:
-        self.move(self.cursor - max(1, self.scrollable_content_region.height // 2 - 1))
-
-    def action_first(self) -> None:
-        self.move(0)
-
-    def action_last(self) -> None:
-        self.move(len(self.items) - 1)
-
     def action_open(self) -> None:
         it = self.current
         if it is None:
@@ -366,73 +354,24 @@ class SessionList(ScrollView, can_focus=True):
         else:
             self.post_message(self.OpenRequested(it.key))
 
-    def _scroll_to_cursor(self) -> None:
-        if not self.items or not self._starts:
-            return
-        height = self.scrollable_content_region.height
-        if height <= 0:
-            return
-        top = round(self.scroll_y)
-        start = self._starts[self.cursor]
-        end = start + self.items[self.cursor].height
-        if start < top:
-            self.scroll_to(y=start, animate=False, force=True, immediate=True)
-        elif end > top + height:
-            self.scroll_to(y=end - height, animate=False, force=True, immediate=True)
-
-    def on_click(self, event: events.Click) -> None:
-        at = event.get_content_offset(self)
-        if at is None:
-            return
-        line = at.y + round(self.scroll_y)
-        k = bisect_right(self._starts, line) - 1
-        if 0 <= k < len(self.items):
-            self.focus()
-            self.cursor = k
-            self.refresh()
-            self.action_open()
-
-    def on_resize(self, event: events.Resize) -> None:
-        size = Size(self.scrollable_content_region.width, self.virtual_size.height)
-        if size != self.virtual_size:
-            # Only the width changed, which nothing else depends on (no horizontal
-            # scrolling): no second layout of the whole screen for it (~10-40 ms at start).
-            set_virtual_size_quietly(self, size)
+    def _row_clicked(self, row: int, at: Offset, event: events.Click) -> None:
+        # (a click below the last item lands on it: _row_at gives the last item there)
+        self.focus()
+        self.cursor_row = row
+        self.refresh()
+        self.action_open()
 
     # ------------------------------------------------------------------ drawing
-    def _style(self, name: str) -> Style:
-        got = self._styles.get(name)
-        if got is None:
-            got = self.rich_style if name == "base" else self.get_component_rich_style(name)
-            self._styles[name] = got
-        return got
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self._style("base")
-        line = y + round(self.scroll_y)
-        k = bisect_right(self._starts, line) - 1
-        if not self.items or not 0 <= k < len(self.items) or line >= self._starts[-1] + self.items[-1].height:
-            return Strip.blank(width, base)
-        it = self.items[k]
-        sub = line - self._starts[k]
+    def _row_line(self, row: int, sub: int, width: int) -> list[Segment]:
+        it = self.items[row]
         try:
-            segs = self._item_line(it, sub, width)
+            return self._item_line(it, sub, width)
         except Exception as exc:  # (one session's row never breaks the list: it says why, as an error row)
             if sub:
                 text = f"  ⚠ cannot be shown ({type(exc).__name__})"
             else:
                 text = "  " + (os.path.basename(it.info.path) if it.info is not None else "?")
-            segs = [Segment(text, self._style("session-list--error"))]
-        bg = None
-        if k == self.cursor:
-            bg = self._style("session-list--cursor" if self.has_focus else "session-list--cursor-blurred").bgcolor
-            segs = [Segment(t, (s or base) + Style(bgcolor=bg)) for t, s, _ in segs]
-        total = sum(cell_len(t) for t, _, _ in segs)
-        if total > width and width > 1:
-            segs = list(Strip(segs).crop(0, width - 1)) + [Segment("…", segs[-1][1])]
-        fill = base + Style(bgcolor=bg) if bg is not None else base
-        return Strip(segs).adjust_cell_length(width, fill)
+            return [Segment(text, self._style("session-list--error"))]
 
     def _item_line(self, it: Item, sub: int, width: int) -> list[Segment]:
         st = self._style
@@ -489,17 +428,6 @@ class SessionList(ScrollView, can_focus=True):
             bits.append(f"⚠{info.warnings}")
         segs.append(Segment(" · ".join(bits), meta_style))
         return segs
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._styles.clear()
-        self.refresh()
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
 
 
 class Sidebar(Vertical):
