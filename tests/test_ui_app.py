@@ -796,14 +796,14 @@ async def test_search_all_opens_the_chosen_hit_and_stats_screen(make_app, settle
         await pilot.press("ctrl+f")
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
-        app.screen.dismiss((str(srv_app_file), "ed58483d"))  # as if Enter on a hit
+        app.screen.dismiss((str(srv_app_file), "ed58483d", None))  # as if Enter on a hit
         await settle(pilot)
         assert b.session is not None and b.session.path == str(srv_app_file)
         assert selected_id(app) == "ed58483d"
         # a hit in the session already open just moves the selection
         await pilot.press("ctrl+f")
         await pilot.pause()
-        app.screen.dismiss((str(srv_app_file), "7bbec6cf"))
+        app.screen.dismiss((str(srv_app_file), "7bbec6cf", None))
         await settle(pilot)
         assert selected_id(app) == "7bbec6cf"
         await pilot.press("s")

@@ -92,7 +92,8 @@ async def test_results_stream_grouped_and_enter_opens(host, settle):
         assert res.cursor_row == 3
         await pilot.press("enter")
         await pilot.pause()
-        assert app.result == (want[1].path, want[1].hits[0].entry_id)
+        # (and the text the hit matched, for the pane to find: a label's here)
+        assert app.result == (want[1].path, want[1].hits[0].entry_id, "checkpoint-8")
 
 
 async def test_enter_on_a_title_opens_the_session(host, settle):
@@ -105,7 +106,7 @@ async def test_enter_on_a_title_opens_the_session(host, settle):
         assert res.cursor_row == 0
         await pilot.press("enter")
         await pilot.pause()
-        assert app.result == (res.rows[0].result.path, None)
+        assert app.result == (res.rows[0].result.path, None, None)
 
 
 async def test_escape_closes_with_nothing(host, settle):
@@ -168,3 +169,38 @@ async def test_many_hits_are_capped_per_session(host, settle):
         for _ in range(SearchScreen.MAX_HITS + 3):
             await pilot.press("down")
             assert res.current.kind != "more"
+
+
+async def test_a_hit_deep_in_a_long_tool_result_opens_at_its_line_highlighted(make_app, settle, tmp_path,
+                                                                               monkeypatch):
+    from helpers import assistant, entry, user, write
+
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "root" / "--home-u-p--"
+    project.mkdir(parents=True)
+    out = "\n".join(f"line {k}" + ("  zebrafish spotted here" if k == 150 else "") for k in range(300))
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "cat log"}}
+    write(project / "2026-11-20T10-00-00-000Z_z.jsonl", [
+        user("u1", None, 1, "look at the log"),
+        assistant("a1", "u1", 2, content=[call], stopReason="toolUse"),
+        entry("message", "r1", "a1", 3, message={"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                                                  "content": [{"type": "text", "text": out}], "isError": False,
+                                                  "timestamp": 3}),
+        assistant("a2", "r1", 4, text="done"),
+    ])
+    app = make_app(tmp_path / "root")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        await pilot.press(*"zebrafish")
+        await _wait(pilot, settle)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        pane = screen.pane
+        assert screen.session.ids[screen.branch_tree.selected_entry] == "r1"  # the hit's entry: the result
+        assert pane.search_query == "zebrafish" and pane.hit_count == 1
+        shown = [pane.render_line(y) for y in range(pane.size.height)]
+        line = next(strip for strip in shown if "line 150  zebrafish spotted here" in strip.text)
+        # the match is drawn in the hit's colours
+        assert any(seg.text == "zebrafish" and seg.style and seg.style.bgcolor is not None for seg in line)

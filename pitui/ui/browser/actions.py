@@ -131,6 +131,15 @@ class Actions:
         self.notify(f"{count} match{'es' if count != 1 else ''} for {query!r} (n / N)", timeout=2)
         self._goto_hit(False)
 
+    def find_in_pane(self: "BrowserScreen", text: str) -> None:
+        """Search the pane for ``text`` (the text a search-all hit matched) and go to its
+        first hit from the entry shown at the top: the very line, highlighted, inside a
+        long tool result too (its fold opens for the hit)."""
+        if self.session is None or not text.strip():
+            return
+        if self.pane.search(text):
+            self._goto_hit(False)
+
     def _goto_hit(self: "BrowserScreen", backwards: bool) -> None:
         entry = self.pane.next_hit(backwards=backwards)
         if entry is None:
@@ -185,8 +194,8 @@ class Actions:
         def opened(result) -> None:
             if result is None:
                 return
-            path, entry_id = result
-            self.open_session(path, select_id=entry_id)
+            path, entry_id, match = result
+            self.open_session(path, select_id=entry_id, find=match)
             self.branch_tree.focus()
 
         from ..screens.search import SearchScreen

@@ -52,6 +52,7 @@ class Loading:
         self.session_path: str | None = None
         self.error: str | None = None
         self._select_id: str | None = None
+        self._find_after_open: str | None = None  # what the pane finds once the session shows
         self._history: list[tuple[str, str | None]] = []  # (path, selected id) for Backspace
         self._opening: open_parallel.ParallelOpen | None = None  # the open being read
         self._footer_session = False  # whether the footer shows the session keys as usable
@@ -116,17 +117,21 @@ class Loading:
     # ------------------------------------------------------------------ opening
     def open_session(
         self: "BrowserScreen", path: str, *, select_id: str | None = None, remember: bool = True,
-        force: bool = False,
+        force: bool = False, find: str | None = None,
     ) -> None:
-        """Open ``path`` (in a worker); the tree selects ``select_id`` or the current leaf.
-        The session left behind is remembered for Backspace. ``force`` reads it again
-        even when it is the one open (a file that was replaced)."""
+        """Open ``path`` (in a worker); the tree selects ``select_id`` or the current leaf,
+        and the pane then finds ``find`` (:meth:`find_in_pane`). The session left behind is
+        remembered for Backspace. ``force`` reads it again even when it is the one open (a
+        file that was replaced)."""
         if path == self.session_path and self.session is not None and not force:
             if select_id is not None and select_id in self.session.index_of:
                 tree = self.branch_tree
                 if not tree.select_entry(self.session.index_of[select_id]) and tree.tree_layout is not None:
                     tree.move_to_row(tree.tree_layout.nearest_row(self.session, self.session.index_of[select_id]))
+            if find:
+                self.find_in_pane(find)
             return
+        self._find_after_open = find
         if remember and self.session is not None and self.session_path is not None:
             sel = self.branch_tree.selected_entry
             self._history.append((self.session_path, self.session.ids[sel] if sel >= 0 else None))
@@ -293,6 +298,9 @@ class Loading:
             gc_policy.refreeze()
         self._frozen_before = True
         self.branch_tree.prepare_navigation()
+        find, self._find_after_open = self._find_after_open, None
+        if find:
+            self.find_in_pane(find)
         self._validate_worker(session)
         self._schedule_stats(now=True)
         self.schedule_lookahead()

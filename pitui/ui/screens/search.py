@@ -2,16 +2,17 @@
 
 Results stream in from a thread worker (newest session first) while the index is brought
 up to date on the way; typing restarts the search after a short pause (the old worker is
-cancelled). Enter on a hit dismisses the screen with ``(path, entry_id)``: the app opens
-that session with that entry selected (``entry_id`` is None for the session's title line
-and for header hits such as the cwd). Escape dismisses it with None.
+cancelled). Enter on a hit dismisses the screen with ``(path, entry_id, match)``: the app
+opens that session with that entry selected (``entry_id`` is None for the session's title
+line and for header hits such as the cwd) and finds ``match``, the text the hit matched, in
+the pane. Escape dismisses it with None.
 
 How the app opens it::
 
     def opened(result):
         if result is not None:
-            path, entry_id = result
-            browser.open_session(path, select_id=entry_id)
+            path, entry_id, match = result
+            browser.open_session(path, select_id=entry_id, find=match)
 
     app.push_screen(SearchScreen(root, infos=sidebar_infos, clock=app.clock,
                                  index_dir=app.index.dir), opened)
@@ -114,12 +115,14 @@ class SearchResults(LineList):
     BINDINGS = bindings_for("search_results")
 
     class Chosen(Message):
-        """Enter or a click on a row: open ``path`` at ``entry_id`` (None: the session)."""
+        """Enter or a click on a row: open ``path`` at ``entry_id`` (None: the session),
+        where ``match`` is the text the hit matched (None for a session's title line)."""
 
-        def __init__(self, path: str, entry_id: str | None) -> None:
+        def __init__(self, path: str, entry_id: str | None, match: str | None = None) -> None:
             super().__init__()
             self.path = path
             self.entry_id = entry_id
+            self.match = match
 
     def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -178,7 +181,12 @@ class SearchResults(LineList):
         row = self.current
         if row is None or not row.selectable:
             return
-        self.post_message(self.Chosen(row.result.path, row.hit.entry_id if row.hit is not None else None))
+        hit = row.hit
+        match = None
+        if hit is not None and hit.entry_id is not None and hit.spans:
+            s, e = hit.spans[0]
+            match = hit.context[s:e] or None
+        self.post_message(self.Chosen(row.result.path, hit.entry_id if hit is not None else None, match))
 
     def _row_clicked(self, row: int, at: Offset, event: events.Click) -> None:
         if self.rows[row].selectable:
@@ -354,7 +362,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     def _chosen(self, event: SearchResults.Chosen) -> None:
         event.stop()
         self.workers.cancel_node(self)
-        self.dismiss((event.path, event.entry_id))
+        self.dismiss((event.path, event.entry_id, event.match))
 
     # ------------------------------------------------------------------ searching
     def start_search(self, query: str) -> None:
