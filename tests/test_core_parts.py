@@ -176,3 +176,36 @@ def test_model_label_and_plural():
     assert (plural(1, "line"), plural(2, "line"), plural(1_048_570, "more line")) == (
         "1 line", "2 lines", "1,048,570 more lines")
     assert plural(2, "entry", "entries") == "2 entries" and plural(1.5, "turn") == "1.5 turns"
+
+
+def test_markers_read_alike_in_the_pane_and_both_exports(tmp_path):
+    from pitui.core.model.parts import marker
+
+    objs = [
+        user("u1", None, 1, "go"),
+        entry("model_change", "m1", "u1", 2, provider="openai", modelId="gpt-5"),
+        entry("thinking_level_change", "t1", "m1", 3, thinkingLevel="high"),
+        entry("context_edit", "x1", "t1", 4, targetId="u1", replacement=None),
+        entry("label", "l1", "x1", 5, targetId="u1", label="start"),
+        entry("session_info", "n1", "l1", 6, name="My run"),
+        entry("usage", "g1", "n1", 7, kind="summary", provider="openai", model="gpt-5",
+              usage={"totalTokens": 1200, "cost": {"total": 0.5}}),
+    ]
+    s = Session.open(write(tmp_path / "s.jsonl", objs))
+    texts = {s.ids[i]: marker(s, s.entry(i)).text for i in range(1, len(s))}
+    assert texts == {
+        "m1": "model → openai/gpt-5",
+        "t1": "thinking level → high",
+        "x1": "context edit: user u1 omitted from the model's context",
+        "l1": "label “start” on user u1",
+        "n1": "session name: My run",
+        "g1": "usage · summary · openai/gpt-5 · 1.2k tokens · $0.5000",
+    }
+    assert marker(s, s.entry(0)) is None  # a message is no marker
+    html, md = export_html(s), export_markdown(s)
+    assert "Model → <code>openai/gpt-5</code>" in html and "*Model → `openai/gpt-5`*" in md
+    assert "Thinking level → <code>high</code>" in html and "*Thinking level → `high`*" in md
+    assert 'Context edit: <a href="#e0"><code>user u1</code></a> omitted from the model&#x27;s context' in html
+    assert "*Context edit: `user u1` omitted from the model's context*" in md
+    assert "Session name: <code>My run</code>" in html
+    assert "Usage · summary · <code>openai/gpt-5</code> · 1.2k tokens · $0.5000" in html

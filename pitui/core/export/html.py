@@ -25,13 +25,17 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.parts import (ResultParts, SubagentRun, image_facts, model_label, requested_edit, result_parts, tool_args_summary,
+from ..model.parts import (Marker, ResultParts, SubagentRun, image_facts, marker, model_label, requested_edit, result_parts, tool_args_summary,
                            tool_name, tool_state, usage_bits)
 from ..model.summary import shorten_home, text_of
 from ..text import json_pretty, strip_ansi, text_lines
 
 
 __all__ = ["export_html", "render_markdown"]
+
+# the page's class of each marker's kind (its CSS)
+_MARKER_CLASS = {"model_change": "model", "thinking_level_change": "thinking-change", "context_edit": "context-edit",
+                 "session_info": "title", "usage": "usage"}
 
 MAX_DEPTH = 6  # nested subagent conversations shown inside each other at most this deep
 
@@ -370,35 +374,35 @@ class _Renderer:
             return self.branch_summary(i, e)
         if t == "custom_message":
             return self.custom_message(i, e.get("customType"), e.get("content"), e.get("display"), e.get("details"))
-        if t == "model_change":
-            return self.marker(i, "model", f"Model → <code>{_e(e.get('provider'))}/{_e(e.get('modelId'))}</code>")
-        if t == "thinking_level_change":
-            return self.marker(i, "thinking-change", f"Thinking level → <strong>{_e(e.get('thinkingLevel'))}</strong>")
-        if t == "context_edit":
-            target = e.get("targetId")
-            j = s.index_of.get(target) if isinstance(target, str) else None
-            tgt = f'<a href="#e{j}"><code>{_e(target)}</code></a>' if j is not None else f"<code>{_e(target)}</code>"
-            what = "omitted from" if e.get("replacement") is None else "replaced in"
-            extra = ""
-            if isinstance(e.get("replacement"), dict):
-                extra = _raw_details("replacement", e.get("replacement"))
-            return self.marker(i, "context-edit", f"Context edit: {tgt} {what} the model's context", extra)
-        if t == "session_info":
-            name = e.get("name")
-            name_s = _clean(name).strip() if isinstance(name, str) else ""
-            return self.marker(i, "title", f"Session named <strong>{_e(name_s)}</strong>" if name_s else "Session name cleared")
         if t == "label":
             return ""  # shown as a badge on its target
-        if t == "usage":
-            u = e.get("usage")
-            bits = " · ".join(usage_bits(u))
-            return self.marker(i, "usage", f"Usage ({_e(e.get('kind') or '?')}) by <code>{_e(e.get('provider'))}/"
-                               f"{_e(e.get('model'))}</code>" + (f" · {_e(bits)}" if bits else ""))
+        m = marker(s, e)
+        if m is not None:
+            extra = ""
+            if t == "context_edit" and isinstance(e.get("replacement"), dict):
+                extra = _raw_details("replacement", e.get("replacement"))
+            return self.marker(i, _MARKER_CLASS[t], self._marker_html(m), extra)
         if t == "custom":
             return self.marker(i, "ext-state", f"Extension state <code>{_e(e.get('customType') or 'custom')}</code>",
                                _raw_details("data", e.get("data")) if "data" in e else "")
         return (f'<section class="{self._classes(i, "unknown")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
                 f'{self._head(i, f"[{t}]", "unknown")}{_raw_details("entry", e)}</section>')
+
+    def _marker_html(self, m: Marker) -> str:
+        """A marker's pieces: what was set in code, another entry's id a link to it; the
+        first letter up, as the page's other headings."""
+        out = []
+        for k, (text, kind) in enumerate(m.pieces):
+            if k == 0:
+                text = text[:1].upper() + text[1:]
+            if kind == "value":
+                out.append(f"<code>{_e(text)}</code>")
+            elif kind == "ref":
+                j = self.s.index_of.get(m.ref) if m.ref is not None else None
+                out.append(f'<a href="#e{j}"><code>{_e(text)}</code></a>' if j is not None else f"<code>{_e(text)}</code>")
+            else:
+                out.append(_e(text))
+        return "".join(out)
 
     def marker(self, i: int, kind: str, html: str, extra: str = "") -> str:
         s = self.s

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from ..model.context import context_entry_indices
-from ..model.parts import image_facts, result_parts, tool_args_summary, tool_name
+from ..model.parts import Marker, image_facts, marker, result_parts, tool_args_summary, tool_name
 from ..read.session import Session
 from ..model.summary import text_of
 from ..numbers import fmt_bytes
@@ -54,6 +54,16 @@ def _code(text: str) -> str:
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _marker_md(m: Marker) -> str:
+    """A marker as one italic line, what was set and the entries named as code."""
+    out = []
+    for k, (text, kind) in enumerate(m.pieces):
+        if k == 0:
+            text = text[:1].upper() + text[1:]
+        out.append(_code(text) if kind in ("value", "ref") else text)
+    return f"*{''.join(out)}*"
 
 
 def _image_md(block: dict) -> str:
@@ -188,13 +198,8 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
         out += [f"### Branch summary{tag}", f"*{when}*", "", str(e.get("summary") or ""), ""]
     elif t == "custom_message":
         out += [f"### [{e.get('customType', 'custom')}]{tag}", ""] + _content_md(e.get("content")) + [""]
-    elif t == "model_change":
-        out += [f"*Model → {e.get('provider')}/{e.get('modelId')}*", ""]
-    elif t == "thinking_level_change":
-        out += [f"*Thinking level → {e.get('thinkingLevel')}*", ""]
-    elif t == "context_edit":
-        what = "omitted from" if e.get("replacement") is None else "replaced in"
-        out += [f"*Context edit: `{e.get('targetId')}` {what} the model's context*", ""]
+    elif t in ("model_change", "thinking_level_change", "context_edit"):
+        out += [_marker_md(marker(session, e)), ""]
     elif t in ("label", "session_info", "usage", "custom"):
         pass  # bookkeeping: shown as labels/title/stats elsewhere
     else:

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..numbers import as_number, fmt_cost, fmt_duration, fmt_tokens
+from ..read.session import Session
 from ..text import clean, json_compact, text_lines
-from .summary import format_tool_call, one_line
+from .summary import format_tool_call, one_line, text_of
 
 __all__ = [
     "ToolState",
@@ -39,6 +40,8 @@ __all__ = [
     "image_facts",
     "model_label",
     "plural",
+    "Marker",
+    "marker",
 ]
 
 
@@ -363,3 +366,77 @@ def image_facts(block: dict) -> ImageFacts:
         size = max(0, len(stripped) * 3 // 4 - (len(stripped) - len(stripped.rstrip("="))))
         dims = _image_dims(data)
     return ImageFacts(mime if isinstance(mime, str) and mime else "image", size, dims)
+
+
+# ---------------------------------------------------------------------------- markers
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A one-line entry (a setting changed, a label, a name, a context edit, usage) as its
+    pieces: ``(text, kind)`` with kind None for plain words, ``"value"`` for what was set
+    (a writer may set it in code or bold) and ``"ref"`` for another entry's id (the
+    ``ref`` field; a writer may link it). ``tone``: "muted" or "warning"."""
+
+    kind: str
+    glyph: str
+    pieces: tuple[tuple[str, str | None], ...]
+    tone: str = "muted"
+    ref: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(t for t, _ in self.pieces)
+
+
+def _target(session: Session, target: Any) -> str:
+    """Another entry named in a marker: its role (or type) and id."""
+    if not isinstance(target, str):
+        return str(target)
+    j = session.index_of.get(target)
+    if j is None:
+        return f"{target} (not in this file)"
+    return f"{session.roles[j] or session.types[j]} {target}"
+
+
+def marker(session: Session, e: dict) -> Marker | None:
+    """The marker of entry ``e`` of ``session``; None when it is not a one-line entry."""
+    t = e.get("type")
+    if t == "model_change":
+        return Marker(t, "⇄", (("model → ", None), (f"{e.get('provider')}/{e.get('modelId')}", "value")))
+    if t == "thinking_level_change":
+        return Marker(t, "◐", (("thinking level → ", None), (str(e.get("thinkingLevel")), "value")))
+    if t == "usage":
+        u = e.get("usage") if isinstance(e.get("usage"), dict) else {}
+        pieces = [(f"usage · {e.get('kind') or '?'} · ", None), (f"{e.get('provider')}/{e.get('model')}", "value"),
+                  (f" · {fmt_tokens(u.get('totalTokens', 0))} tokens", None)]
+        cost = fmt_cost(u.get("cost"))
+        if cost:
+            pieces.append((f" · {cost}", None))
+        return Marker(t, "Σ", tuple(pieces))
+    if t == "label":
+        target = e.get("targetId")
+        ref = target if isinstance(target, str) else None
+        label = e.get("label")
+        if label:
+            return Marker(t, "⚑", (("label “", None), (str(label), "value"), ("” on ", None),
+                                   (_target(session, target), "ref")), "warning", ref)
+        return Marker(t, "⚑", (("label cleared on ", None), (_target(session, target), "ref")), "muted", ref)
+    if t == "session_info":
+        name = e.get("name")
+        if isinstance(name, str) and name.strip():
+            return Marker(t, "✎", (("session name: ", None), (name, "value")))
+        return Marker(t, "✎", (("session name cleared", None),))
+    if t == "context_edit":
+        target = e.get("targetId")
+        ref = target if isinstance(target, str) else None
+        what = (_target(session, target), "ref")
+        rep = e.get("replacement")
+        if rep is None:
+            return Marker(t, "✂", (("context edit: ", None), what, (" omitted from the model's context", None)),
+                          "warning", ref)
+        content = rep.get("content") if isinstance(rep, dict) else rep
+        text = one_line(text_of(content) if not isinstance(content, str) else content, 80)
+        return Marker(t, "✂", (("context edit: ", None), what, (" replaced in context with “", None), (text, "value"),
+                               ("”", None)), "warning", ref)
+    return None

@@ -10,9 +10,8 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from ...core.numbers import fmt_cost, fmt_tokens
+from ...core.model.parts import marker
 from ...core.read.session import Session
-from ...core.model.summary import one_line, text_of
 from ...core.text import clean, visible
 from .branch_model import _Block
 from .blocks import render_content, render_header, render_marker
@@ -191,52 +190,7 @@ class EntryDrawer:
         t = e.get("type")
         if "pituiError" in e:
             render_marker(out, "⚠", f"damaged line {s.linenos[i]}: {e.get('pituiError')}", p.warning, right)
-        elif t == "model_change":
-            render_marker(out, "⇄", f"model → {e.get('provider')}/{e.get('modelId')}", p.muted, right)
-        elif t == "thinking_level_change":
-            render_marker(out, "◐", f"thinking level → {e.get('thinkingLevel')}", p.muted, right)
-        elif t == "usage":
-            u = e.get("usage") if isinstance(e.get("usage"), dict) else {}
-            bits = [f"usage · {e.get('kind') or '?'}", f"{e.get('provider')}/{e.get('model')}",
-                    f"{fmt_tokens(u.get('totalTokens', 0))} tokens"]
-            cost = fmt_cost(u.get("cost"))
-            if cost:
-                bits.append(cost)
-            render_marker(out, "Σ", " · ".join(bits), p.muted, right)
-        elif t == "label":
-            label = e.get("label")
-            target = e.get("targetId")
-            what = self._target_summary(target)
-            if label:
-                render_marker(out, "⚑", f"label “{label}” on {what}", p.warning, right)
-            else:
-                render_marker(out, "⚑", f"label cleared on {what}", p.muted, right)
-        elif t == "session_info":
-            name = e.get("name")
-            if isinstance(name, str) and name.strip():
-                render_marker(out, "✎", f"session name: {name}", p.muted, right)
-            else:
-                render_marker(out, "✎", "session name cleared", p.muted, right)
-        elif t == "context_edit":
-            target = e.get("targetId")
-            what = self._target_summary(target)
-            rep = e.get("replacement")
-            if rep is None:
-                render_marker(out, "✂", f"context edit: {what} omitted from the model's context", p.warning, right)
-            else:
-                content = rep.get("content") if isinstance(rep, dict) else rep
-                text = one_line(text_of(content) if not isinstance(content, str) else content, 80)
-                render_marker(out, "✂", f"context edit: {what} replaced in context with “{text}”", p.warning, right)
+        elif (m := marker(s, e)) is not None:
+            render_marker(out, m.glyph, m.text, p.warning if m.tone == "warning" else p.muted, right)
         else:
             render_marker(out, "·", str(t), p.muted, right)
-
-    def _target_summary(self, target: Any) -> str:
-        s = self.s
-        if not isinstance(target, str):
-            return str(target)
-        j = s.index_of.get(target)
-        if j is None:
-            return f"{target} (not in this file)"
-        role = s.roles[j] or s.types[j]
-        return f"{role} {target}"
-
