@@ -209,3 +209,20 @@ def test_markers_read_alike_in_the_pane_and_both_exports(tmp_path):
     assert "*Context edit: `user u1` omitted from the model's context*" in md
     assert "Session name: <code>My run</code>" in html
     assert "Usage · summary · <code>openai/gpt-5</code> · 1.2k tokens · $0.5000" in html
+
+
+def test_message_titles_are_decided_once(tmp_path):
+    from pitui.core.model.parts import role_title
+
+    assert [role_title({"role": r}) for r in ("user", "assistant", "toolResult", "bashExecution", "system")] == [
+        ("user", "user"), ("assistant", "assistant"), ("tool result", "tool"), ("bash", "tool"),
+        ("system prompt", "system")]
+    assert role_title({"role": "custom", "customType": "ext.note"}) == ("ext.note", "custom")
+    assert role_title({"role": "weird"}) == ("weird", "other")
+    bash = {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "cancelled": False,
+            "truncated": False, "timestamp": 1}
+    s = Session.open(write(tmp_path / "s.jsonl", [user("u1", None, 1, "go"), entry("message", "b1", "u1", 2,
+                                                                                   message=bash)]))
+    html, md = export_html(s), export_markdown(s)
+    assert '<span class="role">Bash</span>' in html and "## Bash" in md
+    assert '<span class="role">User</span>' in html and "## User" in md

@@ -25,7 +25,7 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.parts import (Marker, ResultParts, SubagentRun, image_facts, marker, model_label, requested_edit, result_parts, tool_args_summary,
+from ..model.parts import (Marker, ResultParts, SubagentRun, cap_first, image_facts, marker, model_label, role_title, requested_edit, result_parts, tool_args_summary,
                            tool_name, tool_state, usage_bits)
 from ..model.summary import shorten_home, text_of
 from ..text import json_pretty, strip_ansi, text_lines
@@ -394,7 +394,7 @@ class _Renderer:
         out = []
         for k, (text, kind) in enumerate(m.pieces):
             if k == 0:
-                text = text[:1].upper() + text[1:]
+                text = cap_first(text)
             if kind == "value":
                 out.append(f"<code>{_e(text)}</code>")
             elif kind == "ref":
@@ -419,7 +419,7 @@ class _Renderer:
         role = m.get("role")
         open_ = lambda kind: f'<section class="{self._classes(i, kind)}" id="e{i}" data-entry="{_e(s.ids[i])}">'  # noqa: E731
         if role == "user":
-            return open_("user") + self._head(i, "User", "user") + _content(m.get("content")) + "</section>"
+            return open_("user") + self._head(i, cap_first(role_title(m)[0]), "user") + _content(m.get("content")) + "</section>"
         if role == "assistant":
             extra = []
             model = model_label(m)
@@ -431,7 +431,7 @@ class _Renderer:
             if bits:
                 extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
             body = self.assistant_body(m, self._branch_result, 0)
-            return open_("assistant") + self._head(i, "Assistant", "assistant", " ".join(extra)) + body + "</section>"
+            return open_("assistant") + self._head(i, cap_first(role_title(m)[0]), "assistant", " ".join(extra)) + body + "</section>"
         if role == "toolResult":
             # a result whose call is not on this branch, or a second result for one call
             found = s.find_tool_call(i)
@@ -440,16 +440,16 @@ class _Renderer:
             return (open_("tool-orphan") + self._head(i, what, "tool")
                     + self.tool(call, m, i, 0) + "</section>")
         if role == "bashExecution":
-            return open_("bash") + self._head(i, "Shell", "bash", self._bash_badges(m)) + self.bash_body(m) + "</section>"
+            return open_("bash") + self._head(i, cap_first(role_title(m)[0]), "bash", self._bash_badges(m)) + self.bash_body(m) + "</section>"
         if role == "system":
-            return open_("system") + self._head(i, "System prompt", "system") + self.system(m) + "</section>"
+            return open_("system") + self._head(i, cap_first(role_title(m)[0]), "system") + self.system(m) + "</section>"
         if role in ("custom", "hookMessage"):
             return self.custom_message(i, m.get("customType"), m.get("content"), m.get("display"), m.get("details"))
         if role == "branchSummary":
-            return (open_("branch-summary") + self._head(i, "Branch summary", "summary")
+            return (open_("branch-summary") + self._head(i, cap_first(role_title(m)[0]), "summary")
                     + _md_block(m.get("summary")) + "</section>")
         if role == "compactionSummary":
-            return (open_("compaction-summary") + self._head(i, "Compaction summary", "summary")
+            return (open_("compaction-summary") + self._head(i, cap_first(role_title(m)[0]), "summary")
                     + _md_block(m.get("summary")) + "</section>")
         return open_("unknown") + self._head(i, f"[{role}]", "unknown") + _raw_details("message", m) + "</section>"
 

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from ..model.context import context_entry_indices
-from ..model.parts import Marker, image_facts, marker, result_parts, tool_args_summary, tool_name
+from ..model.parts import Marker, cap_first, image_facts, marker, model_label, role_title, result_parts, tool_args_summary, tool_name
 from ..read.session import Session
 from ..model.summary import text_of
 from ..numbers import fmt_bytes
@@ -148,10 +148,10 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
         m = e.get("message") if isinstance(e.get("message"), dict) else {}
         role = m.get("role")
         if role == "user":
-            out += [f"## User{tag}", f"*{when}*", ""] + _content_md(m.get("content")) + [""]
+            out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when}*", ""] + _content_md(m.get("content")) + [""]
         elif role == "assistant":
-            model = m.get("model") or ""
-            out += [f"## Assistant{tag}", f"*{when} · {model}*", ""]
+            model = model_label(m)
+            out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when} · {model}*", ""]
             content = m.get("content") if isinstance(m.get("content"), list) else []
             for block in content:
                 if not isinstance(block, dict):
@@ -179,15 +179,15 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
             out += _result_md(session, i)
         elif role == "bashExecution":
             code = m.get("exitCode")
-            out += [f"## Shell{tag}", f"*{when}* · exit {code if code is not None else '?'}"
+            out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when}* · exit {code if code is not None else '?'}"
                     + (" · cancelled" if m.get("cancelled") else ""), "",
                     _fence(f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip(), "console"), ""]
             if m.get("truncated"):
                 out += [f"*Output truncated; full output in `{m.get('fullOutputPath', '?')}`.*", ""]
         elif role == "system":
-            out += ["### System prompt", ""] + _system_md(m) + [""]
+            out += [f"### {cap_first(role_title(m)[0])}", ""] + _system_md(m) + [""]
         elif role == "custom":
-            out += [f"### [{m.get('customType', 'custom')}]", ""] + _content_md(m.get("content")) + [""]
+            out += [f"### [{role_title(m)[0]}]", ""] + _content_md(m.get("content")) + [""]
         else:
             out += [f"### [{role}]", "", _fence(json_pretty(m), "json"), ""]
     elif t == "compaction":

@@ -42,6 +42,8 @@ __all__ = [
     "plural",
     "Marker",
     "marker",
+    "role_title",
+    "cap_first",
 ]
 
 
@@ -60,6 +62,31 @@ def model_label(msg: dict) -> str:
     if resp and str(resp) != model_s:
         return f"{model_s} → {resp}" if model_s else str(resp)
     return model_s
+
+
+_ROLE_TITLES = {
+    "user": ("user", "user"),
+    "assistant": ("assistant", "assistant"),
+    "toolResult": ("tool result", "tool"),
+    "bashExecution": ("bash", "tool"),  # a command the user ran with ! (Pi's bashExecution)
+    "system": ("system prompt", "system"),
+    "branchSummary": ("branch summary", "summary"),
+    "compactionSummary": ("compaction summary", "summary"),
+}
+
+
+def role_title(msg: dict) -> tuple[str, str]:
+    """A message's title in its header, and its kind for styles: user, assistant, tool,
+    system, custom (a custom message: titled by its customType), summary, or other."""
+    role = msg.get("role")
+    if role == "custom":
+        return str(msg.get("customType") or "custom"), "custom"
+    return _ROLE_TITLES.get(role, (str(role or "message"), "other"))
+
+
+def cap_first(text: str) -> str:
+    """``text`` with its first letter up (the exports' headings)."""
+    return text[:1].upper() + text[1:]
 
 
 # ---------------------------------------------------------------------------- tool calls

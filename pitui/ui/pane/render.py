@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
-from ...core.model.parts import (ResultParts, SubagentRun, model_label, requested_edit, result_parts, tool_args_summary,
+from ...core.model.parts import (ResultParts, SubagentRun, model_label, role_title, requested_edit, result_parts, tool_args_summary,
                                  tool_name, tool_state, usage_tokens)
 from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
@@ -34,7 +34,6 @@ __all__ = [
     "render_branch_summary",
     "render_custom_entry",
     "render_json_body",
-    "message_title",
     "message_header",
     "group_messages",
 ]
@@ -227,21 +226,6 @@ def _message_haystack(msg: dict) -> str:
 
 
 # ---------------------------------------------------------------------------- messages
-
-
-def message_title(msg: dict) -> tuple[str, str]:
-    """(label, palette attribute) for a message's header."""
-    role = msg.get("role")
-    return {
-        "user": ("user", "user"),
-        "assistant": ("assistant", "assistant"),
-        "toolResult": ("tool result", "tool"),
-        "bashExecution": ("bash", "tool"),
-        "system": ("system prompt", "system"),
-        "custom": (f"{msg.get('customType') or 'custom'}", "custom"),
-        "branchSummary": ("branch summary", "summary"),
-        "compactionSummary": ("compaction summary", "summary"),
-    }.get(role, (str(role or "message"), "muted"))
 
 
 def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]], key: str,
@@ -576,8 +560,8 @@ def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", t
     if out.ctx.text_mode:
         return
     p = out.p
-    label, attr = message_title(msg)
-    style = getattr(p, attr)
+    label, kind = role_title(msg)
+    style = getattr(p, "muted" if kind == "other" else kind)
     left = []
     if msg.get("role") == "assistant":
         model = model_label(msg)
