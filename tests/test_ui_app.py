@@ -1056,3 +1056,17 @@ async def test_zoom_fits_the_screen(make_app, settle, corpus_root, size):
         await pilot.press("z")
         await settle(pilot)
         assert app.screen.maximized is None
+
+
+@pytest.mark.parametrize("width", [100, 120])
+async def test_the_key_bar_keeps_quit_and_help_at_any_width(make_app, settle, srv_app_file, width):
+    # the other keys give way first: a newcomer always sees how to get help and how to leave
+    from pitui.ui.widgets.keybar import KeyBar
+
+    app = make_app(srv_app_file)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        items = app.screen.query_one(KeyBar).items
+        assert [k.description for k in items[-3:]] == ["Quit", "Help", "palette"]
+        assert items[0].description == "Fold" and "Follow" not in [k.description for k in items]  # (gave way)
+        assert all(a.end <= b.start for a, b in zip(items, items[1:]))

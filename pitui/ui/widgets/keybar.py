@@ -17,7 +17,10 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
-__all__ = ["KeyBar", "KeyItem"]
+__all__ = ["KeyBar", "KeyItem", "ALWAYS_SHOWN"]
+
+#: The actions whose keys the bar shows at any width (a newcomer's way out and way in).
+ALWAYS_SHOWN = frozenset({"quit", "help", "app.quit", "app.help"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +121,24 @@ class KeyBar(Widget, can_focus=False):
         if pal is not None:
             w = 1 + cell_len(pal.display) + (1 + cell_len(pal.description) if pal.description else 0) + 1
             right = width - w if w <= width else width
+        def width_of(k: KeyItem) -> int:
+            return cell_len(k.display) + 2 + (cell_len(k.description) + 1 if k.description else 0)
+
+        # Quit and Help stay at any width: the room they need is kept for them, and the
+        # other keys fill what is left, in order
+        kept = [k for k in self._keys if k.action in ALWAYS_SHOWN]
+        room = right - sum(map(width_of, kept))
         x = 0
         for k in self._keys:
-            w = cell_len(k.display) + 2 + (cell_len(k.description) + 1 if k.description else 0)
+            if k.action in ALWAYS_SHOWN:
+                continue
+            w = width_of(k)
+            if x + w > room:
+                break
+            placed.append(_at(k, x, x + w))
+            x += w
+        for k in kept:
+            w = width_of(k)
             if x + w > right:
                 break
             placed.append(_at(k, x, x + w))
