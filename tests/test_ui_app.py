@@ -971,11 +971,13 @@ async def test_the_key_bar_shows_the_keys_of_the_focus_and_answers_the_mouse(mak
         text = bar.render().plain
         assert text.startswith(" ⏎ Fold  f Filter  [ ] Branch  { } Fork ") and text.endswith("▏^p palette ")
         assert len(text) == SIZE[0]
-        # the sidebar's keys, once it has the focus (its filter takes printable keys)
+        # the sidebar's keys, once it has the focus
         await pilot.press("shift+tab")
         await settle(pilot)
         assert app.focused is b.session_list
-        assert [k.description for k in bar.items] == ["Open", "Sort", "Named only", "All sessions", "palette"]
+        # (its own keys first; the session's keys work there too, typing filters after "/")
+        shown = [k.description for k in bar.items]
+        assert shown[:3] == ["Open", "Sort", "Named only"] and shown[-3:] == ["Quit", "Help", "palette"]
         await pilot.press("tab")
         await settle(pilot)
         assert app.focused is b.branch_tree
@@ -1070,3 +1072,43 @@ async def test_the_key_bar_keeps_quit_and_help_at_any_width(make_app, settle, sr
         assert [k.description for k in items[-3:]] == ["Quit", "Help", "palette"]
         assert items[0].description == "Fold" and "Follow" not in [k.description for k in items]  # (gave way)
         assert all(a.end <= b.start for a, b in zip(items, items[1:]))
+
+
+async def test_the_sidebar_filters_after_slash_or_an_unbound_letter_and_global_keys_stay_global(
+        make_app, settle, demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        rows = b.session_list
+        rows.focus()
+        await settle(pilot)
+        status = b.query_one("#sidebar-filter")
+        assert str(status.render()) == "/ filter ^S sort ^N named"
+        await pilot.press("z")  # zoom, not "z" typed into the filter
+        await settle(pilot)
+        assert app.screen.maximized is b.sidebar and rows.filter_text == ""
+        await pilot.press("z")
+        await settle(pilot)
+        await pilot.press("d", "o")  # a letter bound to nothing starts the filter
+        await settle(pilot)
+        assert rows.filtering and rows.filter_text == "do"
+        await pilot.press("q", "t")  # while filtering every letter is text
+        await settle(pilot)
+        assert rows.filter_text == "doqt" and app.is_running
+        assert str(status.render()) == "filter: doqt▏"
+        await pilot.press("escape")  # clears the filter and leaves filter mode
+        await settle(pilot)
+        assert (rows.filtering, rows.filter_text) == (False, "")
+        await pilot.press("slash", "f", "i", "x")  # "/" starts the filter explicitly
+        await settle(pilot)
+        assert rows.filter_text == "fix"
+        await pilot.press("enter")  # opens the row and leaves filter mode: keys mean keys again
+        await settle(pilot)
+        assert not rows.filtering
+        rows.focus()
+        await settle(pilot)
+        assert str(status.render()) == "filter: fix  (/ edits, esc clears)"
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HelpScreen"

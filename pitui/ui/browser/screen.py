@@ -96,8 +96,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.SESSION_ACTIONS:
-            if isinstance(self.focused, SessionList):
-                return False  # the sidebar takes printable keys for its filter
+            if isinstance(self.focused, SessionList) and self.focused.filtering:
+                return False  # typing into the sidebar's filter
             if self.session is None:
                 return None
         if action == "clear_search" and not self._searching:

@@ -222,6 +222,10 @@ class SessionList(LineList):
         self.items: list[Item] = []
         self._starts: list[int] = []  # each item's first line
         self.filter_text = ""
+        # Typing goes to the filter only in filter mode: after "/" or a letter bound to
+        # nothing. Otherwise a key keeps its meaning everywhere (q quits, ? helps, z zooms).
+        self.filtering = False
+        self._asking = False  # check_consume_key is working out the screen's bindings
         self.sort = "recent"
         self.named_only = False
         self.collapsed: set[str] = set()
@@ -312,12 +316,40 @@ class SessionList(LineList):
 
     # ------------------------------------------------------------------ keys
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        return key == "backspace" or (character is not None and character.isprintable())
+        if key == "backspace":
+            return self.filtering or bool(self.filter_text)
+        if character is None or not character.isprintable() or self._asking:
+            return False
+        if self.filtering or key == "slash":
+            return True
+        # a key bound to nothing starts the filter (Textual asks this again while it works
+        # out the bindings: answered "not consumed" then, so that every binding is seen)
+        self._asking = True
+        try:
+            return key not in self.screen.active_bindings
+        finally:
+            self._asking = False
+
+    def _set_filtering(self, on: bool) -> None:
+        if self.filtering != on:
+            self.filtering = on
+            self.screen.refresh_bindings()  # (the session's keys wait while one types)
+            self._status_changed()
+
+    def _status_changed(self) -> None:
+        sidebar = self.parent
+        if isinstance(sidebar, Sidebar):
+            sidebar.update_status()
 
     def on_key(self, event: events.Key) -> None:
-        if event.character is not None and event.character.isprintable():
+        if event.character is not None and event.character.isprintable() and self.check_consume_key(
+                event.key, event.character):
             event.stop()
             event.prevent_default()
+            if not self.filtering:
+                self._set_filtering(True)
+                if event.key == "slash":
+                    return
             self.set_query(self.filter_text + event.character)
         elif event.key == "backspace":
             event.stop()
@@ -330,6 +362,7 @@ class SessionList(LineList):
         self.rebuild()
 
     def action_clear_filter(self) -> None:
+        self._set_filtering(False)
         if self.filter_text:
             self.set_query("")
 
@@ -341,7 +374,12 @@ class SessionList(LineList):
         self.named_only = not self.named_only
         self.rebuild()
 
+    def on_blur(self) -> None:
+        super().on_blur()
+        self._set_filtering(False)  # (the filter stays; typing into it needs "/" again)
+
     def action_open(self) -> None:
+        self._set_filtering(False)
         it = self.current
         if it is None:
             return
@@ -472,11 +510,14 @@ class Sidebar(Vertical):
     def update_status(self) -> None:
         sl = self.session_list
         flt = self.query_one("#sidebar-filter", Static)
-        if sl.filter_text:
+        if sl.filtering:
             flt.update(f"filter: {sl.filter_text}▏")
             flt.add_class("-active")
+        elif sl.filter_text:
+            flt.update(f"filter: {sl.filter_text}  (/ edits, esc clears)")
+            flt.add_class("-active")
         else:
-            flt.update("type to filter ^S sort ^N named")
+            flt.update("/ filter ^S sort ^N named")
             flt.remove_class("-active")
         n = sl.session_count()
         projects = sum(1 for it in sl.items if it.kind == "project")
