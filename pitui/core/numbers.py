@@ -2,9 +2,9 @@
 durations, from whatever a session file holds (a value that is not a finite number, a
 bool included, is unknown: ``?`` for a count, nothing for the rest).
 
-The message pane and the HTML export use the first forms. The header and the stats screen
-show sums over many messages (plain numbers, already counted), in the summary forms at the
-end: ``$0`` rather than nothing for no cost, millions to two decimals.
+Every cost is written by :func:`fmt_cost` (the header and the stats screen ask it for
+``$0`` rather than nothing when there is none). The header and the stats screen count
+tokens summed over many messages in the summary form at the end (millions to two decimals).
 """
 
 from __future__ import annotations

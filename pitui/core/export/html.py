@@ -25,8 +25,8 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.parts import (Marker, ResultParts, SubagentRun, cap_first, image_facts, marker, model_label, role_title, requested_edit, result_parts, tool_args_summary,
-                           tool_name, tool_state, usage_bits)
+from ..model.parts import (Marker, ResultParts, SubagentRun, cap_first, image_facts, marker, model_label, role_title,
+                           requested_edit, result_parts, tool_args_summary, tool_name, tool_state, usage_bits)
 from ..model.summary import shorten_home, text_of
 from ..text import json_pretty, strip_ansi, text_lines
 

@@ -13,10 +13,12 @@ facts at the top (title, id, cwd, path) cannot break into extra lines.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from ..model.context import context_entry_indices
-from ..model.parts import Marker, cap_first, image_facts, marker, model_label, role_title, result_parts, tool_args_summary, tool_name
+from ..model.parts import (Marker, cap_first, image_facts, marker, model_label, result_parts, role_title,
+                           tool_args_summary, tool_name)
 from ..read.session import Session
 from ..model.summary import text_of
 from ..numbers import fmt_bytes
@@ -25,14 +27,16 @@ from ..text import json_pretty, visible
 
 __all__ = ["export_markdown"]
 
+_BACKTICKS_RE = re.compile("`+")
+
+
+def _longest_backticks(text: str) -> int:
+    return max(map(len, _BACKTICKS_RE.findall(text)), default=0)
+
 
 def _fence(text: str, lang: str = "") -> str:
     """A fenced block whose fence is longer than any backtick run inside ``text``."""
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
+    fence = "`" * max(3, _longest_backticks(text) + 1)
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
@@ -47,11 +51,7 @@ def when_utc(value: Any) -> str:
 
 def _code(text: str) -> str:
     """An inline code span holding ``text`` whatever backticks it has."""
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    ticks = "`" * (longest + 1)
+    ticks = "`" * (_longest_backticks(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
@@ -61,7 +61,7 @@ def _marker_md(m: Marker) -> str:
     out = []
     for k, (text, kind) in enumerate(m.pieces):
         if k == 0:
-            text = text[:1].upper() + text[1:]
+            text = cap_first(text)
         out.append(_code(text) if kind in ("value", "ref") else text)
     return f"*{''.join(out)}*"
 

@@ -1,9 +1,10 @@
-"""What a tool call, its result and a subagent run show, decided once.
+"""What an entry shows, decided once.
 
 Three writers show a branch: the pane (``ui/pane``), the HTML export and the Markdown
-export. Each writes in its own medium, and each takes what it writes from here: a tool
-call's title and state, a result's output, diff, images and truncation, a subagent run's
-status, usage and transcript files, and how a usage reads. Text is returned as the
+export. Each writes in its own medium, and each takes what it writes from here: a
+message's title and model label, a tool call's title and state, a result's output, diff,
+images and truncation, a subagent run's status, usage and transcript files, the one-line
+entries (markers), how a usage reads. Text is returned as the
 session holds it; making it safe for the medium (``core.text``) is each writer's last step.
 """
 

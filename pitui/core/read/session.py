@@ -71,6 +71,15 @@ def _what_json(obj: Any) -> str:
     return names.get(type(obj), "null" if obj is None else type(obj).__name__)
 
 
+def _index_of(ids: list[str], damaged: list[int]) -> dict[str, int]:
+    """Each id's entry: a later duplicate wins (as in Pi), and a damaged line has no id (Pi
+    never read it, so its id leads nowhere)."""
+    if not damaged:
+        return dict(zip(ids, range(len(ids))))
+    gone = set(damaged)
+    return {eid: i for i, eid in enumerate(ids) if i not in gone}
+
+
 class NotASession(Exception):
     """The file is not a Pi session; ``reason`` is one line for the user."""
 
@@ -370,12 +379,7 @@ class Session:
         path = array(_INDEX)
         path.frombytes(d["walked_path"])
         self.roots, self.shadowed, self.leaf, self.tree_warnings = d["roots"], d["shadowed"], d["leaf"], d["tree_warnings"]
-        # (as _build_tree: a later duplicate wins, a damaged line has no id)
-        if index_of is None:
-            gone = {i for i in self.shadowed if self.flags[i] & F_DAMAGED}
-            index_of = {eid: i for i, eid in enumerate(self.ids) if i not in gone} if gone else dict(
-                zip(self.ids, range(len(self.ids))))
-        self.index_of = index_of
+        self.index_of = _index_of(self.ids, self.damaged_entries()) if index_of is None else index_of
         self.parent = parent.tolist()
         # made when first asked for (54,000 lists of a big session cost its open ~20 ms,
         # and its first screen does not need them)
@@ -917,12 +921,7 @@ class Session:
         n = len(self.ids)
         ids = self.ids
         damaged = self.damaged_entries()
-        if damaged:
-            # (Pi never has them: their ids lead nowhere and they are in no branch)
-            gone = set(damaged)
-            index_of: dict[str, int] = {eid: i for i, eid in enumerate(ids) if i not in gone}
-        else:
-            index_of = dict(zip(ids, range(n)))  # a later duplicate wins
+        index_of = _index_of(ids, damaged)
         tree_warnings: list[SessionWarning] = []
         shadowed: set[int] = set(damaged)
         if len(index_of) != n - len(damaged):

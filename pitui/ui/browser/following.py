@@ -83,11 +83,7 @@ class Following:
         layout = event.layout
         if layout is None or event.mode != tree.mode or event.folded != frozenset(tree.folded):
             layout = layout_tree(session, tree.mode, frozenset(tree.folded))
-        self._forget_branch()
-        keep = session.leaf if self.following else tree.selected_entry
-        tree.session_grew(layout, keep, follow=self.following)
-        self.header.set_warnings(session.all_warnings)
-        self._show_branch_for(tree.selected_entry, force_header=True)
+        self._tree_changed(layout, session.leaf if self.following else tree.selected_entry, follow=self.following)
         if self.following:
             self.pane.scroll_end(animate=False, immediate=True)
 

@@ -330,11 +330,9 @@ class Loading:
             keep = tree.selected_entry
             if keep < 0 or keep in session.shadowed:
                 keep = session.leaf
-            layout = layout_tree(session, tree.mode, frozenset(tree.folded))
-            self._forget_branch()
-            tree.session_grew(layout, keep)
-            self._show_branch_for(tree.selected_entry, force_header=True)
-        self.header.set_warnings(session.all_warnings)
+            self._tree_changed(layout_tree(session, tree.mode, frozenset(tree.folded)), keep)
+        else:
+            self.header.set_warnings(session.all_warnings)
 
     def action_back(self: "BrowserScreen") -> None:
         """Back to the session opened before this one (e.g. after a subagent transcript)."""

@@ -211,6 +211,15 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._pane_key = None
         self._forget_stats()
 
+    def _tree_changed(self, layout, keep: int, *, follow: bool = False) -> None:
+        """The open session's tree changed (it grew, or a damaged line left it): show
+        ``layout`` keeping ``keep`` selected (or, following, the newest leaf), and the
+        branch and header worked out again."""
+        self._forget_branch()
+        self.branch_tree.session_grew(layout, keep, follow=follow)
+        self.header.set_warnings(self.session.all_warnings)
+        self._show_branch_for(self.branch_tree.selected_entry, force_header=True)
+
     def _update_tree_title(self) -> None:
         tree = self.branch_tree
         title = f"Tree · {tree.mode}" + (" · following" if self.following else "")

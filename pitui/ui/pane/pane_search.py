@@ -27,7 +27,7 @@ class PaneSearch:
 
     def _search_changed(self) -> None:
         """Tell the screen where the search stands (its query, the current hit, the count)."""
-        state = (self._query_text if self._query is not None else "", self._hit_pos + 1, len(self._hits))
+        state = (self.search_query, self._hit_pos + 1, len(self._hits))
         if state != self._search_said:  # (only a change: the pane is often filled anew)
             self._search_said = state
             self.post_message(SearchChanged(*state))

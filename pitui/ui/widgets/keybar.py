@@ -121,28 +121,27 @@ class KeyBar(Widget, can_focus=False):
         if pal is not None:
             w = 1 + cell_len(pal.display) + (1 + cell_len(pal.description) if pal.description else 0) + 1
             right = width - w if w <= width else width
+
         def width_of(k: KeyItem) -> int:
             return cell_len(k.display) + 2 + (cell_len(k.description) + 1 if k.description else 0)
+
+        x = 0
+
+        def fill(keys: list[KeyItem], limit: int) -> None:
+            """Place ``keys`` from ``x`` on, in order, while they end by ``limit``."""
+            nonlocal x
+            for k in keys:
+                w = width_of(k)
+                if x + w > limit:
+                    break
+                placed.append(_at(k, x, x + w))
+                x += w
 
         # Quit and Help stay at any width: the room they need is kept for them, and the
         # other keys fill what is left, in order
         kept = [k for k in self._keys if k.action in ALWAYS_SHOWN]
-        room = right - sum(map(width_of, kept))
-        x = 0
-        for k in self._keys:
-            if k.action in ALWAYS_SHOWN:
-                continue
-            w = width_of(k)
-            if x + w > room:
-                break
-            placed.append(_at(k, x, x + w))
-            x += w
-        for k in kept:
-            w = width_of(k)
-            if x + w > right:
-                break
-            placed.append(_at(k, x, x + w))
-            x += w
+        fill([k for k in self._keys if k.action not in ALWAYS_SHOWN], right - sum(map(width_of, kept)))
+        fill(kept, right)
         if pal is not None and right < width:
             placed.append(_at(pal, right, width))
             return tuple(placed), True
