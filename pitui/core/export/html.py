@@ -25,8 +25,9 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.parts import (Marker, ResultParts, SubagentRun, cap_first, image_facts, marker, model_label, role_title,
-                           requested_edit, result_parts, tool_args_summary, tool_name, tool_state, usage_bits)
+from ..model.parts import (CUSTOM_MESSAGE, Marker, ResultParts, SubagentRun, SummaryParts, cap_first, image_facts, marker,
+                           model_label, requested_edit, result_parts, role_title, summary_parts, tool_args_summary,
+                           tool_name, tool_state, usage_bits)
 from ..model.summary import shorten_home, text_of
 from ..text import json_pretty, strip_ansi, text_lines
 
@@ -740,62 +741,52 @@ class _Renderer:
             body += _raw_details("details", details)
         cls = "custom" + (" hidden-msg" if hidden else "")
         return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_e(s.ids[i])}">'
-                f'{self._head(i, "Extension message", "custom", " ".join(extra))}{body}</section>')
+                f'{self._head(i, cap_first(CUSTOM_MESSAGE), "custom", " ".join(extra))}{body}</section>')
 
     def compaction(self, i: int, e: dict) -> str:
         s = self.s
-        tb = e.get("tokensBefore")
+        sp = summary_parts(s, e)
         extra = []
-        if _num(tb) is not None:
-            extra.append(f'<span class="muted">{_int(tb)} tokens before</span>')
-        if e.get("fromHook"):
+        if sp.tokens_before is not None:
+            extra.append(f'<span class="muted">{_int(sp.tokens_before)} tokens before</span>')
+        if sp.by_extension:
             extra.append(_badge("by an extension"))
-        bits = usage_bits(e.get("usage"))
-        if bits:
-            extra.append(f'<span class="muted usage">summary: {_e(" · ".join(bits))}</span>')
-        body = []
-        fk = e.get("firstKeptEntryId")
-        j = s.index_of.get(fk) if isinstance(fk, str) else None
-        if fk == s.ids[i]:
-            body.append('<p class="muted">Nothing before this point is kept: the summary replaces it all.</p>')
-        elif j is not None:
-            body.append(f'<p class="muted">History before <a href="#e{j}"><code>{_e(fk)}</code></a> is replaced by '
-                        "this summary; from there on it is kept.</p>")
-        elif fk is not None:
-            body.append(f'<p class="muted">First kept entry <code>{_e(fk)}</code> (not in this file).</p>')
-        body.append(_md_block(e.get("summary") or ""))
-        det = e.get("details")
-        if isinstance(det, dict) and (isinstance(det.get("readFiles"), list) or isinstance(det.get("modifiedFiles"), list)):
-            rows = []
-            for key, word in (("readFiles", "read"), ("modifiedFiles", "modified")):
-                files = det.get(key)
-                if isinstance(files, list) and files:
-                    rows.append(f'<div><span class="label-line">{word}</span> '
-                                + ", ".join(f"<code>{_e(f)}</code>" for f in files) + "</div>")
-            body.append(f'<details class="files"><summary>files</summary>{"".join(rows)}</details>')
-        elif det is not None:
-            body.append(_raw_details("details", det))
+        body = [self._kept(sp), _md_block(sp.summary)] + self._summary_details(sp)
         sm = e.get("systemMessage")
         if isinstance(sm, dict):
-            body.append(f'<details class="checkpoint"><summary>system prompt checkpoint</summary>{self.system(sm)}</details>')
+            body.append(f'<details class="checkpoint"><summary>{_e(sp.checkpoint_text)}</summary>{self.system(sm)}</details>')
         return (f'<section class="{self._classes(i, "compaction")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
-                f'{self._head(i, "✂ Compaction", "compaction", " ".join(extra))}{"".join(body)}</section>')
+                f'{self._head(i, "✂ Compaction", "compaction", " ".join(extra + self._summary_usage(sp)))}'
+                f'{"".join(body)}</section>')
 
     def branch_summary(self, i: int, e: dict) -> str:
         s = self.s
+        sp = summary_parts(s, e)
         extra = []
-        fid = e.get("fromId")
-        if isinstance(fid, str):
-            ref = f'<code>{_e(fid)}</code>'
-            extra.append(f'<span class="muted">of the branch that ended at {ref}</span>')
-        bits = usage_bits(e.get("usage"))
-        if bits:
-            extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
-        body = _md_block(e.get("summary") or "")
-        if e.get("details") is not None:
-            body += _raw_details("details", e.get("details"))
+        if sp.from_note is not None:
+            extra.append(f'<span class="muted">{self._marker_html(sp.from_note)}</span>')
+        body = _md_block(sp.summary) + "".join(self._summary_details(sp))
         return (f'<section class="{self._classes(i, "branch-summary")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
-                f'{self._head(i, "Branch summary", "summary", " ".join(extra))}{body}</section>')
+                f'{self._head(i, "Branch summary", "summary", " ".join(extra + self._summary_usage(sp)))}{body}</section>')
+
+    def _kept(self, sp: SummaryParts) -> str:
+        kept = sp.kept_note
+        return f'<p class="muted">{self._marker_html(kept)}</p>' if kept is not None else ""
+
+    @staticmethod
+    def _summary_details(sp: SummaryParts) -> list[str]:
+        out = []
+        if sp.files:
+            rows = [f'<div><span class="label-line">{_e(word)}</span> ' + ", ".join(f"<code>{_e(f)}</code>" for f in files)
+                    + "</div>" for word, files in sp.files]
+            out.append(f'<details class="files"><summary>files</summary>{"".join(rows)}</details>')
+        if sp.other_details is not None:
+            out.append(_raw_details("details", sp.other_details))
+        return out
+
+    @staticmethod
+    def _summary_usage(sp: SummaryParts) -> list[str]:
+        return [f'<span class="muted usage">summary usage: {_e(" · ".join(sp.usage))}</span>'] if sp.usage else []
 
 
 def export_html(session: Session, leaf: int | None = None) -> str:

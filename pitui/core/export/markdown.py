@@ -17,8 +17,8 @@ import re
 from typing import Any
 
 from ..model.context import context_entry_indices
-from ..model.parts import (Marker, cap_first, image_facts, marker, model_label, result_parts, role_title,
-                           tool_args_summary, tool_name)
+from ..model.parts import (CUSTOM_MESSAGE, Marker, SummaryParts, cap_first, image_facts, marker, model_label,
+                           result_parts, role_title, summary_parts, tool_args_summary, tool_name)
 from ..read.session import Session
 from ..model.summary import text_of
 from ..numbers import fmt_bytes
@@ -58,12 +58,11 @@ def _code(text: str) -> str:
 
 def _marker_md(m: Marker) -> str:
     """A marker as one italic line, what was set and the entries named as code."""
-    out = []
-    for k, (text, kind) in enumerate(m.pieces):
-        if k == 0:
-            text = cap_first(text)
-        out.append(_code(text) if kind in ("value", "ref") else text)
-    return f"*{''.join(out)}*"
+    return f"*{cap_first(_pieces_md(m))}*"
+
+
+def _pieces_md(m: Marker) -> str:
+    return "".join(_code(text) if kind in ("value", "ref") else text for text, kind in m.pieces)
 
 
 def _image_md(block: dict) -> str:
@@ -187,23 +186,44 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
         elif role == "system":
             out += [f"### {cap_first(role_title(m)[0])}", ""] + _system_md(m) + [""]
         elif role == "custom":
-            out += [f"### [{role_title(m)[0]}]", ""] + _content_md(m.get("content")) + [""]
+            out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(m.get('customType') or 'custom'))}{tag}", ""]
+            out += _content_md(m.get("content")) + [""]
         else:
             out += [f"### [{role}]", "", _fence(json_pretty(m), "json"), ""]
     elif t == "compaction":
-        tb = e.get("tokensBefore")
-        out += ["---", "", f"### ✂ Compaction{tag} ({tb:,} tokens before)" if isinstance(tb, int) else f"### ✂ Compaction{tag}",
-                f"*{when}*", "", str(e.get("summary") or ""), "", "---", ""]
+        sp = summary_parts(session, e)
+        tb = f" ({sp.tokens_before:,.0f} tokens before)" if sp.tokens_before is not None else ""
+        out += ["---", "", f"### ✂ Compaction{tag}{tb}", f"*{when}*", ""] + _summary_md(sp) + ["---", ""]
     elif t == "branch_summary":
-        out += [f"### Branch summary{tag}", f"*{when}*", "", str(e.get("summary") or ""), ""]
+        sp = summary_parts(session, e)
+        out += [f"### Branch summary{tag}", f"*{when}*", ""] + _summary_md(sp)
     elif t == "custom_message":
-        out += [f"### [{e.get('customType', 'custom')}]{tag}", ""] + _content_md(e.get("content")) + [""]
+        out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(e.get('customType') or 'custom'))}{tag}", ""]
+        out += _content_md(e.get("content")) + [""]
     elif t in ("model_change", "thinking_level_change", "context_edit"):
         out += [_marker_md(marker(session, e)), ""]
     elif t in ("label", "session_info", "usage", "custom"):
         pass  # bookkeeping: shown as labels/title/stats elsewhere
     else:
         out += [f"### [{t}]", "", _fence(json_pretty(e), "json"), ""]
+    return out
+
+
+def _summary_md(sp: SummaryParts) -> list[str]:
+    """A summary's text, then (in italics) its branch, what it kept, the files its history
+    touched and its usage, ids and paths in code."""
+    out = [sp.summary, ""] if sp.summary.strip() else []
+    notes = [_pieces_md(m) for m in (sp.from_note, sp.kept_note) if m is not None]
+    for word, files in sp.files:
+        notes.append(f"{word}: " + ", ".join(_code(f) for f in files))
+    if sp.checkpoint_text:
+        notes.append(sp.checkpoint_text)
+    if sp.usage:
+        notes.append("summary usage: " + " · ".join(sp.usage))
+    if notes:
+        out += ["*" + " · ".join(notes) + "*", ""]
+    if sp.other_details is not None:
+        out += [_fence(json_pretty(sp.other_details), "json"), ""]
     return out
 
 

@@ -45,6 +45,9 @@ __all__ = [
     "marker",
     "role_title",
     "cap_first",
+    "CUSTOM_MESSAGE",
+    "SummaryParts",
+    "summary_parts",
 ]
 
 
@@ -468,3 +471,120 @@ def marker(session: Session, e: dict) -> Marker | None:
         return Marker(t, "✂", (("context edit: ", None), what, (" replaced in context with “", None), (text, "value"),
                                ("”", None)), "warning", ref)
     return None
+
+
+# ---------------------------------------------------------------------------- summaries
+
+
+#: a custom message's title (an extension's message, ``custom_message`` or role ``custom``),
+#: beside its ``customType``
+CUSTOM_MESSAGE = "custom message"
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryParts:
+    """A compaction or a branch summary, beside its summary text: what it replaced, what it
+    kept, the files its history touched, what making it cost."""
+
+    #: "compaction" or "branch_summary"
+    kind: str
+    summary: str
+    tokens_before: float | None
+    #: "" (not said), "nothing" (the summary replaces everything before it), "entry" (kept
+    #: from ``kept_id``, an entry of this file) or "missing" (``kept_id`` is not in this file)
+    kept: str
+    kept_id: str | None
+    #: a branch summary's branch: the entry it ended at
+    from_id: str | None
+    #: ``(("read", files), ("modified", files))``, each only when it has files
+    files: tuple[tuple[str, tuple[str, ...]], ...]
+    #: ``details`` when it is not the files' shape (a writer shows it raw), else None
+    other_details: Any
+    by_extension: bool
+    usage: tuple[str, ...]
+    #: a compaction's system prompt checkpoint: (sections, tools added), or None
+    checkpoint: tuple[int, int] | None
+
+    @property
+    def kept_note(self) -> Marker | None:
+        """``kept nothing from before`` / ``kept from entry <id>`` (``… (not in this file)``)."""
+        if self.kept == "nothing":
+            return Marker("kept", "✂", (("kept nothing from before", None),))
+        if self.kept in ("entry", "missing"):
+            pieces = [("kept from entry ", None), (str(self.kept_id), "ref")]
+            if self.kept == "missing":
+                pieces.append((" (not in this file)", None))
+            return Marker("kept", "✂", tuple(pieces), ref=self.kept_id)
+        return None
+
+    @property
+    def from_note(self) -> Marker | None:
+        """``summary of the branch that ended at <id>``."""
+        if not self.from_id:
+            return None
+        return Marker("from", "⎇", (("summary of the branch that ended at ", None), (self.from_id, "ref")),
+                      ref=self.from_id)
+
+    def files_text(self, cap: int | None = None) -> list[str]:
+        """``read: a, b +3`` and ``modified: c``: at most ``cap`` files each, then how many more."""
+        out = []
+        for word, files in self.files:
+            shown = files if cap is None else files[:cap]
+            more = len(files) - len(shown)
+            out.append(f"{word}: " + ", ".join(shown) + (f" +{more}" if more else ""))
+        return out
+
+    @property
+    def checkpoint_text(self) -> str:
+        if self.checkpoint is None:
+            return ""
+        return f"prompt checkpoint: {plural(self.checkpoint[0], 'section')}, {plural(self.checkpoint[1], 'tool')}"
+
+
+def summary_parts(session: Session | None, e: dict, own_id: str | None = None) -> SummaryParts:
+    """The parts of a ``compaction`` or ``branch_summary`` entry, or of a message of role
+    ``compactionSummary`` / ``branchSummary`` (the context's form, which has fewer fields).
+    ``session`` decides whether a kept entry is in the file (None: not checked)."""
+    kind = "branch_summary" if e.get("type") == "branch_summary" or e.get("role") == "branchSummary" else "compaction"
+    summary = e.get("summary")
+    own_id = own_id if own_id is not None else (e.get("id") if isinstance(e.get("id"), str) else None)
+    fk = e.get("firstKeptEntryId")
+    kept, kept_id = "", None
+    if fk is not None:
+        kept_id = str(fk)
+        if own_id is not None and fk == own_id:
+            kept = "nothing"
+        elif session is not None and isinstance(fk, str) and session.index_of.get(fk) is None:
+            kept = "missing"
+        else:
+            kept = "entry"
+    from_id = e.get("fromId")
+    details = e.get("details")
+    files: list[tuple[str, tuple[str, ...]]] = []
+    other = None
+    if isinstance(details, dict) and any(isinstance(details.get(k), list) for k in ("readFiles", "modifiedFiles")):
+        for key, word in (("readFiles", "read"), ("modifiedFiles", "modified")):
+            v = details.get(key)
+            if isinstance(v, list) and v:
+                files.append((word, tuple(str(f) for f in v)))
+    elif details is not None:
+        other = details
+    system = e.get("systemMessage")
+    checkpoint = None
+    if isinstance(system, dict):
+        secs = system.get("sections") if isinstance(system.get("sections"), dict) else {}
+        tools = system.get("toolsAdded") if isinstance(system.get("toolsAdded"), list) else []
+        checkpoint = (len(secs), len(tools))
+    return SummaryParts(
+        kind=kind,
+        summary=summary if isinstance(summary, str) else "",
+        tokens_before=as_number(e.get("tokensBefore")),
+        kept=kept,
+        kept_id=kept_id,
+        from_id=str(from_id) if from_id else None,
+        files=tuple(files),
+        other_details=other,
+        by_extension=bool(e.get("fromHook")),
+        usage=tuple(usage_bits(e.get("usage"))),
+        checkpoint=checkpoint,
+    )

@@ -10,7 +10,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from ...core.model.parts import marker
+from ...core.model.parts import CUSTOM_MESSAGE, marker, summary_parts
 from ...core.read.session import Session
 from ...core.text import clean, visible
 from .branch_model import _Block
@@ -159,15 +159,13 @@ class EntryDrawer:
             render_content(out, e.get("content"))
             return
         if t == "compaction":
-            render_compaction(out, e.get("summary"), e.get("tokensBefore"), e.get("firstKeptEntryId"), e.get("id"),
-                              e.get("details"), e.get("systemMessage"), e.get("usage"), bool(e.get("fromHook")),
-                              key=key, right=right)
+            render_compaction(out, summary_parts(s, e), key=key, right=right)
             if tags:
                 render_header(out, "", p.muted, [], [], tags)
             return
         if t == "branch_summary":
             render_header(out, "branch summary", p.summary + Style(bold=True), [], right, tags)
-            render_branch_summary(out, e.get("summary"), e.get("fromId"), e.get("details"), e.get("usage"))
+            render_branch_summary(out, summary_parts(s, e), key)
             return
         if t == "custom":
             render_header(out, "custom", p.custom + Style(bold=True),
@@ -182,7 +180,7 @@ class EntryDrawer:
         tags = list(tags)
         if display is False:
             tags.insert(0, ("hidden (display: false)", p.muted + Style(italic=True)))
-        render_header(out, "custom message", p.custom + Style(bold=True), [(str(ctype or "?"), p.custom)], right, tags)
+        render_header(out, CUSTOM_MESSAGE, p.custom + Style(bold=True), [(str(ctype or "?"), p.custom)], right, tags)
 
     def _draw_marker(self, out: Out, i: int, e: dict, right) -> None:
         p = out.p

@@ -17,13 +17,16 @@ from rich.text import Text
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
-from ...core.model.parts import (ResultParts, SubagentRun, model_label, requested_edit, result_parts, role_title,
-                                 tool_args_summary, tool_name, tool_state, usage_tokens)
+from ...core.model.parts import (ResultParts, SubagentRun, SummaryParts, model_label, requested_edit, result_parts,
+                                 role_title, summary_parts, tool_args_summary, tool_name, tool_state, usage_tokens)
 from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
 
 from .blocks import _fold_line, _image_line, _output_lines, render_content, render_header
 from .out import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
+
+#: files read and modified named under a summary; the rest counted (``+3``)
+SUMMARY_FILES_SHOWN = 6
 
 __all__ = [
     "render_message",
@@ -421,15 +424,13 @@ def render_system(out: Out, msg: dict, key: str) -> None:
 
 
 
-def render_compaction(out: Out, summary: Any, tokens_before: Any, first_kept: str | None = None,
-                      own_id: str | None = None, details: Any = None, system: Any = None,
-                      usage: Any = None, from_hook: bool = False, key: str = "",
+def render_compaction(out: Out, parts: SummaryParts, key: str = "",
                       right: Iterable[tuple[str, Style]] = ()) -> None:
     """A boundary: a rule, then the summary the model got instead of the history above."""
     p = out.p
-    tb = _num(tokens_before)
+    tb = parts.tokens_before
     label = f" ⇣ compaction · {fmt_tokens(tb)} tokens before " if tb is not None else " ⇣ compaction "
-    if from_hook:
+    if parts.by_extension:
         label += "(extension) "
     width = out.inner
     if not out.ctx.text_mode:
@@ -446,46 +447,29 @@ def render_compaction(out: Out, summary: Any, tokens_before: Any, first_kept: st
             t.append(" ")
             t.append_text(rt)
         out.line(t, chrome=True)
-    if isinstance(summary, str) and summary.strip():
-        out.markdown(summary)
-    bits = []
-    if first_kept is not None:
-        if own_id is not None and first_kept == own_id:
-            bits.append("kept nothing from before")
-        else:
-            bits.append(f"kept from entry {_field(first_kept)}")
-    if isinstance(details, dict):
-        for k in ("readFiles", "modifiedFiles"):
-            v = details.get(k)
-            if isinstance(v, list) and v:
-                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(_field, v[:6]))
-                            + (f" +{len(v) - 6}" if len(v) > 6 else ""))
-    if isinstance(system, dict):
-        secs = system.get("sections") if isinstance(system.get("sections"), dict) else {}
-        tools = system.get("toolsAdded") if isinstance(system.get("toolsAdded"), list) else []
-        bits.append(f"prompt checkpoint: {len(secs)} sections, {len(tools)} tools")
-    if bits and not out.ctx.text_mode:
-        out.wrap(Text(" · ".join(bits), p.muted), chrome=True)
-    if isinstance(usage, dict):
-        _usage_line(out, usage, "summary usage")
+    _summary_body(out, parts, key)
 
 
-def render_branch_summary(out: Out, summary: Any, from_id: Any, details: Any = None, usage: Any = None) -> None:
+def render_branch_summary(out: Out, parts: SummaryParts, key: str = "") -> None:
+    if parts.from_note is not None:
+        out.line(Text(clean(parts.from_note.text, block=True), out.p.muted), chrome=True)
+    _summary_body(out, parts, key)
+
+
+def _summary_body(out: Out, parts: SummaryParts, key: str) -> None:
+    """A summary's text, then what it kept and the files its history touched, then its usage."""
     p = out.p
-    if from_id:
-        out.line(Text(f"summary of the branch that ended at {_field(from_id)}", p.muted), chrome=True)
-    if isinstance(summary, str) and summary.strip():
-        out.markdown(summary)
-    if isinstance(details, dict):
-        bits = []
-        for k in ("readFiles", "modifiedFiles"):
-            v = details.get(k)
-            if isinstance(v, list) and v:
-                bits.append(f"{'read' if k == 'readFiles' else 'modified'}: " + ", ".join(map(_field, v[:6])))
-        if bits and not out.ctx.text_mode:
-            out.wrap(Text(" · ".join(bits), p.muted), chrome=True)
-    if isinstance(usage, dict):
-        _usage_line(out, usage, "summary usage")
+    if parts.summary.strip():
+        out.markdown(parts.summary)
+    kept = parts.kept_note
+    bits = [kept.text if kept else ""] + parts.files_text(SUMMARY_FILES_SHOWN) + [parts.checkpoint_text]
+    bits = [b for b in bits if b]
+    if bits and not out.ctx.text_mode:
+        out.wrap(Text(clean(" · ".join(bits), block=True), p.muted), chrome=True)
+    if parts.other_details is not None:
+        render_json_body(out, parts.other_details, key + ":details")
+    if parts.usage:
+        out.line(Text("summary usage: " + " · ".join(parts.usage), p.muted), chrome=True)
 
 
 def render_json_body(out: Out, value: Any, key: str, limit: int = CUT_LINES) -> None:
@@ -517,9 +501,9 @@ def render_message(out: Out, msg: dict, key: str, results: list[tuple[int | None
     elif role == "custom":
         render_content(out, msg.get("content"))
     elif role == "branchSummary":
-        render_branch_summary(out, msg.get("summary"), msg.get("fromId"))
+        render_branch_summary(out, summary_parts(None, msg), key)
     elif role == "compactionSummary":
-        render_compaction(out, msg.get("summary"), msg.get("tokensBefore"), key=key)
+        render_compaction(out, summary_parts(None, msg), key)
     else:
         render_json_body(out, {k: v for k, v in msg.items() if k not in ("role", "timestamp")}, key)
 
