@@ -120,3 +120,37 @@ def _not_a_session(path: Path) -> bool:
     except NotASession:
         return True
     return False
+
+
+ASSISTANT = "--home-demo-assistant--"
+
+
+def test_an_agents_input(snap_compare, make_app, settle, demo_root):
+    """A Pi-based app's session whose first input another agent wrote (assistant.input,
+    kind agent): read as a user message from that agent, linked to its session."""
+    path = next((Path(demo_root) / ASSISTANT).glob("*_01a1cf17-d0e7-*.jsonl"))
+    app = make_app(demo_root, select_path=path, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_hidden_callback_shown_with_h(snap_compare, make_app, settle, demo_root):
+    """The caller's session: the callback under the call it resolves, an interrupt marker, an
+    app event, the callback, and its hidden input shown with h."""
+    path = next((Path(demo_root) / ASSISTANT).glob("*_01a1cf17-becd-*.jsonl"))
+    app = make_app(demo_root, select_path=path, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        await pilot.press("h")
+        b = pilot.app.browser
+        b.branch_tree.select_entry(b.session.index_of["cbff1715"])
+        await _settle_pane(pilot, settle)
+        pilot.app.clear_notifications()  # the "Hidden messages: on" toast
+        _hide_pane_scrollbar(pilot)
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

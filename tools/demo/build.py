@@ -21,6 +21,8 @@ from tools.demo.story_zsh import build_session_d
 
 #: The store ``pitui --demo`` opens (``pitui.demo.DEMO_ROOT``), in this repository.
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "pitui" / "demo" / "sessions"
+#: Sessions written by Pi's own SessionManager (tools/pi_written/*.mjs), copied as they are.
+PI_WRITTEN = Path(__file__).resolve().parents[1] / "pi_written" / "sessions"
 
 
 def build(out: Path = DEFAULT_OUT) -> list[Path]:
@@ -44,6 +46,11 @@ def build(out: Path = DEFAULT_OUT) -> list[Path]:
     written.append(f.write(out, final_newline=False))
     rpc = out / piwriter.project_dir(BLOG) / "editor-rpc-log.jsonl"
     written.append(piwriter.write(rpc, EDITOR_RPC_LOG, exact=True))
+    for src in sorted(PI_WRITTEN.glob("*/*.jsonl")):
+        dest = out / src.parent.name / src.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+        written.append(dest)
     return written
 
 

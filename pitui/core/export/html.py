@@ -25,10 +25,11 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
-from ..model.parts import (CUSTOM_MESSAGE, Marker, ResultParts, SubagentRun, SummaryParts, cap_first, image_facts, marker,
+from ..model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input,
+                           callbacks_by_call, ResultParts, SubagentRun, SummaryParts, cap_first, image_facts, marker,
                            model_label, requested_edit, result_parts, role_title, summary_parts, tool_args_summary,
                            tool_name, tool_state, usage_bits)
-from ..model.summary import shorten_home, text_of
+from ..model.summary import one_line, shorten_home, text_of
 from ..text import json_pretty, strip_ansi, text_lines
 
 
@@ -374,6 +375,9 @@ class _Renderer:
         if t == "branch_summary":
             return self.branch_summary(i, e)
         if t == "custom_message":
+            inp = app_input(e)
+            if inp is not None:
+                return self.app_input(i, inp, e.get("content"), e.get("display"))
             return self.custom_message(i, e.get("customType"), e.get("content"), e.get("display"), e.get("details"))
         if t == "label":
             return ""  # shown as a badge on its target
@@ -384,7 +388,10 @@ class _Renderer:
                 extra = _raw_details("replacement", e.get("replacement"))
             return self.marker(i, _MARKER_CLASS[t], self._marker_html(m), extra)
         if t == "custom":
-            return self.marker(i, "ext-state", f"Extension state <code>{_e(e.get('customType') or 'custom')}</code>",
+            ev = app_event(e)
+            if ev is not None:
+                return self.app_event(i, ev)
+            return self.marker(i, "ext-state", f"{_e(cap_first(CUSTOM_ENTRY))} <code>{_e(e.get('customType') or 'custom')}</code>",
                                _raw_details("data", e.get("data")) if "data" in e else "")
         return (f'<section class="{self._classes(i, "unknown")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
                 f'{self._head(i, f"[{t}]", "unknown")}{_raw_details("entry", e)}</section>')
@@ -445,6 +452,9 @@ class _Renderer:
         if role == "system":
             return open_("system") + self._head(i, cap_first(role_title(m)[0]), "system") + self.system(m) + "</section>"
         if role in ("custom", "hookMessage"):
+            inp = app_input(m)
+            if inp is not None:
+                return self.app_input(i, inp, m.get("content"), m.get("display"))
             return self.custom_message(i, m.get("customType"), m.get("content"), m.get("display"), m.get("details"))
         if role == "branchSummary":
             return (open_("branch-summary") + self._head(i, cap_first(role_title(m)[0]), "summary")
@@ -491,6 +501,8 @@ class _Renderer:
                     out.append(self.tool(block, None, None, depth))
                 else:
                     out.append(self.tool(block, found[1], found[0], depth))
+                if depth == 0 and isinstance(block.get("id"), str):
+                    out += [self._callback_line(j, ev) for j, ev in callbacks_by_call(self.s).get(block["id"], ())]
             elif bt == "image":
                 out.append(_image(block))
             else:
@@ -743,6 +755,47 @@ class _Renderer:
         return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_e(s.ids[i])}">'
                 f'{self._head(i, cap_first(CUSTOM_MESSAGE), "custom", " ".join(extra))}{body}</section>')
 
+    # -------------------------------------------------------------- a Pi-based app's entries
+    def app_input(self, i: int, inp: AppInput, content: Any, display: Any) -> str:
+        """Input another agent wrote, as a user message from that agent; a callback's input."""
+        hidden = display is False
+        extra = [f'<span class="muted">{_e(f)}</span>' for f in inp.facts]
+        if hidden:
+            extra.append(_badge("hidden in the app (display: false)", "hidden"))
+        if inp.from_session:
+            extra.append(f'<span class="muted">from session <code>{_e(inp.from_session)}</code></span>')
+        kind = "user" if inp.kind == "agent" else "custom"
+        cls = kind + (" hidden-msg" if hidden else "")
+        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_e(self.s.ids[i])}">'
+                f'{self._head(i, cap_first(inp.title), kind, " ".join(extra))}{_content(content)}</section>')
+
+    def app_event(self, i: int, ev: AppEvent) -> str:
+        """An interrupt as a marker; a callback with what it answered; another event's payload."""
+        m = ev.marker
+        if m is not None:
+            return self.marker(i, "interrupt", self._marker_html(m))
+        extra = [f'<span class="muted">{_e(f)}</span>' for f in
+                 ([ev.event_type] if ev.title == "app event" else []) + ev.facts]
+        body = []
+        if ev.event_type == "agent_callback":
+            if ev.call_id:
+                body.append(f'<p class="muted">Resolves the call <code>{_e(ev.call_id)}</code>.</p>')
+            if ev.message:
+                body.append(_md_block(ev.message))
+            if ev.from_session:
+                body.append(f'<p class="muted">From session <code>{_e(ev.from_session)}</code>.</p>')
+        else:
+            body.append(_raw_details("payload", ev.payload))
+        return (f'<section class="{self._classes(i, "custom")}" id="e{i}" data-entry="{_e(self.s.ids[i])}">'
+                f'{self._head(i, cap_first(ev.title), "custom", " ".join(extra))}{"".join(body)}</section>')
+
+    def _callback_line(self, j: int, ev: AppEvent) -> str:
+        """Under a call: a callback that resolved it later, linked to where it sits."""
+        bits = " · ".join(ev.facts + [when_utc(self.s.timestamps[j])])
+        target = f'<a href="#e{j}">callback</a>' if j in self.on_path else "callback"
+        text = f": {_e(one_line(ev.message, 200))}" if ev.message else ""
+        return f'<div class="callback">↩ {target} <span class="muted">{_e(bits)}</span>{text}</div>'
+
     def compaction(self, i: int, e: dict) -> str:
         s = self.s
         sp = summary_parts(s, e)
@@ -910,6 +963,9 @@ details.subagent>summary{color:var(--fg)}
 .marker{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline;color:var(--muted);font-size:13px;margin:6px 0;
 padding:2px 14px;border-top:1px dashed var(--faint)}
 .marker details{flex-basis:100%}
+.marker.interrupt{color:var(--warn)}
+.callback{font-size:13px;margin:2px 0 6px 14px;color:var(--custom)}
+.callback .muted{color:var(--muted)}
 .entry.compaction{border:2px solid var(--summary);border-left-width:6px}
 .entry.compaction .role{font-size:1.05em}
 .outside{border-left:3px dashed var(--muted);padding-left:10px;margin:12px 0}

@@ -17,10 +17,10 @@ import re
 from typing import Any
 
 from ..model.context import context_entry_indices
-from ..model.parts import (CUSTOM_MESSAGE, Marker, SummaryParts, cap_first, image_facts, marker, model_label,
+from ..model.parts import (CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input, callbacks_by_call, SummaryParts, cap_first, image_facts, marker, model_label,
                            result_parts, role_title, summary_parts, tool_args_summary, tool_name)
 from ..read.session import Session
-from ..model.summary import text_of
+from ..model.summary import one_line, text_of
 from ..numbers import fmt_bytes
 from ..timeutil import iso_to_ms, ms_to_iso
 from ..text import json_pretty, visible
@@ -170,6 +170,9 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
                     if r is not None:
                         shown_results.add(r)
                         out += _result_md(session, r)
+                    if isinstance(block.get("id"), str):
+                        for j, ev in callbacks_by_call(session).get(block["id"], ()):
+                            out += [_callback_md(ev, when_utc(session.timestamps[j])), ""]
             stop = m.get("stopReason")
             if stop in ("error", "aborted", "length"):
                 msg = m.get("errorMessage")
@@ -185,6 +188,8 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
                 out += [f"*Output truncated; full output in `{m.get('fullOutputPath', '?')}`.*", ""]
         elif role == "system":
             out += [f"### {cap_first(role_title(m)[0])}", ""] + _system_md(m) + [""]
+        elif role == "custom" and app_input(m) is not None:
+            out += _app_input_md(app_input(m), m, tag, when)
         elif role == "custom":
             out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(m.get('customType') or 'custom'))}{tag}", ""]
             out += _content_md(m.get("content")) + [""]
@@ -197,6 +202,10 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
     elif t == "branch_summary":
         sp = summary_parts(session, e)
         out += [f"### Branch summary{tag}", f"*{when}*", ""] + _summary_md(sp)
+    elif t == "custom_message" and app_input(e) is not None:
+        out += _app_input_md(app_input(e), e, tag, when)
+    elif t == "custom" and app_event(e) is not None:
+        out += _app_event_md(app_event(e), tag, when)
     elif t == "custom_message":
         out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(e.get('customType') or 'custom'))}{tag}", ""]
         out += _content_md(e.get("content")) + [""]
@@ -207,6 +216,39 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
     else:
         out += [f"### [{t}]", "", _fence(json_pretty(e), "json"), ""]
     return out
+
+
+def _app_input_md(inp: AppInput, e: dict, tag: str, when: str) -> list[str]:
+    """Input another agent wrote, as a user message from that agent; a callback's input."""
+    facts = inp.facts + (["hidden in the app (display: false)"] if e.get("display") is False else [])
+    if inp.from_session:
+        facts.append(f"from session {_code(inp.from_session)}")
+    level = "##" if inp.kind == "agent" else "###"
+    return [f"{level} {cap_first(inp.title)}{tag}", f"*{' · '.join([when] + facts)}*", ""] + _content_md(e.get("content")) + [""]
+
+
+def _app_event_md(ev: AppEvent, tag: str, when: str) -> list[str]:
+    """An interrupt as a marker line; a callback with what it answered; another event's payload."""
+    if ev.marker is not None:
+        return [_marker_md(ev.marker), ""]
+    facts = ([_code(ev.event_type)] if ev.title == "app event" else []) + ev.facts
+    out = [f"### {cap_first(ev.title)}{tag}", f"*{' · '.join([when] + facts)}*", ""]
+    if ev.event_type == "agent_callback":
+        if ev.call_id:
+            out += [f"*Resolves the call {_code(ev.call_id)}.*", ""]
+        if ev.message:
+            out += [ev.message, ""]
+        if ev.from_session:
+            out += [f"*From session {_code(ev.from_session)}.*", ""]
+    else:
+        out += [_fence(json_pretty(ev.payload), "json"), ""]
+    return out
+
+
+def _callback_md(ev: AppEvent, when: str) -> str:
+    """Under a call: a callback that resolved it later."""
+    text = f": {one_line(ev.message, 200)}" if ev.message else ""
+    return f"↩ *callback · {' · '.join(ev.facts + [when])}*{text}"
 
 
 def _summary_md(sp: SummaryParts) -> list[str]:

@@ -48,6 +48,15 @@ __all__ = [
     "CUSTOM_MESSAGE",
     "SummaryParts",
     "summary_parts",
+    "CUSTOM_ENTRY",
+    "APP_EVENT",
+    "APP_INPUT",
+    "AppEvent",
+    "app_event",
+    "AppInput",
+    "app_input",
+    "callbacks_by_call",
+    "session_id_or_none",
 ]
 
 
@@ -588,3 +597,153 @@ def summary_parts(session: Session | None, e: dict, own_id: str | None = None) -
         usage=tuple(usage_bits(e.get("usage"))),
         checkpoint=checkpoint,
     )
+
+
+# ---------------------------------------------------------------------------- Pi-based apps' entries
+
+#: a ``custom`` entry's title (an extension's state, never in the model's context)
+CUSTOM_ENTRY = "custom entry"
+#: replay-only UI events a Pi-based app stores as ``custom`` entries
+APP_EVENT = "assistant.event"
+#: input a Pi-based app stores as ``custom_message`` entries (in the model's context)
+APP_INPUT = "assistant.input"
+
+_ID_RE = re.compile(r"[0-9A-Za-z_-]{1,80}")
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def session_id_or_none(value: Any) -> str | None:
+    """``value`` when it can name a session file (``<time>_<id>.jsonl``): letters, digits,
+    ``-`` and ``_`` only, so a hostile id never walks a path or matches a pattern."""
+    return value if isinstance(value, str) and _ID_RE.fullmatch(value) else None
+
+
+@dataclass(frozen=True, slots=True)
+class AppEvent:
+    """A ``custom`` entry of customType ``assistant.event``: one UI event of the app that
+    wrote the session (``chatEventType`` and its ``payload``), for replay only."""
+
+    event_type: str
+    payload: Any
+    turn_id: str | None
+    response_id: str | None
+    #: an ``agent_callback``'s call: the tool call it resolves (``payload.toolCallId``)
+    call_id: str | None
+    from_agent: str | None
+    from_session: str | None
+    #: what the event says in words (a callback's message, an interrupt's reason), or ""
+    message: str
+    status: str
+
+    @property
+    def title(self) -> str:
+        if self.event_type == "agent_callback":
+            return "agent callback"
+        return "app event"
+
+    @property
+    def facts(self) -> list[str]:
+        """Short phrases beside the title: who, status, turn."""
+        bits = []
+        if self.from_agent:
+            bits.append(f"from {self.from_agent}")
+        if self.status:
+            bits.append(self.status)
+        if self.turn_id:
+            bits.append(self.turn)
+        return bits
+
+    @property
+    def turn(self) -> str:
+        """The turn it belongs to: ``turn_2`` as it is, ``turn 7`` for a bare id."""
+        t = self.turn_id or ""
+        return t if t.lower().startswith("turn") else f"turn {t}"
+
+    @property
+    def marker(self) -> Marker | None:
+        """An interrupt as a one-line marker on its turn; other events are blocks."""
+        if self.event_type != "interrupt":
+            return None
+        pieces: list[tuple[str, str | None]] = [("interrupted", None)]
+        if self.message:
+            pieces.append((f" · {self.message}", None))
+        if self.turn_id:
+            pieces += [(" · ", None), (self.turn, "value")]
+        return Marker("interrupt", "⏹", tuple(pieces), "warning")
+
+
+def app_event(e: dict) -> AppEvent | None:
+    """The app event of a ``custom`` entry; None when it is another kind of custom entry."""
+    if e.get("type") != "custom" or e.get("customType") != APP_EVENT:
+        return None
+    data = e.get("data") if isinstance(e.get("data"), dict) else {}
+    payload = data.get("payload")
+    pl = payload if isinstance(payload, dict) else {}
+    message = next((pl[k] for k in ("message", "text", "reason") if isinstance(pl.get(k), str)), "")
+    return AppEvent(
+        event_type=str(data.get("chatEventType") or "event"),
+        payload=payload,
+        turn_id=_opt_str(data.get("turnId")),
+        response_id=_opt_str(data.get("responseId")),
+        call_id=_opt_str(pl.get("toolCallId")),
+        from_agent=_opt_str(pl.get("fromAgentId")),
+        from_session=session_id_or_none(pl.get("fromSessionId")),
+        message=message,
+        status=_opt_str(pl.get("status")) or "",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AppInput:
+    """A ``custom_message`` of customType ``assistant.input``: input another agent wrote
+    (``agent``) or a callback's input the app hides (``callback``); the model saw both."""
+
+    kind: str
+    from_agent: str | None
+    from_session: str | None
+
+    @property
+    def title(self) -> str:
+        """The header's title: an agent's input reads as a user message from that agent."""
+        if self.kind == "agent":
+            return f"agent {self.from_agent}" if self.from_agent else "agent"
+        if self.kind == "callback":
+            return "callback input"
+        return "app input"
+
+    @property
+    def facts(self) -> list[str]:
+        if self.kind == "agent":
+            return ["input from another agent"]
+        return [f"from {self.from_agent}"] if self.from_agent else []
+
+
+def app_input(e: dict) -> AppInput | None:
+    """The app input of a ``custom_message`` entry (or a context message of role
+    ``custom``); None for other custom messages."""
+    if e.get("customType") != APP_INPUT or not (e.get("type") == "custom_message" or e.get("role") == "custom"):
+        return None
+    d = e.get("details") if isinstance(e.get("details"), dict) else {}
+    return AppInput(str(d.get("kind") or "input"), _opt_str(d.get("fromAgentId")),
+                    session_id_or_none(d.get("fromSessionId")))
+
+
+def callbacks_by_call(session: Session) -> dict[str, list[tuple[int, AppEvent]]]:
+    """Every ``agent_callback`` event of the file, by the tool call it resolves (file order).
+    Worked out once per session size: only ``custom`` entries are decoded."""
+    memo = session.derived.get("callbacks")
+    n = len(session.types)
+    if memo is not None and memo[0] == n:
+        return memo[1]
+    found: dict[str, list[tuple[int, AppEvent]]] = {}
+    types = session.types
+    for i in range(n):
+        if types[i] == "custom":
+            ev = app_event(session.entry(i))
+            if ev is not None and ev.event_type == "agent_callback" and ev.call_id:
+                found.setdefault(ev.call_id, []).append((i, ev))
+    session.derived["callbacks"] = (n, found)
+    return found

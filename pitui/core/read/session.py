@@ -191,6 +191,8 @@ class Session:
         self._v1_first_kept: dict[int, str | None] = {}
         self._intern: dict[str, str] = {}
         self._cache = _LRU()
+        # views of the whole file worked out once by core.model, each as (entries when made, value)
+        self.derived: dict[str, tuple[int, Any]] = {}
         self._lock = threading.RLock()
         # the last path walked by path_to, with each entry's depth on it
         self._path_lock = threading.Lock()
@@ -829,7 +831,8 @@ class Session:
         for k in ("offsets", "lengths", "linenos"):
             d[k] = array("q", d[k])
         d["flags"] = bytearray(d["flags"])
-        for k in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of"):
+        for k in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of",
+                  "derived"):
             d[k] = dict(d[k])
         d["_children"] = {k: list(v) for k, v in self.children.items()}
         d["shadowed"] = set(d["shadowed"])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-__all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "encode_cwd", "SUBAGENT_DIR"]
+__all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd", "SUBAGENT_DIR"]
 
 SUBAGENT_DIR = "subagent-artifacts"
 
@@ -136,3 +136,36 @@ def find_session_files(root: SessionRoot) -> list[SessionFile]:
         elif e.name.endswith(".jsonl") and _is_file(e):
             out.append(SessionFile(e.path, "", "session"))
     return out
+
+
+def find_session_by_id(near: str | os.PathLike, session_id: str) -> str | None:
+    """The file of session ``session_id`` (named ``<time>_<id>.jsonl`` by Pi), looked for
+    beside the session file ``near``, then in the other project folders of its sessions
+    root; None when not found. ``session_id`` must already be a plain id (letters, digits,
+    ``-``, ``_``; see ``core.model.parts.session_id_or_none``): nothing here builds a path
+    or a pattern from it."""
+    suffix = f"_{session_id}.jsonl"
+    folder = os.path.dirname(os.path.abspath(os.fspath(near)))
+    found = _file_ending(folder, suffix)
+    if found is not None:
+        return found
+    root = os.path.dirname(folder)
+    try:
+        with os.scandir(root) as it:
+            projects = sorted(d.path for d in it if d.name.startswith("--") and d.is_dir() and d.path != folder)
+    except OSError:
+        return None
+    for project in projects:
+        found = _file_ending(project, suffix)
+        if found is not None:
+            return found
+    return None
+
+
+def _file_ending(folder: str, suffix: str) -> str | None:
+    try:
+        with os.scandir(folder) as it:
+            names = sorted(d.name for d in it if d.name.endswith(suffix) and d.is_file())
+    except OSError:
+        return None
+    return os.path.join(folder, names[0]) if names else None

@@ -10,12 +10,14 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from ...core.model.parts import CUSTOM_MESSAGE, marker, summary_parts
+from ...core.model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, app_event, app_input,
+                                 callbacks_by_call, marker, summary_parts)
+from ...core.store.discovery import find_session_by_id
 from ...core.read.session import Session
 from ...core.text import clean, visible
 from .branch_model import _Block
 from .blocks import render_content, render_header, render_marker
-from .out import Out, date_of, fmt_time
+from .out import Out, _field, date_of, fmt_time
 from .render import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
                      render_custom_entry, render_json_body, render_message, render_tool_results)
 
@@ -28,6 +30,7 @@ class EntryDrawer:
 
     def __init__(self, session: Session):
         self.s = session
+        self._session_files: dict[str, str | None] = {}  # session id -> its file, when found
 
     def _call_for(self, entry: int | None, msg: dict) -> dict | None:
         if entry is None or self.s is None:
@@ -127,7 +130,7 @@ class EntryDrawer:
             m = msg or {}
             message_header(out, m, time=time, entry_id=eid, tags=tags)
             results = [(x, self._message_of(x)) for x in blk.entries[1:]]
-            render_assistant(out, m, results, key, 0, self._call_for)
+            render_assistant(out, m, results, key, 0, self._call_for, callbacks_for=self._callbacks_for)
             return
         if blk.kind == "results":
             render_header(out, "tool results", p.tool + Style(bold=True),
@@ -148,6 +151,10 @@ class EntryDrawer:
                 render_bash_execution(out, msg, key)
                 return
             if role == "custom":
+                inp = app_input(msg)
+                if inp is not None:
+                    self._app_input(out, inp, msg.get("display"), msg.get("content"), right, tags)
+                    return
                 self._custom_header(out, msg.get("customType"), msg.get("display"), right, tags)
                 render_content(out, msg.get("content"))
                 return
@@ -155,6 +162,10 @@ class EntryDrawer:
             render_message(out, msg, key, (), 0, self._call_for)
             return
         if t == "custom_message":
+            inp = app_input(e)
+            if inp is not None:
+                self._app_input(out, inp, e.get("display"), e.get("content"), right, tags)
+                return
             self._custom_header(out, e.get("customType"), e.get("display"), right, tags)
             render_content(out, e.get("content"))
             return
@@ -168,7 +179,11 @@ class EntryDrawer:
             render_branch_summary(out, summary_parts(s, e), key)
             return
         if t == "custom":
-            render_header(out, "custom", p.custom + Style(bold=True),
+            ev = app_event(e)
+            if ev is not None:
+                self._app_event(out, ev, key, right, tags)
+                return
+            render_header(out, CUSTOM_ENTRY, p.custom + Style(bold=True),
                           [(str(e.get("customType") or "?"), p.custom)], right, tags)
             render_custom_entry(out, e.get("data"), key)
             return
@@ -181,6 +196,64 @@ class EntryDrawer:
         if display is False:
             tags.insert(0, ("hidden (display: false)", p.muted + Style(italic=True)))
         render_header(out, CUSTOM_MESSAGE, p.custom + Style(bold=True), [(str(ctype or "?"), p.custom)], right, tags)
+
+    # ------------------------------------------------------------ a Pi-based app's entries
+    def _app_input(self, out: Out, inp: AppInput, display: Any, content: Any, right, tags) -> None:
+        """Input another agent wrote reads as a user message from that agent; a callback's
+        input (hidden by the app) as a custom message."""
+        p = out.p
+        tags = list(tags)
+        if display is False:
+            tags.insert(0, ("hidden (display: false)", p.muted + Style(italic=True)))
+        style = p.user if inp.kind == "agent" else p.custom
+        render_header(out, inp.title, style + Style(bold=True), [(f, p.muted) for f in inp.facts], right, tags)
+        render_content(out, content)
+        self._session_link(out, inp.from_session)
+
+    def _app_event(self, out: Out, ev: AppEvent, key: str, right, tags) -> None:
+        """An interrupt is a marker on its turn; a callback says what it answered; any other
+        event shows its payload."""
+        p = out.p
+        m = ev.marker
+        if m is not None:
+            render_marker(out, m.glyph, m.text, p.warning, right)
+            if tags:
+                render_header(out, "", p.muted, [], [], tags)
+            return
+        render_header(out, ev.title, p.custom + Style(bold=True),
+                      [(f, p.muted) for f in [ev.event_type if ev.title == "app event" else ""] + ev.facts if f],
+                      right, tags)
+        if ev.event_type == "agent_callback":
+            if ev.call_id and not out.ctx.text_mode:
+                out.line(Text(f"resolves the call {_field(ev.call_id)}", p.muted), chrome=True)
+            if ev.message:
+                out.markdown(ev.message)
+            self._session_link(out, ev.from_session)
+            return
+        render_json_body(out, ev.payload, key)
+
+    def _session_link(self, out: Out, session_id: str | None) -> None:
+        """The session another agent wrote from: a link to open it when its file is here."""
+        if out.ctx.text_mode or not session_id:
+            return
+        p = out.p
+        if session_id not in self._session_files:
+            self._session_files[session_id] = find_session_by_id(self.s.path, session_id)
+        found = self._session_files[session_id]
+        t = Text("from session ", p.muted)
+        if found:
+            t.append(_field(session_id), p.link)
+            t.append("  ⏎ open", p.tool)
+            out.line(t, chrome=True, action=("open", found))
+        else:
+            t.append(_field(session_id), p.muted)
+            t.append("  (file not found)", p.faint)
+            out.line(t, chrome=True)
+
+    def _callbacks_for(self, call_id: str) -> list[tuple[str, AppEvent]]:
+        """The callbacks that resolve tool call ``call_id``, each with its time."""
+        s = self.s
+        return [(fmt_time(s.timestamps[j]), ev) for j, ev in callbacks_by_call(s).get(call_id, ())]
 
     def _draw_marker(self, out: Out, i: int, e: dict, right) -> None:
         p = out.p

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
-from ...core.model.parts import (ResultParts, SubagentRun, SummaryParts, model_label, requested_edit, result_parts,
+from ...core.model.parts import (AppEvent, ResultParts, app_input, SubagentRun, SummaryParts, model_label, requested_edit, result_parts,
                                  role_title, summary_parts, tool_args_summary, tool_name, tool_state, usage_tokens)
 from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
@@ -204,6 +204,19 @@ def _artifact_line(out: Out, run: SubagentRun, folded: bool = False) -> None:
         out.line(t, chrome=True)
 
 
+def _callback_line(out: Out, when: str, ev: AppEvent) -> None:
+    """Under a call: a callback that resolved it later (the callback is drawn in full where
+    it sits on the branch)."""
+    p = out.p
+    t = Text("↩ ", p.custom)
+    t.append("callback", p.custom + Style(bold=True))
+    for bit in ev.facts + [when]:
+        t.append(" · " + _field(bit), p.muted)
+    if ev.message:
+        t.append(" · " + _field(one_line(ev.message, 120)), p.fg)
+    out.wrap(t, chrome=True)
+
+
 def _message_haystack(msg: dict) -> str:
     """All the text of one message, for deciding whether a fold holds a search hit."""
     parts = []
@@ -232,9 +245,11 @@ def _message_haystack(msg: dict) -> str:
 
 
 def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]], key: str,
-                     depth: int = 0, call_for: Callable[[int | None, dict], dict | None] | None = None) -> None:
+                     depth: int = 0, call_for: Callable[[int | None, dict], dict | None] | None = None,
+                     callbacks_for: Callable[[str], list[tuple[str, AppEvent]]] | None = None) -> None:
     """Assistant content in order: thinking (folded), Markdown text, tool calls each with
-    its result; then the stop reason when it is not a normal one."""
+    its result (and the callbacks that resolved it later, from ``callbacks_for``); then the
+    stop reason when it is not a normal one."""
     p = out.p
     content = msg.get("content")
     by_call: dict[str, tuple[int | None, dict]] = {}
@@ -285,6 +300,9 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
                 used.add(tcid)
             render_tool_section(out, block, got[1] if got else None, f"{key}:{tcid}",
                                 got[0] if got else None, depth)
+            if callbacks_for is not None and isinstance(tcid, str) and not out.ctx.text_mode:
+                for when, ev in callbacks_for(tcid):
+                    _callback_line(out, when, ev)
         elif bt == "image":
             _image_line(out, block)
         else:
@@ -565,8 +583,14 @@ def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", t
                 left.append((bits, p.faint))
     elif msg.get("role") == "toolResult":
         label = f"tool result · {msg.get('toolName') or '?'}"
-    elif msg.get("role") == "custom" and msg.get("display") is False:
-        tags = list(tags) + [("hidden", p.muted + Style(italic=True))]
+    elif msg.get("role") == "custom":
+        inp = app_input(msg)
+        if inp is not None:
+            label = inp.title
+            style = p.user if inp.kind == "agent" else p.custom
+            left += [(f, p.muted) for f in inp.facts]
+        if msg.get("display") is False:
+            tags = list(tags) + [("hidden", p.muted + Style(italic=True))]
     elif msg.get("role") == "bashExecution" and msg.get("excludeFromContext"):
         tags = list(tags) + [("excluded from context", p.muted + Style(italic=True))]
     right = []
