@@ -106,7 +106,21 @@ def result(cid, name, text, is_error=False, **kw):
 
 
 def lines_of(pane: MessagePane, b: int) -> list[str]:
-    return [s.text.rstrip() for s in pane._rendered(b).strips]
+    return [ln.rstrip() for ln in pane.block_lines(b)]
+
+
+def first_entries(pane: MessagePane) -> list[int]:
+    """The first entry of each block, in block order (every block shows at least one)."""
+    first: dict[int, int] = {}
+    for i in pane.branch:
+        b = pane.block_of(i)
+        if b is not None:
+            first.setdefault(b, i)
+    return [first[b] for b in range(pane.block_count)]
+
+
+def fold_keys(pane: MessagePane, b: int) -> list[str]:
+    return [a[1] for a in pane.block_actions(b).values() if a[0] == "fold"]
 
 
 def screen_text(pane: MessagePane) -> list[str]:
@@ -189,7 +203,7 @@ def test_snapshot_system_message(snap_compare):
     async def unfold_second(pilot):
         pane = pilot.app.pane
         b = pane.block_of(11)
-        key = next(a[1] for a in pane._rendered(b).actions.values() if a[0] == "fold")
+        key = fold_keys(pane, b)[0]
         pane.toggle_fold(b, key)
         pane.scroll_to_entry(11)
         await pilot.pause()
@@ -220,7 +234,7 @@ def test_snapshot_subagent_parallel_unfolded(snap_compare):
     async def unfold(pilot):
         pane = pilot.app.pane
         b = pane.block_of(3)
-        keys = [a[1] for a in pane._rendered(b).actions.values() if a[0] == "fold" and ":sub" in a[1]]
+        keys = [k for k in fold_keys(pane, b) if ":sub" in k]
         assert len(keys) == 3
         pane.toggle_fold(b, keys[0])
         pane.toggle_fold(b, keys[1])
@@ -265,13 +279,13 @@ async def test_scroll_to_entry_puts_block_at_top():
         await pilot.pause()
         pane = app.pane
         branch = pane.branch
-        primaries = [pane._blocks[b].entries[0] for b in range(len(pane._blocks))]
+        primaries = first_entries(pane)
         targets = [primaries[len(primaries) // 2], primaries[3], primaries[-8], primaries[1]]
         for i in targets:
             pane.scroll_to_entry(i)
             await pilot.pause()
             b = pane.block_of(i)
-            assert round(pane.scroll_y) == pane._heights.top(b), i
+            assert round(pane.scroll_y) == pane.block_top(b), i
             assert pane.entry_at_top() == i
         # a tool result is drawn in its call's block: scrolling to it shows that block
         results = [i for i in branch if s.roles[i] == "toolResult"]
@@ -279,9 +293,10 @@ async def test_scroll_to_entry_puts_block_at_top():
         pane.scroll_to_entry(r)
         await pilot.pause()
         b = pane.block_of(r)
-        assert pane._blocks[b].kind == "assistant" and r in pane._blocks[b].entries
-        top = pane._heights.top(b)
-        assert top <= round(pane.scroll_y) < top + pane._heights[b]
+        call_entry = first_entries(pane)[b]
+        assert s.roles[call_entry] == "assistant" and call_entry < r
+        top = pane.block_top(b)
+        assert top <= round(pane.scroll_y) < top + pane.block_height(b)
 
 
 async def test_show_branch_selected_at_top_and_reshow_keeps_position():
@@ -326,7 +341,7 @@ async def test_toggles_change_rendering(tmp_path):
         assert not any("second" in ln for ln in folded)
         assert any(f"… {20 - CUT_LINES} more lines (o)" in ln for ln in folded)
         assert not any("out 19" in ln for ln in folded)
-        assert len(pane._blocks) == 3  # user, assistant+result, assistant (the hidden message is not drawn)
+        assert pane.block_count == 3  # user, assistant+result, assistant (the hidden message is not drawn)
 
         pane.show_thinking = True
         await pilot.pause()
@@ -338,11 +353,11 @@ async def test_toggles_change_rendering(tmp_path):
         await pilot.pause()
         full = lines_of(pane, b)
         assert any("out 19" in ln for ln in full) and not any("more lines" in ln for ln in full)
-        assert pane._heights[b] == len(full)
+        assert pane.block_height(b) == len(full)
 
         pane.show_hidden = True
         await pilot.pause()
-        assert len(pane._blocks) == 4
+        assert pane.block_count == 4
         hb = pane.block_of(3)
         text = "\n".join(lines_of(pane, hb))
         assert "secret note" in text and "hidden (display: false)" in text
@@ -351,9 +366,8 @@ async def test_toggles_change_rendering(tmp_path):
         pane.show_thinking = False
         pane.full_tool_output = False
         await pilot.pause()
-        r = pane._rendered(b)
-        line = next(ln for ln, a in r.actions.items() if a[0] == "fold" and "think" in a[1])
-        y = pane._heights.top(b) + line - round(pane.scroll_y)
+        line = next(ln for ln, a in pane.block_actions(b).items() if a[0] == "fold" and "think" in a[1])
+        y = pane.block_top(b) + line - round(pane.scroll_y)
         await pilot.click(MessagePane, offset=(4, y))
         await pilot.pause()
         assert any("second" in ln for ln in lines_of(pane, b))
@@ -397,13 +411,13 @@ async def test_entry_focused_posted_after_scrolling():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
-        target = pane._blocks[5].entries[0]
-        pane.scroll_to(y=pane._heights.top(5), animate=False)
+        target = first_entries(pane)[5]
+        pane.scroll_to(y=pane.block_top(5), animate=False)
         await pilot.pause(0.4)
         assert app.focused_entries and app.focused_entries[-1] == target
         # a programmatic scroll_to_entry is not echoed back
         n = len(app.focused_entries)
-        pane.scroll_to_entry(pane._blocks[8].entries[0])
+        pane.scroll_to_entry(first_entries(pane)[8])
         await pilot.pause(0.4)
         assert len(app.focused_entries) == n
 
@@ -427,10 +441,12 @@ async def test_subagent_transcript_offers_to_open(tmp_path):
         await pilot.pause()
         pane = app.pane
         b = pane.block_of(1)
-        r = pane._rendered(b)
-        opens = [(ln, a) for ln, a in r.actions.items() if a[0] == "open"]
+        opens = [(ln, a) for ln, a in pane.block_actions(b).items() if a[0] == "open"]
         assert opens and opens[0][1][1] == str(artifact)
-        pane._do_action(b, opens[0][1])
+        # the user clicks that line
+        y = pane.block_top(b) + opens[0][0] - round(pane.scroll_y)
+        assert 0 <= y < pane.scrollable_content_region.height
+        await pilot.click(MessagePane, offset=(4, y))
         await pilot.pause()
         assert app.opened == [str(artifact)]
 
@@ -457,7 +473,7 @@ async def test_ten_thousand_entries_render_lazily(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
-        assert len(pane._blocks) == 7_500
+        assert pane.block_count == 7_500
         assert pane.render_count < 30
         await pilot.press("end")
         await pilot.pause()
@@ -477,7 +493,7 @@ async def test_ten_thousand_entries_render_lazily(tmp_path):
         await pilot.pause()
         # only what came into view was rendered
         assert pane.render_count < 200, pane.render_count
-        assert sum(pane._measured) < 200
+        assert pane.measured_count < 200
 
 
 async def test_every_corpus_entry_draws(tmp_path):
@@ -496,7 +512,7 @@ async def test_every_corpus_entry_draws(tmp_path):
                 modes = [(False, False, False), (True, True, True)] if small else [(False, False, False)]
                 for th, fo, hi in modes:
                     pane.show_thinking, pane.full_tool_output, pane.show_hidden = th, fo, hi
-                    for b in range(len(pane._blocks)):
+                    for b in range(pane.block_count):
                         for ln in lines_of(pane, b):
                             assert "could not draw" not in ln, (f.name, b, ln)
 
@@ -516,18 +532,18 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
         # scrolling up into the big block: a placeholder at once, drawn on a worker thread
         pane.scroll_to(y=pane.scroll_y - 5, animate=False)
         b = pane.block_of(1)
-        assert any("drawing this entry" in ln for ln in lines_of(pane, b)) or not pane._pending
+        assert any("drawing this entry" in ln for ln in lines_of(pane, b)) or not pane.drawing
         for _ in range(100):
             await app.workers.wait_for_complete()
             await pilot.pause(0.02)
-            if not pane._pending:
+            if not pane.drawing:
                 break
         text = lines_of(pane, b)
         assert any("Part 149" in ln for ln in text)
-        assert pane._heights[b] == len(text) > 150
+        assert pane.block_height(b) == len(text) > 150
         # the real height replaced the estimate above the view: the view did not move
         assert pane.entry_at_top() == 1
-        top = pane._heights.top(pane.block_of(3))
+        top = pane.block_top(pane.block_of(3))
         assert round(pane.scroll_y) == top - 5
 
 
@@ -546,9 +562,11 @@ async def test_what_counts_as_slow_is_the_text_drawn_not_the_line(tmp_path):
         await pilot.pause()
         pane = app.pane
         b = pane.block_of(1)
+        # private: how costly a block is to draw decides where it is drawn; once the
+        # cost passes ASYNC_BYTES, whether the screen shows it drawn yet races the worker
         assert pane._block_cost(b) < MessagePane.ASYNC_BYTES
         assert any("Done: a short answer." in ln for ln in lines_of(pane, b))  # drawn here and now
-        assert not pane._pending
+        assert not pane.drawing
         pane.show_thinking = True
         assert pane._block_cost(b) > MessagePane.ASYNC_BYTES
         pane.show_thinking = False
@@ -567,10 +585,10 @@ async def test_context_screen_shows_what_the_model_saw():
         await pilot.pause()
         view = screen.query_one("#context-view")
         msgs = screen.context["messages"]
-        assert len(view._groups) <= len(msgs) and view._groups
+        assert 0 < view.block_count <= len(msgs)
         # the compaction summary stands first after the prompt checkpoint, and the user
         # message a context edit replaced shows its replacement, marked, with its entry id
-        text = "\n".join("\n".join(lines_of(view, b)) for b in range(len(view._groups)))
+        text = "\n".join("\n".join(lines_of(view, b)) for b in range(view.block_count))
         assert "compaction" in text
         assert "edited: branch" in text and "edited in context" in text and "95060bc1" in text
         await pilot.press("escape")
@@ -592,7 +610,7 @@ async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
-        text = [ln for b in range(len(pane._blocks)) for ln in lines_of(pane, b)]
+        text = [ln for b in range(pane.block_count) for ln in lines_of(pane, b)]
         joined = "\n".join(text)
         assert "image image/jpeg · 751 B" in joined  # decoded: 1004 base64 chars, 2 of them padding
         assert "thinking (redacted)" in joined
@@ -603,9 +621,11 @@ async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
 
 def _pane_view(pane: MessagePane) -> tuple:
     """What the pane shows of its branch: its blocks, their heights and the view."""
-    n = len(pane._bstart)
-    return (pane._branch, bytes(pane._codes), list(pane._bstart), list(pane._bend), bytes(pane._bkind),
-            pane._override, pane._spec, pane._edits, pane._first_out, [pane._heights[b] for b in range(n)],
+    # private: the branch model's fields (entry codes, block bounds and kinds, the facts a
+    # block is drawn with) must match field by field; nothing public shows them all undrawn
+    return (pane.branch, bytes(pane._codes), list(pane._bstart), list(pane._bend), bytes(pane._bkind),
+            pane._override, pane._spec, pane._edits, pane._first_out,
+            [pane.block_height(b) for b in range(pane.block_count)],
             round(pane.scroll_y), pane.virtual_size.height)
 
 
@@ -616,6 +636,8 @@ async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here(
     messages, context edits, labels and subagent runs."""
     import threading
 
+    # private: whether the prepared model was taken (not made again) is a speed trick that
+    # shows nowhere else: the pane's _prepared slot and the identity of its block arrays
     for prefix in ("2026-07-26T12-02-43-899Z", "2026-07-26T13-38-47-137Z", "2026-07-26T16-01-16-366Z",
                    "2026-07-26T09-39-22-207Z", "2026-04-16T12-01-53-500Z", "2025-12-09T00-53-29-825Z"):
         views = []
@@ -650,10 +672,10 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
         await pilot.pause()
         pane = app.pane
         pane.prepare(s, other)
-        model = pane._prepared[2]
+        model = pane._prepared[2]  # private: (see above) which model the pane shows is a speed trick
         pane.show_leaf(s, s.leaf, s.leaf)
         await pilot.pause()
-        assert pane._bstart is not model._bstart and pane._branch == s.path_to(s.leaf)
+        assert pane._bstart is not model._bstart and pane.branch == s.path_to(s.leaf)
         got = _pane_view(pane)
     app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -131,6 +131,43 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
     def _resolve_artifact(self, path: str) -> str | None:
         return None
 
+    # ------------------------------------------------------------------ read-only face
+    # What the pane lays out and draws, for tests and tools (nothing here changes the view).
+    @property
+    def block_count(self) -> int:
+        """How many blocks are laid out."""
+        return len(self._blocks)
+
+    def block_top(self, b: int) -> int:
+        """The line of the scrolled area where block ``b`` starts (``scroll_y`` there puts
+        it at the top of the view)."""
+        return self._heights.top(b)
+
+    def block_height(self, b: int) -> int:
+        """Block ``b``'s height in the layout: its real height once drawn, an estimate before."""
+        return self._heights[b]
+
+    @property
+    def measured_count(self) -> int:
+        """How many blocks have been drawn to learn their real height (the rest are estimates)."""
+        return sum(self._measured)
+
+    def block_lines(self, b: int) -> list[str]:
+        """Block ``b``'s lines as the pane draws them at its width, as text (drawn now if
+        not drawn yet; a placeholder while a slow block is drawn on a worker)."""
+        return [strip.text for strip in self._rendered(b).strips]
+
+    def block_actions(self, b: int) -> dict[int, tuple]:
+        """What a click on a line of block ``b`` does, by line: ``("fold", key)`` opens or
+        closes a fold (:meth:`toggle_fold`), ``("open", path)`` opens a session file."""
+        return dict(self._rendered(b).actions)
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a block is being drawn on a worker thread (shown as a placeholder until
+        it is done)."""
+        return bool(self._pending)
+
     # ------------------------------------------------------------------ state keys
     @property
     def palette(self) -> Palette:
