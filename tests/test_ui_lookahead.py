@@ -14,6 +14,7 @@ import pytest
 
 from pitui.ui.widgets import branch_tree as tree_view
 from pitui.ui.browser.screen import BrowserScreen
+from pitui.ui.lookahead import look_ahead
 from pitui.ui.pane import scroller
 
 from helpers import assistant, user, write
@@ -62,6 +63,8 @@ class KeyDraws:
     """What the pane draws for a key itself: on the UI thread, or on a worker behind a
     placeholder (the drawing ahead that follows on its own thread is not counted)."""
 
+    # private: which thread drew a block, and when, is the speed trick under test and shows
+    # nowhere on screen; the pane's draw functions are wrapped to see it (GatedDraws too)
     def __init__(self, pane) -> None:
         self.drawn: list = []
         real_draw, real_later = pane._draw, pane._render_later
@@ -108,8 +111,18 @@ def pane_text(pane) -> str:
     return "\n".join(pane.render_line(y).text for y in range(pane.scrollable_content_region.height))
 
 
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+def screen_shot(app) -> str:
+    return app.export_screenshot()
+
+
+def start_drawing_ahead(app) -> None:
+    """What the browser does after a quiet moment."""
+    look_ahead(app.browser, app.last_input_at)
+
+
+def block_key(pane, entry: int):
+    # private: the block's key is how the wrapped draw functions name what they drew
+    return pane._block_key(pane.block_of(entry))
 
 
 async def quiet(pilot, settle, seconds: float = 0.15) -> None:
@@ -126,7 +139,7 @@ async def test_a_fork_key_finds_the_long_reply_drawn(ahead_app, settle):
         tree, pane, s = b.branch_tree, b.pane, b.session
         a0 = s.index_of["a0"]
         assert s.lengths[a0] > scroller.BlockScroller.ASYNC_BYTES
-        assert pane.block_of(a0) not in pane.blocks_from(pane._heights.block_at(round(pane.scroll_y)))
+        assert pane.block_of(a0) not in pane.blocks_from(pane.block_of(pane.entry_at_top()))
         await quiet(pilot, settle)
         draws = KeyDraws(pane)
         await pilot.press("left_curly_bracket")
@@ -135,7 +148,7 @@ async def test_a_fork_key_finds_the_long_reply_drawn(ahead_app, settle):
         text = pane_text(pane)
         assert "Plan 0" in text and PLACEHOLDER not in text
         # the tree's rows around the fork were summarised ahead (none made on this key)
-        assert all(tree.tree_layout.rows[k].entry in tree._summaries for k in tree.rows_for(a0))
+        assert all(tree.summarised(tree.tree_layout.rows[k].entry) for k in tree.rows_for(a0))
 
 
 async def test_without_drawing_ahead_the_same_key_waits_for_a_worker(ahead_app, settle, monkeypatch):
@@ -145,7 +158,7 @@ async def test_without_drawing_ahead_the_same_key_waits_for_a_worker(ahead_app, 
         await quiet(pilot, settle)
         b = app.browser
         pane = b.pane
-        a0_key = pane._block_key(pane.block_of(b.session.index_of["a0"]))
+        a0_key = block_key(pane, b.session.index_of["a0"])
         draws = KeyDraws(pane)
         await pilot.press("left_curly_bracket")
         # the long reply is drawn on a worker, a placeholder meanwhile (the test fails
@@ -163,13 +176,14 @@ async def test_drawing_ahead_changes_nothing_on_screen(ahead_app, settle, monkey
         await settle(pilot)
         b = app.browser
         pane, tree = b.pane, b.branch_tree
-        before = (screen_text(app), pane.scroll_y, pane.virtual_size, tree.scroll_y, tree.cursor_row)
-        cached, summarised = len(pane._rcache), len(tree._summaries)
-        b._look_ahead()
+        entries = range(len(b.session))
+        before = (screen_shot(app), pane.scroll_y, pane.virtual_size, tree.scroll_y, tree.cursor_row)
+        cached, summarised = pane.drawn_count, sum(map(tree.summarised, entries))
+        start_drawing_ahead(app)
         await settle(pilot)
-        assert len(pane._rcache) > cached  # it drew blocks that are not on screen
-        assert len(tree._summaries) > summarised  # and summarised rows that are not
-        assert (screen_text(app), pane.scroll_y, pane.virtual_size, tree.scroll_y, tree.cursor_row) == before
+        assert pane.drawn_count > cached  # it drew blocks that are not on screen
+        assert sum(map(tree.summarised, entries)) > summarised  # and summarised rows that are not
+        assert (screen_shot(app), pane.scroll_y, pane.virtual_size, tree.scroll_y, tree.cursor_row) == before
 
 
 async def test_the_targets_of_every_key_are_drawn(ahead_app, settle):
@@ -198,7 +212,7 @@ async def test_input_stops_the_drawing_ahead(ahead_app, settle, monkeypatch):
         pane = b.pane
         draws = GatedDraws(pane, lambda item: True)  # (the first block waits for the key)
         since = app.last_input_at
-        queued = pane.draw_ahead(range(len(pane._blocks)), lambda: app.last_input_at != since)
+        queued = pane.draw_ahead(range(pane.block_count), lambda: app.last_input_at != since)
         assert queued > 2
         await draws.held(pilot)
         await pilot.press("k")  # input: the blocks not started yet are left
@@ -214,19 +228,19 @@ async def test_a_key_waits_for_the_block_being_drawn_ahead_not_a_second_drawing(
         await settle(pilot)
         b = app.browser
         pane, s = b.pane, b.session
-        a0_key = pane._block_key(pane.block_of(s.index_of["a0"]))
+        a0_key = block_key(pane, s.index_of["a0"])
         draws = GatedDraws(pane, lambda item: item[1].key == a0_key)
-        b._look_ahead()
+        start_drawing_ahead(app)
         await draws.held(pilot)  # the long reply is being drawn ahead right now
         await pilot.press("left_curly_bracket")
         assert PLACEHOLDER in pane_text(pane)  # waited for, not drawn a second time
-        assert not pane._pending
+        assert not pane.drawing
         draws.gate.set()
         await settle(pilot)
         assert draws.drawn.count(a0_key) == 1
         text = pane_text(pane)
         assert "Plan 0" in text and PLACEHOLDER not in text
-        assert not pane._placeheld
+        assert not pane._placeheld  # private: no block left marked as a placeholder shown
 
 
 async def test_summaries_made_ahead_are_dropped_when_the_tree_forgot_them(ahead_app, settle):
@@ -236,13 +250,15 @@ async def test_summaries_made_ahead_are_dropped_when_the_tree_forgot_them(ahead_
         await settle(pilot)
         tree = app.browser.branch_tree
         e = tree.tree_layout.rows[0].entry
+        # private: a worker's summaries arriving after the tree forgot them is a race no
+        # key can time; the worker's hand-off (_summarised, its generation) is called here
         made = tree_view._summary(tree.session, e)
         gen = tree._summaries_gen
         tree.forget_summaries([e])
         tree._summarised(tree.session, gen, {e: made})
-        assert e not in tree._summaries
+        assert not tree.summarised(e)
         tree._summarised(tree.session, tree._summaries_gen, {e: made})
-        assert tree._summaries[e] is made
+        assert tree.summarised(e) and tree.summary(e) is made
 
 
 async def test_a_full_collection_due_soon_is_done_while_the_user_reads(ahead_app, settle, monkeypatch):
@@ -258,10 +274,10 @@ async def test_a_full_collection_due_soon_is_done_while_the_user_reads(ahead_app
         with monkeypatch.context() as m:
             m.setattr(gc, "collect", lambda *a: collected.append(a) or 0)
             m.setattr(gc, "get_count", lambda: (0, 0, every // 2 - 1))
-            b._look_ahead()
+            start_drawing_ahead(app)
             assert collected == []  # not due yet
             m.setattr(gc, "get_count", lambda: (0, 0, every // 2))
-            b._look_ahead()
+            start_drawing_ahead(app)
             assert collected == [()]  # a full collection, now
         await settle(pilot)
 

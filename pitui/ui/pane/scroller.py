@@ -163,6 +163,11 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         return dict(self._rendered(b).actions)
 
     @property
+    def drawn_count(self) -> int:
+        """How many drawn blocks are kept (those in view, drawn before, drawn ahead)."""
+        return len(self._rcache)
+
+    @property
     def drawing(self) -> bool:
         """Whether a block is being drawn on a worker thread (shown as a placeholder until
         it is done)."""

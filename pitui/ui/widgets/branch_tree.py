@@ -491,6 +491,10 @@ class BranchTree(TreeLayouts, LineList):
             self.action_toggle_fold()
 
     # ------------------------------------------------------------------ drawing
+    def summarised(self, entry: int) -> bool:
+        """Whether ``entry``'s row summary is made and kept (shown before, or made ahead)."""
+        return entry in self._summaries
+
     def summary(self, entry: int) -> Summary:
         got = self._summaries.get(entry)
         if got is None:
