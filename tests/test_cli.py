@@ -156,18 +156,19 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
     try:
         for arg in (str(f), "s.jsonl"):
             assert start_reading([arg]) == arg
-            pending = open_parallel._pending[arg]
+            pending = open_parallel.prestarted()[arg]
             assert open_parallel.start(resolve_root(arg).path) is pending
         monkeypatch.setenv("HOME", str(tmp_path))
         assert start_reading(["~/s.jsonl"]) == str(f)
         open_parallel.cancel_prestart(str(f))
-        assert str(f) not in open_parallel._pending
+        assert str(f) not in open_parallel.prestarted()
         for argv in ([], ["--demo"], [str(tmp_path)], ["./s.jsonl"], [str(tmp_path) + "//s.jsonl"],
                      [str(f), "--session-dir", str(tmp_path)], ["list"], ["nothing.jsonl"]):
             assert start_reading(argv) is None, argv
-        assert not open_parallel._pending
+        assert not open_parallel.prestarted()
     finally:
-        open_parallel._pending.clear()
+        for path in open_parallel.prestarted():
+            open_parallel.cancel_prestart(path)
         gc_policy.end_start_pause()
     # in a fresh process, as pitui starts: what is imported when the worker is forked
     # (-S: without site, so without an editable install's finder: pitui's folder is on the path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -184,17 +185,18 @@ def test_a_streaming_worker_that_dies_midway_falls_back_to_the_sequential_read(t
     f = _awkward_file(tmp_path / "s.jsonl")
     monkeypatch.setattr(open_parallel, "STREAM_CHUNK_BYTES", 1)
     po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
-    real_read = po._procs[0].stdout.read
+    (worker,) = po.workers
+    real_read = worker.stdout.read
     frames = [0]
 
     def read(n):  # the worker's output stops after a few frames
         frames[0] += 1
         if frames[0] > 9:
-            po._procs[0].kill()
+            worker.kill()
             return b""
         return real_read(n)
 
-    monkeypatch.setattr(po._procs[0].stdout, "read", read)
+    monkeypatch.setattr(worker.stdout, "read", read)
     _same(Session.open(f, validate=False), po.result())
 
 
@@ -214,6 +216,7 @@ def test_a_file_rewritten_under_the_workers_is_read_again(tmp_path, monkeypatch)
     assert Session.scan_part(str(f), data.index(b"\n") + 1, data.index(b"\n", cut) + 1, 3)["ok"]
     # and then the file is read the usual way
     po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=2)
+    # private: the parts' own check is shown above; here, its failure's consequence
     monkeypatch.setattr(po, "_collect", lambda progress: None)
     _same(Session.open(f, validate=False), po.result())
 
@@ -221,9 +224,9 @@ def test_a_file_rewritten_under_the_workers_is_read_again(tmp_path, monkeypatch)
 def test_prestart_is_taken_over_by_the_next_open(tmp_path):
     f = _awkward_file(tmp_path / "s.jsonl")
     open_parallel.prestart(f)
-    assert str(f) in open_parallel._pending
+    assert str(f) in open_parallel.prestarted()
     opening = open_parallel.start(f)
-    assert str(f) not in open_parallel._pending
+    assert str(f) not in open_parallel.prestarted()
     s = opening.result()
     seq = Session.open(f, validate=False)
     _same(seq, s)
@@ -261,6 +264,7 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
 
     def prepare_spy(self, session, leaf):
         real_prepare(self, session, leaf)
+        # private: which branch model the pane shows is a speed trick with no public face
         prepared.append((session, leaf, self._prepared[2]))
 
     monkeypatch.setattr(MessagePane, "prepare", prepare_spy)
@@ -367,7 +371,11 @@ def test_on_tree_has_the_session_while_its_layout_is_on_the_way(tmp_path):
     # asked after the tree was loaded (by a background thread): called at once, here
     po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
     po.finish_in_background()
-    po._thread.join()
+    for _ in range(3000):  # the background thread lays the tree out once it is loaded
+        if "default" in po.layouts:
+            break
+        time.sleep(0.01)
+    assert "default" in po.layouts
     got.clear()
     par = po.result(on_tree=on_tree)
     assert len(got) == 1 and got[0][0] is par and got[0][3] is threading.current_thread()
@@ -420,10 +428,12 @@ open_parallel.PARALLEL_MIN_BYTES = 0
 # saves the skeleton (slowly here): the session is handed over without waiting for that
 from pitui.core.open import scan_worker
 saving = threading.Event()
+# private (here and below): the child's saving, the open's thread that waits for its child
+# and the fork itself are process plumbing with no public face
 scan_worker._save = lambda s, layout=None: saving.wait(5)  # (in the child: never set)
 open_parallel.prestart(f)
 opening = open_parallel.start(f)
-(worker,) = opening._procs
+(worker,) = opening.workers
 assert isinstance(worker, _ForkedWorker), worker
 s = opening.result()
 assert worker.poll() is None  # still saving
@@ -435,14 +445,14 @@ assert not opening._thread.is_alive()
 assert worker.returncode == 0, worker.returncode
 # parts on several forked workers
 po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3, use_cache=False, fork=True)
-assert len(po._procs) == 3 and all(isinstance(p, _ForkedWorker) for p in po._procs)
+assert len(po.workers) == 3 and all(isinstance(p, _ForkedWorker) for p in po.workers)
 _same(seq, po.result())
-assert all(p.wait() == 0 for p in po._procs)
+assert all(p.wait() == 0 for p in po.workers)
 # a forked worker killed midway: read again the usual way
 po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False, fork=True)
-po._procs[0].kill()
+po.workers[0].kill()
 _same(seq, po.result())
-assert po._procs[0].wait() == -9
+assert po.workers[0].wait() == -9
 # a saved skeleton: the worker is forked first, then stopped (and waited for) at once
 from pitui.core.open import skeleton_cache
 assert skeleton_cache.save(seq, layout_tree(seq, "default"))
@@ -451,7 +461,7 @@ real_fork = open_parallel._fork_worker
 open_parallel._fork_worker = lambda *a: forked.append(real_fork(*a)) or forked[-1]
 po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, fork=True)
 open_parallel._fork_worker = real_fork
-assert len(forked) == 1 and forked[0].returncode == -9 and po._procs == [] and not po.whole
+assert len(forked) == 1 and forked[0].returncode == -9 and po.workers == [] and not po.whole
 try:
     os.waitpid(forked[0].pid, os.WNOHANG)
     raise AssertionError("the stopped worker was not waited for")
@@ -465,7 +475,7 @@ stop = threading.Event()
 t = threading.Thread(target=stop.wait)
 t.start()
 po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False, fork=True)
-assert not isinstance(po._procs[0], _ForkedWorker)
+assert not isinstance(po.workers[0], _ForkedWorker)
 _same(seq, po.result())
 stop.set()
 t.join()

@@ -122,6 +122,11 @@ class ParallelOpen:
             self._procs = []
 
     @property
+    def workers(self) -> list[subprocess.Popen | _ForkedWorker]:
+        """The worker processes reading the file (a copy; none when it is read here)."""
+        return list(self._procs)
+
+    @property
     def parallel(self) -> bool:
         """True when worker processes were started (or a saved skeleton is to be loaded)."""
         return bool(self._procs) or self._try_cache
@@ -551,6 +556,12 @@ def prestart(path: str | os.PathLike, jobs: int | None = None, freeze: bool = Fa
         _pending[p.path] = p
     if old is not None:
         old.cancel()
+
+
+def prestarted() -> dict[str, ParallelOpen]:
+    """The reads :func:`prestart` began that no :func:`start` took over yet, by path (a copy)."""
+    with _pending_lock:
+        return dict(_pending)
 
 
 def cancel_prestart(path: str | os.PathLike) -> None:
