@@ -140,6 +140,13 @@ class TreeLayouts:
             return None
         return self._layouts.get((mode, folded))
 
+    def kept_layouts(self) -> dict[tuple[str, frozenset], TreeLayout]:
+        """The layouts kept for the session as it is now, by filter and folds (a copy):
+        those a filter change shows at once, without laying rows out."""
+        if self.session is None or not self._layouts_valid(self.session):
+            return {}
+        return dict(self._layouts)
+
     def _remember_layout(self, session: Session, mode: str, folded: frozenset, layout: TreeLayout) -> None:
         if session is not self.session:
             return
