@@ -15,6 +15,8 @@ from pitui.core import gc_policy
 from pitui.core.store.discovery import SessionRoot
 from pitui.core.read.session import Session
 from pitui.core.model.layout import layout_tree
+from pitui.core.model.stats import branch_stats
+from pitui.core.numbers import fmt_cost, fmt_tokens_short
 from pitui.core.export.entry import write_entry_file
 from pitui.ui.app import PituiApp
 from pitui.ui.browser.screen import BrowserScreen
@@ -183,10 +185,13 @@ async def test_pane_follows_the_selection(make_app, settle, srv_app_file):
         b.branch_tree.select_entry(s.index_of["ed58483d"])  # 16
         await settle(pilot)
         leaf = s.newest_leaf_below(s.index_of["ed58483d"])
-        assert b._branch_leaf == leaf
         assert pane.branch == s.path_to(leaf)
-        # header stats for the branch were computed
-        assert leaf in b._branch_stats
+        # the header counts that branch: its entries, and its tokens and cost worked out
+        stats = branch_stats(s, leaf).total
+        usage = str(b.query_one("#header-usage").render())
+        assert usage.startswith(f"branch {fmt_tokens_short(stats.tokens, truncate=True)} tok "
+                                f"{fmt_cost(stats.cost, zero='$0')} · ")
+        assert usage.endswith(f" · {len(s.path_to(leaf))}/{len(s)} entries")
 
 
 async def test_copy_resume_command(make_app, settle, srv_app_file):
@@ -302,7 +307,7 @@ async def test_a_session_named_at_start_is_drawn_once_read_its_panels_held_back_
         assert b.session is not None and main.display
         assert not b.query_one("#notice").display
         assert app.focused is b.branch_tree
-        assert b.pane._width == b.pane.scrollable_content_region.width > 0
+        assert b.pane.virtual_size.width == b.pane.scrollable_content_region.width > 0  # laid out at its width
         held = app.export_screenshot()
     monkeypatch.setattr(BrowserScreen, "_hold", lambda self: None)
     app = make_app(srv_app_file)
@@ -330,11 +335,12 @@ async def test_a_screen_opened_over_the_held_panels_is_drawn_and_the_session_sho
         await settle(pilot)
         await _pauses(pilot, 0.3)
         b = browser(app)
-        assert b.session is not None and not b._settling and not app._batch_count  # (paints again)
+        # (paints again; private: Textual's batch count has no public face)
+        assert b.session is not None and not b.paint_held() and not app._batch_count
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is b and b.query_one("#main").display and b.pane._session is b.session
+        assert app.screen is b and b.query_one("#main").display and b.pane.session is b.session
 
 
 @pytest.mark.parametrize("settle_seconds", [0.1, 0.0])
@@ -348,12 +354,12 @@ async def test_a_held_start_paints_the_panels_with_the_session_in_them(
     from textual.screen import Screen
 
     paints: list[tuple[bool, bool]] = []  # (panels shown, session shown) of each paint
-    real = Screen._compositor_refresh
+    real = Screen._compositor_refresh  # private: a paint of the screen has no public hook in Textual
 
     def spy(self):
         if isinstance(self, BrowserScreen):
-            shown = (self.session is not None and self.pane._session is self.session
-                     and self.pane._width == self.pane.scrollable_content_region.width > 0
+            shown = (self.session is not None and self.pane.session is self.session
+                     and self.pane.virtual_size.width == self.pane.scrollable_content_region.width > 0
                      and self.branch_tree.tree_layout is not None and self.branch_tree.size.height > 0)
             paints.append((self.query_one("#main").display, shown))
         return real(self)
@@ -366,7 +372,7 @@ async def test_a_held_start_paints_the_panels_with_the_session_in_them(
         with_panels = [shown for displayed, shown in paints if displayed]
         assert with_panels and all(with_panels)
         assert all(displayed for displayed, _ in paints)
-        assert not browser(app)._settling
+        assert not browser(app).paint_held()
 
 
 async def test_a_long_read_at_start_shows_the_panels_and_its_progress(make_app, settle, srv_app_file, monkeypatch):
@@ -682,7 +688,8 @@ async def test_a_layout_from_another_process_gets_its_shown_children_made_after_
         b.branch_tree.set_session(s, crossed, select=s.leaf)
         await settle(pilot)
         assert b.branch_tree.tree_layout is crossed and not crossed.has_children
-        b._after_first_paint(s)  # (what the open does once the session is on screen)
+        # private: what the open does once the session is on screen, called at once here
+        b._after_first_paint(s)
         await settle(pilot)
         assert crossed.has_children
         assert crossed.visible_children == {k: tuple(v) for k, v in local.visible_children.items()}
@@ -715,7 +722,7 @@ async def test_the_first_rows_of_the_tree_are_summarised_in_the_opening_thread(m
         shown = {tree.tree_layout.rows[k].entry for k in range(top, top + tree.size.height)}
         assert selected_id(app) == "w1999" and len(shown) == tree.size.height
         assert not shown & set(on_ui)
-        assert tree._prepared is None  # (taken)
+        assert tree._prepared is None  # (taken; private: the opening thread's hand-off)
 
 
 async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
@@ -880,11 +887,12 @@ async def test_mouse_selects_rows_folds_and_opens_sessions(make_app, settle, cor
         sl = b.session_list
         # click the first line of the srv-app session in the sidebar: it opens
         k = next(k for k, it in enumerate(sl.items) if it.key == str(srv_app_file))
-        y = sl._starts[k] - round(sl.scroll_y)
+        first_line = sum(it.height for it in sl.items[:k])
+        y = first_line - round(sl.scroll_y)
         if not 0 <= y < sl.scrollable_content_region.height:
             sl.move_to_row(k)
             await pilot.pause()
-            y = sl._starts[k] - round(sl.scroll_y)
+            y = first_line - round(sl.scroll_y)
         await pilot.click(sl, offset=(5, y))
         await settle(pilot)
         assert b.session is not None and b.session.path == str(srv_app_file)
