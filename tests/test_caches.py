@@ -143,7 +143,8 @@ def test_a_listing_index_with_wrong_types_is_rebuilt_with_one_line(tmp_path, dam
     assert len(lines) == 1 and "listing index" in lines[0] and "rebuilt" in lines[0]
     # ... and written again whole
     rebuilt = SessionIndex(cache)
-    assert rebuilt.load_error is None and len(rebuilt._rows) == 5
+    rows = json.loads(_index_file(cache).read_bytes())["rows"]
+    assert rebuilt.load_error is None and len(rows) == 5 and all(rebuilt.get(r["path"]) for r in rows)
     again = _cli("list", str(root), cache=cache)
     assert again.returncode == 0 and again.stderr == ""
 
@@ -355,7 +356,7 @@ async def test_ctrl_f_on_a_damaged_search_index_finds_everything_and_says_so(mak
         for _ in range(300):
             await settle(pilot)
             screen = app.screen
-            if isinstance(screen, SearchScreen) and not screen._running:
+            if isinstance(screen, SearchScreen) and not screen.searching:
                 break
         assert isinstance(app.screen, SearchScreen)
         assert {row.result.path for row in app.screen.results.rows if row.kind == "session"} == want

@@ -133,10 +133,10 @@ async def test_ctrl_f_with_a_catastrophic_pattern_answers_and_escape_closes(stor
         await settle(pilot)
         screen = app.screen
         for _ in range(200):
-            if not screen._running and screen._timer is None:
+            if not screen.searching:
                 break
             await pilot.pause(0.05)
-        assert not screen._running
+        assert not screen.searching
         status = screen.query_one("#search-status")
         assert not status.has_class("-error"), str(status.render())
         # every row it found ends in a word (the sentence, ending in "!", is not one of them)

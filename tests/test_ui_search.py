@@ -51,7 +51,7 @@ async def _wait(pilot, settle):
     await settle(pilot)
     screen = pilot.app.screen
     for _ in range(100):
-        if isinstance(screen, SearchScreen) and not screen._running and screen._timer is None:
+        if isinstance(screen, SearchScreen) and not screen.searching:
             break
         await pilot.pause(0.05)
         await settle(pilot)

@@ -300,6 +300,12 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     def input(self) -> Input:
         return self.query_one("#search-query", Input)
 
+    @property
+    def searching(self) -> bool:
+        """Whether a search is under way, or typed and about to start (the status line
+        says "Searching…" once it starts)."""
+        return self._running or self._timer is not None
+
     def on_mount(self) -> None:
         self.input.focus()
         if self.initial_query.strip():
