@@ -50,7 +50,7 @@ def _fixed_environment(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path_factory.mktemp("pitui-cache")))
     from pitui.core import paths
 
-    paths._forget_notices()  # (lines about an earlier test's caches)
+    paths._forget_notices()  # (lines about an earlier test's caches; private: a reset for tests only)
     try:
         from textual.widgets import Input, TextArea
     except ImportError:  # pragma: no cover

@@ -230,6 +230,8 @@ def _draw_every_block(s) -> None:
 
     for thinking, full, hidden in ((False, False, False), (True, True, True)):
         m = model_for(s, s.leaf, hidden)
+        # private: every block of the branch model drawn headless (its blocks have a public
+        # face only on a mounted pane)
         for b in range(len(m._bstart)):
             console = Console(width=80, file=io.StringIO(), force_terminal=True, color_system="truecolor")
             ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking, full_output=full,

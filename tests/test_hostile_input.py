@@ -214,7 +214,7 @@ def test_values_nested_deeper_than_pitui_draws_are_cut_with_a_warning(tmp_path, 
         s = Session.open(f, validate=validate)
         s.validate_lazy_lines()
         orjson.dumps(s.entry(1))  # (orjson writes at most 255 levels)
-        s._cache.clear()
+        s._cache.clear()  # private: the decoded entries forgotten, so the entry is read again
         s.entry(1)  # (read again: reported once)
         assert [w.message for w in s.all_warnings] == [
             "line 3: message.content[0].arguments.x" + "[0]" * 7 + "… is nested more than 128 levels deep; cut there"]
@@ -299,7 +299,7 @@ def test_listing_workers_keep_a_failing_file_to_its_row(tmp_path, monkeypatch):
     root = tmp_path / "sessions"
     for k in range(4):
         _session_file(root, f"2026-11-20T0{k}-00-00-000Z_s{k}.jsonl", [user(f"u{k}", None, k, f"question {k}")])
-    real = listing._scan_info
+    real = listing._scan_info  # private: a failing scan injected where a file is read
 
     def flaky(sf, prev, st):
         if sf.path.endswith("_s2.jsonl"):
@@ -482,6 +482,8 @@ def _draw_branch(session: Session, leaf: int) -> list[str]:
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
                     show_thinking=True, full_output=True, show_hidden=True)
     lines: list[str] = []
+    # private: every block of the branch model drawn headless (its blocks have a public
+    # face only on a mounted pane)
     for b in range(len(model._bstart)):
         out = Out(ctx, 100)
         EntryDrawer(session).draw(model._block(b), out)
@@ -501,9 +503,9 @@ def _draw_context(session: Session, entry: int) -> list[str]:
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
                     show_thinking=True, full_output=True, show_hidden=True)
     lines: list[str] = []
-    for b in range(len(view._groups)):
+    for b in range(view.block_count):
         out = Out(ctx, 100)
-        view._draw_item(b, out)
+        view._draw_item(b, out)  # private: drawn headless, into our own Out (the view is not mounted)
         lines += [s.text for s in out.result().strips]
     return lines
 
@@ -558,7 +560,7 @@ async def test_one_row_that_cannot_be_drawn_leaves_the_rest_of_the_sidebar(make_
                                                                            monkeypatch):
     from pitui.ui.widgets.sidebar import SessionList
 
-    real = SessionList._item_line
+    real = SessionList._item_line  # private: a row that fails to draw, injected
 
     def flaky(self, it, sub, width):
         if it.info is not None and it.info.path.endswith("_b.jsonl"):

@@ -133,6 +133,8 @@ def test_fts_narrowing_is_a_superset():
     assert parse_query("ab").terms[0].fts is None  # too short for trigrams
     assert parse_query("abc").terms[0].fts == '"abc"'
     assert parse_query('"a bc"').terms[0].fts is None
+    # private: the literals a regex needs, unit-tested (the index query built from them is
+    # the superset checked above and below)
     assert S._required_literals(r"foo(bar|baz)+qux\d") == ["foo", "ba", "qux"]
     assert S._required_literals(r"(?:hello)?world") == ["world"]
     assert S._required_literals(r"x{2,}abc") == ["x", "abc"]
@@ -305,6 +307,7 @@ def test_context_spans():
     pats = [parse_query("needle").terms[0].pattern]
     text = "first line\n" + "x" * 100 + " Needle and needle\nlast"
     start = text.index("Needle")
+    # private: the context line of a hit, unit-tested on its edges (run() shows it above)
     line_, spans = S._context(text, start, start + 6, pats)
     assert line_.startswith("…") and "\n" not in line_
     assert [line_[s:e] for s, e in spans] == ["Needle", "needle"]
@@ -334,6 +337,7 @@ def _row_count(index_dir):
     with SearchIndex(index_dir) as idx:
         c = idx.conn
         c.execute("INSERT INTO rows(rows) VALUES ('integrity-check')")
+        # private: the stored rows' own encoding, read to check the trigram index against them
         texts = {i: S._unpack(d).lower() for i, d in c.execute("SELECT id, data FROM rowdata")}
         for g in GRAMS:
             if len(g) < 3:
@@ -654,7 +658,7 @@ def test_case_folding_beyond_ascii(tmp_path):
         ("u1", "\u212aelvin and \u017ftop"),
         ("u2", "KELVIN STOP"),
     ]
-    assert S._needles(["AbC", "ß", "x"]) == ("abc", "x")
+    assert S._needles(["AbC", "ß", "x"]) == ("abc", "x")  # private: the folded needles, unit-tested
 
 
 def test_old_index_versions_are_removed(tmp_path):
