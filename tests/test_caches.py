@@ -314,6 +314,7 @@ def test_a_cache_folder_of_another_user_is_not_used(tmp_path, monkeypatch):
     root = _store(tmp_path, 3)
     want = [h.path for h in search(resolve_root(root), "word5", index_dir=tmp_path / "ours")]
     monkeypatch.setenv("PITUI_CACHE_DIR", str(cache))
+    # private: another user's folder, faked (a test cannot chown one to another user)
     monkeypatch.setattr(paths, "_euid", lambda: os.stat(cache).st_uid + 1)
     infos = list_sessions(resolve_root(root), SessionIndex())
     assert len(infos) == 3

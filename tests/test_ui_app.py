@@ -309,6 +309,7 @@ async def test_a_session_named_at_start_is_drawn_once_read_its_panels_held_back_
         assert app.focused is b.branch_tree
         assert b.pane.virtual_size.width == b.pane.scrollable_content_region.width > 0  # laid out at its width
         held = app.export_screenshot()
+    # private: the same start without the hold, to compare with (no setting turns it off)
     monkeypatch.setattr(BrowserScreen, "_hold", lambda self: None)
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
