@@ -1,4 +1,4 @@
-"""pitui's command line: the app, and ``list`` / ``export`` / ``search`` for scripts."""
+"""pitui's command line: the app, and ``list`` / ``export`` / ``search`` / ``check`` for scripts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 # (argparse, pathlib and the rest are imported where used: ``pitui FILE`` starts reading
 # the file before anything it does not need is imported, see start_reading)
 
-SUBCOMMANDS = ("list", "export", "search")
+SUBCOMMANDS = ("list", "export", "search", "check")
 
 
 class CliError(Exception):
@@ -43,7 +43,7 @@ def _app_parser() -> argparse.ArgumentParser:
         prog="pitui",
         description="Browse Pi coding agent sessions in the terminal (read-only).",
         epilog="Scripts: pitui list [ROOT] [--json] | pitui export FILE --format json|markdown|html [--leaf ID] | "
-        "pitui search QUERY [--json]",
+        "pitui search QUERY [--json] | pitui check FILE... [--json]",
     )
     p.add_argument("path", nargs="?", help="a sessions root, one project folder, or one .jsonl session file")
     p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files (as Pi's --session-dir)")
@@ -90,6 +90,22 @@ def _search_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, metavar="N", help="at most N sessions")
     p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
                    help=f"hits shown per session (default {MAX_HITS}; 0: all)")  # fmt: skip
+    return p
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from .core.model.doctor import KINDS
+
+    p = argparse.ArgumentParser(
+        prog="pitui check",
+        description="Say what is wrong with session files, and what Pi does with it (read-only). "
+        "Exit 0 when clean, 1 with findings, 2 when a file cannot be read.",
+        epilog="Kinds of finding: " + ", ".join(KINDS) + ".",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="a session .jsonl file")
+    p.add_argument("--json", action="store_true", help="a JSON array, one object per file readable")
     return p
 
 
@@ -192,6 +208,37 @@ def cmd_export(argv: list[str]) -> int:
     else:
         sys.stdout.buffer.write(data)
     return 0
+
+
+def cmd_check(argv: list[str]) -> int:
+    """``pitui check FILE... [--json]``: each file's findings, one line each, as a linter
+    prints them (``path:line: kind: message (Pi: what it does)``)."""
+    args = _check_parser().parse_args(argv)
+    from .core.model.doctor import Unreadable, check_file
+    from .core.text import json_safe, visible
+
+    status = 0
+    reports = []
+    for path in args.files:
+        try:
+            report = check_file(path)
+        except Unreadable as exc:
+            status = max(status, _fail(path, exc.reason))
+            continue
+        reports.append(report)
+        if report.findings:
+            status = max(status, 1)
+        if not args.json:
+            w = sys.stdout.write
+            for f in report.findings:
+                where = f"{visible(path)}:{f.line}" if f.line is not None else visible(path)
+                w(f"{where}: {visible(f.text())}\n")
+    if args.json:
+        import orjson
+
+        out = [r.to_json() for r in reports]
+        sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
+    return status
 
 
 def _highlight(line: str, spans, tty: bool) -> str:
@@ -345,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             cmd, rest = argv[0], argv[1:]
-            return {"list": cmd_list, "export": cmd_export, "search": cmd_search}[cmd](rest)
+            return {"list": cmd_list, "export": cmd_export, "search": cmd_search, "check": cmd_check}[cmd](rest)
         return cmd_app(argv)
     except BrokenPipeError:
         try:

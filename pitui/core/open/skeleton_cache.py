@@ -44,9 +44,9 @@ if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's work
 
 __all__ = ["CACHE_VERSION", "KEEP", "cache_file", "save", "load", "usable"]
 
-CACHE_VERSION = 4  # 2: entry numbers in 4 bytes, no children lists (made from the parents); 3: the
+CACHE_VERSION = 5  # 2: entry numbers in 4 bytes, no children lists (made from the parents); 3: the
 # skeleton normalised (timestamps strings or None, ids strings: a skeleton of an older pitui may not be);
-# 4: a data-only framed file (no pickle), the stamp with size and mtime_ns
+# 4: a data-only framed file (no pickle), the stamp with size and mtime_ns; 5: warnings keep their kind
 KEEP = 8  # skeleton files kept (each ~40 bytes an entry: ~9 MB for 54,000 entries)
 _TAIL = 4096
 _SUFFIX = ".skeleton"
@@ -139,7 +139,7 @@ def _encode(value: Any, parts: _Parts, depth: int = 0) -> list:
         return ["di", parts.json([list(value), list(value.values())])]
     if isinstance(value, list) and value:
         if all(isinstance(w, SessionWarning) for w in value):
-            return ["w", parts.json([[w.line, w.message] for w in value])]
+            return ["w", parts.json([[w.line, w.message, w.kind] for w in value])]
         if type(value[0]) is tuple:  # the layout's gutters: a few shared tuples of pairs
             slot: dict[int, int] = {}
             table: list = []
@@ -233,7 +233,7 @@ def _decode(form: Any, parts: list[memoryview], depth: int = 0) -> Any:
             raise _Damaged("not an int-keyed dict")
         return dict(zip(keys, values))
     if kind == "w":
-        return [SessionWarning(line, message) for line, message in orjson.loads(_part(parts, form[1]))]
+        return [SessionWarning(line, message, kind) for line, message, kind in orjson.loads(_part(parts, form[1]))]
     if kind == "g":
         table = [tuple(map(tuple, g)) for g in orjson.loads(_part(parts, form[1]))]
         return list(map(table.__getitem__, _array(form[2], _part(parts, form[3]))))

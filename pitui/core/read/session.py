@@ -81,12 +81,14 @@ def _index_of(ids: list[str], damaged: list[int]) -> dict[str, int]:
 
 
 class NotASession(Exception):
-    """The file is not a Pi session; ``reason`` is one line for the user."""
+    """The file is not a Pi session; ``reason`` is one line for the user, ``line`` the
+    line that should have been the session header, when there is one."""
 
-    def __init__(self, path: str, reason: str):
+    def __init__(self, path: str, reason: str, line: int | None = None):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        self.line = line
 
 
 class FileChanged(OSError):
@@ -98,6 +100,9 @@ class FileChanged(OSError):
 class SessionWarning:
     line: int | None
     message: str
+    # what kind of problem it is, for ``pitui check`` (:mod:`pitui.core.model.doctor`
+    # names the kinds and says what Pi does with each); "" when not said
+    kind: str = ""
 
     def to_json(self) -> dict:
         return {"line": self.line, "message": self.message}
@@ -199,6 +204,8 @@ class Session:
         self._path_tree: Any = None  # the parent list the cached path was walked in
         self._path: list[int] = []
         self._path_pos: dict[int, int] = {}
+        # tool call id -> (assistant entry, toolCall block) or None, found by call_anywhere
+        self._calls_found: dict[str, tuple[int, dict] | None] = {}
         # tree, rebuilt by _build_tree()
         self.index_of: dict[str, int] = {}
         self.parent: list[int] = []
@@ -353,7 +360,7 @@ class Session:
     # numbers travel as arrays and the dicts that follow from them are made again with
     # C-level zips (a plain pickle of the tree took 3x longer to load than to build).
     _STATE_SKIP = frozenset({"_lock", "_path_lock", "_cache", "_path_tree", "_path", "_path_pos",
-                             "index_of", "parent", "_children"})
+                             "index_of", "parent", "_children", "_calls_found"})
 
     _TREE_STATE = ("roots", "shadowed", "leaf", "tree_warnings", "parent", "walked_path")
 
@@ -497,9 +504,10 @@ class Session:
         """Parse one line whole and record it (the exact, validating path). ``check``: the
         entry's fields are checked too (:meth:`_add_entry_from_obj`)."""
         res = parse_line(raw.data)
-        if res.value is None:
+        if res.value is None and res.error is not None:  # (a line "null" parses: it is no object)
             if raw.terminated:
-                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is {res.why} and is skipped"))
+                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is {res.why} and is skipped",
+                                                    _unparsable(res)))
                 self.scanned_to = raw.end
                 self.next_lineno = raw.lineno + 1
             # An unterminated last line that does not parse is Pi writing it now: skip it
@@ -508,22 +516,25 @@ class Session:
         obj = res.value
         if not isinstance(obj, dict):
             if raw.terminated:
-                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not a JSON object and is skipped"))
+                self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is not a JSON object and is skipped",
+                                                   "not-an-object"))
             self._advance(raw, added=False)
             return
         if res.replaced:
             flags |= F_NON_UTF8
             self.warnings.append(
-                SessionWarning(raw.lineno, f"line {raw.lineno} has bytes that are not UTF-8 (shown as \ufffd)")
+                SessionWarning(raw.lineno, f"line {raw.lineno} has bytes that are not UTF-8 (shown as \ufffd)",
+                               "not-utf8")
             )
         self._parsed_count += 1
         if obj.get("type") == "session":
-            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} repeats the session header and is ignored"))
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} repeats the session header and is ignored",
+                                               "extra-header"))
             self._advance(raw, added=False)
             return
         if res.surrogates:
             flags |= F_SURROGATES
-            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno)))
+            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno), "surrogates"))
         self._add_entry_from_obj(obj, raw, flags, self._intern, check)
         self._advance(raw, added=True)
 
@@ -656,7 +667,8 @@ class Session:
         if obj is None:
             if not raw.terminated:
                 return  # still being written
-            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is {res.why} and is skipped"))
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno} is {res.why} and is skipped",
+                                                _unparsable(res)))
             self.scanned_to = raw.end
             self.next_lineno = raw.lineno + 1
             return
@@ -665,11 +677,11 @@ class Session:
                 reason = f"the session header on line {raw.lineno} has no string id"
             else:
                 reason = f"line {raw.lineno} should be a session header but is {_what_json(obj)} (not a Pi session)"
-            raise NotASession(self.path, reason)
+            raise NotASession(self.path, reason, raw.lineno)
         if res.surrogates:
-            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno)))
+            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno), "surrogates"))
         for problem in normalize_header(obj, deep=may_be_deep(raw.data)):
-            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno}: header {problem}"))
+            self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno}: header {problem}", "field-type"))
         self.header = obj
         self.version = _version(obj.get("version"))
         if "parentSession" not in obj and isinstance(obj.get("branchedFrom"), str):
@@ -689,9 +701,10 @@ class Session:
         idx = len(self.ids)
         lineno = raw.lineno
         problems: tuple = ()
+        cut: tuple = ()
         if check:
-            cut = cut_deep(obj) if may_be_deep(raw.data) else ()
-            problems = (*cut, *normalize_entry(obj, deep=False))  # (reported after the skeleton's)
+            cut = tuple(cut_deep(obj)) if may_be_deep(raw.data) else ()
+            problems = tuple(normalize_entry(obj, deep=False))  # (reported after the skeleton's)
             flags |= F_CHECKED | (F_CUT if cut else 0)
         etype = obj.get("type")
         if type(etype) is str:
@@ -716,7 +729,7 @@ class Session:
             if eid is None:
                 eid = f"line{lineno}"
                 if raw_id is None:
-                    self.warnings.append(SessionWarning(lineno, f"line {lineno} has no id; pitui calls it {eid}"))
+                    self.warnings.append(SessionWarning(lineno, f"line {lineno} has no id; pitui calls it {eid}", "no-id"))
                 else:
                     self._bad_field(lineno, "id", raw_id, "a string", f"pitui calls it {eid}")
             elif type(raw_id) is not str:
@@ -729,7 +742,7 @@ class Session:
         ts = obj.get("timestamp")
         if ts is not None and type(ts) is not str:
             ts, problem = norm_timestamp(ts)
-            self.warnings.append(SessionWarning(lineno, f"line {lineno}: {problem}"))
+            self.warnings.append(SessionWarning(lineno, f"line {lineno}: {problem}", "field-type"))
         role = None
         message = obj.get("message")
         if etype == "message" and type(message) is dict:
@@ -760,11 +773,14 @@ class Session:
         self.linenos.append(lineno)
         self.flags.append(flags)
         self._parsed_pos_to_entry[self._parsed_count - 1] = idx
+        if cut:
+            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}", "too-deep") for p in cut)
         if problems:
-            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}") for p in problems)
+            self.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}", "field-type") for p in problems)
 
     def _bad_field(self, lineno: int, name: str, value: Any, want: str, outcome: str) -> None:
-        self.warnings.append(SessionWarning(lineno, f"line {lineno}: {name} is {kind_of(value)}, not {want}; {outcome}"))
+        self.warnings.append(SessionWarning(lineno, f"line {lineno}: {name} is {kind_of(value)}, not {want}; {outcome}",
+                                            "field-type"))
 
     def _apply_label(self, obj: dict, ts: Any) -> None:
         """A label entry sets (or clears) the label of its target, as Pi's labelsById."""
@@ -936,6 +952,7 @@ class Session:
                             self.linenos[i],
                             f"line {self.linenos[i]}: id {eid} is used again on line "
                             f"{self.linenos[index_of[eid]]}; the later entry wins (as in Pi)",
+                            "duplicate-id",
                         )
                     )
         parent = [-1] * n
@@ -953,7 +970,8 @@ class Session:
                 if j is None and pid is not None:
                     tree_warnings.append(
                         SessionWarning(
-                            self.linenos[i], f"line {self.linenos[i]}: parent {pid} not found; shown as a root (orphan)"
+                            self.linenos[i], f"line {self.linenos[i]}: parent {pid} not found; shown as a root (orphan)",
+                            "missing-parent",
                         )
                     )
                 continue
@@ -1009,6 +1027,7 @@ class Session:
                         self.linenos[m],
                         f"line {self.linenos[m]}: parentId cycle through {len(cycle)} entries ({chain}); "
                         f"{ids[m]} is shown as a root",
+                        "parent-cycle",
                     )
                 )
                 mark(m)
@@ -1208,7 +1227,8 @@ class Session:
             if not self.flags[i] & F_DAMAGED:
                 self.flags[i] |= F_DAMAGED
                 self.warnings.append(
-                    SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON): {res.error}")
+                    SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged (not valid JSON): {res.error}",
+                                   _unparsable(res))
                 )
             obj = self._stand_in(i, f"line {self.linenos[i]} is damaged: {res.error}")
         else:
@@ -1244,17 +1264,18 @@ class Session:
             flags = self.flags[i]
             if cut and not flags & F_CUT:
                 flags |= F_CUT
-                self.warnings.extend(SessionWarning(line, f"line {line}: {p}") for p in cut)
+                self.warnings.extend(SessionWarning(line, f"line {line}: {p}", "too-deep") for p in cut)
             if flags & F_CHECKED:
                 self.flags[i] = flags
                 return
             if res.replaced and not flags & F_NON_UTF8:
                 flags |= F_NON_UTF8
-                self.warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)"))
+                self.warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)",
+                                                    "not-utf8"))
             if res.surrogates and not flags & F_SURROGATES:
                 flags |= F_SURROGATES
-                self.warnings.append(SessionWarning(line, _surrogate_warning(line)))
-            self.warnings.extend(SessionWarning(line, f"line {line}: {p}") for p in problems)
+                self.warnings.append(SessionWarning(line, _surrogate_warning(line), "surrogates"))
+            self.warnings.extend(SessionWarning(line, f"line {line}: {p}", "field-type") for p in problems)
             # (a line read from its head is now known to be whole: nothing left to validate)
             self.flags[i] = (flags | F_CHECKED) & ~F_LAZY
     def _stand_in(self, i: int, error: str) -> dict:
@@ -1326,6 +1347,47 @@ class Session:
             steps += 1
         return None
 
+    def call_anywhere(self, tcid: str) -> tuple[int, dict] | None:
+        """``(assistant entry, toolCall block)`` of the call ``tcid`` anywhere in the file
+        (the first in file order), or None when no entry calls it: for a result whose call
+        :meth:`find_tool_call` did not find above it. Reads only the entries whose line holds
+        the id's JSON text (found by a byte search of the file); each answer is kept."""
+        with self._lock:
+            if tcid in self._calls_found:
+                return self._calls_found[tcid]
+        import mmap
+        from bisect import bisect_right
+
+        import orjson
+
+        needle = orjson.dumps(tcid)
+        found = None
+        try:
+            with open_regular(self.path) as f:
+                self._check_fd(f.fileno())
+                size = min(os.fstat(f.fileno()).st_size, self.scanned_to)
+                m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        except (OSError, ValueError):
+            return None  # (not kept: it may be readable next time)
+        if m is not None:
+            with m:
+                at = m.find(needle, 0, size)
+                while at >= 0 and found is None:
+                    i = bisect_right(self.offsets, at) - 1
+                    if i < 0 or at >= self.offsets[i] + self.lengths[i]:
+                        at = m.find(needle, at + 1, size)
+                        continue
+                    if (self.types[i] == "message" and self.roles[i] == "assistant" and i not in self.shadowed):
+                        content = (self.message(i) or {}).get("content")
+                        for block in content if isinstance(content, list) else ():
+                            if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
+                                found = (i, block)
+                                break
+                    at = m.find(needle, self.offsets[i] + self.lengths[i], size)
+        with self._lock:
+            self._calls_found[tcid] = found
+        return found
+
     def validate_lazy_lines(self, should_stop: Callable[[], bool] | None = None) -> list[int]:
         """Parse whole every line that was read from its head only, and mark the damaged
         ones; check the fields of every entry not checked yet (as :meth:`entry` does), so
@@ -1344,9 +1406,10 @@ class Session:
                 if res.replaced and not flags & F_NON_UTF8:
                     self.flags[i] |= F_NON_UTF8
                     self.warnings.append(SessionWarning(
-                        self.linenos[i], f"line {self.linenos[i]} has bytes that are not UTF-8 (shown as \ufffd)"))
+                        self.linenos[i], f"line {self.linenos[i]} has bytes that are not UTF-8 (shown as \ufffd)",
+                        "not-utf8"))
                 self.warnings.append(
-                    SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged ({res.why})")
+                    SessionWarning(self.linenos[i], f"line {self.linenos[i]} is damaged ({res.why})", _unparsable(res))
                 )
                 damaged.append(i)
                 continue
@@ -1357,6 +1420,12 @@ class Session:
             self._normalize(i, res.value, res, data, False)
         return damaged
 
+
+
+def _unparsable(res) -> str:
+    """The kind of the warning for a line that did not parse: nested too deeply for pitui
+    (JavaScript reads it), or not JSON at all."""
+    return "too-deep" if res.error and "depth limit" in res.error else "unparsable"
 
 
 def _surrogate_warning(line: int) -> str:

@@ -41,10 +41,14 @@ __all__ = [
     "group_messages",
 ]
 
-def render_tool_section(out: Out, call: dict | None, result: dict | None, key: str,
+def render_tool_section(out: Out, call: dict | str | None, result: dict | None, key: str,
                         result_entry: int | None = None, depth: int = 0) -> None:
-    """One tool call with its result under it."""
+    """One tool call with its result under it. ``call`` is the call, or None when it was
+    not found above the result, or why it was not (a ``call_for`` may say)."""
     p = out.p
+    missing = "call not on this branch"
+    if isinstance(call, str):
+        missing, call = call, None
     if result is not None and result.get("pituiError"):
         out.mark_entry(result_entry)
         t = Text("⚠ damaged entry: ", p.warning + Style(bold=True))
@@ -62,7 +66,7 @@ def render_tool_section(out: Out, call: dict | None, result: dict | None, key: s
         t.append("  ")
         t.append(_field(tool_args_summary(name, args)), p.fg)
     else:
-        t.append("  (call not on this branch)", p.muted)
+        t.append(f"  ({_field(missing)})", p.muted)
     if result is None:
         t.append("  no result", p.muted)
     if out.ctx.text_mode:
@@ -245,7 +249,7 @@ def _message_haystack(msg: dict) -> str:
 
 
 def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]], key: str,
-                     depth: int = 0, call_for: Callable[[int | None, dict], dict | None] | None = None,
+                     depth: int = 0, call_for: Callable[[int | None, dict], dict | str | None] | None = None,
                      callbacks_for: Callable[[str], list[tuple[str, AppEvent]]] | None = None) -> None:
     """Assistant content in order: thinking (folded), Markdown text, tool calls each with
     its result (and the callbacks that resolved it later, from ``callbacks_for``); then the
@@ -332,7 +336,8 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
 
 
 def render_tool_results(out: Out, results: list[tuple[int | None, dict]], key: str,
-                        call_for: Callable[[int | None, dict], dict | None] | None = None, depth: int = 0) -> None:
+                        call_for: Callable[[int | None, dict], dict | str | None] | None = None,
+                        depth: int = 0) -> None:
     """Tool results without their assistant message above them (orphans)."""
     for entry, r in results:
         call = call_for(entry, r) if call_for else None
@@ -503,7 +508,8 @@ def render_custom_entry(out: Out, data: Any, key: str) -> None:
 
 
 def render_message(out: Out, msg: dict, key: str, results: list[tuple[int | None, dict]] = (),
-                   depth: int = 0, call_for: Callable[[int | None, dict], dict | None] | None = None) -> None:
+                   depth: int = 0, call_for: Callable[[int | None, dict], dict | str | None] | None = None
+                   ) -> None:
     """The body of one message of any role."""
     role = msg.get("role")
     if role == "user":

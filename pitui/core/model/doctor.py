@@ -1,0 +1,333 @@
+"""The session doctor: what is wrong with one session file, and what Pi does with it.
+
+``pitui check`` prints these findings and the app's warnings dialog (``w``) shows them.
+Most of them are what the reader already reports while it reads every line whole
+(:class:`~pitui.core.read.session.Session` with ``validate=True``: lines that do not parse,
+wrong field types, broken text, duplicate ids, missing parents, ``parentId`` cycles), each
+warning carrying its kind. The rest need the whole tree and are found here: an entry that is
+its own parent, tool results with no call before them on their branch, tool calls left
+without a result on a branch that went on, compactions keeping an entry that is not on their
+branch, labels of entries that are not in the file, and a last line cut short.
+
+What Pi does with each was read in Pi 1.5.2's ``session-manager.js`` (``loadEntriesFromFile``,
+``_buildIndex``, ``getTree``, ``getBranch``, ``buildContextEntries``) and pi-ai's
+``transformMessages``, and checked by running that code on a file built to have each problem.
+
+Linear in the size of the file, and nothing recurses on the depth of the tree.
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from ..read.lines import NotRegular, open_regular, parse_line
+from ..read.normalize import norm_id
+from ..read.session import NotASession, Session, SessionWarning
+
+__all__ = ["Finding", "Report", "KINDS", "check_file", "check_session", "Unreadable", "orphan_text"]
+
+# Every kind of finding, in the order ``pitui check --help`` lists them, with what Pi does.
+KINDS: dict[str, str] = {
+    "missing-header": "refuses to open the file (not a valid session)",
+    "unparsable": "skips the line",
+    "too-deep": "reads the line whole: JavaScript has no such limit",
+    "not-an-object": "skips null, false, 0 and \"\"; any other value it keeps as an entry with no id: an empty "
+                     "root in /tree, and as the last line it leaves Pi with no leaf and an empty context",
+    "not-utf8": "reads the bad bytes as \ufffd too",
+    "surrogates": "loads the text as it is; a request that holds it sends broken UTF-16 to the provider",
+    "extra-header": "ignores the line",
+    "no-id": "keeps the entry with no id: nothing can point at it, and as the last entry it leaves Pi "
+             "with no leaf id",
+    "field-type": "loads the entry as written: whatever reads the field gets the wrong type",
+    "duplicate-id": "keeps the later entry only: the earlier one is lost, and /tree shows the later one "
+                    "where each stood",
+    "missing-parent": "shows it as a root in /tree; the context of its branch starts here",
+    "parent-cycle": "leaves the cycle and all below it out of /tree, and hangs whenever it walks the branch "
+                    "through it",
+    "self-parent": "shows it as a root in /tree, and hangs whenever it walks the branch to it",
+    "orphan-result": "loads it with a broken tool pairing: a request from this branch sends a tool result "
+                     "with no call, which providers refuse",
+    "unanswered-call": "loads it; pi-ai sends an error result \"No result provided\" for the call in each "
+                       "request from this branch",
+    "compaction-target": "keeps nothing from before the compaction but its summary",
+    "label-target": "keeps the label, shown nowhere",
+}
+
+# what Pi does when it is worse than the kind's usual outcome
+_PI_CYCLE_ON_LEAF = ("hangs when it opens the session, then runs out of memory: its walk up the branch from "
+                     "the last entry goes round the cycle forever")
+_PI_SELF_ON_LEAF = "hangs when it opens the session: its walk up the branch from the last entry never ends"
+_PI_CUT_LAST = "skips the line, and adds the missing newline to the file"
+_PI_EMPTY = "starts a new session in the file, writing a header to it"
+
+
+@dataclass(slots=True, frozen=True)
+class Finding:
+    """One thing wrong with a session file: its ``kind`` (a key of :data:`KINDS`), the line
+    (None when it is the whole file's), the entry's id when it has one, what is wrong, and
+    what Pi does with it. The texts hold the file's own ids as they are: whoever shows
+    them makes them visible (:mod:`pitui.core.text`)."""
+
+    kind: str
+    line: int | None
+    entry_id: str | None
+    message: str
+    pi: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "line": self.line, "id": self.entry_id, "message": self.message, "pi": self.pi}
+
+    def text(self) -> str:
+        """``kind: message (Pi: what it does)``, as ``pitui check`` and ``w`` show it."""
+        return f"{self.kind}: {self.message} (Pi: {self.pi})"
+
+
+@dataclass(slots=True)
+class Report:
+    path: str
+    findings: list[Finding]
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "findings": [f.to_json() for f in self.findings]}
+
+
+def orphan_text(tcid: str | None, elsewhere: bool) -> str:
+    """What a tool result with no call above it on its branch lacks, as the pane and
+    ``pitui check`` say it: its call ``tcid`` is on another branch (``elsewhere``), or in
+    no entry of the file at all."""
+    if tcid is None:
+        return "orphan: a tool result with no toolCallId"
+    return f"call {tcid} is on another branch" if elsewhere else f"orphan: no call {tcid} in this file"
+
+
+class Unreadable(Exception):
+    """The file cannot be read at all (missing, a folder, not a regular file, no
+    permission); ``reason`` is one line for the user."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def check_file(path: str | os.PathLike) -> Report:
+    """Every finding of the session file at ``path``, in line order. Raises
+    :class:`Unreadable` when it cannot be read; a readable file that is no session is one
+    ``missing-header`` finding."""
+    path = os.fspath(path)
+    try:
+        open_regular(path).close()
+    except NotRegular as exc:
+        raise Unreadable(path, str(exc).removeprefix(f"{path} "))
+    except IsADirectoryError:
+        raise Unreadable(path, "is a directory, not a session file")
+    except FileNotFoundError:
+        raise Unreadable(path, "no such file")
+    except PermissionError:
+        raise Unreadable(path, "permission denied")
+    except OSError as exc:
+        raise Unreadable(path, f"cannot be read ({exc.strerror or exc})")
+    try:
+        session = Session.open(path, validate=True)
+    except NotASession as exc:
+        empty = exc.reason == "empty file"
+        return Report(path, [Finding("missing-header", exc.line, None, exc.reason,
+                                     _PI_EMPTY if empty else KINDS["missing-header"])])
+    return Report(path, check_session(session))
+
+
+def check_session(s: Session) -> list[Finding]:
+    """The findings of a session read with ``validate=True`` (every line parsed whole, so
+    that every problem of a line is one of its warnings), in line order."""
+    tree = _Tree(s)
+    findings = [_from_warning(s, tree, w) for w in s.all_warnings]
+    findings += _self_parents(s, tree)
+    findings += _tool_pairing(s, tree)
+    findings += _compactions_and_labels(s, tree)
+    findings += _cut_last_line(s)
+    order = {kind: n for n, kind in enumerate(KINDS)}
+    findings.sort(key=lambda f: (f.line or 0, order.get(f.kind, len(order))))
+    return findings
+
+
+class _Tree:
+    """Which entry is below which, in constant time: each entry's number in a preorder
+    walk of the tree and the last number of its subtree (walked with a stack)."""
+
+    def __init__(self, s: Session):
+        n = len(s)
+        first = [-1] * n
+        order: list[int] = []
+        children = s.children
+        stack = list(reversed(s.roots))
+        while stack:
+            x = stack.pop()
+            first[x] = len(order)
+            order.append(x)
+            kids = children.get(x)
+            if kids:
+                stack.extend(reversed(kids))
+        last = first[:]
+        for x in reversed(order):  # (children before their parent)
+            p = s.parent[x]
+            if p >= 0 and last[x] > last[p]:
+                last[p] = last[x]
+        self.first = first
+        self.last = last
+
+    def below(self, a: int, b: int) -> bool:
+        """Whether ``b`` is ``a`` or below it."""
+        fb = self.first[b]
+        return fb >= 0 and self.first[a] <= fb <= self.last[a]
+
+
+def _entry_at(s: Session, line: int | None) -> int:
+    """The entry on ``line``, or -1 (a line that is no entry: skipped, or the header)."""
+    if line is None:
+        return -1
+    k = bisect_left(s.linenos, line)
+    return k if k < len(s) and s.linenos[k] == line else -1
+
+
+def _said(message: str, line: int | None) -> str:
+    """A reader's warning without its leading ``line N`` (the finding has the line)."""
+    if line is None:
+        return message
+    head = f"line {line}"
+    if message.startswith(head + ": "):
+        return message[len(head) + 2:]
+    if message.startswith(head + " "):
+        return "the line " + message[len(head) + 1:]
+    return message
+
+
+def _from_warning(s: Session, tree: _Tree, w: SessionWarning) -> Finding:
+    i = _entry_at(s, w.line)
+    kind = w.kind or "field-type"
+    pi = KINDS.get(kind, KINDS["field-type"])
+    if kind == "parent-cycle" and i >= 0 and s.leaf >= 0 and tree.below(i, s.leaf):
+        pi = _PI_CYCLE_ON_LEAF  # (the cycle was broken at entry i: what was on or below it is below i)
+    return Finding(kind, w.line, s.ids[i] if i >= 0 else None, _said(w.message, w.line), pi)
+
+
+def _self_parents(s: Session, tree: _Tree) -> list[Finding]:
+    out = []
+    for i, (eid, pid) in enumerate(zip(s.ids, s.parent_ids)):
+        if pid == eid and i not in s.shadowed:
+            pi = _PI_SELF_ON_LEAF if s.leaf >= 0 and tree.below(i, s.leaf) else KINDS["self-parent"]
+            out.append(Finding("self-parent", s.linenos[i], eid, f"entry {eid} is its own parent", pi))
+    return out
+
+
+def _tool_pairing(s: Session, tree: _Tree) -> list[Finding]:
+    """Tool results with no call above them on their branch; tool calls with no result
+    below them on a branch that went on (errored and aborted turns aside: pi-ai never
+    sends those again)."""
+    wanted = [i for i, (t, r) in enumerate(zip(s.types, s.roles))
+              if t == "message" and r in ("assistant", "toolResult") and i not in s.shadowed]
+    calls: list[tuple[int, str, str]] = []  # (assistant entry, call id, tool name)
+    call_owners: dict[str, list[int]] = {}
+    results: list[tuple[int, str | None]] = []
+    result_entries: dict[str, list[int]] = {}
+    for i, data in s.raw_lines(wanted):
+        obj = parse_line(data).value
+        msg = obj.get("message") if isinstance(obj, dict) else None
+        if not isinstance(msg, dict):
+            continue
+        if s.roles[i] == "toolResult":
+            tcid = norm_id(msg.get("toolCallId"))
+            results.append((i, tcid))
+            if tcid is not None:
+                result_entries.setdefault(tcid, []).append(i)
+            continue
+        content = msg.get("content")
+        if not isinstance(content, list):
+            continue
+        live = msg.get("stopReason") not in ("error", "aborted")
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                cid = norm_id(block.get("id"))
+                if cid is None:
+                    continue
+                call_owners.setdefault(cid, []).append(i)
+                if live:
+                    name = block.get("name")
+                    calls.append((i, cid, name if isinstance(name, str) else "?"))
+    out = []
+    for r, tcid in results:
+        if tcid is None:
+            out.append(Finding("orphan-result", s.linenos[r], s.ids[r], orphan_text(None, False),
+                               KINDS["orphan-result"]))
+            continue
+        owners = call_owners.get(tcid, ())
+        if any(o != r and tree.below(o, r) for o in owners):
+            continue
+        if owners:
+            where = ", ".join(f"line {s.linenos[o]}" for o in owners[:3])
+            message = f"{orphan_text(tcid, True)} ({where}), not above this result"
+        else:
+            message = orphan_text(tcid, False)
+        out.append(Finding("orphan-result", s.linenos[r], s.ids[r], message, KINDS["orphan-result"]))
+    children = s.children
+    for a, cid, name in calls:
+        kids = children.get(a)
+        if not kids:
+            continue  # (the branch ends at the call: the session stopped there)
+        answered = result_entries.get(cid, ())
+        missing = [c for c in kids if not any(tree.below(c, r) for r in answered)]
+        if not missing:
+            continue
+        if len(missing) == len(kids):
+            message = f"tool call {cid} ({name}) has no result, and the branch goes on below it"
+        else:
+            shown = ", ".join(s.ids[c] for c in missing[:3]) + (" …" if len(missing) > 3 else "")
+            message = f"tool call {cid} ({name}) has no result on the branch through {shown}"
+        out.append(Finding("unanswered-call", s.linenos[a], s.ids[a], message, KINDS["unanswered-call"]))
+    return out
+
+
+def _compactions_and_labels(s: Session, tree: _Tree) -> list[Finding]:
+    out = []
+    for i, t in enumerate(s.types):
+        if (t != "compaction" and t != "label") or i in s.shadowed:
+            continue
+        e = s.entry(i)
+        if t == "compaction":
+            kept = e.get("firstKeptEntryId")
+            if not isinstance(kept, str) or kept == s.ids[i]:  # (its own id: it keeps nothing, as meant)
+                continue
+            j = s.index_of.get(kept)
+            if j is None:
+                message = f"firstKeptEntryId {kept} is no entry of this file"
+            elif not tree.below(j, i):
+                message = f"firstKeptEntryId {kept} (line {s.linenos[j]}) is not on the compaction's branch"
+            else:
+                continue
+            out.append(Finding("compaction-target", s.linenos[i], s.ids[i], message, KINDS["compaction-target"]))
+        else:
+            target = e.get("targetId")
+            if isinstance(target, str) and target not in s.index_of:
+                out.append(Finding("label-target", s.linenos[i], s.ids[i],
+                                   f"label of entry {target}, which is not in this file", KINDS["label-target"]))
+    return out
+
+
+def _cut_last_line(s: Session) -> list[Finding]:
+    """A last line without its newline that does not parse (the reader leaves it, as
+    what Pi is still writing; in a file at rest it was cut short)."""
+    size = s.file_size
+    if s.scanned_to >= size:
+        return []
+    try:
+        with open_regular(s.path) as f:
+            f.seek(s.scanned_to)
+            tail = f.read(size - s.scanned_to)
+    except OSError:
+        return []
+    last = tail.rpartition(b"\n")[2]  # (blank lines may come before it)
+    if not last.strip() or parse_line(last).value is not None:
+        return []
+    return [Finding("unparsable", s.next_lineno + tail.count(b"\n"), None,
+                    "the last line has no newline and is not valid JSON (cut short)", _PI_CUT_LAST)]
