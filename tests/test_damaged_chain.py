@@ -91,8 +91,9 @@ async def test_w_lists_each_problem_once_with_its_line(make_app, settle, cut_fil
         await settle(pilot)
         assert isinstance(app.screen, WarningsScreen)
         shown = "\n".join(str(st.render()) for st in app.screen.query("Static"))
-        assert "    line 4  is damaged (not valid JSON)" in shown
-        assert "    line 5  parent u2 not found; shown as a root (orphan)" in shown
+        # (the findings of pitui check: what is wrong, and what Pi does with it)
+        assert "    line 4  unparsable: the line is not valid JSON and is skipped (Pi: skips the line)" in shown
+        assert "    line 5  missing-parent: parent u2 not found; shown as a root (orphan) (Pi: " in shown
         assert "line 4  line 4" not in shown and "line 5  line 5" not in shown
-        assert "a line that does not parse is skipped" in shown
+        assert "2 findings in " in shown
 

@@ -135,7 +135,7 @@ async def test_the_sidebar_shows_every_row_of_a_store_with_a_surrogate(make_app,
         await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, WarningsScreen)
-        assert [(w.line, "surrogate" in w.message) for w in app.screen.warnings] == [(2, True)]
+        assert [(f.line, f.kind) for f in app.screen.findings] == [(2, "surrogates")]
 
 
 # ----------------------------------------------------------------------------- timestamps

@@ -47,6 +47,7 @@ __all__ = [
     "SummariesMade",
     "StatsWorkedOut",
     "StatsFailed",
+    "FileChecked",
     "SearchFound",
     "SearchProgress",
     "SearchDone",
@@ -244,6 +245,15 @@ class StatsFailed(Message, bubble=False):
     """The stats screen's numbers could not be worked out, and why."""
 
     reason: str
+
+
+@dataclass
+class FileChecked(Message, bubble=False):
+    """The warnings dialog's findings of the open session's file (``pitui check``'s), or
+    why the file could not be read (``error``)."""
+
+    findings: list
+    error: str | None = None
 
 
 @dataclass

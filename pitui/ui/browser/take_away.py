@@ -158,7 +158,7 @@ class TakeAway:
         s = self.session
         if s is None:
             return
-        self.app.push_screen(WarningsScreen(s.path, s.all_warnings))
+        self.app.push_screen(WarningsScreen(s.path))
 
     def on_warnings_badge_pressed(self: "BrowserScreen", event: WarningsBadge.Pressed) -> None:
         self.action_show_warnings()

@@ -11,19 +11,21 @@ import os
 from datetime import datetime
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...core.model.doctor import Finding
 from ...core.read.session import SessionWarning
 from ...core.model.stats import Stats
 from ...core.model.summary import one_line, shorten_home
 from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.timeutil import iso_to_ms
 from ..bindings import bindings_for
+from ..messages import FileChecked
 from ...core.text import visible
 
 __all__ = ["SessionHeader", "WarningsScreen", "fmt_time"]
@@ -157,7 +159,9 @@ class SessionHeader(Vertical):
 
 
 class WarningsScreen(ModalScreen[None]):
-    """Every warning of the session, with its line number."""
+    """What is wrong in the session's file, by line, and what Pi does with each: the
+    findings of ``pitui check`` (:mod:`pitui.core.model.doctor`), worked out on a worker
+    when the dialog opens (the whole file is read again: never on the open path)."""
 
     DEFAULT_CSS = """
     WarningsScreen { align: center middle; }
@@ -167,39 +171,67 @@ class WarningsScreen(ModalScreen[None]):
     }
     WarningsScreen #warnings-title { text-style: bold; color: $text-warning; height: auto; }
     WarningsScreen VerticalScroll { height: auto; max-height: 100%; }
-    WarningsScreen #warnings-hint { color: $text-muted; height: 1; }
+    WarningsScreen #warnings-hint { color: $text-muted; height: auto; }
     """
 
     BINDINGS = bindings_for("warnings")
 
     MAX_SHOWN = 2000
 
-    def __init__(self, path: str, warnings: list[SessionWarning]) -> None:
+    def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
-        self.warnings = warnings
+        self.findings: list[Finding] | None = None  # (None until the check is done)
+        self.error: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            n = len(self.warnings)
-            yield Static(f"{n} warning{'s' if n != 1 else ''} in {visible(os.path.basename(self.path))}",
-                         id="warnings-title", markup=False)
-            text = Text()
-            for w in self.warnings[: self.MAX_SHOWN]:
-                where = f"line {w.line}" if w.line is not None else ""
-                message = w.message
-                if where and message.startswith(where):  # (said once, in the margin)
-                    message = message[len(where):].lstrip(":").lstrip()
-                text.append(f"{where:>11}  ", style="bold")
-                text.append(visible(message) + "\n")
-            if n > self.MAX_SHOWN:
-                text.append(f"… and {n - self.MAX_SHOWN} more\n", style="italic")
-            if not n:
-                text.append("No warnings: every line was read.\n")
+            yield Static(f"Checking {visible(os.path.basename(self.path))}…", id="warnings-title", markup=False)
             with VerticalScroll():
-                yield Static(text, markup=False)
-            yield Static("pitui reads each line as Pi does: a line that does not parse is skipped, and each warning "
-                         "says what became of the rest. Esc closes.", id="warnings-hint", markup=False)
+                yield Static("", id="warnings-list", markup=False)
+            yield Static("Each finding says what Pi does with it; pitui check FILE prints the same. Esc closes.",
+                         id="warnings-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self._check()
+
+    @work(thread=True, exclusive=True, group="check", exit_on_error=False)
+    def _check(self) -> None:
+        from ...core.model.doctor import Unreadable, check_file
+
+        try:
+            findings = check_file(self.path).findings
+        except Unreadable as exc:
+            self.post_message(FileChecked([], exc.reason))
+            return
+        except Exception as exc:  # (a file changing under the read: say so, do not crash)
+            self.post_message(FileChecked([], f"could not be checked ({exc})"))
+            return
+        self.post_message(FileChecked(findings))
+
+    def on_file_checked(self, event: FileChecked) -> None:
+        self.findings, self.error = event.findings, event.error
+        name = visible(os.path.basename(self.path))
+        n = len(event.findings)
+        title = self.query_one("#warnings-title", Static)
+        body = self.query_one("#warnings-list", Static)
+        if event.error is not None:
+            title.update(f"{name} cannot be read")
+            body.update(Text(visible(event.error)))
+            return
+        title.update(f"{n} finding{'s' if n != 1 else ''} in {name}")
+        text = Text()
+        for f in event.findings[: self.MAX_SHOWN]:
+            where = f"line {f.line}" if f.line is not None else ""
+            text.append(f"{where:>11}  ", style="bold")
+            text.append(f.kind, style="bold")
+            text.append(": " + visible(f.message))
+            text.append(" (Pi: " + visible(f.pi) + ")\n", style="italic")
+        if n > self.MAX_SHOWN:
+            text.append(f"… and {n - self.MAX_SHOWN} more\n", style="italic")
+        if not n:
+            text.append("Nothing wrong: every line reads, and every tool result has its call.\n")
+        body.update(text)
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
