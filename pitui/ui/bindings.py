@@ -96,7 +96,7 @@ KEYS: tuple[Key, ...] = (
         section=SESSION, show=True),
     Key("browser", "session.pager", "e", "pager", "Raw", "The selected entry's line in $PAGER", section=SESSION),
     Key("browser", "session.warnings", "w", "show_warnings", "Warnings",
-        "What is wrong in the file and what Pi does with it (as pitui check), by line", section=SESSION),
+        "What was wrong in the file (damaged lines, orphans, duplicate ids), by line", section=SESSION),
     Key("browser", "session.back", "backspace", "back", "Back",
         "Back to the session opened before (e.g. after a subagent's transcript)", section=SESSION),
     Key("browser", "search.all", "ctrl+f", "search_all", "All sessions", "Search every session (Enter opens the hit)",
