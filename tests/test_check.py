@@ -375,3 +375,33 @@ async def test_w_shows_the_findings_of_check(make_app, settle, tmp_path, capsys)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, WarningsScreen)
+
+
+def test_tool_pairing_reads_lines_in_any_key_order_and_escapes(tmp_path):
+    """Pi's own lines are read from their head; any other shape is parsed whole, so the
+    findings are the same."""
+    def reordered(e: dict) -> str:
+        return json.dumps(dict(reversed(list(e.items()))))
+
+    f = write(tmp_path / "s.jsonl", [
+        user("u1", None, 1),
+        '{"type":"message","id":"a1","parentId":"u1","timestamp":"' + ts(2) + '","message":{"role":"assistant",'
+        '"content":[{"type":"tool\\u0043all","id":"t\\"1","name":"bash","arguments":{}}],"stopReason":"toolUse"}}',
+        reordered(result("r1", "a1", 3, 't"1')),
+        reordered(result("r2", "r1", 4, "t9")),
+        user("u2", "a1", 5),
+    ])
+    assert [(g.kind, g.line, g.message) for g in check_file(f).findings] == [
+        ("unanswered-call", 3, 'tool call t"1 (bash) has no result on the branch through u2'),
+        ("orphan-result", 5, "orphan: no call t9 in this file"),
+    ]
+
+
+def test_a_check_stops_when_asked(tmp_path):
+    """The dialog stops its check when it closes (a big file's check is seconds of work)."""
+    from pitui.core.model.doctor import Stopped
+
+    f = write(tmp_path / "s.jsonl", [user("u1", None, 1)])
+    with pytest.raises(Stopped):
+        check_file(f, should_stop=lambda: True)
+    assert check_file(f, should_stop=lambda: False).findings == []

@@ -21,12 +21,13 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from dataclasses import dataclass
+from typing import Callable
 
 from ..read.lines import NotRegular, open_regular, parse_line
 from ..read.normalize import norm_id
-from ..read.session import NotASession, Session, SessionWarning
+from ..read.session import _HEAD_RE, NotASession, Session, SessionWarning
 
-__all__ = ["Finding", "Report", "KINDS", "check_file", "check_session", "Unreadable", "orphan_text"]
+__all__ = ["Finding", "Report", "KINDS", "check_file", "check_session", "Unreadable", "Stopped", "orphan_text"]
 
 # Every kind of finding, in the order ``pitui check --help`` lists them, with what Pi does.
 KINDS: dict[str, str] = {
@@ -112,10 +113,15 @@ class Unreadable(Exception):
         self.reason = reason
 
 
-def check_file(path: str | os.PathLike) -> Report:
+class Stopped(Exception):
+    """The check was stopped (``should_stop`` said so) before it was done."""
+
+
+def check_file(path: str | os.PathLike, should_stop: Callable[[], bool] | None = None) -> Report:
     """Every finding of the session file at ``path``, in line order. Raises
     :class:`Unreadable` when it cannot be read; a readable file that is no session is one
-    ``missing-header`` finding."""
+    ``missing-header`` finding. ``should_stop`` is asked now and then (every few MB read):
+    when it says so, :class:`Stopped` is raised."""
     path = os.fspath(path)
     try:
         open_regular(path).close()
@@ -129,22 +135,27 @@ def check_file(path: str | os.PathLike) -> Report:
         raise Unreadable(path, "permission denied")
     except OSError as exc:
         raise Unreadable(path, f"cannot be read ({exc.strerror or exc})")
+    def progress(done: int, total: int) -> None:
+        if should_stop is not None and should_stop():
+            raise Stopped(path)
+
     try:
-        session = Session.open(path, validate=True)
+        session = Session.open(path, validate=True, progress=progress)
     except NotASession as exc:
         empty = exc.reason == "empty file"
         return Report(path, [Finding("missing-header", exc.line, None, exc.reason,
                                      _PI_EMPTY if empty else KINDS["missing-header"])])
-    return Report(path, check_session(session))
+    return Report(path, check_session(session, should_stop))
 
 
-def check_session(s: Session) -> list[Finding]:
+def check_session(s: Session, should_stop: Callable[[], bool] | None = None) -> list[Finding]:
     """The findings of a session read with ``validate=True`` (every line parsed whole, so
-    that every problem of a line is one of its warnings), in line order."""
+    that every problem of a line is one of its warnings), in line order. ``should_stop``:
+    as for :func:`check_file`."""
     tree = _Tree(s)
     findings = [_from_warning(s, tree, w) for w in s.all_warnings]
     findings += _self_parents(s, tree)
-    findings += _tool_pairing(s, tree)
+    findings += _tool_pairing(s, tree, should_stop)
     findings += _compactions_and_labels(s, tree)
     findings += _cut_last_line(s)
     order = {kind: n for n, kind in enumerate(KINDS)}
@@ -221,7 +232,7 @@ def _self_parents(s: Session, tree: _Tree) -> list[Finding]:
     return out
 
 
-def _tool_pairing(s: Session, tree: _Tree) -> list[Finding]:
+def _tool_pairing(s: Session, tree: _Tree, should_stop: Callable[[], bool] | None) -> list[Finding]:
     """Tool results with no call above them on their branch; tool calls with no result
     below them on a branch that went on (errored and aborted turns aside: pi-ai never
     sends those again)."""
@@ -231,12 +242,23 @@ def _tool_pairing(s: Session, tree: _Tree) -> list[Finding]:
     call_owners: dict[str, list[int]] = {}
     results: list[tuple[int, str | None]] = []
     result_entries: dict[str, list[int]] = {}
-    for i, data in s.raw_lines(wanted):
+    for n, (i, data) in enumerate(s.raw_lines(wanted)):
+        if should_stop is not None and not n % 4096 and should_stop():
+            raise Stopped(s.path)
+        is_result = s.roles[i] == "toolResult"
+        if is_result:
+            tcid = _result_call_id(data)
+            if tcid is not None:  # (Pi's own line: read from its head, as the reader's scan does)
+                results.append((i, tcid))
+                result_entries.setdefault(tcid, []).append(i)
+                continue
+        elif b'"toolCall"' not in data and b"\\u" not in data:
+            continue  # (no tool call: each has "toolCall" in its line, unless written with \\u escapes)
         obj = parse_line(data).value
         msg = obj.get("message") if isinstance(obj, dict) else None
         if not isinstance(msg, dict):
             continue
-        if s.roles[i] == "toolResult":
+        if is_result:
             tcid = norm_id(msg.get("toolCallId"))
             results.append((i, tcid))
             if tcid is not None:
@@ -286,6 +308,25 @@ def _tool_pairing(s: Session, tree: _Tree) -> list[Finding]:
             message = f"tool call {cid} ({name}) has no result on the branch through {shown}"
         out.append(Finding("unanswered-call", s.linenos[a], s.ids[a], message, KINDS["unanswered-call"]))
     return out
+
+
+def _result_call_id(data: bytes) -> str | None:
+    """The ``toolCallId`` of a tool result line written as Pi writes it (the reader's head
+    pattern, then the id right after the role), or None when the line is shaped otherwise."""
+    m = _HEAD_RE.match(data, 0, 1024)
+    if m is None or m.group(4) != b"toolResult":
+        return None
+    at = m.end()
+    if not data.startswith(b',"toolCallId":"', at):
+        return None
+    at += 15
+    end = data.find(b'"', at, at + 257)
+    if end < 0 or b"\\" in data[at:end]:
+        return None
+    try:
+        return data[at:end].decode()
+    except UnicodeDecodeError:
+        return None
 
 
 def _compactions_and_labels(s: Session, tree: _Tree) -> list[Finding]:

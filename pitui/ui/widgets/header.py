@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from ...core.model.doctor import Finding
 from ...core.read.session import SessionWarning
@@ -197,10 +198,14 @@ class WarningsScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _check(self) -> None:
-        from ...core.model.doctor import Unreadable, check_file
+        from ...core.model.doctor import Stopped, Unreadable, check_file
 
+        worker = get_current_worker()
         try:
-            findings = check_file(self.path).findings
+            # (stopped when the dialog closes: a big file's check holds the interpreter)
+            findings = check_file(self.path, lambda: worker.is_cancelled).findings
+        except Stopped:
+            return
         except Unreadable as exc:
             self.post_message(FileChecked([], exc.reason))
             return
