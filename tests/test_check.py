@@ -405,3 +405,18 @@ def test_a_check_stops_when_asked(tmp_path):
     with pytest.raises(Stopped):
         check_file(f, should_stop=lambda: True)
     assert check_file(f, should_stop=lambda: False).findings == []
+
+
+def test_a_call_is_found_anywhere_in_the_file_past_other_mentions_of_its_id(tmp_path):
+    from pitui.core.read.session import Session
+
+    f = write(tmp_path / "s.jsonl", [
+        user("u1", None, 1, 'the id "t1" in a message'),
+        result("r0", "u1", 2, "t1"),
+        call("a1", "u1", 3, ("t0", "read"), ("t1", "bash")),
+    ])
+    s = Session.open(f)
+    got = s.call_anywhere("t1")
+    assert got is not None and s.ids[got[0]] == "a1" and got[1]["name"] == "bash"
+    assert s.call_anywhere("t9") is None
+    assert s.call_anywhere('"t1') is None

@@ -46,9 +46,9 @@ def render_tool_section(out: Out, call: dict | str | None, result: dict | None, 
     """One tool call with its result under it. ``call`` is the call, or None when it was
     not found above the result, or why it was not (a ``call_for`` may say)."""
     p = out.p
-    missing = "call not on this branch"
-    if isinstance(call, str):
-        missing, call = call, None
+    missing, missing_style = "call not on this branch", p.muted
+    if isinstance(call, str):  # (a broken pairing, flagged: Pi sends such a result with no call)
+        missing, missing_style, call = call, p.warning, None
     if result is not None and result.get("pituiError"):
         out.mark_entry(result_entry)
         t = Text("⚠ damaged entry: ", p.warning + Style(bold=True))
@@ -66,7 +66,7 @@ def render_tool_section(out: Out, call: dict | str | None, result: dict | None, 
         t.append("  ")
         t.append(_field(tool_args_summary(name, args)), p.fg)
     else:
-        t.append(f"  ({_field(missing)})", p.muted)
+        t.append(f"  ({_field(missing)})", missing_style)
     if result is None:
         t.append("  no result", p.muted)
     if out.ctx.text_mode:
