@@ -23,7 +23,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Callable
 
-from ..read.lines import NotRegular, open_regular, parse_line
+from ..read.lines import open_regular, parse_line
 from ..read.normalize import norm_id
 from ..read.session import _HEAD_RE, NotASession, Session, SessionWarning
 
@@ -123,18 +123,7 @@ def check_file(path: str | os.PathLike, should_stop: Callable[[], bool] | None =
     ``missing-header`` finding. ``should_stop`` is asked now and then (every few MB read):
     when it says so, :class:`Stopped` is raised."""
     path = os.fspath(path)
-    try:
-        open_regular(path).close()
-    except NotRegular as exc:
-        raise Unreadable(path, str(exc).removeprefix(f"{path} "))
-    except IsADirectoryError:
-        raise Unreadable(path, "is a directory, not a session file")
-    except FileNotFoundError:
-        raise Unreadable(path, "no such file")
-    except PermissionError:
-        raise Unreadable(path, "permission denied")
-    except OSError as exc:
-        raise Unreadable(path, f"cannot be read ({exc.strerror or exc})")
+
     def progress(done: int, total: int) -> None:
         if should_stop is not None and should_stop():
             raise Stopped(path)
@@ -142,6 +131,8 @@ def check_file(path: str | os.PathLike, should_stop: Callable[[], bool] | None =
     try:
         session = Session.open(path, validate=True, progress=progress)
     except NotASession as exc:
+        if not exc.no_header:
+            raise Unreadable(path, exc.reason)
         empty = exc.reason == "empty file"
         return Report(path, [Finding("missing-header", exc.line, None, exc.reason,
                                      _PI_EMPTY if empty else KINDS["missing-header"])])

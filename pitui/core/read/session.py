@@ -81,14 +81,16 @@ def _index_of(ids: list[str], damaged: list[int]) -> dict[str, int]:
 
 
 class NotASession(Exception):
-    """The file is not a Pi session; ``reason`` is one line for the user, ``line`` the
-    line that should have been the session header, when there is one."""
+    """The file is not a Pi session; ``reason`` is one line for the user. ``no_header``:
+    the file was read and has no session header (``line``: the line that should have been
+    it, when there is one); otherwise it could not be read at all."""
 
-    def __init__(self, path: str, reason: str, line: int | None = None):
+    def __init__(self, path: str, reason: str, line: int | None = None, *, no_header: bool = False):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
         self.line = line
+        self.no_header = no_header
 
 
 class FileChanged(OSError):
@@ -287,8 +289,8 @@ class Session:
                         break
                 if not self.header:
                     if size == 0:
-                        raise NotASession(self.path, "empty file")
-                    raise NotASession(self.path, "no session header line (not a Pi session)")
+                        raise NotASession(self.path, "empty file", no_header=True)
+                    raise NotASession(self.path, "no session header line (not a Pi session)", no_header=True)
             if body and not header_only:
                 if not validate and self.version >= 2:
                     self._scan_heads(f, size, stop, progress, progress_every, mapped)
@@ -677,7 +679,7 @@ class Session:
                 reason = f"the session header on line {raw.lineno} has no string id"
             else:
                 reason = f"line {raw.lineno} should be a session header but is {_what_json(obj)} (not a Pi session)"
-            raise NotASession(self.path, reason, raw.lineno)
+            raise NotASession(self.path, reason, raw.lineno, no_header=True)
         if res.surrogates:
             self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno), "surrogates"))
         for problem in normalize_header(obj, deep=may_be_deep(raw.data)):
