@@ -420,3 +420,17 @@ def test_a_call_is_found_anywhere_in_the_file_past_other_mentions_of_its_id(tmp_
     assert got is not None and s.ids[got[0]] == "a1" and got[1]["name"] == "bash"
     assert s.call_anywhere("t9") is None
     assert s.call_anywhere('"t1') is None
+
+
+async def test_w_says_when_the_file_is_gone(make_app, settle, tmp_path):
+    from textual.widgets import Static
+
+    path = _orphans(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        path.unlink()
+        await pilot.press("w")
+        await settle(pilot)
+        shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
+        assert f"{os.path.basename(path)} cannot be read" in shown and "no such file" in shown
