@@ -568,8 +568,9 @@ class _Renderer:
         text = r.text
         if r.subagents is not None:
             out.append(self.subagents(*r.subagents, depth))
-            if text.strip():
-                out.append(f'<div class="label-line">output</div>{_pre(text, "out error" if r.is_error else "out")}')
+            if text.strip():  # (a model's reply: Markdown, as the pane draws it)
+                cls = "md error" if r.is_error else "md"
+                out.append(f'<div class="label-line">output</div>{_md_block(text, cls)}')
         elif r.shows_diff:
             if text.strip():
                 out.append(f'<div class="result-text">{_e(text_lines(text)[0] if len(text_lines(text)) == 1 else text)}</div>')

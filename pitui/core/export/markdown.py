@@ -275,7 +275,9 @@ def _result_md(session: Session, i: int) -> list[str]:
     r = result_parts(name, m)
     head = f"**Result** ({name})" + (" — **error**" if r.is_error else "")
     out = [head, ""]
-    if r.text or not r.images:
+    if r.subagents is not None and r.text.strip():
+        out += [r.text, ""]  # (a model's reply: Markdown, as the pane draws it)
+    elif r.text or not r.images:
         out += [_fence(r.text or "(no output)"), ""]
     out += [_image_md(img) for img in r.images] + ([""] if r.images else [])
     if r.diff or r.patch:

@@ -35,6 +35,7 @@ __all__ = [
     "result_parts",
     "SubagentRun",
     "subagent_runs",
+    "run_transcripts",
     "usage_bits",
     "usage_tokens",
     "ImageFacts",
@@ -301,6 +302,19 @@ def _status(r: dict) -> tuple[str, str]:
     return "", "unknown"
 
 
+def run_transcripts(r: dict) -> list[tuple[str, str]]:
+    """Where one run's full transcript may be, as the run records it: ``(what, path)`` for
+    its ``artifactPaths.jsonlPath``, then its ``sessionFile``. The pane links a run to these
+    files and the listing nests them under the session that ran it (one rule for both)."""
+    out = []
+    ap = r.get("artifactPaths")
+    if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
+        out.append(("transcript", ap["jsonlPath"]))
+    if isinstance(r.get("sessionFile"), str):
+        out.append(("session file", r["sessionFile"]))
+    return out
+
+
 def subagent_runs(details: dict) -> tuple[str, list[SubagentRun]]:
     """A subagent call's mode (``parallel``, ``chain``, ... or "") and its runs."""
     runs = []
@@ -311,12 +325,6 @@ def subagent_runs(details: dict) -> tuple[str, list[SubagentRun]]:
         usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
         messages = r.get("messages") if isinstance(r.get("messages"), list) else []
         ps = r.get("progressSummary") if isinstance(r.get("progressSummary"), dict) else {}
-        transcripts = []
-        ap = r.get("artifactPaths")
-        if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
-            transcripts.append(("transcript", ap["jsonlPath"]))
-        if isinstance(r.get("sessionFile"), str):
-            transcripts.append(("session file", r["sessionFile"]))
         runs.append(SubagentRun(
             agent=str(r.get("agent") or "agent"),
             status=status,
@@ -329,7 +337,7 @@ def subagent_runs(details: dict) -> tuple[str, list[SubagentRun]]:
             task=r.get("task") if isinstance(r.get("task"), str) else "",
             error=str(r.get("error") or ""),
             messages=[m for m in messages if isinstance(m, dict)],
-            transcripts=transcripts,
+            transcripts=run_transcripts(r),
         ))
     mode = details.get("mode")
     return (str(mode) if mode else ""), runs

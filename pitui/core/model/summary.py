@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
 from ..read.session import F_DAMAGED, Session
 from ..text import visible
 
-__all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "shorten_home",
-           "shown_path"]
+__all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "cut_words",
+           "shorten_home", "shown_path"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,30 @@ def one_line(s: str, limit: int = 200) -> str:
     tabs as spaces, every other control character as a visible stand-in (``visible``)."""
     s = s.replace("\r", "").replace("\n", " ").replace("\t", " ").strip()
     return visible(s[:limit])
+
+
+def cut_words(s: str, limit: int, width: Callable[[str], int] = len) -> str:
+    """``s`` in at most ``limit`` columns: whole when it fits, else cut after its last whole
+    word that fits with ``…`` (mid-word only when that would keep less than half).
+    ``width`` measures a text (the UI gives terminal cells; characters by default)."""
+    if width(s) <= limit:
+        return s
+    if limit <= 1:
+        return "…"[:max(limit, 0)]
+    room = limit - 1  # (the ellipsis)
+    used = 0
+    end = 0
+    for ch in s:
+        w = width(ch)
+        if used + w > room:
+            break
+        used += w
+        end += 1
+    head = s[:end]
+    space = head.rfind(" ")
+    if s[end:end + 1] != " " and space > 0 and width(head[:space]) >= room // 2:
+        head = head[:space]
+    return head.rstrip() + "…"
 
 
 def text_of(content: Any) -> str:
@@ -138,7 +162,7 @@ def _subagent_title(a: dict) -> str:
     task = a.get("task")
     title = str(agent) if agent else "run"
     if isinstance(task, str) and task:
-        title += ": " + one_line(task, 40)
+        title += ": " + cut_words(one_line(task, 200), 40)
     return title
 
 

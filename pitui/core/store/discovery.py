@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-__all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd", "SUBAGENT_DIR"]
+__all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd",
+           "SUBAGENT_DIR", "transcript_candidates"]
 
 SUBAGENT_DIR = "subagent-artifacts"
 
@@ -107,6 +108,24 @@ def _project_files(folder: str, project: str) -> list[SessionFile]:
     sub = os.path.join(folder, SUBAGENT_DIR)
     if os.path.isdir(sub):
         out.extend(SessionFile(p, project, "subagent") for p in _jsonl_in(sub))
+    return out
+
+
+def transcript_candidates(recorded: str, session_path: str) -> list[str]:
+    """Where a subagent transcript that a session records (a run's ``jsonlPath`` or
+    ``sessionFile``) may be, first to try first: the path as recorded (``~`` expanded; a
+    relative one from the session's folder), then its name in the session's own
+    ``subagent-artifacts`` folder (sessions copied from another machine, or moved, keep
+    their transcripts there under other absolute paths)."""
+    p = os.path.expanduser(recorded)
+    folder = os.path.dirname(session_path)
+    out = []
+    if os.path.isabs(p):
+        out.append(p)
+    elif folder:
+        out.append(os.path.join(folder, p))
+    if folder:
+        out.append(os.path.join(folder, SUBAGENT_DIR, os.path.basename(p)))
     return out
 
 

@@ -4,7 +4,8 @@ A file is read once; what the list needs (header, name, message count, the start
 first user message, last activity, model) is kept in an index under the user cache folder,
 keyed by path, device, inode, size and mtime. The same file that only grew (Pi appends) is
 read from where the index stopped. Lines are parsed whole only when they can change the answer (the header,
-names, the first user message, model changes, lines whose shape is not Pi's usual one).
+names, the first user message, model changes, subagent results, lines whose shape is not Pi's
+usual one).
 
 The index keeps a first message's first :data:`FIRST_MESSAGE_CHARS` characters (what the
 lists show; a whole first message can be megabytes) and where its line lies, and
@@ -25,16 +26,17 @@ from typing import Callable, Iterable
 
 import orjson
 
-from .discovery import SessionFile, SessionRoot, find_session_files
+from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
 from ..read.lines import NotRegular, file_fingerprint, iter_line_spans, open_regular, parse_line, read_span
 from ..read.normalize import json_text
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
 
-__all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "INDEX_VERSION", "default_cache_dir"]
+__all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "subagent_parents", "INDEX_VERSION",
+           "default_cache_dir"]
 
-INDEX_VERSION = 5  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
-# hold the file's device and inode
+INDEX_VERSION = 6  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
+# hold the file's device and inode; 6: rows hold the transcripts their subagent runs record
 
 #: Characters of a first message the index keeps (after its leading white space, of which
 #: at most FIRST_MESSAGE_LEAD more): the lists show its first line's first 300 or fewer.
@@ -85,6 +87,9 @@ class SessionInfo:
     # where the first message's line lies when first_message holds only its start
     first_message_at: int = -1
     first_message_len: int = 0
+    #: the transcripts this session's subagent runs record (``parts.run_transcripts``), as
+    #: recorded: what :func:`subagent_parents` nests transcripts by
+    subagent_transcripts: list[str] = field(default_factory=list)
 
     def full_first_message(self) -> str:
         """The whole first message (Pi's ``firstMessage``): :attr:`first_message` when it
@@ -180,6 +185,41 @@ def _failure(exc: BaseException) -> str:
     if len(text) > 200:
         text = text[:199] + "…"
     return f"cannot be read ({type(exc).__name__}{': ' + text if text else ''})"
+
+
+def _note_transcripts(info: SessionInfo, details) -> None:
+    """Add the transcripts a subagent result's runs record to ``info``."""
+    results = details.get("results") if isinstance(details, dict) else None
+    if not isinstance(results, list):
+        return
+    from ..model.parts import run_transcripts  # (only for a session that ran subagents)
+
+    for r in results:
+        if isinstance(r, dict):
+            for _, path in run_transcripts(r):
+                if path not in info.subagent_transcripts:
+                    info.subagent_transcripts.append(path)
+
+
+def subagent_parents(infos: Iterable[SessionInfo]) -> dict[str, SessionInfo]:
+    """Each subagent transcript listed in ``infos`` whose session is listed too, by path:
+    the session whose subagent runs record it, where the pane finds it
+    (:func:`discovery.transcript_candidates`: the recorded path, or its name in the
+    session's ``subagent-artifacts`` folder). Worked out from the index rows alone."""
+    infos = list(infos)
+    transcripts = {i.path for i in infos if i.kind == "subagent"}
+    if not transcripts:
+        return {}
+    out: dict[str, SessionInfo] = {}
+    for info in infos:
+        if info.kind != "session" or info.error is not None:
+            continue
+        for recorded in info.subagent_transcripts:
+            for cand in transcript_candidates(recorded, info.path):
+                if cand in transcripts:
+                    out.setdefault(cand, info)
+                    break
+    return out
 
 
 def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None) -> SessionInfo:
@@ -280,6 +320,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                         if term:
                             info.scanned_to, info.next_lineno = end, ln + 1
                         continue
+                elif role == b"toolResult" and buf.find(b'"toolName":"subagent"', m.end(), min(e, m.end() + 2048)) >= 0:
+                    obj = parse_line(bytes(buf[pos:e])).value  # a subagent's result: the transcripts it names
                 else:
                     info.message_count += 1
                     if term:
@@ -337,6 +379,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                 if len(info.first_message) < len(text):
                                     info.first_message_at, info.first_message_len = off, e - pos
                                 first_found = True
+                    elif r == "toolResult" and msg.get("toolName") == "subagent":
+                        _note_transcripts(info, msg.get("details"))
     if not have_header:
         info.error = "empty file" if st.st_size == 0 else "no session header line (not a Pi session)"
         return info
@@ -463,7 +507,10 @@ def _row_types() -> dict[str, frozenset]:
 
         got = {}
         for name, hint in typing.get_type_hints(SessionInfo).items():
-            allowed = set(typing.get_args(hint)) if isinstance(hint, types.UnionType) else {hint}
+            if isinstance(hint, types.UnionType):
+                allowed = set(typing.get_args(hint))
+            else:
+                allowed = {typing.get_origin(hint) or hint}  # (list[str]: a list)
             if float in allowed:
                 allowed.add(int)
             got[name] = frozenset(allowed)
@@ -486,6 +533,8 @@ def _rows_of(rows) -> dict[str, SessionInfo] | str:
             want = allowed.get(k)
             if want is not None and type(v) not in want:
                 return f"{k} is {type(v).__name__} in the row of {row['path']}"
+            if type(v) is list and not all(type(x) is str for x in v):  # (list fields hold strings)
+                return f"{k} holds a value that is not a string in the row of {row['path']}"
         out[row["path"]] = SessionInfo(**{k: v for k, v in row.items() if k in allowed})
     return out
 

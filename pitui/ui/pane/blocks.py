@@ -142,8 +142,9 @@ def _image_line(out: Out, block: dict) -> None:
 
 def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, limit: int = CUT_LINES,
                   dep: int = DEP_OUTPUT, syntax_path: str | None = None, diff: bool = False,
-                  hint: str = "o") -> None:
-    """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit)."""
+                  hint: str = "o", markdown: bool = False) -> None:
+    """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit);
+    with ``markdown``, drawn as Markdown (a model's reply, such as a subagent's output)."""
     if out.ctx.text_mode:
         text = clean(text, block=True)
         if text:
@@ -185,6 +186,8 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
             out.plain(ln, _diff_style(out, ln), wrap=not cut)
     elif syntax_path and len(shown) <= SYNTAX_MAX_LINES:
         _syntax(out, "\n".join(shown), syntax_path, no_wrap=cut)
+    elif markdown:  # (while cut: a paragraph's line a row, as many rows as lines)
+        out.markdown("\n".join(shown), style or out.p.fg, no_wrap=cut, max_rows=limit if cut else None)
     else:
         out.plain("\n".join(shown), style or out.p.fg, wrap=not cut)
     if cut:

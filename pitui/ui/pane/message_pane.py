@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator, Sequence
 from textual.timer import Timer
 
 from ...core.read.session import Session
+from ...core.store.discovery import transcript_candidates
 from ..messages import EntryFocused, OpenSessionFile
 from .branch_model import _KM, _KR, BranchModel, _Block, model_for
 from .draw_entry import EntryDrawer
@@ -432,16 +433,7 @@ class MessagePane(BranchModel, BlockScroller):
             return self._artifact_cache[path]
         found = None
         s = self._session
-        cands = []
-        p = os.path.expanduser(path)
-        folder = os.path.dirname(s.path) if s is not None else ""
-        if os.path.isabs(p):
-            cands.append(p)
-        elif folder:
-            cands.append(os.path.join(folder, p))
-        if folder:
-            cands.append(os.path.join(folder, "subagent-artifacts", os.path.basename(p)))
-        for c in cands:
+        for c in transcript_candidates(path, s.path if s is not None else ""):
             try:
                 if os.path.isfile(c):
                     found = c

@@ -306,7 +306,8 @@ class Out:
                 self.actions[y] = action
 
     def render(self, renderable: RenderableType, source: str | None = None, *, chrome: bool = False,
-               action: tuple | None = None, no_wrap: bool = False, trim: bool = False) -> None:
+               action: tuple | None = None, no_wrap: bool = False, trim: bool = False,
+               max_rows: int | None = None) -> None:
         if self.ctx.text_mode:
             if source and not chrome:
                 self.texts.append(source)
@@ -325,6 +326,8 @@ class Out:
                 strips.pop()
             while strips and _is_blank(strips[0]):
                 strips.pop(0)
+        if max_rows is not None:
+            del strips[max_rows:]
         self._add(strips, chrome, action)
 
     def line(self, text: Text | str, style: Style | None = None, *, chrome: bool = False,
@@ -479,7 +482,11 @@ class Out:
         if chrome:
             self.chrome.update(range(start, len(self.strips)))
 
-    def markdown(self, src: str, style: Style | None = None) -> None:
+    def markdown(self, src: str, style: Style | None = None, *, no_wrap: bool = False,
+                 max_rows: int | None = None) -> None:
+        """``src`` drawn as Markdown (plain wrapped text past :data:`MARKDOWN_CAP`); with
+        ``no_wrap`` each line of a paragraph is one row cut with an ellipsis, and at most
+        ``max_rows`` rows are kept (a folded preview)."""
         if len(src) > MARKDOWN_CAP and not self.ctx.text_mode:
             self.wrap(src, style)
             return
@@ -496,7 +503,7 @@ class Out:
         else:
             md = _Markdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
         with self.ctx.console.use_theme(markdown_theme(self.p)):
-            self.render(md, trim=True)
+            self.render(md, trim=True, no_wrap=no_wrap, max_rows=max_rows)
 
     def blank(self) -> None:
         if not self.ctx.text_mode:

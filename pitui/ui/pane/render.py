@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
-from ...core.model.parts import (AppEvent, ResultParts, app_input, SubagentRun, SummaryParts, model_label, requested_edit, result_parts,
-                                 role_title, summary_parts, tool_args_summary, tool_name, tool_state, usage_tokens)
-from ...core.model.summary import one_line, shorten_home, text_of
+from ...core.model.parts import (AppEvent, ResultParts, SubagentRun, SummaryParts, app_input, model_label,
+                                 requested_edit, result_parts, role_title, summary_parts, tool_args_summary, tool_name,
+                                 tool_state, usage_tokens)
+from ...core.model.summary import cut_words, one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
 
 from .blocks import _fold_line, _image_line, _output_lines, render_content, render_header
@@ -99,7 +101,7 @@ def _tool_result_body(out: Out, name: str, args: dict, r: ResultParts, key: str,
         _subagent(out, *r.subagents, key, depth)
         if r.text.strip():
             out.line(Text("output:", p.muted), chrome=True)
-            _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg)
+            _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg, markdown=True)
     elif r.shows_diff:
         _output_lines(out, r.diff or r.patch, key + ":diff", diff=True, limit=CUT_LINES * 2)
     else:
@@ -165,7 +167,8 @@ def _subagent(out: Out, mode: str, runs: list[SubagentRun], key: str, depth: int
         try:
             if run.task:
                 if folded:
-                    out.line(Text("task: ", p.muted) + Text(one_line(clean(run.task, block=True), 400), p.fg))
+                    task = cut_words(one_line(clean(run.task, block=True), 400), out.inner - 6, cell_len)
+                    out.line(Text("task: ", p.muted) + Text(task, p.fg))
                 else:
                     grid = Table.grid(padding=(0, 1))
                     grid.add_column(no_wrap=True)
@@ -290,7 +293,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
             if not folded:
                 out.push("┊ ", p.faint)
                 try:
-                    out.wrap(Text(thinking, p.thinking))
+                    out.markdown(thinking, p.thinking)
                 finally:
                     out.pop()
         elif bt == "text":

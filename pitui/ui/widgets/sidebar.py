@@ -3,9 +3,12 @@
 Projects (their ``cwd``, session count, newest first) hold their sessions: the name in
 its own colour (else the first message), age, message count and model on a second line.
 Sessions forked from another one (``SessionInfo.forked_from``) are nested under their
-parent; subagent transcripts are marked; unreadable files are listed dimmed with their
-reason. With the list focused, typing filters it (Backspace erases, Escape clears),
-Ctrl+S switches the sort between recent and name, Ctrl+N shows named sessions only.
+parent, and subagent transcripts (marked ⚙) under the session that ran them
+(:func:`subagent_parents`; one no listed session records stays at the top, marked
+"parent not found"); unreadable files are listed dimmed with their reason. Titles too
+long for the row end in "…" after a whole word. With the list focused, typing filters it
+(Backspace erases, Escape clears), Ctrl+S switches the sort between recent and name,
+Ctrl+N shows named sessions only.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from textual.geometry import Offset
 from textual.message import Message
 from textual.widgets import Static
 
-from ...core.store.listing import SessionInfo
-from ...core.model.summary import one_line, shorten_home
+from ...core.store.listing import SessionInfo, subagent_parents
+from ...core.model.summary import cut_words, one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
@@ -43,8 +46,9 @@ class Item:
     kind: str  # "project" | "session"
     key: str  # project key, or the session file's path
     info: SessionInfo | None = None
-    depth: int = 0  # fork nesting
+    depth: int = 0  # fork and subagent nesting
     forked: bool = False  # forked from another session (nested or not)
+    unlinked: bool = False  # a subagent transcript that no listed session records
     label: str = ""  # project: its cwd
     count: int = 0  # project: sessions shown
     collapsed: bool = False
@@ -88,7 +92,9 @@ def build_items(
     collapsed: set[str] | frozenset = frozenset(),
     loose_label: str = "(no project folder)",
 ) -> list[Item]:
-    """The sidebar's rows: projects, then their sessions (forks nested under parents)."""
+    """The sidebar's rows: projects, then their sessions (forks nested under the session
+    they were forked from, subagent transcripts under the session that ran them)."""
+    infos = list(infos)
     tokens = query.casefold().split()
     shown = [
         i
@@ -97,15 +103,24 @@ def build_items(
     ]
     by_path = {i.path: i for i in shown}
     by_base = {os.path.basename(i.path): i for i in shown}
+    runs = subagent_parents(infos)  # (all rows: a transcript whose parent is filtered out is not unlinked)
 
     def parent_of(info: SessionInfo) -> SessionInfo | None:
-        f = info.forked_from
-        if not f:
-            return None
-        p = by_path.get(f) or by_base.get(os.path.basename(f))
+        if info.kind == "subagent":
+            ran = runs.get(info.path)
+            p = by_path.get(ran.path) if ran is not None else None
+        else:
+            f = info.forked_from
+            if not f:
+                return None
+            p = by_path.get(f) or by_base.get(os.path.basename(f))
         if p is None or p is info or _project_key(p) != _project_key(info):
             return None
         return p
+
+    def item(m: SessionInfo, depth: int) -> Item:
+        return Item("session", m.path, info=m, depth=depth, forked=bool(m.forked_from),
+                    unlinked=m.kind == "subagent" and m.error is None and m.path not in runs)
 
     if sort == "name":
         def key(i: SessionInfo):
@@ -161,14 +176,14 @@ def build_items(
             if m.path in emitted:
                 continue
             emitted.add(m.path)
-            out.append(Item("session", m.path, info=m, depth=depth, forked=bool(m.forked_from)))
+            out.append(item(m, depth))
             for c in reversed(kids.get(m.path, [])):
                 stack.append((c, depth + 1))
         # Members only reachable through a fork cycle: list them flat.
         for m in members:
             if m.path not in emitted:
                 emitted.add(m.path)
-                out.append(Item("session", m.path, info=m, depth=0, forked=bool(m.forked_from)))
+                out.append(item(m, 0))
     return out
 
 
@@ -441,12 +456,12 @@ class SessionList(LineList):
                 return segs
             if info.kind == "subagent":
                 segs.append(Segment("⚙ ", st("session-list--subagent")))
+            room = width - sum(cell_len(seg.text) for seg in segs)
+            title = cut_words(one_line(info.name or info.first_message, 300), room, cell_len)
             if info.name:
-                segs.append(Segment(one_line(info.name, 300), st("session-list--name")))
+                segs.append(Segment(title, st("session-list--name")))
             else:
-                segs.append(
-                    Segment(one_line(info.first_message, 300), st("session-list--open") if is_open else st("session-list--title"))
-                )
+                segs.append(Segment(title, st("session-list--open") if is_open else st("session-list--title")))
             return segs
         meta_style = st("session-list--meta")
         if it.depth > 0 or it.forked:
@@ -456,7 +471,7 @@ class SessionList(LineList):
             return segs
         bits = []
         if info.kind == "subagent":
-            bits.append("subagent")
+            bits.append("subagent, parent not found" if it.unlinked else "subagent")
         bits.append(format_age(info.modified_ms, self.clock()))
         n = info.message_count
         bits.append(f"{n} msg" if n == 1 else f"{n} msgs")
