@@ -54,6 +54,7 @@ class Loading:
         self._select_id: str | None = None
         self._find_after_open: str | None = None  # what the pane finds once the session shows
         self._history: list[tuple[str, str | None]] = []  # (path, selected id) for Backspace
+        self._tree_filters: dict[str, str] = {}  # each session's tree filter, for this run
         self._opening: open_parallel.ParallelOpen | None = None  # the open being read
         self._footer_session = False  # whether the footer shows the session keys as usable
         self._frozen_before = False  # a session was shown (and its objects frozen) before
@@ -137,6 +138,8 @@ class Loading:
             self._history.append((self.session_path, self.session.ids[sel] if sel >= 0 else None))
             del self._history[:-50]
         self._select_id = select_id
+        if self.session_path is not None:
+            self._tree_filters[self.session_path] = self.branch_tree.mode
         self.session_path = path
         self.session = None
         # What on_session_read froze stays frozen while this session opens: the session
@@ -149,6 +152,10 @@ class Loading:
         self._forget_branch()
         self.branch_tree.placeholder = "opening…"
         self.branch_tree.clear()
+        # The tree filter is the session's own: a session opens at the filter it had when
+        # left (in this run), a session not opened before at the default.
+        self.branch_tree.mode = self._tree_filters.get(path, "default")
+        self._update_tree_title()
         self.session_list.set_open(path)
         info = self.infos.get(path)
         title = info.title if info else os.path.basename(path)
