@@ -153,4 +153,39 @@ def test_a_hidden_callback_shown_with_h(snap_compare, make_app, settle, demo_roo
         _hide_pane_scrollbar(pilot)
         await _settle_pane(pilot, settle)
 
+
+def test_several_roots_tree(snap_compare, make_app, settle, tmp_path):
+    """Two roots, an orphan and a broken parentId cycle, each a root at the top level as
+    Pi draws them (the leaf's root first), the orphan folded; the tree zoomed (z)."""
+    from helpers import assistant, entry, user, write
+
+    project = tmp_path / "--home-u-roots--"
+    project.mkdir()
+    f = write(project / "2026-11-20T10-00-00-000Z_roots.jsonl", [
+        user("u1", None, 1, "first conversation"),
+        assistant("a1", "u1", 2, "answer one"),
+        user("u2", "a1", 3, "follow up"),
+        assistant("a2", "u2", 4, "answer two"),
+        user("u2b", "a1", 5, "other follow up"),
+        assistant("a2b", "u2b", 6, "other answer"),
+        entry("label", "l1", "a2b", 7, targetId="u2", label="kept"),
+        user("o1", "gone", 8, "an orphan: its parent is in no line"),
+        assistant("o2", "o1", 9, "orphan reply"),
+        user("c1", "c2", 10, "a cycle: c1 and c2 each other's parent"),
+        assistant("c2", "c1", 11, "cycle reply"),
+        user("v1", None, 12, "second conversation"),
+        assistant("b1", "v1", 13, "second answer"),
+        user("v2", "b1", 14, "second follow"),
+    ])
+    app = make_app(f)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        b = pilot.app.browser
+        b.branch_tree.select_entry(b.session.index_of["o1"])
+        await pilot.press("enter")  # fold the orphan
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -35,8 +35,21 @@ class TreeRow:
     folded: bool
     hidden_below: int = 0  # entries hidden by this fold
 
+    @property
+    def fold_mark(self) -> str:
+        """``"⊞ "`` for a folded row whose connector does not show the fold (a root), as Pi
+        draws it after the prefix; else ``""``."""
+        return "⊞ " if self.folded and not self.connector else ""
+
+    @property
+    def path_mark(self) -> str:
+        """``"• "`` on the path to the current leaf, else nothing (Pi reserves no column for
+        it: a row off the path starts its text where the mark would be)."""
+        return "• " if self.active else ""
+
     def prefix(self) -> str:
-        """The tree-drawing characters before the entry's text."""
+        """The tree-drawing characters before the entry's text (then :attr:`fold_mark`
+        and :attr:`path_mark`, as Pi's ``/tree`` draws a row)."""
         n = self.indent * 3
         if n == 0:
             return ""

@@ -482,11 +482,15 @@ class BranchTree(TreeLayouts, LineList):
         self.focus()
         row = self.tree_layout.rows[row_no]
         self.move_to_row(row_no, center=False)
+        # the fold glyph: in the connector, or (a folded root's) after the prefix
+        glyph_x = None
         if row.connector and (row.foldable or row.folded):
             glyph_x = 2 + (row.indent - 1) * 3 + 1
-            if abs(at.x - glyph_x) <= 1:
-                self.action_toggle_fold()
-                return
+        elif row.folded:
+            glyph_x = 2 + row.indent * 3
+        if glyph_x is not None and abs(at.x - glyph_x) <= 1:
+            self.action_toggle_fold()
+            return
         if event.chain == 2 and (row.foldable or row.folded):
             self.action_toggle_fold()
 
@@ -555,7 +559,12 @@ class BranchTree(TreeLayouts, LineList):
             prefix = "…" + prefix[len(prefix) - budget + 1 :]
         if prefix:
             segs.append(Segment(prefix, st("branch-tree--gutter")))
-        segs.append(Segment("• " if row.active else "  ", st("branch-tree--active")))
+        # As Pi: a folded root's mark, then the current path's mark (no column kept for
+        # it off the path: a second root would look nested inside the first)
+        if row.folded and not row.connector:
+            segs.append(Segment(row.fold_mark, st("branch-tree--active")))
+        if row.active:
+            segs.append(Segment(row.path_mark, st("branch-tree--active")))
         label = s.label_of(row.entry)
         if label:
             segs.append(Segment(f"[{visible(label)}] ", st("branch-tree--label")))
@@ -572,13 +581,17 @@ class BranchTree(TreeLayouts, LineList):
         elif summ.kind == "custom-message" and not summ.prefix:
             body_style = st(kind_class)
         segs.append(Segment(summ.text, body_style))
-        if row.folded:
-            segs.append(Segment(f"  ⊞ {row.hidden_below} hidden", st("branch-tree--folded")))
+        # A folded row says how many rows its fold hides, kept at the end when the text is cut.
+        tail = [Segment(f" (+{row.hidden_below})", st("branch-tree--folded"))] if row.folded else []
+        tail_len = cell_len(tail[0].text) if tail else 0
         total = sum(cell_len(t) for t, _, _ in segs)
-        if total > width and width > 1:
-            segs = list(Strip(segs).crop(0, width - 1))
+        if total + tail_len > width and width > 1:
+            if width - 1 - tail_len < 4:
+                tail = []  # (too narrow for the count: the text keeps what room there is)
+                tail_len = 0
+            segs = list(Strip(segs).crop(0, width - 1 - tail_len))
             segs.append(Segment("…", st("branch-tree--dim")))
-        return segs
+        return segs + tail
 
     def notify_style_update(self) -> None:
         self._strips.clear()
