@@ -5,9 +5,9 @@ A session can hold more than one root: a second ``parentId: null`` entry (Pi's
 its earliest entry, which becomes a root; Pi's tree leaves the cycle out). Pi then treats the
 roots as children of a virtual root: each at the top level without a connector, the one
 holding the current leaf first, its children one level in. The expected rows below are Pi's
-(``TreeList`` of Pi 1.5.2's ``tree-selector.js`` rendered on the same files, the cursor
-column left out); each row is the layout's prefix, fold mark and path mark and the entry's
-summary, as the tree widget draws them.
+(``TreeList`` of Pi 1.5.2's ``tree-selector.js`` rendered on the same files by
+``tools/pi_tree.mjs``, the cursor column left out); each row is the layout's prefix, fold
+mark and path mark and the entry's summary, as the tree widget draws them.
 """
 
 from __future__ import annotations
