@@ -415,7 +415,7 @@ def test_orphan_result_and_missing_result(tmp_path):
     assert not page.errors
     assert page.find("section", cls="tool-orphan", data_entry="r9")
     assert "no result" in "".join(page.all_text)
-    assert "call not on this branch" in "".join(page.all_text)
+    assert "(orphan: no call nope in this file)" in "".join(page.all_text)  # as the pane says it
 
 
 def test_second_result_for_one_call(tmp_path):

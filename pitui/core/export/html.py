@@ -18,6 +18,7 @@ import re
 from html import escape
 from typing import Any, Callable
 
+from ..model.doctor import call_or_why
 from ..model.context import context_entry_indices
 from .markdown import when_utc
 from ..numbers import as_number as _num
@@ -442,11 +443,11 @@ class _Renderer:
             return open_("assistant") + self._head(i, cap_first(role_title(m)[0]), "assistant", " ".join(extra)) + body + "</section>"
         if role == "toolResult":
             # a result whose call is not on this branch, or a second result for one call
-            found = s.find_tool_call(i)
-            call = found[1] if found is not None and found[0] in self.on_path else None
+            found = call_or_why(s, i)
+            call = found if isinstance(found, dict) else None
             what = "Tool result (another result for a call above)" if call is not None else "Tool result"
             return (open_("tool-orphan") + self._head(i, what, "tool")
-                    + self.tool(call, m, i, 0) + "</section>")
+                    + self.tool(call, m, i, 0, why=found if isinstance(found, str) else "") + "</section>")
         if role == "bashExecution":
             return open_("bash") + self._head(i, cap_first(role_title(m)[0]), "bash", self._bash_badges(m)) + self.bash_body(m) + "</section>"
         if role == "system":
@@ -517,7 +518,8 @@ class _Renderer:
             out.append(f'<div class="stop error">{_e(m.get("errorMessage"))}</div>')
         return "".join(out)
 
-    def tool(self, call: dict | None, result: dict | None, result_entry: int | None, depth: int) -> str:
+    def tool(self, call: dict | None, result: dict | None, result_entry: int | None, depth: int, why: str = "") -> str:
+        """A call with its result; ``why`` says why a result has no call (see ``call_or_why``)."""
         name = tool_name(call, result)
         args = (call or {}).get("arguments")
         a = args if isinstance(args, dict) else {}
@@ -529,7 +531,7 @@ class _Renderer:
         if call is not None:
             out.append(f'<code class="args">{_e(tool_args_summary(name, args, limit=300))}</code>')
         else:
-            out.append('<span class="muted">(call not on this branch)</span>')
+            out.append(f'<span class="orphan">({_e(why or "call not on this branch")})</span>')
         if result is None:
             out.append('<span class="muted">no result</span>')
         out.append("</div>")
@@ -967,6 +969,7 @@ padding:2px 14px;border-top:1px dashed var(--faint)}
 .marker.interrupt{color:var(--warn)}
 .callback{font-size:13px;margin:2px 0 6px 14px;color:var(--custom)}
 .callback .muted{color:var(--muted)}
+.orphan{color:var(--warn)}
 .entry.compaction{border:2px solid var(--summary);border-left-width:6px}
 .entry.compaction .role{font-size:1.05em}
 .outside{border-left:3px dashed var(--muted);padding-left:10px;margin:12px 0}

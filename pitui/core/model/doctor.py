@@ -103,6 +103,27 @@ def orphan_text(tcid: str | None, elsewhere: bool) -> str:
     return f"call {tcid} is on another branch" if elsewhere else f"orphan: no call {tcid} in this file"
 
 
+def call_or_why(session: Session, i: int) -> dict | str | None:
+    """The tool call of tool result ``i``, or why there is none above it (its call is on
+    another branch, or in no entry of the file: :func:`orphan_text`); None when ``i`` is no
+    tool result. One answer for the pane and the HTML export."""
+    found = session.find_tool_call(i)
+    if found is not None:
+        return found[1]
+    msg = session.message(i)
+    if not isinstance(msg, dict) or msg.get("role") != "toolResult":
+        return None
+    tcid = msg.get("toolCallId")
+    if not isinstance(tcid, str):
+        return orphan_text(None, False)
+    found = session.call_anywhere(tcid)
+    if found is None:
+        return orphan_text(tcid, False)
+    if session.is_ancestor(found[0], i):  # (further up than find_tool_call looks)
+        return found[1]
+    return orphan_text(tcid, True)
+
+
 class Unreadable(Exception):
     """The file cannot be read at all (missing, a folder, not a regular file, no
     permission); ``reason`` is one line for the user."""

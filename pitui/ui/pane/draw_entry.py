@@ -10,7 +10,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from ...core.model.doctor import orphan_text
+from ...core.model.doctor import call_or_why
 from ...core.model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, app_event, app_input,
                                  callbacks_by_call, marker, summary_parts)
 from ...core.store.discovery import find_session_by_id
@@ -38,19 +38,7 @@ class EntryDrawer:
         call is on another branch, or in no entry of the file (an orphan)."""
         if entry is None or self.s is None:
             return None
-        s = self.s
-        found = s.find_tool_call(entry)
-        if found is not None:
-            return found[1]
-        tcid = msg.get("toolCallId")
-        if not isinstance(tcid, str):
-            return orphan_text(None, False)
-        found = s.call_anywhere(tcid)
-        if found is None:
-            return orphan_text(tcid, False)
-        if s.is_ancestor(found[0], entry):  # (further up than find_tool_call looks)
-            return found[1]
-        return orphan_text(tcid, True)
+        return call_or_why(self.s, entry)
 
     def _message_of(self, i: int) -> dict:
         e = self.s.entry(i)
