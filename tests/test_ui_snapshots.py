@@ -188,4 +188,24 @@ def test_several_roots_tree(snap_compare, make_app, settle, tmp_path):
         await pilot.press("z")
         await settle(pilot)
 
+
+def test_pane_cursor_on_a_subagent_run(snap_compare, make_app, settle, demo_root):
+    """The pane focused, its cursor on the transcript link of the third worker of a parallel
+    subagent run (Enter opens that transcript); the key bar says Enter opens."""
+    shop = demo_root / "--home-demo-shop--" / "2026-11-16T08-47-12-208Z_01a1e389-f750-7d90-8444-4099283fe1ff.jsonl"
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        b = pilot.app.browser
+        b.open_session(str(shop))  # (once listed: the header has the session's title)
+        await _settle_pane(pilot, settle)
+        b.branch_tree.select_entry(b.session.index_of["e178d7af"])
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await pilot.press("tab")
+        for _ in range(4):  # from the first worker's run to the third one's transcript
+            await pilot.press("down")
+        await _settle_pane(pilot, settle)
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

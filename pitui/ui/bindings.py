@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-__all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette"]
+__all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette", "key_shown"]
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,19 @@ KEYS: tuple[Key, ...] = (
         "End the search in the pane: highlights gone, folds opened for a hit closed", section=MESSAGES),
     Key("browser", "view.zoom", "z", "zoom", "Zoom", "Zoom the focused panel to the whole screen, or back",
         section=MESSAGES),
-    Key("pane", "pane.fold", "enter", "toggle_fold", "Fold", "Open or close the first fold in view",
-        palette=False),
+    Key("pane", "pane.cursor_down", "down", "cursor_down", "Next",
+        "In the pane: the cursor to the next message, fold or transcript link",
+        section=MESSAGES, palette=False),
+    Key("pane", "pane.cursor_up", "up", "cursor_up", "Previous",
+        "In the pane: the cursor to the previous message, fold or transcript link",
+        section=MESSAGES, palette=False),
+    Key("pane", "pane.fold", "enter", "toggle_fold", "Open",
+        "In the pane: open or close the fold at the cursor, or open the transcript there",
+        section=MESSAGES, show=True, palette=False),
+    Key("pane", "pane.scroll_down", "j", "scroll_down", "Scroll down", "In the pane: scroll a line down",
+        section=MESSAGES, palette=False),
+    Key("pane", "pane.scroll_up", "k", "scroll_up", "Scroll up", "In the pane: scroll a line up",
+        section=MESSAGES, palette=False),
     # ------------------------------------------------------------------ the session
     Key("browser", "session.context", "c", "context", "Context", "What the model saw at the selected entry",
         section=SESSION, show=True),
@@ -188,6 +199,16 @@ def bindings_for(target: str) -> list[Binding]:
 
 def by_id(binding_id: str) -> Key | None:
     return _BY_ID.get(binding_id)
+
+
+def key_shown(app, binding_id: str) -> str:
+    """How the (first) key of binding ``binding_id`` is shown (``⌫``), remapped as the app's
+    keymap says."""
+    from .textual_internals import keymap_of
+
+    k = _BY_ID[binding_id]
+    keys = keymap_of(app).get(binding_id, k.keys).split(",")[0].strip()
+    return app.get_key_display(Binding(keys, k.action))
 
 
 def in_palette() -> list[Key]:

@@ -5,11 +5,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Iterator
 
-from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .bindings import in_palette
-from .textual_internals import keymap_of
+from .bindings import in_palette, key_shown
 
 __all__ = ["PituiCommands"]
 
@@ -24,16 +22,13 @@ class PituiCommands(Provider):
         if screen.id != "browser":  # (the browser screen's; no palette commands elsewhere)
             return
         app = self.app
-        keymap = keymap_of(app)
         targets = {"app": app, "browser": screen, "tree": screen.query_one("#tree"),
                    "sidebar": screen.query_one("SessionList")}
         for k in in_palette():
             target = targets.get(k.target)
             if target is None:
                 continue
-            keys = keymap.get(k.id, k.keys).split(",")[0]
-            key = app.get_key_display(Binding(keys, k.action))
-            yield k.what, f"key: {key}", partial(target.run_action, k.action)
+            yield k.what, f"key: {key_shown(app, k.id)}", partial(target.run_action, k.action)
         yield "Help: every key", "key: ?", app.action_help  # type: ignore[attr-defined]
         from ..core.model.layout import FILTERS
 

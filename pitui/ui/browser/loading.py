@@ -282,6 +282,7 @@ class Loading:
         self._update_tree_title()
         self._update_header()
         self.header.set_warnings(session.all_warnings)
+        self.say_how_back(path)
         if held:
             self._paint_when_settled()
         # What is alive now (the session, its layout, the app) lives on: left out of every

@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 from ...core.model.summary import shown_path
 from ...core.text import visible
 from .. import lookahead
-from ..bindings import bindings_for
+from ..bindings import bindings_for, key_shown
 from ..messages import EntryFocused, OpenSessionFile
 from ..pane import MessagePane
 from ..textual_internals import PaintGate
@@ -85,6 +85,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._searching = False  # the pane has a query (SearchChanged)
         self._resumed = False  # has been the screen on top
         self._lookahead_timer: Timer | None = None
+        self._transcript_path: str | None = None  # opened from the pane's link, not shown yet
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -289,9 +290,24 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
             self._from_pane = False
 
     def on_message_pane_open_session_file(self, event: OpenSessionFile) -> None:
-        """A subagent's full transcript: open it (Backspace comes back)."""
+        """A subagent's full transcript: open it (Backspace comes back, as the screen says
+        once it shows: :meth:`say_how_back`)."""
         event.stop()
+        self._transcript_path = event.path if event.path != self.session_path else None
         self.open_session(event.path)
+
+    def say_how_back(self, path: str) -> None:
+        """A session is shown: when it is a transcript opened from the pane, the pane's
+        title says which key goes back (while it stays), and a toast says it once."""
+        linked = path == self._transcript_path and bool(self._history)
+        self._transcript_path = None
+        right = self.query_one("#right")
+        key = key_shown(self.app, "session.back")
+        title = f"Messages · {key} back" if linked else "Messages"
+        if right.border_title != title:
+            right.border_title = title
+        if linked:
+            self.notify(f"A subagent's transcript: {key} goes back to the session that ran it", timeout=5)
 
     def on_session_list_open_requested(self, event: SessionList.OpenRequested) -> None:
         event.stop()

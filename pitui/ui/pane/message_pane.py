@@ -81,6 +81,7 @@ class MessagePane(BranchModel, BlockScroller):
         super().__init__(name=name, id=id, classes=classes)
         self._last_focus: int | None = None
         self._focus_timer: Timer | None = None
+        self._focus_at_cursor = False  # what _report_focus reports: the cursor's entry, or the top's
         self._artifact_cache: dict[str, str | None] = {}
         self._other_timer: Timer | None = None
         self._prepared: tuple[Session, int, BranchModel] | None = None  # see prepare()
@@ -161,9 +162,15 @@ class MessagePane(BranchModel, BlockScroller):
     def entry_at_top(self) -> int | None:
         """The entry shown on the pane's first line (a tool result when inside its output)."""
         hit = self._line_at(round(self.scroll_y))
-        if hit is None:
-            return None
-        b, line = hit
+        return None if hit is None else self._entry_at(*hit)
+
+    def entry_at_cursor(self) -> int | None:
+        """The entry the pane's cursor is on (a tool result when on its call or output)."""
+        at = self._cursor_at()
+        return None if at is None else self._entry_at(*at)
+
+    def _entry_at(self, b: int, line: int) -> int:
+        """The entry drawn on line ``line`` of block ``b``."""
         entry = self._branch[self._bstart[b]]
         for ln, e in self._rendered(b).sections:
             if ln <= line:
@@ -392,6 +399,14 @@ class MessagePane(BranchModel, BlockScroller):
         return top <= y < top + self._heights[b]
 
     def _scrolled(self) -> None:
+        self._focus_at_cursor = False
+        self._report_focus_soon()
+
+    def _cursor_moved(self) -> None:
+        self._focus_at_cursor = True
+        self._report_focus_soon()
+
+    def _report_focus_soon(self) -> None:
         if not self._bstart or not self.is_mounted:
             return
         if self._focus_timer is not None:
@@ -399,8 +414,9 @@ class MessagePane(BranchModel, BlockScroller):
         self._focus_timer = self.set_timer(0.15, self._report_focus)
 
     def _report_focus(self) -> None:
+        """The entry at the top (the user scrolled) or at the cursor (the user moved it)."""
         self._focus_timer = None
-        entry = self.entry_at_top()
+        entry = self.entry_at_cursor() if self._focus_at_cursor else self.entry_at_top()
         if entry is not None and entry != self._last_focus:
             self._last_focus = entry
             self.post_message(EntryFocused(entry))

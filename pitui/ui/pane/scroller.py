@@ -27,6 +27,7 @@ from textual.timer import Timer
 
 from ..bindings import bindings_for
 from ..textual_internals import set_virtual_size_quietly
+from .cursor import PaneCursor
 from .drawing import RenderCache, WorkerDrawing
 from .heights import Heights
 from .out import DEP_OUTPUT, DEP_THINKING, UNCAP, DrawStopped, Out, RenderCtx, Rendered
@@ -40,14 +41,16 @@ _EMPTY: frozenset = frozenset()
 _OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
 
 
-class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
+class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus=True):
     """Base for the message pane and the context view. Subclasses provide the blocks."""
 
+    COMPONENT_CLASSES = {"block-scroller--cursor"}
     DEFAULT_CSS = """
     BlockScroller {
         overflow-x: hidden;
         overflow-y: scroll;
         scrollbar-size-vertical: 1;
+        & > .block-scroller--cursor { color: $accent; background: $block-cursor-blurred-background; }
     }
     """
 
@@ -100,6 +103,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         self._lexers_wanted: set = set()  # ... and not yet given to a worker
         self._lexer_timer: Timer | None = None
         self._generation = 0  # bumped when what the blocks mean changes (another session)
+        self._init_cursor()
         # Blocks with more Markdown than this are drawn on a worker thread (None: never).
         self.async_bytes: int | None = self.ASYNC_BYTES
 
@@ -489,6 +493,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         # The widget's style is worked out once a frame, not once a line (Textual walks
         # every ancestor's styles for it).
         self._frame_style = self.rich_style
+        self._cursor_lines = self._cursor_frame()
         try:
             return super().render_lines(crop)
         finally:
@@ -516,7 +521,11 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         if self._hit_counts.get(b) and line not in r.chrome:
             strip = self._highlight(b, r, line, strip)
         # (both cached on the Strip: repeated frames make no new Strips)
-        return strip.adjust_cell_length(width).apply_style(style)
+        strip = strip.adjust_cell_length(width).apply_style(style)
+        cursor = self._cursor_lines if self._frame_style is not None else self._cursor_frame()
+        if cursor is not None and cursor[0] <= vy < cursor[1]:
+            strip = self._cursor_overlay(strip, vy)
+        return strip
 
     # ------------------------------------------------------------------ folds and clicks
     def _line_at(self, vy: int) -> tuple[int, int] | None:
@@ -554,20 +563,20 @@ class BlockScroller(WorkerDrawing, PaneSearch, ScrollView, can_focus=True):
         if hit is None:
             return
         b, line = hit
+        self.place_cursor(b, line)
         action = self._rendered(b).actions.get(line)
         if action is not None:
             event.stop()
             self._do_action(b, action)
 
     def action_toggle_fold(self) -> None:
-        """Open or close the first fold (or link) in view."""
-        y0 = round(self.scroll_y)
-        for vy in range(y0, y0 + self.scrollable_content_region.height):
-            hit = self._line_at(vy)
-            if hit is None:
-                break
-            b, line = hit
-            action = self._rendered(b).actions.get(line)
-            if action is not None:
-                self._do_action(b, action)
-                return
+        """Open or close the fold, or follow the link, at the cursor."""
+        at = self._cursor_at()
+        if at is None:
+            return
+        b, line = at
+        action = self._rendered(b).actions.get(line)
+        if action is None:
+            self.app.bell()  # (an entry's header, or text: nothing to open there)
+            return
+        self._do_action(b, action)

@@ -1,0 +1,272 @@
+"""The pane's cursor, for :class:`BlockScroller`: the place Enter acts on, an entry or a
+fold or link inside it.
+
+The cursor rests on *stops*: each block's header line, each tool result's first line (a
+block's sections) and the first line of each fold or link (a line with an action). Up and
+down go to the previous / next stop, scrolling as little as shows it; a stop more than a
+page beyond the view is not jumped to: the view moves a page and the cursor with it, so
+no text is skipped. A click puts the cursor on the line clicked. When the view has left
+the cursor behind (scrolled past it, another branch shown), the cursor comes back on the
+first fold or link in view (the last one, when the view went up), else on the first (or
+last) stop in view: the next time it is drawn or used, never in between.
+
+The cursor is kept as (block key, block, line in the block): a block's index stays while
+heights around it change, and its key says when the block there is another one. It is
+drawn over the lines on screen (``render_line`` calls :meth:`_cursor_overlay`), only while
+the pane has focus: no block is drawn again for it, and a move repaints the lines it
+left and reached.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from .out import Rendered
+
+__all__ = ["PaneCursor"]
+
+#: Drawn in the first column of the cursor's lines.
+CURSOR_MARK = "▌"
+
+
+def _stops(r: Rendered) -> list[int]:
+    """The lines of a drawn block the cursor rests on, in order."""
+    h = r.height
+    actions = r.actions
+    stops = {0}  # the header (or the note above it)
+    stops.update(ln for ln, _ in r.sections if 0 <= ln < h)
+    stops.update(ln for ln, a in actions.items() if actions.get(ln - 1) != a)
+    return sorted(stops)
+
+
+def _span(r: Rendered, line: int) -> int:
+    """How many lines from ``line`` the cursor covers: a fold or link's lines, else one."""
+    a = r.actions.get(line)
+    if a is None:
+        return 1
+    n = 1
+    while r.actions.get(line + n) == a:
+        n += 1
+    return n
+
+
+class PaneCursor:
+    """Part of :class:`BlockScroller`: the cursor (see the module docstring)."""
+
+    def _init_cursor(self) -> None:
+        self._cursor: tuple[Hashable, int, int] | None = None  # (block key, block, line)
+        self._cursor_styles: tuple[Style, Style] | None = None  # (the mark, the lines)
+        self._cursor_lines: tuple[int, int] | None = None  # virtual lines drawn as the cursor now
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def cursor_line(self) -> int | None:
+        """The cursor's first line on screen (0: the pane's first line), None without blocks."""
+        at = self._cursor_at()
+        if at is None:
+            return None
+        return self._heights.top(at[0]) + at[1] - round(self.scroll_y)
+
+    @property
+    def cursor_action(self) -> tuple | None:
+        """What Enter does at the cursor: ``("fold", key)``, ``("open", path)``, or None."""
+        at = self._cursor_at()
+        return None if at is None else self._rendered(at[0]).actions.get(at[1])
+
+    # ------------------------------------------------------------------ where it is
+    def _view(self) -> tuple[int, int]:
+        return round(self.scroll_y), max(1, self.scrollable_content_region.height)
+
+    def _set_cursor(self, b: int, line: int) -> None:
+        """Put the cursor there, repainting the lines it left and the lines it reached."""
+        old = self._cursor_lines
+        self._cursor = (self._block_key(b), b, line)
+        if old is not None:
+            self.refresh_lines(old[0], old[1] - old[0])
+        self.refresh_lines(self._heights.top(b) + line, _span(self._rendered(b), line))
+
+    def _scroll_to_cursor(self) -> None:
+        """Scroll as little as shows the cursor's lines (again if drawing the blocks that
+        came into view moved them)."""
+        for _ in range(3):
+            if self._cursor is None:
+                return
+            _, b, line = self._cursor
+            y = self._heights.top(b) + line
+            n = _span(self._rendered(b), line)
+            top, height = self._view()
+            if y < top:
+                self._scroll_to_y(y)
+            elif y + n > top + height:
+                self._scroll_to_y(min(y, y + n - height))
+            else:
+                return
+
+    def _cursor_at(self) -> tuple[int, int] | None:
+        """The cursor's (block, line), brought back into view first when the view left it."""
+        if not self._blocks or self._width <= 0:
+            return None
+        top, height = self._view()
+        cur = self._cursor
+        down = True
+        if cur is not None:
+            key, b, line = cur
+            if b < len(self._blocks) and self._block_key(b) == key:
+                if self._measured[b]:
+                    line = min(line, self._heights[b] - 1)
+                y = self._heights.top(b) + line
+                if top <= y < top + height:
+                    return b, line
+                down = y < top  # the view went down past it
+        at = self._stop_in_view(down)
+        if at is not None:
+            self._set_cursor(*at)
+        return at
+
+    def _stop_in_view(self, first: bool) -> tuple[int, int] | None:
+        """The first (or last) fold or link in view; else the first (last) stop in view;
+        else the first (last) line in view. Only blocks drawn are looked into."""
+        top, height = self._view()
+        heights = self._heights
+        total = heights.total
+        if total <= 0:
+            return None
+        end = min(top + height, total)
+        b0, b1 = heights.block_at(top), heights.block_at(end - 1)
+        actions: list[tuple[int, int]] = []
+        stops: list[tuple[int, int]] = []
+        for b in range(b0, b1 + 1):
+            if not self._measured[b]:
+                continue
+            r = self._rendered(b)
+            btop = heights.top(b)
+            for ln in _stops(r):
+                if top <= btop + ln < end:
+                    (actions if ln in r.actions else stops).append((b, ln))
+        for found in (actions, stops):
+            if found:
+                return found[0] if first else found[-1]
+        y = top if first else end - 1
+        b = heights.block_at(y)
+        return b, y - heights.top(b)
+
+    def _measure_above(self, b: int) -> None:
+        """Draw block ``b`` (for its stops) keeping what is on screen where it is."""
+        if self._measured[b]:
+            return
+        anchor = self._top_anchor()
+        self._measure(b)
+        self._update_virtual_size()
+        if anchor is not None and anchor[0] > b:
+            self._scroll_to_y(self._heights.top(anchor[0]) + anchor[1])
+
+    def _next_stop(self, b: int, line: int, step: int) -> tuple[int, int] | None:
+        """The stop after (``step`` 1) or before (-1) line ``line`` of block ``b``."""
+        stops = _stops(self._rendered(b))
+        if step > 0:
+            after = [s for s in stops if s > line]
+            if after:
+                return b, after[0]
+            if b + 1 < len(self._blocks):
+                self._measure_above(b + 1)
+                return b + 1, _stops(self._rendered(b + 1))[0]
+            return None
+        before = [s for s in stops if s < line]
+        if before:
+            return b, before[-1]
+        if b > 0:
+            self._measure_above(b - 1)
+            return b - 1, _stops(self._rendered(b - 1))[-1]
+        return None
+
+    # ------------------------------------------------------------------ moving it
+    def move_cursor(self, step: int) -> None:
+        """To the next stop (``step`` 1) or the previous one (-1); see the module docstring."""
+        at = self._cursor_at()
+        if at is None:
+            return
+        target = self._next_stop(*at, step)
+        top, height = self._view()
+        heights = self._heights
+        if target is not None:
+            y = heights.top(target[0]) + target[1]
+            near = y < top + 2 * height - 1 if step > 0 else y >= top - height + 1
+            if near:
+                self._set_cursor(*target)
+                self._scroll_to_cursor()
+                self._cursor_moved()
+                return
+        # nothing near: a page, with the cursor on its far edge
+        new_top = max(0, min(top + step * max(1, height - 1), round(self.max_scroll_y)))
+        if new_top != top:
+            self._scroll_to_y(new_top)
+        top, height = self._view()
+        y = min(top + height, heights.total) - 1 if step > 0 else top
+        b = heights.block_at(y)
+        line = y - heights.top(b)
+        if self._cursor is not None and self._cursor[1:] == (b, line):
+            self.app.bell()  # at the very end (or start) already
+            return
+        self._set_cursor(b, line)
+        self._cursor_moved()
+
+    def place_cursor(self, b: int, line: int) -> None:
+        """Put the cursor on line ``line`` of block ``b`` (the first line of a fold or
+        link there): a click."""
+        actions = self._rendered(b).actions
+        a = actions.get(line)
+        while a is not None and line > 0 and actions.get(line - 1) == a:
+            line -= 1
+        self._set_cursor(b, line)
+        self._cursor_moved()
+
+    def _cursor_moved(self) -> None:
+        """The user moved the cursor (a key, a click): for subclasses."""
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(1)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(-1)
+
+    # ------------------------------------------------------------------ drawing it
+    def _cursor_frame(self) -> tuple[int, int] | None:
+        """The virtual lines drawn as the cursor (None: none, the pane has no focus)."""
+        if not self.has_focus:
+            return None
+        at = self._cursor_at()
+        if at is None:
+            return None
+        b, line = at
+        y = self._heights.top(b) + line
+        return y, y + _span(self._rendered(b), line)
+
+    def _cursor_overlay(self, strip: Strip, vy: int) -> Strip:
+        """Line ``vy`` (``strip``, drawn at the pane's width) as a line of the cursor."""
+        styles = self._cursor_styles
+        if styles is None:
+            style = self.get_component_rich_style("block-scroller--cursor")
+            styles = self._cursor_styles = (Style(color=style.color, bgcolor=style.bgcolor, bold=True),
+                                            Style(bgcolor=style.bgcolor))
+        mark, under = styles
+        segs = [Segment(CURSOR_MARK, mark)]
+        segs.extend(Segment(t, s + under if s else under) for t, s, _ in strip.crop(1, strip.cell_length))
+        return Strip(segs, strip.cell_length)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()  # type: ignore[misc]
+        self._cursor_styles = None
+
+    def on_focus(self) -> None:
+        lines = self._cursor_frame()
+        if lines is not None:
+            self.refresh_lines(lines[0], lines[1] - lines[0])
+
+    def on_blur(self) -> None:
+        lines = self._cursor_lines  # (as last drawn)
+        if lines is not None:
+            self.refresh_lines(lines[0], lines[1] - lines[0])

@@ -1,0 +1,223 @@
+"""The message pane's cursor, driven as a user drives it: up and down move it between the
+entries, folds and transcript links; Enter acts where it is (not on the first fold in
+view); j and k scroll; a click puts it on the line clicked; scrolled away, it comes back
+into view; the tree follows it; a transcript opened from it says that Backspace goes back.
+
+The demo's shop session has a parallel subagent run (three workers, two with transcripts)
+and a chain run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import assistant, user, write
+from pitui.ui.pane.cursor import CURSOR_MARK
+
+SIZE = (160, 45)
+SHOP = "--home-demo-shop--/2026-11-16T08-47-12-208Z_01a1e389-f750-7d90-8444-4099283fe1ff.jsonl"
+PARALLEL = "e178d7af"  # the assistant message that ran three workers in parallel
+
+
+@pytest.fixture(autouse=True)
+def _home(ui_home):
+    return ui_home
+
+
+def lines(pane) -> list[str]:
+    """The pane's lines as the screen shows them."""
+    return [pane.render_line(y).text for y in range(pane.size.height)]
+
+
+def cursor_rows(pane) -> list[int]:
+    """The lines on screen drawn as the cursor (marked in their first column)."""
+    return [y for y, text in enumerate(lines(pane)) if text.startswith(CURSOR_MARK)]
+
+
+def cursor_text(pane) -> str:
+    rows = cursor_rows(pane)
+    assert rows, "no cursor on screen"
+    return lines(pane)[rows[0]]
+
+
+async def open_at(pilot, settle, entry_id: str):
+    """The shop session, ``entry_id`` selected in the tree, then Tab to the pane."""
+    app = pilot.app
+    await settle(pilot)
+    b = app.browser
+    b.branch_tree.select_entry(b.session.index_of[entry_id])
+    await settle(pilot)
+    await pilot.press("tab")
+    await settle(pilot)
+    assert b.pane.has_focus
+    return b, b.pane
+
+
+async def press(pilot, settle, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+async def down_to(pilot, settle, pane, wanted, limit: int = 30) -> None:
+    """Press down until the cursor's line satisfies ``wanted``."""
+    for _ in range(limit):
+        if wanted(cursor_text(pane)):
+            return
+        await press(pilot, settle, "down")
+    raise AssertionError(f"never reached; the cursor is on {cursor_text(pane)!r}")
+
+
+async def test_the_cursor_moves_between_folds_links_and_entries(make_app, settle, demo_root):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        # it starts on the first fold in view: the first worker's run, drawn as one line
+        assert "▸ worker  ✓ done  anthropic/claude-haiku-4-5" in cursor_text(pane)
+        assert len(cursor_rows(pane)) == 1
+        seen = [cursor_text(pane)]
+        for _ in range(5):
+            await press(pilot, settle, "down")
+            seen.append(cursor_text(pane))
+        assert ["▸ worker" in s for s in seen] == [True, True, False, True, False, False]
+        assert ["transcript:" in s for s in seen] == [False, False, True, False, True, False]
+        assert "more lines" in seen[5]  # the output's fold
+        # the next message's header is a stop too
+        await press(pilot, settle, "down")
+        assert "assistant" in cursor_text(pane) and "9a580191" in cursor_text(pane)
+        # and up goes back the same way
+        await press(pilot, settle, "up", "up")
+        assert cursor_text(pane) == seen[4]
+        # only the focused pane shows it
+        await press(pilot, settle, "shift+tab")
+        assert not pane.has_focus and cursor_rows(pane) == []
+
+
+async def test_enter_opens_the_transcript_at_the_cursor_and_says_backspace_goes_back(
+        make_app, settle, demo_root, notes):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        transcripts = [y for y, text in enumerate(lines(pane)) if "transcript:" in text]
+        assert len(transcripts) >= 2  # the first in view is another worker's
+        await down_to(pilot, settle, pane, lambda text: "verification failed" in text)
+        await press(pilot, settle, "down")
+        assert cursor_rows(pane) == [transcripts[1]]
+        await press(pilot, settle, "enter")
+        assert b.session is not None and Path(b.session_path).name == "f8c4665c_worker_2.jsonl"
+        right = b.query_one("#right")
+        assert str(right.border_title) == "Messages · ⌫ back"
+        assert any("⌫ goes back" in n for n in notes), notes
+        await press(pilot, settle, "backspace")
+        assert Path(b.session_path).name == Path(SHOP).name
+        assert str(right.border_title) == "Messages"
+
+
+async def test_enter_opens_or_closes_the_fold_at_the_cursor(make_app, settle, demo_root):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        await down_to(pilot, settle, pane, lambda text: "gpt-5-mini" in text)
+        row = cursor_rows(pane)[0]
+        await press(pilot, settle, "enter")
+        screen = lines(pane)
+        assert "▾ worker  ✓ done  openai/gpt-5-mini" in screen[row]  # this one opened
+        assert any("▸ worker  ✓ done  anthropic/claude-haiku-4-5" in s for s in screen)  # not the first
+        assert cursor_rows(pane) == [row]
+        await press(pilot, settle, "enter")
+        assert "▸ worker  ✓ done  openai/gpt-5-mini" in lines(pane)[row]
+
+
+async def test_j_and_k_scroll_the_pane_and_leave_the_tree(make_app, settle, demo_root):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        before = [text[1:] for text in lines(pane)]  # (the first column: the cursor's mark or not)
+        selected = b.branch_tree.selected_entry
+        await press(pilot, settle, "j", "j")
+        assert [text[1:] for text in lines(pane)][:-2] == before[2:]
+        await press(pilot, settle, "k")
+        assert [text[1:] for text in lines(pane)][:-1] == before[1:]
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert b.branch_tree.selected_entry == selected  # (the same message is at the top)
+
+
+async def test_a_click_places_the_cursor(make_app, settle, demo_root):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        screen = lines(pane)
+        y = next(y for y, text in enumerate(screen) if "parallel run · 3 agents" in text)
+        await pilot.click("#pane", offset=(10, y))
+        await settle(pilot)
+        assert cursor_rows(pane) == [y]
+        await press(pilot, settle, "down")  # on to the next stop: the first worker's run
+        assert "▸ worker  ✓ done  anthropic/claude-haiku-4-5" in cursor_text(pane)
+        # a click on a fold opens it and leaves the cursor there
+        y = next(y for y, text in enumerate(lines(pane)) if "gpt-5-mini" in text)
+        await pilot.click("#pane", offset=(10, y))
+        await settle(pilot)
+        assert cursor_rows(pane) == [y] and "▾ worker  ✓ done  openai/gpt-5-mini" in lines(pane)[y]
+
+
+async def test_scrolled_past_the_cursor_comes_back_into_view(make_app, settle, demo_root):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        first = cursor_text(pane)
+        await press(pilot, settle, "pagedown")
+        rows = cursor_rows(pane)
+        assert len(rows) == 1 and cursor_text(pane) != first
+        # on the first fold or link in view (the view went down)
+        screen = lines(pane)
+        actionable = [y for y, text in enumerate(screen) if "▸ " in text or "transcript:" in text
+                      or "more lines (o)" in text or "long lines cut (o)" in text]
+        assert actionable and rows[0] == actionable[0]
+        await press(pilot, settle, "pageup", "pageup")
+        assert len(cursor_rows(pane)) == 1
+
+
+async def test_the_tree_follows_the_cursor_to_another_entry(make_app, settle, demo_root):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        await down_to(pilot, settle, pane, lambda text: "9a580191" in text)  # the next message's header
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert b.session.ids[b.branch_tree.selected_entry] == "9a580191"
+        assert "9a580191" in cursor_text(pane)  # the pane did not move under the cursor
+
+
+async def test_down_across_a_long_message_moves_a_page_at_a_time(make_app, settle, tmp_path):
+    long = "\n\n".join(f"paragraph {k}" for k in range(120))
+    project = tmp_path / "--home-u-p--"
+    project.mkdir()
+    f = write(project / "2026-11-20T10-00-00-000Z_l.jsonl", [
+        user("u1", None, 1, "first"),
+        assistant("a1", "u1", 2, text=long),
+        user("u2", "a1", 3, "last question"),
+    ])
+    app = make_app(f)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        b = app.browser
+        b.branch_tree.select_entry(b.session.index_of["u1"])
+        await settle(pilot)
+        await press(pilot, settle, "tab")
+        pane = b.pane
+        height = pane.size.height
+        await down_to(pilot, settle, pane, lambda text: "assistant" in text)
+        top = pane.scroll_y
+        await press(pilot, settle, "down")
+        # the next stop (u2's header) is pages away: the view moved a page, the cursor to its last line
+        assert pane.scroll_y == top + height - 1
+        assert cursor_rows(pane) == [height - 1]
+        for _ in range(20):  # page after page, nothing skipped, to the next message
+            if "user" in cursor_text(pane):
+                break
+            before = pane.scroll_y
+            await press(pilot, settle, "down")
+            assert pane.scroll_y - before <= height - 1
+        assert "user" in cursor_text(pane) and "paragraph 119" in "\n".join(lines(pane))
