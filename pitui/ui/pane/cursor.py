@@ -81,10 +81,12 @@ class PaneCursor:
     def _view(self) -> tuple[int, int]:
         return round(self.scroll_y), max(1, self.scrollable_content_region.height)
 
-    def _set_cursor(self, b: int, line: int) -> None:
+    def _set_cursor(self, b: int, line: int, repaint: bool = True) -> None:
         """Put the cursor there, repainting the lines it left and the lines it reached."""
         old = self._cursor_lines
         self._cursor = (self._block_key(b), b, line)
+        if not repaint:
+            return
         if old is not None:
             self.refresh_lines(old[0], old[1] - old[0])
         self.refresh_lines(self._heights.top(b) + line, _span(self._rendered(b), line))
@@ -124,7 +126,9 @@ class PaneCursor:
                 down = y < top  # the view went down past it
         at = self._stop_in_view(down)
         if at is not None:
-            self._set_cursor(*at)
+            # (the lines it left are out of view; drawn in a frame, the lines it reached
+            # are being drawn now: a repaint asked for here would be a second frame)
+            self._set_cursor(*at, repaint=self._frame_style is None)
         return at
 
     def _stop_in_view(self, first: bool) -> tuple[int, int] | None:
@@ -154,7 +158,7 @@ class PaneCursor:
         b = heights.block_at(y)
         return b, y - heights.top(b)
 
-    def _measure_above(self, b: int) -> None:
+    def _measure_keeping_view(self, b: int) -> None:
         """Draw block ``b`` (for its stops) keeping what is on screen where it is."""
         if self._measured[b]:
             return
@@ -172,14 +176,14 @@ class PaneCursor:
             if after:
                 return b, after[0]
             if b + 1 < len(self._blocks):
-                self._measure_above(b + 1)
+                self._measure_keeping_view(b + 1)
                 return b + 1, _stops(self._rendered(b + 1))[0]
             return None
         before = [s for s in stops if s < line]
         if before:
             return b, before[-1]
         if b > 0:
-            self._measure_above(b - 1)
+            self._measure_keeping_view(b - 1)
             return b - 1, _stops(self._rendered(b - 1))[-1]
         return None
 
