@@ -221,3 +221,24 @@ async def test_down_across_a_long_message_moves_a_page_at_a_time(make_app, settl
             await press(pilot, settle, "down")
             assert pane.scroll_y - before <= height - 1
         assert "user" in cursor_text(pane) and "paragraph 119" in "\n".join(lines(pane))
+
+
+async def test_a_fold_opened_at_the_cursor_stays_under_it_when_drawn_on_a_worker(make_app, settle, demo_root):
+    """The context screen's system prompt: its text is long enough to be drawn on a worker
+    thread (as the app does; the tests' app draws everything at once). The view does not
+    move: the fold's line stays under the cursor, opened, the prompt's text below it."""
+    from pitui.ui.screens.context import ContextView
+
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, settle, "c")
+        view = app.screen.query_one(ContextView)
+        view.async_bytes = 4_096  # (BlockScroller.ASYNC_BYTES, which make_app turns off)
+        await down_to(pilot, settle, view, lambda text: "▸ prompt text" in text)
+        row = cursor_rows(view)
+        await press(pilot, settle, "enter")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert cursor_rows(view) == row and "▾ prompt text" in cursor_text(view)
+        assert "[preamble]" in "\n".join(lines(view)[row[0]:])

@@ -124,39 +124,45 @@ class PaneCursor:
                 if top <= y < top + height:
                     return b, line
                 down = y < top  # the view went down past it
-        at = self._stop_in_view(down)
-        if at is not None:
+        at, final = self._stop_in_view(down)
+        if at is not None and final:
             # (the lines it left are out of view; drawn in a frame, the lines it reached
             # are being drawn now: a repaint asked for here would be a second frame)
             self._set_cursor(*at, repaint=self._frame_style is None)
         return at
 
-    def _stop_in_view(self, first: bool) -> tuple[int, int] | None:
+    def _stop_in_view(self, first: bool) -> tuple[tuple[int, int] | None, bool]:
         """The first (or last) fold or link in view; else the first (last) stop in view;
-        else the first (last) line in view. Only blocks drawn are looked into."""
+        else the first (last) line in view. Blocks in view not drawn yet are drawn (as
+        the frame that shows them would), so that their stops count; and whether that is
+        final (False while a block in view is a placeholder for a drawing on a worker)."""
         top, height = self._view()
         heights = self._heights
-        total = heights.total
-        if total <= 0:
-            return None
-        end = min(top + height, total)
-        b0, b1 = heights.block_at(top), heights.block_at(end - 1)
+        if heights.total <= 0:
+            return None, True
+        final = True
         actions: list[tuple[int, int]] = []
         stops: list[tuple[int, int]] = []
-        for b in range(b0, b1 + 1):
+        y = top
+        while y < min(top + height, heights.total):
+            b = heights.block_at(y)
             if not self._measured[b]:
-                continue
+                self._measure(b)
+                self._update_virtual_size()
+                self.call_after_refresh(self._settle)  # (as render_line does)
             r = self._rendered(b)
+            final = final and b not in self._placeheld
             btop = heights.top(b)
             for ln in _stops(r):
-                if top <= btop + ln < end:
+                if top <= btop + ln < top + height:
                     (actions if ln in r.actions else stops).append((b, ln))
+            y = btop + heights[b]
         for found in (actions, stops):
             if found:
-                return found[0] if first else found[-1]
-        y = top if first else end - 1
+                return (found[0] if first else found[-1]), final
+        y = top if first else min(top + height, heights.total) - 1
         b = heights.block_at(y)
-        return b, y - heights.top(b)
+        return (b, y - heights.top(b)), final
 
     def _measure_keeping_view(self, b: int) -> None:
         """Draw block ``b`` (for its stops) keeping what is on screen where it is."""

@@ -360,8 +360,12 @@ class WorkerDrawing:
         first = heights.block_at(y)
         last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
         # Keep in place the first other block in view (or, if b fills the view, b's top); a
-        # block drawn whole keeps its own place: its text goes on where its marker was.
-        anchor = b if UNCAP in key[5] else next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
+        # block drawn whole, or one that starts in view (a fold opened there, at the
+        # cursor), keeps its own place: its text goes on below what the user looked at.
+        if UNCAP in key[5] or heights.top(b) >= y:
+            anchor = b
+        else:
+            anchor = next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
         screen = heights.top(anchor) - y
         self._set_measured(b, r.height)
         self._update_virtual_size()
