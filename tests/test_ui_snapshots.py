@@ -153,6 +153,8 @@ def test_a_hidden_callback_shown_with_h(snap_compare, make_app, settle, demo_roo
         _hide_pane_scrollbar(pilot)
         await _settle_pane(pilot, settle)
 
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
 
 def test_several_roots_tree(snap_compare, make_app, settle, tmp_path):
     """Two roots, an orphan and a broken parentId cycle, each a root at the top level as
@@ -187,6 +189,8 @@ def test_several_roots_tree(snap_compare, make_app, settle, tmp_path):
         await settle(pilot)
         await pilot.press("z")
         await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_pane_cursor_on_a_subagent_run(snap_compare, make_app, settle, demo_root):

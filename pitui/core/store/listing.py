@@ -32,7 +32,7 @@ from ..read.normalize import json_text
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
 
-__all__ = ["SessionInfo", "SessionIndex", "scan_info", "list_sessions", "subagent_parents", "INDEX_VERSION",
+__all__ = ["SessionInfo", "SessionIndex", "NO_MESSAGES", "scan_info", "list_sessions", "subagent_parents", "INDEX_VERSION",
            "default_cache_dir"]
 
 INDEX_VERSION = 6  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
@@ -54,6 +54,10 @@ _MSG_TAIL_TS = re.compile(
 _MODEL_TAIL = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
 
 
+#: Pi's first message of a session with no user message
+NO_MESSAGES = "(no messages)"
+
+
 @dataclass
 class SessionInfo:
     """What the session list shows for one file (Pi's SessionInfo, plus pitui's extras)."""
@@ -69,7 +73,7 @@ class SessionInfo:
     created_ms: float | None = None
     modified_ms: float | None = None
     message_count: int = 0
-    first_message: str = "(no messages)"  # its first FIRST_MESSAGE_CHARS (see full_first_message)
+    first_message: str = NO_MESSAGES  # its first FIRST_MESSAGE_CHARS (see full_first_message)
     model: str | None = None  # the last model named (assistant message or model change)
     error: str | None = None  # why the file is not a readable session
     warnings: int = 0  # lines that did not parse
@@ -247,7 +251,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         info = SessionInfo(path, sf.project, sf.kind)
         start, lineno, have_header = 0, 1, False
     info.size, info.mtime_ns, info.dev, info.ino = st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
-    first_found = info.first_message != "(no messages)"
+    first_found = info.first_message != NO_MESSAGES
     try:
         f = open_regular(path)
     except NotRegular as exc:

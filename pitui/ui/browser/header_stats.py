@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 
 from ...core.model.stats import Stats, branch_stats, session_stats
 from ...core.read.session import Session
+from ...core.store.listing import NO_MESSAGES
 from ..messages import StatsReady
 
 if TYPE_CHECKING:
@@ -42,7 +43,9 @@ class HeaderStats:
         if s is None:
             return
         info = self.infos.get(self.session_path or "")
-        title = s.name or (info.first_message if info and info.error is None else None) or os.path.basename(s.path)
+        # the first user message as the listing has it (not Pi's "(no messages)"), else the file
+        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES else None
+        title = s.name or first or os.path.basename(s.path)
         nav = self.branch_tree.nav
         if self._branch_leaf < 0:
             branch_len = 0
