@@ -268,7 +268,6 @@ async def test_a_full_collection_due_soon_is_done_while_the_user_reads(ahead_app
     app = ahead_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        b = app.browser
         collected: list[tuple] = []
         from pitui.core.gc_policy import FULL_EVERY as every
         with monkeypatch.context() as m:
