@@ -170,7 +170,7 @@ async def test_chart_rows_fit_the_width():
         lines = chart.render().plain.split("\n")
         assert len(lines) == 2
         assert all(len(ln) <= 60 for ln in lines)
-        assert lines[0].startswith("anthropic/claude-op…")
+        assert lines[0].startswith("claude-opus-4-5-wit…")  # (its provider goes first)
         assert lines[0].rstrip().endswith("75.0%") and lines[1].rstrip().endswith("25.0%")
         # the most expensive model's bar is three times the other's
         assert abs(lines[0].count("█") - 3 * lines[1].count("█")) <= 3

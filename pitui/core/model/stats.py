@@ -3,6 +3,9 @@
 Counted as Pi's own cost breakdown does: assistant messages (by provider/model), ``usage``
 entries (by their provider/model), and model work done by tools and summaries
 (tool-result ``usage``, compaction and branch-summary ``usage``) under "Tools/summaries".
+A subagent call's runs count each under its own model (``<model> (subagent)``, from the
+runs' ``usage`` as ``model/parts.py`` reads them), instead of their sum under
+"Tools/summaries"; the calls of such a row are the runs' turns.
 """
 
 from __future__ import annotations
@@ -15,11 +18,21 @@ import re
 import orjson
 
 from ..read.session import Session
+from .parts import subagent_runs
 
-__all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY"]
+__all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY", "SUBAGENT_SUFFIX",
+           "is_own_model"]
 
 TOOLS_KEY = "Tools/summaries"
+#: what ends the key of a model's work done in subagent runs
+SUBAGENT_SUFFIX = " (subagent)"
 _USAGE_TYPES = frozenset({"usage", "compaction", "branch_summary"})
+
+
+def is_own_model(key: str) -> bool:
+    """Whether a key of :attr:`Stats.by_model` is a model of the conversation itself (not
+    tools and summaries, not a subagent's)."""
+    return key != TOOLS_KEY and not key.endswith(SUBAGENT_SUFFIX)
 
 
 def _n(v) -> float:
@@ -39,7 +52,7 @@ class Usage:
     def tokens(self) -> float:
         return self.input + self.output + self.cache_read + self.cache_write
 
-    def add(self, u: dict) -> None:
+    def add(self, u: dict, calls: int = 1) -> None:
         self.input += _n(u.get("input"))
         self.output += _n(u.get("output"))
         self.cache_read += _n(u.get("cacheRead"))
@@ -49,7 +62,7 @@ class Usage:
             self.cost += _n(cost.get("total"))
         else:
             self.cost += _n(cost)
-        self.calls += 1
+        self.calls += calls
 
     def merge(self, other: "Usage") -> None:
         self.input += other.input
@@ -75,6 +88,9 @@ class Usage:
 class Stats:
     total: Usage = field(default_factory=Usage)
     by_model: dict[str, Usage] = field(default_factory=dict)
+    #: the provider/model in use after the last entry counted (its last assistant message or
+    #: model change): for a branch, the model its leaf answers with
+    current: str | None = None
 
     def models_by_cost(self) -> list[tuple[str, Usage]]:
         return sorted(self.by_model.items(), key=lambda kv: (-kv[1].cost, -kv[1].tokens, kv[0]))
@@ -90,7 +106,7 @@ def _candidates(session: Session, indices: Iterable[int]) -> Iterable[int]:
         if t == "message":
             if roles[i] in ("assistant", "toolResult"):
                 yield i
-        elif t in _USAGE_TYPES:
+        elif t in _USAGE_TYPES or t == "model_change":
             yield i
 
 
@@ -137,6 +153,7 @@ def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
             if fast is None:
                 continue
             if fast is not False:
+                stats.current = fast[0]
                 _add(stats, *fast)
                 continue
         e = session.entry(i)
@@ -145,10 +162,15 @@ def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
         if t == "message":
             m = e.get("message") or {}
             if m.get("role") == "assistant":
-                key = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
+                key = stats.current = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
                 usage = m.get("usage")
-            elif m.get("role") == "toolResult" and isinstance(m.get("usage"), dict):
-                key, usage = TOOLS_KEY, m.get("usage")
+            elif m.get("role") == "toolResult":
+                if _add_subagents(stats, m):
+                    continue
+                if isinstance(m.get("usage"), dict):
+                    key, usage = TOOLS_KEY, m.get("usage")
+        elif t == "model_change":
+            stats.current = f"{e.get('provider')}/{e.get('modelId')}"
         elif t == "usage":
             key = f"{e.get('provider')}/{e.get('model')}"
             usage = e.get("usage")
@@ -161,12 +183,25 @@ def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
     return stats
 
 
-def _add(stats: Stats, key: str, usage: dict) -> None:
+def _add_subagents(stats: Stats, m: dict) -> bool:
+    """A subagent call's runs, each under its model; False when no run carries a usage
+    (then the result's own ``usage``, if any, counts as a tool's)."""
+    details = m.get("details")
+    if m.get("toolName") != "subagent" or not isinstance(details, dict) or not isinstance(details.get("results"), list):
+        return False
+    runs = [r for r in subagent_runs(details)[1] if r.usage]
+    for r in runs:
+        turns = r.turns
+        _add(stats, (r.model or "?") + SUBAGENT_SUFFIX, r.usage, int(turns) if turns is not None and turns >= 1 else 1)
+    return bool(runs)
+
+
+def _add(stats: Stats, key: str, usage: dict, calls: int = 1) -> None:
     u = stats.by_model.get(key)
     if u is None:
         u = stats.by_model[key] = Usage()
-    u.add(usage)
-    stats.total.add(usage)
+    u.add(usage, calls)
+    stats.total.add(usage, calls)
 
 
 def session_stats(session: Session) -> Stats:

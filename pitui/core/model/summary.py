@@ -35,9 +35,10 @@ class Summary:
 
 def one_line(s: str, limit: int = 200) -> str:
     """``s`` as one line of at most ``limit`` characters, safe to show: line breaks and
-    tabs as spaces, every other control character as a visible stand-in (``visible``)."""
+    tabs as spaces, every other control character as a visible stand-in (``visible``); a
+    longer one ends in ``…`` (a cap on characters: the screen cuts to its width in cells)."""
     s = s.replace("\r", "").replace("\n", " ").replace("\t", " ").strip()
-    return visible(s[:limit])
+    return visible(s if len(s) <= limit else s[: limit - 1] + "…")
 
 
 def cut_words(s: str, limit: int, width: Callable[[str], int] = len) -> str:

@@ -108,6 +108,10 @@ class Listing:
             path = self._first_to_open()
             if path is not None:
                 self.open_session(path)
+        elif self.session is not None:
+            # (a session named on the command line opens before the listing is done: its
+            # header's title, the first message, comes from the listing)
+            self._update_header()
 
     def _first_to_open(self: "BrowserScreen") -> str | None:
         """The session opened when none is: the one named on the command line, else the

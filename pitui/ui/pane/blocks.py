@@ -16,84 +16,122 @@ from ...core.model.summary import one_line
 from ...core.model.parts import image_facts, plural
 from ...core.text import clean, json_compact, text_lines
 
+from ..cuts import cut_end, cut_segments, cut_text
 from .code import _THEMES, _lexer_for
 from .out import CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
 
 __all__ = [
     "render_header",
     "render_marker",
+    "fit_line",
+    "GIVE_ID",
+    "GIVE_TOKENS",
+    "GIVE_DETAIL",
+    "GIVE_TIME",
+    "SHRINK",
     "render_content",
 ]
 
 # ---------------------------------------------------------------------------- pieces
 
 
-def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple[str, Style]] = (),
-                  right: Iterable[tuple[str, Style]] = (), tags: Iterable[tuple[str, Style]] = ()) -> None:
-    """The thin header line of a block: label, details, tags; time and id at the right."""
+# The order in which the pieces of a header or marker line give way when the line is too
+# narrow: the entry's id first, then a message's token count, its thinking level, then the
+# time. Pieces without a rank stay (the role, the model, the cost, tags); a piece marked
+# SHRINK (the model) is cut, to its start and an ellipsis, before the line is cut at its end.
+GIVE_ID, GIVE_TOKENS, GIVE_DETAIL, GIVE_TIME = 0, 1, 2, 3
+SHRINK = -1
+_SHRINK_LEAST = 8  # (cells a shrunk piece keeps)
+
+
+def _pieces(items: Iterable[tuple]) -> list[tuple[str, Style, int | None, str]]:
+    """Header pieces as (text, style, rank, shorter): a piece given as (text, style) never
+    gives way; one with a rank is left out at that rank, or becomes ``shorter`` when given."""
+    out = []
+    for it in items:
+        if it[0]:
+            out.append((_field(it[0]), it[1], it[2] if len(it) > 2 else None, _field(it[3]) if len(it) > 3 else ""))
+    return out
+
+
+def fit_line(width: int, head: Text, left: Iterable[tuple], right: Iterable[tuple] = (), *,
+             sep: str = "  ", fill: tuple[str, Style] | None = None) -> Text:
+    """``head``, the ``left`` pieces after it (``sep`` between them) and the ``right`` ones
+    at the right edge, in ``width`` cells: pieces give way by their rank (see ``GIVE_ID``;
+    a piece is ``(text, style)`` or ``(text, style, rank)`` or ``(text, style, rank, shorter)``),
+    then the SHRINK piece is cut, then the left part at its end, with ``…``; the right
+    pieces go when fewer than 10 cells would be left of the line. ``fill`` (a character
+    and its style) fills the gap between the two sides, with a space at each end."""
+    left, right = _pieces(left), _pieces(right)
+    ranks = sorted({r for _, _, r, _ in left + right if r is not None and r >= 0})
+
+    def build(limit: int, shrink: int | None) -> tuple[Text, Text]:
+        t = head.copy()
+        for s, st, r, shorter in left:
+            if r is not None and 0 <= r <= limit:
+                if not shorter:
+                    continue
+                s = shorter
+            if r == SHRINK and shrink is not None:
+                s = cut_end(s, shrink)
+            t.append(sep)
+            t.append(f" {s} " if st.bgcolor else s, st)
+        rt = Text()
+        for s, st, r, shorter in right:
+            if r is not None and 0 <= r <= limit:
+                if not shorter:
+                    continue
+                s = shorter
+            if rt:
+                rt.append(" ")
+            rt.append(s, st)
+        return t, rt
+
+    def need(t: Text, rt: Text) -> int:
+        return t.cell_len + (rt.cell_len + (2 if fill else 1) if rt else 0)
+
+    limit = -1
+    t, rt = build(limit, None)
+    for limit in ranks:
+        if need(t, rt) <= width:
+            break
+        t, rt = build(limit, None)
+    if need(t, rt) > width:
+        shrinkable = [s for s, _, r, _ in left if r == SHRINK]
+        if shrinkable:
+            n = cell_len(shrinkable[0])
+            t, rt = build(limit, max(_SHRINK_LEAST, n - (need(t, rt) - width)))
+    room = width - (rt.cell_len + (2 if fill else 1) if rt else 0)
+    if room < 10:
+        rt, room = Text(), width
+    t = cut_text(t, room)
+    gap = max(0, width - t.cell_len - rt.cell_len)
+    if fill is not None and gap >= 3:
+        t.append(" " + fill[0] * (gap - 2) + " ", fill[1])
+    else:
+        t.pad_right(gap)
+    t.append_text(rt)
+    return t
+
+
+def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple] = (),
+                  right: Iterable[tuple] = (), tags: Iterable[tuple] = ()) -> None:
+    """The thin header line of a block: label, details, tags; time and id at the right.
+    Pieces are (text, style) or (text, style, rank): see ``fit_line``."""
     if out.ctx.text_mode:
         return
-    width = out.inner
-    right_text = Text()
-    for s, st in right:
-        if s:
-            if right_text:
-                right_text.append(" ")
-            right_text.append(_field(s), st)
-    t = Text()
-    t.append(_field(label), label_style)
-    for s, st in left:
-        if s:
-            t.append("  ")
-            t.append(_field(s), st)
-    for s, st in tags:
-        if s:
-            t.append("  ")
-            t.append(f" {_field(s)} " if st.bgcolor else _field(s), st)
-    room = width - right_text.cell_len - 1
-    if room < 10:
-        right_text = Text()
-        room = width
-    if t.cell_len > room:
-        t.truncate(room, overflow="ellipsis")
-    t.pad_right(max(0, width - t.cell_len - right_text.cell_len))
-    t.append_text(right_text)
-    out.line(t, chrome=True)
+    head = Text(_field(label), label_style)
+    out.line(fit_line(out.inner, head, list(left) + list(tags), right), chrome=True)
 
 
-def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable[tuple[str, Style]] = ()) -> None:
+def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable[tuple] = ()) -> None:
     """A thin one-line marker (model change, thinking level, label, usage ...)."""
     text = _field(text)
     if out.ctx.text_mode:
         out.texts.append(text)
         return
-    p = out.p
-    t = Text()
-    t.append(f"{glyph} ", style)
-    t.append(text, style)
-    rt = Text()
-    for s, st in right:
-        if s:
-            if rt:
-                rt.append(" ")
-            rt.append(_field(s), st)
-    width = out.inner
-    room = width - rt.cell_len - 2
-    if room < 10:
-        rt = Text()
-        room = width
-    if t.cell_len > room:
-        t.truncate(room, overflow="ellipsis")
-    fill = max(0, width - t.cell_len - rt.cell_len)
-    if fill >= 3:
-        t.append(" " + "─" * (fill - 2) + " ", p.faint)
-    else:
-        t.pad_right(fill)
-    t.append_text(rt)
-    if out.ctx.text_mode:
-        out.texts.append(text)
-        return
-    out.line(t)
+    head = Text(f"{glyph} {text}", style)
+    out.line(fit_line(out.inner, head, (), right, fill=("─", out.p.faint)))
 
 
 def _fold_line(out: Out, key: str, folded: bool, text: str, style: Style | None = None,
@@ -248,7 +286,7 @@ def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
         if n <= width:
             strips.append(strip)
         elif no_wrap:
-            strips.append(Strip.join([strip.crop(0, width - 1), Strip([Segment("…", out.p.muted)], 1)]))
+            strips.append(Strip(cut_segments(segs, width, out.p.muted)))
         else:
             strips.extend(strip.divide(_word_cuts(strip.text, width) + [n]))
     out._add(strips, False, None)

@@ -17,7 +17,7 @@ from ...core.store.discovery import find_session_by_id
 from ...core.read.session import Session
 from ...core.text import clean, visible
 from .branch_model import _Block
-from .blocks import render_content, render_header, render_marker
+from .blocks import GIVE_ID, GIVE_TIME, render_content, render_header, render_marker
 from .out import Out, _field, date_of, fmt_time
 from .render import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
                      render_custom_entry, render_json_body, render_message, render_tool_results)
@@ -68,7 +68,7 @@ class EntryDrawer:
         when = s.timestamps[i]
         time = fmt_time(when, blk.prev_ts is None or date_of(when) != date_of(blk.prev_ts))
         eid = s.ids[i]
-        right = [(time, p.muted), (eid, p.faint)]
+        right = [(time, p.muted, GIVE_TIME), (eid, p.faint, GIVE_ID)]
         if blk.kind == "marker":
             out.push("  ", Style())
             try:
@@ -120,7 +120,7 @@ class EntryDrawer:
                     eid: str, tags: list) -> None:
         s = self.s
         p = out.p
-        right = [(time, p.muted), (eid, p.faint)]
+        right = [(time, p.muted, GIVE_TIME), (eid, p.faint, GIVE_ID)]
         key = f"e{i}"
         if "pituiError" in e:
             render_header(out, "⚠ damaged entry", p.warning + Style(bold=True), [(f"line {s.linenos[i]}", p.muted)],

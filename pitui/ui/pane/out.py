@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, NamedTuple
 
-from rich.cells import cell_len, chop_cells, set_cell_size
+from rich.cells import cell_len, chop_cells
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
@@ -23,6 +23,7 @@ from ...core.model.parts import plural
 from ...core.text import clean, visible
 from ...core.timeutil import iso_to_ms
 from .palette import Palette, markdown_theme
+from ..cuts import cut_end
 
 from .code import _Markdown, _PlainFenceMarkdown, _fences_not_ready
 
@@ -470,7 +471,7 @@ class Out:
                     else:
                         rows.extend(chop_cells(ln, width))
                 else:
-                    rows.append(set_cell_size(ln, width - 1) + "…")
+                    rows.append(cut_end(ln, width))
         return rows
 
     def _add_rows(self, rows: list[str], style: Style | None, chrome: bool) -> None:

@@ -24,7 +24,8 @@ from ...core.model.parts import (AppEvent, ResultParts, SubagentRun, SummaryPart
 from ...core.model.summary import cut_words, one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
 
-from .blocks import _fold_line, _image_line, _output_lines, render_content, render_header
+from .blocks import (GIVE_DETAIL, GIVE_ID, GIVE_TIME, GIVE_TOKENS, SHRINK, _fold_line, _image_line, _output_lines,
+                     fit_line, render_content, render_header)
 from .out import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
 
 #: files read and modified named under a summary; the rest counted (``+3``)
@@ -450,29 +451,17 @@ def render_system(out: Out, msg: dict, key: str) -> None:
 
 
 
-def render_compaction(out: Out, parts: SummaryParts, key: str = "",
-                      right: Iterable[tuple[str, Style]] = ()) -> None:
+def render_compaction(out: Out, parts: SummaryParts, key: str = "", right: Iterable[tuple] = ()) -> None:
     """A boundary: a rule, then the summary the model got instead of the history above."""
     p = out.p
     tb = parts.tokens_before
     label = f" ⇣ compaction · {fmt_tokens(tb)} tokens before " if tb is not None else " ⇣ compaction "
     if parts.by_extension:
         label += "(extension) "
-    width = out.inner
     if not out.ctx.text_mode:
-        rt = Text()
-        for s, st in right:
-            if s:
-                rt.append(" " + s, st)
-        left = 3
-        fill = max(0, width - left - len(label) - rt.cell_len - 1)
-        t = Text("━" * left, p.summary)
-        t.append(label, p.summary + Style(bold=True))
-        t.append("━" * fill, p.summary)
-        if rt:
-            t.append(" ")
-            t.append_text(rt)
-        out.line(t, chrome=True)
+        head = Text("━━━", p.summary)
+        head.append(label.rstrip(), p.summary + Style(bold=True))
+        out.line(fit_line(out.inner, head, (), right, fill=("━", p.summary)), chrome=True)
     _summary_body(out, parts, key)
 
 
@@ -577,19 +566,19 @@ def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", t
     if msg.get("role") == "assistant":
         model = model_label(msg)
         if model:
-            left.append((model, p.muted))
+            left.append((model, p.muted, SHRINK))
         tl = msg.get("thinkingLevel")
         if tl and tl != "off":
-            left.append((f"thinking {tl}", p.muted))
+            left.append((f"thinking {tl}", p.muted, GIVE_DETAIL))
         u = msg.get("usage")
         if isinstance(u, dict) and not compact:
             tot = u.get("totalTokens")
-            bits = fmt_tokens(tot) + " tok" if _num(tot) is not None else ""
+            tokens = fmt_tokens(tot) + " tok" if _num(tot) is not None else ""
             cost = fmt_cost(u.get("cost"))
-            if cost:
-                bits = (bits + " " + cost).strip()
+            bits = (tokens + " " + cost).strip()
             if bits:
-                left.append((bits, p.faint))
+                # (the count gives way before the cost, which stays)
+                left.append((bits, p.faint, GIVE_TOKENS, cost))
     elif msg.get("role") == "toolResult":
         label = f"tool result · {msg.get('toolName') or '?'}"
     elif msg.get("role") == "custom":
@@ -604,9 +593,9 @@ def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", t
         tags = list(tags) + [("excluded from context", p.muted + Style(italic=True))]
     right = []
     if time:
-        right.append((time, p.muted))
+        right.append((time, p.muted, GIVE_TIME))
     if entry_id:
-        right.append((entry_id, p.faint))
+        right.append((entry_id, p.faint, GIVE_ID))
     render_header(out, label, style + Style(bold=True), left, right, tags)
 
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -34,7 +33,6 @@ from textual.containers import Vertical
 from textual.geometry import Offset
 from textual.message import Message
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
@@ -46,6 +44,7 @@ from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
+from ..cuts import cut_end
 from ..messages import IndexProgress, SearchDone, SearchFailed, SearchFound, SearchProgress
 from ...core.text import visible
 from ..widgets.line_list import LineList
@@ -208,8 +207,7 @@ class SearchResults(LineList):
         if row.kind == "session":
             title = one_line(r.name or r.first_message, 300)
             room = max(20, width * 3 // 5)  # leave room for the cwd and age
-            if cell_len(title) > room:
-                title = Strip([Segment(title)]).crop(0, room - 1).text + "…"
+            title = cut_end(title, room)
             segs = [Segment(title, st("search-results--name" if r.name else "search-results--title"))]
             n = r.hit_count
             meta = " · ".join(

@@ -20,13 +20,14 @@ from textual.worker import get_current_worker
 
 from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.read.session import Session
-from ...core.model.stats import TOOLS_KEY, Stats, Usage, branch_stats, session_stats
+from ...core.model.stats import SUBAGENT_SUFFIX, TOOLS_KEY, Stats, Usage, branch_stats, session_stats
 from ...core.model.summary import one_line, text_of
 from ..bindings import bindings_for
+from ..cuts import FitLine, cell_len, cut_end, cut_words
 from ..messages import StatsFailed, StatsWorkedOut
 from ...core.text import visible
 
-__all__ = ["StatsScreen", "CostChart", "bar"]
+__all__ = ["StatsScreen", "CostChart", "bar", "costs_aligned"]
 
 # A bar is whole cells of █ and one cell holding the remaining eighths.
 _EIGHTHS = ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")
@@ -45,6 +46,29 @@ def bar(fraction: float, width: int) -> str:
 
 def _int(n: float) -> str:
     return f"{n:,.0f}"
+
+
+def costs_aligned(costs: list[float]) -> list[str]:
+    """Costs as ``fmt_cost`` writes them everywhere (four decimals under a dollar, cents
+    from one), padded on the right so that, right-justified in a column, their decimal
+    points line up: ``$3.76`` over ``$0.3705`` reads as ``$3.76  ``."""
+    texts = [fmt_cost(c, zero="$0") for c in costs]
+    places = [len(t) - t.index(".") if "." in t else 0 for t in texts]
+    most = max(places, default=0)
+    return [t + " " * (most - n) for t, n in zip(texts, places)]
+
+
+def _label(key: str, width: int) -> str:
+    """A model's row name in ``width`` cells: without its provider when it is too wide,
+    then cut at its end; a subagent's keeps its mark, its model cut."""
+    name = visible(key)
+    if cell_len(name) <= width:
+        return name
+    if key != TOOLS_KEY and "/" in name:
+        name = name.split("/", 1)[1]
+    if name.endswith(SUBAGENT_SUFFIX) and cell_len(name) > width:
+        return cut_end(name[: -len(SUBAGENT_SUFFIX)], max(1, width - len(SUBAGENT_SUFFIX))) + SUBAGENT_SUFFIX
+    return cut_end(name, width)
 
 
 class CostChart(Widget):
@@ -87,11 +111,12 @@ class CostChart(Widget):
         values = [(k, u.tokens if self._by_tokens else u.cost) for k, u in self._rows]
         top = max(v for _, v in values) or 1
         texts = []
-        for _, v in values:
-            amount = f"{fmt_tokens_short(v)} tok" if self._by_tokens else fmt_cost(v, zero="$0")
+        amounts = [f"{fmt_tokens_short(v)} tok" for _, v in values] if self._by_tokens else \
+            costs_aligned([v for _, v in values])
+        for (_, v), amount in zip(values, amounts):
             texts.append(f"{amount:>9} {100 * v / total:5.1f}%")
         value_w = max(len(t) for t in texts)
-        label_w = min(max(len(k) for k, _ in values), 34, max(8, width // 3))
+        label_w = min(max(cell_len(visible(k)) for k, _ in values), 40, max(8, width // 3))
         bar_w = max(1, width - label_w - value_w - 2)
         label_style = self.get_component_rich_style("costchart--label")
         bar_style = self.get_component_rich_style("costchart--bar")
@@ -101,10 +126,9 @@ class CostChart(Widget):
         for n, ((key, v), vt) in enumerate(zip(values, texts)):
             if n:
                 out.append("\n")
-            name = visible(key)
-            name = name if len(name) <= label_w else name[: label_w - 1] + "…"
+            name = _label(key, label_w)
             b = bar(v / top, bar_w)
-            out.append(f"{name:<{label_w}} ", label_style)
+            out.append(name + " " * (label_w - cell_len(name) + 1), label_style)
             out.append(f"{b:<{bar_w}}", tools_style if key == TOOLS_KEY else bar_style)
             out.append(f" {vt:>{value_w}}", value_style)
         return out
@@ -130,7 +154,6 @@ class StatsScreen(ModalScreen):
         padding: 0 1;
     }
     StatsScreen #stats-title {
-        height: auto;
         text-style: bold;
     }
     StatsScreen #stats-note {
@@ -184,10 +207,10 @@ class StatsScreen(ModalScreen):
     def _title(self) -> str:
         s = self.session
         if s.name:
-            return one_line(s.name, 100)
+            return one_line(s.name, 300)
         for i in s.path_to(self.leaf) if self.leaf >= 0 else []:
             if s.types[i] == "message" and s.roles[i] == "user":
-                t = one_line(text_of((s.message(i) or {}).get("content")), 100)
+                t = one_line(text_of((s.message(i) or {}).get("content")), 300)
                 if t:
                     return t
         return visible(s.id) or "session"
@@ -202,7 +225,10 @@ class StatsScreen(ModalScreen):
         box.border_title = "Tokens and cost"
         box.border_subtitle = "s · q · Esc close"
         with box:
-            yield Static(self._title(), id="stats-title", markup=False)
+            title = FitLine(id="stats-title")
+            yield title
+            text = self._title()
+            title.show(lambda width: Text(cut_words(text, width)))
             yield Static(note, id="stats-note", markup=False)
             yield Static("computing…", id="stats-status", markup=False)
             with VerticalScroll(id="stats-body"):
@@ -249,33 +275,47 @@ class StatsScreen(ModalScreen):
         self.branch, self.whole = branch, whole
         status = self.query_one("#stats-status", Static)
         status.display = False
-        self._fill(self.query_one("#branch-table", DataTable), branch)
-        self._fill(self.query_one("#session-table", DataTable), whole)
+        # (the room of the tables: the screen less the box's border and padding and the
+        # scrollbar of the body)
+        room = self.app.size.width - 5
+        self._fill(self.query_one("#branch-table", DataTable), branch, room)
+        self._fill(self.query_one("#session-table", DataTable), whole, room)
         self.query_one("#branch-chart", CostChart).set_stats(branch)
         self.query_one("#session-chart", CostChart).set_stats(whole)
         self.query_one("#stats-body").display = True
 
     @staticmethod
-    def _fill(table: DataTable, stats: Stats) -> None:
+    def _fill(table: DataTable, stats: Stats, room: int) -> None:
+        """The table of ``stats``; the model names cut so that every column fits ``room``."""
         table.clear(columns=True)
         table.add_column("Model", key="model")
-        for label in ("Calls", "Input", "Output", "Cache read", "Cache write", "Cost", "Share"):
+        labels = ("Calls", "Input", "Output", "Cache read", "Cache write", "Cost", "Share")
+        for label in labels:
             table.add_column(Text(label, justify="right"), key=label.lower())
         total = stats.total
         by_tokens = total.cost <= 0
 
-        def row(name: str | Text, u: Usage, style: str = "") -> list:
+        rows = stats.models_by_cost()
+        costs = costs_aligned([u.cost for _, u in rows] + [total.cost])
+
+        def row(name: str | Text, u: Usage, cost: str, style: str = "") -> list:
             share = (u.tokens / total.tokens if total.tokens else 0) if by_tokens else (u.cost / total.cost)
             cells = [u.calls, _int(u.input), _int(u.output), _int(u.cache_read), _int(u.cache_write),
-                     fmt_cost(u.cost, zero="$0"), f"{100 * share:.1f}%"]
+                     cost, f"{100 * share:.1f}%"]
             return [name] + [Text(str(c), justify="right", style=style) for c in cells]
 
-        rows = stats.models_by_cost()
-        for key, u in rows:
-            table.add_row(*row(Text(visible(key), style="italic" if key == TOOLS_KEY else ""), u), key=key)
+        cells = [row("", u, cost) for (_, u), cost in zip(rows, costs)]
+        total_row = row(Text("Total", style="bold"), total, costs[-1], "bold")
+        # (each column is as wide as its widest cell, and one cell of padding each side)
+        numbers = sum(max(len(label), *(c[k + 1].cell_len for c in cells + [total_row])) + 2
+                      for k, label in enumerate(labels))
+        name_w = max(12, room - numbers - 2)
+        for (key, u), r in zip(rows, cells):
+            r[0] = Text(_label(key, name_w), style="italic" if key == TOOLS_KEY else "")
+            table.add_row(*r, key=key)
         if not rows:
             table.add_row(Text("no model usage", style="dim"), *[""] * 7)
-        table.add_row(*row(Text("Total", style="bold"), total, "bold"), key="__total__")
+        table.add_row(*total_row, key="__total__")
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "stats-screen")

@@ -29,6 +29,7 @@ from ...core.model.layout import TreeLayout, TreeRow, layout_tree
 from ...core.model.navigation import Nav
 from ...core.text import visible
 from ..bindings import bindings_for
+from ..cuts import cut_segments
 from ..messages import SummariesMade
 from ..textual_internals import set_virtual_size_quietly
 from .line_list import LineList
@@ -584,14 +585,9 @@ class BranchTree(TreeLayouts, LineList):
         # A folded row says how many rows its fold hides, kept at the end when the text is cut.
         tail = [Segment(f" (+{row.hidden_below})", st("branch-tree--folded"))] if row.folded else []
         tail_len = cell_len(tail[0].text) if tail else 0
-        total = sum(cell_len(t) for t, _, _ in segs)
-        if total + tail_len > width and width > 1:
-            if width - 1 - tail_len < 4:
-                tail = []  # (too narrow for the count: the text keeps what room there is)
-                tail_len = 0
-            segs = list(Strip(segs).crop(0, width - 1 - tail_len))
-            segs.append(Segment("…", st("branch-tree--dim")))
-        return segs + tail
+        if tail and width - tail_len < 5:
+            tail, tail_len = [], 0  # (too narrow for the count: the text keeps what room there is)
+        return cut_segments(segs, width - tail_len, st("branch-tree--dim")) + tail
 
     def notify_style_update(self) -> None:
         self._strips.clear()

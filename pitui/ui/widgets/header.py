@@ -2,7 +2,9 @@
 
 Line 1: the session's name (or first message) and a warnings badge.
 Line 2: cwd, created, model(s). Line 3: tokens and cost of the shown branch and of the
-whole session (computed in a worker; ``…`` until then).
+whole session (computed in a worker; ``…`` until then). Each line is made for its width
+when drawn: what gives way first, when it is narrow, is said by ``meta_line`` and
+``usage_line``; the title is cut at a word.
 """
 
 from __future__ import annotations
@@ -21,15 +23,16 @@ from textual.worker import get_current_worker
 
 from ...core.model.doctor import Finding
 from ...core.read.session import SessionWarning
-from ...core.model.stats import Stats
+from ...core.model.stats import Stats, is_own_model
 from ...core.model.summary import one_line, shorten_home
 from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.timeutil import iso_to_ms
 from ..bindings import bindings_for
 from ..messages import FileChecked
 from ...core.text import visible
+from ..cuts import FitLine, cell_len, cut_end, cut_middle, cut_words, first_fit
 
-__all__ = ["SessionHeader", "WarningsScreen", "fmt_time"]
+__all__ = ["SessionHeader", "WarningsScreen", "fmt_time", "meta_line", "usage_line"]
 
 
 def fmt_time(value) -> str:
@@ -43,29 +46,90 @@ def fmt_time(value) -> str:
         return "?"
 
 
-def _models(stats: Stats | None) -> str:
-    if stats is None:
-        return "…"
-    names = []
-    for key, _ in stats.models_by_cost():
-        if key == "Tools/summaries":
-            continue
-        model = key.split("/", 1)[1] if "/" in key else key
-        model = visible(model)
+def _model_names(current: str | None, session: Stats | None) -> list[str]:
+    """The conversation's models (no provider): the one in use at the branch's end first,
+    then the others by cost."""
+    names: list[str] = []
+    keys = ([current] if current else []) + [k for k, _ in session.models_by_cost() if is_own_model(k)]
+    for key in keys:
+        model = visible(key.split("/", 1)[1] if "/" in key else key)
         if model not in names and model != "None":
             names.append(model)
+    return names
+
+
+def _model_forms(current: str | None, session: Stats | None) -> list[str]:
+    """How the models read, the fullest first: ``a, b, c +2``, then ``a +4``."""
+    if session is None:
+        return ["…"]
+    names = _model_names(current, session)
     if not names:
-        return "no model"
-    if len(names) > 3:
-        return ", ".join(names[:3]) + f" +{len(names) - 3}"
-    return ", ".join(names)
+        return ["no model"]
+    more = f" +{len(names) - 3}" if len(names) > 3 else ""
+    forms = [", ".join(names[:3]) + more]
+    if len(names) > 1:
+        forms.append(f"{names[0]} +{len(names) - 1}")
+    return forms
 
 
-def _usage(stats: Stats | None) -> str:
+def meta_line(width: int, cwd: str, created: str, fork: str | None, current: str | None,
+              session: Stats | None) -> Text:
+    """``cwd · created · fork of … · models`` in ``width`` cells. The models have room
+    before the cwd: the cwd is cut in its middle first (down to 12 cells), then the models
+    but the current one give way (``a +2``), then the time, then the fork's title is cut
+    (down to 24 cells) and the cwd further; what is left is cut at its end."""
+    models = _model_forms(current, session)
+    fork_text = f"fork of {fork}" if fork is not None else ""
+
+    def line(cwd_least: int | None, fork_least: int | None, model: str, time: bool = True) -> Text:
+        pieces = [cwd, created if time else "", fork_text, model]
+        over = cell_len(" · ".join(p for p in pieces if p)) - width
+        for k, least, cut in ((0, cwd_least, cut_middle), (2, fork_least, cut_end)):
+            n = cell_len(pieces[k])
+            if over > 0 and least is not None and n > least:
+                pieces[k] = cut(pieces[k], max(least, n - over))
+                over -= n - cell_len(pieces[k])
+        return Text(" · ".join(p for p in pieces if p))
+
+    def forms():
+        yield line(None, None, models[0])
+        yield line(12, None, models[0])
+        yield line(12, None, models[-1])
+        yield line(12, None, models[-1], time=False)
+        yield line(12, 24, models[-1], time=False)
+        yield line(5, 24, models[-1], time=False)
+
+    return first_fit(width, forms())
+
+
+def _usage(stats: Stats | None, tokens: bool = True) -> str:
     if stats is None:
         return "…"
-    tokens = fmt_tokens_short(stats.total.tokens, truncate=True)
-    return f"{tokens} tok {fmt_cost(stats.total.cost, zero='$0')}"
+    cost = fmt_cost(stats.total.cost, zero="$0")
+    return f"{fmt_tokens_short(stats.total.tokens, truncate=True)} tok {cost}" if tokens else cost
+
+
+def usage_line(width: int, branch: Stats | None, session: Stats | None, branch_len: int, entries: int) -> Text:
+    """``branch 1.2M tok $3.40 · session 2.0M tok $5.10 · 80/120 entries`` in ``width``
+    cells. Whole phrases give way, never the word that says what a number is: the
+    session's tokens first, then the branch's, then the session's cost (the ``s`` screen
+    has them all), then the entry count; what is left is cut at its end."""
+    count = f"{branch_len or '…'}/{entries} entries"
+
+    def line(branch_tokens: bool, whole: int, entries_shown: bool = True) -> Text:
+        t = Text()
+        t.append("branch ", style="bold")
+        t.append(_usage(branch, branch_tokens))
+        if whole:
+            t.append(" · ")
+            t.append("session ", style="bold")
+            t.append(_usage(session, whole > 1))
+        if entries_shown:
+            t.append(" · " + count)
+        return t
+
+    return first_fit(width, (line(True, 2), line(True, 1), line(False, 1), line(False, 0),
+                             line(False, 0, False)))
 
 
 class WarningsBadge(Static):
@@ -95,20 +159,24 @@ class SessionHeader(Vertical):
     SessionHeader #header-usage { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
     """
     # (Each line is one row of the full width whatever it says: new text is repainted, with
-    # no layout of the screen, which Static.update asks for by default.)
+    # no layout of the screen.)
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield Static("", id="header-title", markup=False)
+            yield FitLine(id="header-title")
             yield WarningsBadge("", id="header-warnings", markup=False, classes="-empty")
-        yield Static("", id="header-meta", markup=False)
-        yield Static("", id="header-usage", markup=False)
+        yield FitLine(id="header-meta")
+        yield FitLine(id="header-usage")
+
+    def _line(self, which: str) -> FitLine:
+        return self.query_one(f"#header-{which}", FitLine)
 
     def show_message(self, title: str, meta: str = "") -> None:
         """A header for no session (loading, errors)."""
-        self.query_one("#header-title", Static).update(Text(visible(title)), layout=False)
-        self.query_one("#header-meta", Static).update(Text(visible(meta)), layout=False)
-        self.query_one("#header-usage", Static).update("", layout=False)
+        title, meta = visible(title), visible(meta)
+        self._line("title").show(lambda width: Text(cut_words(title, width)))
+        self._line("meta").show(lambda width: Text(cut_end(meta, width)))
+        self._line("usage").show(lambda width: Text())
         self.set_warnings([])
 
     def show_session(
@@ -124,22 +192,14 @@ class SessionHeader(Vertical):
         entries: int,
         branch_len: int,
     ) -> None:
-        t = Text()
-        t.append(one_line(title, 300), style="bold" if named else "")
-        self.query_one("#header-title", Static).update(t, layout=False)
-        parts = [visible(shorten_home(cwd)) or "?", fmt_time(created)]
-        if forked_from is not None:
-            parts.append("fork of " + one_line(forked_from, 60))
-        meta = " · ".join(parts + [_models(session)])
-        self.query_one("#header-meta", Static).update(Text(meta), layout=False)
-        usage = Text()
-        usage.append("branch ", style="bold")
-        usage.append(_usage(branch))
-        usage.append(" · ")
-        usage.append("session ", style="bold")
-        usage.append(_usage(session))
-        usage.append(f" · {branch_len or '…'}/{entries} entries")
-        self.query_one("#header-usage", Static).update(usage, layout=False)
+        title = one_line(title, 300)
+        self._line("title").show(lambda width: Text(cut_words(title, width), style="bold" if named else ""))
+        path = visible(shorten_home(cwd)) or "?"
+        created = fmt_time(created)
+        fork = one_line(forked_from, 300) if forked_from is not None else None
+        current = branch.current if branch is not None else None
+        self._line("meta").show(lambda width: meta_line(width, path, created, fork, current, session))
+        self._line("usage").show(lambda width: usage_line(width, branch, session, branch_len, entries))
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
         badge = self.query_one(WarningsBadge)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -28,6 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..textual_internals import set_virtual_size_quietly
+from ..cuts import cut_segments
 
 __all__ = ["LineList"]
 
@@ -193,9 +193,7 @@ class LineList(ScrollView, can_focus=True):
         if on_cursor:
             bg = self._cursor_style(self._cursor_active()).bgcolor
             segments = [Segment(t, (s or base) + Style(bgcolor=bg)) for t, s, _ in segments]
-        total = sum(cell_len(t) for t, _, _ in segments)
-        if total > width and width > 1:
-            segments = list(Strip(segments).crop(0, width - 1)) + [Segment("…", segments[-1][1])]
+        segments = cut_segments(segments, width)
         fill = base + Style(bgcolor=bg) if bg is not None else base
         return Strip(segments).adjust_cell_length(width, fill)
 

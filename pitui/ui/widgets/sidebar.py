@@ -32,6 +32,7 @@ from ...core.model.summary import cut_words, one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
+from ..cuts import cut_start
 from ...core.text import visible
 from .line_list import LineList
 
@@ -433,9 +434,7 @@ class SessionList(LineList):
             arrow = "▸ " if it.collapsed else "▾ "
             count = f" {it.count}"
             room = max(1, width - cell_len(arrow) - len(count))
-            label = it.label
-            if cell_len(label) > room:
-                label = "…" + label[-(room - 1):] if room > 1 else "…"
+            label = cut_start(it.label, room)
             pad = max(0, width - cell_len(arrow) - cell_len(label) - len(count))
             return [
                 Segment(arrow + label, st("session-list--project")),

@@ -1,0 +1,153 @@
+"""Text cut to a width: the one place that does it, for every row, header and title.
+
+Every cut ends in ``…`` (at the end, at the start or in the middle, by what the text is),
+and widths are terminal cells, not code points: a CJK character or an emoji is two cells,
+and a cut never splits one (the row is then one cell short rather than holding half a
+character). :func:`first_fit` picks, among ever shorter forms of a line, the first that
+fits: how a header drops its least useful pieces first and keeps the words that say what
+a number is. :class:`FitLine` is a line of text made again for each width it is drawn at.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from rich.cells import cell_len, get_character_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Span, Text
+from textual.strip import Strip
+from textual.widget import Widget
+
+__all__ = ["ELLIPSIS", "cell_len", "cut_end", "cut_start", "cut_middle", "cut_words", "cut_text", "cut_segments",
+           "first_fit", "FitLine"]
+
+ELLIPSIS = "…"
+
+
+def _head_len(s: str, cells: int) -> int:
+    """How many characters of ``s`` fill at most ``cells`` cells from its start."""
+    if s.isascii():
+        return min(len(s), max(0, cells))
+    total = 0
+    for k, ch in enumerate(s):
+        total += get_character_cell_size(ch)
+        if total > cells:
+            return k
+    return len(s)
+
+
+def _tail_start(s: str, cells: int) -> int:
+    """Where the end of ``s`` that fills at most ``cells`` cells starts."""
+    if s.isascii():
+        return max(0, len(s) - max(0, cells))
+    total = 0
+    for k in range(len(s) - 1, -1, -1):
+        total += get_character_cell_size(s[k])
+        if total > cells:
+            return k + 1
+    return 0
+
+
+def cut_end(s: str, width: int) -> str:
+    """``s`` in at most ``width`` cells: its start and ``…`` when it is longer."""
+    if cell_len(s) <= width:
+        return s
+    if width <= 0:
+        return ""
+    return s[: _head_len(s, width - 1)] + ELLIPSIS
+
+
+def cut_start(s: str, width: int) -> str:
+    """``s`` in at most ``width`` cells: ``…`` and its end when it is longer (a path, whose
+    last folder says the most)."""
+    if cell_len(s) <= width:
+        return s
+    if width <= 0:
+        return ""
+    return ELLIPSIS + s[_tail_start(s, width - 1):]
+
+
+def cut_middle(s: str, width: int) -> str:
+    """``s`` in at most ``width`` cells: a third of the room for its start, ``…``, the rest
+    for its end (a path keeps its root and its last folders)."""
+    if cell_len(s) <= width:
+        return s
+    if width <= 0:
+        return ""
+    head = (width - 1) // 3
+    start = s[: _head_len(s, head)]
+    return start + ELLIPSIS + s[_tail_start(s, width - 1 - cell_len(start)):]
+
+
+def cut_words(s: str, width: int) -> str:
+    """``s`` in at most ``width`` cells, cut at the end of a word and ``…`` when it is
+    longer (mid-word only when its first word alone is wider than half the room)."""
+    if cell_len(s) <= width:
+        return s
+    if width <= 0:
+        return ""
+    k = _head_len(s, width - 1)
+    if k < len(s) and not s[k].isspace():
+        space = s.rfind(" ", 0, k + 1)
+        if space > 0 and cell_len(s[:space]) >= (width - 1) // 2:
+            k = space
+    return s[:k].rstrip() + ELLIPSIS
+
+
+def cut_text(text: Text, width: int) -> Text:
+    """A rich ``Text`` in at most ``width`` cells, its styles kept: cut at the end with
+    ``…`` in the style of the last character kept. ``text`` itself is left alone."""
+    if text.cell_len <= width:
+        return text
+    if width <= 0:
+        return Text()
+    k = _head_len(text.plain, width - 1)
+    out = text[:k]
+    out.append(ELLIPSIS)
+    # (the spans that styled the last character kept style the ellipsis too)
+    out.spans = [Span(sp.start, k + 1, sp.style) if sp.end == k else sp for sp in out.spans]
+    return out
+
+
+def cut_segments(segments: Iterable[Segment], width: int, style: Style | None = None) -> list[Segment]:
+    """A line of segments in at most ``width`` cells, ``…`` (in ``style``, else that of the
+    last segment) ending it when it is longer."""
+    segments = list(segments)
+    if sum(cell_len(t) for t, _, _ in segments) <= width:
+        return segments
+    if width <= 0:
+        return []
+    last = style if style is not None else (segments[-1][1] if segments else None)
+    kept = list(Strip(segments).crop(0, width - 1))
+    # (a wide character split by the crop becomes spaces: the row keeps its width)
+    return kept + [Segment(ELLIPSIS, last)]
+
+
+def first_fit(width: int, forms: Iterable[Text]) -> Text:
+    """The first of ``forms`` (the fullest first, each shorter than the one before) that
+    fits ``width`` cells; the last one cut at its end when none does."""
+    last = Text()
+    for form in forms:
+        if form.cell_len <= width:
+            return form
+        last = form
+    return cut_text(last, width)
+
+
+class FitLine(Widget):
+    """One line of text made for its width each time it is drawn (a resize makes it
+    again): ``show`` gives it the function that makes it, from the width in cells."""
+
+    DEFAULT_CSS = "FitLine { height: 1; }"
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._make: Callable[[int], Text] = lambda width: Text()
+
+    def show(self, make: Callable[[int], Text]) -> None:
+        self._make = make
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._make(self.content_size.width)
