@@ -313,3 +313,42 @@ def test_the_cutting_helpers_count_cells_and_end_in_an_ellipsis():
     segs = cut_segments([Segment("ab"), Segment("漢字漢字")], 5)
     assert "".join(s.text for s in segs) == "ab漢…"
     assert cut_segments([Segment("ab"), Segment("漢字")], 6) == [Segment("ab"), Segment("漢字")]
+
+
+async def test_one_line_statuses_end_in_an_ellipsis_and_dialog_hints_wrap(make_app, settle, session):
+    # the sidebar's filter line: a filter longer than the sidebar ends in "…"
+    app = make_app(session)
+    async with app.run_test(size=(100, HEIGHT)) as pilot:
+        await settle(pilot)
+        rows = app.screen.session_list
+        rows.focus()
+        await settle(pilot)
+        typed = "payments-gateway-and-more-words-than-fit"
+        await pilot.press("slash", *typed)
+        await settle(pilot)
+        status = app.screen.query_one("#sidebar-filter")
+        line = status.render_line(0).text.strip()
+        room = status.content_size.width
+        assert line == cut_end(f"filter: {typed}▏", room) and line.endswith("…")
+        await pilot.press("escape")
+        await settle(pilot)
+        # the warnings dialog's hint is read whole: it wraps instead of losing "Esc closes."
+        await pilot.press("w")
+        await settle(pilot)
+        hint = app.screen.query_one("#warnings-hint")
+        text = " ".join(hint.render_line(y).text.strip() for y in range(hint.size.height))
+        assert text.endswith("Esc closes.") and hint.size.height >= 2
+
+
+async def test_the_trees_notes_are_cut_with_an_ellipsis(make_app, settle, tmp_path):
+    project = tmp_path / "--home-u-empty--"
+    project.mkdir()
+    path = write(project / "2026-11-20T10-00-00-000Z_h.jsonl", [])  # a header only
+    app = make_app(path)
+    async with app.run_test(size=(60, HEIGHT)) as pilot:
+        await settle(pilot)
+        tree = app.screen.branch_tree
+        room = tree.scrollable_content_region.width
+        lines = [tree.render_line(y).text.rstrip() for y in range(2)]
+        assert lines == [cut_end("  no entries yet", room), cut_end("  (a header only)", room)]
+        assert room >= 16 or lines[1].endswith("…")

@@ -16,6 +16,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from ..cuts import cut_segments
 from ..messages import BlockDrawingStopped, BlockDrawn, BlockDrawnAhead, LexersMade
 from .code import lexer_ready, prepare_lexers
 from .out import UNCAP, RenderCtx, Rendered
@@ -162,8 +163,9 @@ class WorkerDrawing:
         p = self.palette
         for y, action in got.actions.items():
             if action == ("fold", UNCAP):
-                strips[y] = Strip([Segment("  ⋯ drawing all of it (enter: stop)", p.muted)]).adjust_cell_length(
-                    strips[y].cell_length)
+                n = strips[y].cell_length
+                strips[y] = Strip(cut_segments([Segment("  ⋯ drawing all of it (enter: stop)", p.muted)], n)
+                                  ).adjust_cell_length(n)
         r = Rendered(strips, actions=dict(got.actions), chrome=set(got.chrome), sections=list(got.sections),
                      deps=got.deps)
         self._held = (key, r)  # (asked for again at every line drawn)

@@ -43,8 +43,8 @@ class HelpScreen(ModalScreen[None]):
         width: 124; max-width: 95%; height: 90%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    HelpScreen #help-title { height: 1; text-style: bold; color: $text-accent; }
-    HelpScreen #help-hint { height: 1; color: $text-muted; }
+    HelpScreen #help-title { height: 1; text-style: bold; color: $text-accent; text-wrap: nowrap; text-overflow: ellipsis; }
+    HelpScreen #help-hint { height: auto; color: $text-muted; }
     """
 
     BINDINGS = bindings_for("help")

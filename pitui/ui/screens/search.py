@@ -248,10 +248,10 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     SearchScreen { background: $surface; }
     SearchScreen > Vertical { height: 1fr; border: round $border; border-title-color: $text; padding: 0 1; }
     SearchScreen #search-query { height: 3; margin: 0 0 0 0; }
-    SearchScreen #search-status { height: 1; color: $text-muted; padding: 0 1; }
-    SearchScreen #search-status.-error { color: $text-error; }
+    SearchScreen #search-status { height: 1; color: $text-muted; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    SearchScreen #search-status.-error { color: $text-error; height: auto; text-wrap: wrap; }
     SearchScreen SearchResults { height: 1fr; }
-    SearchScreen #search-hint { height: 1; color: $text-muted; padding: 0 1; }
+    SearchScreen #search-hint { height: 1; color: $text-muted; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     BINDINGS = bindings_for("search_all")

@@ -513,16 +513,16 @@ class BranchTree(TreeLayouts, LineList):
         base = self._style("base")
         if self.tree_layout is None or not 0 <= row_no < len(self.tree_layout.rows):
             if y == 0 and self.tree_layout is None and self.placeholder:
-                return Strip([Segment("  " + self.placeholder, self._style("branch-tree--dim"))]).adjust_cell_length(
-                    width, base
-                )
+                return Strip(cut_segments([Segment("  " + self.placeholder, self._style("branch-tree--dim"))],
+                                          width)).adjust_cell_length(width, base)
             if y < 3 and self.tree_layout is not None and not self.tree_layout.rows:
                 # said in short lines, so that a narrow tree shows it whole
                 if self.session is not None and not len(self.session):
                     lines = ("  no entries yet", "  (a header only)", "")
                 else:
                     lines = ("  none shown by", f"  filter {self.mode}", "  (f: another)")
-                return Strip([Segment(lines[y], self._style("branch-tree--dim"))]).adjust_cell_length(width, base)
+                return Strip(cut_segments([Segment(lines[y], self._style("branch-tree--dim"))], width)).adjust_cell_length(
+                    width, base)
             return Strip.blank(width, base)
         is_cursor = row_no == self.cursor_row
         focus = is_cursor and self.has_focus

@@ -489,9 +489,9 @@ class Sidebar(Vertical):
 
     DEFAULT_CSS = """
     Sidebar { height: 1fr; }
-    Sidebar > #sidebar-filter { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
+    Sidebar > #sidebar-filter { height: 1; padding: 0 1; color: $text-muted; background: $surface; text-wrap: nowrap; text-overflow: ellipsis; }
     Sidebar > #sidebar-filter.-active { color: $text; }
-    Sidebar > #sidebar-status { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
+    Sidebar > #sidebar-status { height: 1; padding: 0 1; color: $text-muted; background: $surface; text-wrap: nowrap; text-overflow: ellipsis; }
     Sidebar > SessionList { height: 1fr; }
     """
 
