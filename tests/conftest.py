@@ -43,11 +43,12 @@ def _demo_root_path() -> Path:
 
 @pytest.fixture(autouse=True)
 def _fixed_environment(monkeypatch, tmp_path_factory):
-    """UTC, a private listing index, and no blinking cursors."""
+    """UTC, a private listing index and config folder, and no blinking cursors."""
     monkeypatch.setenv("TZ", "UTC")
     if hasattr(time, "tzset"):
         time.tzset()
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path_factory.mktemp("pitui-cache")))
+    monkeypatch.setenv("PITUI_CONFIG_DIR", str(tmp_path_factory.mktemp("pitui-config")))
     from pitui.core import paths
 
     paths._forget_notices()  # (lines about an earlier test's caches; private: a reset for tests only)

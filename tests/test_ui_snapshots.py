@@ -213,3 +213,46 @@ def test_pane_cursor_on_a_subagent_run(snap_compare, make_app, settle, demo_root
         await _settle_pane(pilot, settle)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (220, 60)], ids=["100x30", "220x60"])
+def test_startup_on_the_demo_at_other_sizes(snap_compare, make_app, settle, demo_root, size):
+    """The panels' widths follow the terminal's: at 100 columns a tree of 37, at 220 a
+    sidebar of 44 (the session names past 33 cells)."""
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_zoomed_pane(snap_compare, make_app, settle, demo_root):
+    """z on the pane: the header and the pane over the whole width, the right border on screen."""
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        pilot.app.browser.pane.focus()
+        await pilot.press("z")
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_sidebar_hidden(snap_compare, make_app, settle, demo_root):
+    """b: the sidebar hidden, the tree and the pane sharing its width."""
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await pilot.press("b")
+        await _settle_pane(pilot, settle)
+        pilot.app.clear_notifications()  # (the toast saying so)
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

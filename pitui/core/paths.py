@@ -64,13 +64,15 @@ def _euid() -> int | None:
     return os.geteuid() if hasattr(os, "geteuid") else None
 
 
-def private_dir(path: str | os.PathLike, *, create: bool = True) -> Path | None:
-    """``path`` as a private folder, ready for pitui's cache files: made ``0700`` when
+def private_dir(path: str | os.PathLike, *, create: bool = True, what: str = "cache folder",
+                without: str = "running without caches") -> Path | None:
+    """``path`` as a private folder, ready for pitui's own files: made ``0700`` when
     missing (``create``), its mode closed to ``0700`` when it is ours and open to others.
     None (and a :func:`notice`) when it may not be used: another user's folder, not a
     folder, a folder others use too (sticky, the home folder, ``/``: never closed), or one
     that cannot be made or closed; None without a notice when it is missing and
-    ``create`` is false."""
+    ``create`` is false. A notice names the folder as ``what`` and ends with ``without``,
+    what pitui does instead (the cache's words by default)."""
     p = Path(path)
     try:
         if create:
@@ -78,30 +80,30 @@ def private_dir(path: str | os.PathLike, *, create: bool = True) -> Path | None:
         st = os.stat(p)
     except FileNotFoundError:
         if create:
-            notice(f"{p}: the cache folder cannot be made: running without caches")
+            notice(f"{p}: the {what} cannot be made: {without}")
         return None
     except OSError as exc:
-        notice(f"{p}: the cache folder cannot be used ({exc.strerror or exc}): running without caches")
+        notice(f"{p}: the {what} cannot be used ({exc.strerror or exc}): {without}")
         return None
     if not stat.S_ISDIR(st.st_mode):
-        notice(f"{p}: the cache folder is not a folder: running without caches")
+        notice(f"{p}: the {what} is not a folder: {without}")
         return None
     uid = _euid()
     if uid is None:  # (no owners or modes to check: Windows)
         return p
     if st.st_uid != uid:
-        notice(f"{p}: the cache folder belongs to another user: running without caches")
+        notice(f"{p}: the {what} belongs to another user: {without}")
         return None
     if st.st_mode & 0o077:
         if st.st_mode & stat.S_ISVTX or _shared(p):
             # a folder others use too (/tmp, home, /): not closed, not used
-            notice(f"{p}: the cache folder is open to other users and is not pitui's own: running without caches")
+            notice(f"{p}: the {what} is open to other users and is not pitui's own: {without}")
             return None
         try:
             os.chmod(p, 0o700)
         except OSError as exc:
-            notice(f"{p}: the cache folder is open to other users and cannot be closed "
-                   f"({exc.strerror or exc}): running without caches")
+            notice(f"{p}: the {what} is open to other users and cannot be closed "
+                   f"({exc.strerror or exc}): {without}")
             return None
     return p
 

@@ -18,6 +18,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from ..core import gc_policy
+from ..core import settings as settings_file
 from ..core.paths import take_notices
 from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionIndex
@@ -36,7 +37,8 @@ __all__ = ["PituiApp", "parse_keymap", "run_app"]
 
 class PituiApp(App):
     """pitui. ``root`` is where sessions are read; ``clock``, ``index`` and ``select_path``
-    are injectable (tests pass a fixed clock and a private index)."""
+    are injectable (tests pass a fixed clock and a private index). The settings are read
+    from pitui's config folder (``$PITUI_CONFIG_DIR`` in tests)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "pitui"
@@ -74,6 +76,8 @@ class PituiApp(App):
             select_path = root.path
         self.select_path = os.fspath(select_path) if select_path is not None else None
         self.demo = demo
+        #: What the user chose to keep from one run to the next (the panels' layout).
+        self.settings: settings_file.Settings = settings_file.load()
 
     def get_default_screen(self) -> Screen:
         return BrowserScreen()

@@ -41,8 +41,9 @@ class Key:
 
 
 # Help sections, in the order the help screen lists them.
-MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, APP = (
-    "Move in the tree", "Branches", "Messages", "Session", "Sidebar (when focused, typing filters)", "App")
+MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, LAYOUT, APP = (
+    "Move in the tree", "Branches", "Messages", "Session", "Sidebar (when focused, typing filters)", "Layout",
+    "App")
 
 KEYS: tuple[Key, ...] = (
     # ------------------------------------------------------------------ the tree
@@ -136,6 +137,20 @@ KEYS: tuple[Key, ...] = (
     Key("sidebar", "sidebar.named", "ctrl+n", "toggle_named", "Named only", "Show named sessions only",
         section=SIDEBAR, show=True),
     Key("sidebar", "sidebar.clear", "escape", "clear_filter", "Clear filter", section=SIDEBAR),
+    # ------------------------------------------------------------------ the panels
+    Key("browser", "layout.sidebar", "b", "toggle_sidebar", "Sidebar", "Hide or show the sidebar (remembered)",
+        section=LAYOUT),
+    Key("browser", "layout.sidebar_narrower", "less_than_sign", "sidebar_width(-1)", "Sidebar narrower",
+        "Make the sidebar narrower (remembered; dragging the gap between panels does it too)", section=LAYOUT,
+        key_display="<"),
+    Key("browser", "layout.sidebar_wider", "greater_than_sign", "sidebar_width(1)", "Sidebar wider",
+        "Make the sidebar wider (remembered)", section=LAYOUT, key_display=">"),
+    Key("browser", "layout.tree_narrower", "minus", "tree_width(-1)", "Tree narrower",
+        "Make the tree narrower and the message pane wider (remembered)", section=LAYOUT, key_display="-"),
+    Key("browser", "layout.tree_wider", "plus,equals_sign", "tree_width(1)", "Tree wider",
+        "Make the tree wider and the message pane narrower (remembered)", section=LAYOUT, key_display="+"),
+    Key("browser", "layout.reset", "0", "reset_layout", "Default widths",
+        "Panel widths back to the defaults for the terminal's size", section=LAYOUT),
     # ------------------------------------------------------------------ the app
     Key("app", "app.quit", "q", "quit", "Quit", "Quit pitui", section=APP, show=True),
     Key("app", "app.help", "question_mark", "help", "Help", "Every key, explained", section=APP, show=True,
@@ -171,11 +186,13 @@ KEYS: tuple[Key, ...] = (
 
 #: Keys Textual handles itself, listed in help beside the table's.
 EXTRA_HELP: dict[str, list[tuple[str, str]]] = {
+    LAYOUT: [("drag a gap", "Drag the gap between two panels to resize them (remembered, as the keys' changes are, "
+                            "in settings.json in pitui's config folder)")],
     APP: [("tab / shift+tab", "Move between the sidebar, the tree and the message pane"),
           ("ctrl+p", "Command palette: every action, filter modes, sessions by name")],
 }
 
-SECTIONS: tuple[str, ...] = (MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, APP)
+SECTIONS: tuple[str, ...] = (MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, LAYOUT, APP)
 
 NOTES = """\
 [ and ] switch between the branches of the nearest fork. On the first entry of a branch they

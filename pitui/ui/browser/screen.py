@@ -25,11 +25,13 @@ from ..widgets.branch_tree import BranchTree
 from ..widgets.header import SessionHeader
 from ..widgets.keybar import KeyBar
 from ..widgets.sidebar import SessionList, Sidebar
+from ..widgets.splitter import Splitter
 from .actions import Actions
 from .following import Following
 from .header_stats import HeaderStats
 from .listing import Listing
 from .loading import Loading
+from .panels import Panels
 from .take_away import TakeAway
 
 if TYPE_CHECKING:
@@ -54,11 +56,14 @@ class RightColumn(Vertical):
     ALLOW_MAXIMIZE = True
 
 
-class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway, PaintGate):
+class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway, Panels, PaintGate):
     """The main screen. Keys that act on the open session live here, so they work from
     the tree and from the pane alike (the sidebar's type-to-filter takes printable keys)."""
 
     AUTO_FOCUS = "#tree"  # (from the first frame: not the sidebar first, then the tree)
+
+    #: Classes by the screen's width, which the panels' widths follow (``app.tcss``).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
 
     BINDINGS = bindings_for("browser")
 
@@ -86,6 +91,10 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._resumed = False  # has been the screen on top
         self._lookahead_timer: Timer | None = None
         self._transcript_path: str | None = None  # opened from the pane's link, not shown yet
+        # the width's class from the start (Textual sets it on the first resize, after a
+        # first layout at other widths: the pane would be laid out twice)
+        width = self.app.size.width
+        self.add_class([name for at, name in self.HORIZONTAL_BREAKPOINTS if width >= at][-1])
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -103,6 +112,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
                 return None
         if action == "clear_search" and not self._searching:
             return False  # escape means nothing else here: left to whatever else binds it
+        if action in ("sidebar_width", "tree_width") and self.maximized is not None:
+            return None  # (zoomed: the panels are not on screen; the key still typed nowhere)
         return True
 
     @property
@@ -113,7 +124,9 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield Sidebar(clock=self.papp.clock, id="sidebar")
+            yield Splitter(id="sidebar-splitter")
             yield BranchTree(id="tree")
+            yield Splitter(id="tree-splitter")
             with RightColumn(id="right"):
                 yield SessionHeader(id="header")
                 # The notice lies over the pane (a layer of its own) rather than taking
@@ -154,6 +167,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         # The tree calls the selection handler at once (no message round trip): the pane
         # is drawn in the same frame as the tree, from the first session shown on.
         self.branch_tree.selection_hook = self.on_branch_tree_selection_changed
+        self._init_panels()  # (before the first frame: the panels are laid out once)
         self.reload()
         self.set_interval(self.WATCH_SECONDS, self._watch_tick)
         self.set_interval(self.RELIST_SECONDS, self._relist_tick)

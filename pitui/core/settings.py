@@ -1,0 +1,107 @@
+"""pitui's settings: the few choices the app remembers from one run to the next (the
+sidebar hidden, the panels' widths), in one small JSON file in the user's config folder.
+
+The file is read as untrusted data: a missing, damaged, oversized or hostile file (wrong
+types, numbers out of range, not a regular file) gives the defaults for what it gets wrong,
+and never stops the app. It is written whole or not at all, private (``0600`` in a ``0700``
+folder, as the cache is: :mod:`pitui.core.paths`); a file that cannot be written leaves one
+line in :func:`pitui.core.paths.take_notices`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import orjson
+
+from .paths import notice, private_dir, write_private
+from .read.lines import open_regular
+
+__all__ = ["Settings", "config_dir", "settings_path", "load", "save",
+           "SIDEBAR_WIDTH_RANGE", "TREE_SHARE_RANGE"]
+
+FILE_NAME = "settings.json"
+MAX_BYTES = 64 * 1024  # a settings file is a few lines: anything longer is not ours
+
+#: The sidebar's width chosen by the user, in percent of the screen's width.
+SIDEBAR_WIDTH_RANGE = (5.0, 60.0)
+#: The tree's share of the width the tree and the pane have together, in percent.
+TREE_SHARE_RANGE = (10.0, 90.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the app remembers. A width of None: the default, from the terminal's size."""
+
+    sidebar_hidden: bool = False
+    sidebar_width: float | None = None  # percent of the screen (SIDEBAR_WIDTH_RANGE)
+    tree_share: float | None = None  # percent of the tree and the pane (TREE_SHARE_RANGE)
+
+    def but(self, **changes) -> "Settings":
+        """These settings with ``changes`` (widths kept inside their ranges)."""
+        new = replace(self, **changes)
+        return replace(new, sidebar_width=_in_range(new.sidebar_width, SIDEBAR_WIDTH_RANGE),
+                       tree_share=_in_range(new.tree_share, TREE_SHARE_RANGE))
+
+
+def _in_range(value: object, bounds: tuple[float, float]) -> float | None:
+    """``value`` as a width inside ``bounds`` (to a thousandth: a hundredth of a cell on
+    the widest screen), or None when it is not a finite number (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    lo, hi = bounds
+    return round(min(hi, max(lo, float(value))), 3)
+
+
+def config_dir() -> Path:
+    """pitui's config folder: ``$PITUI_CONFIG_DIR``, else platformdirs' user config folder."""
+    env = os.environ.get("PITUI_CONFIG_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("pitui", appauthor=False))
+
+
+def settings_path() -> Path:
+    return config_dir() / FILE_NAME
+
+
+def load(path: str | os.PathLike | None = None) -> Settings:
+    """The settings in ``path`` (default :func:`settings_path`); the defaults for anything
+    missing or wrong, and for a file that is missing, unreadable or not settings at all."""
+    path = settings_path() if path is None else Path(path)
+    try:
+        with open_regular(path) as f:  # (a FIFO or a device is never waited on)
+            raw = f.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            return Settings()
+        data = orjson.loads(raw)
+    except (OSError, ValueError):  # missing, unreadable, not JSON (orjson's error is a ValueError)
+        return Settings()
+    if not isinstance(data, dict):
+        return Settings()
+    hidden = data.get("sidebar_hidden")
+    return Settings().but(
+        sidebar_hidden=hidden if isinstance(hidden, bool) else False,
+        sidebar_width=data.get("sidebar_width"),
+        tree_share=data.get("tree_share"),
+    )
+
+
+def save(settings: Settings, path: str | os.PathLike | None = None) -> bool:
+    """Write ``settings`` to ``path`` (default :func:`settings_path`), whole or not at all,
+    private. False (and a notice) when it cannot be written."""
+    path = settings_path() if path is None else Path(path)
+    folder = private_dir(path.parent, what="settings folder", without="settings not saved")
+    if folder is None:
+        return False
+    try:
+        write_private(path, orjson.dumps(asdict(settings), option=orjson.OPT_INDENT_2) + b"\n")
+    except OSError as exc:
+        notice(f"{path}: the settings cannot be saved ({exc.strerror or exc})")
+        return False
+    return True

@@ -1,0 +1,124 @@
+"""pitui's settings file (core/settings.py): read as untrusted data, written privately and
+whole. The app's use of it is in tests/test_ui_layout.py."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+import pytest
+
+from pitui.core import paths, settings
+from pitui.core.settings import Settings
+
+
+def test_the_file_is_in_the_config_folder_the_environment_names(tmp_path, monkeypatch):
+    monkeypatch.setenv("PITUI_CONFIG_DIR", str(tmp_path / "conf"))
+    assert settings.settings_path() == tmp_path / "conf" / "settings.json"
+
+
+def test_the_config_folder_is_platformdirs_without_the_override(monkeypatch):
+    from platformdirs import user_config_dir
+
+    monkeypatch.delenv("PITUI_CONFIG_DIR", raising=False)
+    assert str(settings.config_dir()) == user_config_dir("pitui", appauthor=False)
+
+
+def test_a_missing_file_gives_the_defaults(tmp_path):
+    assert settings.load(tmp_path / "none.json") == Settings()
+    assert Settings() == Settings(sidebar_hidden=False, sidebar_width=None, tree_share=None)
+
+
+def test_saved_settings_read_back_the_same(tmp_path):
+    f = tmp_path / "conf" / "settings.json"
+    chosen = Settings(sidebar_hidden=True, sidebar_width=25.5, tree_share=60.0)
+    assert settings.save(chosen, f)
+    assert settings.load(f) == chosen
+
+
+def test_the_file_and_its_folder_are_private_and_written_whole(tmp_path):
+    folder = tmp_path / "conf"
+    f = folder / "settings.json"
+    settings.save(Settings(sidebar_hidden=True), f)
+    settings.save(Settings(sidebar_width=30.0), f)
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(f).st_mode) == 0o600
+    assert sorted(p.name for p in folder.iterdir()) == ["settings.json"]  # (no temporary file left)
+
+
+@pytest.mark.parametrize("content", [
+    b"",
+    b"{",
+    b"\xff\xfe not utf-8",
+    b"[1, 2, 3]",
+    b'"a string"',
+    b"null",
+    b"[" * 5000 + b"]" * 5000,  # deeper than any parser should follow
+    b'{"sidebar_hidden": NaN}',
+])
+def test_a_damaged_file_gives_the_defaults(tmp_path, content):
+    f = tmp_path / "settings.json"
+    f.write_bytes(content)
+    assert settings.load(f) == Settings()
+
+
+@pytest.mark.parametrize("data, expected", [
+    # wrong types: that setting's default, the others kept
+    ({"sidebar_hidden": "yes", "sidebar_width": 30}, Settings(sidebar_width=30.0)),
+    ({"sidebar_hidden": 1, "tree_share": 40.25}, Settings(tree_share=40.25)),
+    ({"sidebar_hidden": True, "sidebar_width": "30", "tree_share": [50]}, Settings(sidebar_hidden=True)),
+    ({"sidebar_width": True, "tree_share": None}, Settings()),
+    # out of range: kept inside it
+    ({"sidebar_width": -5, "tree_share": 1e308}, Settings(sidebar_width=settings.SIDEBAR_WIDTH_RANGE[0],
+                                                          tree_share=settings.TREE_SHARE_RANGE[1])),
+    ({"sidebar_width": 10**400}, Settings()),  # (a number no float holds: orjson refuses the file)
+    # other keys: ignored
+    ({"sidebar_hidden": True, "__class__": "os.system", "x": {"y": 1}}, Settings(sidebar_hidden=True)),
+])
+def test_wrong_values_give_their_defaults_or_are_kept_in_range(tmp_path, data, expected):
+    import json
+
+    f = tmp_path / "settings.json"
+    f.write_text(json.dumps(data))
+    assert settings.load(f) == expected
+
+
+def test_an_oversized_file_is_not_read(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_bytes(b'{"sidebar_hidden": true, "pad": "' + b"x" * settings.MAX_BYTES + b'"}')
+    assert settings.load(f) == Settings()
+
+
+def test_a_fifo_is_not_waited_on(tmp_path):
+    f = tmp_path / "settings.json"
+    os.mkfifo(f)
+    got = []
+    t = threading.Thread(target=lambda: got.append(settings.load(f)), daemon=True)
+    t.start()
+    t.join(5)
+    assert got == [Settings()]
+
+
+def test_a_folder_where_the_file_should_be_gives_the_defaults(tmp_path):
+    (tmp_path / "settings.json").mkdir()
+    assert settings.load(tmp_path / "settings.json") == Settings()
+
+
+def test_a_file_that_cannot_be_written_is_said_once_and_never_raises(tmp_path):
+    paths._forget_notices()
+    blocker = tmp_path / "conf"
+    blocker.write_text("a file where the folder should be")
+    assert settings.save(Settings(sidebar_hidden=True), blocker / "settings.json") is False
+    notes = paths.take_notices()
+    assert len(notes) == 1 and "settings folder" in notes[0] and "settings not saved" in notes[0]
+    (tmp_path / "conf2").mkdir()
+    (tmp_path / "conf2" / "settings.json").mkdir()  # (the rename over it fails)
+    assert settings.save(Settings(sidebar_hidden=True), tmp_path / "conf2" / "settings.json") is False
+    assert "the settings cannot be saved" in paths.take_notices()[0]
+
+
+def test_but_keeps_widths_in_range():
+    s = Settings().but(sidebar_width=99.0, tree_share=-1.0)
+    assert (s.sidebar_width, s.tree_share) == (settings.SIDEBAR_WIDTH_RANGE[1], settings.TREE_SHARE_RANGE[0])
+    assert Settings().but(sidebar_width=float("nan")).sidebar_width is None

@@ -1,0 +1,249 @@
+"""The panels' layout, as a user meets it: widths that follow the terminal's size, the
+sidebar hidden and shown with ``b`` from every panel, the widths changed by keys and by
+dragging the gap between two panels, and all of it remembered in the settings file
+(``$PITUI_CONFIG_DIR``, a private folder per test: conftest.py), a damaged one ignored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pitui.core import settings as settings_file
+
+SIZE = (160, 45)
+
+
+def _panels(app) -> tuple[int, int, int]:
+    """The widths on screen of the sidebar (0 when hidden), the tree and the right column."""
+    screen = app.screen
+    sidebar = screen.query_one("#sidebar")
+    return (sidebar.outer_size.width if sidebar.display else 0, screen.query_one("#tree").outer_size.width,
+            screen.query_one("#right").outer_size.width)
+
+
+def _lines(widget) -> list[str]:
+    return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
+def _saved() -> dict:
+    return json.loads(settings_file.settings_path().read_text())
+
+
+async def _focus(pilot, selector: str) -> None:
+    pilot.app.screen.query_one(selector).focus()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size, widths", [
+    ((100, 30), (24, 37, 37)),  # the tree usable: 37, not 24
+    ((160, 45), (32, 69, 57)),  # the tree wide enough for a [bash: …] row cut by Pi at 50 characters
+    ((220, 60), (44, 87, 87)),  # the sidebar wider than 38
+])
+async def test_the_panels_follow_the_terminals_width(make_app, settle, demo_root, size, widths):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert _panels(app) == widths
+        assert sum(widths) + 2 == size[0]  # (and the two gaps between them)
+        tree_rows = _lines(app.screen.query_one("#tree"))
+        bash_rows = [r for r in tree_rows if "[bash: " in r]
+        assert len(bash_rows) == 2
+        if size[0] >= 160:
+            # whole, with Pi's own "...]" at the end, not cut by the tree
+            assert all(r.rstrip().endswith("...]") for r in bash_rows), bash_rows
+        if size[0] >= 220:
+            # a session's name past the 33 cells it had at every size
+            names = _lines(app.screen.query_one("#session-list"))
+            assert any("Feedly shows my posts in a random order" in r for r in names), names
+
+
+async def test_b_hides_and_shows_the_sidebar_from_every_panel(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = _panels(app)
+        for where in ("#tree", "#pane", "#session-list"):
+            await _focus(pilot, where)
+            await pilot.press("b")
+            await settle(pilot)
+            hidden = _panels(app)
+            assert hidden[0] == 0 and hidden[1] > shown[1] and sum(hidden) == SIZE[0] - 1  # (one gap left)
+            assert _saved()["sidebar_hidden"] is True
+            focused = app.screen.focused
+            assert focused is not None and focused.id != "session-list"
+            if where == "#session-list":
+                assert focused.id == "tree"  # focus left with the sidebar
+            else:
+                assert focused.id == where[1:]
+            assert app.screen.query_one("#session-list").filter_text == ""  # (b was not typed)
+            await pilot.press("b")
+            await settle(pilot)
+            assert _panels(app) == shown
+            assert _saved()["sidebar_hidden"] is False
+
+
+async def test_tab_skips_a_hidden_sidebar(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        visited = set()
+        for _ in range(6):
+            await pilot.press("tab")
+            visited.add(app.screen.focused.id)
+        assert "session-list" in visited
+        await pilot.press("b")
+        await settle(pilot)
+        visited = set()
+        for _ in range(6):
+            await pilot.press("tab")
+            visited.add(app.screen.focused.id)
+        assert visited == {"tree", "pane"}
+
+
+async def test_keys_resize_the_sidebar_and_the_tree_and_0_resets(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        side, tree, pane = start = _panels(app)
+        await pilot.press("greater_than_sign")
+        await settle(pilot)
+        assert _panels(app)[0] == side + 4
+        await _focus(pilot, "#session-list")  # (from the sidebar too, never typed into its filter)
+        await pilot.press("less_than_sign", "less_than_sign")
+        await settle(pilot)
+        assert _panels(app)[0] == side - 4
+        assert app.screen.query_one("#session-list").filter_text == ""
+        assert int(_saved()["sidebar_width"] * SIZE[0] / 100) == side - 4
+        side, tree, pane = _panels(app)
+        await _focus(pilot, "#pane")
+        await pilot.press("plus", "plus")
+        await settle(pilot)
+        assert _panels(app) == (side, tree + 8, pane - 8)
+        await pilot.press("minus", "minus", "minus", "minus", "minus")
+        await settle(pilot)
+        assert _panels(app) == (side, tree - 12, pane + 12)
+        await pilot.press("0")
+        await settle(pilot)
+        assert _panels(app) == start
+        assert _saved() == {"sidebar_hidden": False, "sidebar_width": None, "tree_share": None}
+
+
+async def test_a_panel_is_never_made_narrower_than_12(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*["less_than_sign"] * 12, *["minus"] * 40)
+        await settle(pilot)
+        side, tree, pane = _panels(app)
+        assert side == 12 and 12 <= tree <= 16
+        await pilot.press(*["plus"] * 60)
+        await settle(pilot)
+        side, tree, pane = _panels(app)
+        assert 12 <= pane <= 16
+
+
+async def test_dragging_a_gap_resizes_the_panels_and_is_remembered(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert await pilot.mouse_down("#sidebar-splitter")
+        await pilot.hover(None, offset=(45, 10))
+        await pilot.hover(None, offset=(50, 12))
+        await settle(pilot)
+        assert _panels(app)[0] == 50  # (follows the pointer while dragged)
+        assert not settings_file.settings_path().exists()  # (saved once, when the drag ends)
+        await pilot.mouse_up(None, offset=(50, 12))
+        await settle(pilot)
+        assert _panels(app)[0] == 50
+        assert int(_saved()["sidebar_width"] * SIZE[0] / 100) == 50
+        # the gap between the tree and the pane: the tree ends where it is dropped
+        assert await pilot.mouse_down("#tree-splitter")
+        await pilot.hover(None, offset=(100, 20))
+        await pilot.mouse_up(None, offset=(100, 20))
+        await settle(pilot)
+        side, tree, pane = _panels(app)
+        assert (side, tree) == (50, 100 - 51) and screen.query_one("#tree-splitter").region.x == 100
+        assert int(_saved()["tree_share"] * (SIZE[0] - 52) / 100) == 49
+
+
+async def test_the_layout_is_remembered_across_runs(make_app, settle, demo_root):
+    first = make_app(demo_root, demo=True)
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("greater_than_sign", "greater_than_sign", "plus", "b")
+        await settle(pilot)
+        hidden = _panels(first)
+        await pilot.press("b")
+        await settle(pilot)
+        shown = _panels(first)
+        await pilot.press("b")
+        await settle(pilot)
+    second = make_app(demo_root, demo=True)
+    async with second.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert _panels(second) == hidden
+        await pilot.press("b")
+        await settle(pilot)
+        assert _panels(second) == shown
+    # at another size the widths are the same shares of it
+    third = make_app(demo_root, demo=True)
+    async with third.run_test(size=(200, 45)) as pilot:
+        await settle(pilot)
+        assert _panels(third)[0] == round(shown[0] * 200 / SIZE[0])
+
+
+@pytest.mark.parametrize("content", [
+    b"{ not json",
+    b'{"sidebar_hidden": "yes", "sidebar_width": "wide", "tree_share": -1e999}',
+    b"\x00" * 100,
+])
+async def test_a_damaged_settings_file_does_not_stop_the_app(make_app, settle, demo_root, content):
+    f = settings_file.settings_path()
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_bytes(content)
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert _panels(app) == (32, 69, 57)  # the defaults
+        await pilot.press("b")
+        await settle(pilot)
+        assert _panels(app)[0] == 0
+        assert settings_file.load() == settings_file.Settings(sidebar_hidden=True)  # written anew
+
+
+async def test_a_settings_folder_that_cannot_be_used_is_said_once(make_app, settle, demo_root, notes, monkeypatch,
+                                                                 tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("PITUI_CONFIG_DIR", str(blocker))
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        await pilot.pause(app.NOTICE_SECONDS + 0.2)
+        assert _panels(app)[0] == 0  # (hidden all the same)
+        said = [n for n in notes if "settings not saved" in n]
+        assert len(said) == 1 and str(blocker) in said[0]
+
+
+async def test_a_zoomed_panel_takes_the_screen_whatever_width_was_chosen(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("greater_than_sign", "plus", "plus")
+        await settle(pilot)
+        chosen = _panels(app)
+        for where in ("#tree", "#session-list", "#pane"):
+            await _focus(pilot, where)
+            await pilot.press("z")
+            await settle(pilot)
+            zoomed = app.screen.maximized
+            assert zoomed is not None and zoomed.outer_size.width == SIZE[0]
+            await pilot.press("plus")  # (the width keys wait while zoomed)
+            await pilot.press("z")
+            await settle(pilot)
+            assert _panels(app) == chosen
