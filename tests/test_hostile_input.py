@@ -569,7 +569,7 @@ async def test_one_row_that_cannot_be_drawn_leaves_the_rest_of_the_sidebar(make_
 
     monkeypatch.setattr(SessionList, "_item_line", flaky)
     app = make_app(surrogate_store)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(200, 45)) as pilot:  # (a sidebar of 40: its rows whole)
         await settle(pilot)
         screen = _screen_text(app)
         assert "alpha question" in screen and "\ufffd gamma question" in screen

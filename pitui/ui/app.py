@@ -1,10 +1,12 @@
 """The pitui app: one factory for the command line and the tests. Its default screen is
 the browser (``ui/browser/``); the app holds what every screen shares: the root being
-browsed, the clock, the listing index, the keymap, and toasts that are never markup.
+browsed, the clock, the listing index, the keymap, the settings, and toasts that are never
+markup.
 
 Everything slow runs in thread workers. The app never writes in the sessions folder; the
-only files it writes are the listing index (pitui's cache folder), exports the user asks
-for, and the temporary file handed to ``$PAGER``.
+only files it writes are the listing index (pitui's cache folder), the settings file
+(pitui's config folder), exports the user asks for, and the temporary file handed to
+``$PAGER``.
 """
 
 from __future__ import annotations
