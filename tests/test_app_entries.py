@@ -142,7 +142,7 @@ async def test_an_agents_input_links_to_the_session_it_came_from(make_app, settl
     root = tmp_path / "sessions"
     shutil.copytree(DEMO, root / DEMO.name)
     app = make_app(root / DEMO.name / RESEARCHER.name)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(220, 45)) as pilot:
         await settle(pilot)
         pane = app.screen.pane
         lines = _lines(pane)

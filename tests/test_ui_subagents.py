@@ -13,6 +13,7 @@ from pitui.core.model.summary import format_tool_call
 from tools import piwriter
 
 SIZE = (160, 45)
+WIDE = (200, 45)  # (a pane of 79 columns: the lines tested are not wrapped)
 CWD = "/home/u/shop"
 TASK = "These tests fail only in some random orders (pytest -p random) and pass alone; find out why"
 OUTPUT = ("Root causes:\n\n1. **orders**: `_sequence` is module state.\n2. **emails**: `_announced` is kept.\n\n"
@@ -73,8 +74,10 @@ def pane_text(app) -> str:
 
 
 def shown_as(row: str, want: str) -> bool:
-    """``row`` is ``want``, or its start cut with "…" (rows are cut to the sidebar's width)."""
-    return row == want or (row.endswith("…") and want.startswith(row[:-1]))
+    """``row`` is ``want`` (a project's count right-aligned: any run of spaces before it), or
+    its start cut with "…" (rows are cut to the sidebar's width)."""
+    return (row == want or " ".join(row.split()) == " ".join(want.split())
+            or (row.endswith("…") and want.startswith(row[:-1])))
 
 
 async def test_sidebar_nests_a_transcript_under_its_session_and_marks_a_lost_one(make_app, settle, shop):
@@ -110,7 +113,7 @@ async def test_a_subagent_title_in_the_sidebar_is_cut_after_a_whole_word(make_ap
 
 async def test_subagent_output_and_thinking_are_markdown_and_titles_cut_at_words(make_app, settle, shop):
     app = make_app(shop / "--home-u-shop--" / "2026-11-20T10-05-00-000Z_parent.jsonl")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         app.screen.pane.focus()
         await pilot.press("t")  # thinking shown
