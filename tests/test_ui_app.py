@@ -176,7 +176,7 @@ async def test_filter_cycle_and_fold(make_app, settle, srv_app_file):
 
 async def test_pane_follows_the_selection(make_app, settle, srv_app_file):
     app = make_app(srv_app_file)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(220, 45)) as pilot:  # (a header wide enough for the branch's tokens)
         await settle(pilot)
         b = browser(app)
         s = b.session

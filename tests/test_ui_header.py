@@ -14,7 +14,7 @@ async def test_the_header_says_what_a_fork_was_forked_from(make_app, settle):
 
     fork = Path(DEMO_ROOT) / "--home-demo-shop--" / "2026-11-18T15-31-40-052Z_01a1ef48-fb94-7715-8560-38ad6bc4bdce.jsonl"
     app = make_app(Path(DEMO_ROOT))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(240, 45)) as pilot:  # (a header wide enough for the whole fork title)
         await settle(pilot)
         app.screen.open_session(str(fork))
         await settle(pilot)
