@@ -54,7 +54,8 @@ KEYS: tuple[Key, ...] = (
     Key("tree", "tree.first", "home", "first", "First row", section=MOVE),
     Key("tree", "tree.last", "end", "last", "Last row", section=MOVE),
     Key("browser", "tree.filter", "f", "cycle_filter", "Filter",
-        "Cycle the tree filter: default, no-tools, user-only, labeled-only, all", section=BRANCHES, show=True),
+        "Cycle the tree filter: default, no-tools, user-only, labeled-only, all, files-only, shell-only",
+        section=BRANCHES, show=True),
     Key("browser", "nav.prev_sibling", "left_square_bracket", "sibling(-1)", "Branch",
         "Previous sibling branch at the nearest fork", section=BRANCHES, show=True, key_display="[ ]"),
     Key("browser", "nav.next_sibling", "right_square_bracket", "sibling(1)", "Next branch",
@@ -201,7 +202,9 @@ pane shows); anywhere else, to the siblings of the branch you are in at the near
 { and } jump to the previous / next fork (an entry with several branches) on the branch the
 pane shows. g and G go to the root and to the leaf of that branch; u and U to the previous /
 next user message on it. The filter (f) decides which entries are rows: default, no-tools,
-user-only, labeled-only, all; a hidden entry's children hang from its nearest shown ancestor.
+user-only, labeled-only, all (Pi's), then files-only (the calls that read, write, edit or
+search files, with their results) and shell-only (bash calls, their results and your own !
+commands); a hidden entry's children hang from its nearest shown ancestor.
 The pane shows the branch through the selection: the one already shown while the selection
 stays on it, else Pi's current branch or the newest leaf below the selection."""
 

@@ -14,12 +14,26 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
 
+import re
+
+import orjson
+
 from ..read.arrays import pick
-from ..read.session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, Session
+from ..read.session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_DAMAGED, Session
+from .parts import FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, SHELL_EXEC, tool_kind
 
-__all__ = ["FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown"]
+__all__ = ["FILTERS", "KIND_FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown", "call_kinds"]
 
-FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
+#: Pi's filters, then pitui's two by tool kind
+FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all", "files-only", "shell-only")
+
+# A bit per canonical kind in :func:`call_kinds` (any other kind: _OTHER).
+_KIND_BITS = {FILE_READ: 1, FILE_WRITE: 2, FILE_EDIT: 4, FILE_SEARCH: 8, SHELL_EXEC: 16}
+_OTHER = 32
+#: the filters by tool kind: the kinds whose calls and results each shows
+KIND_FILTERS = {"files-only": frozenset({FILE_READ, FILE_WRITE, FILE_EDIT, FILE_SEARCH}),
+                "shell-only": frozenset({SHELL_EXEC})}
+_KIND_FILTER_BITS = {mode: sum(_KIND_BITS[k] for k in kinds) for mode, kinds in KIND_FILTERS.items()}
 
 _SETTINGS = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})
 
@@ -206,8 +220,97 @@ class TreeLayout:
         return len(self.rows) - 1 if self.rows else -1
 
 
+# Pi writes a tool call as {"type":"toolCall","id":…,"name":…,…} and a result's message as
+# {"role":"toolResult","toolCallId":…,"toolName":…,…}. The key text of either can be read in
+# the raw line without parsing it: inside a JSON string a quote is always escaped, so these
+# bytes are never part of a string's text. A line written otherwise is parsed whole.
+_STR = rb'"((?:[^"\\]|\\.)*)"'
+_CALL_MARK = b'"type":"toolCall"'
+_CALL_RE = re.compile(_CALL_MARK + rb',"id":"(?:[^"\\]|\\.)*","name":' + _STR)
+_RESULT_MARK = b'"role":"toolResult"'
+_RESULT_RE = re.compile(_RESULT_MARK + rb',"toolCallId":"(?:[^"\\]|\\.)*","toolName":' + _STR)
+#: a result's tool name is in the first bytes of its line (its output comes after)
+_RESULT_HEAD = 1024
+
+
+def _bit(name: bytes | str) -> int:
+    if isinstance(name, bytes):
+        name = orjson.loads(b'"' + name + b'"') if b"\\" in name else name.decode("utf-8", "replace")
+    return _KIND_BITS.get(tool_kind(name), _OTHER)
+
+
+def _kinds_of(session: Session, i: int, data: bytes) -> int:
+    """The kind bits of entry ``i`` (an assistant message or a tool result), from its line."""
+    if session.roles[i] == "assistant":
+        # (each call found by a byte search, then matched there: far quicker than the
+        # regex searching the whole line)
+        k = data.find(_CALL_MARK)
+        bits = 0
+        while k >= 0:
+            m = _CALL_RE.match(data, k)
+            if m is None:
+                break
+            bits |= _bit(m.group(1))
+            k = data.find(_CALL_MARK, m.end())
+        else:
+            return bits
+        content = (session.message(i) or {}).get("content")
+        bits = 0
+        for b in content if isinstance(content, list) else ():
+            if isinstance(b, dict) and b.get("type") == "toolCall":
+                bits |= _bit(str(b.get("name") or ""))
+        return bits
+    k = data.find(_RESULT_MARK)
+    m = _RESULT_RE.match(data, k) if k >= 0 else None
+    if m is not None:
+        return _bit(m.group(1))
+    msg = session.message(i) or {}
+    name = msg.get("toolName")
+    if not isinstance(name, str) or not name:
+        found = session.find_tool_call(i)
+        name = str(found[1].get("name") or "") if found is not None else ""
+    return _bit(name) if name else 0
+
+
+def call_kinds(session: Session) -> bytearray:
+    """A byte per entry: the kinds of tool it calls (an assistant message: each of its
+    calls'), runs (a tool result: its tool's) or is (a user's ``!`` command: shell), a bit
+    per canonical kind. Read from the raw lines of assistant messages and the heads of
+    results, once per session: a session that grew reads only its new entries (and its last
+    one again, which may have been a partial line)."""
+    n = len(session.types)
+    memo = session.derived.get("call_kinds")
+    if memo is not None and memo[0] == n:
+        return memo[1]
+    start = max(0, min(memo[0] - 1, n)) if memo is not None else 0
+    kinds = bytearray(memo[1][:start]) if memo is not None else bytearray()
+    kinds.extend(bytes(n - start))
+    types, roles, flags = session.types, session.roles, session.flags
+    calls, results = [], []
+    for i in range(start, n):
+        if types[i] != "message" or flags[i] & F_DAMAGED:
+            continue
+        role = roles[i]
+        if role == "assistant":
+            calls.append(i)
+        elif role == "toolResult":
+            results.append(i)
+        elif role == "bashExecution":
+            kinds[i] = _KIND_BITS[SHELL_EXEC]
+    for i, data in session.raw_lines(calls):
+        kinds[i] = _kinds_of(session, i, data)
+    for i, data in session.raw_lines(results, limit=_RESULT_HEAD):
+        kinds[i] = _kinds_of(session, i, data)
+    session.derived["call_kinds"] = (n, kinds)
+    return kinds
+
+
 def is_shown(session: Session, i: int, mode: str) -> bool:
-    """Pi's tree filter for one entry (before folding)."""
+    """Pi's tree filter for one entry (before folding); a filter by kind shows the entries
+    that call, run or are a tool of its kinds."""
+    want = _KIND_FILTER_BITS.get(mode)
+    if want is not None:
+        return bool(call_kinds(session)[i] & want)
     t = session.types[i]
     if t == "usage" and mode != "all":
         return False
@@ -236,7 +339,10 @@ def _shown_mask(session: Session, mode: str) -> bytearray:
     leaf = session.leaf
     mask = bytearray(n)
     visible_assistant = F_ASSISTANT_TEXT | F_ABNORMAL_STOP
-    if mode == "labeled-only":
+    want = _KIND_FILTER_BITS.get(mode)
+    if want is not None:
+        mask[:] = call_kinds(session).translate(bytes(1 if v & want else 0 for v in range(256)))
+    elif mode == "labeled-only":
         for i in session.labels:
             t = types[i]
             if t == "usage":

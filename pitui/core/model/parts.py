@@ -28,6 +28,14 @@ __all__ = [
     "ERROR",
     "tool_state",
     "tool_name",
+    "FILE_READ",
+    "FILE_WRITE",
+    "FILE_EDIT",
+    "FILE_SEARCH",
+    "SHELL_EXEC",
+    "FILE_KINDS",
+    "TOOL_KINDS",
+    "tool_kind",
     "tool_args_summary",
     "requested_edit",
     "result_text",
@@ -129,6 +137,25 @@ def tool_state(result: dict | None) -> ToolState:
 def tool_name(call: dict | None, result: dict | None) -> str:
     """The tool's name from its call, else from its result."""
     return str((call or {}).get("name") or (result or {}).get("toolName") or "tool")
+
+
+#: Canonical tool kinds: what a tool does, named the same across agents.
+FILE_READ = "file_read"
+FILE_WRITE = "file_write"
+FILE_EDIT = "file_edit"
+FILE_SEARCH = "file_search"
+SHELL_EXEC = "shell_exec"
+#: the kinds that touch files (a shell command may too, but its files are not known)
+FILE_KINDS = frozenset({FILE_READ, FILE_WRITE, FILE_EDIT, FILE_SEARCH})
+#: Pi's tools and their kinds; any other tool (``subagent``, an extension's) is a kind of its own
+TOOL_KINDS = {"read": FILE_READ, "ls": FILE_READ, "write": FILE_WRITE, "edit": FILE_EDIT,
+              "bash": SHELL_EXEC, "grep": FILE_SEARCH, "find": FILE_SEARCH}
+
+
+def tool_kind(name: str) -> str:
+    """The canonical kind of the tool ``name``: ``bash`` is ``shell_exec``, ``ls`` is
+    ``file_read`` ...; a tool Pi does not ship is its own kind, named as the tool."""
+    return TOOL_KINDS.get(name, name)
 
 
 _TITLED = ("read", "edit", "write", "grep", "find", "ls", "subagent")

@@ -17,11 +17,12 @@ import re
 
 import orjson
 
+from ..numbers import as_number
 from ..read.session import Session
-from .parts import subagent_runs
+from .parts import subagent_runs, tool_kind, tool_name
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY", "SUBAGENT_SUFFIX",
-           "is_own_model"]
+           "is_own_model", "ToolCall", "tool_calls", "KindStats", "kind_stats", "branch_indices", "session_indices"]
 
 TOOLS_KEY = "Tools/summaries"
 #: what ends the key of a model's work done in subagent runs
@@ -204,12 +205,128 @@ def _add(stats: Stats, key: str, usage: dict, calls: int = 1) -> None:
     stats.total.add(usage, calls)
 
 
+def session_indices(session: Session) -> list[int]:
+    """Every entry of every branch (entries hidden by a duplicate id count once)."""
+    shadowed = session.shadowed
+    return [i for i in range(len(session)) if i not in shadowed]
+
+
+def branch_indices(session: Session, leaf: int | None = None) -> list[int]:
+    """The entries on the path from the root to ``leaf`` (the current leaf by default)."""
+    leaf = session.leaf if leaf is None else leaf
+    return session.path_to(leaf) if leaf >= 0 else []
+
+
 def session_stats(session: Session) -> Stats:
     """Every entry of every branch (entries hidden by a duplicate id count once)."""
-    return compute_stats(session, (i for i in range(len(session)) if i not in session.shadowed))
+    return compute_stats(session, session_indices(session))
 
 
 def branch_stats(session: Session, leaf: int | None = None) -> Stats:
     """The entries on the path from the root to ``leaf`` (the current leaf by default)."""
-    leaf = session.leaf if leaf is None else leaf
-    return compute_stats(session, session.path_to(leaf) if leaf >= 0 else [])
+    return compute_stats(session, branch_indices(session, leaf))
+
+
+# ---------------------------------------------------------------------------- tools by kind
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call among some entries, with its result when that is among them too (a
+    result whose call is not among them stands alone, ``call`` None)."""
+
+    name: str
+    kind: str
+    call: dict | None
+    result: dict | None
+
+    @property
+    def args(self) -> dict:
+        a = (self.call or {}).get("arguments")
+        return a if isinstance(a, dict) else {}
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.result is not None and self.result.get("isError") is True)
+
+    @property
+    def duration_ms(self) -> float | None:
+        """How long the tool ran, when its result says (``durationMs``, on the result or in
+        its ``details``)."""
+        r = self.result
+        if r is None:
+            return None
+        d = as_number(r.get("durationMs"))
+        if d is None and isinstance(r.get("details"), dict):
+            d = as_number(r["details"].get("durationMs"))
+        return d if d is not None and d >= 0 else None
+
+
+def tool_calls(session: Session, indices: Iterable[int]) -> list[ToolCall]:
+    """The tool calls of ``indices`` (assistant messages' ``toolCall`` blocks, in order),
+    each with its result among them (by ``toolCallId``), then the results left over."""
+    types, roles = session.types, session.roles
+    calls: list[tuple[str | None, dict]] = []
+    results: dict[str, dict] = {}
+    loose: list[dict] = []
+    for i in indices:
+        if types[i] != "message":
+            continue
+        role = roles[i]
+        if role == "assistant":
+            content = (session.message(i) or {}).get("content")
+            for b in content if isinstance(content, list) else ():
+                if isinstance(b, dict) and b.get("type") == "toolCall":
+                    cid = b.get("id")
+                    calls.append((cid if isinstance(cid, str) else None, b))
+        elif role == "toolResult":
+            msg = session.message(i) or {}
+            cid = msg.get("toolCallId")
+            if isinstance(cid, str) and cid not in results:
+                results[cid] = msg
+            else:
+                loose.append(msg)
+    out = []
+    for cid, b in calls:
+        r = results.pop(cid, None) if cid is not None else None
+        name = tool_name(b, r)
+        out.append(ToolCall(name, tool_kind(name), b, r))
+    for r in list(results.values()) + loose:
+        name = tool_name(None, r)
+        out.append(ToolCall(name, tool_kind(name), None, r))
+    return out
+
+
+@dataclass
+class KindStats:
+    """The calls of one tool kind: how many, how many failed, and the time of those whose
+    result says how long they ran (``timed`` of them)."""
+
+    calls: int = 0
+    errors: int = 0
+    duration_ms: float = 0
+    timed: int = 0
+    tools: list[str] = field(default_factory=list)  # the tools of this kind seen, by first use
+
+    def to_json(self) -> dict:
+        return {"calls": self.calls, "errors": self.errors, "durationMs": self.duration_ms, "timed": self.timed,
+                "tools": self.tools}
+
+
+def kind_stats(calls: Iterable[ToolCall]) -> dict[str, KindStats]:
+    """Calls, errors and time per tool kind (most calls first, then by name)."""
+    by: dict[str, KindStats] = {}
+    for c in calls:
+        k = by.get(c.kind)
+        if k is None:
+            k = by[c.kind] = KindStats()
+        k.calls += 1
+        if c.failed:
+            k.errors += 1
+        d = c.duration_ms
+        if d is not None:
+            k.duration_ms += d
+            k.timed += 1
+        if c.name not in k.tools:
+            k.tools.append(c.name)
+    return dict(sorted(by.items(), key=lambda kv: (-kv[1].calls, kv[0])))

@@ -1312,13 +1312,15 @@ class Session:
         """The entry's exact bytes in the file (:class:`FileChanged` if it is another file now)."""
         return self._read(self.offsets[i], self.lengths[i])
 
-    def raw_lines(self, indices: Iterable[int]):
-        """``(i, bytes)`` for each entry, read through one open file."""
+    def raw_lines(self, indices: Iterable[int], limit: int | None = None):
+        """``(i, bytes)`` for each entry, read through one open file (at most ``limit``
+        bytes of each line: its head)."""
         fd = os.open(self.path, os.O_RDONLY)
         try:
             self._check_fd(fd)
+            lengths = self.lengths
             for i in indices:
-                yield i, os.pread(fd, self.lengths[i], self.offsets[i])
+                yield i, os.pread(fd, lengths[i] if limit is None else min(lengths[i], limit), self.offsets[i])
         finally:
             os.close(fd)
 
