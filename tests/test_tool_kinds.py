@@ -54,9 +54,13 @@ def tool_use(eid, parent, n, *calls, text=None):
 
 @pytest.fixture
 def built(tmp_path):
+    return Session.open(build_kinds_session(tmp_path / "s.jsonl"))
+
+
+def build_kinds_session(path):
     """A session with every kind, a failed call, times on some results, and a fork: the
     other branch writes a file and holds a user's ``!`` command; the current leaf is a5."""
-    return Session.open(write(tmp_path / "s.jsonl", [
+    return write(path, [
         user("u1", None, 1, "fix the tests"),
         tool_use("b1", "u1", 2, call("d1", "write", path="notes.md", content="x\n")),
         result("rd1", "b1", 3, "d1", "write"),
@@ -75,7 +79,7 @@ def built(tmp_path):
         tool_use("a4", "r6", 14, call("c7", "subagent", agent="worker", task="run it")),
         result("r7", "a4", 15, "c7", "subagent", duration=60_000),
         assistant("a5", "r7", 16, "Done."),
-    ]))
+    ])
 
 
 def rows(s: Session, mode: str) -> list[str]:

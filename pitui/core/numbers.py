@@ -66,11 +66,16 @@ def fmt_bytes(n: int) -> str:
     return f"{n / 1024 / 1024:.1f} MB"
 
 
-def fmt_duration(ms: Any) -> str:
-    """Milliseconds as ``42s``, ``3m05s``, ``1h02m``; nothing when unknown or negative."""
+def fmt_duration(ms: Any, *, fine: bool = False) -> str:
+    """Milliseconds as ``42s``, ``3m05s``, ``1h02m``; nothing when unknown or negative.
+    ``fine``: under ten seconds to a tenth (``4.2s``), under one in milliseconds (``850ms``)."""
     v = as_number(ms)
     if v is None or v < 0:
         return ""
+    if fine and v < 1000:
+        return f"{v:.0f}ms"
+    if fine and v < 10_000:
+        return f"{v / 1000:.1f}s"
     s = int(v / 1000)
     if s < 60:
         return f"{s}s"

@@ -46,6 +46,7 @@ __all__ = [
     "TreeLayoutMade",
     "SummariesMade",
     "StatsWorkedOut",
+    "ToolStatsWorkedOut",
     "StatsFailed",
     "FileChecked",
     "SearchFound",
@@ -238,6 +239,16 @@ class StatsWorkedOut(Message, bubble=False):
 
     branch: Stats
     whole: Stats
+
+
+@dataclass
+class ToolStatsWorkedOut(Message, bubble=False):
+    """The stats screen's tool calls by kind (the branch's and the whole session's) and the
+    files the branch touched."""
+
+    branch: dict
+    whole: dict
+    files: list
 
 
 @dataclass

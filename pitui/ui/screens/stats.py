@@ -18,13 +18,15 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from ...core.numbers import fmt_cost, fmt_tokens_short
+from ...core.numbers import fmt_cost, fmt_duration, fmt_tokens_short
 from ...core.read.session import Session
+from ...core.model.files import ACTIONS, files_touched
 from ...core.model.stats import SUBAGENT_SUFFIX, TOOLS_KEY, Stats, Usage, branch_stats, session_stats
-from ...core.model.summary import one_line, text_of
+from ...core.model.stats import branch_indices, kind_stats, session_indices, tool_calls
+from ...core.model.summary import one_line, shown_path, text_of
 from ..bindings import bindings_for
 from ..cuts import FitLine, cell_len, cut_end, cut_words
-from ..messages import StatsFailed, StatsWorkedOut
+from ..messages import StatsFailed, StatsWorkedOut, ToolStatsWorkedOut
 from ...core.text import visible
 
 __all__ = ["StatsScreen", "CostChart", "bar", "costs_aligned"]
@@ -238,8 +240,10 @@ class StatsScreen(ModalScreen):
                 yield Static("Whole session (every branch)", classes="stats-heading", markup=False)
                 yield DataTable(id="session-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
                 yield CostChart(id="session-chart")
+                yield from self._compose_tools()
 
     def on_mount(self) -> None:
+        self._compute_tools(self.session, self.leaf)
         self.query_one("#stats-body").display = False
         if self.branch is not None and self.whole is not None:
             self._show(self.branch, self.whole)
@@ -317,6 +321,60 @@ class StatsScreen(ModalScreen):
             table.add_row(Text("no model usage", style="dim"), *[""] * 7)
         table.add_row(*total_row, key="__total__")
 
+    # ------------------------------------------------------------------ tools by kind, files touched
+    def _compose_tools(self) -> ComposeResult:
+        yield Static("Tool calls by kind, this branch", classes="stats-heading", markup=False)
+        yield Static("computing…", id="kinds-status", markup=False)
+        yield DataTable(id="branch-kinds", show_cursor=False, zebra_stripes=True, cursor_type="none")
+        yield Static("Tool calls by kind, whole session", classes="stats-heading", markup=False)
+        yield DataTable(id="session-kinds", show_cursor=False, zebra_stripes=True, cursor_type="none")
+        yield Static("Files touched, this branch (ls, grep and find: searched; failed calls left out)",
+                     classes="stats-heading", markup=False)
+        yield DataTable(id="files-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
+
+    @work(thread=True, exclusive=True, group="stats-tools", exit_on_error=False)
+    def _compute_tools(self, session: Session, leaf: int) -> None:
+        worker = get_current_worker()
+        try:
+            on_branch = tool_calls(session, branch_indices(session, leaf))
+            branch = kind_stats(on_branch)
+            files = files_touched(on_branch, session.cwd)
+            whole = kind_stats(tool_calls(session, session_indices(session))) if not worker.is_cancelled else {}
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never fatal
+            if not worker.is_cancelled:
+                self.post_message(StatsFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(ToolStatsWorkedOut(branch, whole, files))
+
+    def on_tool_stats_worked_out(self, message: ToolStatsWorkedOut) -> None:
+        self.query_one("#kinds-status").display = False
+        for table_id, kinds in (("#branch-kinds", message.branch), ("#session-kinds", message.whole)):
+            table = self.query_one(table_id, DataTable)
+            table.clear(columns=True)
+            table.add_column("Kind", key="kind")
+            table.add_column("Tools", key="tools")
+            for label in ("Calls", "Errors", "Time"):
+                table.add_column(Text(label, justify="right"), key=label.lower())
+            for kind, k in kinds.items():
+                time = fmt_duration(k.duration_ms, fine=True) if k.timed else "—"
+                if k.timed and k.timed < k.calls:
+                    time += f" ({k.timed} of {k.calls})"
+                table.add_row(visible(kind), visible(", ".join(k.tools)),
+                              *(Text(str(c), justify="right") for c in (k.calls, k.errors or "", time)), key=kind)
+            if not kinds:
+                table.add_row(Text("no tool calls", style="dim"), "", "", "", "")
+        table = self.query_one("#files-table", DataTable)
+        table.clear(columns=True)
+        table.add_column("Path", key="path")
+        for action in ACTIONS:
+            table.add_column(Text(action.capitalize(), justify="right"), key=action)
+        for t in message.files:
+            table.add_row(shown_path(t.path), *(Text(str(getattr(t, a) or ""), justify="right") for a in ACTIONS))
+        if not message.files:
+            table.add_row(Text("no files", style="dim"), *[""] * len(ACTIONS))
+
     def action_close(self) -> None:
+        self.workers.cancel_group(self, "stats-tools")
         self.workers.cancel_group(self, "stats-screen")
         self.dismiss()
