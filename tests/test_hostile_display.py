@@ -324,7 +324,9 @@ async def test_every_screen_shows_hostile_text_as_stand_ins(make_app, settle, ho
         assert b is not None and b.session is not None and b.session.path == str(hostile.session)
         assert terminal, "nothing was captured: the capture does not work"
         rows = len(b.branch_tree.tree_layout.rows)
-        for _ in range(5):  # every filter
+        from pitui.core.model.layout import FILTERS
+
+        for _ in range(len(FILTERS)):  # every filter
             await _keys(pilot, settle, "f")
             await _walk_pane(pilot, settle, len(b.branch_tree.tree_layout.rows))
         assert b.branch_tree.mode == "default"

@@ -200,3 +200,11 @@ def test_a_session_that_grows_reads_the_kinds_of_its_new_entries(tmp_path):
         f.write(piwriter.dumps(tool_use("a2", "a1", 3, call("c2", "read", path="x"))) + "\n")
     s.refresh()
     assert list(call_kinds(s)) == [0, 16, 1]
+
+
+def test_a_kinds_time_reads_finely_under_ten_seconds():
+    from pitui.core.numbers import fmt_duration
+
+    assert [fmt_duration(ms, fine=True) for ms in (0, 5, 999, 1500, 9_949, 60_000)] == [
+        "0ms", "5ms", "999ms", "1.5s", "9.9s", "1m00s"]
+    assert fmt_duration(1500) == "1s"  # (elsewhere as before)

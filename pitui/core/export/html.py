@@ -25,7 +25,8 @@ from ..numbers import as_number as _num
 from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
-from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats
+from ..model.files import files_touched
+from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats, tool_calls
 from ..model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input,
                            callbacks_by_call, ResultParts, SubagentRun, SummaryParts, cap_first, image_facts, marker,
                            model_label, requested_edit, result_parts, role_title, summary_parts, tool_args_summary,
@@ -256,6 +257,7 @@ class _Renderer:
         if run_open:
             body.append("</div>")
         body.append("</main>")
+        body.append(self.files_touched())
         title = self.title()
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -275,6 +277,16 @@ class _Renderer:
                     line = " ".join(_clean(t.splitlines()[0]).split())
                     return line[:100] + ("…" if len(line) > 100 else "")
         return "Pi session"
+
+    def files_touched(self) -> str:
+        """The files the branch touched, a short section at the end (none when it touched none)."""
+        touched = files_touched(tool_calls(self.s, self.path), self.s.cwd)
+        if not touched:
+            return ""
+        items = "".join(f"<li><code>{_e(t.path)}</code> {_e(t.words)}</li>" for t in touched)
+        return ('<section class="files-touched"><h2>Files touched</h2><p class="note">By this branch\'s calls: '
+                "<code>ls</code>, <code>grep</code> and <code>find</code> count as searched; failed calls are left "
+                f"out.</p><ul>{items}</ul></section>")
 
     def header(self) -> str:
         s = self.s
@@ -865,7 +877,8 @@ CSS = """
 --out:#0b0f14;}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-.page-head,main{max-width:1000px;margin:0 auto;padding:0 20px}
+.page-head,main,.files-touched{max-width:1000px;margin:0 auto;padding:0 20px}
+.files-touched{padding-bottom:24px}.files-touched h2{font-size:1.15em}.files-touched .note{color:var(--muted)}
 .page-head{padding-top:24px;padding-bottom:8px}
 h1{font-size:1.5em;margin:0 0 12px;overflow-wrap:anywhere}
 code,pre,.diff{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}

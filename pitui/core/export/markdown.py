@@ -17,6 +17,8 @@ import re
 from typing import Any
 
 from ..model.context import context_entry_indices
+from ..model.files import files_touched
+from ..model.stats import tool_calls
 from ..model.parts import (CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input, callbacks_by_call, SummaryParts, cap_first, image_facts, marker, model_label,
                            result_parts, role_title, summary_parts, tool_args_summary, tool_name)
 from ..read.session import Session
@@ -124,7 +126,19 @@ def export_markdown(session: Session, leaf: int | None = None) -> str:
         if i in shown_results:
             continue
         lines += _entry_md(session, i, results, shown_results)
+    lines += _files_md(session, path)
     return visible("\n".join(lines).rstrip(), block=True) + "\n"
+
+
+def _files_md(session: Session, path: list[int]) -> list[str]:
+    """The files the branch touched, a short section at the end (none when it touched none)."""
+    touched = files_touched(tool_calls(session, path), session.cwd)
+    if not touched:
+        return []
+    lines = ["", "---", "", "## Files touched", "",
+             "*By this branch's calls: `ls`, `grep` and `find` count as searched; failed calls are left out.*", ""]
+    lines += [f"- {_code(visible(t.path))}: {t.words}" for t in touched]
+    return lines
 
 
 def _first_user_text(session: Session, path: list[int]) -> str:

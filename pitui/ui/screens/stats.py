@@ -360,7 +360,8 @@ class StatsScreen(ModalScreen):
                 time = fmt_duration(k.duration_ms, fine=True) if k.timed else "—"
                 if k.timed and k.timed < k.calls:
                     time += f" ({k.timed} of {k.calls})"
-                table.add_row(visible(kind), visible(", ".join(k.tools)),
+                # (session text as Text: a plain str cell would be read as markup)
+                table.add_row(Text(visible(kind)), Text(visible(", ".join(k.tools))),
                               *(Text(str(c), justify="right") for c in (k.calls, k.errors or "", time)), key=kind)
             if not kinds:
                 table.add_row(Text("no tool calls", style="dim"), "", "", "", "")
@@ -370,7 +371,7 @@ class StatsScreen(ModalScreen):
         for action in ACTIONS:
             table.add_column(Text(action.capitalize(), justify="right"), key=action)
         for t in message.files:
-            table.add_row(shown_path(t.path), *(Text(str(getattr(t, a) or ""), justify="right") for a in ACTIONS))
+            table.add_row(Text(shown_path(t.path)), *(Text(str(getattr(t, a) or ""), justify="right") for a in ACTIONS))
         if not message.files:
             table.add_row(Text("no files", style="dim"), *[""] * len(ACTIONS))
 
