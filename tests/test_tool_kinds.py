@@ -208,3 +208,25 @@ def test_a_kinds_time_reads_finely_under_ten_seconds():
     assert [fmt_duration(ms, fine=True) for ms in (0, 5, 999, 1500, 9_949, 60_000)] == [
         "0ms", "5ms", "999ms", "1.5s", "9.9s", "1m00s"]
     assert fmt_duration(1500) == "1s"  # (elsewhere as before)
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=os.path.basename)
+def test_kinds_read_from_raw_lines_match_the_parsed_messages(path):
+    """The whole session's stats read names and results from the raw lines (args=False):
+    the same numbers as from every message parsed."""
+    s = Session.open(path)
+    fast = kind_stats(tool_calls(s, session_indices(s), args=False))
+    parsed = kind_stats(tool_calls(s, session_indices(s)))
+    assert fast == parsed
+
+
+def test_a_result_written_in_another_key_order_is_parsed(tmp_path):
+    odd = ('{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-11-20T10:00:03.000Z","message":'
+           '{"toolName":"bash","role":"toolResult","isError":true,"toolCallId":"c1","content":[],'
+           '"details":{"durationMs":70},"timestamp":1795168803000}}')
+    s = Session.open(write(tmp_path / "s.jsonl", [
+        user("u1", None, 1), tool_use("a1", "u1", 2, call("c1", "bash", command="make")), odd]))
+    for args in (True, False):
+        got = kind_stats(tool_calls(s, session_indices(s), args=args))
+        assert {k: (v.calls, v.errors, v.duration_ms) for k, v in got.items()} == {"shell_exec": (1, 1, 70)}
+    assert rows(s, "shell-only") == ["• assistant: [bash: make]", "• [bash: make]"]

@@ -67,7 +67,7 @@ def files_touched(calls: Iterable[ToolCall], cwd: str = "") -> list[FileTouch]:
     by: dict[str, FileTouch] = {}
     for c in calls:
         action = _ACTION.get(c.name)
-        if action is None or c.failed or c.call is None:
+        if action is None or c.failed or not c.called:
             continue
         a = c.args
         raw = a.get("path") if isinstance(a.get("path"), str) and a.get("path") else a.get("file_path")

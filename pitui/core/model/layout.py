@@ -14,13 +14,10 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
 
-import re
-
-import orjson
-
 from ..read.arrays import pick
 from ..read.session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_DAMAGED, Session
-from .parts import FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, SHELL_EXEC, tool_kind
+from .parts import (FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, RESULT_HEAD, SHELL_EXEC, raw_result_head,
+                    raw_tool_calls, tool_kind)
 
 __all__ = ["FILTERS", "KIND_FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown", "call_kinds"]
 
@@ -220,50 +217,26 @@ class TreeLayout:
         return len(self.rows) - 1 if self.rows else -1
 
 
-# Pi writes a tool call as {"type":"toolCall","id":…,"name":…,…} and a result's message as
-# {"role":"toolResult","toolCallId":…,"toolName":…,…}. The key text of either can be read in
-# the raw line without parsing it: inside a JSON string a quote is always escaped, so these
-# bytes are never part of a string's text. A line written otherwise is parsed whole.
-_STR = rb'"((?:[^"\\]|\\.)*)"'
-_CALL_MARK = b'"type":"toolCall"'
-_CALL_RE = re.compile(_CALL_MARK + rb',"id":"(?:[^"\\]|\\.)*","name":' + _STR)
-_RESULT_MARK = b'"role":"toolResult"'
-_RESULT_RE = re.compile(_RESULT_MARK + rb',"toolCallId":"(?:[^"\\]|\\.)*","toolName":' + _STR)
-#: a result's tool name is in the first bytes of its line (its output comes after)
-_RESULT_HEAD = 1024
-
-
-def _bit(name: bytes | str) -> int:
-    if isinstance(name, bytes):
-        name = orjson.loads(b'"' + name + b'"') if b"\\" in name else name.decode("utf-8", "replace")
+def _bit(name: str) -> int:
     return _KIND_BITS.get(tool_kind(name), _OTHER)
 
 
 def _kinds_of(session: Session, i: int, data: bytes) -> int:
-    """The kind bits of entry ``i`` (an assistant message or a tool result), from its line."""
+    """The kind bits of entry ``i`` (an assistant message or a tool result), from its line
+    (parsed only when it is not written as Pi writes it)."""
+    bits = 0
     if session.roles[i] == "assistant":
-        # (each call found by a byte search, then matched there: far quicker than the
-        # regex searching the whole line)
-        k = data.find(_CALL_MARK)
-        bits = 0
-        while k >= 0:
-            m = _CALL_RE.match(data, k)
-            if m is None:
-                break
-            bits |= _bit(m.group(1))
-            k = data.find(_CALL_MARK, m.end())
-        else:
-            return bits
-        content = (session.message(i) or {}).get("content")
-        bits = 0
-        for b in content if isinstance(content, list) else ():
-            if isinstance(b, dict) and b.get("type") == "toolCall":
-                bits |= _bit(str(b.get("name") or ""))
+        calls = raw_tool_calls(data)
+        if calls is None:
+            content = (session.message(i) or {}).get("content")
+            calls = [(None, str(b.get("name") or "")) for b in (content if isinstance(content, list) else ())
+                     if isinstance(b, dict) and b.get("type") == "toolCall"]
+        for _, name in calls:
+            bits |= _bit(name)
         return bits
-    k = data.find(_RESULT_MARK)
-    m = _RESULT_RE.match(data, k) if k >= 0 else None
-    if m is not None:
-        return _bit(m.group(1))
+    head = raw_result_head(data)
+    if head is not None:
+        return _bit(head[1])
     msg = session.message(i) or {}
     name = msg.get("toolName")
     if not isinstance(name, str) or not name:
@@ -299,7 +272,7 @@ def call_kinds(session: Session) -> bytearray:
             kinds[i] = _KIND_BITS[SHELL_EXEC]
     for i, data in session.raw_lines(calls):
         kinds[i] = _kinds_of(session, i, data)
-    for i, data in session.raw_lines(results, limit=_RESULT_HEAD):
+    for i, data in session.raw_lines(results, limit=RESULT_HEAD):
         kinds[i] = _kinds_of(session, i, data)
     session.derived["call_kinds"] = (n, kinds)
     return kinds

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..numbers import as_number, fmt_cost, fmt_duration, fmt_tokens
 from ..read.session import Session
 from ..text import clean, json_compact, text_lines
@@ -36,6 +38,10 @@ __all__ = [
     "FILE_KINDS",
     "TOOL_KINDS",
     "tool_kind",
+    "RESULT_HEAD",
+    "raw_tool_calls",
+    "raw_result_head",
+    "raw_result_end",
     "tool_args_summary",
     "requested_edit",
     "result_text",
@@ -156,6 +162,63 @@ def tool_kind(name: str) -> str:
     """The canonical kind of the tool ``name``: ``bash`` is ``shell_exec``, ``ls`` is
     ``file_read`` ...; a tool Pi does not ship is its own kind, named as the tool."""
     return TOOL_KINDS.get(name, name)
+
+
+# Pi writes a tool call as {"type":"toolCall","id":…,"name":…,…} and a result's message as
+# {"role":"toolResult","toolCallId":…,"toolName":…,"content":…,"details":…,"isError":…,
+# "timestamp":…}. These keys can be read in the raw line without parsing it: inside a JSON
+# string a quote is always escaped, so these bytes are never part of a string's text. A
+# line written otherwise gives None, and is parsed whole by the caller.
+_STR = rb'"((?:[^"\\]|\\.)*)"'
+_CALL_MARK = b'"type":"toolCall"'
+_CALL_RE = re.compile(_CALL_MARK + rb',"id":' + _STR + rb',"name":' + _STR)
+_RESULT_MARK = b'"role":"toolResult"'
+_RESULT_RE = re.compile(_RESULT_MARK + rb',"toolCallId":' + _STR + rb',"toolName":' + _STR)
+_RESULT_TAIL_RE = re.compile(rb'"isError":(true|false)(?:,"durationMs":(-?[0-9.eE+-]+))?,"timestamp":[^,{}"]*\}\}\s*$')
+_TAIL = 256
+#: a result's id and tool name are in the first bytes of its line (its output comes after)
+RESULT_HEAD = 1024
+
+
+def _str(raw: bytes) -> str:
+    return orjson.loads(b'"' + raw + b'"') if b"\\" in raw else raw.decode("utf-8", "replace")
+
+
+def raw_tool_calls(data: bytes) -> list[tuple[str, str]] | None:
+    """``(id, name)`` of each tool call in an assistant message's raw line, or None when
+    its calls are not written as Pi writes them. (Each call is found by a byte search, then
+    matched there: far quicker than a regex searching the whole line.)"""
+    out = []
+    k = data.find(_CALL_MARK)
+    while k >= 0:
+        m = _CALL_RE.match(data, k)
+        if m is None:
+            return None
+        out.append((_str(m.group(1)), _str(m.group(2))))
+        k = data.find(_CALL_MARK, m.end())
+    return out
+
+
+def raw_result_head(data: bytes) -> tuple[str, str] | None:
+    """A tool result's ``(toolCallId, toolName)`` from the head of its raw line, or None."""
+    k = data.find(_RESULT_MARK)
+    m = _RESULT_RE.match(data, k) if k >= 0 else None
+    return (_str(m.group(1)), _str(m.group(2))) if m is not None else None
+
+
+def raw_result_end(data: bytes) -> tuple[bool, float | None] | None:
+    """A tool result's ``(isError, durationMs)`` from the end of its raw line, or None
+    when they are not where Pi writes them (or ``durationMs`` is elsewhere in the line)."""
+    m = _RESULT_TAIL_RE.search(data, max(0, len(data) - _TAIL))
+    if m is None:
+        return None
+    if m.group(2) is None:
+        return (m.group(1) == b"true", None) if b'"durationMs"' not in data else None
+    try:
+        d = as_number(orjson.loads(m.group(2)))
+    except orjson.JSONDecodeError:
+        return None
+    return m.group(1) == b"true", d
 
 
 _TITLED = ("read", "edit", "write", "grep", "find", "ls", "subagent")

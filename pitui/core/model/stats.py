@@ -19,7 +19,7 @@ import orjson
 
 from ..numbers import as_number
 from ..read.session import Session
-from .parts import subagent_runs, tool_kind, tool_name
+from .parts import raw_result_end, raw_result_head, raw_tool_calls, subagent_runs, tool_kind, tool_name
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY", "SUBAGENT_SUFFIX",
            "is_own_model", "ToolCall", "tool_calls", "KindStats", "kind_stats", "branch_indices", "session_indices"]
@@ -232,68 +232,69 @@ def branch_stats(session: Session, leaf: int | None = None) -> Stats:
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call among some entries, with its result when that is among them too (a
-    result whose call is not among them stands alone, ``call`` None)."""
+    """One tool call among some entries, with what its result says when that is among them
+    too (a result whose call is not among them stands alone: ``called`` False)."""
 
     name: str
     kind: str
-    call: dict | None
-    result: dict | None
-
-    @property
-    def args(self) -> dict:
-        a = (self.call or {}).get("arguments")
-        return a if isinstance(a, dict) else {}
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.result is not None and self.result.get("isError") is True)
-
-    @property
-    def duration_ms(self) -> float | None:
-        """How long the tool ran, when its result says (``durationMs``, on the result or in
-        its ``details``)."""
-        r = self.result
-        if r is None:
-            return None
-        d = as_number(r.get("durationMs"))
-        if d is None and isinstance(r.get("details"), dict):
-            d = as_number(r["details"].get("durationMs"))
-        return d if d is not None and d >= 0 else None
+    args: dict  # its arguments ({} when not asked for)
+    called: bool  # its toolCall block is among the entries
+    done: bool  # its result is among them
+    failed: bool  # its result says isError
+    duration_ms: float | None  # how long the tool ran, when its result says (durationMs)
 
 
-def tool_calls(session: Session, indices: Iterable[int]) -> list[ToolCall]:
+def _result_facts(session: Session, i: int, data: bytes) -> tuple[str | None, str, bool, float | None]:
+    """A tool result's ``(toolCallId, toolName, isError, durationMs)``, from its raw line as
+    Pi writes it, else from the line parsed (``durationMs`` on the result or its ``details``)."""
+    head, end = raw_result_head(data), raw_result_end(data)
+    if head is not None and end is not None:
+        return head[0], head[1], end[0], (end[1] if end[1] is not None and end[1] >= 0 else None)
+    r = session.message(i) or {}
+    cid = r.get("toolCallId")
+    d = as_number(r.get("durationMs"))
+    if d is None and isinstance(r.get("details"), dict):
+        d = as_number(r["details"].get("durationMs"))
+    return (cid if isinstance(cid, str) else None, tool_name(None, r), r.get("isError") is True,
+            d if d is not None and d >= 0 else None)
+
+
+def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -> list[ToolCall]:
     """The tool calls of ``indices`` (assistant messages' ``toolCall`` blocks, in order),
-    each with its result among them (by ``toolCallId``), then the results left over."""
+    each with its result among them (by ``toolCallId``), then the results left over.
+    ``args``: read the calls' arguments too (the assistant messages are parsed); without,
+    names and results are read from the raw lines where Pi's own layout allows."""
     types, roles = session.types, session.roles
-    calls: list[tuple[str | None, dict]] = []
-    results: dict[str, dict] = {}
-    loose: list[dict] = []
-    for i in indices:
-        if types[i] != "message":
-            continue
-        role = roles[i]
-        if role == "assistant":
+    calls: list[tuple[str | None, str, dict]] = []
+    results: dict[str, tuple[str, bool, float | None]] = {}
+    loose: list[tuple[str, bool, float | None]] = []
+    asked = [i for i in indices if types[i] == "message" and roles[i] in ("assistant", "toolResult")]
+    for i, data in session.raw_lines(asked):
+        if roles[i] == "assistant":
+            fast = None if args else raw_tool_calls(data)
+            if fast is not None:
+                calls += [(cid, name, {}) for cid, name in fast]
+                continue
             content = (session.message(i) or {}).get("content")
             for b in content if isinstance(content, list) else ():
                 if isinstance(b, dict) and b.get("type") == "toolCall":
                     cid = b.get("id")
-                    calls.append((cid if isinstance(cid, str) else None, b))
-        elif role == "toolResult":
-            msg = session.message(i) or {}
-            cid = msg.get("toolCallId")
-            if isinstance(cid, str) and cid not in results:
-                results[cid] = msg
+                    a = b.get("arguments") if args else None
+                    calls.append((cid if isinstance(cid, str) else None, tool_name(b, None),
+                                  a if isinstance(a, dict) else {}))
+        else:
+            cid, name, failed, duration = _result_facts(session, i, data)
+            if cid is not None and cid not in results:
+                results[cid] = (name, failed, duration)
             else:
-                loose.append(msg)
+                loose.append((name, failed, duration))
     out = []
-    for cid, b in calls:
+    for cid, name, a in calls:
         r = results.pop(cid, None) if cid is not None else None
-        name = tool_name(b, r)
-        out.append(ToolCall(name, tool_kind(name), b, r))
-    for r in list(results.values()) + loose:
-        name = tool_name(None, r)
-        out.append(ToolCall(name, tool_kind(name), None, r))
+        out.append(ToolCall(name, tool_kind(name), a, True, r is not None, r is not None and r[1],
+                            r[2] if r is not None else None))
+    for name, failed, duration in list(results.values()) + loose:
+        out.append(ToolCall(name, tool_kind(name), {}, False, True, failed, duration))
     return out
 
 

@@ -339,7 +339,7 @@ class StatsScreen(ModalScreen):
             on_branch = tool_calls(session, branch_indices(session, leaf))
             branch = kind_stats(on_branch)
             files = files_touched(on_branch, session.cwd)
-            whole = kind_stats(tool_calls(session, session_indices(session))) if not worker.is_cancelled else {}
+            whole = kind_stats(tool_calls(session, session_indices(session), args=False)) if not worker.is_cancelled else {}
         except Exception as exc:  # noqa: BLE001 - shown to the user, never fatal
             if not worker.is_cancelled:
                 self.post_message(StatsFailed(f"{type(exc).__name__}: {exc}"))
