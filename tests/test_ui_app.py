@@ -132,7 +132,7 @@ async def test_branch_keys_in_user_only_filter(make_app, settle, srv_app_file):
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert selected_id(app) == "38159ea0"  # the next root shown
-        await pilot.press("f", "f", "f")  # labeled-only, all, default
+        await pilot.press("f", "f", "f", "f", "f")  # labeled-only, all, files-only, shell-only, default
         await settle(pilot)
         assert b.branch_tree.mode == "default"
         # the selection survives filter changes, even through labeled-only (which hid it)
@@ -146,11 +146,11 @@ async def test_filter_cycle_and_fold(make_app, settle, srv_app_file):
         b = browser(app)
         tree = b.branch_tree
         modes = []
-        for _ in range(5):
+        for _ in range(7):
             await pilot.press("f")
             await settle(pilot)
             modes.append(tree.mode)
-        assert modes == ["no-tools", "user-only", "labeled-only", "all", "default"]
+        assert modes == ["no-tools", "user-only", "labeled-only", "all", "files-only", "shell-only", "default"]
         rows_before = tree.row_count
         tree.select_entry(b.session.index_of["ab032783"])  # 4, a foldable branch start
         await pilot.press("enter")
