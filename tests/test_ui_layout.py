@@ -6,7 +6,6 @@ dragging the gap between two panels, and all of it remembered in the settings fi
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
