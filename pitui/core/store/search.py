@@ -117,6 +117,7 @@ __all__ = [
     "parse_query",
     "entry_rows",
     "search",
+    "match_rows",
     "update_index",
     "HEAD_CAP",
     "TAIL_CAP",
@@ -152,6 +153,8 @@ _BATCH_CHARS = 8 * 1024 * 1024
 _TXN_CHARS = 64 * 1024 * 1024  # commit at least this often (text inserted)
 _TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
 _COMPRESS_MIN = 512  # texts at least this long are stored zlib-compressed
+_PROBE_ROWS = 2000  # a term matching more rows than this narrows file by file (see candidate_files)
+_STOP_EVERY = 64  # rows matched between two polls of should_stop
 
 
 class QueryError(ValueError):
@@ -649,8 +652,12 @@ def _shown(line: str, spans: list[tuple[int, int]]) -> tuple[str, tuple[tuple[in
     return "".join(parts), tuple((at[s], at[e]) for s, e in spans)
 
 
-def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """One line of ``text`` around the match ``start:end``, and the matches inside it."""
+def _context(
+    text: str, start: int, end: int, patterns: list[re.Pattern], fixed: list[int | None] | None = None
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """One line of ``text`` around the match ``start:end``, and the matches inside it.
+    ``fixed[k]``: the length of every match of ``patterns[k]`` when that is fixed (a plain
+    term's), so that looking for its matches stops at the line's end, not the text's."""
     ls = text.rfind("\n", 0, start) + 1
     le = text.find("\n", max(start, end - 1) if end > start else start)
     if le < 0:
@@ -671,9 +678,11 @@ def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tup
     body_end = len(prefix) + len(stripped.rstrip())
     off = len(prefix) - a - shift
     spans: list[tuple[int, int]] = []
-    for p in patterns:
+    for k, p in enumerate(patterns):
         n = 0
-        for m in p.finditer(text, max(0, a + shift)):
+        reach = fixed[k] if fixed is not None else None
+        found = p.finditer(text, max(0, a + shift)) if reach is None else p.finditer(text, max(0, a + shift), b + reach)
+        for m in found:
             s, e = m.span()
             if s >= b:
                 break
@@ -693,6 +702,118 @@ def _context(text: str, start: int, end: int, patterns: list[re.Pattern]) -> tup
         else:
             merged.append((s, e))
     return _shown(line, merged)
+
+
+def match_rows(
+    rows: Iterable[tuple[str, int, str | None, str]],
+    q: Query,
+    max_hits: int = MAX_HITS,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[list[Hit], int] | None:
+    """The exact hits of ``q`` among one session's ``rows`` (``(kind, entry index, entry id,
+    text)`` in file order): ``(hits, hit_count)``, the first ``max_hits`` hits kept and all
+    counted, or None when some term matches none of the rows (a session is a result when
+    every term matches one of its rows; its hits are the rows matching any term).
+    ``should_stop()`` is polled every :data:`_STOP_EVERY` rows (a huge session, or a regex
+    no trigram narrows, is a long scan): None once it is true."""
+    terms = q.terms
+    matched = [False] * len(terms)
+    patterns = [t.pattern for t in terms]
+    needles = [t.needles for t in terms]
+    # a plain ASCII term's match in ASCII text is where its lowercase form is in the
+    # lowercased text (one code point per code point, as re.IGNORECASE folds): no regex
+    plain = [t.value.lower() if t.kind == "term" and t.value.isascii() else None for t in terms]
+    fixed = [len(t.value) if t.kind == "term" else None for t in terms]
+    hits: list[Hit] = []
+    count = 0
+    for n, (kind, entry, eid, text) in enumerate(rows, 1):
+        if should_stop is not None and n % _STOP_EVERY == 0 and should_stop():
+            return None
+        ascii_text = text.isascii()  # O(1) in CPython
+        low = None
+        first = None  # (start, end) of the leftmost match of any term
+        for k, p in enumerate(patterns):
+            if ascii_text and needles[k]:
+                if low is None:
+                    low = text.lower()
+                if plain[k] is not None:
+                    at = low.find(plain[k])
+                    if at >= 0:
+                        matched[k] = True
+                        if first is None or at < first[0]:
+                            first = (at, at + len(plain[k]))
+                    continue
+                if not all(x in low for x in needles[k]):
+                    continue
+            m = p.search(text)
+            if m is not None:
+                matched[k] = True
+                if first is None or m.start() < first[0]:
+                    first = m.span()
+        if first is None:
+            continue
+        count += 1
+        if len(hits) < max_hits:
+            line, spans = _context(text, first[0], first[1], patterns, fixed)
+            hits.append(Hit(eid, int(entry), kind, line, spans))
+    if not all(matched):
+        return None
+    return hits, count
+
+
+def _file_rows(f, st: _FileState) -> Iterator[tuple[int, str, str, int, str | None]]:
+    """The rows of the session file ``f`` from where ``st`` says reading stopped, as
+    ``(seq, text, kind, entry index, entry id)``, ``st`` moved on as its lines are read
+    (the index's reading and the scan without the index share it, so both see the same
+    rows). A file that turns out not to be a Pi session ends the rows with ``st.error``
+    set; a last line Pi is still writing ends them, to be read next time."""
+    st.error = None
+    for raw in iter_lines(f, st.scanned_to, st.next_lineno):
+        res = parse_line(raw.data)
+        obj = res.value
+        if obj is None:
+            if not raw.terminated:
+                break  # Pi is writing this line: read it next time
+            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            continue
+        if not st.has_header:
+            if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
+                st.error = "not a Pi session"
+                return
+            if not raw.terminated:
+                break
+            v = obj.get("version")
+            # (any number: only whether it is below 2 or 3 matters, as in Session)
+            st.version = max(-1, min(int(v), 1000)) if type(v) in (int, float) else 1
+            st.has_header = 1
+            cwd = obj.get("cwd")
+            for kind, text in (("cwd", cwd), ("id", obj["id"])):
+                if isinstance(text, str) and text:
+                    yield st.next_seq, text, kind, -1, None
+                    st.next_seq += 1
+            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            continue
+        if not isinstance(obj, dict) or obj.get("type") == "session":
+            if not raw.terminated:
+                break
+            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            continue
+        idx = st.next_entry
+        if st.version < 2:
+            eid = f"line{raw.lineno}"
+        else:
+            eid = _norm_id(obj.get("id"))
+            if eid is None:
+                eid = f"line{raw.lineno}"
+        if not raw.terminated:
+            # A complete last line without its newline: index it, read it again later.
+            st.pending_seq, st.pending_entry = st.next_seq, idx
+        st.next_entry += 1
+        for kind, text in entry_rows(obj, st.version):
+            yield st.next_seq, text, kind, idx, eid
+            st.next_seq += 1
+        if raw.terminated:
+            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
 
 
 class SearchIndex:
@@ -939,70 +1060,25 @@ class SearchIndex:
         start = st.scanned_to
 
         def flush() -> None:
-            self.conn.executemany("INSERT INTO rows(rowid, text) VALUES (?, ?)", [(b[0], b[1]) for b in batch])
+            self.conn.executemany("INSERT INTO rows(rowid, text) VALUES (?, ?)", [(base + b[0], b[1]) for b in batch])
             self.conn.executemany(
                 "INSERT INTO rowdata(id, kind, entry, eid, data) VALUES (?, ?, ?, ?, ?)",
-                [(b[0], _KIND_CODE[b[2]], b[3], b[4], _pack(b[1])) for b in batch],
+                [(base + b[0], _KIND_CODE[b[2]], b[3], b[4], _pack(b[1])) for b in batch],
             )
             stats.rows += len(batch)
 
-        st.error = None
-        for raw in iter_lines(f, st.scanned_to, st.next_lineno):
-            res = parse_line(raw.data)
-            obj = res.value
-            if obj is None:
-                if not raw.terminated:
-                    break  # Pi is writing this line: read it next time
-                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
-                continue
-            if not st.has_header:
-                if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
-                    st.error = "not a Pi session"
-                    self._delete_rows(st.id)
-                    st.next_seq = 0
-                    batch.clear()
-                    return 0
-                if not raw.terminated:
-                    break
-                v = obj.get("version")
-                # (any number: only whether it is below 2 or 3 matters, as in Session)
-                st.version = max(-1, min(int(v), 1000)) if type(v) in (int, float) else 1
-                st.has_header = 1
-                cwd = obj.get("cwd")
-                for kind, text in (("cwd", cwd), ("id", obj["id"])):
-                    if isinstance(text, str) and text:
-                        batch.append((base + st.next_seq, text, kind, -1, None))
-                        st.next_seq += 1
-                        batch_chars += len(text)
-                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
-                continue
-            if not isinstance(obj, dict) or obj.get("type") == "session":
-                if not raw.terminated:
-                    break
-                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
-                continue
-            idx = st.next_entry
-            if st.version < 2:
-                eid = f"line{raw.lineno}"
-            else:
-                eid = _norm_id(obj.get("id"))
-                if eid is None:
-                    eid = f"line{raw.lineno}"
-            if not raw.terminated:
-                # A complete last line without its newline: index it, read it again later.
-                st.pending_seq, st.pending_entry = st.next_seq, idx
-            st.next_entry += 1
-            for kind, text in entry_rows(obj, st.version):
-                batch.append((base + st.next_seq, text, kind, idx, eid))
-                st.next_seq += 1
-                batch_chars += len(text)
-            if raw.terminated:
-                st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+        for row in _file_rows(f, st):
+            batch.append(row)
+            batch_chars += len(row[1])
             if len(batch) >= _BATCH_ROWS or batch_chars >= _BATCH_CHARS:
                 flush()
                 total_chars += batch_chars
                 batch.clear()
                 batch_chars = 0
+        if st.error is not None:  # not a Pi session after all: nothing of it is kept
+            self._delete_rows(st.id)
+            st.next_seq = 0
+            return 0
         if batch:
             flush()
             total_chars += batch_chars
@@ -1103,26 +1179,37 @@ class SearchIndex:
         return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
 
     def candidate_files(self, q: Query) -> set[int] | None:
-        """Files that may hold a result (None: every file, nothing narrows the query)."""
+        """Files that may hold a result, as far as the terms that match few rows tell (None:
+        no term narrows up front, and each file is checked when its turn comes).
+
+        Only a term's first :data:`_PROBE_ROWS` matching rows are read: a term that matches
+        more (a common word) is left to the per-file check (:meth:`match_file` asks FTS for
+        that file's rows only), so the first results of a common word cost what their
+        files cost, not a pass over every row that holds the word."""
         cands: set[int] | None = None
         for t in q.terms:
             if t.fts is None:
                 continue
-            sql = "SELECT DISTINCT rowid >> 32 FROM rows WHERE rows MATCH ?"
+            sql = "SELECT rowid >> 32 FROM rows WHERE rows MATCH ? LIMIT ?"
             try:
-                ids = {r[0] for r in self.conn.execute(sql, (t.fts,))}
+                got = self.conn.execute(sql, (t.fts, _PROBE_ROWS + 1)).fetchall()
             except sqlite3.OperationalError as exc:
                 if not _fts_refused(exc):
                     raise
                 continue  # (an expression FTS5 refuses narrows nothing: the exact match decides)
+            if len(got) > _PROBE_ROWS:
+                continue
+            ids = {r[0] for r in got}
             cands = ids if cands is None else cands & ids
             if not cands:
                 return set()
         return cands
 
-    def match_file(self, fid: int, q: Query, max_hits: int = MAX_HITS) -> tuple[list[Hit], int] | None:
+    def match_file(
+        self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None
+    ) -> tuple[list[Hit], int] | None:
         """Exact hits of ``q`` in file ``fid``: ``(hits, hit_count)``, or None when some term
-        matches none of its rows."""
+        matches none of its rows (or ``should_stop()`` came true on the way)."""
         terms = q.terms
         lo, hi = fid << _SEQ_BITS, (fid + 1) << _SEQ_BITS
         cur = None
@@ -1141,36 +1228,7 @@ class SearchIndex:
             cur = self.conn.execute(
                 "SELECT kind, entry, eid, data FROM rowdata WHERE id >= ? AND id < ? ORDER BY id", (lo, hi)
             )
-        matched = [False] * len(terms)
-        patterns = [t.pattern for t in terms]
-        needles = [t.needles for t in terms]
-        hits: list[Hit] = []
-        count = 0
-        for kind, entry, eid, data in cur:
-            text = _unpack(data)
-            ascii_text = text.isascii()  # O(1) in CPython
-            low = None
-            first = None
-            for k, p in enumerate(patterns):
-                if ascii_text and needles[k]:
-                    if low is None:
-                        low = text.lower()
-                    if not all(n in low for n in needles[k]):
-                        continue
-                m = p.search(text)
-                if m is not None:
-                    matched[k] = True
-                    if first is None or m.start() < first.start():
-                        first = m
-            if first is None:
-                continue
-            count += 1
-            if len(hits) < max_hits:
-                line, spans = _context(text, first.start(), first.end(), patterns)
-                hits.append(Hit(eid, int(entry), KINDS[kind], line, spans))
-        if not all(matched):
-            return None
-        return hits, count
+        return match_rows(((KINDS[k], e, i, _unpack(d)) for k, e, i, d in cur), q, max_hits, should_stop)
 
     def query(
         self,
@@ -1251,7 +1309,7 @@ class SearchIndex:
                     fid = fids.get(info.path)
                     if fid is None or (cands is not None and fid not in cands):
                         continue
-                got = self.match_file(fid, q, max_hits)
+                got = self.match_file(fid, q, max_hits, should_stop)
                 if got is None:
                     continue
                 txn.commit()  # never hold the write lock while the caller holds the results
@@ -1338,6 +1396,7 @@ def search(
     update: bool = True,
     should_stop: Callable[[], bool] | None = None,
     infos: Iterable[SessionInfo] | None = None,
+    use_index: bool = True,
 ) -> Iterator[SessionHits]:
     """Search every session under ``root``; yields one :class:`SessionHits` per matching
     session, newest session first (Pi's order), as each is found.
@@ -1350,18 +1409,56 @@ def search(
     cannot run. Stop iterating (or make ``should_stop()`` true) to cancel; the index keeps
     what was done. ``infos``: the sessions to search, in the order wanted (default: every
     readable session under ``root``, newest first, from the listing index); an app that has
-    listed them already passes its list."""
+    listed them already passes its list. ``use_index=False`` reads every session file
+    instead of the index (nothing is written; slower): the same hits in the same order."""
     q = query if isinstance(query, Query) else parse_query(query)
+    if not use_index:
+        return _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos)
     return _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos)
 
 
-def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos) -> Iterator[SessionHits]:
+def _session_infos(root, index_dir, infos) -> list[SessionInfo]:
     if infos is None:
-        infos = _infos(root, index_dir)
-    else:
-        infos = [i for i in infos if i.error is None]
+        return _infos(root, index_dir)
+    return [i for i in infos if i.error is None]
+
+
+def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos) -> Iterator[SessionHits]:
+    infos = _session_infos(root, index_dir, infos)
     with SearchIndex(index_dir) as idx:
         yield from idx.query(
             q, infos, limit=limit, max_hits=max_hits, should_stop=should_stop,
             update=update, root=root, on_progress=on_progress,
         )  # fmt: skip
+
+
+def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos) -> Iterator[SessionHits]:
+    """:func:`search` without the index: each session file read (as the index reads it,
+    :func:`_file_rows`) and matched (:func:`match_rows`) in turn."""
+    n = 0
+    for info in _session_infos(root, index_dir, infos):
+        if should_stop is not None and should_stop():
+            return
+        got = _scan_file(info.path, q, max_hits, should_stop)
+        if got is None:
+            continue
+        hits, count = got
+        yield SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count, info)
+        n += 1
+        if limit is not None and n >= limit:
+            return
+
+
+def _scan_file(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
+    try:
+        f = open_regular(path)
+    except OSError:
+        return None
+    st = _FileState(0, path)
+    try:
+        with f:
+            got = match_rows(((kind, idx, eid, text) for _, text, kind, idx, eid in _file_rows(f, st)),
+                             q, max_hits, should_stop)  # fmt: skip
+    except Exception:  # (a file that cannot be read is left out, as the index leaves it out)
+        return None
+    return got if st.error is None else None
