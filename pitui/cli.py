@@ -87,7 +87,9 @@ def _search_parser() -> argparse.ArgumentParser:
     p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
     p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
     p.add_argument("--json", action="store_true", help="a JSON array, one object per session")
-    p.add_argument("--limit", type=int, metavar="N", help="at most N sessions")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
+    p.add_argument("--no-index", action="store_true",
+                   help="read the session files instead of the search index (slower; writes nothing)")  # fmt: skip
     p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
                    help=f"hits shown per session (default {MAX_HITS}; 0: all)")  # fmt: skip
     return p
@@ -280,7 +282,13 @@ def cmd_search(argv: list[str]) -> int:
             sys.stderr.flush()
 
     max_hits = args.max_hits if args.max_hits > 0 else sys.maxsize
-    results = search(root, q, limit=args.limit, max_hits=max_hits, on_progress=progress)
+    # one session past the limit, to say whether more match (not counted: that would cost
+    # a pass over every session the limit spares)
+    results = search(root, q, limit=None if args.limit is None else args.limit + 1, max_hits=max_hits,
+                     on_progress=progress, use_index=not args.no_index)  # fmt: skip
+    more = [False]
+    if args.limit is not None:
+        results = _at_most(results, args.limit, more)
     if args.json:
         import orjson
 
@@ -308,7 +316,18 @@ def cmd_search(argv: list[str]) -> int:
         sys.stdout.flush()
     if not n:
         sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")
+    elif more[0]:
+        sys.stderr.write(f"pitui: more sessions match (--limit {args.limit} shows the newest {args.limit})\n")
     return 0
+
+
+def _at_most(results, limit: int, more: list[bool]):
+    """The first ``limit`` of ``results``; then ``more[0]`` says whether there was another."""
+    for k, r in enumerate(results):
+        if k == limit:
+            more[0] = True
+            return
+        yield r
 
 
 def start_reading(argv: list[str]) -> str | None:
