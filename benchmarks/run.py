@@ -23,6 +23,9 @@ Figures:
   list-cold  `pitui list ROOT --json` with an empty cache; Pi: listAll over the store.
   list-warm  the same with the index filled and nothing changed.
   list-grow  one session appended to (Pi appends), then listed: read from where the index stopped.
+  search   `pitui search Q STORE --limit 20` for each query form, index warm, beside one
+           `grep -rliF` pass over the store; the index built cold and its size
+           (benchmarks/search_bench.py; `--only search` runs it alone).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ sys.path.insert(0, BENCH)
 sys.path.insert(1, REPO)  # for tools/, the session writer
 
 import pi_side  # noqa: E402
+import search_bench  # noqa: E402
 from tools import piwriter  # noqa: E402
 
 PY = sys.executable
@@ -186,7 +190,12 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--skip-pi", action="store_true")
+    ap.add_argument("--only", choices=("all", "search"), default="all",
+                    help="search: only the search figures (benchmarks/search_bench.py)")
     args = ap.parse_args(argv)
+    if args.only == "search":
+        return search_bench.main(["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
+                                 + (["--json", args.json] if args.json else []))
     big, store = ensure_inputs()
     # pitui as pip installs it: with its bytecode compiled (where PYTHONDONTWRITEBYTECODE
     # is set, an editable checkout would otherwise compile its source on every start)
@@ -208,6 +217,7 @@ def main(argv=None) -> int:
     paired = bench_paired(big, pkg, args.pairs) if (pi_open and args.pairs > 0) else None
     op = bench_open(big, store, args.runs)
     ls = bench_list(store, args.runs)
+    sr = search_bench.bench_search(store, max(args.runs, 5))
 
     rows = []
 
@@ -248,7 +258,10 @@ def main(argv=None) -> int:
               f"{paired['pitui_median_s']:.2f} s, Pi median {paired['pi_median_s']:.2f} s; ratio median "
               f"{paired['ratio_median']:.2f}x (pairs {min(rs):.2f}x-{max(rs):.2f}x, "
               f"{sum(r <= 0.25 for r in rs)} of {len(rs)} at or under 0.25x)")
+    print(search_bench.report(sr))
     if args.markdown:
+        print()
+        print(search_bench.report(sr, markdown=True))
         print()
         print("| benchmark | pitui | Pi 1.5.2 | time ratio | memory ratio | target |")
         print("|---|---|---|---|---|---|")
@@ -265,7 +278,7 @@ def main(argv=None) -> int:
               f"{keys['key_median_ms']} / {keys['key_p95_ms']} / {keys['key_max_ms']} ms | | | | <= 50 ms |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"pi_open": pi_open, "pi_list": pi_list, "open": op, "list": ls, "paired": paired}, f,
+            json.dump({"pi_open": pi_open, "pi_list": pi_list, "open": op, "list": ls, "paired": paired, "search": sr}, f,
                       indent=2, default=str)
     return 0
 

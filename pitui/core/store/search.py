@@ -83,6 +83,28 @@ matched within one row (Pi would let a regex span two messages; pitui does not).
 fallback (query characters scattered in the name or cwd) is not done: every hit is a real
 substring. pitui searches more than Pi does (tool calls and results, thinking, bash, summaries,
 labels).
+
+How a query runs
+----------------
+Results come in recency order, which needs no pass over the matches: sessions newest first
+(the listing's order, Pi's: the most recently modified first), each session's hits in
+entry order (header rows first). Each session is matched when its turn comes and handed out
+at once; a ``limit`` stops the search there, and a caller that stops iterating (or whose
+``should_stop()`` comes true, polled between sessions and every few dozen rows inside one)
+ends it. No ranking, and nothing counted beyond the sessions handed out: a session's
+``hit_count`` counts its own rows only.
+
+Which sessions are worth matching: a term whose trigrams match few rows (at most
+:data:`_PROBE_ROWS`) names its files up front, so a rare word or one found nowhere is
+answered from FTS alone; a common word's files are not collected (that would read every row
+holding it before the first result), each session is asked instead, FTS giving that file's
+candidate rows only. A regex without a literal of three characters cannot be narrowed: every
+row of every session is matched, by RE2 in linear time, still session by session, newest
+first, and cancellable inside a session.
+
+``search(..., use_index=False)`` reads the session files themselves with the same row reader
+and matcher (:func:`_file_rows`, :func:`match_rows`): the same hits in the same order, and
+nothing written.
 """
 
 from __future__ import annotations

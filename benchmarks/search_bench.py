@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Searching the benchmark store: the first results of each query form, beside grep.
+
+    python benchmarks/search_bench.py [--runs 5] [--compare SRC] [--json OUT] [--skip-cold]
+
+Each figure is a whole process, `pitui search QUERY STORE --limit 20` (20 sessions, newest
+first, each with its hits), with the search index warm, timed from process start to exit (the
+wrapper of ``pi_side.measure_once``), the median of ``--runs``. Beside it, in the same rounds,
+one full ``grep -rliF`` pass over the store for a word found nowhere (the cost of reading every
+byte once, page cache warm): the target is at most half of it. Runs are taken in turns (grep,
+then each query, round after round), so a drift in the machine's speed touches all alike.
+
+``--compare SRC``: also run the pitui source tree at SRC (``PYTHONPATH=SRC``, e.g. an older
+commit unpacked with ``git archive``) in the same rounds, each query's two runs back to back.
+Both use the same index when the schema is the same (``SCHEMA_VERSION``), else each its own.
+
+Once, first (``--skip-cold`` leaves it out): the index built from nothing (`pitui search` of a
+word found nowhere with an empty cache; the listing index made first, untimed, so that only
+the search index is timed), and its size beside the store's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+
+import pi_side  # noqa: E402
+
+PY = sys.executable
+LIMIT = 20
+NOWHERE = "zebrafish"  # (no generated session holds it; checked by the run: no results)
+
+
+def queries(store: str) -> list[tuple[str, str]]:
+    """(form, query): what people type first, and the forms of Pi's query language."""
+    files = sorted(f for _, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))
+    rare = files[len(files) // 2].rsplit("_", 1)[1][:-len(".jsonl")][-12:]  # one session's id
+    return [
+        ("one common word", "parser"),
+        ("several common words", "refactor parser"),
+        ("a phrase", '"fix the"'),
+        ("re: with a literal", "re:pars(er|ing)"),
+        ("re: without a literal", "re:[0-9]{4}-[0-9]{2}"),
+        ("a rare word (one session's id)", rare),
+        ("no match", NOWHERE),
+        ("re: no match, every trigram common", "re:back.slash fix"),
+    ]
+
+
+def _schema(src: str) -> int:
+    text = open(os.path.join(src, "pitui", "core", "store", "search.py"), encoding="utf-8").read()
+    return int(re.search(r"^SCHEMA_VERSION = (\d+)", text, re.M).group(1))
+
+
+def _env(src: str, cache: str) -> dict:
+    return {**os.environ, "PYTHONPATH": src, "PITUI_CACHE_DIR": cache}
+
+
+def _search(src: str, cache: str, query: str, store: str) -> dict:
+    return pi_side.measure_once([PY, "-m", "pitui.cli", "search", query, store, "--limit", str(LIMIT)],
+                                env=_env(src, cache))
+
+
+def _sessions_shown(out: str) -> int:
+    return sum(1 for ln in out.splitlines() if ln.endswith(".jsonl"))
+
+
+def cold_build(src: str, store: str, cache: str) -> dict:
+    subprocess.run([PY, "-m", "pitui.cli", "list", store, "--json"], env=_env(src, cache),
+                   stdout=subprocess.DEVNULL, check=True)
+    r = _search(src, cache, NOWHERE, store)
+    index = [os.path.join(cache, f) for f in os.listdir(cache) if f.startswith("search-v")]
+    store_bytes = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(store) for f in fs
+                      if f.endswith(".jsonl"))  # fmt: skip
+    index_bytes = sum(os.path.getsize(f) for f in index)
+    return {"seconds": r["wall_s"], "cpu_s": r["cpu_s"], "peak_mib": r["peak_mib"], "index_mb": index_bytes / 1e6,
+            "store_mb": store_bytes / 1e6, "ratio": index_bytes / store_bytes}
+
+
+def bench_search(store: str, runs: int = 5, compare: str | None = None, cold: bool = True) -> dict:
+    """The figures described in the module docstring, as a dict."""
+    trees = {"now": REPO}
+    if compare:
+        trees["before"] = os.path.abspath(compare)
+    for src in trees.values():
+        subprocess.run([PY, "-m", "compileall", "-q", os.path.join(src, "pitui")], check=True,
+                       stdout=subprocess.DEVNULL)
+    caches = {}
+    out: dict = {"load_before": os.getloadavg()}
+    base = tempfile.mkdtemp(prefix="pitui-search-bench-")
+    for name, src in trees.items():
+        same = [n for n in caches if _schema(trees[n]) == _schema(src)]
+        if same:
+            caches[name] = caches[same[0]]
+            continue
+        caches[name] = os.path.join(base, name)
+        os.makedirs(caches[name])
+        if cold and name == "now":
+            out["cold"] = cold_build(src, store, caches[name])
+        else:
+            subprocess.run([PY, "-m", "pitui.cli", "search", NOWHERE, store], env=_env(src, caches[name]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)  # fmt: skip
+    qs = queries(store)
+    for name, src in trees.items():  # warm: the page cache and the index's pages
+        for _, q in qs:
+            _search(src, caches[name], q, store)
+    grep = ["grep", "-rliF", NOWHERE + "-nowhere", store]
+    times: dict = {"grep": []}
+    shown: dict = {}
+    for _ in range(runs):
+        times["grep"].append(pi_side.measure_once(grep)["wall_s"])
+        for form, q in qs:
+            for name, src in trees.items():
+                r = _search(src, caches[name], q, store)
+                if r["rc"] != 0:
+                    raise pi_side.MeasureError(f"{name}: pitui search {q!r} failed: {r['stderr'][-500:]}")
+                times.setdefault((form, name), []).append(r["wall_s"])
+                times.setdefault((form, name, "cpu"), []).append(r["cpu_s"])
+                times.setdefault((form, name, "mib"), []).append(r["peak_mib"])
+                shown[(form, name)] = _sessions_shown(r["stdout"])
+    grep_s = statistics.median(times["grep"])
+    rows = []
+    for form, q in qs:
+        row = {"form": form, "query": q}
+        for name in trees:
+            row[name] = {"median_s": statistics.median(times[(form, name)]), "runs": times[(form, name)],
+                         "cpu_s": statistics.median(times[(form, name, "cpu")]),
+                         "peak_mib": max(times[(form, name, "mib")]), "sessions": shown[(form, name)],
+                         "x_grep": statistics.median(times[(form, name)]) / grep_s}  # fmt: skip
+        rows.append(row)
+    out.update({"grep": {"median_s": grep_s, "runs": times["grep"]}, "queries": rows, "runs": runs,
+                "load_after": os.getloadavg(), "trees": trees})  # fmt: skip
+    return out
+
+
+def report(res: dict, markdown: bool = False) -> str:
+    lines = []
+    names = list(res["trees"])
+    g = res["grep"]["median_s"]
+    if markdown:
+        head = " | ".join(f"{n}: s (x grep)" for n in names)
+        lines.append(f"| query (`--limit {LIMIT}`) | {head} | sessions shown |")
+        lines.append("|---" * (2 + len(names)) + "|")
+        for row in res["queries"]:
+            cells = " | ".join(f"{row[n]['median_s']:.2f} ({row[n]['x_grep']:.2f}x)" for n in names)
+            lines.append(f"| {row['form']}: `{row['query']}` | {cells} | {row[names[0]]['sessions']} |")
+        lines.append(f"| one `grep -rliF` pass, a word found nowhere | {g:.2f} s | | |")
+    else:
+        for row in res["queries"]:
+            cells = "; ".join(f"{n} {row[n]['median_s']:.2f} s ({row[n]['x_grep']:.2f}x grep, "
+                              f"{row[n]['cpu_s']:.2f} s CPU, {row[n]['peak_mib']:.0f} MiB)" for n in names)
+            lines.append(f"{row['form']} {row['query']!r}: {cells}; {row[names[0]]['sessions']} sessions shown")
+        lines.append(f"grep -rliF over the store: {g:.2f} s (runs {', '.join(f'{x:.2f}' for x in res['grep']['runs'])})"
+                     "  [target: first results <= 0.5x]")
+    if "cold" in res:
+        c = res["cold"]
+        lines.append(f"index built cold: {c['seconds']:.1f} s ({c['cpu_s']:.1f} s CPU, {c['peak_mib']:.0f} MiB); "
+                     f"index {c['index_mb']:.0f} MB for a {c['store_mb']:.0f} MB store ({c['ratio']:.2f}x)")
+    lines.append("load average: before %.1f %.1f %.1f, after %.1f %.1f %.1f" % (*res["load_before"], *res["load_after"]))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--compare", metavar="SRC", help="another pitui source tree, run in the same rounds")
+    ap.add_argument("--skip-cold", action="store_true", help="do not time the index built from nothing")
+    ap.add_argument("--store", help="a sessions root (default: benchmarks/data/store, generated on first use)")
+    ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args(argv)
+    store = args.store or pi_side.store_root()
+    if store is None:
+        subprocess.run([PY, os.path.join(BENCH, "gen.py"), "store"], check=True)
+        store = pi_side.store_root()
+    res = bench_search(store, args.runs, args.compare, cold=not args.skip_cold)
+    print(report(res, args.markdown))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=2, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
