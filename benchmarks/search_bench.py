@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -95,9 +96,16 @@ def bench_search(store: str, runs: int = 5, compare: str | None = None, cold: bo
     for src in trees.values():
         subprocess.run([PY, "-m", "compileall", "-q", os.path.join(src, "pitui")], check=True,
                        stdout=subprocess.DEVNULL)
-    caches = {}
     out: dict = {"load_before": os.getloadavg()}
     base = tempfile.mkdtemp(prefix="pitui-search-bench-")
+    try:
+        return _bench(store, runs, trees, base, cold, out)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)  # (the index of the store: hundreds of MB)
+
+
+def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict) -> dict:
+    caches: dict = {}
     for name, src in trees.items():
         same = [n for n in caches if _schema(trees[n]) == _schema(src)]
         if same:

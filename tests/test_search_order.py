@@ -230,7 +230,8 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
     corpus_root, clock, tmp_path, ui_home, settle, monkeypatch
 ):
     """Typing a new query while the old one is still searching: keys are taken at once,
-    the old search is told to stop, and only the new query's results are listed."""
+    the first of them tells the old search to stop (before the pause that starts the new
+    one), and only the new query's results are listed."""
     from pitui.ui.screens import search as screen_mod
     from pitui.ui.screens.search import SearchResults, SearchScreen
 
@@ -254,6 +255,7 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
         yield from real(root_, q, **{**kw, "should_stop": None})
 
     monkeypatch.setattr(screen_mod, "search", slow_for_the)
+    monkeypatch.setattr(SearchScreen, "DEBOUNCE", 60.0)  # the new search starts with Enter only
     screen = SearchScreen(root, clock=clock, index_dir=idx)
     app = Host(screen)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -268,9 +270,14 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
         t0 = time.perf_counter()
         await pilot.press("ctrl+a", "ctrl+k", *"haiku")
         assert screen.input.value == "haiku" and time.perf_counter() - t0 < 2
+        for _ in range(200):
+            if old_stopped.is_set():
+                break
+            await pilot.pause(0.02)
+        assert old_stopped.is_set()  # by the keys alone
         await pilot.press("enter")
         for _ in range(200):
-            if old_stopped.is_set() and "Searching" not in str(screen.query_one("#search-status").render()):
+            if "Searching" not in str(screen.query_one("#search-status").render()):
                 break
             await pilot.pause(0.02)
         await pilot.pause(0.2)

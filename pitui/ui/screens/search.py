@@ -1,11 +1,12 @@
 """Search every session (ctrl+f): a query line, and the hits grouped by session.
 
 Results stream in from a thread worker (newest session first) while the index is brought
-up to date on the way; typing restarts the search after a short pause (the old worker is
-cancelled). Enter on a hit dismisses the screen with ``(path, entry_id, match)``: the app
-opens that session with that entry selected (``entry_id`` is None for the session's title
-line and for header hits such as the cwd) and finds ``match``, the text the hit matched, in
-the pane. Escape dismisses it with None.
+up to date on the way; a key that changes the query stops the search under way at once
+(its late results are dropped), and the new query is searched after a short pause. Enter
+on a hit dismisses the screen with ``(path, entry_id, match)``: the app opens that session
+with that entry selected (``entry_id`` is None for the session's title line and for header
+hits such as the cwd) and finds ``match``, the text the hit matched, in the pane. Escape
+dismisses it with None.
 
 How the app opens it::
 
@@ -338,7 +339,19 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     def _changed(self, event: Input.Changed) -> None:
         if self._timer is not None:
             self._timer.stop()
+        if self._running and event.value != self._searched:
+            self._cancel_search()  # a key ends the search for what the query no longer is
         self._timer = self.set_timer(self.DEBOUNCE, self._debounced)
+
+    def _cancel_search(self) -> None:
+        """Stop the search under way; what it found stays listed until the next one starts."""
+        self.workers.cancel_group(self, "search-all")
+        self._gen += 1  # (its late messages are dropped)
+        self._searched = None
+        self._running = False
+        self._progress = None
+        res = self.results
+        self._set_status(f"{_count(res.sessions, 'session')}, {_count(res.hits, 'hit')} so far" if res.sessions else "")
 
     def _debounced(self) -> None:
         self._timer = None
