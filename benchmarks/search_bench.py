@@ -68,16 +68,21 @@ def _env(src: str, cache: str) -> dict:
 
 
 def _search(src: str, cache: str, query: str, store: str) -> dict:
+    # (run from the tree itself: ``python -m`` puts the working folder first on sys.path)
     return pi_side.measure_once([PY, "-m", "pitui.cli", "search", query, store, "--limit", str(LIMIT)],
-                                env=_env(src, cache))
+                                cwd=src, env=_env(src, cache))
 
 
-def _sessions_shown(out: str) -> int:
-    return sum(1 for ln in out.splitlines() if ln.endswith(".jsonl"))
+def _sessions_shown(src: str, cache: str, query: str, store: str) -> int:
+    """How many sessions the timed command lists (counted from a run of its own: the
+    wrapper keeps only the end of the output)."""
+    r = subprocess.run([PY, "-m", "pitui.cli", "search", query, store, "--limit", str(LIMIT), "--json"],
+                       cwd=src, env=_env(src, cache), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+    return len(json.loads(r.stdout))
 
 
 def cold_build(src: str, store: str, cache: str) -> dict:
-    subprocess.run([PY, "-m", "pitui.cli", "list", store, "--json"], env=_env(src, cache),
+    subprocess.run([PY, "-m", "pitui.cli", "list", store, "--json"], cwd=src, env=_env(src, cache),
                    stdout=subprocess.DEVNULL, check=True)
     r = _search(src, cache, NOWHERE, store)
     index = [os.path.join(cache, f) for f in os.listdir(cache) if f.startswith("search-v")]
@@ -116,7 +121,7 @@ def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict)
         if cold and name == "now":
             out["cold"] = cold_build(src, store, caches[name])
         else:
-            subprocess.run([PY, "-m", "pitui.cli", "search", NOWHERE, store], env=_env(src, caches[name]),
+            subprocess.run([PY, "-m", "pitui.cli", "search", NOWHERE, store], cwd=src, env=_env(src, caches[name]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)  # fmt: skip
     qs = queries(store)
     for name, src in trees.items():  # warm: the page cache and the index's pages
@@ -135,7 +140,9 @@ def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict)
                 times.setdefault((form, name), []).append(r["wall_s"])
                 times.setdefault((form, name, "cpu"), []).append(r["cpu_s"])
                 times.setdefault((form, name, "mib"), []).append(r["peak_mib"])
-                shown[(form, name)] = _sessions_shown(r["stdout"])
+    for form, q in qs:
+        for name, src in trees.items():
+            shown[(form, name)] = _sessions_shown(src, caches[name], q, store)
     grep_s = statistics.median(times["grep"])
     rows = []
     for form, q in qs:
@@ -187,7 +194,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
-    store = args.store or pi_side.store_root()
+    store = os.path.abspath(args.store) if args.store else pi_side.store_root()
     if store is None:
         subprocess.run([PY, os.path.join(BENCH, "gen.py"), "store"], check=True)
         store = pi_side.store_root()

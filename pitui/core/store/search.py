@@ -175,7 +175,7 @@ _BATCH_CHARS = 8 * 1024 * 1024
 _TXN_CHARS = 64 * 1024 * 1024  # commit at least this often (text inserted)
 _TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
 _COMPRESS_MIN = 512  # texts at least this long are stored zlib-compressed
-_PROBE_ROWS = 2000  # a term matching more rows than this narrows file by file (see candidate_files)
+_PROBE_ROWS = 20_000  # a term matching more rows than this narrows file by file (see candidate_files)
 _STOP_EVERY = 64  # rows matched between two polls of should_stop
 
 
