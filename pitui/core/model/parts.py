@@ -537,6 +537,13 @@ def _target(session: Session, target: Any) -> str:
     return f"{session.roles[j] or session.types[j]} {target}"
 
 
+# the glyph of an event stream's marker, by its event
+_EVENT_GLYPHS = {"session": "▶", "agent_end": "■", "agent_settled": "■", "auto_retry_start": "↻", "auto_retry_end": "↻",
+                 "summarization_retry_scheduled": "↻", "summarization_retry_attempt_start": "↻",
+                 "compaction_start": "⊟", "compaction_end": "⊟", "auto_compaction_start": "⊟",
+                 "auto_compaction_end": "⊟", "queue_update": "≡", "response": "⇠", "extension_error": "⚠"}
+
+
 def marker(session: Session, e: dict) -> Marker | None:
     """The marker of entry ``e`` of ``session``; None when it is not a one-line entry."""
     t = e.get("type")
@@ -565,6 +572,10 @@ def marker(session: Session, e: dict) -> Marker | None:
         if isinstance(name, str) and name.strip():
             return Marker(t, "✎", (("session name: ", None), (name, "value")))
         return Marker(t, "✎", (("session name cleared", None),))
+    if t == "stream_event":  # (what an event stream says besides messages: core/read/stream.py)
+        glyph = _EVENT_GLYPHS.get(e.get("event"), "·")
+        return Marker(t, glyph, ((str(e.get("text") or e.get("event")), None),),
+                      "warning" if e.get("tone") == "warning" else "muted")
     if t == "context_edit":
         target = e.get("targetId")
         ref = target if isinstance(target, str) else None

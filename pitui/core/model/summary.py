@@ -251,6 +251,10 @@ def _summarize(session: Session, i: int) -> Summary:
         return Summary("thinking", "", f"[thinking: {e.get('thinkingLevel')}]", True)
     if t == "custom":
         return Summary("custom", "", f"[{e.get('customType') or 'custom'}]", True)
+    if t == "stream_event":  # (what an event stream says besides messages: core/read/stream.py)
+        warn = e.get("tone") == "warning"
+        return Summary("tool-error" if warn else "event", "", f"[{one_line(str(e.get('text') or e.get('event')))}]",
+                       not warn)
     if t == "context_edit":
         what = "omit" if e.get("replacement") is None else "replace"
         return Summary("context-edit", "", f"[context edit: {what} {e.get('targetId')}]", True)

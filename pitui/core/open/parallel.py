@@ -136,6 +136,10 @@ class ParallelOpen:
         self.size = st.st_size
         if st.st_size < min_bytes or jobs == 0:
             return
+        from ..read.sniff import stream_kind
+
+        if stream_kind(self.path) is not None:
+            return  # an event stream: read whole here (Session.open)
         # Even one part goes to a worker process: the caller's thread shares its
         # interpreter with the user interface, which would slow both down.
         n = _jobs_for(st.st_size, jobs, part_min)

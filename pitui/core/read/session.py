@@ -232,7 +232,11 @@ class Session:
         ``validate=False`` reads big tool-output lines from their head only, for speed,
         and checks them later with :meth:`validate_lazy_lines` or when they are shown.
         Raises :class:`NotASession` with a one-line reason for anything that is not a session.
+        An event stream of ``pi --mode json`` or ``rpc`` (told from its first records) is
+        opened as a :class:`~pitui.core.read.stream.StreamSession`.
         """
+        if cls is Session and (stream := _as_stream(path)) is not None:
+            return stream
         s = cls(path)
         s._scan(validate=validate, progress=progress)
         return s
@@ -455,7 +459,9 @@ class Session:
     @classmethod
     def read_header(cls, path: str | os.PathLike) -> "Session":
         """A session with only its header read (``scanned_to`` is the first entry's line).
-        Raises :class:`NotASession` as :meth:`open` does."""
+        Raises :class:`NotASession` as :meth:`open` does (an event stream is read whole)."""
+        if cls is Session and (stream := _as_stream(path)) is not None:
+            return stream
         s = cls(path)
         s._scan(validate=True, header_only=True)
         return s
@@ -1424,6 +1430,17 @@ class Session:
             self._normalize(i, res.value, res, data, False)
         return damaged
 
+
+
+def _as_stream(path: str | os.PathLike) -> "Session | None":
+    """``path`` opened as an event stream when its first records say it is one."""
+    from .sniff import stream_kind
+
+    if stream_kind(path) is None:
+        return None
+    from .stream import StreamSession
+
+    return StreamSession.open(path)
 
 
 def _unparsable(res) -> str:

@@ -22,7 +22,8 @@ from ...core.read.arrays import pick
 from ...core.read.session import F_ASSISTANT_TEXT, Session
 from .out import CUT_LINES
 
-_MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label", "session_info", "context_edit"})
+_MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label", "session_info", "context_edit",
+                      "stream_event"})
 # Bookkeeping entries that may sit between an assistant message and its tool results.
 _TRANSPARENT = frozenset({"label", "session_info"})
 

@@ -5,6 +5,7 @@ block, never the pane's changing state."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.style import Style
@@ -12,7 +13,7 @@ from rich.text import Text
 
 from ...core.model.doctor import call_or_why
 from ...core.model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, app_event, app_input,
-                                 callbacks_by_call, marker, summary_parts)
+                                 callbacks_by_call, marker, session_id_or_none, summary_parts)
 from ...core.store.discovery import find_session_by_id
 from ...core.read.session import Session
 from ...core.text import clean, visible
@@ -252,6 +253,27 @@ class EntryDrawer:
             t.append("  (file not found)", p.faint)
             out.line(t, chrome=True)
 
+    def _run_session_link(self, out: Out, e: dict) -> None:
+        """The session file an event stream's run says it wrote (get_state's sessionFile,
+        its header's id): a link to open it when that file is here."""
+        if out.ctx.text_mode:
+            return
+        file, sid = e.get("sessionFile"), session_id_or_none(e.get("sessionId"))
+        key = f"file:{file}" if isinstance(file, str) else sid
+        if key is None:
+            return
+        if key not in self._session_files:
+            found = file if isinstance(file, str) and os.path.isfile(file) else None
+            if found is None and sid is not None:
+                found = find_session_by_id(self.s.path, sid)
+            self._session_files[key] = found
+        found = self._session_files[key]
+        if found:
+            t = Text("  session file ", out.p.muted)
+            t.append(_field(found), out.p.link)
+            t.append("  ⏎ open", out.p.tool)
+            out.line(t, chrome=True, action=("open", found))
+
     def _callbacks_for(self, call_id: str) -> list[tuple[str, AppEvent]]:
         """The callbacks that resolve tool call ``call_id``, each with its time."""
         s = self.s
@@ -265,5 +287,7 @@ class EntryDrawer:
             render_marker(out, "⚠", f"damaged line {s.linenos[i]}: {e.get('pituiError')}", p.warning, right)
         elif (m := marker(s, e)) is not None:
             render_marker(out, m.glyph, m.text, p.warning if m.tone == "warning" else p.muted, right)
+            if t == "stream_event":
+                self._run_session_link(out, e)
         else:
             render_marker(out, "·", str(t), p.muted, right)

@@ -1,0 +1,91 @@
+"""What a JSONL file is, from its first record or two: a Pi session, or the output of
+``pi --mode json`` (a session header, then event records) or ``pi --mode rpc`` (no
+header: ``response`` and event records). Only the start of the file is read, so this
+costs next to nothing on the way to opening or listing a session."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .lines import iter_line_spans, open_regular, parse_line
+
+__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "kind_of_records", "event_type_at"]
+
+#: a JSON-mode stream (``pi --mode json``): a session header, then events
+STREAM = "stream"
+#: an RPC log (``pi --mode rpc``'s output saved): responses and events, no header
+RPC_LOG = "rpc log"
+
+#: The records of Pi's JSON and RPC streams (``json.md``, ``rpc.md``), and the older names
+#: of its compaction events. None of them is the type of a session entry.
+EVENT_TYPES = frozenset({
+    "agent_start", "agent_end", "agent_settled", "turn_start", "turn_end",
+    "message_start", "message_update", "message_end",
+    "tool_execution_start", "tool_execution_update", "tool_execution_end",
+    "queue_update", "entry_appended", "session_info_changed", "thinking_level_changed",
+    "compaction_start", "compaction_end", "auto_compaction_start", "auto_compaction_end",
+    "auto_retry_start", "auto_retry_end",
+    "summarization_retry_scheduled", "summarization_retry_attempt_start", "summarization_retry_finished",
+    "bash_execution_update", "extension_error", "extension_ui_request",
+})
+# What an RPC log may start with besides an event.
+_RPC_FIRST = EVENT_TYPES | {"response"}
+
+# A record's type when it comes first (Pi writes events as `{"type":...}`).
+_TYPE_HEAD = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]{1,64})"')
+# The most of a first record read to learn its type (an RPC response can be megabytes).
+_HEAD_LIMIT = 1 << 20
+
+
+def event_type_at(buf, pos: int, end: int) -> str | None:
+    """The type of the record ``buf[pos:end]`` when it is an event record written the way
+    Pi writes them (``type`` first); None otherwise. No parsing: a regex on its head."""
+    m = _TYPE_HEAD.match(buf, pos, min(end, pos + 200))
+    if m is None:
+        return None
+    t = m.group(1).decode()
+    return t if t in EVENT_TYPES else None
+
+
+def _type_of(data: bytes) -> str | None:
+    m = _TYPE_HEAD.match(data, 0, 200)
+    if m is not None:
+        return m.group(1).decode()
+    if len(data) > _HEAD_LIMIT:
+        return None
+    obj = parse_line(data).value
+    t = obj.get("type") if isinstance(obj, dict) else None
+    return t if isinstance(t, str) else None
+
+
+def kind_of_records(first: str | None, second: str | None) -> str | None:
+    """:data:`STREAM`, :data:`RPC_LOG` or None (a session, or not a Pi file at all), from
+    the types of the first two records."""
+    if first == "session":
+        return STREAM if second in EVENT_TYPES else None
+    if first in _RPC_FIRST:
+        return RPC_LOG
+    return None
+
+
+def stream_kind(path: str | os.PathLike) -> str | None:
+    """:data:`STREAM` or :data:`RPC_LOG` when ``path`` is one, from its first two records;
+    None for anything else (a session, a file that cannot be read: the session reader says
+    why)."""
+    try:
+        f = open_regular(path)
+    except (OSError, ValueError):
+        return None
+    types: list[str | None] = []
+    try:
+        with f:
+            for buf, pos, e, _off, _ln, _end, _term in iter_line_spans(f):
+                types.append(_type_of(bytes(buf[pos:min(e, pos + _HEAD_LIMIT + 1)])))
+                if len(types) == 2 or types[0] != "session":
+                    break
+    except OSError:
+        return None
+    if not types:
+        return None
+    return kind_of_records(types[0], types[1] if len(types) > 1 else None)

@@ -1,0 +1,731 @@
+"""A Pi event stream read as a session: the output of ``pi --mode json`` (a session header,
+then events) or a saved ``pi --mode rpc`` log (responses and events, no header).
+
+The conversation is rebuilt from the records (:class:`StreamBuilder`):
+
+- ``message_end`` gives each message as Pi finished it; ``message_start`` and the
+  ``message_update`` deltas are used only for a message that never ended, which is shown
+  as interrupted (``stopReason: "aborted"`` and an ``errorMessage`` saying so);
+- ``tool_execution_end`` gives a tool result its ``durationMs`` and ``isError``; a result
+  whose ``toolResult`` message never came is made from it;
+- a compaction that succeeded is a compaction entry; thinking-level and name changes
+  and the entries extensions append are the session entries Pi would have written;
+- everything else a run says (its outcome at ``agent_end``, retries, queues, compactions
+  that failed or were aborted, RPC responses, extension errors) is a ``stream_event``
+  entry: a one-line marker (:func:`pitui.core.model.parts.marker`).
+
+Every entry hangs below the previous one: a run is one linear branch, and the prompts of
+one RPC process continue one conversation (the agent keeps its context between them, as
+the session file Pi writes for them does), so they make one chain too. A command that
+starts another session (``new_session``, ``switch_session``, ``fork``, ``clone``) starts
+a new root.
+
+:class:`StreamSession` is a :class:`~pitui.core.read.session.Session` whose entries are
+these rebuilt dicts, kept in memory (streams are small next to sessions). It is read with
+the same line reader (regular files only, bad bytes kept; a record that does not parse is
+a warning with its line number, and the rest shows), and read again whole when the file
+grows. :meth:`StreamSession.live` makes one fed with bytes instead (``pitui -``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from array import array
+from typing import Any, Callable
+
+import orjson
+
+from .lines import NotRegular, iter_lines, open_regular, parse_line
+from .normalize import normalize_entry
+from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_CHECKED, NotASession, Session, SessionWarning, _has_text
+from .sniff import STREAM, kind_of_records
+from ..timeutil import iso_to_ms, ms_to_iso
+
+__all__ = ["StreamSession", "StreamBuilder", "STREAM_EVENT", "LineSplitter"]
+
+#: the type of the entries that hold what a stream says besides messages
+STREAM_EVENT = "stream_event"
+
+# RPC commands after which the process works on another session
+_NEW_SESSION_COMMANDS = frozenset({"new_session", "switch_session", "fork", "clone"})
+# records that say nothing the rebuilt conversation does not already show
+_QUIET = frozenset({"agent_start", "turn_start", "turn_end", "message_update", "tool_execution_update",
+                    "bash_execution_update", "summarization_retry_finished"})
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if type(v) in (int, float) and math.isfinite(v) else None
+
+
+def _secs(ms: Any) -> str:
+    v = _num(ms)
+    if v is None:
+        return "?"
+    return f"{v / 1000:.1f}s" if v < 10_000 else f"{round(v / 1000)}s"
+
+
+def _short(v: Any, limit: int = 120) -> str:
+    s = v if isinstance(v, str) else orjson.dumps(v).decode() if v is not None else ""
+    s = " ".join(s.split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _last_assistant(messages: Any) -> dict | None:
+    if not isinstance(messages, list):
+        return None
+    for m in reversed(messages):
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            return m
+    return None
+
+
+def _tokens(usage: Any) -> str:
+    if not isinstance(usage, dict):
+        return ""
+    total = _num(usage.get("totalTokens"))
+    if total is None:
+        return ""
+    return f"{int(total):,} tokens"
+
+
+def describe(rec: dict, last_assistant: dict | None) -> tuple[str, str] | None:
+    """What record ``rec`` says, as ``(text, tone)`` (tone ``"muted"`` or ``"warning"``);
+    None when it says nothing worth a marker. ``last_assistant``: the run's last assistant
+    message, for an ``agent_end`` that lists no messages."""
+    t = rec.get("type")
+    if t == "agent_end":
+        m = _last_assistant(rec.get("messages")) or last_assistant
+        bits = ["run ended"]
+        warn = False
+        if m is None:
+            bits.append("no reply")
+        else:
+            stop = m.get("stopReason")
+            err = m.get("errorMessage")
+            ok = stop in ("stop", "toolUse", None) and not err
+            warn = not ok
+            bits.append("ok" if ok else "not ok")
+            if isinstance(stop, str):
+                bits.append(f"stopReason {stop}")
+            if err:
+                bits.append(f"error: {_short(err)}")
+            tok = _tokens(m.get("usage"))
+            if tok:
+                bits.append(tok)
+        if rec.get("willRetry") is True:
+            bits.append("will retry")
+        return " · ".join(bits), "warning" if warn else "muted"
+    if t == "agent_settled":
+        return ("settled: the run was aborted", "warning") if rec.get("aborted") is True else None
+    if t == "auto_retry_start":
+        return (f"retry {rec.get('attempt', '?')}/{rec.get('maxAttempts', '?')} in {_secs(rec.get('delayMs'))}: "
+                f"{_short(rec.get('errorMessage'))}", "warning")
+    if t == "auto_retry_end":
+        if rec.get("success") is True:
+            return f"retry succeeded (attempt {rec.get('attempt', '?')})", "muted"
+        return f"retries failed: {_short(rec.get('finalError'))}", "warning"
+    if t in ("compaction_start", "auto_compaction_start"):
+        return f"compaction started ({_short(rec.get('reason') or '?')})", "muted"
+    if t in ("compaction_end", "auto_compaction_end"):
+        if rec.get("aborted") is True:
+            return "compaction aborted", "warning"
+        return f"compaction failed: {_short(rec.get('errorMessage') or 'no result')}", "warning"
+    if t == "summarization_retry_scheduled":
+        return (f"summary retry {rec.get('attempt', '?')}/{rec.get('maxAttempts', '?')} in {_secs(rec.get('delayMs'))}: "
+                f"{_short(rec.get('errorMessage'))}", "warning")
+    if t == "summarization_retry_attempt_start":
+        return f"summary retried ({_short(rec.get('source') or '?')})", "muted"
+    if t == "queue_update":
+        steering = rec.get("steering") if isinstance(rec.get("steering"), list) else []
+        follow = rec.get("followUp") if isinstance(rec.get("followUp"), list) else []
+        text = f"queue: {len(steering)} steering, {len(follow)} follow-up"
+        queued = [_short(x, 60) for x in steering + follow]
+        if queued:
+            text += ": " + " | ".join(queued)
+        return text, "muted"
+    if t == "extension_error":
+        return (f"extension error in {_short(rec.get('extensionPath'))} ({_short(rec.get('event'))}): "
+                f"{_short(rec.get('error'))}", "warning")
+    if t == "response":
+        cmd = _short(rec.get("command") or "?", 60)
+        if rec.get("success") is False:
+            return f"rpc {cmd}: failed: {_short(rec.get('error'))}", "warning"
+        data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+        if cmd == "get_state":
+            bits = [f"rpc {cmd}"]
+            for key in ("sessionFile", "sessionId", "thinkingLevel"):
+                if isinstance(data.get(key), str):
+                    bits.append(f"{key} {_short(data[key])}")
+            return " · ".join(bits), "muted"
+        return f"rpc {cmd}: ok", "muted"
+    if t in _QUIET or t in ("message_start", "message_end", "tool_execution_start", "tool_execution_end",
+                            "entry_appended", "session_info_changed", "thinking_level_changed"):
+        return None
+    return f"{_short(t, 60)} {_short({k: v for k, v in rec.items() if k != 'type'}, 100)}", "muted"
+
+
+class StreamBuilder:
+    """Stream records in, session entries out, as they come (see the module's text).
+    :meth:`add` takes each record; :meth:`entries` gives the entries so far, with any
+    message still open shown as interrupted."""
+
+    def __init__(self) -> None:
+        #: (entry, line of the record that gave it, the record's bytes)
+        self.out: list[tuple[dict, int, bytes]] = []
+        self.last_id: str | None = None
+        self.last_ts: str | None = None
+        self.header: dict | None = None
+        self.kind: str | None = None  # STREAM or RPC_LOG, once known
+        self.first_types: list[str | None] = []
+        #: session files the run names (its header's id, get_state's sessionFile)
+        self.session_files: list[str] = []
+        self.session_ids: list[str] = []
+        self._open: dict | None = None  # the message started and not ended: its parts
+        self._tools: dict[str, dict] = {}  # tool call id -> what tool_execution_* said
+        self._result_at: dict[str, int] = {}  # tool call id -> its result entry in out
+        self._last_assistant: dict | None = None
+        self._ids: set[str] = set()
+
+    # ------------------------------------------------------------ entries
+    def _new_id(self, line: int) -> str:
+        eid = f"L{line}"
+        n = 1
+        while eid in self._ids:
+            n += 1
+            eid = f"L{line}.{n}"
+        self._ids.add(eid)
+        return eid
+
+    def _append(self, entry: dict, line: int, raw: bytes, eid: str | None = None) -> int:
+        stamp = entry.pop("timestamp", None)
+        e = {"type": entry.pop("type"), "id": eid or self._new_id(line), "parentId": self.last_id,
+             "timestamp": stamp if isinstance(stamp, str) else self.last_ts}
+        e.update(entry)
+        self.last_id = e["id"]
+        if isinstance(e["timestamp"], str):
+            self.last_ts = e["timestamp"]
+        self.out.append((e, line, raw))
+        return len(self.out) - 1
+
+    def _event(self, rec: dict, line: int, raw: bytes, text: str, tone: str, **more: Any) -> None:
+        self._append({"type": STREAM_EVENT, "event": rec.get("type"), "text": text, "tone": tone, **more,
+                      "record": rec}, line, raw)
+
+    def _message(self, msg: dict, line: int, raw: bytes, eid: str | None = None) -> int:
+        ts = _num(msg.get("timestamp"))
+        stamp = ms_to_iso(ts) if ts is not None else None
+        if msg.get("role") == "assistant":
+            self._last_assistant = msg
+        return self._append({"type": "message", "timestamp": stamp, "message": msg}, line, raw, eid)
+
+    # ------------------------------------------------------------ records
+    def add(self, rec: Any, line: int, raw: bytes) -> str | None:
+        """Take record ``rec`` (line ``line``, bytes ``raw``). Returns a warning's text when
+        the record is not one a stream holds."""
+        if not isinstance(rec, dict):
+            return f"line {line} is not a JSON object and is skipped"
+        t = rec.get("type")
+        if len(self.first_types) < 2:
+            self.first_types.append(t if isinstance(t, str) else None)
+            if self.kind is None:
+                self.kind = kind_of_records(*(self.first_types + [None])[:2]) if (
+                    len(self.first_types) == 2 or t != "session") else None
+        if t == "session" and self.header is None and not self.out and not self.first_types[1:]:
+            self.header = rec
+            sid = rec.get("id")
+            bits = ["run of session"]
+            more = {}
+            if isinstance(sid, str):
+                self.session_ids.append(sid)
+                bits.append(_short(sid, 60))
+                more["sessionId"] = sid
+            if isinstance(rec.get("cwd"), str):
+                bits.append(f"in {_short(rec['cwd'], 80)}")
+            stamp = rec.get("timestamp")
+            self._append({"type": STREAM_EVENT, "event": "session", "text": " ".join(bits), "tone": "muted",
+                          **more, "record": rec, **({"timestamp": stamp} if isinstance(stamp, str) else {})},
+                         line, raw)
+            return None
+        if not isinstance(t, str):
+            return f"line {line} has no type and is skipped"
+        if t == "message_start":
+            self._end_open(interrupted=True)
+            msg = rec.get("message")
+            if isinstance(msg, dict):
+                self._open = {"message": msg, "line": line, "raw": raw, "blocks": {}, "usage": None}
+            return None
+        if t == "message_update":
+            self._update(rec)
+            return None
+        if t == "message_end":
+            msg = rec.get("message")
+            if not isinstance(msg, dict):
+                return f"line {line}: message_end without a message is skipped"
+            eid = None
+            if self._open is not None and self._open["message"].get("role") == msg.get("role"):
+                eid = self._new_id(self._open["line"])  # (the id the message had while it streamed)
+            self._open = None
+            self._finished(msg, line, raw, eid)
+            return None
+        if t == "tool_execution_start":
+            tcid = rec.get("toolCallId")
+            if isinstance(tcid, str):
+                self._tools.setdefault(tcid, {})["start"] = rec
+            return None
+        if t == "tool_execution_end":
+            self._tool_end(rec, line, raw)
+            return None
+        if t == "session_info_changed":
+            name = rec.get("name")
+            self._append({"type": "session_info", **({"name": name} if isinstance(name, str) else {})}, line, raw)
+            return None
+        if t == "thinking_level_changed":
+            self._append({"type": "thinking_level_change", "thinkingLevel": rec.get("level")}, line, raw)
+            return None
+        if t == "entry_appended":
+            entry = rec.get("entry")
+            if isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry.get("type") != "session":
+                e = {k: v for k, v in entry.items() if k not in ("id", "parentId")}
+                self._append(e, line, raw)
+            return None
+        if t in ("compaction_end", "auto_compaction_end") and isinstance(rec.get("result"), dict):
+            res = rec["result"]
+            comp = {"type": "compaction", "summary": res.get("summary"), "firstKeptEntryId": res.get("firstKeptEntryId"),
+                    "tokensBefore": res.get("tokensBefore")}
+            if "details" in res:
+                comp["details"] = res["details"]
+            self._append(comp, line, raw)
+            return None
+        if t == "response":
+            data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+            if rec.get("command") == "get_state":
+                if isinstance(data.get("sessionFile"), str):
+                    self.session_files.append(data["sessionFile"])
+                if isinstance(data.get("sessionId"), str):
+                    self.session_ids.append(data["sessionId"])
+            if rec.get("command") in _NEW_SESSION_COMMANDS and rec.get("success") is not False:
+                self.last_id = None  # (the next entries are another session's: a new root)
+        if t == "agent_end":
+            self._end_open(interrupted=True)
+        said = describe(rec, self._last_assistant)
+        if said is not None:
+            more = {}
+            if t == "response" and rec.get("command") == "get_state":
+                data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+                for key in ("sessionFile", "sessionId"):
+                    if isinstance(data.get(key), str):
+                        more[key] = data[key]
+            self._event(rec, line, raw, *said, **more)
+        if t == "agent_end":
+            self._last_assistant = None
+        return None
+
+    def _finished(self, msg: dict, line: int, raw: bytes, eid: str | None) -> None:
+        if msg.get("role") == "toolResult" and isinstance(msg.get("toolCallId"), str):
+            tcid = msg["toolCallId"]
+            tool = self._tools.get(tcid, {})
+            end = tool.get("end")
+            if end is not None and "durationMs" in end and "durationMs" not in msg:
+                msg = {**msg, "durationMs": end["durationMs"]}
+            at = self._result_at.pop(tcid, None)
+            if at is not None:
+                # the result made from tool_execution_end: this is the message itself
+                old, old_line, _ = self.out[at]
+                self.out[at] = ({**old, "message": msg}, old_line, raw)
+                return
+        self._message(msg, line, raw, eid)
+
+    def _tool_end(self, rec: dict, line: int, raw: bytes) -> None:
+        tcid = rec.get("toolCallId")
+        if not isinstance(tcid, str):
+            return
+        self._tools.setdefault(tcid, {})["end"] = rec
+        result = rec.get("result") if isinstance(rec.get("result"), dict) else {}
+        content = result.get("content")
+        msg = {"role": "toolResult", "toolCallId": tcid, "toolName": rec.get("toolName"),
+               "content": content if isinstance(content, list) else [], "isError": rec.get("isError") is True}
+        if "details" in result:
+            msg["details"] = result["details"]
+        if "durationMs" in rec:
+            msg["durationMs"] = rec["durationMs"]
+        self._result_at[tcid] = self._message(msg, line, raw)
+
+    # ------------------------------------------------------------ a message still streaming
+    def _update(self, rec: dict) -> None:
+        op = self._open
+        ev = rec.get("assistantMessageEvent")
+        if op is None or not isinstance(ev, dict):
+            return
+        if isinstance(rec.get("usage"), dict):
+            op["usage"] = rec["usage"]
+        k = ev.get("contentIndex")
+        if type(k) is not int:
+            return
+        blocks = op["blocks"]
+        et = ev.get("type")
+        if et == "text_start":
+            blocks[k] = {"type": "text", "text": ""}
+        elif et == "thinking_start":
+            blocks[k] = {"type": "thinking", "thinking": ""}
+        elif et == "toolcall_start":
+            blocks[k] = {"type": "toolCall", "id": ev.get("id"), "name": ev.get("toolName"), "arguments": {},
+                         "_json": ""}
+        elif et in ("text_delta", "thinking_delta", "toolcall_delta") and isinstance(ev.get("delta"), str):
+            kind = {"text_delta": "text", "thinking_delta": "thinking", "toolcall_delta": "toolCall"}[et]
+            b = blocks.setdefault(k, {"type": kind, **({"text": ""} if kind == "text" else {"thinking": ""}
+                                                       if kind == "thinking" else {"arguments": {}, "_json": ""})})
+            field = {"text": "text", "thinking": "thinking", "toolCall": "_json"}[kind]
+            if isinstance(b.get(field), str):
+                b[field] += ev["delta"]
+        elif et == "text_end" and isinstance(ev.get("content"), str):
+            blocks[k] = {"type": "text", "text": ev["content"]}
+        elif et == "thinking_end" and isinstance(ev.get("content"), str):
+            blocks[k] = {"type": "thinking", "thinking": ev["content"]}
+        elif et == "toolcall_end" and isinstance(ev.get("toolCall"), dict):
+            blocks[k] = dict(ev["toolCall"])
+
+    def _partial(self) -> dict | None:
+        """The message still open, as far as it came, marked as interrupted."""
+        op = self._open
+        if op is None:
+            return None
+        msg = dict(op["message"])
+        if msg.get("role") == "assistant":
+            content = []
+            for k in sorted(op["blocks"]):
+                b = dict(op["blocks"][k])
+                js = b.pop("_json", None)
+                if js:
+                    try:
+                        args = orjson.loads(js)
+                        if isinstance(args, dict):
+                            b["arguments"] = args
+                    except orjson.JSONDecodeError:
+                        b["arguments"] = {"(partial)": js}
+                content.append(b)
+            if content or not isinstance(msg.get("content"), list):
+                msg["content"] = content
+            if op["usage"] is not None:
+                msg["usage"] = op["usage"]
+        msg["stopReason"] = "aborted"
+        msg["errorMessage"] = "interrupted: the stream ends before this message did"
+        return msg
+
+    def _end_open(self, *, interrupted: bool) -> None:
+        op = self._open
+        if op is None or not interrupted:
+            return
+        msg = self._partial()
+        self._open = None
+        if msg is not None:
+            self._message(msg, op["line"], op["raw"])
+
+    def entries(self) -> list[tuple[dict, int, bytes]]:
+        """Every entry so far, a message still open last (interrupted)."""
+        if self._open is None:
+            return self.out
+        msg = self._partial()
+        e = {"type": "message", "id": f"L{self._open['line']}", "parentId": self.last_id,
+             "timestamp": self.last_ts, "message": msg}
+        ts = _num(msg.get("timestamp")) if msg else None
+        if ts is not None:
+            e["timestamp"] = ms_to_iso(ts)
+        return self.out + [(e, self._open["line"], self._open["raw"])]
+
+
+class LineSplitter:
+    """Bytes in, whole records out: splits only on LF (a CR before it dropped), keeps a
+    last record without its LF until the LF comes, and counts lines as the file would."""
+
+    def __init__(self) -> None:
+        self._rest = b""
+        self.lineno = 0  # lines taken so far
+        self.offset = 0  # bytes taken so far (whole lines)
+
+    def feed(self, data: bytes) -> list[tuple[int, int, bytes]]:
+        """``(line number, offset, bytes)`` of each whole line ``data`` completes (blank
+        lines counted, not returned)."""
+        buf = self._rest + data
+        out = []
+        start = 0
+        while True:
+            nl = buf.find(b"\n", start)
+            if nl < 0:
+                break
+            self.lineno += 1
+            line = buf[start:nl]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if line.strip():
+                out.append((self.lineno, self.offset + start, line))
+            start = nl + 1
+        self.offset += start
+        self._rest = buf[start:]
+        return out
+
+    @property
+    def pending(self) -> bytes:
+        """The bytes of a record not ended yet."""
+        return self._rest
+
+
+class StreamSession(Session):
+    """A Pi event stream as a session (see the module's text). :attr:`stream_kind` says
+    which (:data:`~pitui.core.read.sniff.STREAM` or ``RPC_LOG``); :attr:`session_files`
+    and :attr:`session_ids` name the session files the run says it wrote."""
+
+    #: a name for the stream read from standard input
+    STDIN = "<stdin>"
+
+    def __init__(self, path: str | os.PathLike):
+        super().__init__(path)
+        self.stream_kind = STREAM
+        self.records = 0
+        self.session_files: list[str] = []
+        self.session_ids: list[str] = []
+        self._entries: list[dict] = []
+        self._raws: list[bytes] = []
+        # live: fed from a pipe (see live())
+        self.is_live = False
+        self.ended = False
+        self._feed_lock = threading.Lock()
+        self._splitter: LineSplitter | None = None
+        self._builder: StreamBuilder | None = None
+        self._line_warnings: list[SessionWarning] = []
+        self._unread = b""
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, validate: bool = True,
+             progress: Callable[[int, int], None] | None = None) -> "StreamSession":
+        s = cls(path)
+        s._read_file()
+        if s.stream_kind is None:
+            raise NotASession(s.path, "not an event stream of pi --mode json or rpc", no_header=True)
+        return s
+
+    @classmethod
+    def read_header(cls, path: str | os.PathLike) -> "StreamSession":
+        return cls.open(path)
+
+    @classmethod
+    def live(cls, name: str = STDIN) -> "StreamSession":
+        """A stream read as it comes (standard input): bytes go in with :meth:`feed` from
+        any thread, and :meth:`refresh` takes in what came."""
+        s = cls(name)
+        s.is_live = True
+        s._splitter = LineSplitter()
+        s._builder = StreamBuilder()
+        s._rebuild(s._builder)
+        return s
+
+    def _read_file(self) -> None:
+        try:
+            f = open_regular(self.path)
+        except NotRegular as exc:
+            raise NotASession(self.path, str(exc).removeprefix(f"{self.path} "))
+        except FileNotFoundError:
+            raise NotASession(self.path, "no such file")
+        except IsADirectoryError:
+            raise NotASession(self.path, "is a directory, not a session file")
+        except OSError as exc:
+            raise NotASession(self.path, f"cannot be read ({exc.strerror or exc})")
+        builder = StreamBuilder()
+        warnings: list[SessionWarning] = []
+        scanned, next_line = 0, 1
+        with f:
+            st = os.fstat(f.fileno())
+            for raw in iter_lines(f):
+                if not raw.terminated:
+                    # (a record being written: taken when its LF comes, unless it is whole)
+                    res = parse_line(raw.data)
+                    if isinstance(res.value, dict):
+                        self._take(builder, warnings, raw.lineno, raw.data, res)
+                    break
+                self._take(builder, warnings, raw.lineno, raw.data)
+                scanned, next_line = raw.end, raw.lineno + 1
+        self._take_stat(st)
+        self._line_warnings = warnings
+        self._rebuild(builder)
+        self.scanned_to, self.next_lineno = scanned, next_line
+        self._pending_partial = None
+
+    def _take(self, builder: StreamBuilder, warnings: list[SessionWarning], line: int, data: bytes, res=None) -> None:
+        res = parse_line(data) if res is None else res
+        if res.value is None and res.error is not None:
+            warnings.append(SessionWarning(line, f"line {line} is {res.why} and is skipped", "unparsable"))
+            return
+        if res.replaced:
+            warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)",
+                                           "not-utf8"))
+        if res.surrogates:
+            warnings.append(SessionWarning(line, f"line {line} has broken text (lone UTF-16 surrogates, shown as \ufffd)",
+                                           "surrogates"))
+        self.records += 1
+        why = builder.add(res.value, line, data)
+        if why is not None:
+            warnings.append(SessionWarning(line, why, "not-an-object"))
+
+    def _rebuild(self, builder: StreamBuilder) -> None:
+        """The skeleton and tree from ``builder``'s entries (all of them, anew)."""
+        entries = builder.entries()
+        warnings = list(self._line_warnings)
+        ids, pids, types, roles, stamps = [], [], [], [], []
+        offsets, lengths, linenos, flags = array("q"), array("q"), array("q"), bytearray()
+        kept, raws = [], []
+        name = None
+        for e, line, raw in entries:
+            for problem in normalize_entry(e):
+                warnings.append(SessionWarning(line, f"line {line}: {problem}", "field-type"))
+            ids.append(e["id"])
+            pids.append(e.get("parentId"))
+            types.append(e["type"])
+            msg = e.get("message")
+            role = msg.get("role") if isinstance(msg, dict) and isinstance(msg.get("role"), str) else None
+            roles.append(role)
+            stamps.append(e.get("timestamp"))
+            offsets.append(0)
+            lengths.append(0)
+            linenos.append(line)
+            f = F_CHECKED
+            if role == "assistant":
+                if _has_text(msg.get("content")):
+                    f |= F_ASSISTANT_TEXT
+                stop = msg.get("stopReason")
+                if isinstance(stop, str) and stop not in ("stop", "toolUse"):
+                    f |= F_ABNORMAL_STOP
+            flags.append(f)
+            if e["type"] == "session_info":
+                n = e.get("name")
+                name = (n.strip() or None) if isinstance(n, str) else None
+            kept.append(e)
+            raws.append(raw)
+        header = dict(builder.header) if builder.header is not None else {
+            "type": "session", "version": 3, "id": "", "timestamp": stamps[0] if stamps and stamps[0] else "",
+            "cwd": ""}
+        self.header = header
+        self.version = 3
+        self.stream_kind = builder.kind or (STREAM if builder.header is not None or self.is_live else None)
+        self.session_files = list(dict.fromkeys(builder.session_files))
+        self.session_ids = list(dict.fromkeys(builder.session_ids))
+        self.ids, self.parent_ids, self.types, self.roles, self.timestamps = ids, pids, types, roles, stamps
+        self.offsets, self.lengths, self.linenos, self.flags = offsets, lengths, linenos, flags
+        self._entries, self._raws = kept, raws
+        self.warnings = warnings
+        self.name = name
+        self.label_by_target = {}
+        self.label_time_by_target = {}
+        self.derived = {}
+        self._calls_found = {}
+        self._build_tree()
+
+    # ------------------------------------------------------------ live
+    def feed(self, data: bytes) -> None:
+        """Bytes read from the stream (any thread); taken in by :meth:`refresh`."""
+        with self._feed_lock:
+            self._unread += data
+
+    def end(self) -> None:
+        """The stream ended (any thread): a record left without its LF is taken as it is."""
+        with self._feed_lock:
+            self.ended = True
+
+    def has_news(self) -> bool:
+        with self._feed_lock:
+            return bool(self._unread) or (self.ended and self._splitter is not None and bool(self._splitter.pending))
+
+    # ------------------------------------------------------------ growth
+    def refresh(self, *, validate: bool = False) -> int:
+        with self._lock:
+            before = len(self.ids)
+            if self.is_live:
+                return self._take_fed(before)
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                return 0
+            if self.unchanged(st):
+                return 0
+            self._read_file()
+            # (what was there may have changed too: a message that streamed has ended)
+            return max(1, len(self.ids) - before)
+
+    def _take_fed(self, before: int) -> int:
+        """Take in the bytes fed since the last time; the number of entries added (at least
+        1 when anything came: a message still streaming changes without adding one)."""
+        with self._feed_lock:
+            data, self._unread = self._unread, b""
+            ended = self.ended
+        assert self._splitter is not None and self._builder is not None
+        # (the builder and splitter are the stream's own: a snapshot shares them, and
+        # only the refresh worker, one at a time, feeds them)
+        lines = self._splitter.feed(data)
+        if ended and self._splitter.pending:
+            lines += self._splitter.feed(b"\n")  # (the stream's last record, without its LF)
+        if not lines:
+            return 0
+        warnings = list(self._line_warnings)
+        for line, _off, raw in lines:
+            self._take(self._builder, warnings, line, raw)
+        self._line_warnings = warnings
+        self.scanned_to = self._splitter.offset
+        self._rebuild(self._builder)
+        return max(1, len(self.ids) - before)
+
+    def unchanged(self, st: os.stat_result) -> bool:
+        if self.is_live:
+            return not self.has_news()
+        return super().unchanged(st)
+
+    def snapshot(self) -> "StreamSession":
+        new = StreamSession.__new__(StreamSession)
+        new.__dict__.update(self.__dict__)
+        return new  # (a rebuild puts new containers in place: nothing here is changed in place)
+
+    def adopt(self, other: Session) -> None:
+        if other.path != self.path:
+            raise ValueError("adopt() takes a snapshot of the same file")
+        self.__dict__.update(other.__dict__)
+
+    # ------------------------------------------------------------ entries
+    def entry(self, i: int) -> dict:
+        return self._entries[i]
+
+    def raw_line(self, i: int) -> bytes:
+        """Entry ``i`` as a session line (it was rebuilt from records: see :meth:`record`)."""
+        return orjson.dumps(self._entries[i])
+
+    def raw_lines(self, indices):
+        for i in indices:
+            yield i, self.raw_line(i)
+
+    def record(self, i: int) -> bytes:
+        """The bytes of the stream record that gave entry ``i``."""
+        return self._raws[i]
+
+    def validate_lazy_lines(self, should_stop=None) -> list[int]:
+        return []  # (every record was parsed whole when read)
+
+    def call_anywhere(self, tcid: str) -> tuple[int, dict] | None:
+        for i, e in enumerate(self._entries):
+            msg = e.get("message")
+            if self.roles[i] == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+                for block in msg["content"]:
+                    if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
+                        return i, block
+        return None
+
+    def to_state(self) -> dict:
+        raise TypeError("a stream is read again, never cached")
+
+    @property
+    def created_ms(self) -> float | None:
+        """When the run started: the header's time, else its first message's."""
+        for stamp in [self.header.get("timestamp")] + self.timestamps[:1]:
+            ms = iso_to_ms(stamp) if isinstance(stamp, str) and stamp else math.nan
+            if not math.isnan(ms):
+                return ms
+        return None
+

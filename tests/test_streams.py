@@ -1,0 +1,165 @@
+"""Event streams of ``pi --mode json`` and ``pi --mode rpc`` read as sessions (core)."""
+
+from __future__ import annotations
+
+import random
+
+from pitui.core.model.context import context_entry_indices
+from pitui.core.model.parts import marker
+from pitui.core.model.summary import summarize
+from pitui.core.read.session import Session
+from pitui.core.read.sniff import RPC_LOG, STREAM, stream_kind
+from pitui.core.read.stream import LineSplitter, StreamSession
+
+from stream_files import HEADER, USAGE, json_stream, line, rpc_log
+
+
+def _rows(s: Session) -> list[str]:
+    return [summarize(s, i).line for i in s.path_to(s.leaf)]
+
+
+def test_json_stream_rebuilds_the_conversation(tmp_path):
+    p = tmp_path / "run.jsonl"
+    p.write_text(json_stream())
+    assert stream_kind(p) == STREAM
+    s = Session.open(p)
+    assert isinstance(s, StreamSession) and s.stream_kind == STREAM
+    assert s.warnings == []
+    assert len(s.roots) == 1
+    assert _rows(s) == [
+        f"[run of session {HEADER['id']} in /home/demo/blog]",
+        "user: List the posts",
+        "assistant: Let me look.",
+        "[bash: ls posts]",
+        "assistant: Answer to: List the posts",
+        "[run ended · ok · stopReason stop · 120 tokens]",
+    ]
+    result = s.message(3)
+    assert result["durationMs"] == 42 and result["isError"] is False
+    assert s.find_tool_call(3)[1]["id"] == result["toolCallId"]
+    # the messages are message_end's, whole
+    assert s.message(4)["usage"] == USAGE and s.message(4)["content"] == [{"type": "text", "text": "Answer to: List the posts"}]
+    # the model's context: the messages
+    _, ctx = context_entry_indices(s)
+    assert [s.roles[i] for i in ctx if s.types[i] == "message"] == ["user", "assistant", "toolResult", "assistant"]
+
+
+def test_rpc_log_with_two_prompts_is_one_chain(tmp_path):
+    p = tmp_path / "rpc.jsonl"
+    p.write_text(rpc_log())
+    assert stream_kind(p) == RPC_LOG
+    s = Session.open(p)
+    assert s.stream_kind == RPC_LOG and s.warnings == []
+    assert len(s.roots) == 1  # the second prompt continues the same conversation
+    rows = _rows(s)
+    assert rows[0].startswith("[rpc get_state · sessionId ")
+    assert [r for r in rows if r.startswith("user: ")] == ["user: First question", "user: Second question"]
+    assert rows.count("[rpc prompt: ok]") == 2
+    assert sum(1 for r in rows if r.startswith("[run ended · ok")) == 2
+
+
+def test_a_new_session_command_starts_a_new_root(tmp_path):
+    text = rpc_log(("One",)) + line({"id": "req-9", "type": "response", "command": "new_session", "success": True,
+                                     "data": {"cancelled": False}})
+    from stream_files import run
+
+    text += "".join(line(r) for r in run("Two", 1782900600000, tool=False))
+    p = tmp_path / "rpc.jsonl"
+    p.write_text(text)
+    s = Session.open(p)
+    assert len(s.roots) == 2
+    assert _rows(s)[:2] == ["[rpc new_session: ok]", "user: Two"]
+
+
+def test_malformed_record_is_a_warning_and_the_rest_shows(tmp_path):
+    lines = json_stream().splitlines(keepends=True)
+    lines.insert(4, '{"type":"message_end","message":{"role":\n')
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(lines))
+    s = Session.open(p)
+    assert [(w.line, w.message) for w in s.warnings] == [(5, "line 5 is not valid JSON and is skipped")]
+    assert "user: List the posts" in _rows(s)
+    assert _rows(s)[-1].startswith("[run ended · ok")
+
+
+def test_a_message_that_never_ended_is_shown_interrupted(tmp_path):
+    lines = json_stream().splitlines(keepends=True)
+    # cut the stream after the answer's text deltas (before its text_end and message_end)
+    cut = next(k for k, l in enumerate(lines) if '"text_end"' in l and "Answer to" in l)
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(lines[:cut]))
+    s = Session.open(p)
+    msg = s.message(s.leaf)
+    assert msg["role"] == "assistant" and msg["stopReason"] == "aborted"
+    assert msg["content"] == [{"type": "text", "text": "Answer to: List the posts"}]
+    assert "interrupted" in msg["errorMessage"]
+
+
+def test_events_become_markers(tmp_path):
+    recs = [HEADER,
+            {"type": "thinking_level_changed", "level": "high"},
+            {"type": "session_info_changed", "name": "Blog run"},
+            {"type": "queue_update", "steering": ["also check drafts"], "followUp": []},
+            {"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 2000, "errorMessage": "529 overloaded"},
+            {"type": "auto_retry_end", "success": True, "attempt": 2},
+            {"type": "compaction_start", "reason": "threshold"},
+            {"type": "compaction_end", "reason": "threshold", "result": {
+                "summary": "Earlier: the posts were listed.", "firstKeptEntryId": "abc", "tokensBefore": 150000,
+                "estimatedTokensAfter": 32000, "details": {}}, "aborted": False, "willRetry": False},
+            {"type": "entry_appended", "entry": {"type": "custom", "id": "x1", "parentId": None,
+                                                 "timestamp": "2026-07-01T10:00:05.000Z", "customType": "my.ext",
+                                                 "data": {"n": 1}}},
+            {"type": "extension_error", "extensionPath": "/ext.ts", "event": "tool_call", "error": "boom"},
+            {"type": "agent_end", "messages": [{"role": "assistant", "content": [], "stopReason": "error",
+                                                "errorMessage": "overloaded", "usage": USAGE}], "willRetry": False}]
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(line(r) for r in recs))
+    s = Session.open(p)
+    assert s.warnings == []
+    assert s.name == "Blog run"
+    assert _rows(s)[1:] == [
+        "[thinking: high]",
+        "[title: Blog run]",
+        "[queue: 1 steering, 0 follow-up: also check drafts]",
+        "[retry 1/3 in 2.0s: 529 overloaded]",
+        "[retry succeeded (attempt 2)]",
+        "[compaction started (threshold)]",
+        "[compaction: 150k tokens]",
+        "[my.ext]",
+        "[extension error in /ext.ts (tool_call): boom]",
+        "[run ended · not ok · stopReason error · error: overloaded · 120 tokens]",
+    ]
+    last = s.entry(s.leaf)
+    m = marker(s, last)
+    assert m is not None and m.tone == "warning"
+
+
+def test_splitter_keeps_every_record_at_any_split():
+    text = (json_stream() + rpc_log()).encode()
+    # a U+2028 inside a string is no record boundary
+    text = text.replace(b"Let me look.", "Let me\u2028look.".encode())
+    want = [l for l in text.split(b"\n") if l]
+    rng = random.Random(7)
+    for _ in range(50):
+        sp = LineSplitter()
+        got = []
+        k = 0
+        while k < len(text):
+            n = rng.randint(1, 200)
+            got += [raw for _, _, raw in sp.feed(text[k:k + n])]
+            k += n
+        assert got == want and sp.pending == b""
+
+
+def test_live_stream_grows_with_what_is_fed():
+    s = StreamSession.live()
+    data = json_stream().encode()
+    cut = data.index(b'"text_end"') - 30
+    s.feed(data[:cut])
+    assert s.refresh() > 0
+    assert s.message(s.leaf)["stopReason"] == "aborted"  # (still streaming: shown as far as it came)
+    s.feed(data[cut:-1])  # (the last LF not yet)
+    s.end()
+    s.refresh()
+    assert _rows(s)[-1].startswith("[run ended · ok")
+    assert s.warnings == []
