@@ -52,9 +52,9 @@ def test_rpc_log_with_two_prompts_is_one_chain(tmp_path):
     assert s.stream_kind == RPC_LOG and s.warnings == []
     assert len(s.roots) == 1  # the second prompt continues the same conversation
     rows = _rows(s)
-    assert rows[0].startswith("[rpc get_state · sessionId ")
+    assert rows[0].startswith("[RPC get_state · sessionId ")
     assert [r for r in rows if r.startswith("user: ")] == ["user: First question", "user: Second question"]
-    assert rows.count("[rpc prompt: ok]") == 2
+    assert rows.count("[RPC prompt: ok]") == 2
     assert sum(1 for r in rows if r.startswith("[run ended · ok")) == 2
 
 
@@ -68,7 +68,7 @@ def test_a_new_session_command_starts_a_new_root(tmp_path):
     p.write_text(text)
     s = Session.open(p)
     assert len(s.roots) == 2
-    assert _rows(s)[:2] == ["[rpc new_session: ok]", "user: Two"]
+    assert _rows(s)[:2] == ["[RPC new_session: ok]", "user: Two"]
 
 
 def test_malformed_record_is_a_warning_and_the_rest_shows(tmp_path):
@@ -163,3 +163,53 @@ def test_live_stream_grows_with_what_is_fed():
     s.refresh()
     assert _rows(s)[-1].startswith("[run ended · ok")
     assert s.warnings == []
+
+
+def test_listing_says_what_each_file_is(tmp_path, monkeypatch):
+    """A session, a JSON-mode stream and an RPC log in one project folder: each listed as
+    what it is, the streams titled by their first prompt."""
+    from helpers import assistant, user, write
+    from pitui.core.store.discovery import resolve_root
+    from pitui.core.store.listing import SessionIndex, list_sessions
+
+    folder = tmp_path / "sessions" / "--home-demo-blog--"
+    folder.mkdir(parents=True)
+    write(folder / "2026-07-01T09-00-00-000Z_s1.jsonl", [user("u1", None, 1, "a session"), assistant("a1", "u1", 2)])
+    (folder / "run.jsonl").write_text(json_stream("Headless question"))
+    (folder / "editor.jsonl").write_text(rpc_log())
+    index = SessionIndex(tmp_path / "cache")
+    for _ in ("cold", "warm"):
+        infos = {i.path.rsplit("/", 1)[1]: i for i in list_sessions(resolve_root(str(tmp_path / "sessions")), index)}
+        run, rpc, sess = infos["run.jsonl"], infos["editor.jsonl"], infos["2026-07-01T09-00-00-000Z_s1.jsonl"]
+        assert (run.error, run.log, run.title, run.message_count, run.id) == (
+            None, "stream", "Headless question", 4, HEADER["id"])
+        assert (rpc.error, rpc.log, rpc.title, rpc.message_count) == (None, "rpc log", "First question", 6)
+        assert (sess.error, sess.log, sess.title, sess.message_count) == (None, "session", "a session", 2)
+        assert run.model == "claude-sonnet-4-5"
+
+
+def test_a_stream_listed_while_only_its_header_was_written(tmp_path):
+    """Listed when only its header was there, a JSON-mode stream is a stream once its
+    events come."""
+    from pitui.core.store.discovery import SessionFile
+    from pitui.core.store.listing import scan_info
+
+    p = tmp_path / "run.jsonl"
+    text = json_stream()
+    p.write_text(text.splitlines(keepends=True)[0])
+    first = scan_info(SessionFile(str(p), "x", "session"))
+    assert first.log == "session" and first.message_count == 0
+    p.write_text(text)
+    again = scan_info(SessionFile(str(p), "x", "session"), first)
+    assert again.log == "stream" and again.message_count == 4
+
+
+def test_exports_show_the_events_as_markers(tmp_path):
+    from pitui.core.export.markdown import export_markdown
+
+    p = tmp_path / "rpc.jsonl"
+    p.write_text(rpc_log())
+    s = Session.open(p)
+    md = export_markdown(s, s.leaf)
+    assert "*RPC prompt: ok*" in md and "*Run ended · ok · stopReason stop · 120 tokens*" in md
+    assert "First question" in md and "Second question" in md and "[stream_event]" not in md

@@ -39,7 +39,7 @@ __all__ = ["export_html", "render_markdown"]
 
 # the page's class of each marker's kind (its CSS)
 _MARKER_CLASS = {"model_change": "model", "thinking_level_change": "thinking-change", "context_edit": "context-edit",
-                 "session_info": "title", "usage": "usage"}
+                 "session_info": "title", "usage": "usage", "stream_event": "stream-event"}
 
 MAX_DEPTH = 6  # nested subagent conversations shown inside each other at most this deep
 
@@ -399,6 +399,8 @@ class _Renderer:
             extra = ""
             if t == "context_edit" and isinstance(e.get("replacement"), dict):
                 extra = _raw_details("replacement", e.get("replacement"))
+            elif t == "stream_event" and "record" in e:
+                extra = _raw_details("record", e.get("record"))
             return self.marker(i, _MARKER_CLASS[t], self._marker_html(m), extra)
         if t == "custom":
             ev = app_event(e)

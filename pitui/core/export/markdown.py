@@ -223,7 +223,7 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
     elif t == "custom_message":
         out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(e.get('customType') or 'custom'))}{tag}", ""]
         out += _content_md(e.get("content")) + [""]
-    elif t in ("model_change", "thinking_level_change", "context_edit"):
+    elif t in ("model_change", "thinking_level_change", "context_edit", "stream_event"):
         out += [_marker_md(marker(session, e)), ""]
     elif t in ("label", "session_info", "usage", "custom"):
         pass  # bookkeeping: shown as labels/title/stats elsewhere

@@ -151,15 +151,15 @@ def describe(rec: dict, last_assistant: dict | None) -> tuple[str, str] | None:
     if t == "response":
         cmd = _short(rec.get("command") or "?", 60)
         if rec.get("success") is False:
-            return f"rpc {cmd}: failed: {_short(rec.get('error'))}", "warning"
+            return f"RPC {cmd}: failed: {_short(rec.get('error'))}", "warning"
         data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
         if cmd == "get_state":
-            bits = [f"rpc {cmd}"]
+            bits = [f"RPC {cmd}"]
             for key in ("sessionFile", "sessionId", "thinkingLevel"):
                 if isinstance(data.get(key), str):
                     bits.append(f"{key} {_short(data[key])}")
             return " · ".join(bits), "muted"
-        return f"rpc {cmd}: ok", "muted"
+        return f"RPC {cmd}: ok", "muted"
     if t in _QUIET or t in ("message_start", "message_end", "tool_execution_start", "tool_execution_end",
                             "entry_appended", "session_info_changed", "thinking_level_changed"):
         return None
@@ -603,7 +603,8 @@ class StreamSession(Session):
             kept.append(e)
             raws.append(raw)
         header = dict(builder.header) if builder.header is not None else {
-            "type": "session", "version": 3, "id": "", "timestamp": stamps[0] if stamps and stamps[0] else "",
+            "type": "session", "version": 3, "id": builder.session_ids[0] if builder.session_ids else "",
+            "timestamp": next((t for t in stamps if t), ""),
             "cwd": ""}
         self.header = header
         self.version = 3

@@ -29,14 +29,16 @@ import orjson
 from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
 from ..read.lines import NotRegular, file_fingerprint, iter_line_spans, open_regular, parse_line, read_span
 from ..read.normalize import json_text
+from ..read.sniff import EVENT_TYPES, event_type_at
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "NO_MESSAGES", "scan_info", "list_sessions", "subagent_parents", "INDEX_VERSION",
            "default_cache_dir"]
 
-INDEX_VERSION = 6  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
-# hold the file's device and inode; 6: rows hold the transcripts their subagent runs record
+INDEX_VERSION = 7  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
+# hold the file's device and inode; 6: rows hold the transcripts their subagent runs record;
+# 7: event streams listed as what they are (``log``)
 
 #: Characters of a first message the index keeps (after its leading white space, of which
 #: at most FIRST_MESSAGE_LEAD more): the lists show its first line's first 300 or fewer.
@@ -65,6 +67,9 @@ class SessionInfo:
     path: str
     project: str = ""
     kind: str = "session"  # session | subagent
+    #: what the file holds: "session", or an event stream: "stream" (``pi --mode json``),
+    #: "rpc log" (``pi --mode rpc``) (core/read/sniff.py)
+    log: str = "session"
     id: str | None = None
     cwd: str = ""
     name: str | None = None
@@ -126,6 +131,7 @@ class SessionInfo:
             "forkedFrom": self.forked_from,
             "project": self.project,
             "kind": self.kind,
+            "log": self.log,
             "model": self.model,
             "error": self.error,
             "warnings": self.warnings,
@@ -238,6 +244,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         prev is not None
         and prev.error is None
         and prev.id is not None
+        and prev.log == "session"
+        and prev.next_lineno > 2  # (a header alone may yet be a JSON-mode stream's)
         and prev.ino == st.st_ino
         and prev.dev == st.st_dev
         and st.st_size >= prev.scanned_to > 0
@@ -263,6 +271,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     head_match = _MSG_HEAD.match
     tail_search = _MSG_TAIL_TS.search
     model_iter = _MODEL_TAIL.finditer
+    first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
     with f:
         for buf, pos, e, off, ln, end, term in iter_line_spans(f, start, lineno):
             if not have_header:
@@ -273,6 +282,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                         info.warnings += 1
                         info.scanned_to, info.next_lineno = end, ln + 1
                     continue
+                if isinstance(obj, dict) and obj.get("type") in EVENT_TYPES | {"response"}:
+                    return _stream_info(info, f)
                 if not isinstance(obj, dict) or obj.get("type") != "session":
                     kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
                     info.error = f"line {ln} should be a session header but is {kind!r} (not a Pi session)"
@@ -294,6 +305,10 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                 if term:
                     info.scanned_to, info.next_lineno = end, ln + 1
                 continue
+            if first_entry:
+                first_entry = False
+                if event_type_at(buf, pos, e) is not None:
+                    return _stream_info(info, f)
             obj = None
             closed = buf[e - 1] == 125  # "}"
             m = head_match(buf, pos, e) if closed else None
@@ -395,6 +410,43 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     else:
         info.modified_ms = st.st_mtime_ns / 1e6
     info.fingerprint = file_fingerprint(path, info.scanned_to) if info.scanned_to else ""
+    return info
+
+
+def _stream_info(info: SessionInfo, f) -> SessionInfo:
+    """``info`` for an event stream (its file open as ``f``): read whole as the app reads
+    it (streams are small), titled by its first prompt."""
+    from ..read.stream import StreamSession
+
+    s = StreamSession.open(info.path)
+    info.log = s.stream_kind or "stream"
+    info.id = s.header.get("id") or None
+    cwd = s.header.get("cwd")
+    info.cwd = cwd if isinstance(cwd, str) else ""
+    info.name = s.name
+    info.warnings = len(s.warnings)
+    info.created_ms = info.header_ms = s.created_ms
+    first = None
+    last = None
+    for i, (t, role) in enumerate(zip(s.types, s.roles)):
+        if t != "message":
+            continue
+        info.message_count += 1
+        msg = s.message(i) or {}
+        ms = msg.get("timestamp")
+        if type(ms) in (int, float) and (last is None or ms > last):
+            last = float(ms)
+        if role == "user" and first is None:
+            first = _text_of(msg.get("content"))
+        if role == "assistant" and isinstance(msg.get("model"), str):
+            info.model = msg["model"]
+    if first:
+        info.first_message = _bounded(first)
+    info.last_activity_ms = last
+    info.modified_ms = last if last is not None else info.created_ms if info.created_ms is not None else (
+        info.mtime_ns / 1e6)
+    info.scanned_to, info.next_lineno = s.scanned_to, s.next_lineno
+    info.fingerprint = ""  # (read again whole when it changes)
     return info
 
 

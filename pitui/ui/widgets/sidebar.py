@@ -471,6 +471,8 @@ class SessionList(LineList):
         bits = []
         if info.kind == "subagent":
             bits.append("subagent, parent not found" if it.unlinked else "subagent")
+        if info.log != "session":
+            bits.append(info.log)  # (an event stream: "stream", "rpc log")
         bits.append(format_age(info.modified_ms, self.clock()))
         n = info.message_count
         bits.append(f"{n} msg" if n == 1 else f"{n} msgs")
