@@ -269,9 +269,10 @@ class EntryDrawer:
             self._session_files[key] = found
         found = self._session_files[key]
         if found:
-            t = Text("  session file ", out.p.muted)
-            t.append(_field(found), out.p.link)
-            t.append("  ⏎ open", out.p.tool)
+            # (what opens it first: a long name is cut at the pane's edge)
+            t = Text("  ⏎ open", out.p.tool)
+            t.append(" session file ", out.p.muted)
+            t.append(_field(os.path.basename(found)), out.p.link)
             out.line(t, chrome=True, action=("open", found))
 
     def _callbacks_for(self, call_id: str) -> list[tuple[str, AppEvent]]:
