@@ -30,7 +30,7 @@ def _session_files() -> list[Path]:
     out = []
     for root in (DEMO, CORPUS):
         for p in sorted(root.rglob("*.jsonl")):
-            if "subagent-artifacts" in p.parts or p.name == "editor-rpc-log.jsonl":
+            if "subagent-artifacts" in p.parts or p.name == "eval-results.jsonl":  # (not a session)
                 continue
             out.append(p)
     return out

@@ -214,9 +214,3 @@ def test_exports_show_the_events_as_markers(tmp_path):
     assert "*RPC prompt: ok*" in md and "*Run ended · ok · stopReason stop · 120 tokens*" in md
     assert "First question" in md and "Second question" in md and "[stream_event]" not in md
 
-
-def test_tool_duration_reads():
-    from pitui.core.model.parts import tool_duration
-
-    assert [tool_duration(r) for r in ({"durationMs": 42}, {"durationMs": 61_000}, {}, None, {"durationMs": -1})] == [
-        "42 ms", "1m01s", "", "", ""]

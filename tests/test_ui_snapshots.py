@@ -256,3 +256,17 @@ def test_sidebar_hidden(snap_compare, make_app, settle, demo_root):
         await _settle_pane(pilot, settle)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_json_mode_run(snap_compare, make_app, settle, demo_root):
+    """A saved `pi -p --mode json` run opened as a session: its header's session, the prompt,
+    a retry, the call and its result, the answer and the run's outcome; listed as a stream."""
+    path = Path(demo_root) / "--home-demo-blog--" / "headless-link-check.jsonl"
+    app = make_app(demo_root, select_path=path, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -33,7 +33,7 @@ async def test_a_json_mode_run_opens_as_a_session(make_app, settle, tmp_path):
                              "assistant: Answer to: List the posts"]
         assert tree[5].startswith("[run ended · ok · stopReason stop")
         pane = "\n".join(rows(screen.pane))
-        assert "✓ bash  $ ls posts  42 ms" in pane
+        assert "✓ bash  $ ls posts" in pane
         assert "■ run ended · ok · stopReason stop · 120 tokens" in pane
         assert "hello.md" in pane
 

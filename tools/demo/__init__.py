@@ -19,5 +19,6 @@ The parts, one job each:
   ``suites_shop.py``, ``suites_site.py``) and what its commands print (``outputs.py``);
 - the stories, one session each: ``story_checkout*.py`` (with ``checkout_code.py``),
   ``story_long*.py`` (with ``long_code.py``), ``story_admin.py``, ``story_zsh.py``,
-  ``story_v1.py``, ``story_blog.py``, and ``rpc_log.py`` (a file that is not a session).
+  ``story_v1.py``, ``story_blog.py``; ``stream_logs.py``: Pi's event streams saved (an RPC
+  log, a JSON-mode run) and a file that is not a session.
 """

@@ -9,7 +9,6 @@ from pathlib import Path
 from tools import piwriter
 from tools.demo.fs import FS
 from tools.demo.places import BLOG, SHOP
-from tools.demo.rpc_log import EDITOR_RPC_LOG
 from tools.demo.session import Session
 from tools.demo.shop_files import SHOP_FILES
 from tools.demo.story_admin import build_session_c
@@ -18,6 +17,7 @@ from tools.demo.story_checkout import build_session_a
 from tools.demo.story_long import build_session_b
 from tools.demo.story_v1 import build_session_e
 from tools.demo.story_zsh import build_session_d
+from tools.demo.stream_logs import EDITOR_RPC_LOG, EVAL_RESULTS, HEADLESS_RUN
 
 #: The store ``pitui --demo`` opens (``pitui.demo.DEMO_ROOT``), in this repository.
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "pitui" / "demo" / "sessions"
@@ -44,8 +44,12 @@ def build(out: Path = DEFAULT_OUT) -> list[Path]:
         written.append(piwriter.write(art_dir / f"{name}.jsonl", sub.lines, exact=True))
     f = build_session_f()
     written.append(f.write(out, final_newline=False))
-    rpc = out / piwriter.project_dir(BLOG) / "editor-rpc-log.jsonl"
-    written.append(piwriter.write(rpc, EDITOR_RPC_LOG, exact=True))
+    blog = out / piwriter.project_dir(BLOG)
+    written.append(piwriter.write(blog / "editor-rpc-log.jsonl", EDITOR_RPC_LOG, exact=True))
+    written.append(piwriter.write(blog / "headless-link-check.jsonl", HEADLESS_RUN, exact=True))
+    # not a session: an evaluation tool's results that ended up in the sessions folder
+    # (listed with its reason, as any file pitui cannot read)
+    written.append(piwriter.write(out / piwriter.project_dir(SHOP) / "eval-results.jsonl", EVAL_RESULTS, exact=True))
     for src in sorted(PI_WRITTEN.glob("*/*.jsonl")):
         dest = out / src.parent.name / src.name
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -140,15 +140,6 @@ def tool_state(result: dict | None) -> ToolState:
     return ERROR if result.get("isError") else OK
 
 
-def tool_duration(result: dict | None) -> str:
-    """How long the tool ran, when its result says (``durationMs``: an event stream's
-    ``tool_execution_end`` gives it): ``42 ms`` under a second, else as durations read."""
-    ms = as_number((result or {}).get("durationMs"))
-    if ms is None or ms < 0:
-        return ""
-    return f"{int(ms)} ms" if ms < 1000 else fmt_duration(ms)
-
-
 def tool_name(call: dict | None, result: dict | None) -> str:
     """The tool's name from its call, else from its result."""
     return str((call or {}).get("name") or (result or {}).get("toolName") or "tool")

@@ -19,8 +19,8 @@ from rich.text import Text
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
 from ...core.model.parts import (AppEvent, ResultParts, SubagentRun, SummaryParts, app_input, model_label,
-                                 requested_edit, result_parts, role_title, summary_parts, tool_args_summary, tool_duration,
-                                 tool_name, tool_state, usage_tokens)
+                                 requested_edit, result_parts, role_title, summary_parts, tool_args_summary, tool_name,
+                                 tool_state, usage_tokens)
 from ...core.model.summary import cut_words, one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
 
@@ -72,8 +72,6 @@ def render_tool_section(out: Out, call: dict | str | None, result: dict | None, 
         t.append(f"  ({_field(missing)})", missing_style)
     if result is None:
         t.append("  no result", p.muted)
-    elif took := tool_duration(result):
-        t.append(f"  {took}", p.muted)
     if out.ctx.text_mode:
         out.texts.append(t.plain)
     else:
