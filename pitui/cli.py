@@ -45,7 +45,9 @@ def _app_parser() -> argparse.ArgumentParser:
         epilog="Scripts: pitui list [ROOT] [--json] | pitui export FILE --format json|markdown|html [--leaf ID] | "
         "pitui search QUERY [--json] | pitui check FILE... [--json]",
     )
-    p.add_argument("path", nargs="?", help="a sessions root, one project folder, or one .jsonl session file")
+    p.add_argument("path", nargs="?", help="a sessions root, one project folder, one .jsonl session file or saved "
+                   "event stream (pi --mode json or rpc), or - for an event stream piped in (pi -p --mode json ... | "
+                   "pitui -), shown as it comes")
     p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files (as Pi's --session-dir)")
     p.add_argument("--demo", action="store_true", help="open the built-in demo sessions")
     p.add_argument("--version", action="version", version=f"pitui {__version__}")
@@ -358,6 +360,8 @@ def cmd_app(argv: list[str]) -> int:
     root = None
     try:
         args = _app_parser().parse_args(argv)
+        if args.path == "-" and not args.demo:
+            return _run_stdin(args.session_dir)
         if args.demo:
             from .demo import DEMO_ROOT
 
@@ -391,6 +395,31 @@ def cmd_app(argv: list[str]) -> int:
     from .ui.app import run_app
 
     return run_app(root, demo=args.demo) or 0
+
+
+def _run_stdin(session_dir: str | None) -> int:
+    """``pitui -``: the event stream piped in, read on a thread as it comes and shown
+    followed (the sidebar lists the usual sessions). The pipe is moved off standard input
+    and the terminal (``/dev/tty``) put there, where the app reads its keys."""
+    import threading
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return _fail("-", "standard input is a terminal: pipe an event stream in (pi -p --mode json \"…\" | pitui -)")
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR)
+    except OSError as exc:
+        return _fail("-", f"no terminal to read keys from (/dev/tty: {exc.strerror or exc})")
+    pipe = os.dup(0)
+    os.dup2(tty, 0)
+    os.close(tty)
+    from .core.read.stream import StreamSession
+    from .core.store.discovery import resolve_root
+
+    live = StreamSession.live()
+    threading.Thread(target=live.read_from, args=(pipe,), name="pitui-stdin", daemon=True).start()
+    from .ui.app import run_app
+
+    return run_app(resolve_root(None, session_dir), live=live) or 0
 
 
 def _say_notices() -> None:

@@ -214,3 +214,53 @@ def test_exports_show_the_events_as_markers(tmp_path):
     assert "*RPC prompt: ok*" in md and "*Run ended · ok · stopReason stop · 120 tokens*" in md
     assert "First question" in md and "Second question" in md and "[stream_event]" not in md
 
+
+
+WRITER = r"""
+import random, sys, time
+data = open(sys.argv[1], "rb").read()
+rng = random.Random(int(sys.argv[2]))
+k = 0
+while k < len(data):
+    n = rng.randint(1, 400)
+    sys.stdout.buffer.write(data[k:k + n])
+    sys.stdout.flush()
+    k += n
+    time.sleep(rng.random() * 0.004)
+"""
+
+
+def test_a_stream_piped_in_by_a_writer_that_pauses_anywhere(tmp_path):
+    """A writer process sends a JSON-mode run and then an RPC log in pieces cut at random
+    points (inside records, inside UTF-8 characters), pausing between them; read on a
+    thread as ``pitui -`` reads standard input and taken in while it comes, the stream
+    ends up exactly the session the saved file is."""
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    text = json_stream("Ünïcode prompt ✓ \u2028 kept") + "".join(rpc_log().splitlines(keepends=True)[1:])
+    saved = tmp_path / "run.jsonl"
+    saved.write_bytes(text.encode())
+    want = Session.open(saved)
+    for seed in (1, 2):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(saved), str(seed)], stdout=subprocess.PIPE)
+        live = StreamSession.live()
+        reader = threading.Thread(target=live.read_from, args=(proc.stdout.fileno(),))
+        reader.start()
+        seen = set()
+        while True:
+            ended = live.ended
+            if live.has_news():
+                live.refresh()
+                seen.add(len(live))
+            if ended and not live.has_news():
+                break
+            time.sleep(0.002)
+        reader.join()
+        proc.wait()
+        assert len(seen) > 3  # (it was shown while it came)
+        assert live.warnings == []
+        assert [live.entry(i) for i in range(len(live))] == [want.entry(i) for i in range(len(want))]
+        assert _rows(live) == _rows(want)

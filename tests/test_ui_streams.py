@@ -68,3 +68,40 @@ async def test_a_run_links_to_the_session_file_it_wrote(make_app, settle, tmp_pa
         await pilot.click(pane, offset=(6, y))
         await settle(pilot)
         assert app.screen.session.path == str(written)
+
+
+async def test_a_stream_piped_in_is_shown_as_it_comes_and_stays(make_app, settle, tmp_path):
+    """``pitui -``: the app opens the stream read from standard input at once, followed;
+    what comes next shows up, a message still streaming is drawn again when it ends, and
+    the view stays when the stream ends."""
+    import asyncio
+
+    from pitui.core.read.stream import StreamSession
+
+    folder = _project(tmp_path)
+    write(folder / "2026-07-01T09-00-00-000Z_s1.jsonl", [user("u1", None, 1, "a session"), assistant("a1", "u1", 2)])
+    data = json_stream("List the posts").encode()
+    cut = data.index(b'"text_end"', data.index(b"Answer to")) - 40  # (inside the answer's deltas)
+    live = StreamSession.live()
+    live.feed(data[:cut])
+    app = make_app(tmp_path / "sessions", live=live)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.session is live and screen.following
+        assert "following" in str(screen.branch_tree.border_title)
+        pane = "\n".join(rows(screen.pane))
+        assert "interrupted: the stream ends before this message did" in pane  # (still streaming)
+        live.feed(data[cut:])
+        live.end()
+        for _ in range(40):
+            await asyncio.sleep(0.1)
+            await settle(pilot)
+            pane = "\n".join(rows(screen.pane))
+            if "run ended" in pane:
+                break
+        assert "■ run ended · ok · stopReason stop · 120 tokens" in pane
+        assert "interrupted" not in pane and "Answer to: List the posts" in pane
+        assert screen.session is live and screen.error is None  # (the view stays)
+        tree = [r.strip(" ›•") for r in rows(screen.branch_tree) if r.strip()]
+        assert tree[-1].startswith("[run ended · ok")

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from ..core import gc_policy
 from ..core import settings as settings_file
 from ..core.paths import take_notices
+from ..core.read.stream import StreamSession
 from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionIndex
 from ..core.text import visible
@@ -69,11 +70,16 @@ class PituiApp(App):
         index: SessionIndex | None = None,
         select_path: str | os.PathLike | None = None,
         demo: bool = False,
+        live: StreamSession | None = None,
     ) -> None:
         super().__init__()
         self.root = root
         self.clock: Clock = clock or system_clock
         self.index = index if index is not None else SessionIndex()
+        #: an event stream read as it comes (``pitui -``): opened first, followed
+        self.live = live
+        if live is not None:
+            select_path = live.path
         if select_path is None and root.kind == "file":
             select_path = root.path
         self.select_path = os.fspath(select_path) if select_path is not None else None
@@ -157,8 +163,9 @@ def parse_keymap(text: str) -> dict[str, str]:
     return out
 
 
-def run_app(root: SessionRoot, demo: bool = False) -> int:
-    """Run the app on ``root`` (called by ``pitui`` on the command line)."""
-    app = PituiApp(root, demo=demo)
+def run_app(root: SessionRoot, demo: bool = False, live: StreamSession | None = None) -> int:
+    """Run the app on ``root`` (called by ``pitui`` on the command line); ``live``: an
+    event stream read from standard input, shown first and followed."""
+    app = PituiApp(root, demo=demo, live=live)
     app.run()
     return app.return_code or 0

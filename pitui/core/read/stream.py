@@ -471,6 +471,36 @@ class LineSplitter:
         return self._rest
 
 
+class _Inbox:
+    """The bytes a live stream was fed and not yet taken in, and whether it ended."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data = bytearray()
+        self.closed = False
+        self._told_end = False
+
+    def put(self, data: bytes) -> None:
+        with self._lock:
+            self._data += data
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+
+    def has_news(self, pending: bool) -> bool:
+        with self._lock:
+            return bool(self._data) or (self.closed and (pending or not self._told_end))
+
+    def take(self) -> tuple[bytes, bool]:
+        with self._lock:
+            data = bytes(self._data)
+            self._data.clear()
+            if self.closed:
+                self._told_end = True
+            return data, self.closed
+
+
 class StreamSession(Session):
     """A Pi event stream as a session (see the module's text). :attr:`stream_kind` says
     which (:data:`~pitui.core.read.sniff.STREAM` or ``RPC_LOG``); :attr:`session_files`
@@ -489,12 +519,10 @@ class StreamSession(Session):
         self._raws: list[bytes] = []
         # live: fed from a pipe (see live())
         self.is_live = False
-        self.ended = False
-        self._feed_lock = threading.Lock()
+        self._inbox: _Inbox | None = None  # (shared with snapshots: the bytes fed go to one place)
         self._splitter: LineSplitter | None = None
         self._builder: StreamBuilder | None = None
         self._line_warnings: list[SessionWarning] = []
-        self._unread = b""
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -516,6 +544,7 @@ class StreamSession(Session):
         any thread, and :meth:`refresh` takes in what came."""
         s = cls(name)
         s.is_live = True
+        s._inbox = _Inbox()
         s._splitter = LineSplitter()
         s._builder = StreamBuilder()
         s._rebuild(s._builder)
@@ -587,7 +616,9 @@ class StreamSession(Session):
             roles.append(role)
             stamps.append(e.get("timestamp"))
             offsets.append(0)
-            lengths.append(0)
+            # (the entry's size as a session line: what the pane's blocks are keyed and
+            # estimated by, so a message that streamed on is drawn again)
+            lengths.append(len(orjson.dumps(e)))
             linenos.append(line)
             f = F_CHECKED
             if role == "assistant":
@@ -625,17 +656,39 @@ class StreamSession(Session):
     # ------------------------------------------------------------ live
     def feed(self, data: bytes) -> None:
         """Bytes read from the stream (any thread); taken in by :meth:`refresh`."""
-        with self._feed_lock:
-            self._unread += data
+        assert self._inbox is not None
+        self._inbox.put(data)
 
     def end(self) -> None:
         """The stream ended (any thread): a record left without its LF is taken as it is."""
-        with self._feed_lock:
-            self.ended = True
+        assert self._inbox is not None
+        self._inbox.close()
+
+    @property
+    def ended(self) -> bool:
+        """A live stream that ended (its writer closed the pipe)."""
+        return self._inbox is not None and self._inbox.closed
 
     def has_news(self) -> bool:
-        with self._feed_lock:
-            return bool(self._unread) or (self.ended and self._splitter is not None and bool(self._splitter.pending))
+        """Bytes came (or the stream ended) since :meth:`refresh` took them in."""
+        return self._inbox is not None and self._inbox.has_news(bool(self._splitter and self._splitter.pending))
+
+    def read_from(self, fd: int, chunk: int = 1 << 16) -> None:
+        """Feed everything read from ``fd`` until its end, then :meth:`end` (run it on a
+        thread of its own: it blocks on the pipe)."""
+        try:
+            while True:
+                try:
+                    data = os.read(fd, chunk)
+                except InterruptedError:
+                    continue
+                if not data:
+                    break
+                self.feed(data)
+        except OSError:
+            pass  # (a pipe that broke: what came is kept, as at its end)
+        finally:
+            self.end()
 
     # ------------------------------------------------------------ growth
     def refresh(self, *, validate: bool = False) -> int:
@@ -656,10 +709,8 @@ class StreamSession(Session):
     def _take_fed(self, before: int) -> int:
         """Take in the bytes fed since the last time; the number of entries added (at least
         1 when anything came: a message still streaming changes without adding one)."""
-        with self._feed_lock:
-            data, self._unread = self._unread, b""
-            ended = self.ended
-        assert self._splitter is not None and self._builder is not None
+        assert self._inbox is not None and self._splitter is not None and self._builder is not None
+        data, ended = self._inbox.take()
         # (the builder and splitter are the stream's own: a snapshot shares them, and
         # only the refresh worker, one at a time, feeds them)
         lines = self._splitter.feed(data)

@@ -10,6 +10,7 @@ from textual import work
 
 from ...core.model.layout import layout_tree
 from ...core.read.session import Session
+from ...core.read.stream import StreamSession
 from ..messages import Refreshed
 
 if TYPE_CHECKING:
@@ -33,6 +34,13 @@ class Following:
         the session read it); growth is read in a worker, another file read again."""
         s = self.session
         if s is None or self.session_path is None or self._refreshing is s:
+            return
+        if isinstance(s, StreamSession) and s.is_live:
+            # (a stream read from standard input: what came through the pipe since)
+            if s.has_news():
+                self._refreshing = s
+                tree = self.branch_tree
+                self._refresh_worker(s, tree.mode, frozenset(tree.folded))
             return
         try:
             st = os.stat(s.path)

@@ -101,7 +101,7 @@ class Listing:
         self.infos = {i.path: i for i in infos}
         self.sidebar.set_progress(1, 1)
         self.session_list.set_infos(infos)
-        if not infos:
+        if not infos and self.papp.live is None:  # (a stream piped in is shown all the same)
             self.app.push_screen(EmptyScreen(self.papp.root))
             return
         if self.session_path is None:

@@ -165,6 +165,16 @@ class Loading:
         self.workers.cancel_group(self, "stats")
         if self._opening is not None:
             self._opening.cancel()  # its worker processes, if any
+        live = self.papp.live
+        if live is not None and path == live.path:
+            # the stream read from standard input (pitui -): shown as far as it came, and
+            # followed (Following takes in what comes next)
+            self._opening = None
+            self.following = True
+            live.refresh()
+            mode = self.branch_tree.mode
+            self.post_message(SessionRead(path, live, layout_tree(live, mode), mode))
+            return
         # Started here, not in the worker thread: the worker processes begin at once
         # instead of after this frame's repaint (a stat, a header line, a few spawns).
         self._opening = open_parallel.start(path, freeze=True)

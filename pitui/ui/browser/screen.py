@@ -193,7 +193,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self.branch_tree.placeholder = "reading sessions…"
         self.branch_tree.focus()
         want = app.select_path
-        if want is not None and os.path.isfile(want):
+        if want is not None and (os.path.isfile(want) or (app.live is not None and want == app.live.path)):
             # A session named on the command line opens at once; the sidebar's listing
             # waits until it is on screen (or failed to open).
             self._listing_deferred = True
