@@ -264,3 +264,17 @@ def test_a_stream_piped_in_by_a_writer_that_pauses_anywhere(tmp_path):
         assert live.warnings == []
         assert [live.entry(i) for i in range(len(live))] == [want.entry(i) for i in range(len(want))]
         assert _rows(live) == _rows(want)
+
+
+def test_a_subagent_transcript_that_is_a_stream_lists_as_one(tmp_path):
+    """pi-subagents' transcripts (artifactPaths.jsonlPath) are JSON-mode streams: listed as
+    subagent transcripts with their task as the title and their messages counted."""
+    from pitui.core.store.discovery import resolve_root
+    from pitui.core.store.listing import list_sessions
+
+    arts = tmp_path / "sessions" / "--home-demo-blog--" / "subagent-artifacts"
+    arts.mkdir(parents=True)
+    (arts / "aaaa_scout.jsonl").write_text(json_stream("Task: find the feed code"))
+    [info] = list_sessions(resolve_root(str(tmp_path / "sessions")), None)
+    assert (info.kind, info.log, info.title, info.message_count, info.error) == (
+        "subagent", "stream", "Task: find the feed code", 4, None)
