@@ -227,11 +227,9 @@ class StreamBuilder:
         if not isinstance(rec, dict):
             return f"line {line} is not a JSON object and is skipped"
         t = rec.get("type")
-        if len(self.first_types) < 2:
+        if len(self.first_types) < 2:  # (what the stream is shows in its first two records)
             self.first_types.append(t if isinstance(t, str) else None)
-            if self.kind is None:
-                self.kind = kind_of_records(*(self.first_types + [None])[:2]) if (
-                    len(self.first_types) == 2 or t != "session") else None
+            self.kind = kind_of_records(*(self.first_types + [None])[:2])
         if t == "session" and self.header is None and not self.out and not self.first_types[1:]:
             self.header = rec
             sid = rec.get("id")

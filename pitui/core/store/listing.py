@@ -53,6 +53,8 @@ _MSG_HEAD = re.compile(
 _MSG_TAIL_TS = re.compile(
     rb',"timestamp":(\d{1,16})(?:,"[A-Za-z_]{1,40}":(?:"[^"\\]{0,80}"|true|false|null|-?\d{1,20}(?:\.\d{1,20})?))*\}\}$'
 )
+# what an event stream without a header starts with (an RPC log: core/read/sniff.py)
+_STREAM_FIRST = EVENT_TYPES | {"response"}
 _MODEL_TAIL = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
 
 
@@ -282,7 +284,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                         info.warnings += 1
                         info.scanned_to, info.next_lineno = end, ln + 1
                     continue
-                if isinstance(obj, dict) and obj.get("type") in EVENT_TYPES | {"response"}:
+                if isinstance(obj, dict) and obj.get("type") in _STREAM_FIRST:
                     return _stream_info(info, f)
                 if not isinstance(obj, dict) or obj.get("type") != "session":
                     kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
