@@ -278,3 +278,17 @@ def test_a_subagent_transcript_that_is_a_stream_lists_as_one(tmp_path):
     [info] = list_sessions(resolve_root(str(tmp_path / "sessions")), None)
     assert (info.kind, info.log, info.title, info.message_count, info.error) == (
         "subagent", "stream", "Task: find the feed code", 4, None)
+
+
+def test_pitui_dash_says_why_without_a_terminal_for_keys(tmp_path):
+    """``pitui -`` reads the stream from standard input and its keys from /dev/tty: run
+    with no terminal at all (a new session has none), it says so in one line, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pitui.cli", "-"], input=json_stream().encode(),
+                          capture_output=True, start_new_session=True, timeout=60,
+                          env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith("pitui: -: no terminal to read keys from (/dev/tty: ")
