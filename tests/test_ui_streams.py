@@ -6,7 +6,7 @@ from __future__ import annotations
 from helpers import assistant, user, write
 from stream_files import HEADER, json_stream, rpc_log
 
-SIZE = (160, 45)
+SIZE = (220, 45)  # (a pane wide enough for the lines read whole)
 
 
 def rows(widget) -> list[str]:
