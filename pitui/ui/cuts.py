@@ -19,6 +19,8 @@ from rich.text import Span, Text
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..core.model.summary import cut_words as _cut_words
+
 __all__ = ["ELLIPSIS", "cell_len", "cut_end", "cut_start", "cut_middle", "cut_words", "cut_text", "cut_segments",
            "first_fit", "FitLine"]
 
@@ -82,17 +84,9 @@ def cut_middle(s: str, width: int) -> str:
 
 def cut_words(s: str, width: int) -> str:
     """``s`` in at most ``width`` cells, cut at the end of a word and ``…`` when it is
-    longer (mid-word only when its first word alone is wider than half the room)."""
-    if cell_len(s) <= width:
-        return s
-    if width <= 0:
-        return ""
-    k = _head_len(s, width - 1)
-    if k < len(s) and not s[k].isspace():
-        space = s.rfind(" ", 0, k + 1)
-        if space > 0 and cell_len(s[:space]) >= (width - 1) // 2:
-            k = space
-    return s[:k].rstrip() + ELLIPSIS
+    longer (mid-word only when that would keep less than half): the core's rule
+    (``core.model.summary.cut_words``), measured in cells."""
+    return _cut_words(s, width, cell_len)
 
 
 def cut_text(text: Text, width: int) -> Text:

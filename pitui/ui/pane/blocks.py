@@ -21,6 +21,7 @@ from .code import _THEMES, _lexer_for
 from .out import CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
 
 __all__ = [
+    "file_link",
     "render_header",
     "render_marker",
     "fit_line",
@@ -165,6 +166,21 @@ def render_content(out: Out, content: Any, style: Style | None = None, markdown:
             _image_line(out, block)
         else:
             out.line(f"[{bt}] " + one_line(json_compact(block), 200), out.p.muted)
+
+
+def file_link(out: Out, label: str, shown: str, found: str | None) -> None:
+    """``label shown  ⏎ open``, a line that opens the file ``found``; when the file is not
+    here, ``shown`` muted and ``(file not found)``."""
+    p = out.p
+    t = Text(label, p.muted)
+    if found:
+        t.append(_field(shown), p.link)
+        t.append("  ⏎ open", p.tool)
+        out.line(t, chrome=True, action=("open", found))
+    else:
+        t.append(_field(shown), p.muted)
+        t.append("  (file not found)", p.faint)
+        out.line(t, chrome=True)
 
 
 def _image_line(out: Out, block: dict) -> None:

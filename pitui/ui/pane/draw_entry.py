@@ -18,7 +18,7 @@ from ...core.store.discovery import find_session_by_id
 from ...core.read.session import Session
 from ...core.text import clean, visible
 from .branch_model import _Block
-from .blocks import GIVE_ID, GIVE_TIME, render_content, render_header, render_marker
+from .blocks import GIVE_ID, GIVE_TIME, file_link, render_content, render_header, render_marker
 from .out import Out, _field, date_of, fmt_time
 from .render import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
                      render_custom_entry, render_json_body, render_message, render_tool_results)
@@ -239,19 +239,9 @@ class EntryDrawer:
         """The session another agent wrote from: a link to open it when its file is here."""
         if out.ctx.text_mode or not session_id:
             return
-        p = out.p
         if session_id not in self._session_files:
             self._session_files[session_id] = find_session_by_id(self.s.path, session_id)
-        found = self._session_files[session_id]
-        t = Text("from session ", p.muted)
-        if found:
-            t.append(_field(session_id), p.link)
-            t.append("  ⏎ open", p.tool)
-            out.line(t, chrome=True, action=("open", found))
-        else:
-            t.append(_field(session_id), p.muted)
-            t.append("  (file not found)", p.faint)
-            out.line(t, chrome=True)
+        file_link(out, "from session ", session_id, self._session_files[session_id])
 
     def _run_session_link(self, out: Out, e: dict) -> None:
         """The session file an event stream's run says it wrote (get_state's sessionFile,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -21,11 +20,12 @@ from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
 from ...core.model.parts import (AppEvent, ResultParts, SubagentRun, SummaryParts, app_input, model_label,
                                  requested_edit, result_parts, role_title, summary_parts, tool_args_summary, tool_name,
                                  tool_state, usage_tokens)
-from ...core.model.summary import cut_words, one_line, shorten_home, text_of
+from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
+from ..cuts import cut_words
 
 from .blocks import (GIVE_DETAIL, GIVE_ID, GIVE_TIME, GIVE_TOKENS, SHRINK, _fold_line, _image_line, _output_lines,
-                     fit_line, render_content, render_header)
+                     file_link, fit_line, render_content, render_header)
 from .out import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
 
 #: files read and modified named under a summary; the rest counted (``+3``)
@@ -168,7 +168,7 @@ def _subagent(out: Out, mode: str, runs: list[SubagentRun], key: str, depth: int
         try:
             if run.task:
                 if folded:
-                    task = cut_words(one_line(clean(run.task, block=True), 400), out.inner - 6, cell_len)
+                    task = cut_words(one_line(clean(run.task, block=True), 400), out.inner - 6)
                     out.line(Text("task: ", p.muted) + Text(task, p.fg))
                 else:
                     grid = Table.grid(padding=(0, 1))
@@ -192,7 +192,6 @@ def _artifact_line(out: Out, run: SubagentRun, folded: bool = False) -> None:
     expected otherwise (only while the result is unfolded, to keep folds short)."""
     if out.ctx.text_mode or not run.transcripts:
         return
-    p = out.p
     paths = [path for _, path in run.transcripts]
     found = None
     resolve = out.ctx.resolve_artifact
@@ -201,15 +200,8 @@ def _artifact_line(out: Out, run: SubagentRun, folded: bool = False) -> None:
             found = resolve(cand)
             if found:
                 break
-    t = Text("transcript: ", p.muted)
-    if found:
-        t.append(_field(shorten_home(found)), p.link)
-        t.append("  ⏎ open", p.tool)
-        out.line(t, chrome=True, action=("open", found))
-    elif not folded:
-        t.append(_field(shorten_home(paths[0])), p.muted)
-        t.append("  (file not found)", p.faint)
-        out.line(t, chrome=True)
+    if found or not folded:
+        file_link(out, "transcript: ", shorten_home(found or paths[0]), found)
 
 
 def _callback_line(out: Out, when: str, ev: AppEvent) -> None:

@@ -28,11 +28,11 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ...core.store.listing import SessionInfo, subagent_parents
-from ...core.model.summary import cut_words, one_line, shorten_home
+from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
-from ..cuts import cut_start
+from ..cuts import cut_start, cut_words
 from ...core.text import visible
 from .line_list import LineList
 
@@ -456,7 +456,7 @@ class SessionList(LineList):
             if info.kind == "subagent":
                 segs.append(Segment("⚙ ", st("session-list--subagent")))
             room = width - sum(cell_len(seg.text) for seg in segs)
-            title = cut_words(one_line(info.name or info.first_message, 300), room, cell_len)
+            title = cut_words(one_line(info.name or info.first_message, 300), room)
             if info.name:
                 segs.append(Segment(title, st("session-list--name")))
             else:
