@@ -16,7 +16,7 @@ from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cmp_to_key
-from typing import Any, Callable, Iterable
+from typing import Any, BinaryIO, Callable, Iterable
 
 
 from .lines import (_WS_START, NotRegular, RawLine, iter_line_blocks, iter_line_spans, open_regular, parse_line,
@@ -157,6 +157,23 @@ class _LRU:
             self._bytes = 0
 
 
+def open_session_file(path: str) -> BinaryIO:
+    """``path`` opened for reading (a regular file only: :func:`open_regular`), or
+    :class:`NotASession` saying in a few words why it cannot be read."""
+    try:
+        return open_regular(path)
+    except NotRegular as exc:
+        raise NotASession(path, str(exc).removeprefix(f"{path} "))
+    except IsADirectoryError:
+        raise NotASession(path, "is a directory, not a session file")
+    except FileNotFoundError:
+        raise NotASession(path, "no such file")
+    except PermissionError:
+        raise NotASession(path, "permission denied")
+    except OSError as exc:
+        raise NotASession(path, f"cannot be read ({exc.strerror or exc})")
+
+
 class Session:
     """A Pi session file opened read-only.
 
@@ -258,18 +275,7 @@ class Session:
         open); ``header_only`` stops once the header is read; ``progress`` is called after
         every ``progress_every`` bytes or more. ``mapped``: the quick scan maps the file
         rather than reading it (see :func:`iter_line_blocks`: for worker processes only)."""
-        try:
-            f = open_regular(self.path)
-        except NotRegular as exc:
-            raise NotASession(self.path, str(exc).removeprefix(f"{self.path} "))
-        except IsADirectoryError:
-            raise NotASession(self.path, "is a directory, not a session file")
-        except FileNotFoundError:
-            raise NotASession(self.path, "no such file")
-        except PermissionError:
-            raise NotASession(self.path, "permission denied")
-        except OSError as exc:
-            raise NotASession(self.path, f"cannot be read ({exc.strerror or exc})")
+        f = open_session_file(self.path)
         with f:
             st = os.fstat(f.fileno())
             size = st.st_size

@@ -37,9 +37,10 @@ from typing import Any, Callable
 
 import orjson
 
-from .lines import NotRegular, iter_lines, open_regular, parse_line
+from .lines import iter_lines, parse_line
 from .normalize import normalize_entry
-from .session import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_CHECKED, NotASession, Session, SessionWarning, _has_text
+from .session import (F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_CHECKED, NotASession, Session, SessionWarning, _has_text,
+                      open_session_file)
 from .sniff import STREAM, kind_of_records
 from ..timeutil import iso_to_ms, ms_to_iso
 
@@ -549,16 +550,7 @@ class StreamSession(Session):
         return s
 
     def _read_file(self) -> None:
-        try:
-            f = open_regular(self.path)
-        except NotRegular as exc:
-            raise NotASession(self.path, str(exc).removeprefix(f"{self.path} "))
-        except FileNotFoundError:
-            raise NotASession(self.path, "no such file")
-        except IsADirectoryError:
-            raise NotASession(self.path, "is a directory, not a session file")
-        except OSError as exc:
-            raise NotASession(self.path, f"cannot be read ({exc.strerror or exc})")
+        f = open_session_file(self.path)
         builder = StreamBuilder()
         warnings: list[SessionWarning] = []
         scanned, next_line = 0, 1
