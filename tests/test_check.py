@@ -434,3 +434,48 @@ async def test_w_says_when_the_file_is_gone(make_app, settle, tmp_path):
         await settle(pilot)
         shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
         assert f"{os.path.basename(path)} cannot be read" in shown and "no such file" in shown
+
+
+async def test_the_header_badge_says_the_checks_count_once_w_ran(make_app, settle, tmp_path):
+    """Opening reads no further than it must, so the badge first counts what opening met (here
+    one damaged line); the check finds more (two orphan-ish results). Once it ran, the badge
+    and the list say the same number, and the list says why they differed."""
+    from textual.widgets import Static
+
+    from pitui.ui.widgets.header import WarningsBadge, WarningsScreen
+
+    path = _orphans(tmp_path)
+    with open(path, "a") as f:
+        f.write("{not json\n")
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        badge = app.screen.query_one(WarningsBadge)
+        assert str(badge.render()) == "⚠ 1 warning (line 6) w"
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(app.screen, WarningsScreen)
+        shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
+        assert f"3 findings in {os.path.basename(path)}" in shown
+        assert "Opening the file met 1 problem; this check reads every line and follows every branch." in shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert str(badge.render()) == "⚠ 3 findings (lines 4, 5, 6) w"
+
+
+async def test_a_clean_check_clears_the_badge(make_app, settle, tmp_path):
+    from pitui.ui.widgets.header import WarningsBadge
+
+    root = tmp_path / "sessions" / piwriter.project_dir("/home/u/proj")
+    root.mkdir(parents=True)
+    path = write(root / piwriter.session_file_name(ts(0), "sess-2"), [user("u1", None, 1, "hi")])
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        badge = app.screen.query_one(WarningsBadge)
+        assert not badge.display
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not badge.display

@@ -158,7 +158,12 @@ class TakeAway:
         s = self.session
         if s is None:
             return
-        self.app.push_screen(WarningsScreen(s.path))
+
+        def checked(findings: list) -> None:
+            if self.session is s:  # (not another session opened since)
+                self.header.set_findings(findings)
+
+        self.app.push_screen(WarningsScreen(s.path, len(s.all_warnings), checked))
 
     def on_warnings_badge_pressed(self: "BrowserScreen", event: WarningsBadge.Pressed) -> None:
         self.action_show_warnings()

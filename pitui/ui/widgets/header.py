@@ -10,6 +10,7 @@ when drawn: what gives way first, when it is narrow, is said by ``meta_line`` an
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 
 from rich.text import Text
@@ -202,17 +203,27 @@ class SessionHeader(Vertical):
         self._line("usage").show(lambda width: usage_line(width, branch, session, branch_len, entries))
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
+        """The badge as opening the file left it: the problems met reading it."""
+        self._badge("warning", [w.line for w in warnings])
+
+    def set_findings(self, findings: list[Finding]) -> None:
+        """The badge once the whole file was checked (``w``): the check's findings, which
+        hold what opening met and what only a pass over every line finds (orphan results,
+        calls left unanswered...), so the badge and the list say the same number."""
+        self._badge("finding", [f.line for f in findings])
+
+    def _badge(self, noun: str, found: list[int | None]) -> None:
         badge = self.query_one(WarningsBadge)
-        if not warnings:
+        if not found:
             if badge.has_class("-empty"):
                 return  # (as it was: nothing to lay out again)
             badge.add_class("-empty")
             badge.update("")
             return
-        lines = [w.line for w in warnings if w.line is not None]
+        lines = [n for n in found if n is not None]
         shown = ", ".join(str(n) for n in lines[:4]) + (", …" if len(lines) > 4 else "")
-        n = len(warnings)
-        text = f"⚠ {n} warning{'s' if n != 1 else ''}"
+        n = len(found)
+        text = f"⚠ {n} {noun}{'s' if n != 1 else ''}"
         if shown:
             text += f" (line{'s' if len(lines) != 1 else ''} {shown})"
         badge.update(text + " w")
@@ -239,9 +250,14 @@ class WarningsScreen(ModalScreen[None]):
 
     MAX_SHOWN = 2000
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, opened_with: int = 0,
+                 on_checked: Callable[[list[Finding]], None] | None = None) -> None:
+        """``opened_with``: how many problems opening the file met (the header's badge);
+        ``on_checked`` is given the findings once they are known (the header shows their count)."""
         super().__init__()
         self.path = path
+        self.opened_with = opened_with
+        self.on_checked = on_checked
         self.findings: list[Finding] | None = None  # (None until the check is done)
         self.error: str | None = None
 
@@ -285,6 +301,15 @@ class WarningsScreen(ModalScreen[None]):
             body.update(Text(visible(event.error)))
             return
         title.update(f"{n} finding{'s' if n != 1 else ''} in {name}")
+        if self.on_checked is not None:
+            self.on_checked(event.findings)
+        if n != self.opened_with:
+            met = self.opened_with
+            met_text = "no problem" if not met else f"{met} problem{'s' if met != 1 else ''}"
+            self.query_one("#warnings-hint", Static).update(
+                f"Opening the file met {met_text}; this check reads every line "
+                "and follows every branch. Each finding says what Pi does with it; pitui check FILE prints "
+                "the same. Esc closes.")
         text = Text()
         for f in event.findings[: self.MAX_SHOWN]:
             where = f"line {f.line}" if f.line is not None else ""
