@@ -81,11 +81,25 @@ def _search_parser() -> argparse.ArgumentParser:
 
     from .core.store.search import MAX_HITS
 
-    p = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def format_help(self) -> str:
+            # (the kinds are named when help is asked for only: naming them imports the model)
+            from .core.store.search import describe_kinds
+
+            self.epilog = (
+                "kind:KIND keeps only the tool calls of that kind, the other terms (or a re: after it) "
+                "matched inside them; alone, it lists every such call: 'kind:shell_exec npm' finds the bash "
+                f"calls that ran npm. {describe_kinds()}."
+            )
+            return super().format_help()
+
+    p = Parser(
         prog="pitui search",
-        description="Search every session's text (Pi's /resume syntax: terms, \"phrase\", re:REGEX).",
+        description="Search every session's text (Pi's /resume syntax: terms, \"phrase\", re:REGEX; "
+        "and pitui's kind:KIND).",
     )
-    p.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX')
+    p.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX; '
+                   "kind:KIND qualifiers may come first or among the terms")  # fmt: skip
     p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
     p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
     p.add_argument("--json", action="store_true", help="a JSON array, one object per session")

@@ -74,6 +74,9 @@ Queries (Pi's ``/resume`` syntax)
 * ``re:<pattern>``: one case-insensitive regex, run by RE2 (linear time: no pattern can hang
   a search; Pi uses JavaScript's syntax, which agrees on everything common, and RE2 has no
   backreferences or lookaround). A pattern RE2 refuses raises :class:`QueryError`.
+* ``kind:<kind>`` (pitui's, not Pi's): only tool calls of that canonical kind, the other
+  terms (or a ``re:`` after it) matched inside them; alone, every such call
+  (:func:`parse_kind`).
 
 Pi matches a query against a session's whole text (name, id, all user/assistant text joined,
 cwd); pitui matches per row, and defines a session's result this way: **a session is a result
@@ -137,6 +140,8 @@ __all__ = [
     "IndexStats",
     "SearchIndex",
     "parse_query",
+    "parse_kind",
+    "describe_kinds",
     "entry_rows",
     "search",
     "match_rows",
@@ -219,7 +224,8 @@ class Term:
 class Query:
     text: str
     mode: str  # "tokens" | "regex"
-    terms: tuple[Term, ...]
+    terms: tuple[Term, ...]  # (none: a ``kind:`` query alone, every call of the kinds)
+    kinds: frozenset[str] = frozenset()  # ``kind:`` qualifiers, lowercase (empty: every row)
 
 
 def _fts_quote(s: str) -> str:
@@ -313,20 +319,118 @@ def _term(kind: str, value: str) -> Term:
     return Term("term", value, pattern, _fts_literal(value), _needles([value]))
 
 
-def parse_query(query: str) -> Query:
-    """Parse a query the way Pi's session selector does (``parseSearchQuery``).
+_KIND_PREFIX = "kind:"
 
-    Raises :class:`QueryError` for an empty query, an empty regex or a bad regex."""
+
+def describe_kinds() -> str:
+    """What ``kind:`` accepts, for messages and help: ``kinds: file_edit (edit), file_read
+    (read, ls), ...; any other tool is a kind of its own, by its name (kind:subagent)``."""
+    from ..model.parts import SHELL_EXEC, TOOL_KINDS
+
+    tools: dict[str, list[str]] = {}
+    for name, kind in TOOL_KINDS.items():
+        tools.setdefault(kind, []).append(name)
+    tools[SHELL_EXEC].append("! commands")
+    listed = ", ".join(f"{k} ({', '.join(names)})" for k, names in sorted(tools.items()))
+    return f"kinds: {listed}; any other tool is a kind of its own, by its name (kind:subagent)"
+
+
+def parse_kind(value: str) -> str:
+    """The kind a ``kind:<value>`` qualifier names, lowercase; raises :class:`QueryError`
+    (naming the kinds) for one that names none.
+
+    The kinds are :func:`pitui.core.model.parts.tool_kind`'s: ``file_read`` (``read``,
+    ``ls``), ``file_write``, ``file_edit``, ``file_search`` (``grep``, ``find``),
+    ``shell_exec`` (``bash``), and any other tool's name, which is a kind of its own
+    (``kind:subagent``). Case does not matter. A name of Pi's own tools (``kind:bash``) is
+    refused with the kind to use instead, and so is a word close to a canonical kind
+    (``kind:shell``, ``kind:file_reads``): such a word finds nothing, silently, when taken
+    as a tool's name. (A tool whose name looks that much like a kind is found by its name
+    as a plain term: a call's text begins with its tool's name.)
+
+    What a ``kind:`` query matches: the **tool calls** whose tool is of that kind (each
+    call's row, ``name key: value ...``), and for ``shell_exec`` also the commands a user
+    ran with ``!`` in Pi (``bashExecution`` messages: they ran a shell command too; that
+    row holds the command and its output, so a term may match in either). The results of
+    the calls are not matched: ``kind:shell_exec npm`` finds the bash calls that ran npm,
+    not the outputs that mention it."""
+    import difflib
+
+    from ..model.parts import TOOL_KINDS, tool_kind
+
+    word = value.strip().lower()
+    canonical = sorted(set(TOOL_KINDS.values()))
+    tail = describe_kinds()
+    if not word:
+        raise QueryError(f"kind: needs a kind; {tail}")
+    if word in canonical:
+        return word
+    if word in TOOL_KINDS:
+        raise QueryError(f"{word} is a tool, not a kind: its calls are kind:{tool_kind(word)}; {tail}")
+    near = [k for k in canonical if k.startswith(word)] or difflib.get_close_matches(word, canonical, 1, 0.8)
+    if near:
+        raise QueryError(f"unknown kind {visible(value.strip())} (did you mean kind:{near[0]}?); {tail}")
+    return word
+
+
+def _is_kind_word(word: str) -> bool:
+    return word[: len(_KIND_PREFIX)].lower() == _KIND_PREFIX
+
+
+def _kinds_of(words: Iterable[str]) -> frozenset[str]:
+    """The kinds the ``kind:`` qualifiers among ``words`` name."""
+    return frozenset(parse_kind(w[len(_KIND_PREFIX) :]) for w in words if _is_kind_word(w))
+
+
+def _kind_filter(kinds: frozenset[str]) -> Callable[[str, str], bool]:
+    """Whether a row ``(row kind, text)`` is a call of one of ``kinds`` (see :func:`parse_kind`):
+    a tool-call row's text begins with its tool's name (:func:`_tool_call_text`), and the
+    kind is derived from that name here, at query time (the index keeps no tool kind)."""
+    from ..model.parts import SHELL_EXEC, tool_kind
+
+    shell = SHELL_EXEC in kinds
+
+    def keep(row_kind: str, text: str) -> bool:
+        if row_kind == "tool-call":
+            sp = text.find(" ")
+            return tool_kind(text if sp < 0 else text[:sp]).lower() in kinds
+        return shell and row_kind == "bash"
+
+    return keep
+
+
+def _kind_row_types(kinds: frozenset[str]) -> tuple[str, ...]:
+    """The row kinds (:data:`KINDS`) that can hold a call of one of ``kinds``."""
+    from ..model.parts import SHELL_EXEC
+
+    return ("tool-call", "bash") if SHELL_EXEC in kinds else ("tool-call",)
+
+
+def parse_query(query: str) -> Query:
+    """Parse a query the way Pi's session selector does (``parseSearchQuery``), plus
+    pitui's ``kind:`` qualifiers (:func:`parse_kind`): any number, anywhere among the
+    words, or before a ``re:`` (``kind:shell_exec re:npm (i|ci)``); several mean any of
+    those kinds. A quoted ``"kind:x"`` is a phrase, matched as text.
+
+    Raises :class:`QueryError` for an empty query, an empty regex, a bad regex or a
+    ``kind:`` that names no kind."""
     trimmed = query.strip()
     if not trimmed:
         raise QueryError("empty query")
-    if trimmed.startswith("re:"):
-        src = trimmed[3:].strip()
+    lead: list[str] = []  # leading ``kind:`` words, which may come before a ``re:``
+    rest = trimmed
+    while _is_kind_word(rest):
+        word, *more = rest.split(None, 1)
+        lead.append(word)
+        rest = more[0] if more else ""
+    if rest.startswith("re:"):
+        kinds = _kinds_of(lead)
+        src = rest[3:].strip()
         if not src:
             raise QueryError("empty regex")
         pattern = compile_user_regex(src)
         lits = _required_literals(src)
-        return Query(query, "regex", (Term("regex", src, pattern, _fts_all(lits), _needles(lits)),))
+        return Query(query, "regex", (Term("regex", src, pattern, _fts_all(lits), _needles(lits)),), kinds)
     tokens: list[tuple[str, str]] = []
     buf: list[str] = []
     in_quote = False
@@ -354,14 +458,17 @@ def parse_query(query: str) -> Query:
         tokens = [("term", t) for t in trimmed.split()]
     else:
         flush("term")
+    kinds = _kinds_of(v for kind, v in tokens if kind == "term")
     terms = []
     for kind, v in tokens:
         if kind == "phrase" and not v.split():
             continue
+        if kind == "term" and _is_kind_word(v):
+            continue
         terms.append(_term(kind, v))
-    if not terms:
+    if not terms and not kinds:
         raise QueryError("empty query")
-    return Query(query, "tokens", tuple(terms))
+    return Query(query, "tokens", tuple(terms), kinds)
 
 
 # ---------------------------------------------------------------------------- extraction
@@ -736,9 +843,12 @@ def match_rows(
     text)`` in file order): ``(hits, hit_count)``, the first ``max_hits`` hits kept and all
     counted, or None when some term matches none of the rows (a session is a result when
     every term matches one of its rows; its hits are the rows matching any term).
+    ``kind:`` qualifiers leave out every row but the calls of those kinds; without terms,
+    each such call is a hit (and a session without one is no result).
     ``should_stop()`` is polled every :data:`_STOP_EVERY` rows (a huge session, or a regex
     no trigram narrows, is a long scan): None once it is true."""
     terms = q.terms
+    keep = _kind_filter(q.kinds) if q.kinds else None
     matched = [False] * len(terms)
     patterns = [t.pattern for t in terms]
     needles = [t.needles for t in terms]
@@ -751,6 +861,13 @@ def match_rows(
     for n, (kind, entry, eid, text) in enumerate(rows, 1):
         if should_stop is not None and n % _STOP_EVERY == 0 and should_stop():
             return None
+        if keep is not None and not keep(kind, text):
+            continue
+        if not terms:  # ``kind:`` alone: the call is the hit (its first line; nothing to mark)
+            count += 1
+            if len(hits) < max_hits:
+                hits.append(Hit(eid, int(entry), kind, _context(text, 0, 0, [])[0], ()))
+            continue
         ascii_text = text.isascii()  # O(1) in CPython
         low = None
         first = None  # (start, end) of the leftmost match of any term
@@ -778,7 +895,7 @@ def match_rows(
         if len(hits) < max_hits:
             line, spans = _context(text, first[0], first[1], patterns, fixed)
             hits.append(Hit(eid, int(entry), kind, line, spans))
-    if not all(matched):
+    if not all(matched) or not count:
         return None
     return hits, count
 
@@ -1234,13 +1351,17 @@ class SearchIndex:
         matches none of its rows (or ``should_stop()`` came true on the way)."""
         terms = q.terms
         lo, hi = fid << _SEQ_BITS, (fid + 1) << _SEQ_BITS
+        only = only_d = ""
+        if q.kinds:  # only the rows that can hold such a call (the others' texts are not read)
+            codes = ",".join(str(_KIND_CODE[k]) for k in _kind_row_types(q.kinds))
+            only, only_d = f" AND kind IN ({codes})", f" AND d.kind IN ({codes})"
         cur = None
-        if all(t.fts for t in terms):
+        if terms and all(t.fts for t in terms):
             expr = " OR ".join(f"({t.fts})" for t in terms) if len(terms) > 1 else terms[0].fts
             try:
                 cur = self.conn.execute(
                     "SELECT d.kind, d.entry, d.eid, d.data FROM rows JOIN rowdata d ON d.id = rows.rowid "
-                    "WHERE rows MATCH ? AND rows.rowid >= ? AND rows.rowid < ? ORDER BY rows.rowid",
+                    f"WHERE rows MATCH ? AND rows.rowid >= ? AND rows.rowid < ?{only_d} ORDER BY rows.rowid",
                     (expr, lo, hi),
                 )
             except sqlite3.OperationalError as exc:
@@ -1248,7 +1369,8 @@ class SearchIndex:
                     raise
         if cur is None:
             cur = self.conn.execute(
-                "SELECT kind, entry, eid, data FROM rowdata WHERE id >= ? AND id < ? ORDER BY id", (lo, hi)
+                f"SELECT kind, entry, eid, data FROM rowdata WHERE id >= ? AND id < ?{only} ORDER BY id",
+                (lo, hi),
             )
         return match_rows(((KINDS[k], e, i, _unpack(d)) for k, e, i, d in cur), q, max_hits, should_stop)
 

@@ -259,8 +259,8 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
     DEBOUNCE = 0.3  # seconds of quiet typing before the search starts
     MAX_HITS = 50  # hits listed per session (all are counted)
-    PLACEHOLDER = 'Search all sessions: words (all must match), "a phrase", re:regex'
-    HINT = "↑↓ move · Enter open · Esc close · Pi's /resume syntax; matches tool output, thinking, labels, cwd too"
+    PLACEHOLDER = 'Search all sessions: words (all must match), "a phrase", re:regex, kind:shell_exec npm'
+    HINT = "↑↓ move · Enter open · Esc close · Pi's /resume syntax, kind:KIND; matches tool output, thinking, labels, cwd too"
 
     def __init__(
         self,
