@@ -10,7 +10,7 @@ import re
 
 from .lines import iter_line_spans, open_regular, parse_line
 
-__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "kind_of_records", "event_type_at"]
+__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "kind_of_records", "event_type_at", "Sniffer"]
 
 #: a JSON-mode stream (``pi --mode json``): a session header, then events
 STREAM = "stream"
@@ -69,6 +69,37 @@ def kind_of_records(first: str | None, second: str | None) -> str | None:
     return None
 
 
+class Sniffer:
+    """What a file is, told by its records as they are read from its start: :meth:`see`
+    each record's bytes until it returns True, then :attr:`kind` says (:data:`STREAM`,
+    :data:`RPC_LOG`, or None for anything else). Until then :attr:`kind` is what the
+    records seen so far say (a header alone is a session's, for now)."""
+
+    __slots__ = ("_types", "done")
+
+    def __init__(self) -> None:
+        self._types: list[str | None] = []
+        self.done = False
+
+    def see(self, data: bytes, whole: bool = True) -> bool:
+        """Take the next record's bytes (``whole``: its line has its newline); True once
+        what the file is is known. A record cut short whose type cannot be read yet
+        (a writer in the middle of it) tells nothing."""
+        t = _type_of(data)
+        if t is None and not whole:
+            return False
+        self._types.append(t)
+        self.done = len(self._types) == 2 or self._types[0] != "session"
+        return self.done
+
+    @property
+    def kind(self) -> str | None:
+        types = self._types
+        if not types:
+            return None
+        return kind_of_records(types[0], types[1] if len(types) > 1 else None)
+
+
 def stream_kind(path: str | os.PathLike) -> str | None:
     """:data:`STREAM` or :data:`RPC_LOG` when ``path`` is one, from its first two records;
     None for anything else (a session, a file that cannot be read: the session reader says
@@ -77,15 +108,12 @@ def stream_kind(path: str | os.PathLike) -> str | None:
         f = open_regular(path)
     except (OSError, ValueError):
         return None
-    types: list[str | None] = []
+    sniffer = Sniffer()
     try:
         with f:
             for buf, pos, e, _off, _ln, _end, _term in iter_line_spans(f):
-                types.append(_type_of(bytes(buf[pos:min(e, pos + _HEAD_LIMIT + 1)])))
-                if len(types) == 2 or types[0] != "session":
+                if sniffer.see(bytes(buf[pos:min(e, pos + _HEAD_LIMIT + 1)])):
                     break
     except OSError:
         return None
-    if not types:
-        return None
-    return kind_of_records(types[0], types[1] if len(types) > 1 else None)
+    return sniffer.kind

@@ -33,7 +33,7 @@ import math
 import os
 import threading
 from array import array
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 import orjson
 
@@ -44,7 +44,7 @@ from .session import (F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_CHECKED, NotASession,
 from .sniff import STREAM, kind_of_records
 from ..timeutil import iso_to_ms, ms_to_iso
 
-__all__ = ["StreamSession", "StreamBuilder", "STREAM_EVENT", "LineSplitter"]
+__all__ = ["StreamSession", "StreamBuilder", "STREAM_EVENT", "LineSplitter", "stream_entries"]
 
 #: the type of the entries that hold what a stream says besides messages
 STREAM_EVENT = "stream_event"
@@ -550,21 +550,24 @@ class StreamSession(Session):
         return s
 
     def _read_file(self) -> None:
-        f = open_session_file(self.path)
+        with open_session_file(self.path) as f:
+            self._read_records(f)
+
+    def _read_records(self, f: BinaryIO) -> None:
+        """The stream open as ``f``, read whole from its start (``f`` is left open)."""
         builder = StreamBuilder()
         warnings: list[SessionWarning] = []
         scanned, next_line = 0, 1
-        with f:
-            st = os.fstat(f.fileno())
-            for raw in iter_lines(f):
-                if not raw.terminated:
-                    # (a record being written: taken when its LF comes, unless it is whole)
-                    res = parse_line(raw.data)
-                    if isinstance(res.value, dict):
-                        self._take(builder, warnings, raw.lineno, raw.data, res)
-                    break
-                self._take(builder, warnings, raw.lineno, raw.data)
-                scanned, next_line = raw.end, raw.lineno + 1
+        st = os.fstat(f.fileno())
+        for raw in iter_lines(f):
+            if not raw.terminated:
+                # (a record being written: taken when its LF comes, unless it is whole)
+                res = parse_line(raw.data)
+                if isinstance(res.value, dict):
+                    self._take(builder, warnings, raw.lineno, raw.data, res)
+                break
+            self._take(builder, warnings, raw.lineno, raw.data)
+            scanned, next_line = raw.end, raw.lineno + 1
         self._take_stat(st)
         self._line_warnings = warnings
         self._rebuild(builder)
@@ -771,3 +774,14 @@ class StreamSession(Session):
                 return ms
         return None
 
+
+def stream_entries(f: BinaryIO, path: str | os.PathLike = "") -> tuple[dict, list[dict]]:
+    """The header and the entries of the event stream open as ``f`` (the file ``path``),
+    read whole from its start and rebuilt as the app shows them (:class:`StreamSession`):
+    item ``i`` of the list is the app's entry ``i``, its ``id`` the app's id. The header is
+    the stream's own, or for an RPC log one made up the way :class:`StreamSession` makes it
+    (the session id a ``get_state`` response gave, no cwd). ``f`` is left open. What
+    search reads of a stream (``core/store/search.py``)."""
+    s = StreamSession(path)
+    s._read_records(f)
+    return s.header, s._entries

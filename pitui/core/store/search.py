@@ -34,6 +34,10 @@ names it: ``line<N>`` for version-1 files and entries without an id), the entry'
 (its position among the file's entries, as ``Session`` and the conformance corpus count
 them), its kind and the text.
 
+An event stream (``pi --mode json`` or ``rpc``, :mod:`~pitui.core.read.sniff`) is searched
+as the conversation the app rebuilds from it (:func:`_stream_rows`): the same rows of the
+same entries, with the app's indexes and ids; it is read again whole whenever it changes.
+
 The index file and its updates
 ------------------------------
 ``search-v<N>.sqlite3`` in the listing index's cache folder (:func:`default_cache_dir`,
@@ -128,6 +132,7 @@ from .discovery import SessionRoot, find_session_files
 from ..read.lines import file_fingerprint, iter_lines, open_regular, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
+from ..read.sniff import Sniffer
 from ..text import CONTROL_RE, visible
 from ..paths import notice, private_dir
 
@@ -905,9 +910,16 @@ def _file_rows(f, st: _FileState) -> Iterator[tuple[int, str, str, int, str | No
     ``(seq, text, kind, entry index, entry id)``, ``st`` moved on as its lines are read
     (the index's reading and the scan without the index share it, so both see the same
     rows). A file that turns out not to be a Pi session ends the rows with ``st.error``
-    set; a last line Pi is still writing ends them, to be read next time."""
+    set; a last line Pi is still writing ends them, to be read next time. An event stream,
+    told by its first records, gives :func:`_stream_rows` instead."""
     st.error = None
+    sniffer = Sniffer() if st.scanned_to == 0 else None  # (an event stream shows in its first records)
     for raw in iter_lines(f, st.scanned_to, st.next_lineno):
+        if sniffer is not None and sniffer.see(raw.data, raw.terminated):
+            if sniffer.kind is not None:
+                yield from _stream_rows(f, st)
+                return
+            sniffer = None
         res = parse_line(raw.data)
         obj = res.value
         if obj is None:
@@ -953,6 +965,30 @@ def _file_rows(f, st: _FileState) -> Iterator[tuple[int, str, str, int, str | No
             st.next_seq += 1
         if raw.terminated:
             st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+    if sniffer is not None:  # (a header alone may yet be a JSON-mode stream's: read whole when it grows)
+        st.scanned_to, st.next_lineno = 0, 1
+
+
+def _stream_rows(f, st: _FileState) -> Iterator[tuple[int, str, str, int, str | None]]:
+    """:func:`_file_rows` of an event stream (``pi --mode json`` or ``rpc``): the rows of
+    the conversation the app rebuilds from it, with the app's entry indexes and ids. Read
+    whole every time (``st.scanned_to`` stays 0, so no fingerprint is kept and the index
+    reads it again whole when it changes): a later record can change an earlier entry (a
+    message that was still streaming ends)."""
+    from ..read.stream import stream_entries
+
+    header, entries = stream_entries(f, st.path)
+    if not st.has_header:  # (a JSON-mode stream's header was read as a session's: its rows are out)
+        for kind, text in (("cwd", header.get("cwd")), ("id", header.get("id"))):
+            if isinstance(text, str) and text:
+                yield st.next_seq, text, kind, -1, None
+                st.next_seq += 1
+    st.has_header, st.version, st.scanned_to, st.next_lineno = 1, 3, 0, 1
+    for idx, obj in enumerate(entries):
+        for kind, text in entry_rows(obj):
+            yield st.next_seq, text, kind, idx, obj["id"]
+            st.next_seq += 1
+    st.next_entry = len(entries)
 
 
 class SearchIndex:
