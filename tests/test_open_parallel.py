@@ -448,8 +448,13 @@ po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=3, use_cache=False, fork=True
 assert len(po.workers) == 3 and all(isinstance(p, _ForkedWorker) for p in po.workers)
 _same(seq, po.result())
 assert all(p.wait() == 0 for p in po.workers)
-# a forked worker killed midway: read again the usual way
+# a forked worker killed midway: read again the usual way (the child stalls before it
+# answers, so the kill always lands while it works, however busy the machine)
+import time
+real_main = scan_worker.main
+scan_worker.main = lambda args: time.sleep(60) or 0
 po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False, fork=True)
+scan_worker.main = real_main
 po.workers[0].kill()
 _same(seq, po.result())
 assert po.workers[0].wait() == -9
