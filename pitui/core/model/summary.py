@@ -225,7 +225,10 @@ def _summarize(session: Session, i: int) -> Summary:
                 text = f"[{msg.get('toolName') or 'tool'}]"
             return Summary("tool-error" if msg.get("isError") else "tool", "", text, not msg.get("isError"))
         if role == "bashExecution":
-            return Summary("bash", "[bash]: ", one_line(str(msg.get("command") or "")), True)
+            cmd = msg.get("command")
+            # (an RPC log has the output of a user's command, never the command: it went to stdin)
+            return Summary("bash", "[bash]: ", one_line(str(cmd)) if cmd is not None else "(command not in the log)",
+                           True)
         if role == "system":
             return Summary("system", "", "[system prompt]" + _system_detail(msg), True)
         if role == "custom":

@@ -9,7 +9,12 @@ The conversation is rebuilt from the records (:class:`StreamBuilder`):
 - ``tool_execution_end`` gives a tool result its ``durationMs`` and ``isError``; a result
   whose ``toolResult`` message never came is made from it;
 - a compaction that succeeded is a compaction entry; thinking-level and name changes
-  and the entries extensions append are the session entries Pi would have written;
+  and the entries extensions append are the session entries Pi would have written; so is
+  the ``bashExecution`` message of a command the user ran through RPC (its output, exit
+  code and all but the command itself, which went to Pi's stdin);
+- the results of tools called together are kept in the order of their ``toolResult``
+  messages (the calls' order), not the order the tools ended in; an entry appended to the
+  session file names entries by the file's ids, which are mapped to the rebuilt ones;
 - everything else a run says (its outcome at ``agent_end``, retries, queues, compactions
   that failed or were aborted, RPC responses, extension errors) is a ``stream_event``
   entry: a one-line marker (:func:`pitui.core.model.parts.marker`).
@@ -185,7 +190,12 @@ class StreamBuilder:
         self.session_ids: list[str] = []
         self._open: dict | None = None  # the message started and not ended: its parts
         self._tools: dict[str, dict] = {}  # tool call id -> what tool_execution_* said
-        self._result_at: dict[str, int] = {}  # tool call id -> its result entry in out
+        # tool call id -> (the result made from tool_execution_end, its line, bytes, id):
+        # shown until its toolResult message ends, which takes its place (see _tool_end)
+        self._pending: dict[str, tuple[dict, int, bytes, str]] = {}
+        # session-file entry id -> the id of the entry rebuilt for it (see _appended)
+        self._alias: dict[str, str] = {}
+        self._last_kept: str | None = None  # the last entry that Pi's session file has too
         self._last_assistant: dict | None = None
         self._ids: set[str] = set()
 
@@ -205,6 +215,8 @@ class StreamBuilder:
              "timestamp": stamp if isinstance(stamp, str) else self.last_ts}
         e.update(entry)
         self.last_id = e["id"]
+        if e["type"] != STREAM_EVENT:
+            self._last_kept = e["id"]
         if isinstance(e["timestamp"], str):
             self.last_ts = e["timestamp"]
         self.out.append((e, line, raw))
@@ -252,6 +264,8 @@ class StreamBuilder:
         if t == "message_start":
             self._end_open(interrupted=True)
             msg = rec.get("message")
+            if not (isinstance(msg, dict) and msg.get("role") == "toolResult"):
+                self._flush_pending()
             if isinstance(msg, dict):
                 self._open = {"message": msg, "line": line, "raw": raw, "blocks": {}, "usage": None}
             return None
@@ -266,6 +280,8 @@ class StreamBuilder:
             if self._open is not None and self._open["message"].get("role") == msg.get("role"):
                 eid = self._new_id(self._open["line"])  # (the id the message had while it streamed)
             self._open = None
+            if msg.get("role") != "toolResult":
+                self._flush_pending()
             self._finished(msg, line, raw, eid)
             return None
         if t == "tool_execution_start":
@@ -286,13 +302,12 @@ class StreamBuilder:
         if t == "entry_appended":
             entry = rec.get("entry")
             if isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry.get("type") != "session":
-                e = {k: v for k, v in entry.items() if k not in ("id", "parentId")}
-                self._append(e, line, raw)
+                self._appended(entry, line, raw)
             return None
         if t in ("compaction_end", "auto_compaction_end") and isinstance(rec.get("result"), dict):
             res = rec["result"]
-            comp = {"type": "compaction", "summary": res.get("summary"), "firstKeptEntryId": res.get("firstKeptEntryId"),
-                    "tokensBefore": res.get("tokensBefore")}
+            comp = {"type": "compaction", "summary": res.get("summary"),
+                    "firstKeptEntryId": self._mapped(res.get("firstKeptEntryId")), "tokensBefore": res.get("tokensBefore")}
             if "details" in res:
                 comp["details"] = res["details"]
             self._append(comp, line, raw)
@@ -306,6 +321,13 @@ class StreamBuilder:
                     self.session_ids.append(data["sessionId"])
             if rec.get("command") in _NEW_SESSION_COMMANDS and rec.get("success") is not False:
                 self.last_id = None  # (the next entries are another session's: a new root)
+            if rec.get("command") == "bash" and rec.get("success") is True and data:
+                # a command the user ran (RPC ``bash``): the bashExecution message Pi keeps.
+                # Pi's stdout says its output, never the command (it was on stdin).
+                self._message({"role": "bashExecution", **data}, line, raw)
+                return None
+        if t in ("turn_end", "agent_end"):
+            self._flush_pending()
         if t == "agent_end":
             self._end_open(interrupted=True)
         said = describe(rec, self._last_assistant)
@@ -328,15 +350,48 @@ class StreamBuilder:
             end = tool.get("end")
             if end is not None and "durationMs" in end and "durationMs" not in msg:
                 msg = {**msg, "durationMs": end["durationMs"]}
-            at = self._result_at.pop(tcid, None)
-            if at is not None:
-                # the result made from tool_execution_end: this is the message itself
-                old, old_line, _ = self.out[at]
-                self.out[at] = ({**old, "message": msg}, old_line, raw)
-                return
+            pending = self._pending.pop(tcid, None)
+            if pending is not None:
+                eid = pending[3]  # (the id the result was shown with until now)
         self._message(msg, line, raw, eid)
 
+    def _appended(self, entry: dict, line: int, raw: bytes) -> None:
+        """An entry an extension (or Pi: a context edit) appended to the session file. It
+        names entries by their ids in that file, which the stream never shows: its parent
+        is the last entry the file has (the last one rebuilt here that is not a stream's
+        marker), and the ids it points at (``targetId``) are mapped to the rebuilt ones."""
+        pid = entry.get("parentId")
+        if isinstance(pid, str) and self._last_kept is not None:
+            self._alias.setdefault(pid, self._last_kept)
+        e = {k: v for k, v in entry.items() if k not in ("id", "parentId")}
+        if "targetId" in e:
+            e["targetId"] = self._mapped(e["targetId"])
+        at = self._append(e, line, raw)
+        if isinstance(entry.get("id"), str):
+            self._alias[entry["id"]] = self.out[at][0]["id"]
+
+    def _mapped(self, eid: Any) -> Any:
+        """The rebuilt entry that session-file id ``eid`` names, when known (else ``eid``)."""
+        return self._alias.get(eid, eid) if isinstance(eid, str) else eid
+
+    def _pending_in_order(self) -> list[tuple[dict, int, bytes, str]]:
+        """The results made from tool_execution_end still waiting for their messages, in
+        the order the tools started (the calls' order)."""
+        order = {tcid: k for k, tcid in enumerate(self._tools)}
+        return [self._pending[c] for c in sorted(self._pending, key=lambda c: order.get(c, len(order)))]
+
+    def _flush_pending(self) -> None:
+        """Keep the results made from tool_execution_end whose toolResult message never
+        came (the turn went on without it)."""
+        for msg, line, raw, eid in self._pending_in_order():
+            self._message(msg, line, raw, eid)
+        self._pending = {}
+
     def _tool_end(self, rec: dict, line: int, raw: bytes) -> None:
+        """A tool finished: its result, shown after the entries so far until its
+        toolResult message ends. (Tools called together run at once and end in any order;
+        their results' messages come after, in the calls' order, as Pi's session file has
+        them.)"""
         tcid = rec.get("toolCallId")
         if not isinstance(tcid, str):
             return
@@ -349,7 +404,7 @@ class StreamBuilder:
             msg["details"] = result["details"]
         if "durationMs" in rec:
             msg["durationMs"] = rec["durationMs"]
-        self._result_at[tcid] = self._message(msg, line, raw)
+        self._pending[tcid] = (msg, line, raw, self._new_id(line))
 
     # ------------------------------------------------------------ a message still streaming
     def _update(self, rec: dict) -> None:
@@ -422,16 +477,29 @@ class StreamBuilder:
             self._message(msg, op["line"], op["raw"])
 
     def entries(self) -> list[tuple[dict, int, bytes]]:
-        """Every entry so far, a message still open last (interrupted)."""
-        if self._open is None:
+        """Every entry so far: then the results of tools that ended and whose messages did
+        not come yet, and a message still open last (interrupted)."""
+        if self._open is None and not self._pending:
             return self.out
-        msg = self._partial()
-        e = {"type": "message", "id": f"L{self._open['line']}", "parentId": self.last_id,
-             "timestamp": self.last_ts, "message": msg}
-        ts = _num(msg.get("timestamp")) if msg else None
-        if ts is not None:
-            e["timestamp"] = ms_to_iso(ts)
-        return self.out + [(e, self._open["line"], self._open["raw"])]
+        more: list[tuple[dict, int, bytes]] = []
+        parent = self.last_id
+        for msg, line, raw, eid in self._pending_in_order():
+            more.append((_message_entry(msg, eid, parent, self.last_ts), line, raw))
+            parent = eid
+        if self._open is not None:
+            msg = self._partial()
+            more.append((_message_entry(msg, f"L{self._open['line']}", parent, self.last_ts), self._open["line"],
+                         self._open["raw"]))
+        return self.out + more
+
+
+def _message_entry(msg: dict | None, eid: str, parent: str | None, last_ts: str | None) -> dict:
+    """A message entry not kept yet (still streaming, or waiting for its message_end)."""
+    e = {"type": "message", "id": eid, "parentId": parent, "timestamp": last_ts, "message": msg}
+    ts = _num(msg.get("timestamp")) if msg else None
+    if ts is not None:
+        e["timestamp"] = ms_to_iso(ts)
+    return e
 
 
 class LineSplitter:
