@@ -186,7 +186,7 @@ async def test_the_app_opens_a_run_pi_wrote(make_app, settle, folder):
         screen = app.screen
         assert screen.error is None
         tree = [r.strip(" ›•") for r in _rows(screen.branch_tree) if r.strip()]
-        assert tree[0].startswith("[run of session 01a21276-")
+        assert tree[0].startswith(f"[run of session {_records(folder / 'json-fix.jsonl')[0]['id'][:20]}")
         assert tree[1:4] == ["[system prompt]: 2 sections +read,bash,edit,write",
                              "user: The greeting test fails. Fix greet.py and check that the test passes.",
                              "assistant: Let me look at the greeting code."]
@@ -260,3 +260,24 @@ async def test_the_sidebar_lists_each_run_beside_the_session_it_wrote(make_app, 
             kinds = sorted(m.split(" · ")[0] for m in metas if m.startswith(("stream ·", "rpc log ·")))
             assert len(kinds) == 1  # (one of the two is the stream, the other the session file)
             assert len({re.search(r"(\d+) msgs", m).group(1) for m in metas}) == 1
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_a_run_fed_as_it_comes_ends_as_the_file_reads(folder, run):
+    """``pi … | pitui -``: the same bytes fed in pieces cut anywhere (inside records, inside
+    UTF-8 characters), taken in after each piece, end as the file is read whole."""
+    import random
+
+    data = (folder / f"{run}.jsonl").read_bytes()
+    whole = Session.open(folder / f"{run}.jsonl")
+    rng = random.Random(run)
+    cuts = sorted(rng.sample(range(1, len(data)), 60))
+    live = StreamSession.live()
+    for a, b in zip([0] + cuts, cuts + [len(data)]):
+        live.feed(data[a:b])
+        live.refresh()
+        assert live.warnings == []
+    live.end()
+    live.refresh()
+    assert live.ids == whole.ids and live.parent_ids == whole.parent_ids
+    assert [live.entry(i) for i in range(len(live.ids))] == [whole.entry(i) for i in range(len(whole.ids))]
