@@ -39,15 +39,20 @@ def _records(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_bytes().split(b"\n") if x.strip()]
 
 
-def _written(folder: Path, run: str) -> Session:
-    (name,) = RUNS[run]["sessionFiles"]
-    return Session.open(folder / name)
+def _written(folder: Path, run: str) -> list[Session]:
+    """The session files the run wrote, first written first."""
+    return [Session.open(folder / name) for name in RUNS[run]["sessionFiles"]]
 
 
-def _persisted(s: Session) -> list[int]:
-    """The entries of ``s``'s branch that are entries of Pi's session file (not a stream's
-    markers, not the settings Pi writes before the run starts)."""
-    path = s.path_to(s.leaf)
+def _branches(s: Session) -> list[list[int]]:
+    """Each root's branch: in a stream, one for each session the run worked on."""
+    return [s.path_to(s.newest_leaf_below(r)) for r in s.roots]
+
+
+def _persisted(s: Session, path: list[int] | None = None) -> list[int]:
+    """The entries of a branch of ``s`` (its current one by default) that are entries of Pi's
+    session file (not a stream's markers, not the settings Pi writes before the run starts)."""
+    path = s.path_to(s.leaf) if path is None else path
     out = [i for i in path if s.types[i] != STREAM_EVENT]
     if not isinstance(s, StreamSession):
         k = 0
@@ -65,9 +70,10 @@ def test_the_stream_is_read_as_the_run_it_records(folder, run):
     s = Session.open(path)
     assert isinstance(s, StreamSession) and s.stream_kind == kind
     assert s.warnings == []
-    assert len(s.roots) == 1 and s.path_to(s.leaf)[0] == 0  # (one run: one linear branch)
-    f = _written(folder, run)
-    assert f.warnings == [] and not isinstance(f, StreamSession)
+    files = _written(folder, run)
+    assert all(f.warnings == [] and not isinstance(f, StreamSession) for f in files)
+    # one linear branch for each session the run worked on
+    assert len(s.roots) == len(files) and sum(map(len, _branches(s))) == len(s.ids)
 
 
 @pytest.mark.parametrize("run", sorted(RUNS))
@@ -76,8 +82,13 @@ def test_the_conversation_is_the_one_pi_wrote_to_its_session_file(folder, run):
     (message_end's, whole), the same extension entries, names, thinking levels and
     compactions, in the same order."""
     s = Session.open(folder / f"{run}.jsonl")
-    f = _written(folder, run)
-    ours, pis = _persisted(s), _persisted(f)
+    files = _written(folder, run)
+    assert len(_branches(s)) == len(files)
+    for branch, f in zip(_branches(s), files):
+        _same_entries(s, _persisted(s, branch), f, _persisted(f))
+
+
+def _same_entries(s: Session, ours: list[int], f: Session, pis: list[int]) -> None:
     assert [(s.types[i], s.roles[i]) for i in ours] == [(f.types[j], f.roles[j]) for j in pis]
     for i, j in zip(ours, pis):
         a, b = s.entry(i), f.entry(j)
@@ -105,14 +116,14 @@ def test_the_conversation_is_the_one_pi_wrote_to_its_session_file(folder, run):
             raise AssertionError(f"an entry of type {t} to compare")
 
 
-@pytest.mark.parametrize("run", ["json-fix", "json-retry", "json-failed"])
+@pytest.mark.parametrize("run", ["json-fix", "json-retry", "json-failed", "rpc-new-session"])
 def test_the_model_context_is_the_one_pi_builds_from_its_file(folder, run):
     s = Session.open(folder / f"{run}.jsonl")
-    f = _written(folder, run)
-    assert build_context(s)["messages"] == build_context(f)["messages"]
+    for root, f in zip(s.roots, _written(folder, run)):
+        assert build_context(s, s.newest_leaf_below(root))["messages"] == build_context(f)["messages"]
 
 
-@pytest.mark.parametrize("run", ["json-fix", "json-retry", "rpc"])
+@pytest.mark.parametrize("run", ["json-fix", "json-retry", "rpc", "rpc-new-session"])
 def test_tool_results_pair_with_their_calls_and_tell_duration_and_error(folder, run):
     path = folder / f"{run}.jsonl"
     ends = {r["toolCallId"]: r for r in _records(path) if r["type"] == "tool_execution_end"}
@@ -129,20 +140,22 @@ def test_tool_results_pair_with_their_calls_and_tell_duration_and_error(folder, 
 
 
 def _events(s: Session, event: str) -> list[str]:
-    return [s.entry(i)["text"] for i in s.path_to(s.leaf) if s.types[i] == STREAM_EVENT and s.entry(i)["event"] == event]
+    return [s.entry(i)["text"] for i in range(len(s.ids)) if s.types[i] == STREAM_EVENT and s.entry(i)["event"] == event]
 
 
 def test_the_runs_outcomes(folder):
     fix = Session.open(folder / "json-fix.jsonl")
-    last = _written(folder, "json-fix").message(_persisted(_written(folder, "json-fix"))[-1])
+    (written,) = _written(folder, "json-fix")
+    last = written.message(_persisted(written)[-1])
     assert _events(fix, "agent_end") == [f"run ended · ok · stopReason stop · {last['usage']['totalTokens']:,} tokens"]
-    # two commands failed (the test before the fix): errors, the run still ok
+    # one command failed (the test, before the fix): an error result, the run still ok
     assert sum(1 for i in fix.path_to(fix.leaf) if fix.roles[i] == "toolResult" and fix.message(i)["isError"]) == 1
 
     failed = Session.open(folder / "json-failed.jsonl")
     (outcome,) = _events(failed, "agent_end")
     assert outcome.startswith("run ended · not ok · stopReason error · error: 401 ")
-    assert _written(folder, "json-failed").message(_persisted(_written(folder, "json-failed"))[-1])["stopReason"] == "error"
+    (written,) = _written(folder, "json-failed")
+    assert written.message(_persisted(written)[-1])["stopReason"] == "error"
 
     retry = Session.open(folder / "json-retry.jsonl")
     first, second = _events(retry, "agent_end")
@@ -156,20 +169,27 @@ def test_the_runs_outcomes(folder):
     assert _events(rpc, "queue_update")[0] == "queue: 1 steering, 0 follow-up: Stop after this test; don't fix anything yet."
     assert _events(rpc, "compaction_start") == ["compaction started (manual)"]
 
+    two = Session.open(folder / "rpc-new-session.jsonl")
+    assert [t.split(" · ")[1] for t in _events(two, "agent_end")] == ["ok", "ok"]
+    assert "RPC new_session: ok" in _events(two, "response")
+
 
 @pytest.mark.parametrize("run", sorted(RUNS))
 def test_the_run_names_the_session_file_it_wrote(folder, run):
     """The header's id (JSON mode) and get_state's sessionId and sessionFile (RPC) name the
-    session file the run wrote; the file is found beside the stream, as the pane links it."""
-    (name,) = RUNS[run]["sessionFiles"]
-    f = Session.open(folder / name)
+    session file the run wrote; the file is found beside the stream, as the pane links it.
+    (An RPC log names a session only where get_state was asked: the one rpc-new-session
+    left after new_session.)"""
+    names = RUNS[run]["sessionFiles"][-1:] if run == "rpc-new-session" else RUNS[run]["sessionFiles"]
+    files = [Session.open(folder / name) for name in names]
     s = Session.open(folder / f"{run}.jsonl")
-    assert s.session_ids == [f.header["id"]]
+    assert s.session_ids == [f.header["id"] for f in files]
     if RUNS[run]["mode"] == "json":
-        assert s.header["id"] == f.header["id"] and s.header["cwd"] == f.header["cwd"]
+        assert s.header["id"] == files[0].header["id"] and s.header["cwd"] == files[0].header["cwd"]
     else:
-        assert [Path(p).name for p in s.session_files] == [name]
-    assert find_session_by_id(folder / f"{run}.jsonl", s.session_ids[0]) == str(folder / name)
+        assert [Path(p).name for p in s.session_files] == names
+    for sid, name in zip(s.session_ids, names):
+        assert find_session_by_id(folder / f"{run}.jsonl", sid) == str(folder / name)
 
 
 SIZE = (220, 50)
@@ -199,7 +219,7 @@ def test_a_compaction_in_a_stream_keeps_pis_summary(folder):
     stream never shows: the summary and what came after it are Pi's; the entries it kept
     from before cannot be known from the stream."""
     s = Session.open(folder / "rpc.jsonl")
-    f = _written(folder, "rpc")
+    (f,) = _written(folder, "rpc")
     ours, pis = build_context(s)["messages"], build_context(f)["messages"]
     (summary,) = [m for m in pis if m["role"] == "compactionSummary"]
     # (a compaction_end record has no time: the entry has the stream's last one)
@@ -242,24 +262,27 @@ def test_results_of_tools_run_together_keep_their_ids_while_the_run_goes_on(fold
 
 async def test_the_sidebar_lists_each_run_beside_the_session_it_wrote(make_app, settle, folder):
     """Streams and session files mixed in one folder are each read as what they are: every
-    run is listed twice, as its stream (or RPC log) and as its session file, with the
-    same number of messages."""
+    run is listed as its stream (or RPC log) and as the session files it wrote, a run that
+    wrote one with the same title (its name, else its first prompt) and number of messages."""
     import re
 
     app = make_app(folder.parent)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         shown = [r.strip(" ▌") for r in _rows(app.screen.session_list) if r.strip()][1:]  # (below the project)
-        pairs = list(zip(shown[::2], shown[1::2]))
-        assert len(pairs) == 2 * len(RUNS)
-        by_title: dict[str, list[str]] = {}
-        for title, meta in pairs:
-            by_title.setdefault(title, []).append(meta)
-        assert len(by_title) == len(RUNS)
-        for metas in by_title.values():
-            kinds = sorted(m.split(" · ")[0] for m in metas if m.startswith(("stream ·", "rpc log ·")))
-            assert len(kinds) == 1  # (one of the two is the stream, the other the session file)
-            assert len({re.search(r"(\d+) msgs", m).group(1) for m in metas}) == 1
+        listed = list(zip(shown[::2], shown[1::2]))  # (title, what it is · when · msgs · model)
+        streams = [(t, m) for t, m in listed if m.startswith(("stream · ", "rpc log · "))]
+        sessions = [(t, m) for t, m in listed if (t, m) not in streams]
+        assert sorted(m.split(" · ")[0] for _, m in streams) == sorted(
+            "stream" if r["mode"] == "json" else "rpc log" for r in RUNS.values())
+        assert len(sessions) == sum(len(r["sessionFiles"]) for r in RUNS.values())
+        msgs = lambda m: re.search(r"(\d+) msgs", m).group(1)  # noqa: E731
+        for run in (r for r in RUNS if len(RUNS[r]["sessionFiles"]) == 1):
+            (f,) = _written(folder, run)
+            first = f.name or f.message(next(i for i in _persisted(f) if f.roles[i] == "user"))["content"][0]["text"]
+            ours = [msgs(m) for t, m in streams if first.startswith(t.rstrip("…"))]
+            pis = [msgs(m) for t, m in sessions if first.startswith(t.rstrip("…"))]
+            assert ours == pis and len(ours) == 1
 
 
 @pytest.mark.parametrize("run", sorted(RUNS))

@@ -1,5 +1,5 @@
-// Headless runs of Pi's own CLI, recorded as Pi writes them: `pi -p --mode json` streams and a
-// `pi --mode rpc` log (every byte Pi wrote on stdout), with the session files the same runs
+// Headless runs of Pi's own CLI, recorded as Pi writes them: `pi -p --mode json` streams and
+// `pi --mode rpc` logs (every byte Pi wrote on stdout), with the session files the same runs
 // wrote, side by side in OUT_DIR (a stream and session files mixed in one folder, as users
 // keep them). The model is scripted (tools/pi_written/scripted_model.mjs); everything else is
 // Pi 1.5.2: its agent loop, its tools working in a real folder, its session manager.
@@ -136,6 +136,12 @@ await rpcRun("rpc", [
   { cmd: { id: "compact", type: "compact" } },
   { cmd: { id: "prompt-3", type: "prompt", message: "What is left to do?" }, until: ["response", "settled"] },
   { cmd: { id: "state-2", type: "get_state" } },
+]);
+await rpcRun("rpc-new-session", [
+  { cmd: { id: "prompt-1", type: "prompt", message: "What does greet.py do?" }, until: ["response", "settled"] },
+  { cmd: { id: "new", type: "new_session" } },
+  { cmd: { id: "prompt-2", type: "prompt", message: "Start a changelog." }, until: ["response", "settled"] },
+  { cmd: { id: "state", type: "get_state" } },
 ]);
 writeFileSync(join(out, "runs.json"), `${JSON.stringify(manifest, null, 1)}\n`);
 rmSync(base, { recursive: true, force: true });

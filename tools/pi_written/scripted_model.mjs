@@ -59,6 +59,13 @@ const RUNS = {
       + "`greet()` lacks a comma.\n\n## Next steps\n- Fix `greet.py`.")]),
     say([fauxText("From the summary: the fix left is the comma in `greet()`.")]),
   ],
+  // pi --mode rpc: a prompt, then new_session and a prompt in the new session
+  "rpc-new-session": [
+    say([fauxText("It greets someone by name: `greet(\"Ada\")`.")]),
+    say([call("write", { path: "CHANGELOG.md", content: "# Changelog\n\n- Started afresh.\n" }, "call_write_log")],
+      "toolUse"),
+    say([fauxText("Wrote CHANGELOG.md.")]),
+  ],
 };
 
 export default function (pi) {
