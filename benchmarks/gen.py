@@ -22,9 +22,14 @@ sessions: thinking blocks with signatures, bash/read/edit/write/grep tool calls 
 newlines, tabs, non-ASCII, emoji and ANSI escapes, assistant usage with cost, forks, branch
 summaries, compactions with system checkpoints, labels, names, model and thinking changes.
 
+``store15k``, ``store50k``
+    Sessions roots of 15,000 sessions (~750 MB, 60 project folders) and 50,000 sessions
+    (~2.5 GB, 200 project folders): copies of a pool of 1,000 small generated sessions
+    (12-200 KB, ~50 KB on average), each with its own id, file name, header time and cwd.
+
 Usage::
 
-    python benchmarks/gen.py big|store|all [--out benchmarks/data] [--jobs N] [--force]
+    python benchmarks/gen.py big|store|store15k|store50k|all [--out benchmarks/data] [--jobs N] [--force]
 
 Each output directory gets a marker ``.gen-marker.json`` (generator version, parameters, and
 what was written: files, bytes, entries).  When the marker matches, generation is skipped.
@@ -61,6 +66,16 @@ BIG_PARAMS = {
     "compactions": 3,
     "labels": 16,
     "big_range": [100_000, 3_000_000],
+}
+
+#: Stores of many small sessions (issue 21: listing at ten times the size): a pool of sessions
+#: generated once, then written as copies, each with its own session id, file name, header
+#: time and cwd, under many project folders (see copies_store).
+COPIES_PARAMS = {
+    "store15k": {"seed": 15000, "sessions": 15_000, "projects": 60, "pool": 1000, "mean_bytes": 41_500,
+                 "start": "2025-10-01T00:00:00.000Z"},
+    "store50k": {"seed": 50000, "sessions": 50_000, "projects": 200, "pool": 1000, "mean_bytes": 41_500,
+                 "start": "2025-10-01T00:00:00.000Z"},
 }
 
 STORE_PARAMS = {
@@ -896,7 +911,69 @@ def _resolve_parents(jobs: list[dict]):
 
 def _marker_params(which: str) -> dict:
     return {"generator_version": GEN_VERSION, "which": which,
-            "params": BIG_PARAMS if which == "big" else STORE_PARAMS}
+            "params": BIG_PARAMS if which == "big" else COPIES_PARAMS.get(which, STORE_PARAMS)}
+
+
+def pool_jobs(which: str, pool_dir: str) -> list[dict]:
+    """The pool a copies store is written from: small sessions, log-uniform 12-200 KB scaled
+    to the store's mean size, in one folder."""
+    p = COPIES_PARAMS[which]
+    r = random.Random(p["seed"])
+    sizes = [math.exp(r.uniform(math.log(12e3), math.log(200e3))) for _ in range(p["pool"])]
+    k = p["mean_bytes"] / (sum(sizes) / len(sizes))
+    start0 = piwriter.ms_of(p["start"])
+    os.makedirs(pool_dir, exist_ok=True)
+    jobs = []
+    for i, size in enumerate(sizes):
+        size = int(size * k)
+        kw = {"min_entries": max(6, int(size * 0.8 / SMALL_AVG)), "min_bytes": size, "big_range": (5_000, 40_000),
+              "big_share": 0.2, "forks": 0, "compactions": 0,
+              "labels": r.randint(1, 3) if r.random() < 0.1 else 0,
+              "name": r.choice(SESSION_NAMES) if r.random() < 0.4 else None,
+              "parent_session": None, "model": r.randrange(len(MODELS)), "thinking": r.random() < 0.8}
+        jobs.append({"seed": p["seed"] * 100_000 + i * 7, "start_ms": start0 + int(r.uniform(0, 330 * 86400_000)),
+                     "dir": pool_dir, "cwd": "/home/bench/pool", "kw": kw})
+    return jobs
+
+
+def copies_store(which: str, out: str, pool: list[dict]) -> list[dict]:
+    """Write ``which`` from the generated ``pool`` (results of _gen_one): each copy is a
+    pool session (chosen at random) whose header line is replaced (a new uuidv7 id, a
+    header time up to a day after the pool session's, the project's cwd), written as
+    ``<project>/<time>_<id>.jsonl``; its mtime is the pool file's plus the same shift. The
+    entries are the pool session's own (so copies of one pool session share their last
+    activity, hence their ``modified``)."""
+    p = COPIES_PARAMS[which]
+    r = random.Random(p["seed"] + 1)
+    weights = [1 / (j + 1) ** 0.9 for j in range(p["projects"])]
+    texts = []
+    for res in sorted(pool, key=lambda x: x["path"]):
+        with open(res["path"], "rb") as f:
+            head, rest = f.read().split(b"\n", 1)
+        h = json.loads(head)
+        texts.append((piwriter.ms_of(h["timestamp"]), os.stat(res["path"]).st_mtime, rest, res["entries"]))
+    out_rows = []
+    made = set()
+    for i in range(p["sessions"]):
+        start, mtime, rest, entries = texts[r.randrange(len(texts))]
+        proj = r.choices(range(p["projects"]), weights=weights)[0]
+        cwd = f"/home/bench/p{proj}"
+        d = os.path.join(out, which, piwriter.project_dir(cwd))
+        if d not in made:
+            os.makedirs(d, exist_ok=True)
+            made.add(d)
+        shift = r.randrange(0, 86400_000)
+        sid = uuid7(r, start + shift)
+        head = _dump_line(piwriter.header(sid, iso(start + shift), cwd))
+        path = os.path.join(d, _file_name(start + shift, sid))
+        with open(path, "wb") as f:
+            f.write(head)
+            f.write(rest)
+        t = mtime + shift / 1000
+        os.utime(path, (t, t))
+        out_rows.append({"path": path, "bytes": len(head) + len(rest), "entries": entries, "forks": 0,
+                         "counts": {}})
+    return out_rows
 
 
 def _read_marker(d: str) -> dict | None:
@@ -926,6 +1003,13 @@ def generate(which_list: list[str], out: str, jobs_n: int | None = None, force: 
             print(f"{w}: up to date ({os.path.join(out, w)})", file=sys.stderr)
     if not todo:
         return {}
+    copies = [w for w in todo if w in COPIES_PARAMS]
+    todo = [w for w in todo if w not in COPIES_PARAMS]
+    summary = {}
+    for w in copies:
+        summary[w] = _generate_copies(w, out, jobs_n)
+    if not todo:
+        return summary
     plans = {}
     for w in todo:
         d = os.path.join(out, w)
@@ -948,7 +1032,6 @@ def generate(which_list: list[str], out: str, jobs_n: int | None = None, force: 
             for (w, _), res in zip(flat, ex.map(_gen_one, [j for _, j in flat], chunksize=4)):
                 results[w].append(res)
     elapsed = time.perf_counter() - t0
-    summary = {}
     for w, rs in results.items():
         rs.sort(key=lambda x: x["path"])
         root = os.path.join(out, w)
@@ -973,9 +1056,39 @@ def generate(which_list: list[str], out: str, jobs_n: int | None = None, force: 
     return summary
 
 
+def _generate_copies(which: str, out: str, jobs_n: int | None) -> dict:
+    t0 = time.perf_counter()
+    d = os.path.join(out, which)
+    pool_dir = os.path.join(out, f".pool-{which}")
+    for x in (d, pool_dir):
+        if os.path.isdir(x):
+            shutil.rmtree(x)
+    jobs = pool_jobs(which, pool_dir)
+    n = jobs_n or os.cpu_count() or 1
+    if n == 1:
+        pool = [_gen_one(j) for j in jobs]
+    else:
+        with ProcessPoolExecutor(n) as ex:
+            pool = list(ex.map(_gen_one, jobs, chunksize=16))
+    rs = copies_store(which, out, pool)
+    shutil.rmtree(pool_dir)
+    m = _marker_params(which)
+    m.update({"files": len(rs), "bytes": sum(x["bytes"] for x in rs), "entries": sum(x["entries"] for x in rs),
+              "generated_in_s": round(time.perf_counter() - t0, 1),
+              "projects": len({os.path.dirname(x["path"]) for x in rs}),
+              "largest": max(x["bytes"] for x in rs), "smallest": min(x["bytes"] for x in rs),
+              "pool_named": sum(1 for x in pool if x["counts"].get("session_info"))})
+    with open(os.path.join(d, MARKER), "w") as f:
+        json.dump(m, f, indent=1, ensure_ascii=False)
+    print(f"{which}: {m['files']} files, {m['bytes'] / 1e6:.1f} MB, {m['entries']} entries "
+          f"({m['generated_in_s']:.1f} s wall)", file=sys.stderr)
+    return m
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("which", choices=["big", "store", "all"])
+    ap.add_argument("which", choices=["big", "store", "store15k", "store50k", "all"],
+                    help="all: big and store (the copies stores only when named)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
     ap.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     ap.add_argument("--force", action="store_true", help="regenerate even if the marker matches")

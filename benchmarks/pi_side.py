@@ -91,6 +91,10 @@ def measure(cmd: list[str], runs: int = 3, *, warmup: int = 0, cwd: str | None =
 # ----------------------------------------------------------------------------------------------
 
 def reference_dir() -> str:
+    """Pi's reference scripts: ``$PITUI_PI_REFERENCE``, else ``../shared/pi-reference`` beside
+    the repository (a git worktree elsewhere names it with the variable)."""
+    if os.environ.get("PITUI_PI_REFERENCE"):
+        return os.environ["PITUI_PI_REFERENCE"]
     return os.path.normpath(os.path.join(REPO, "..", "shared", "pi-reference"))
 
 

@@ -23,6 +23,9 @@ Figures:
   list-cold  `pitui list ROOT --json` with an empty cache; Pi: listAll over the store.
   list-warm  the same with the index filled and nothing changed.
   list-grow  one session appended to (Pi appends), then listed: read from where the index stopped.
+  --only list  the listing alone on several stores (--stores store,store15k,store50k): Pi's
+           listAll, then pitui's cold / warm / grown list of the whole store, for this tree
+           and --compare SRC in turns (the grown file is cut back to its old size after).
   search   `pitui search Q STORE --limit 20` for each query form, index warm, beside one
            `grep -rliF` pass over the store; the index built cold and its size
            (benchmarks/search_bench.py; `--only search` runs it alone).
@@ -182,6 +185,116 @@ def bench_list(store: str, runs: int) -> dict:
     return out
 
 
+def _grow_once(target: str, k: int) -> tuple[int, int]:
+    """Append one user message to ``target`` (as Pi appends); returns what to restore."""
+    st = os.stat(target)
+    with open(target, "rb") as f:
+        f.seek(max(0, st.st_size - 65536))
+        last = json.loads(f.read().splitlines()[-1])
+    entry = piwriter.entry("message", f"grow{k:04d}", last.get("id"), "2026-11-21T12:00:00.000Z",
+                           message=piwriter.user_message("appended", 1795262400000))
+    with open(target, "ab") as f:
+        f.write((piwriter.dumps(entry) + "\n").encode())
+    return st.st_size, st.st_mtime_ns
+
+
+def _restore(target: str, size: int, mtime_ns: int) -> None:
+    with open(target, "r+b") as f:
+        f.truncate(size)
+    os.utime(target, ns=(mtime_ns, mtime_ns))
+
+
+def store_stats(store: str) -> tuple[int, float]:
+    n = total = 0
+    for dp, _, fs in os.walk(store):
+        for f in fs:
+            if f.endswith(".jsonl"):
+                n += 1
+                total += os.path.getsize(os.path.join(dp, f))
+    return n, total / 1e6
+
+
+def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: str | None,
+                      pi_runs: int | None) -> list[dict]:
+    """For each store: Pi's listAll, then pitui's `list ROOT --json` cold (empty cache), warm
+    (nothing changed) and grown (one session appended to, in the store itself, then cut back
+    to its old size and mtime), for this tree and ``compare`` (another source tree, run with
+    PYTHONPATH), taken in turns in the same rounds."""
+    trees = {"after": REPO}
+    if compare:
+        trees["before"] = os.path.abspath(compare)
+    out = []
+    for store in stores:
+        n, mb = store_stats(store)
+        print(f"{os.path.basename(store)}: {n} sessions, {mb:.0f} MB", flush=True)
+        reps = pi_runs if pi_runs is not None else (3 if n < 20_000 else 1)
+        pi = pi_side.pi_list(store, reps, pkg) if pkg else None
+        if pi:
+            print(f"  Pi listAll: {pi['median_s']:.2f} s (runs {pi['runs']})", flush=True)
+        # the newest session file, appended to for the grown figure
+        target = max((os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")),
+                     key=lambda p: os.stat(p).st_mtime_ns)
+        got: dict = {t: {"cold": [], "warm": [], "grow": [], "peak_mib": 0} for t in trees}
+        caches = {}
+        for k in range(runs):
+            for t, src in (trees.items() if k % 2 == 0 else reversed(list(trees.items()))):
+                env = {**os.environ, "PYTHONPATH": src}
+                cmd = [PY, "-m", "pitui.cli", "list", store, "--json"]
+                shutil.rmtree(caches.get(t, "/nonexistent"), ignore_errors=True)
+                caches[t] = tempfile.mkdtemp(prefix="pitui-bench-")
+                env["PITUI_CACHE_DIR"] = caches[t]
+                r = pi_side.measure_once(cmd, env=env)
+                got[t]["cold"].append(r["wall_s"])
+                got[t]["peak_mib"] = max(got[t]["peak_mib"], r["peak_mib"])
+                for _ in range(2):
+                    r = pi_side.measure_once(cmd, env=env)
+                    got[t]["warm"].append(r["wall_s"])
+                size, mtime = _grow_once(target, k)
+                try:
+                    r = pi_side.measure_once(cmd, env=env)
+                    got[t]["grow"].append(r["wall_s"])
+                finally:
+                    _restore(target, size, mtime)
+                pi_side.measure_once(cmd, env=env)  # (the file as it was, in the index again)
+        for t in trees:
+            shutil.rmtree(caches.get(t, "/nonexistent"), ignore_errors=True)
+        row = {"store": os.path.basename(store), "sessions": n, "mb": mb, "pi": pi["median_s"] if pi else None,
+               "pi_runs": pi["runs"] if pi else None, "pi_peak_mib": pi["peak_mib"] if pi else None}
+        for t, g in got.items():
+            row[t] = {k: statistics.median(g[k]) for k in ("cold", "warm", "grow")}
+            row[t]["runs"] = {k: g[k] for k in ("cold", "warm", "grow")}
+            row[t]["peak_mib"] = g["peak_mib"]
+        out.append(row)
+        print(list_report([row]), flush=True)
+    return out
+
+
+def list_report(rows: list[dict], markdown: bool = False) -> str:
+    def ratio(x, pi):
+        return f"{x / pi:.3f}x" if pi else "n/a"
+
+    lines = []
+    if markdown:
+        lines.append("| store | Pi listAll | tree | cold (x Pi) | warm (x Pi) | after one session grew (x Pi) |")
+        lines.append("|---|---|---|---|---|---|")
+    for row in rows:
+        pi = row["pi"]
+        for t in ("before", "after"):
+            if t not in row:
+                continue
+            c, w, g = row[t]["cold"], row[t]["warm"], row[t]["grow"]
+            if markdown:
+                lines.append(f"| {row['store']} ({row['sessions']:,} sessions, {row['mb']:,.0f} MB) | "
+                             f"{pi:.2f} s | {t} | {c:.2f} s ({ratio(c, pi)}) | {w:.3f} s ({ratio(w, pi)}) | "
+                             f"{g:.3f} s ({ratio(g, pi)}) |" if pi else f"| {row['store']} | skipped | {t} | "
+                             f"{c:.2f} s | {w:.3f} s | {g:.3f} s |")
+            else:
+                lines.append(f"  {row['store']} {t}: cold {c:.2f} s ({ratio(c, pi)}), warm {w:.3f} s "
+                             f"({ratio(w, pi)}), grown {g:.3f} s ({ratio(g, pi)})  [<= 0.25x, <= 0.03x]; "
+                             f"runs {row[t]['runs']}; peak {row[t]['peak_mib']:.0f} MiB")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
@@ -190,9 +303,35 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--skip-pi", action="store_true")
-    ap.add_argument("--only", choices=("all", "search"), default="all",
-                    help="search: only the search figures (benchmarks/search_bench.py)")
+    ap.add_argument("--only", choices=("all", "search", "list"), default="all",
+                    help="search: only the search figures (benchmarks/search_bench.py); list: only the "
+                    "listing figures, for each of --stores")
+    ap.add_argument("--stores", default="store,store15k,store50k",
+                    help="with --only list: stores under benchmarks/data (comma-separated; gen.py makes them)")
+    ap.add_argument("--compare", metavar="SRC", help="with --only list: another pitui source tree, in the same rounds")
+    ap.add_argument("--pi-runs", type=int, default=None,
+                    help="with --only list: Pi's listAll runs per store (default 3; 1 from 20,000 sessions)")
     args = ap.parse_args(argv)
+    if args.only == "list":
+        stores = []
+        for name in args.stores.split(","):
+            if pi_side._marker(name) is None:
+                subprocess.run([PY, os.path.join(BENCH, "gen.py"), name], check=True)
+            stores.append(os.path.join(pi_side.DATA, name))
+        for src in [REPO] + ([args.compare] if args.compare else []):
+            subprocess.run([PY, "-m", "compileall", "-q", os.path.join(src, "pitui")], check=True,
+                           stdout=subprocess.DEVNULL)
+        pkg = None if args.skip_pi else pi_side.setup_pi(quiet=True)
+        print(f"load average: {os.getloadavg()}", flush=True)
+        rows = bench_list_stores(stores, args.runs, pkg, args.compare, args.pi_runs)
+        print(f"load average: {os.getloadavg()}")
+        print(list_report(rows))
+        if args.markdown:
+            print(list_report(rows, markdown=True))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=2)
+        return 0
     if args.only == "search":
         return search_bench.main(["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
                                  + (["--json", args.json] if args.json else []))
