@@ -142,8 +142,7 @@ def _resolve_root(path: str | None, session_dir: str | None):
 
 def cmd_list(argv: list[str]) -> int:
     args = _list_parser().parse_args(argv)
-    from .core.store.listing import SessionIndex, list_sessions
-    from .core.timeutil import format_age
+    from .core.store.listing import SessionIndex, list_json, list_sessions
 
     try:
         root = _resolve_root(args.root, args.session_dir)
@@ -152,13 +151,12 @@ def cmd_list(argv: list[str]) -> int:
     from .core.text import json_safe, visible
 
     index = None if args.no_cache else SessionIndex()
-    infos = list_sessions(root, index)
     if args.json:
-        import orjson
-
-        data = orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2)
-        sys.stdout.buffer.write(json_safe(data) + b"\n")
+        sys.stdout.buffer.write(json_safe(list_json(root, index)) + b"\n")
         return 0
+    from .core.timeutil import format_age
+
+    infos = list_sessions(root, index)
     if not infos:
         sys.stderr.write(f"pitui: {visible(str(root.path))}: no sessions found\n")
         return 0

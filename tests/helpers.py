@@ -79,3 +79,33 @@ def bare_pane_app():
             return self.query_one(MessagePane)
 
     return BarePaneApp()
+
+
+def read_listing_index(cache: Path) -> tuple[dict, list[dict], list[bytes]]:
+    """The listing index in ``cache`` as (columns, rows as dicts of SessionInfo fields,
+    each row's stored output), to damage and write back with :func:`write_listing_index`."""
+    import orjson
+
+    from pitui.core.store import listing, listing_file
+
+    recs = listing_file.decode((cache / f"index-v{listing.INDEX_VERSION}.bin").read_bytes(), listing.INDEX_VERSION)
+    cols = {k: [getattr(r, k) for r in recs] for k in ("path", "project", "kind", "dev", "ino", "size", "mtime_ns",
+                                                       "mod", "err")}
+    rows = [dict(zip(listing._FIELDS, orjson.loads(bytes(r.row)))) for r in recs]
+    return cols, rows, [bytes(r.frag) for r in recs]
+
+
+def write_listing_index(cache: Path, cols: dict, rows: list, frags: list[bytes], *, raw_rows: bool = False) -> None:
+    """Write a listing index (with a right checksum) of ``cols``, ``rows`` (dicts of fields,
+    made arrays in the fields' order; or with ``raw_rows`` any value, dumped as it is) and
+    ``frags``: whatever they hold, as a hostile file could."""
+    import orjson
+
+    from pitui.core.store import listing, listing_file
+
+    texts = [orjson.dumps(r if raw_rows else [r.get(k) for k in listing._FIELDS]) for r in rows]
+    if isinstance(cols, dict) and "row" not in cols:
+        cols = {**cols, "row": [len(t) for t in texts], "frag": [len(f) for f in frags]}
+    blob = [x for pair in zip(texts, frags) for x in pair]
+    data = b"".join(listing_file.frame(orjson.dumps(cols), blob, listing.INDEX_VERSION))
+    (cache / f"index-v{listing.INDEX_VERSION}.bin").write_bytes(data)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import HEADER, assistant, user, write
+from helpers import HEADER, assistant, read_listing_index, user, write, write_listing_index
 from pitui.core import paths
 from pitui.core.open import skeleton_cache
 from pitui.core.store.discovery import resolve_root
@@ -113,40 +113,100 @@ def test_damage_found_in_the_middle_of_a_search_loses_no_result(tmp_path, monkey
 
 
 def _index_file(cache: Path) -> Path:
-    return cache / f"index-v{INDEX_VERSION}.json"
+    return cache / f"index-v{INDEX_VERSION}.bin"
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [
-        pytest.param(lambda rows: [{**r, "mtime_ns": "yesterday"} for r in rows], id="mtime-a-string"),
-        pytest.param(lambda rows: [{**r, "size": str(r["size"]), "mtime_ns": 0} for r in rows], id="size-a-string"),
-        pytest.param(lambda rows: [{**r, "message_count": None} for r in rows], id="count-null"),
-        pytest.param(lambda rows: [{**r, "first_message": ["x"]} for r in rows], id="text-a-list"),
-        pytest.param(lambda rows: [{k: v for k, v in r.items() if k != "path"} for r in rows], id="no-path"),
-        pytest.param(lambda rows: {r["path"]: r for r in rows}, id="rows-a-dict"),
-        pytest.param(lambda rows: [list(r.values()) for r in rows], id="rows-lists"),
-        pytest.param(lambda rows: None, id="rows-null"),
-    ],
-)
+def _cols(fn):
+    """A damage to the index's columns (read whenever the index is)."""
+    def damage(cols, rows, frags):
+        return fn(cols), rows, frags
+    return damage
+
+
+def _rows(fn):
+    """A damage to each row (read when a row is decoded: the app, `pitui list`)."""
+    def damage(cols, rows, frags):
+        return cols, [fn(r) for r in rows], frags
+    return damage
+
+
+COLUMN_DAMAGE = [
+    pytest.param(_cols(lambda c: {**c, "mtime_ns": ["yesterday"] * len(c["mtime_ns"])}), id="mtime-a-string"),
+    pytest.param(_cols(lambda c: {**c, "size": [str(x) for x in c["size"]]}), id="size-a-string"),
+    pytest.param(_cols(lambda c: {**c, "path": [None] * len(c["path"])}), id="path-null"),
+    pytest.param(_cols(lambda c: {k: v for k, v in c.items() if k != "path"}), id="no-path"),
+    pytest.param(_cols(lambda c: list(c.values())), id="columns-a-list"),
+    pytest.param(_cols(lambda c: {**c, "kind": c["kind"][1:]}), id="a-column-short"),
+]
+ROW_DAMAGE = [
+    pytest.param(_rows(lambda r: {**r, "message_count": None}), id="count-null"),
+    pytest.param(_rows(lambda r: {**r, "first_message": ["x"]}), id="text-a-list"),
+    pytest.param(_rows(lambda r: {**r, "subagent_transcripts": [1]}), id="transcripts-not-strings"),
+    pytest.param(_rows(lambda r: {**r, "ino": "x"}), id="ino-a-string"),
+]
+
+
+@pytest.mark.parametrize("damage", COLUMN_DAMAGE + ROW_DAMAGE)
 def test_a_listing_index_with_wrong_types_is_rebuilt_with_one_line(tmp_path, damage):
     root, cache = _store(tmp_path, 5), tmp_path / "cache"
     first = _cli("list", str(root), "--json", cache=cache)
-    assert first.returncode == 0 and first.stderr == ""
-    data = json.loads(_index_file(cache).read_bytes())
-    data["rows"] = damage(data["rows"])
-    _index_file(cache).write_text(json.dumps(data))
-    got = _cli("list", str(root), "--json", cache=cache)
+    text = _cli("list", str(root), cache=cache)
+    assert first.returncode == 0 and first.stderr == "" and text.stderr == ""
+    write_listing_index(cache, *damage(*read_listing_index(cache)))
+    # the text list decodes every row: a damaged column or row is found, said once, and
+    # the list is the same
+    got = _cli("list", str(root), cache=cache)
     assert got.returncode == 0, got.stderr
-    assert json.loads(got.stdout) == json.loads(first.stdout)
+    assert got.stdout == text.stdout
     lines = got.stderr.splitlines()
     assert len(lines) == 1 and "listing index" in lines[0] and "rebuilt" in lines[0]
     # ... and written again whole
     rebuilt = SessionIndex(cache)
-    rows = json.loads(_index_file(cache).read_bytes())["rows"]
+    _, rows, _ = read_listing_index(cache)
     assert rebuilt.load_error is None and len(rows) == 5 and all(rebuilt.get(r["path"]) for r in rows)
-    again = _cli("list", str(root), cache=cache)
-    assert again.returncode == 0 and again.stderr == ""
+    again = _cli("list", str(root), "--json", cache=cache)
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout
+
+
+@pytest.mark.parametrize("damage", COLUMN_DAMAGE)
+def test_damaged_columns_are_found_by_the_json_list_too(tmp_path, damage):
+    root, cache = _store(tmp_path, 5), tmp_path / "cache"
+    first = _cli("list", str(root), "--json", cache=cache)
+    write_listing_index(cache, *damage(*read_listing_index(cache)))
+    got = _cli("list", str(root), "--json", cache=cache)
+    assert got.returncode == 0 and got.stdout == first.stdout
+    lines = got.stderr.splitlines()
+    assert len(lines) == 1 and "listing index" in lines[0] and "rebuilt" in lines[0]
+
+
+@pytest.mark.parametrize("cut", [
+    pytest.param(lambda b: b[:-7], id="cut-short"),
+    pytest.param(lambda b: b[:len(b) // 2] + bytes([b[len(b) // 2] ^ 1]) + b[len(b) // 2 + 1:], id="one-bit"),
+    pytest.param(lambda b: b"\x00garbage{", id="garbage"),
+    pytest.param(lambda b: b.replace(b"\n", b" ", 2), id="no-lengths-line"),
+])
+def test_a_damaged_listing_index_file_is_rebuilt_with_one_line(tmp_path, cut):
+    root, cache = _store(tmp_path, 5), tmp_path / "cache"
+    first = _cli("list", str(root), "--json", cache=cache)
+    _index_file(cache).write_bytes(cut(_index_file(cache).read_bytes()))
+    got = _cli("list", str(root), "--json", cache=cache)
+    assert got.returncode == 0 and got.stdout == first.stdout
+    lines = got.stderr.splitlines()
+    assert len(lines) == 1 and "listing index" in lines[0] and "rebuilt" in lines[0]
+    assert SessionIndex(cache).load_error is None
+
+
+def test_a_stored_output_holding_a_control_character_is_not_printed(tmp_path):
+    """A hostile index (its checksum right) whose stored output holds a raw escape: the
+    list is made from the files, with one line saying so; no raw control byte is printed."""
+    root, cache = _store(tmp_path, 5), tmp_path / "cache"
+    first = _cli("list", str(root), "--json", cache=cache)
+    cols, rows, frags = read_listing_index(cache)
+    frags[0] = frags[0].replace(b'"id": "', b'"id": "\x1b[31m', 1)
+    write_listing_index(cache, cols, rows, frags)
+    got = _cli("list", str(root), "--json", cache=cache)
+    assert got.returncode == 0 and got.stdout == first.stdout and "\x1b" not in got.stdout
+    assert "listing index" in got.stderr and "control character" in got.stderr
 
 
 async def test_the_app_starts_on_damaged_caches_and_says_so(make_app, settle, tmp_path, monkeypatch):
@@ -157,9 +217,9 @@ async def test_the_app_starts_on_damaged_caches_and_says_so(make_app, settle, tm
     monkeypatch.setattr(PituiApp, "notify", lambda self, m, *a, **k: (notes.append(str(m)), orig(self, m, *a, **k)))
     root, cache = _store(tmp_path, 5), tmp_path / "cache"
     list_sessions(resolve_root(root), SessionIndex(cache))
-    data = json.loads(_index_file(cache).read_bytes())
-    data["rows"][0]["size"] = "big"
-    _index_file(cache).write_text(json.dumps(data))
+    cols, rows, frags = read_listing_index(cache)
+    rows[0]["size"] = "big"
+    write_listing_index(cache, cols, rows, frags)
     app = make_app(root, index=SessionIndex(cache))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -280,7 +340,7 @@ def test_the_cache_folder_is_private_and_so_are_its_files(tmp_path, monkeypatch)
         os.umask(old)
     assert _mode(cache) == 0o700 and _mode(cache / "skeletons") == 0o700
     files = [p for p in cache.rglob("*") if p.is_file()]
-    assert {p.name.split(".")[-1] for p in files} >= {"json", "sqlite3", "skeleton"}
+    assert {p.name.split(".")[-1] for p in files} >= {"bin", "sqlite3", "skeleton"}
     assert all(_mode(p) == 0o600 for p in files), [(p, oct(_mode(p))) for p in files]
 
 

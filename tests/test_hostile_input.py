@@ -329,7 +329,7 @@ def test_the_listing_index_keeps_a_bounded_first_message(tmp_path, capsysbinary)
     (cache / "index-v3.json").write_bytes(b'{"version": 3, "rows": []}')  # (whole first messages: removed)
     assert main(["list", str(root), "--json"]) == 0
     assert json.loads(_out(capsysbinary))[0]["firstMessage"] == long_text
-    [index] = cache.glob("index-v*.json")
+    [index] = cache.glob("index-v*")
     assert index.name != "index-v3.json" and index.stat().st_size < 10_000  # (it held the whole megabyte)
     row = SessionIndex(cache).get(str(f))
     assert row is not None and row.first_message == long_text[:FIRST_MESSAGE_CHARS]

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import _ms, assistant, entry, line, user, write
+from helpers import _ms, assistant, entry, line, read_listing_index, user, write, write_listing_index
 from pitui.core.model.summary import cut_words
 from pitui.core.store import listing
 from pitui.core.store.discovery import SessionRoot, resolve_root, transcript_candidates
@@ -194,7 +194,7 @@ def test_the_index_keeps_the_transcripts_and_rebuilds_an_older_one(shop, tmp_pat
     again = SessionIndex(cache)
     assert again.get(paths(shop)["parent"]).subagent_transcripts[0].endswith("aaaa_scout.jsonl")
     # an index of version 5 (rows without the field) is not read: its rows would say "none"
-    (cache / f"index-v{INDEX_VERSION}.json").unlink()
+    (cache / f"index-v{INDEX_VERSION}.bin").unlink()
     (cache / "index-v5.json").write_bytes(orjson.dumps({"version": 5, "rows": []}))
     assert SessionIndex(cache).get(paths(shop)["parent"]) is None
 
@@ -202,12 +202,11 @@ def test_the_index_keeps_the_transcripts_and_rebuilds_an_older_one(shop, tmp_pat
 def test_an_index_row_whose_transcripts_are_not_strings_is_thrown_away(shop, tmp_path, capsys):
     cache = tmp_path / "cache"
     list_sessions(resolve_root(str(shop)), SessionIndex(cache))
-    f = cache / f"index-v{INDEX_VERSION}.json"
-    data = orjson.loads(f.read_bytes())
-    data["rows"][0]["subagent_transcripts"] = [1]
-    f.write_bytes(orjson.dumps(data))
+    cols, rows, frags = read_listing_index(cache)
+    rows[0]["subagent_transcripts"] = [1]
+    write_listing_index(cache, cols, rows, frags)
     index = SessionIndex(cache)
-    assert index.get(data["rows"][0]["path"]) is None
+    assert index.get(rows[0]["path"]) is None
     assert "not a string" in (index.load_error or "")
 
 

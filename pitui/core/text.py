@@ -83,6 +83,16 @@ def clean(value: Any, *, block: bool = False) -> str:
 _JSON_C1_RE = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
 
 
+def _has_c1(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds a C1 control (``\\xc2`` then ``\\x80``-``\\x9f``)."""
+    i = data.find(b"\xc2")
+    while i >= 0:
+        if i + 1 < len(data) and 0x80 <= data[i + 1] <= 0x9f:
+            return True
+        i = data.find(b"\xc2", i + 1)
+    return False
+
+
 def json_safe(data: bytes) -> bytes:
     """UTF-8 JSON text ``data`` with DEL and C1 controls written as ``\\u`` escapes.
 
@@ -90,7 +100,7 @@ def json_safe(data: bytes) -> bytes:
     terminals) pass raw, and they can only stand inside strings. Escaped, the JSON value
     is exactly the same (``--json`` output round-trips) and no byte of it acts on a
     terminal it is printed to."""
-    if _JSON_C1_RE.search(data) is None:
+    if b"\x7f" not in data and not _has_c1(data):  # (found at memory speed: the usual case)
         return data
     return _JSON_C1_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data)
 

@@ -231,7 +231,7 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
             yield from _mapped_blocks(m, start, stop)
             return
     f.seek(start)
-    buf = bytearray(CHUNK)
+    buf = bytearray(_first_buffer(f, start))
     filled = 0
     pos = 0
     base = start  # file offset of buf[0]
@@ -267,6 +267,17 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
             buf.extend(bytes(len(buf)))  # a line longer than the buffer
     if pos < filled:
         yield buf, pos, filled, base, False
+
+
+def _first_buffer(f: BinaryIO, start: int) -> int:
+    """The read buffer's first size: CHUNK, or what is left of a smaller file (a small
+    session is read in one block without making CHUNK bytes first; it grows for a file
+    that grows, or a line longer than it)."""
+    try:
+        left = os.fstat(f.fileno()).st_size - start
+    except (OSError, ValueError, AttributeError):  # (no file behind it: BytesIO)
+        return CHUNK
+    return max(64 * 1024, min(CHUNK, left + 1))
 
 
 def _map(f: BinaryIO):

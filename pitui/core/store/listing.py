@@ -2,7 +2,9 @@
 
 A file is read once; what the list needs (header, name, message count, the start of the
 first user message, last activity, model) is kept in an index under the user cache folder,
-keyed by path, device, inode, size and mtime. The same file that only grew (Pi appends) is
+keyed by path, device, inode, size and mtime, with each row's ``pitui list --json`` object
+as printed (:mod:`.listing_file`): a warm list stats every file and prints the rows of
+unchanged ones from there, decoding none; the app and search decode the rows they use. The same file that only grew (Pi appends) is
 read from where the index stopped. Lines are parsed whole only when they can change the answer (the header,
 names, the first user message, model changes, subagent results, lines whose shape is not Pi's
 usual one).
@@ -26,19 +28,22 @@ from typing import Callable, Iterable
 
 import orjson
 
+from . import listing_file
 from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
+from .listing_file import Rec
 from ..read.lines import NotRegular, file_fingerprint, iter_line_spans, open_regular, parse_line, read_span
 from ..read.normalize import json_text
 from ..read.sniff import EVENT_TYPES, event_type_at
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
 
-__all__ = ["SessionInfo", "SessionIndex", "NO_MESSAGES", "scan_info", "list_sessions", "subagent_parents", "INDEX_VERSION",
-           "default_cache_dir"]
+__all__ = ["SessionInfo", "SessionIndex", "NO_MESSAGES", "scan_info", "list_sessions", "list_json", "subagent_parents",
+           "INDEX_VERSION", "default_cache_dir"]
 
-INDEX_VERSION = 7  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
+INDEX_VERSION = 8  # 4: first messages kept as a bounded prefix and where their line lies; 5: rows
 # hold the file's device and inode; 6: rows hold the transcripts their subagent runs record;
-# 7: event streams listed as what they are (``log``)
+# 7: event streams listed as what they are (``log``); 8: a file of columns and each row's
+# texts, its output among them (listing_file.py)
 
 #: Characters of a first message the index keeps (after its leading white space, of which
 #: at most FIRST_MESSAGE_LEAD more): the lists show its first line's first 300 or fewer.
@@ -453,20 +458,23 @@ def _stream_info(info: SessionInfo, f) -> SessionInfo:
 
 
 class SessionIndex:
-    """The persistent listing index: one orjson file in pitui's cache folder.
+    """The persistent listing index: one file in pitui's cache folder (:mod:`.listing_file`).
 
-    Versioned; a file that does not parse, or whose rows are not rows (a field of the wrong
-    type, a row that is not an object), is thrown away and rebuilt, with a notice
-    (:func:`paths.notice`). Writes are atomic (temporary file + rename), so a crash never
-    leaves a half-written index, and private (see :mod:`paths`: a cache folder that is
-    another user's is not used).
+    Versioned; a file that is damaged (its checksum, lengths or columns wrong) is thrown away
+    and rebuilt, and so is a row whose fields are not a session's when it is decoded, each
+    with a notice (:func:`paths.notice`). Rows are decoded only when asked for (the app, a
+    file that grew); ``pitui list --json`` prints the unchanged ones from their stored
+    output. Writes are atomic (temporary file + rename), so a crash never leaves a
+    half-written index, and private (see :mod:`paths`: a cache folder that is another
+    user's is not used).
     """
 
     def __init__(self, cache_dir: str | os.PathLike | None = None, *, enabled: bool = True):
         self.enabled = enabled
         self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        self.file = self.dir / f"index-v{INDEX_VERSION}.json"
-        self._rows: dict[str, SessionInfo] = {}
+        self.file = self.dir / f"index-v{INDEX_VERSION}.bin"
+        self._recs: dict[str, Rec] = {}
+        self._sorted = True  # _recs is in the list's order (as saved)
         self._dirty = False
         self._lock = threading.Lock()
         self.load_error: str | None = None
@@ -481,61 +489,142 @@ class SessionIndex:
         try:
             raw = self.file.read_bytes()
         except FileNotFoundError:
+            self._dirty = any(self.dir.glob("index-v*.json"))  # an older version's: deleted on save
             return
         except OSError as exc:
             self.load_error = str(exc)
             return
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            self._thrown_away(f"not JSON: {exc}")
-            return
-        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
+            recs = listing_file.decode(raw, INDEX_VERSION)
+        except listing_file.OtherVersion:
             self._dirty = True  # another version's: rebuilt (nothing is wrong)
             return
-        rows = _rows_of(data.get("rows"))
-        if isinstance(rows, str):
-            self._thrown_away(rows)
+        except listing_file.Damaged as exc:
+            self._thrown_away(str(exc))
             return
-        self._rows = rows
+        self._recs = {r.path: r for r in recs}
 
     def _thrown_away(self, why: str) -> None:
         self.load_error = f"index was unreadable and is rebuilt ({why})"
         notice(f"{self.file}: the listing index was damaged ({why}) and is rebuilt")
-        self._rows = {}
-        self._dirty = True
+        with self._lock:
+            self._recs = {}
+            self._dirty = True
 
     def get(self, path: str) -> SessionInfo | None:
-        return self._rows.get(path)
+        rec = self._recs.get(path)
+        return self.info(rec) if rec is not None else None
+
+    def info(self, rec: Rec) -> SessionInfo | None:
+        """``rec``'s SessionInfo, decoded from its row (once); None when the row is not a
+        session's (it is dropped, with a notice: its file is read again)."""
+        if rec.info is not None:
+            return rec.info  # type: ignore[return-value]
+        got = _info_of_row(rec.row)
+        if isinstance(got, str):
+            notice(f"{self.file}: the listing index was damaged ({got}) and is rebuilt")
+            self.load_error = f"index was unreadable and is rebuilt ({got})"
+            with self._lock:
+                if self._recs.get(rec.path) is rec:
+                    del self._recs[rec.path]
+                    self._dirty = True
+            return None
+        got.project, got.kind = rec.project, rec.kind
+        with self._lock:
+            if self._recs.get(rec.path) is rec:
+                self._recs[rec.path] = rec._replace(info=got)  # (same place: the order holds)
+        return got
 
     def put(self, info: SessionInfo) -> None:
+        self.put_rec(_rec_of(info))
+
+    def put_rec(self, rec: Rec) -> None:
         with self._lock:
-            self._rows[info.path] = info
+            self._recs[rec.path] = rec
             self._dirty = True
+            self._sorted = False
+
+    def _relabel(self, rec: Rec, project: str, kind: str) -> Rec:
+        """``rec`` listed under another project folder or kind (its output made again)."""
+        info = rec.info
+        if info is not None:
+            info.project, info.kind = project, kind  # type: ignore[attr-defined]
+        new = rec._replace(project=project, kind=kind, frag=b"")
+        with self._lock:
+            if self._recs.get(rec.path) is rec:
+                self._recs[rec.path] = new
+                self._dirty = True
+        return new
+
+    def _set_frag(self, rec: Rec, frag: bytes) -> None:
+        with self._lock:
+            cur = self._recs.get(rec.path)
+            if cur is not None and cur.ino == rec.ino and cur.size == rec.size and cur.mtime_ns == rec.mtime_ns:
+                self._recs[rec.path] = cur._replace(frag=frag)
+                self._dirty = True
 
     def forget_missing(self, present: Iterable[str]) -> None:
         keep = set(present)
         with self._lock:
-            for p in [p for p in self._rows if p not in keep]:
-                del self._rows[p]
+            for p in [p for p in self._recs if p not in keep]:
+                del self._recs[p]
                 self._dirty = True
+
+    def in_order(self, paths: set[str]) -> list[Rec] | None:
+        """The rows of ``paths`` in the list's order when the index is in it (nothing
+        changed since it was saved sorted), else None."""
+        with self._lock:
+            if not self._sorted:
+                return None
+            return [r for p, r in self._recs.items() if p in paths]
+
+    def recent(self, root: SessionRoot, n: int) -> list[SessionInfo]:
+        """Up to ``n`` rows under ``root``, first in the list's order, as the index last
+        had them: what the app shows before the store is looked at."""
+        base = str(root.path)
+        prefix = base + os.sep
+        if root.kind == "file":
+            def keep(p: str) -> bool:
+                return p == base
+        elif root.kind == "flat":
+            def keep(p: str) -> bool:
+                return p.startswith(prefix) and os.sep not in p[len(prefix):]
+        else:
+            def keep(p: str) -> bool:
+                return p.startswith(prefix)
+        with self._lock:
+            recs = list(self._recs.values())
+            ordered = self._sorted
+        if not ordered:
+            recs = sort_recs(recs)
+        out = []
+        for r in recs:
+            if keep(r.path):
+                info = self.info(r)
+                if info is not None:
+                    out.append(info)
+                    if len(out) >= n:
+                        break
+        return out
 
     def save(self) -> None:
         if not self.enabled or not self._dirty:
             return
         with self._lock:
-            rows = [asdict(r) for r in self._rows.values()]
+            recs = list(self._recs.values())
             self._dirty = False
+            if not self._sorted:
+                recs = sort_recs(recs)
+                self._recs = {r.path: r for r in recs}
+                self._sorted = True
         try:
-            data = orjson.dumps({"version": INDEX_VERSION, "rows": rows})
+            pieces = listing_file.encode(recs, INDEX_VERSION, FRAG_KEEP)
         except TypeError:
-            # A row JSON cannot hold (a file name that is not UTF-8): left out, so it is
-            # read again next time, and every other row is kept.
-            data = orjson.dumps({"version": INDEX_VERSION, "rows": [r for r in rows if _encodable(r)]})
+            return  # (rows JSON cannot hold are left out by encode: not expected)
         try:
             if private_dir(self.dir) is None:
                 return
-            write_private(self.file, data)
+            write_private(self.file, pieces)
         except OSError:
             return  # a cache that cannot be written only costs time
         for old in range(1, INDEX_VERSION):  # (an older index can be large: v3 kept whole first messages)
@@ -545,12 +634,31 @@ class SessionIndex:
                 pass
 
 
-def _encodable(row) -> bool:
+#: A row's output is kept in the index up to this size (a longer one, a first message of
+#: megabytes, is made again when printed, reading the message from its file).
+FRAG_KEEP = 64 * 1024
+
+_FIELDS = tuple(SessionInfo.__dataclass_fields__)
+
+
+def _row_of(info: SessionInfo) -> bytes | None:
+    """``info``'s fields as the JSON array the index keeps; None when JSON cannot hold
+    them (a file name that is not UTF-8: such a row is read again each time)."""
     try:
-        orjson.dumps(row)
+        return orjson.dumps([getattr(info, f) for f in _FIELDS])
     except TypeError:
-        return False
-    return True
+        return None
+
+
+def _frag_of(info: SessionInfo) -> bytes:
+    """``info``'s object in ``pitui list --json`` exactly as printed in the list (indented
+    by two within it; json_safe is applied to the whole output)."""
+    return orjson.dumps([info.to_pi_json()], option=orjson.OPT_INDENT_2)[2:-2]
+
+
+def _rec_of(info: SessionInfo, row: bytes | None | str = "", frag: bytes = b"") -> Rec:
+    return Rec(info.path, info.project, info.kind, info.dev, info.ino, info.size, info.mtime_ns,
+               float(info.modified_ms or 0), info.error is not None, _row_of(info) if row == "" else row, frag, info)
 
 
 _ROW_TYPES: dict[str, frozenset] | None = None
@@ -576,41 +684,31 @@ def _row_types() -> dict[str, frozenset]:
     return _ROW_TYPES
 
 
-def _rows_of(rows) -> dict[str, SessionInfo] | str:
-    """The index's rows by path, or why they are not rows. A row is an object whose known
-    fields hold the types SessionInfo gives them (missing ones take their defaults; keys
-    it does not know are left out), with a path."""
-    if not isinstance(rows, list):
-        return "its rows are not a list"
-    allowed = _row_types()
-    out: dict[str, SessionInfo] = {}
-    for row in rows:
-        if type(row) is not dict or type(row.get("path")) is not str:
-            return "a row that is not a session's"
-        for k, v in row.items():
-            want = allowed.get(k)
-            if want is not None and type(v) not in want:
-                return f"{k} is {type(v).__name__} in the row of {row['path']}"
-            if type(v) is list and not all(type(x) is str for x in v):  # (list fields hold strings)
-                return f"{k} holds a value that is not a string in the row of {row['path']}"
-        out[row["path"]] = SessionInfo(**{k: v for k, v in row.items() if k in allowed})
-    return out
-
-
-def _cached_or_todo(sf: SessionFile, index: SessionIndex | None):
-    """``(info, None)`` when the index row is current (or the file cannot be read), else
-    ``(None, (sf, prev, st))``: what :func:`scan_info` needs to (re)scan it."""
+def _info_of_row(row) -> SessionInfo | str:
+    """The SessionInfo a row holds, or why it is not one: a JSON array of every field,
+    each of the type SessionInfo gives it (list fields hold strings)."""
     try:
-        st = os.stat(sf.path)
-    except OSError as exc:
-        return SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})"), None
-    prev = index.get(sf.path) if index is not None else None
-    same = prev is not None and prev.ino == st.st_ino and prev.dev == st.st_dev
-    if same and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
-        if prev.project != sf.project or prev.kind != sf.kind:
-            prev.project, prev.kind = sf.project, sf.kind
-        return prev, None
-    return None, (sf, prev if (same and st.st_size > prev.size) else None, st)
+        vals = orjson.loads(row)
+    except (orjson.JSONDecodeError, TypeError) as exc:
+        return f"a row is not JSON: {exc}"
+    if type(vals) is not list or len(vals) != len(_FIELDS):
+        return "a row that is not a session's"
+    allowed = _row_types()
+    for k, v in zip(_FIELDS, vals):
+        if type(v) not in allowed[k]:
+            return f"{k} is {type(v).__name__} in a row"
+        if type(v) is list and not all(type(x) is str for x in v):
+            return f"{k} holds a value that is not a string in a row"
+    return SessionInfo(*vals)
+
+
+def _encodable(row) -> bool:
+    try:
+        orjson.dumps(row)
+    except TypeError:
+        return False
+    return True
+
 
 #: Scan in worker processes when at least this many files (and bytes) need reading.
 PARALLEL_MIN_FILES = 24
@@ -618,9 +716,9 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 
 
 def _scan_parallel(todo: list, workers: int):
-    """Yield SessionInfo rows for ``todo`` as ``workers`` worker processes scan them
-    (``python -m pitui.core.store.listing_worker``); a worker that fails, or a row that cannot be
-    read, leaves its files to be scanned here."""
+    """Yield index rows (:class:`Rec`) for ``todo`` as ``workers`` worker processes scan
+    them (``python -m pitui.core.store.listing_worker``); a worker that fails, or a row that
+    cannot be read, leaves its files to be scanned here."""
     import selectors
     import subprocess
     import sys
@@ -628,7 +726,6 @@ def _scan_parallel(todo: list, workers: int):
     # (a file name JSON cannot carry, one that is not UTF-8, is scanned here)
     order = sorted((t for t in todo if _encodable(t[0].path)), key=lambda t: -t[2].st_size)  # big first
     groups = [order[k::workers] for k in range(workers)]  # round-robin
-    fields = set(SessionInfo.__dataclass_fields__)
     sel = selectors.DefaultSelector()
     procs = []
     pending: dict[str, tuple] = {t[0].path: t for t in todo}
@@ -643,34 +740,43 @@ def _scan_parallel(todo: list, workers: int):
                 stderr=subprocess.DEVNULL,
             )
             payload = orjson.dumps(
-                [[sf.path, sf.project, sf.kind, asdict(prev) if prev is not None else None] for sf, prev, _ in group]
+                [[sf.path, sf.project, sf.kind, _row_of(prev).decode() if prev is not None else None]
+                 for sf, prev, _ in group]
             )
             procs.append(proc)
-            sel.register(proc.stdout, selectors.EVENT_READ, [proc, b""])
+            sel.register(proc.stdout, selectors.EVENT_READ, [proc, bytearray()])
             # stdin is written by a thread so a full pipe never blocks reading results
             threading.Thread(target=_feed, args=(proc, payload), daemon=True).start()
         open_count = len(procs)
         while open_count:
             for key, _ in sel.select():
-                proc, buf = key.data
+                buf = key.data[1]
                 chunk = os.read(key.fileobj.fileno(), 1 << 20)
                 if not chunk:
                     sel.unregister(key.fileobj)
                     open_count -= 1
                     continue
                 buf += chunk
-                *lines, key.data[1] = buf.split(b"\n")
-                for line in lines:
-                    try:
-                        row = orjson.loads(line)
-                        info = SessionInfo(**{k: v for k, v in row.items() if k in fields})
-                    except (ValueError, TypeError, AttributeError):
-                        continue  # a row that cannot be read: its file is scanned here after all
-                    task = pending.pop(info.path, None)
+                at = 0
+                while True:  # frames (listing_worker.py): lengths, then the head, row and output
+                    nl = buf.find(b"\n", at)
+                    if nl < 0:
+                        break
+                    hl, rl, fl = (int(x) for x in bytes(buf[at:nl]).split(b" "))
+                    end = nl + 1 + hl + rl + fl
+                    if len(buf) < end:
+                        break
+                    head = orjson.loads(bytes(buf[nl + 1:nl + 1 + hl]))
+                    row = bytes(buf[nl + 1 + hl:nl + 1 + hl + rl])
+                    frag = bytes(buf[nl + 1 + hl + rl:end])
+                    at = end
+                    task = pending.pop(head[0], None)
                     if task is None:
                         continue  # (not a file asked for, or one already listed)
-                    info.project, info.kind = task[0].project, task[0].kind
-                    yield info
+                    sf = task[0]
+                    # (the row is decoded when asked for: the app, a file that grows)
+                    yield Rec(head[0], sf.project, sf.kind, *head[1:], row, frag, None)
+                del buf[:at]
     except Exception:
         pass  # the workers could not be run or read: what they did not deliver is read here
     finally:
@@ -680,7 +786,7 @@ def _scan_parallel(todo: list, workers: int):
             proc.wait()
         sel.close()
     for task in list(pending.values()):  # anything a worker did not deliver
-        yield scan_info(*task)
+        yield _rec_of(scan_info(*task))
 
 
 def _feed(proc, payload: bytes) -> None:
@@ -692,10 +798,107 @@ def _feed(proc, payload: bytes) -> None:
 
 
 def sort_infos(infos: list[SessionInfo]) -> list[SessionInfo]:
-    """Newest ``modified`` first (Pi's order); unreadable files last."""
-    infos.sort(key=lambda i: os.path.basename(i.path), reverse=True)
+    """Newest ``modified`` first (Pi's order); unreadable files last; then by file name
+    (last first) and path."""
+    infos.sort(key=lambda i: i.path)
+    infos.sort(key=lambda i: i.path.rpartition(os.sep)[2], reverse=True)
     infos.sort(key=lambda i: (i.error is not None, -(i.modified_ms or 0)))
     return infos
+
+
+def sort_recs(recs: list[Rec]) -> list[Rec]:
+    """Index rows in :func:`sort_infos`' order."""
+    recs.sort(key=lambda r: r.path)
+    recs.sort(key=lambda r: r.path.rpartition(os.sep)[2], reverse=True)
+    recs.sort(key=lambda r: (r.err, -r.mod))
+    return recs
+
+
+def _unreadable(sf: SessionFile, exc: OSError) -> Rec:
+    info = SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})")
+    return _rec_of(info, None)
+
+
+def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: int | None, decode: bool) -> list[Rec]:
+    """Every file under ``root`` as an index row, in the list's order: rows whose file is
+    unchanged as they are (decoded only when ``decode``), the others scanned (and put in
+    the index). ``on_info(info, done, total)`` as each is ready."""
+    files = find_session_files(root)
+    total = len(files)
+    recs = index._recs if index is not None else {}
+    out: list[Rec] = []
+    todo = []
+    fresh = index is None
+    stat = os.stat
+    for sf in files:
+        path = sf.path
+        try:
+            st = stat(path)
+        except OSError as exc:
+            out.append(_unreadable(sf, exc))
+            fresh = True
+            if on_info is not None:
+                on_info(out[-1].info, len(out), total)
+            continue
+        r = recs.get(path)
+        if r is not None and r.ino == st.st_ino and r.dev == st.st_dev:
+            if r.size == st.st_size and r.mtime_ns == st.st_mtime_ns:
+                if r.project != sf.project or r.kind != sf.kind:
+                    r = index._relabel(r, sf.project, sf.kind)  # type: ignore[union-attr]
+                if decode and index.info(r) is None:  # type: ignore[union-attr]
+                    todo.append((sf, None, st))  # (its row was damaged: read again)
+                    continue
+                out.append(r)
+                if on_info is not None:
+                    on_info(index.info(r), len(out), total)  # type: ignore[union-attr]
+                continue
+            prev = index.info(r) if st.st_size > r.size else None  # type: ignore[union-attr]
+            todo.append((sf, prev, st))
+        else:
+            todo.append((sf, None, st))
+    if workers is None:
+        workers = min(4, os.cpu_count() or 1)
+    parallel = (
+        workers > 1
+        and len(todo) >= PARALLEL_MIN_FILES
+        and sum(t[2].st_size for t in todo) >= PARALLEL_MIN_BYTES
+    )
+    rows = _scan_parallel(todo, workers) if parallel else (_rec_of(scan_info(*t)) for t in todo)
+    for rec in rows:
+        fresh = True
+        if index is not None:
+            index.put_rec(rec)
+        if decode or on_info is not None:
+            info = _info_of_rec(rec, index)
+            if info is None:  # (a row a worker sent that is not a session's: read here)
+                sf = SessionFile(rec.path, rec.project, rec.kind)
+                rec = _rec_of(scan_info(sf))
+                if index is not None:
+                    index.put_rec(rec)
+                info = rec.info
+            if on_info is not None:
+                on_info(info, len(out) + 1, total)
+        out.append(rec)
+    if index is not None and root.kind == "tree":
+        base = str(root.path) + os.sep
+        index.forget_missing([p for p in index._recs if not p.startswith(base)] + [sf.path for sf in files])
+    if not fresh:
+        ordered = index.in_order({r.path for r in out})  # type: ignore[union-attr]
+        if ordered is not None and len(ordered) == len(out):
+            return ordered
+    return sort_recs(out)
+
+
+def _info_of_rec(rec: Rec, index: SessionIndex | None) -> SessionInfo | None:
+    if rec.info is not None:
+        return rec.info  # type: ignore[return-value]
+    if index is not None:
+        return index.info(rec)
+    got = _info_of_row(rec.row)
+    if isinstance(got, str):
+        return None
+    got.project, got.kind = rec.project, rec.kind
+    return got
 
 
 def list_sessions(
@@ -708,38 +911,46 @@ def list_sessions(
     """Every session under ``root``, newest first. ``on_info(info, done, total)`` is called
     as each row is ready (cached rows first), for progressive display. Files to (re)scan
     are read by up to ``workers`` processes when there are many (default: the cores, <= 4)."""
-    files = find_session_files(root)
-    total = len(files)
-    out: list[SessionInfo] = []
-    todo = []
-    for sf in files:
-        info, need = _cached_or_todo(sf, index)
-        if info is not None:
-            out.append(info)
-            if on_info is not None:
-                on_info(info, len(out), total)
-        else:
-            todo.append(need)
-    if workers is None:
-        workers = min(4, os.cpu_count() or 1)
-    parallel = (
-        workers > 1
-        and len(todo) >= PARALLEL_MIN_FILES
-        and sum(t[2].st_size for t in todo) >= PARALLEL_MIN_BYTES
-    )
-    rows = _scan_parallel(todo, workers) if parallel else (scan_info(*t) for t in todo)
-    for info in rows:
-        out.append(info)
-        if index is not None:
-            index.put(info)
-        if on_info is not None:
-            on_info(info, len(out), total)
+    recs = _collect(root, index, on_info, workers, decode=True)
     if index is not None:
-        if root.kind == "tree":
-            index.forget_missing(
-                [p for p in index._rows if not p.startswith(str(root.path) + os.sep)] + [sf.path for sf in files]
-            )
         index.save()
-    if not include_errors:
-        out = [i for i in out if i.error is None]
-    return sort_infos(out)
+    out = []
+    for r in recs:
+        info = _info_of_rec(r, index)
+        if info is None:  # (damaged since: read again)
+            info = scan_info(SessionFile(r.path, r.project, r.kind))
+        if include_errors or info.error is None:
+            out.append(info)
+    return out
+
+
+# every byte a list's JSON may not hold raw: C0 controls but the line feed between values
+_NOT_C0 = bytes(b for b in range(256) if not (b < 32 and b != 10))
+
+
+def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int | None = None) -> bytes:
+    """``pitui list --json``'s array (``orjson`` indented by two; the caller makes it
+    :func:`text.json_safe`): the rows of unchanged files printed from their stored output,
+    without decoding them."""
+    recs = _collect(root, index, None, workers, decode=False)
+    frags = []
+    for r in recs:
+        frag = r.frag
+        if not len(frag):
+            info = _info_of_rec(r, index)
+            if info is None:
+                info = scan_info(SessionFile(r.path, r.project, r.kind))
+            frag = _frag_of(info)
+            if index is not None and r.row is not None and len(frag) <= FRAG_KEEP:
+                index._set_frag(r, frag)
+        frags.append(frag)
+    data = b"[\n" + b",\n".join(frags) + b"\n]" if frags else b"[]"
+    if index is not None and data.translate(None, _NOT_C0):
+        # a control character no JSON writer leaves raw: an output stored in a hostile
+        # index. Thrown away, and the list made from the files.
+        index._thrown_away("a row's output holds a control character")
+        recs = _collect(root, index, None, workers, decode=True)
+        data = orjson.dumps([r.info.to_pi_json() for r in recs], option=orjson.OPT_INDENT_2)  # type: ignore
+    if index is not None:
+        index.save()
+    return data

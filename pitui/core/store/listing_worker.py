@@ -1,36 +1,42 @@
 """A worker process for cold listing scans: ``python -m pitui.core.store.listing_worker``.
 
-Reads a JSON array of tasks ``[path, project, kind, previous row or null]`` on standard
-input and writes one JSON row per line as each file is scanned. Plain subprocesses (rather
-than multiprocessing) keep the caller's ``__main__`` out of it and stay safe beside threads.
+Reads a JSON array of tasks ``[path, project, kind, previous row (the index's JSON array, as
+text) or null]`` on standard input and writes one frame per file as each is scanned:
+``b"<head length> <row length> <output length>\\n"``, the head (a JSON array: path, device,
+inode, size, mtime, the sort key), the row (the index's JSON array of its fields), its
+``pitui list --json`` object (what the index keeps: ``listing.py``, ``listing_file.py``). Plain subprocesses
+(rather than multiprocessing) keep the caller's ``__main__`` out of it and stay safe beside
+threads.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 
 import orjson
 
 from .discovery import SessionFile
-from .listing import SessionInfo, scan_info
+from .listing import _frag_of, _info_of_row, _row_of, scan_info
 
 
 def main() -> int:
     tasks = orjson.loads(sys.stdin.buffer.read() or b"[]")
     out = sys.stdout.buffer
-    fields = set(SessionInfo.__dataclass_fields__)
     for path, project, kind, prev in tasks:
-        try:
-            prev_info = SessionInfo(**{k: v for k, v in prev.items() if k in fields}) if prev else None
-        except (TypeError, AttributeError):
+        prev_info = _info_of_row(prev.encode()) if isinstance(prev, str) else None
+        if isinstance(prev_info, str):
             prev_info = None
         info = scan_info(SessionFile(path, project, kind), prev_info)  # (never raises)
-        try:
-            row = orjson.dumps(asdict(info))
-        except TypeError:
+        row = _row_of(info)
+        if row is None:
             continue  # a row JSON cannot carry: the caller scans that file itself
-        out.write(row + b"\n")
+        try:
+            frag = _frag_of(info)
+        except TypeError:
+            frag = b""  # (made by the caller when printed)
+        head = orjson.dumps([info.path, info.dev, info.ino, info.size, info.mtime_ns, float(info.modified_ms or 0),
+                             info.error is not None])
+        out.write(b"%d %d %d\n" % (len(head), len(row), len(frag)) + head + row + frag)
         out.flush()
     return 0
 

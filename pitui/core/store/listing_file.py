@@ -1,0 +1,143 @@
+"""The listing index's file: columns of what a warm list compares, and each row's texts.
+
+A warm ``pitui list`` must not pay for every row of a big store: it stats each file and
+compares it with the index, and prints rows that did not change as they were printed last
+time. So the file keeps, per session file:
+
+- in columns (one JSON object of lists, parsed at once): the path, project folder, kind,
+  the file's identity (device, inode, size, mtime in ns), the sort key (``modified`` and
+  whether the row is an error) and the lengths of its two texts;
+- in one blob after them, per row, its ``SessionInfo`` as a JSON array (decoded only when a
+  row is asked for: the app, a file that grew) and its ``pitui list --json`` object as
+  printed (an output fragment; empty when too big to keep: made again when printed).
+
+Layout: ``pitui-listing <version>\\n``, then ``<columns length> <blob length> <crc32>\\n``,
+the columns, the blob. The CRC covers both, so a damaged file (cut short, flipped bytes,
+another program's) is found at once; the columns' types are checked when read; a row's
+array is checked when decoded (:mod:`.listing`). Rows are kept sorted as the list shows
+them, so a store where nothing changed is listed in the saved order without sorting.
+"""
+
+from __future__ import annotations
+
+import zlib
+from itertools import accumulate
+from typing import Iterable, NamedTuple
+
+import orjson
+
+__all__ = ["Rec", "encode", "decode", "frame", "MAGIC", "Damaged", "OtherVersion"]
+
+MAGIC = b"pitui-listing "
+
+
+class Rec(NamedTuple):
+    """One session file's row in the index (immutable; replaced when it changes)."""
+
+    path: str
+    project: str
+    kind: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    mod: float  # modified_ms, or 0 (the sort key, newest first)
+    err: bool  # the row is an error (listed last)
+    row: bytes | memoryview | None  # the SessionInfo fields as a JSON array (None: not storable)
+    frag: bytes | memoryview  # the --json object as printed (b"": made when printed)
+    info: object = None  # the decoded SessionInfo, when there is one
+
+
+class Damaged(Exception):
+    """The file is not a readable index (the message says why)."""
+
+
+class OtherVersion(Exception):
+    """The file is another version's index (rebuilt without a word)."""
+
+
+_STR_COLS = ("path", "project", "kind")
+_INT_COLS = ("dev", "ino", "size", "mtime_ns", "row", "frag")
+_INT = frozenset({int})
+_NUM = frozenset({int, float})
+
+
+def encode(recs: Iterable[Rec], version: int, frag_keep: int) -> list[bytes]:
+    """The file's bytes, in pieces (for :func:`paths.write_private`), of ``recs`` in their
+    order. Rows without a storable array are left out; fragments over ``frag_keep`` bytes
+    are stored empty."""
+    cols: dict[str, list] = {k: [] for k in (*_STR_COLS, "dev", "ino", "size", "mtime_ns", "mod", "err", "row", "frag")}
+    blob: list = []
+    for r in recs:
+        if r.row is None:
+            continue
+        frag = r.frag if len(r.frag) <= frag_keep else b""
+        for k, v in (("path", r.path), ("project", r.project), ("kind", r.kind), ("dev", r.dev), ("ino", r.ino),
+                     ("size", r.size), ("mtime_ns", r.mtime_ns), ("mod", r.mod), ("err", r.err),
+                     ("row", len(r.row)), ("frag", len(frag))):
+            cols[k].append(v)
+        blob.append(r.row)
+        blob.append(frag)
+    return frame(orjson.dumps(cols), blob, version)
+
+
+def frame(meta: bytes, blob: list, version: int) -> list[bytes]:
+    """The file of columns ``meta`` (JSON) and the rows' texts ``blob``, in pieces."""
+    crc = zlib.crc32(meta)
+    size = 0
+    for piece in blob:
+        crc = zlib.crc32(piece, crc)
+        size += len(piece)
+    return [MAGIC + b"%d\n" % version, b"%d %d %d\n" % (len(meta), size, crc), meta, *blob]
+
+
+def decode(raw: bytes, version: int) -> list[Rec]:
+    """The rows of an index file, in its order. Raises :class:`OtherVersion` or
+    :class:`Damaged`."""
+    nl = raw.find(b"\n")
+    if not raw.startswith(MAGIC) or nl < 0:
+        raise Damaged("not a listing index")
+    if not raw[len(MAGIC):nl].isdigit():
+        raise Damaged("its first line is damaged")
+    if raw[len(MAGIC):nl] != b"%d" % version:
+        raise OtherVersion()
+    nl2 = raw.find(b"\n", nl + 1)
+    try:
+        meta_len, blob_len, crc = (int(x) for x in raw[nl + 1:nl2].split(b" "))
+    except ValueError:
+        raise Damaged("its lengths line is damaged") from None
+    start = nl2 + 1
+    if nl2 < 0 or meta_len < 0 or blob_len < 0 or start + meta_len + blob_len != len(raw):
+        raise Damaged("its length is not the one it records")
+    view = memoryview(raw)
+    if zlib.crc32(view[start:]) != crc:
+        raise Damaged("its checksum does not match")
+    try:
+        cols = orjson.loads(view[start:start + meta_len])
+    except orjson.JSONDecodeError as exc:
+        raise Damaged(f"its columns are not JSON: {exc}") from None
+    if type(cols) is not dict:
+        raise Damaged("its columns are not an object")
+    n = None
+    for k, want in [*((k, frozenset({str})) for k in _STR_COLS), *((k, _INT) for k in _INT_COLS),
+                    ("mod", _NUM), ("err", frozenset({bool}))]:
+        col = cols.get(k)
+        if type(col) is not list:
+            raise Damaged(f"its column {k} is not a list")
+        if n is None:
+            n = len(col)
+        elif len(col) != n:
+            raise Damaged(f"its column {k} has {len(col)} rows, not {n}")
+        if not set(map(type, col)) <= want:
+            raise Damaged(f"its column {k} holds a value of another type")
+    if any(x < 0 for x in cols["row"]) or any(x < 0 for x in cols["frag"]):
+        raise Damaged("a row's length is negative")
+    lens = [x for pair in zip(cols["row"], cols["frag"]) for x in pair]
+    if sum(lens) != blob_len:
+        raise Damaged("its rows' lengths do not add up to its blob")
+    ends = list(accumulate(lens, initial=start + meta_len))
+    pieces = [view[a:b] for a, b in zip(ends, ends[1:])]
+    rows, frags = pieces[0::2], pieces[1::2]
+    mods = [float(x) for x in cols["mod"]]
+    return list(map(Rec, cols["path"], cols["project"], cols["kind"], cols["dev"], cols["ino"], cols["size"],
+                    cols["mtime_ns"], mods, cols["err"], rows, frags))

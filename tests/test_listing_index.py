@@ -1,0 +1,141 @@
+"""The listing index (issue 21, listing at ten times the size): a warm list prints the rows
+of unchanged files from their stored output, and is exactly the list made from the files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from helpers import HEADER, assistant, read_listing_index, user, write
+from pitui.core.store import listing
+from pitui.core.store.discovery import resolve_root
+from pitui.core.store.listing import INDEX_VERSION, SessionIndex, list_json, list_sessions
+
+
+def _session(folder: Path, k: int, turns: int = 3, text: str = "") -> Path:
+    objs, prev = [], None
+    for m in range(1, 2 * turns + 1):
+        eid = f"e{m}"
+        objs.append(user(eid, prev, k * 10 + m, f"{text}question {k}.{m} «ü»") if m % 2
+                    else assistant(eid, prev, k * 10 + m, f"answer {k}.{m}"))
+        prev = eid
+    folder.mkdir(parents=True, exist_ok=True)
+    return write(folder / f"2026-11-20T10-00-{k:02d}-000Z_s{k}.jsonl", objs, header={**HEADER, "id": f"sess-{k}"})
+
+
+@pytest.fixture
+def store(tmp_path):
+    root = tmp_path / "sessions"
+    for k in range(12):
+        _session(root / f"--home-u-p{k % 3}--", k, text="x" * (700 if k == 4 else 0))
+    (root / "--home-u-p0--" / "broken.jsonl").write_text("not json\n")
+    sub = root / "--home-u-p1--" / "subagent-artifacts"
+    _session(sub, 40)
+    return root
+
+
+def _old_way(root: Path) -> bytes:
+    """The list as `pitui list --json` made it before the index kept outputs."""
+    infos = list_sessions(resolve_root(str(root)), None)
+    return orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2)
+
+
+def test_cold_warm_and_without_index_are_the_same_list(store, tmp_path):
+    r = resolve_root(str(store))
+    want = _old_way(store)
+    cold = list_json(r, SessionIndex(tmp_path / "c"))
+    assert cold == want
+    warm_index = SessionIndex(tmp_path / "c")
+    assert warm_index.load_error is None and len(warm_index._recs) == 14
+    assert list_json(r, warm_index) == want
+    assert list_json(r, None) == want
+    # the rows the app and the search get, decoded from the index, are the files' rows
+    fresh = list_sessions(r, None)
+    assert list_sessions(r, SessionIndex(tmp_path / "c")) == fresh
+    assert [i.path for i in fresh] == [o["path"] for o in orjson.loads(want)]
+
+
+def test_the_worker_processes_give_the_same_list(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(listing, "PARALLEL_MIN_BYTES", 0)
+    r = resolve_root(str(store))
+    assert list_json(r, SessionIndex(tmp_path / "c"), workers=2) == _old_way(store)
+    assert list_sessions(r, SessionIndex(tmp_path / "c")) == list_sessions(r, None)
+    again = SessionIndex(tmp_path / "d")
+    assert list_sessions(r, again, workers=2) == list_sessions(r, None)
+
+
+def _change(store: Path, how: str) -> None:
+    p = store / "--home-u-p1--" / "2026-11-20T10-00-01-000Z_s1.jsonl"
+    if how == "grown":
+        with open(p, "a") as f:
+            f.write(orjson.dumps(user("e99", "e6", 500, "a later question")).decode() + "\n")
+    elif how == "removed":
+        p.unlink()
+    elif how == "added":
+        _session(store / "--home-u-p9--", 77)
+    elif how == "renamed":
+        p.rename(p.with_name("2026-11-20T10-00-01-000Z_renamed.jsonl"))
+    elif how == "moved to another project":
+        (store / "--home-u-p7--").mkdir()
+        p.rename(store / "--home-u-p7--" / p.name)
+    elif how == "rewritten":
+        write(p, [user("u1", None, 3, "all new")], header={**HEADER, "id": "sess-new"})
+    elif how == "touched":
+        os.utime(p, ns=(p.stat().st_atime_ns, p.stat().st_mtime_ns + 10**9))
+
+
+@pytest.mark.parametrize("how", ["grown", "removed", "added", "renamed", "moved to another project", "rewritten",
+                                 "touched"])
+def test_a_changed_store_lists_as_the_files_say(store, tmp_path, how):
+    r = resolve_root(str(store))
+    list_json(r, SessionIndex(tmp_path / "c"))
+    _change(store, how)
+    assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)
+    assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)  # (and saved so)
+    assert list_sessions(r, SessionIndex(tmp_path / "c")) == list_sessions(r, None)
+
+
+def test_a_grown_file_is_read_from_where_the_index_stopped(store, tmp_path, monkeypatch):
+    r = resolve_root(str(store))
+    list_json(r, SessionIndex(tmp_path / "c"))
+    _change(store, "grown")
+    starts = []
+    real = listing.iter_line_spans
+    monkeypatch.setattr(listing, "iter_line_spans", lambda f, start=0, lineno=1: starts.append(start) or real(f, start, lineno))
+    out = orjson.loads(list_json(r, SessionIndex(tmp_path / "c")))
+    assert len(starts) == 1 and starts[0] > 0
+    grown = next(o for o in out if o["path"].endswith("_s1.jsonl"))
+    assert grown["messageCount"] == 7
+
+
+def test_the_index_is_kept_in_the_lists_order(store, tmp_path):
+    r = resolve_root(str(store))
+    want = [o["path"] for o in orjson.loads(list_json(r, SessionIndex(tmp_path / "c")))]
+    cols, _, _ = read_listing_index(tmp_path / "c")
+    assert cols["path"] == want  # (so a warm list where nothing changed needs no sorting)
+
+
+def test_an_older_index_is_deleted_and_another_version_rebuilt(store, tmp_path):
+    cache = tmp_path / "c"
+    cache.mkdir(mode=0o700)
+    (cache / "index-v7.json").write_bytes(b'{"version": 7, "rows": []}')
+    (cache / f"index-v{INDEX_VERSION}.bin").write_bytes(b"pitui-listing 99\n0 0 0\n")  # (a later version's)
+    index = SessionIndex(cache)
+    assert index.load_error is None and index._recs == {}
+    list_json(resolve_root(str(store)), index)
+    assert sorted(p.name for p in cache.iterdir()) == [f"index-v{INDEX_VERSION}.bin"]
+    assert len(SessionIndex(cache)._recs) == 14
+
+
+def test_the_first_rows_by_recency_come_from_the_index_alone(store, tmp_path):
+    r = resolve_root(str(store))
+    full = list_sessions(r, SessionIndex(tmp_path / "c"))
+    index = SessionIndex(tmp_path / "c")
+    assert index.recent(r, 5) == full[:5]
+    one = resolve_root(str(store / "--home-u-p2--"))
+    assert [i.path for i in index.recent(one, 100)] == [i.path for i in full if "--home-u-p2--" in i.path]
+    assert SessionIndex(tmp_path / "empty").recent(r, 5) == []
