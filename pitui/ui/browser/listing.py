@@ -1,5 +1,7 @@
-"""Listing the sessions under the app's root into the sidebar: rows come in batches while
-the index fills, and the store is listed again now and then to catch new sessions."""
+"""Listing the sessions under the app's root into the sidebar: the first screen of rows
+comes from the listing index at once (the newest, as the index last had them), then rows
+come in batches while the store is looked at, and it is listed again now and then to catch
+new sessions."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ class Listing:
 
     LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown
     RELIST_SECONDS = 2.0
+    FIRST_SCREEN_ROWS = 200  # rows shown from the index before the store is looked at
 
     def _init_listing(self: "BrowserScreen") -> None:
         self.infos: dict[str, SessionInfo] = {}
@@ -58,8 +61,22 @@ class Listing:
                 self._list_buffer.append(info)
                 self._list_progress = (done, total)
 
+        index = self.papp.index
+        if index is not None and index.enabled:
+            # the first screen, from the index alone (a big store takes a while to stat)
+            try:
+                first = index.recent(root, self.FIRST_SCREEN_ROWS)
+            except Exception:  # (only a head start: the listing below says what is wrong)
+                first = []
+            if first and not worker.is_cancelled:
+                with self._list_lock:
+                    self._list_buffer.extend(first)
+                try:
+                    self.app.call_from_thread(self._drain_listing)
+                except RuntimeError:
+                    pass  # (the app is closing)
         try:
-            infos = list_sessions(root, self.papp.index, on_info=on_info)
+            infos = list_sessions(root, index, on_info=on_info)
         except Exception as exc:  # a store we cannot read at all
             if not worker.is_cancelled:
                 self.post_message(ListingFailed(str(exc)))

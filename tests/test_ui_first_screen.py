@@ -1,0 +1,69 @@
+"""The sidebar's first screen comes from the listing index at once (issue 21): on a big
+store, the newest rows show before the store is looked at, then the rest fill in."""
+
+from __future__ import annotations
+
+import threading
+
+from helpers import HEADER, assistant, user, write
+from pitui.core.store import listing
+from pitui.core.store.discovery import resolve_root
+from pitui.core.store.listing import SessionIndex, list_sessions
+
+
+def _store(root, n: int):
+    for k in range(n):
+        folder = root / f"--home-u-p{k % 7}--"
+        folder.mkdir(parents=True, exist_ok=True)
+        # (each session one minute after the one before: a clear order by recency)
+        objs = [user("e1", None, 60 * k + 1, f"question {k}"), assistant("e2", "e1", 60 * k + 2, f"answer {k}")]
+        write(folder / f"2026-11-20T10-00-00-000Z_s{k:04d}.jsonl", objs, header={**HEADER, "id": f"sess-{k}"})
+
+
+async def test_the_first_rows_show_from_the_index_before_the_store_is_listed(make_app, settle, tmp_path,
+                                                                             monkeypatch):
+    root = tmp_path / "sessions"
+    _store(root, 260)
+    cache = tmp_path / "cache"
+    everything = list_sessions(resolve_root(str(root)), SessionIndex(cache))  # (an earlier run's index)
+    newest = {i.path for i in everything[:listing_first_rows()]}
+
+    # the store is looked at only when the test says so
+    gate, looking = threading.Event(), threading.Event()
+    real = listing.find_session_files
+
+    def stalled(r):
+        looking.set()
+        assert gate.wait(30), "the test never let the listing go on"
+        return real(r)
+
+    monkeypatch.setattr(listing, "find_session_files", stalled)
+    app = make_app(root, index=SessionIndex(cache))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(200):
+                await pilot.pause(0.02)
+                b = app.browser
+                if looking.is_set() and b is not None and b.session_list.infos:
+                    break
+            b = app.browser
+            assert looking.is_set() and not b.listing_done
+            # the newest rows, as the index has them, while the store is not listed yet
+            assert {i.path for i in b.session_list.infos} == newest
+            assert b.session_list.items[1].key == everything[0].path  # (the newest first, under its project)
+            # the filter works on them already
+            b.session_list.set_query("question 259")
+            await pilot.pause()
+            assert [it.key for it in b.session_list.items if it.kind == "session"] == [everything[0].path]
+            b.session_list.set_query("")
+            gate.set()
+            await settle(pilot)
+            assert b.listing_done and len(b.infos) == 260 and b.session_list.session_count() == 260
+    finally:
+        gate.set()
+
+
+def listing_first_rows() -> int:
+    from pitui.ui.browser.listing import Listing
+
+    return Listing.FIRST_SCREEN_ROWS
