@@ -1,8 +1,9 @@
-"""Search across all sessions: a SQLite FTS5 (trigram) index beside the listing index.
+"""Search across all sessions: the session files matched row by row, narrowed by an SQLite
+FTS5 (trigram) index of each chunk's words, beside the listing index.
 
-What is indexed
----------------
-One row per piece of searchable text, streamed line by line from each session file:
+What is searched
+----------------
+One row per piece of searchable text, read line by line from each session file:
 
 =============  ==============================================================================
 kind           text
@@ -29,46 +30,65 @@ Not indexed: images, system prompts (the same text in every session), extension 
 last 16 KB (:data:`TAIL_CAP`), joined by ``"\\n…\\n"``. A match in the middle of a huge tool
 output is therefore not found; its beginning and end (where errors and summaries sit) are.
 
-Each row records the session file, the entry's id (as :class:`~pitui.core.read.session.Session`
+A hit names the session file, the entry's id (as :class:`~pitui.core.read.session.Session`
 names it: ``line<N>`` for version-1 files and entries without an id), the entry's index
 (its position among the file's entries, as ``Session`` and the conformance corpus count
-them), its kind and the text.
+them), the row's kind and a line of context.
 
 An event stream (``pi --mode json`` or ``rpc``, :mod:`~pitui.core.read.sniff`) is searched
-as the conversation the app rebuilds from it (:func:`_stream_rows`): the same rows of the
-same entries, with the app's indexes and ids; it is read again whole whenever it changes.
+as the conversation the app rebuilds from it (:func:`_stream_lines`): the same rows of the
+same entries, with the app's indexes and ids; it is read again whole whenever it changes,
+and whenever a query may match it.
 
 The index file and its updates
 ------------------------------
 ``search-v<N>.sqlite3`` in the listing index's cache folder (:func:`default_cache_dir`,
-``$PITUI_CACHE_DIR``). Why FTS5 with the trigram tokenizer: it ships with Python's ``sqlite3``
-(SQLite >= 3.34), it indexes every three-character sequence so it narrows *substring* queries
-(Pi's search is substring search, not word search: ``oken`` finds ``token``), it folds case
-the way the query does, and it needs no server, no extra package and no memory beyond SQLite's
-page cache. The FTS table is ``detail=none`` (no positions: on session text a sixth of the
-size of a ``detail=full`` trigram index, and a third faster to build) and contentless: the
-rows' texts live in a plain table, zlib-compressed when long (about half the size), and are
-handed back to FTS5 when rows are deleted. A literal is looked up as the AND of its trigrams,
-a superset of the rows containing it; every candidate row is then checked exactly in Python,
-so results are exact: FTS only decides which rows are worth checking. Terms shorter than
-three characters, and regexes without a literal run of three characters, cannot be narrowed:
-all rows are checked (slower, still exact).
+``$PITUI_CACHE_DIR``). It holds no session text: it tells which parts of which files may
+hold a match, and the files themselves are read for the exact match.
 
-Per file the index keeps ``path``, ``dev``, ``ino``, ``size``, ``mtime_ns``, where scanning
+A file is cut into **chunks** of whole lines (a chunk closes once its rows hold
+:data:`CHUNK_CHARS` characters; the header line is a chunk of its own). Per chunk the
+``chunks`` table keeps the file, its bytes ``[start, end)``, its first line's number, how
+many lines it spans, the index of its first entry and whether it is *dense* (every line
+one entry: no blank, bad or header line, and no line whose raw JSON hides ASCII text
+behind a ``\\u`` escape or holds a letter that folds to an ASCII one, see
+:func:`_unsafe`). An SQLite FTS5 table (trigram tokenizer, ``detail=none``, contentless)
+holds, per chunk, its **distinct words**: runs of ASCII letters, digits and ``_`` in its
+rows' texts, lowercased (the few non-ASCII letters that match an ASCII one
+case-insensitively, such as the Kelvin sign, folded to it first), each with a space on
+both sides. On the benchmark store (1 GB) that is a hundredth of its size; the cold build
+parses each line once (orjson), in a worker process per core (:mod:`.search_worker`) when
+many new files need reading, and this process writes the chunks (see
+docs/performance.md for the figures).
+
+Why FTS5 with the trigram tokenizer: it ships with Python's ``sqlite3`` (SQLite >= 3.34),
+it narrows *substring* queries (Pi's search is substring search: ``oken`` finds ``token``),
+and needs no server and no extra package. A literal is looked up as the AND of the
+trigrams of its runs of word characters, a space added where the literal shows a word's
+edge (``fix the``: ``fix`` ends a word, ``the`` starts one): every chunk holding a row that
+contains the literal satisfies it, so FTS only decides which chunks are worth reading, and
+results are exact. A term with no run of three word characters (``ab``, ``日本``, ``a.b``), and
+a regex without such a literal, cannot be narrowed: every chunk is read.
+
+Per file the index keeps ``path``, ``dev``, ``ino``, ``size``, ``mtime_ns``, where reading
 stopped and a fingerprint of the bytes read (first and last 4 KB before that point). The
 same file (device and inode) with unchanged size and mtime: nothing to do. The same file
 grown (Pi appends) with its fingerprint still matching is read on from where the index
-stopped; anything else (another file, shrunk, same size but a new mtime, rewritten) is
-indexed again from the start; files that are gone are dropped. A last line
-without its newline that parses is indexed, and read again (its rows replaced) once the file
-changes; one that does not parse is Pi writing it, and is read next time. Rows of file ``F``
-have rowids ``F << 32 | seq``, so a file's rows are one rowid range. Memory stays bounded:
-lines are streamed and rows inserted in batches. Several threads or processes may update the
-same index: each file is re-checked inside the write transaction. The index is a cache: a
-corrupt file (found when it is opened or in the middle of a search) is deleted and rebuilt,
-with a notice (:func:`paths.notice`), and an older version's is deleted; when the cache
-folder cannot be used (see :mod:`paths`) the index lives in memory for the call. The file
-is private (``0600``, in a ``0700`` folder).
+stopped: only the new bytes, into new chunks; anything else (another file, shrunk, same
+size but a new mtime, rewritten) is indexed again from the start; files that are gone are
+dropped. A last line without its newline that parses is indexed, and read again (its chunk
+cut before it) once the file changes; one that does not parse is Pi writing it, and is read
+next time. Contentless FTS rows cannot be deleted without their text (SQLite 3.43's
+``contentless_delete`` is newer than many Pythons' SQLite), so the chunks of a file indexed
+again are dropped from ``chunks`` only, their FTS rows left dead (a join leaves them out);
+once the dead outnumber the live (and :data:`_DEAD_MIN`), the FTS table is started again
+and every file indexed again. Memory stays bounded: lines are streamed, a chunk's words are
+a set of at most :data:`CHUNK_CHARS` characters' words. Several threads or processes may
+update the same index: each file is re-checked inside the write transaction. The index is a
+cache: a corrupt file (found when it is opened or in the middle of a search) is deleted and
+rebuilt, with a notice (:func:`paths.notice`), and an older version's is deleted; when the
+cache folder cannot be used (see :mod:`paths`) the index lives in memory for the call. The
+file is private (``0600``, in a ``0700`` folder).
 
 Queries (Pi's ``/resume`` syntax)
 ---------------------------------
@@ -97,25 +117,32 @@ Results come in recency order, which needs no pass over the matches: sessions ne
 (the listing's order, Pi's: the most recently modified first), each session's hits in
 entry order (header rows first). Each session is matched when its turn comes and handed out
 at once; a ``limit`` stops the search there, and a caller that stops iterating (or whose
-``should_stop()`` comes true, polled between sessions and every few dozen rows inside one)
-ends it. No ranking, and nothing counted beyond the sessions handed out: a session's
+``should_stop()`` comes true, polled between sessions, between chunks and every few dozen
+rows) ends it. No ranking, and nothing counted beyond the sessions handed out: a session's
 ``hit_count`` counts its own rows only.
 
-Which sessions are worth matching: a term whose trigrams match few rows (at most
-:data:`_PROBE_ROWS`) names its files up front, so a rare word or one found nowhere is
-answered from FTS alone; a common word's files are not collected (that would read every row
-holding it before the first result), each session is asked instead, FTS giving that file's
-candidate rows only. A regex without a literal of three characters cannot be narrowed: every
-row of every session is matched, by RE2 in linear time, still session by session, newest
-first, and cancellable inside a session.
+Which sessions are worth matching: each term with an FTS expression names its chunks
+(one FTS query per term, a few thousand rowids at most on a 1 GB store); a session is
+worth reading when every such term names one of its chunks, and only those chunks are
+read back, with ``pread``. In a dense chunk the lines worth parsing are found in the raw
+bytes first (:func:`_chosen_lines`): a line is parsed only if it holds, lowercased, the
+pieces of some term's literals that a JSON writer writes as they are (a tool call's row,
+whose text pitui makes, is checked more loosely); the others are never parsed. Their rows
+are matched exactly by :func:`match_rows`, as the scan matches them. A file that is no
+longer what the index says (another size, time or inode, or a chunk no longer on whole
+lines) is read whole instead; an event stream is always read whole (its entries are
+rebuilt from all its records). A regex without a literal of three word characters
+cannot be narrowed: every chunk of every session is read, matched by RE2 in linear time,
+still session by session, newest first, and cancellable between chunks and inside one.
 
-``search(..., use_index=False)`` reads the session files themselves with the same row reader
-and matcher (:func:`_file_rows`, :func:`match_rows`): the same hits in the same order, and
-nothing written.
+``search(..., use_index=False)`` reads the session files themselves with the same line
+reader and matcher (:func:`_file_lines`, :func:`match_rows`): the same hits in the same
+order, and nothing written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import re._constants as _sre_c  # Python's regex parser: the literal runs every match must contain
@@ -123,13 +150,12 @@ import re._parser as _sre_parse
 import sqlite3
 import time
 import warnings
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .discovery import SessionRoot, find_session_files
-from ..read.lines import file_fingerprint, iter_lines, open_regular, parse_line
+from ..read.lines import file_fingerprint, iter_line_spans, open_regular, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
 from ..read.sniff import Sniffer
@@ -157,7 +183,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 4  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON
+SCHEMA_VERSION = 5  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
@@ -237,23 +263,68 @@ def _fts_quote(s: str) -> str:
     return '"' + s.replace('"', '""') + '"'
 
 
+# Characters that cannot be told from an ASCII letter case-insensitively (by RE2 or by
+# Python's ``re``): folded to that letter in the words indexed and in the query alike
+_FOLDS = (("\u212a", "k"), ("\u017f", "s"), ("\u0131", "i"), ("\u0130", "i"))
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+# bytes -> the words' alphabet: ASCII letters lowercased, digits and "_" kept, anything else
+# (punctuation, whitespace, every byte of a non-ASCII character) a space
+_WORD_TABLE = bytes(
+    c + 32 if 65 <= c <= 90 else (c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else 32) for c in range(256)
+)
+_MAX_GRAMS = 16  # trigrams in one term's expression: enough to be selective, cheap to run
+
+
+def _fold(text: str) -> str:
+    if not text.isascii():
+        for a, b in _FOLDS:
+            if a in text:
+                text = text.replace(a, b)
+    return text
+
+
+def _add_words(text: str, into: set) -> None:
+    """Add the words of ``text`` to ``into`` (bytes: runs of ASCII letters, digits and "_",
+    lowercased; every other character separates words)."""
+    if text.isascii():
+        data = text.encode("ascii")
+    else:
+        data = _fold(text).encode("utf-8", "surrogatepass")
+    into.update(data.translate(_WORD_TABLE).split())
+
+
+def _words_text(words: set) -> str:
+    """What the FTS table holds for a chunk: its words, each with a space on both sides."""
+    return " " + b" ".join(words).decode("ascii") + " "
+
+
 def _fts_literal(lit: str) -> str | None:
-    """An FTS5 expression (AND of trigrams) true for every row containing ``lit``."""
-    if len(lit) < 3:
-        return None
-    # Each gram is three characters as typed: the trigram tokenizer folds case itself, and
-    # lowercasing first could make one gram two (U+0130 lowercases to two code points), which
-    # FTS5 reads as a phrase query and refuses.
+    """An FTS5 expression (AND of trigrams) true for every chunk whose words can hold a
+    row containing ``lit`` (case-insensitively): the trigrams of each run of word
+    characters in ``lit``, with a space before it when an ASCII character that is not a
+    word character comes before it in ``lit`` (the text has one there too, so a word starts
+    there), and after it likewise. ``oken`` is inside some word; in ``fix the``, ``fix``
+    ends a word and ``the`` starts one. None when no trigram can be had."""
+    s = _fold(lit).lower()
     grams: list[str] = []
-    seen = set()
-    for i in range(len(lit) - 2):
-        g = lit[i : i + 3]
-        if g.lower() not in seen:
-            seen.add(g.lower())
-            grams.append(g)
-    if len(grams) > 12:  # enough to be selective; keep the expression cheap
-        step = (len(grams) - 1) / 11
-        grams = [grams[round(k * step)] for k in range(12)]
+    n = len(s)
+    i = 0
+    while i < n:
+        if s[i] not in _WORD_CHARS:
+            i += 1
+            continue
+        j = i
+        while j < n and s[j] in _WORD_CHARS:
+            j += 1
+        piece = (" " if i > 0 and s[i - 1].isascii() else "") + s[i:j] + (" " if j < n and s[j].isascii() else "")
+        grams.extend(piece[k : k + 3] for k in range(len(piece) - 2))
+        i = j
+    grams = list(dict.fromkeys(grams))
+    if not grams:
+        return None
+    if len(grams) > _MAX_GRAMS:  # (spread over the literal)
+        step = (len(grams) - 1) / (_MAX_GRAMS - 1)
+        grams = [grams[round(k * step)] for k in range(_MAX_GRAMS)]
     return " AND ".join(_fts_quote(g) for g in grams)
 
 
@@ -319,7 +390,7 @@ def _term(kind: str, value: str) -> Term:
     if kind == "phrase":
         words = value.split()
         pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
-        return Term("phrase", " ".join(words), pattern, _fts_all(words), _needles(words))
+        return Term("phrase", " ".join(words), pattern, _fts_literal(" ".join(words)), _needles(words))
     pattern = re.compile(re.escape(value), re.IGNORECASE)
     return Term("term", value, pattern, _fts_literal(value), _needles([value]))
 
@@ -619,17 +690,8 @@ def _norm_id(value) -> str | None:
 # ---------------------------------------------------------------------------- the index
 
 
-def _pack(text: str):
-    if len(text) >= _COMPRESS_MIN:
-        return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
-    return text
-
-
-def _unpack(data) -> str:
-    if isinstance(data, bytes):
-        return zlib.decompress(data).decode("utf-8", "surrogatepass")
-    return data
-
+CHUNK_CHARS = 128 * 1024  # a chunk closes once its rows hold this many characters of text
+_DEAD_MIN = 2000  # rebuild the FTS table when more chunks than this (and than live ones) are dead
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS files(
@@ -642,31 +704,41 @@ _SCHEMA = (
         scanned_to INTEGER NOT NULL,
         next_lineno INTEGER NOT NULL,
         next_entry INTEGER NOT NULL,
-        next_seq INTEGER NOT NULL,
-        pending_seq INTEGER,
         pending_entry INTEGER,
         version INTEGER NOT NULL,
         has_header INTEGER NOT NULL,
+        stream INTEGER NOT NULL,
         fingerprint TEXT NOT NULL,
         error TEXT
     )""",
-    # The rows themselves; ``data`` is the text, zlib-compressed (bytes) when it is long.
-    """CREATE TABLE IF NOT EXISTS rowdata(
-        id INTEGER PRIMARY KEY,
-        kind INTEGER NOT NULL,
+    # A chunk: whole lines of a file, bytes [start, end), its first line's number, how many
+    # lines it spans and the index of its first entry; ``dense``: every line in it is one entry (no blank or bad
+    # lines), so the lines of a hit can be found without reading the others. Its id is its
+    # rowid in ``words``.
+    """CREATE TABLE IF NOT EXISTS chunks(
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        file INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
         entry INTEGER NOT NULL,
-        eid TEXT,
-        data NOT NULL
+        lineno INTEGER NOT NULL,
+        lines INTEGER NOT NULL,
+        dense INTEGER NOT NULL
     )""",
-    # Contentless: the trigram index only (rowid = rowdata.id); deleting needs the text back.
-    """CREATE VIRTUAL TABLE IF NOT EXISTS rows USING fts5(
-        text, tokenize='trigram', detail=none, columnsize=0, content=''
+    "CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file, start)",
+    # Contentless: per chunk, its distinct words (see _add_words), trigram-indexed. Rows of
+    # chunks that are gone stay (contentless rows cannot be deleted without their text) and
+    # are left out by the join with ``chunks``; ``meta.dead`` counts them.
+    """CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
+        text, tokenize='trigram case_sensitive 1', detail=none, columnsize=0, content=''
     )""",
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
 )
+_TABLES = ("files", "chunks", "words", "meta")
 
 _FILE_COLS = (
-    "id, path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, pending_seq, "
-    "pending_entry, version, has_header, fingerprint, error"
+    "id, path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, pending_entry, version, "
+    "has_header, stream, fingerprint, error"
 )
 
 
@@ -681,19 +753,18 @@ class _FileState:
     scanned_to: int = 0
     next_lineno: int = 1
     next_entry: int = 0
-    next_seq: int = 0
-    pending_seq: int | None = None  # rows from this seq on came from an unterminated last line
-    pending_entry: int | None = None
+    pending_entry: int | None = None  # the entry of an unterminated last line that was indexed
     version: int = 3
     has_header: int = 0
+    stream: int = 0
     fingerprint: str = ""
     error: str | None = None
 
     def values(self) -> tuple:
         return (
             self.path, self.dev, self.ino, self.size, self.mtime_ns, self.scanned_to, self.next_lineno,
-            self.next_entry, self.next_seq, self.pending_seq, self.pending_entry, self.version,
-            self.has_header, self.fingerprint, self.error, self.id,
+            self.next_entry, self.pending_entry, self.version, self.has_header, self.stream,
+            self.fingerprint, self.error, self.id,
         )  # fmt: skip
 
 
@@ -905,90 +976,311 @@ def match_rows(
     return hits, count
 
 
-def _file_rows(f, st: _FileState) -> Iterator[tuple[int, str, str, int, str | None]]:
-    """The rows of the session file ``f`` from where ``st`` says reading stopped, as
-    ``(seq, text, kind, entry index, entry id)``, ``st`` moved on as its lines are read
-    (the index's reading and the scan without the index share it, so both see the same
-    rows). A file that turns out not to be a Pi session ends the rows with ``st.error``
-    set; a last line Pi is still writing ends them, to be read next time. An event stream,
-    told by its first records, gives :func:`_stream_rows` instead."""
+def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) -> Iterator[tuple]:
+    """The lines of the session file ``f`` from where ``st`` says reading stopped (up to
+    byte ``stop``), as ``(offset, next offset, line number, entry, entry id, rows, bytes)``: the
+    entry's index (-1 for the header, whose rows are its cwd and id; None for a line that is
+    no entry: bad JSON, not an object, another header) and its ``(kind, text)`` rows. ``st``
+    moves on as lines are read (the index's reading and the scan without the index share
+    this, so both see the same rows). A file that turns out not to be a Pi session ends the
+    lines with ``st.error`` set; a last line Pi is still writing ends them, to be read next
+    time. An event stream, told by its first records, gives :func:`_stream_lines` instead."""
     st.error = None
-    sniffer = Sniffer() if st.scanned_to == 0 else None  # (an event stream shows in its first records)
-    for raw in iter_lines(f, st.scanned_to, st.next_lineno):
-        if sniffer is not None and sniffer.see(raw.data, raw.terminated):
+    sniffer = Sniffer() if sniff and st.scanned_to == 0 else None  # (a stream shows in its first records)
+    for buf, pos, e, off, lineno, nxt, terminated in iter_line_spans(f, st.scanned_to, st.next_lineno, stop):
+        data = bytes(buf[pos:e])
+        if sniffer is not None and sniffer.see(data, terminated):
             if sniffer.kind is not None:
-                yield from _stream_rows(f, st)
+                yield from _stream_lines(f, st)
                 return
             sniffer = None
-        res = parse_line(raw.data)
-        obj = res.value
+        obj = parse_line(data).value
         if obj is None:
-            if not raw.terminated:
+            if not terminated:
                 break  # Pi is writing this line: read it next time
-            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            yield off, nxt, lineno, None, None, (), data
+            st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
         if not st.has_header:
             if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
                 st.error = "not a Pi session"
                 return
-            if not raw.terminated:
+            if not terminated:
                 break
             v = obj.get("version")
             # (any number: only whether it is below 2 or 3 matters, as in Session)
             st.version = max(-1, min(int(v), 1000)) if type(v) in (int, float) else 1
             st.has_header = 1
             cwd = obj.get("cwd")
-            for kind, text in (("cwd", cwd), ("id", obj["id"])):
-                if isinstance(text, str) and text:
-                    yield st.next_seq, text, kind, -1, None
-                    st.next_seq += 1
-            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            rows = [(k, t) for k, t in (("cwd", cwd), ("id", obj["id"])) if isinstance(t, str) and t]
+            yield off, nxt, lineno, -1, None, rows, data
+            st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
         if not isinstance(obj, dict) or obj.get("type") == "session":
-            if not raw.terminated:
+            if not terminated:
                 break
-            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+            yield off, nxt, lineno, None, None, (), data
+            st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
         idx = st.next_entry
-        if st.version < 2:
-            eid = f"line{raw.lineno}"
-        else:
-            eid = _norm_id(obj.get("id"))
-            if eid is None:
-                eid = f"line{raw.lineno}"
-        if not raw.terminated:
-            # A complete last line without its newline: index it, read it again later.
-            st.pending_seq, st.pending_entry = st.next_seq, idx
+        eid = f"line{lineno}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{lineno}")
+        if not terminated:
+            # A complete last line without its newline: indexed, and read again once the file changes.
+            st.pending_entry = idx
         st.next_entry += 1
-        for kind, text in entry_rows(obj, st.version):
-            yield st.next_seq, text, kind, idx, eid
-            st.next_seq += 1
-        if raw.terminated:
-            st.scanned_to, st.next_lineno = raw.end, raw.lineno + 1
+        yield off, nxt, lineno, idx, eid, entry_rows(obj, st.version), data
+        if terminated:
+            st.scanned_to, st.next_lineno = nxt, lineno + 1
     if sniffer is not None:  # (a header alone may yet be a JSON-mode stream's: read whole when it grows)
         st.scanned_to, st.next_lineno = 0, 1
 
 
-def _stream_rows(f, st: _FileState) -> Iterator[tuple[int, str, str, int, str | None]]:
-    """:func:`_file_rows` of an event stream (``pi --mode json`` or ``rpc``): the rows of
-    the conversation the app rebuilds from it, with the app's entry indexes and ids. Read
-    whole every time (``st.scanned_to`` stays 0, so no fingerprint is kept and the index
-    reads it again whole when it changes): a later record can change an earlier entry (a
-    message that was still streaming ends)."""
+def _stream_lines(f, st: _FileState) -> Iterator[tuple]:
+    """:func:`_file_lines` of an event stream (``pi --mode json`` or ``rpc``): the entries of
+    the conversation the app rebuilds from it, with the app's indexes and ids, one "line"
+    each (offsets 0). Read whole every time (``st.scanned_to`` stays 0, so no fingerprint is
+    kept and the index reads it again whole when it changes): a later record can change an
+    earlier entry (a message that was still streaming ends)."""
     from ..read.stream import stream_entries
 
     header, entries = stream_entries(f, st.path)
     if not st.has_header:  # (a JSON-mode stream's header was read as a session's: its rows are out)
-        for kind, text in (("cwd", header.get("cwd")), ("id", header.get("id"))):
-            if isinstance(text, str) and text:
-                yield st.next_seq, text, kind, -1, None
-                st.next_seq += 1
-    st.has_header, st.version, st.scanned_to, st.next_lineno = 1, 3, 0, 1
+        rows = [(k, t) for k, t in (("cwd", header.get("cwd")), ("id", header.get("id"))) if isinstance(t, str) and t]
+        yield 0, 0, 0, -1, None, rows, b""
+    st.has_header, st.version, st.scanned_to, st.next_lineno, st.stream = 1, 3, 0, 1, 1
     for idx, obj in enumerate(entries):
-        for kind, text in entry_rows(obj):
-            yield st.next_seq, text, kind, idx, obj["id"]
-            st.next_seq += 1
+        yield 0, 0, 0, idx, obj["id"], entry_rows(obj), b""
     st.next_entry = len(entries)
+
+
+def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str]]:
+    """Every row of a session file (or stream) as :func:`match_rows` takes them."""
+    for _off, _nxt, _lineno, idx, eid, rows, _data in _file_lines(f, st):
+        for kind, text in rows:
+            yield kind, idx, eid, text
+
+
+def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
+    """The chunks of a file from where ``st`` says reading stopped, as ``(start, end,
+    first entry, first line number, lines, dense, words text)``: whole lines, each chunk closed
+    once its rows hold :data:`CHUNK_CHARS` characters; the header line is a chunk of its
+    own. Chunks without words are left out (no query can want their lines)."""
+    cur = None  # [start, end, entry, lineno, dense, words, chars, last lineno]
+
+    def close():
+        if cur[5]:
+            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], _words_text(cur[5]))
+        return None
+
+    for off, nxt, lineno, idx, _eid, rows, data in _file_lines(f, st):
+        header = idx == -1
+        if cur is not None and (header or cur[6] >= CHUNK_CHARS):
+            got = close()
+            if got:
+                yield got
+            cur = None
+        if cur is None:
+            first = st.next_entry if idx is None or header else idx
+            cur = [off, nxt, first, lineno, not header and not st.stream, set(), 0, lineno - 1]
+        cur[1] = nxt
+        if cur[4] and (idx is None or header or lineno != cur[7] + 1 or _unsafe(data)):
+            cur[4] = False
+        cur[7] = lineno
+        words = cur[5]
+        for _kind, text in rows:
+            _add_words(text, words)
+            cur[6] += len(text)
+            stats.rows += 1
+        if header:
+            got = close()
+            if got:
+                yield got
+            cur = None
+    if cur is not None and st.error is None:
+        got = close()
+        if got:
+            yield got
+
+
+def _index_whole(path: str) -> dict | None:
+    """A file indexed from its start, without the index (what a worker process does, see
+    :mod:`.search_worker`): its identity, state, chunks and counts, as JSON can carry them;
+    None when it cannot be opened."""
+    try:
+        f = open_regular(path)
+    except OSError:
+        return None
+    with f:
+        ident = _identity(os.fstat(f.fileno()))
+        st = _FileState(0, path)
+        stats = IndexStats()
+        chunks = list(_chunks(f, st, stats))
+    if st.error is not None:  # not a Pi session after all: nothing of it is kept
+        chunks = []
+    elif not st.has_header:
+        st.error = "no session header"
+    fingerprint = file_fingerprint(path, st.scanned_to) if st.scanned_to else ""
+    state = [st.scanned_to, st.next_lineno, st.next_entry, st.pending_entry, st.version, st.has_header, st.stream,
+             fingerprint, st.error]  # fmt: skip
+    return {"ident": ident, "state": state, "chunks": chunks, "rows": stats.rows, "bytes": ident[2]}
+
+
+def _encodable(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ reading chunks back
+
+# A line whose raw JSON may hold, case-insensitively, a printable ASCII text its bytes do
+# not show: one with a \\u escape of a printable ASCII character (or of a letter in _FOLDS),
+# or with the UTF-8 of a letter in _FOLDS. A chunk with such a line is not dense: its lines
+# are all parsed.
+_UNSAFE_ESC = (b"002", b"003", b"004", b"005", b"006", b"007")
+_UNSAFE_ESC4 = (b"212a", b"017f", b"0131", b"0130")
+_UNSAFE_RAW = tuple(a.encode() for a, _ in _FOLDS)
+
+
+def _unsafe(data: bytes) -> bool:
+    n = data.count(b"\\u")
+    if n and n > data.count(b"\\u000") + data.count(b"\\u001"):  # (control characters are no words)
+        find = data.find
+        pos = find(b"\\u")
+        while pos >= 0:
+            h = data[pos + 2 : pos + 6].lower()
+            if h[:3] in _UNSAFE_ESC or h in _UNSAFE_ESC4:
+                return True
+            pos = find(b"\\u", pos + 2)
+    if not data.isascii():
+        for raw in _UNSAFE_RAW:
+            if raw in data:
+                return True
+    return False
+
+
+# A needle is looked for in a raw line in pieces. Strict pieces: cut where a JSON writer
+# may escape a character (quote, backslash, slash, control and non-ASCII characters); in a
+# dense chunk (no line with :func:`_unsafe` escapes) such a piece of a row's text is in its
+# line's bytes as it is, unless pitui made that part of the text: a tool call's row ("name
+# key: value", numbers written again) and a label that is no string. In those lines
+# (:data:`_MADE_TEXT`), the loose pieces are looked for instead: runs of letters and "_".
+_STRICT_CUT = re.compile(r'["\\/]+|[^\x20-\x7e]+')
+_LOOSE_CUT = re.compile(r"[^a-z_]+")
+_MADE_TEXT = (b'"toolcall"', b'"label"')
+
+
+def _pieces(needles: Iterable[str], cut: re.Pattern) -> tuple[bytes, ...]:
+    got = {p for n in needles for p in cut.split(n) if p}
+    return tuple(p.encode("ascii") for p in sorted(got, key=len, reverse=True))
+
+
+def _line_filter(q: Query) -> list[tuple[tuple[bytes, ...], tuple[bytes, ...] | None]] | None:
+    """What a raw JSON line (lowercased) must hold to be worth parsing for ``q``: for any
+    one term, every strict piece of its needles, or (in a line holding a tool call or a
+    label) every loose piece (None in place of the loose pieces: the same as the strict
+    ones). None: every line is read (a term without a piece to look for)."""
+    if not q.terms:  # ``kind:`` alone: the lines that hold calls (or ``!`` commands)
+        from ..model.parts import SHELL_EXEC
+
+        alts = [((b"toolcall",), None)]
+        if SHELL_EXEC in q.kinds:
+            alts.append(((b"bashexecution",), None))
+        return alts
+    alts = []
+    for t in q.terms:
+        strict, loose = _pieces(t.needles, _STRICT_CUT), _pieces(t.needles, _LOOSE_CUT)
+        if not strict or not loose:
+            return None  # (a row may match this term without a piece to look for)
+        alts.append((strict, None if strict == loose else loose))
+    return alts
+
+
+def _chosen_lines(data: bytes, alts) -> list[int]:
+    """Offsets in ``data`` (whole lines) of the lines that may hold a row of interest, as
+    :func:`_line_filter` tells. Found by searching the whole block, not line by line."""
+    low = data.lower()
+    find, rfind = low.find, low.rfind
+    n = len(low)
+    chosen = set()
+
+    def scan(first: bytes, check) -> None:
+        pos = find(first)
+        while pos >= 0:
+            ls = rfind(b"\n", 0, pos) + 1
+            le = find(b"\n", pos)
+            if le < 0:
+                le = n
+            if check(ls, le):
+                chosen.add(ls)
+            pos = find(first, le + 1) if le < n else -1
+
+    def made(ls: int, le: int) -> bool:
+        return any(find(m, ls, le) >= 0 for m in _MADE_TEXT)
+
+    for strict, loose in alts:
+        if loose is None:
+            scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
+        else:  # (every line holding the strict pieces holds the loose ones)
+            scan(loose[0], lambda ls, le, s=strict, lo=loose[1:]: all(find(p, ls, le) >= 0 for p in s)
+                 or (all(find(p, ls, le) >= 0 for p in lo) and made(ls, le)))  # fmt: skip
+    return sorted(chosen)
+
+
+class _Changed(Exception):
+    """A file no longer holds what its chunks say."""
+
+
+def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tuple[str, int, str | None, str]]:
+    """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense)``, in file order)
+    of the session file ``f``, as :func:`match_rows` takes them, reading only the lines a
+    filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
+    when a chunk's bytes are not whole lines where they were, or not as many."""
+    fd = f.fileno()
+    for start, end, entry, lineno, lines, dense in chunks:
+        if stopped and stopped[0]():
+            stopped.append(True)
+            return
+        if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
+            raise _Changed
+        if not dense:
+            sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
+                             version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
+            for _o, _n, _l, idx, eid, rows, _d in _file_lines(f, sub, stop=end, sniff=False):
+                for kind, text in rows:
+                    yield kind, idx, eid, text
+            continue
+        data = os.pread(fd, end - start, start)
+        if len(data) != end - start or data.count(b"\n") + (not data.endswith(b"\n")) != lines:
+            raise _Changed
+        if alts is None:
+            starts = [0]
+            at = data.find(b"\n")
+            while 0 <= at < len(data) - 1:
+                starts.append(at + 1)
+                at = data.find(b"\n", at + 1)
+        else:
+            starts = _chosen_lines(data, alts)
+        k = 0  # lines before ``prev``
+        prev = 0
+        for ls in starts:
+            k += data.count(b"\n", prev, ls)
+            prev = ls
+            le = data.find(b"\n", ls)
+            if le < 0:
+                le = len(data)
+            line = data[ls:le]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            obj = parse_line(line).value
+            if not isinstance(obj, dict):
+                continue  # (the file changed under the same size and time)
+            n = lineno + k
+            eid = f"line{n}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{n}")
+            for kind, text in entry_rows(obj, st.version):
+                yield kind, entry + k, eid, text
 
 
 class SearchIndex:
@@ -1070,10 +1362,9 @@ class SearchIndex:
             conn.execute("PRAGMA cache_size=-32000")
             conn.execute("BEGIN IMMEDIATE")
             try:
-                have = conn.execute(
-                    "SELECT name FROM sqlite_master WHERE name IN ('files', 'rowdata', 'rows')"
-                ).fetchall()
-                if len(have) != 3:
+                names = ",".join(f"'{t}'" for t in _TABLES)
+                have = conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({names})").fetchall()
+                if len(have) != len(_TABLES):
                     if have:
                         raise sqlite3.DatabaseError("incomplete schema")
                     for stmt in _SCHEMA:
@@ -1107,44 +1398,66 @@ class SearchIndex:
         row = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE path=?", (path,)).fetchone()
         return _FileState(*row) if row else None
 
+    def _state_of(self, fid: int) -> _FileState | None:
+        row = self.conn.execute(f"SELECT {_FILE_COLS} FROM files WHERE id=?", (fid,)).fetchone()
+        return _FileState(*row) if row else None
+
     def _known(self) -> dict[str, tuple[int, tuple[int, int, int, int]]]:
         """Path -> (file id, (dev, ino, size, mtime_ns)) of every indexed file."""
         return {p: (i, (d, n, s, m))
                 for i, p, d, n, s, m in self.conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")}
 
-    def _delete_rows(self, fid: int, from_seq: int = 0) -> None:
-        """Drop a file's rows from ``from_seq`` on (the index needs each row's text back)."""
-        lo = (fid << _SEQ_BITS) + from_seq
-        hi = (fid + 1) << _SEQ_BITS
-        conn = self.conn
-        pos = lo
-        while True:
-            chunk = conn.execute(
-                "SELECT id, data FROM rowdata WHERE id >= ? AND id < ? ORDER BY id LIMIT 500", (pos, hi)
-            ).fetchall()
-            if not chunk:
-                break
-            conn.executemany(
-                "INSERT INTO rows(rows, rowid, text) VALUES ('delete', ?, ?)", [(i, _unpack(d)) for i, d in chunk]
-            )
-            pos = chunk[-1][0] + 1
-        conn.execute("DELETE FROM rowdata WHERE id >= ? AND id < ?", (lo, hi))
+    def _dead(self, n: int) -> None:
+        if n:
+            self.conn.execute("INSERT INTO meta(key, value) VALUES ('dead', ?) "
+                              "ON CONFLICT(key) DO UPDATE SET value = value + excluded.value", (n,))  # fmt: skip
+
+    def _delete_chunks(self, fid: int, from_offset: int = 0) -> None:
+        """Forget a file's chunks that start at ``from_offset`` or later (their words stay in
+        the FTS table, dead, until it is rebuilt: :meth:`_compact`)."""
+        n = self.conn.execute("DELETE FROM chunks WHERE file=? AND start>=?", (fid, from_offset)).rowcount
+        self._dead(n)
+
+    def _compact(self) -> None:
+        """Start the FTS table again once it holds more dead chunks than live ones (and
+        more than :data:`_DEAD_MIN`): every file is then indexed again."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='dead'").fetchone()
+        dead = row[0] if row else 0
+        if dead <= _DEAD_MIN:
+            return
+        live = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if dead <= live:
+            return
+        with _Txn(self.conn) as txn:
+            txn.begin()
+            self.conn.execute("INSERT INTO words(words) VALUES ('delete-all')")
+            self.conn.execute("DELETE FROM chunks")
+            self.conn.execute("DELETE FROM files")
+            self.conn.execute("DELETE FROM meta WHERE key='dead'")
 
     def _save_state(self, st: _FileState) -> None:
         self.conn.execute(
-            "UPDATE files SET path=?, dev=?, ino=?, size=?, mtime_ns=?, scanned_to=?, next_lineno=?, next_entry=?, next_seq=?, "
-            "pending_seq=?, pending_entry=?, version=?, has_header=?, fingerprint=?, error=? WHERE id=?",
+            "UPDATE files SET path=?, dev=?, ino=?, size=?, mtime_ns=?, scanned_to=?, next_lineno=?, next_entry=?, "
+            "pending_entry=?, version=?, has_header=?, stream=?, fingerprint=?, error=? WHERE id=?",
             st.values(),
         )
 
-    def _index_file_guarded(self, path: str, stats: IndexStats) -> tuple[int, int | None]:
-        """:meth:`_index_file`, with a file whose reading fails (for any reason but the
-        index's own) left out and marked failed: one file never fails a whole update or
-        search."""
+    def _new_file(self, path: str) -> _FileState:
+        cur = self.conn.execute(
+            "INSERT INTO files(path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, version, "
+            "has_header, stream, fingerprint) VALUES (?, 0, 0, 0, 0, 0, 1, 0, 3, 0, 0, '')",
+            (path,),
+        )
+        return _FileState(cur.lastrowid, path)
+
+    def _index_file_guarded(self, path: str, stats: IndexStats, done: dict | None = None) -> tuple[int, int | None]:
+        """:meth:`_index_file` (or :meth:`_apply` of what a worker ``done``), with a file
+        whose reading fails (for any reason but the index's own) left out and marked failed:
+        one file never fails a whole update or search."""
         conn = self.conn
         conn.execute("SAVEPOINT pitui_file")
         try:
-            got = self._index_file(path, stats)
+            got = self._index_file(path, stats) if done is None else self._apply(path, done, stats)
         except sqlite3.Error:
             conn.execute("ROLLBACK TO pitui_file")
             conn.execute("RELEASE pitui_file")
@@ -1158,19 +1471,14 @@ class SearchIndex:
         return got
 
     def _mark_failed(self, path: str, exc: Exception) -> None:
-        """Record ``path`` as not searchable (until it changes), its rows dropped."""
+        """Record ``path`` as not searchable (until it changes), its chunks dropped."""
         try:
             fst = os.stat(path)
             state = self._state(path)
             if state is None:
-                cur = self.conn.execute(
-                    "INSERT INTO files(path, size, mtime_ns, scanned_to, next_lineno, next_entry, next_seq, "
-                    "version, has_header, fingerprint) VALUES (?, 0, 0, 0, 1, 0, 0, 3, 0, '')",
-                    (path,),
-                )
-                state = _FileState(cur.lastrowid, path)
+                state = self._new_file(path)
             else:
-                self._delete_rows(state.id)
+                self._delete_chunks(state.id)
                 state = _FileState(state.id, path)
             state.size, state.mtime_ns = fst.st_size, fst.st_mtime_ns
             state.error = f"cannot be read ({type(exc).__name__})"
@@ -1180,9 +1488,9 @@ class SearchIndex:
         except Exception:
             pass  # (a name SQLite cannot hold: the file is tried again next time)
 
-    def _index_file(self, path: str, stats: IndexStats) -> int:
-        """(Re)index one file inside the caller's transaction: ``(characters inserted, file id)``,
-        the id None when the file is not a readable session."""
+    def _index_file(self, path: str, stats: IndexStats) -> tuple[int, int | None]:
+        """(Re)index one file inside the caller's transaction: ``(characters of words
+        inserted, file id)``, the id None when the file is not a readable session."""
         try:
             f = open_regular(path)
         except OSError:  # (NotRegular too)
@@ -1198,26 +1506,23 @@ class SearchIndex:
                 and (state.dev, state.ino) == ident[:2]  # the same file...
                 and state.error is None
                 and state.has_header
+                and not state.stream
                 and fst.st_size > state.size  # grew: same size with another mtime is a rewrite
                 and 0 < state.scanned_to <= fst.st_size
                 and state.fingerprint
                 and file_fingerprint(path, state.scanned_to) == state.fingerprint
             ):
-                if state.pending_seq is not None:
-                    self._delete_rows(state.id, state.pending_seq)
-                    state.next_seq = state.pending_seq
-                    state.next_entry = state.pending_entry if state.pending_entry is not None else state.next_entry
-                    state.pending_seq = state.pending_entry = None
+                if state.pending_entry is not None:  # the unterminated last line is read again
+                    self._delete_chunks(state.id, state.scanned_to)
+                    self.conn.execute("UPDATE chunks SET end=? WHERE file=? AND end>?",
+                                      (state.scanned_to, state.id, state.scanned_to))  # fmt: skip
+                    state.next_entry = state.pending_entry
+                    state.pending_entry = None
             else:
                 if state is None:
-                    cur = self.conn.execute(
-                        "INSERT INTO files(path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, "
-                        "next_seq, version, has_header, fingerprint) VALUES (?, 0, 0, 0, 0, 0, 1, 0, 0, 3, 0, '')",
-                        (path,),
-                    )
-                    state = _FileState(cur.lastrowid, path)
+                    state = self._new_file(path)
                 else:
-                    self._delete_rows(state.id)
+                    self._delete_chunks(state.id)
                     state = _FileState(state.id, path)
                     stats.reindexed += 1
             state.dev, state.ino, state.size, state.mtime_ns = ident
@@ -1227,44 +1532,81 @@ class SearchIndex:
             self._save_state(state)
             return chars, (state.id if state.error is None else None)
 
+    def _apply(self, path: str, done: dict, stats: IndexStats) -> tuple[int, int | None]:
+        """Write what a worker made of ``path`` (:func:`_index_whole`), as :meth:`_index_file` would."""
+        ident = tuple(done["ident"])
+        state = self._state(path)
+        if state is not None and (state.dev, state.ino, state.size, state.mtime_ns) == ident:
+            return 0, (state.id if state.error is None else None)  # another updater got here first
+        if state is None:
+            state = self._new_file(path)
+        else:
+            self._delete_chunks(state.id)
+            state = _FileState(state.id, path)
+            stats.reindexed += 1
+        state.dev, state.ino, state.size, state.mtime_ns = ident
+        (state.scanned_to, state.next_lineno, state.next_entry, state.pending_entry, state.version,
+         state.has_header, state.stream, state.fingerprint, state.error) = done["state"]  # fmt: skip
+        chars = self._insert(state.id, done["chunks"])
+        stats.indexed += 1
+        stats.rows += done["rows"]
+        stats.bytes += done["bytes"]
+        self._save_state(state)
+        return chars, (state.id if state.error is None else None)
+
+    def _insert(self, fid: int, chunks: Iterable[tuple]) -> int:
+        conn = self.conn
+        total = 0
+        for c in chunks:
+            cid = conn.execute("INSERT INTO chunks(file, start, end, entry, lineno, lines, dense) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?)", (fid, *c[:6])).lastrowid  # fmt: skip
+            conn.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (cid, c[6]))
+            total += len(c[6])
+        return total
+
+    def _prepared(self, paths: list[str]) -> Iterator[tuple[str, dict | None]]:
+        """``(path, what a worker made of it, or None)`` for each of ``paths`` in order: new
+        files go to worker processes (:mod:`.search_worker`) when there are many; the rest
+        (and what a worker did not deliver) the caller indexes itself."""
+        from . import search_worker as sw
+
+        known = self._known()
+        new = [p for p in paths if p not in known and _encodable(p)]
+        workers = min(4, os.cpu_count() or 1)
+        size = 0
+        if workers > 1 and len(new) >= sw.PARALLEL_MIN_FILES:
+            for p in new:
+                try:
+                    size += os.stat(p).st_size
+                except OSError:
+                    pass
+        if size < sw.PARALLEL_MIN_BYTES:
+            for p in paths:
+                yield p, None
+            return
+        it = sw.indexed_in_workers(new, workers)
+        chosen = set(new)
+        try:
+            for p in paths:
+                yield (next(it)) if p in chosen else (p, None)
+        finally:
+            it.close()
+
     def _scan(self, f, st: _FileState, stats: IndexStats) -> int:
-        base = st.id << _SEQ_BITS
-        batch: list[tuple] = []
-        batch_chars = 0
-        total_chars = 0
         start = st.scanned_to
-
-        def flush() -> None:
-            self.conn.executemany("INSERT INTO rows(rowid, text) VALUES (?, ?)", [(base + b[0], b[1]) for b in batch])
-            self.conn.executemany(
-                "INSERT INTO rowdata(id, kind, entry, eid, data) VALUES (?, ?, ?, ?, ?)",
-                [(base + b[0], _KIND_CODE[b[2]], b[3], b[4], _pack(b[1])) for b in batch],
-            )
-            stats.rows += len(batch)
-
-        for row in _file_rows(f, st):
-            batch.append(row)
-            batch_chars += len(row[1])
-            if len(batch) >= _BATCH_ROWS or batch_chars >= _BATCH_CHARS:
-                flush()
-                total_chars += batch_chars
-                batch.clear()
-                batch_chars = 0
+        total = self._insert(st.id, _chunks(f, st, stats))
         if st.error is not None:  # not a Pi session after all: nothing of it is kept
-            self._delete_rows(st.id)
-            st.next_seq = 0
+            self._delete_chunks(st.id)
             return 0
-        if batch:
-            flush()
-            total_chars += batch_chars
         if not st.has_header:
             st.error = "no session header"
         stats.bytes += max(0, st.size - start)
-        return total_chars
+        return total
 
     def _plan(self, paths: list[str], root: SessionRoot | None) -> tuple[list[str], list[int]]:
         """``(stale, gone)``: paths whose size or mtime changed (or that are new), in the
         given order; ids of indexed files under ``root`` that no longer exist."""
+        self._compact()
         known = self._known()
         stale = []
         for p in paths:
@@ -1293,7 +1635,7 @@ class SearchIndex:
         with _Txn(self.conn) as txn:
             for fid in gone:
                 txn.begin()
-                self._delete_rows(fid)
+                self._delete_chunks(fid)
                 self.conn.execute("DELETE FROM files WHERE id=?", (fid,))
                 txn.wrote(0)
         stats.removed += len(gone)
@@ -1306,7 +1648,7 @@ class SearchIndex:
         on_progress: Callable[[int, int], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> IndexStats:
-        """Bring the rows of ``paths`` up to date; drop files under ``root`` that are gone.
+        """Bring the chunks of ``paths`` up to date; drop files under ``root`` that are gone.
 
         ``on_progress(done, total)`` counts the files that need reading (called with
         ``(0, total)`` first when there are any). ``should_stop()`` is polled between files:
@@ -1336,13 +1678,14 @@ class SearchIndex:
         total = len(stale)
         if total and on_progress is not None:
             on_progress(0, total)
-        with _Txn(self.conn) as txn:
-            for done, p in enumerate(stale, 1):
+        prepared = self._prepared(stale)
+        with _Txn(self.conn) as txn, contextlib.closing(prepared):
+            for done, (p, got) in enumerate(prepared, 1):
                 if should_stop is not None and should_stop():
                     stats.cancelled = True
                     break
                 txn.begin()
-                chars, _ = self._index_file_guarded(p, stats)
+                chars, _ = self._index_file_guarded(p, stats, got)
                 txn.wrote(chars)
                 if on_progress is not None:
                     on_progress(done, total)
@@ -1353,62 +1696,75 @@ class SearchIndex:
     def file_ids(self) -> dict[str, int]:
         return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
 
-    def candidate_files(self, q: Query) -> set[int] | None:
-        """Files that may hold a result, as far as the terms that match few rows tell (None:
-        no term narrows up front, and each file is checked when its turn comes).
-
-        Only a term's first :data:`_PROBE_ROWS` matching rows are read: a term that matches
-        more (a common word) is left to the per-file check (:meth:`match_file` asks FTS for
-        that file's rows only), so the first results of a common word cost what their
-        files cost, not a pass over every row that holds the word."""
-        cands: set[int] | None = None
+    def candidates(self, q: Query) -> dict[int, list[tuple] | None] | None:
+        """The files that may hold a result, each with the chunks that may hold a hit
+        (``(start, end, entry, lineno, lines, dense)`` in file order; None: all of its chunks), as
+        far as FTS tells; None when no term narrows (every file, every chunk)."""
+        per_term: list[dict[int, set]] = []
+        wide = not q.terms  # (``kind:`` alone)
         for t in q.terms:
             if t.fts is None:
+                wide = True
                 continue
-            sql = "SELECT rowid >> 32 FROM rows WHERE rows MATCH ? LIMIT ?"
             try:
-                got = self.conn.execute(sql, (t.fts, _PROBE_ROWS + 1)).fetchall()
+                rows = self.conn.execute(
+                    "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense FROM words "
+                    "JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?", (t.fts,)
+                ).fetchall()
             except sqlite3.OperationalError as exc:
                 if not _fts_refused(exc):
                     raise
-                continue  # (an expression FTS5 refuses narrows nothing: the exact match decides)
-            if len(got) > _PROBE_ROWS:
+                wide = True  # (an expression FTS5 refuses narrows nothing: the exact match decides)
                 continue
-            ids = {r[0] for r in got}
-            cands = ids if cands is None else cands & ids
-            if not cands:
-                return set()
-        return cands
+            files: dict[int, set] = {}
+            for fid, *chunk in rows:
+                files.setdefault(fid, set()).add(tuple(chunk))
+            per_term.append(files)
+        if not per_term:
+            return None
+        fids = set(per_term[0])
+        for files in per_term[1:]:
+            fids &= files.keys()
+        out: dict[int, list[tuple] | None] = {}
+        for fid in fids:
+            if wide:
+                out[fid] = None
+            else:
+                out[fid] = sorted(set().union(*(files[fid] for files in per_term)))
+        return out
 
     def match_file(
-        self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None
+        self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None,
+        chunks: list[tuple] | None = None,
     ) -> tuple[list[Hit], int] | None:
-        """Exact hits of ``q`` in file ``fid``: ``(hits, hit_count)``, or None when some term
-        matches none of its rows (or ``should_stop()`` came true on the way)."""
-        terms = q.terms
-        lo, hi = fid << _SEQ_BITS, (fid + 1) << _SEQ_BITS
-        only = only_d = ""
-        if q.kinds:  # only the rows that can hold such a call (the others' texts are not read)
-            codes = ",".join(str(_KIND_CODE[k]) for k in _kind_row_types(q.kinds))
-            only, only_d = f" AND kind IN ({codes})", f" AND d.kind IN ({codes})"
-        cur = None
-        if terms and all(t.fts for t in terms):
-            expr = " OR ".join(f"({t.fts})" for t in terms) if len(terms) > 1 else terms[0].fts
+        """Exact hits of ``q`` in file ``fid``, read back from the file: ``(hits, hit_count)``,
+        or None when some term matches none of its rows (or ``should_stop()`` came true on
+        the way). ``chunks``: the chunks that may hold a hit (default: all). A file that no
+        longer is what the index says (another size, time or inode) is read whole."""
+        st = self._state_of(fid)
+        if st is None or st.error is not None:
+            return None
+        try:
+            f = open_regular(st.path)
+        except OSError:
+            return None
+        with f:
             try:
-                cur = self.conn.execute(
-                    "SELECT d.kind, d.entry, d.eid, d.data FROM rows JOIN rowdata d ON d.id = rows.rowid "
-                    f"WHERE rows MATCH ? AND rows.rowid >= ? AND rows.rowid < ?{only_d} ORDER BY rows.rowid",
-                    (expr, lo, hi),
-                )
-            except sqlite3.OperationalError as exc:
-                if not _fts_refused(exc):
-                    raise
-        if cur is None:
-            cur = self.conn.execute(
-                f"SELECT kind, entry, eid, data FROM rowdata WHERE id >= ? AND id < ?{only} ORDER BY id",
-                (lo, hi),
-            )
-        return match_rows(((KINDS[k], e, i, _unpack(d)) for k, e, i, d in cur), q, max_hits, should_stop)
+                if _identity(os.fstat(f.fileno())) != (st.dev, st.ino, st.size, st.mtime_ns) or st.stream:
+                    # (a stream is read whole: its entries are rebuilt from all its records)
+                    return _match_open_file(f, st.path, q, max_hits, should_stop)
+                if chunks is None:
+                    chunks = self.conn.execute(
+                        "SELECT start, end, entry, lineno, lines, dense FROM chunks WHERE file=? ORDER BY start", (fid,)
+                    ).fetchall()
+                stopped: list = [should_stop] if should_stop is not None else []
+                got = match_rows(_chunk_rows(f, st, chunks, _line_filter(q), stopped), q, max_hits, should_stop)
+                return None if len(stopped) > 1 else got
+            except _Changed:
+                f.seek(0)
+                return _match_open_file(f, st.path, q, max_hits, should_stop)
+            except (OSError, ValueError):
+                return None
 
     def query(
         self,
@@ -1465,20 +1821,23 @@ class SearchIndex:
             self._drop(gone, stats)
             stale = set(stale_list)
         fids = self.file_ids()
-        cands = self.candidate_files(q)  # over what is indexed now: not used for stale files
+        cands = self.candidates(q)  # over what is indexed now: not used for stale files
         total = len(stale)
         done = 0
         if total and on_progress is not None:
             on_progress(0, total)
         n = 0
-        with _Txn(self.conn) as txn:
+        prepared = self._prepared([i.path for i in infos if i.path in stale])
+        with _Txn(self.conn) as txn, contextlib.closing(prepared):
             for info in infos:
                 if should_stop is not None and should_stop():
                     stats.cancelled = True
                     return
+                chunks = None
                 if info.path in stale:
                     txn.begin()
-                    chars, fid = self._index_file_guarded(info.path, stats)
+                    _p, got = next(prepared)
+                    chars, fid = self._index_file_guarded(info.path, stats, got)
                     txn.wrote(chars)
                     done += 1
                     if on_progress is not None:
@@ -1487,9 +1846,13 @@ class SearchIndex:
                         continue
                 else:
                     fid = fids.get(info.path)
-                    if fid is None or (cands is not None and fid not in cands):
+                    if fid is None:
                         continue
-                got = self.match_file(fid, q, max_hits, should_stop)
+                    if cands is not None:
+                        if fid not in cands:
+                            continue
+                        chunks = cands[fid]
+                got = self.match_file(fid, q, max_hits, should_stop, chunks)
                 if got is None:
                     continue
                 txn.commit()  # never hold the write lock while the caller holds the results
@@ -1634,11 +1997,15 @@ def _scan_file(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hi
         f = open_regular(path)
     except OSError:
         return None
+    with f:
+        return _match_open_file(f, path, q, max_hits, should_stop)
+
+
+def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
+    """The exact hits of ``q`` in the open session file ``f``, every row read."""
     st = _FileState(0, path)
     try:
-        with f:
-            got = match_rows(((kind, idx, eid, text) for _, text, kind, idx, eid in _file_rows(f, st)),
-                             q, max_hits, should_stop)  # fmt: skip
+        got = match_rows(_file_rows(f, st), q, max_hits, should_stop)
     except Exception:  # (a file that cannot be read is left out, as the index leaves it out)
         return None
-    return got if st.error is None else None
+    return got if st.error is None and st.has_header else None
