@@ -1225,7 +1225,7 @@ def _chosen_lines(data: bytes, alts) -> list[int]:
             scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
         else:  # (every line holding the strict pieces holds the loose ones)
             scan(loose[0], lambda ls, le, s=strict, lo=loose[1:]: all(find(p, ls, le) >= 0 for p in s)
-                 or (all(find(p, ls, le) >= 0 for p in lo) and made(ls, le)))  # fmt: skip
+                 or (made(ls, le) and all(find(p, ls, le) >= 0 for p in lo)))  # fmt: skip
     return sorted(chosen)
 
 
@@ -1237,7 +1237,7 @@ def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tupl
     """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense)``, in file order)
     of the session file ``f``, as :func:`match_rows` takes them, reading only the lines a
     filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
-    when a chunk's bytes are not whole lines where they were, or not as many."""
+    when a chunk's bytes are not whole lines where they were."""
     fd = f.fileno()
     for start, end, entry, lineno, lines, dense in chunks:
         if stopped and stopped[0]():
@@ -1253,7 +1253,7 @@ def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tupl
                     yield kind, idx, eid, text
             continue
         data = os.pread(fd, end - start, start)
-        if len(data) != end - start or data.count(b"\n") + (not data.endswith(b"\n")) != lines:
+        if len(data) != end - start or not (data.endswith(b"\n") or end == st.size):
             raise _Changed
         if alts is None:
             starts = [0]

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""What the search index's parts cost: its size and cold build time at several chunk sizes,
+and how many chunks each benchmark query reads back.
+
+    python benchmarks/search_index_costs.py [--store ROOT] [--chunks 65536,131072,262144]
+
+Each size builds the index from nothing in this one process (``update_index`` without its
+worker processes, which would use the default size), with the store's pages cached. Beside it, what the FTS table would be
+if it held each chunk's rows' whole text (every trigram occurrence tokenized) instead of
+its distinct words, measured on the first ``--sample`` files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(BENCH))
+sys.path.insert(0, BENCH)
+
+import pi_side  # noqa: E402
+import search_bench  # noqa: E402
+from pitui.core.store import search as S  # noqa: E402
+from pitui.core.store import search_worker  # noqa: E402
+from pitui.core.store.discovery import resolve_root  # noqa: E402
+from pitui.core.read.lines import open_regular  # noqa: E402
+
+
+def one_size(store: str, chunk: int) -> dict:
+    S.CHUNK_CHARS = chunk
+    search_worker.PARALLEL_MIN_FILES = 10**9
+    d = tempfile.mkdtemp(prefix="pitui-costs-")
+    try:
+        t0 = time.perf_counter()
+        S.update_index(resolve_root(store), index_dir=d)
+        secs = time.perf_counter() - t0
+        f = os.path.join(d, f"search-v{S.SCHEMA_VERSION}.sqlite3")
+        c = sqlite3.connect(f)
+        chunks = c.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        reads = {}
+        with S.SearchIndex(d) as si:
+            for form, q in search_bench.queries(store):
+                got = si.candidates(S.parse_query(q))
+                reads[form] = sum(len(v) for v in got.values() if v is not None) if got is not None else chunks
+        c.close()
+        return {"chunk": chunk, "seconds": secs, "mb": os.path.getsize(f) / 1e6, "chunks": chunks, "reads": reads}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def text_vs_words(store: str, sample: int) -> dict:
+    """FTS size of the same chunks as whole text and as distinct words, first ``sample`` files."""
+    files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))[:sample]
+    out = {}
+    for how in ("words", "text"):
+        d = tempfile.mkdtemp(prefix="pitui-costs-")
+        c = sqlite3.connect(os.path.join(d, "x.sqlite3"))
+        c.execute("CREATE VIRTUAL TABLE w USING fts5(t, tokenize='trigram case_sensitive 1', detail=none, "
+                  "columnsize=0, content='')")
+        t0 = time.perf_counter()
+        for p in files:
+            with open_regular(p) as f:
+                st = S._FileState(0, p)
+                parts: list[str] = []
+                n = 0
+                for *_, rows, _data in S._file_lines(f, st):
+                    for _k, text in rows:
+                        parts.append(text)
+                        n += len(text)
+                    if n >= S.CHUNK_CHARS:
+                        c.execute("INSERT INTO w(t) VALUES (?)", (_as(how, parts),))
+                        parts, n = [], 0
+                if parts:
+                    c.execute("INSERT INTO w(t) VALUES (?)", (_as(how, parts),))
+        c.commit()
+        secs = time.perf_counter() - t0
+        c.close()
+        out[how] = {"seconds": secs, "mb": os.path.getsize(os.path.join(d, "x.sqlite3")) / 1e6}
+        shutil.rmtree(d, ignore_errors=True)
+    out["store_mb"] = sum(os.path.getsize(p) for p in files) / 1e6
+    return out
+
+
+def _as(how: str, texts: list[str]) -> str:
+    if how == "text":
+        return "\n".join(texts).lower()
+    words: set = set()
+    for t in texts:
+        S._add_words(t, words)
+    return S._words_text(words)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store")
+    ap.add_argument("--chunks", default="65536,131072,262144")
+    ap.add_argument("--sample", type=int, default=150)
+    args = ap.parse_args(argv)
+    store = os.path.abspath(args.store) if args.store else pi_side.store_root()
+    size = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))
+    print(f"store: {size / 1e6:.0f} MB; load {os.getloadavg()[0]:.1f}")
+    for chunk in (int(x) for x in args.chunks.split(",")):
+        r = one_size(store, chunk)
+        reads = ", ".join(f"{k.split(' (')[0]}: {v}" for k, v in r["reads"].items())
+        print(f"CHUNK_CHARS {chunk}: built in {r['seconds']:.1f} s, {r['mb']:.1f} MB ({r['mb'] * 1e6 / size:.3f}x), "
+              f"{r['chunks']} chunks; chunks a query reads: {reads}")
+    tw = text_vs_words(store, args.sample)
+    print(f"first {args.sample} files ({tw['store_mb']:.0f} MB), FTS of the chunks' whole text: "
+          f"{tw['text']['mb']:.1f} MB in {tw['text']['seconds']:.1f} s; of their distinct words: "
+          f"{tw['words']['mb']:.1f} MB in {tw['words']['seconds']:.1f} s (one process)")
+    print(f"load after: {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
