@@ -223,6 +223,7 @@ def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: st
     trees = {"after": REPO}
     if compare:
         trees["before"] = os.path.abspath(compare)
+    neutral = tempfile.mkdtemp(prefix="pitui-bench-cwd-")  # (python -m puts the cwd before PYTHONPATH)
     out = []
     for store in stores:
         n, mb = store_stats(store)
@@ -243,19 +244,20 @@ def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: st
                 shutil.rmtree(caches.get(t, "/nonexistent"), ignore_errors=True)
                 caches[t] = tempfile.mkdtemp(prefix="pitui-bench-")
                 env["PITUI_CACHE_DIR"] = caches[t]
-                r = pi_side.measure_once(cmd, env=env)
+                r = pi_side.measure_once(cmd, cwd=neutral, env=env)
+                assert r["rc"] == 0, r["stderr"]
                 got[t]["cold"].append(r["wall_s"])
                 got[t]["peak_mib"] = max(got[t]["peak_mib"], r["peak_mib"])
                 for _ in range(2):
-                    r = pi_side.measure_once(cmd, env=env)
+                    r = pi_side.measure_once(cmd, cwd=neutral, env=env)
                     got[t]["warm"].append(r["wall_s"])
                 size, mtime = _grow_once(target, k)
                 try:
-                    r = pi_side.measure_once(cmd, env=env)
+                    r = pi_side.measure_once(cmd, cwd=neutral, env=env)
                     got[t]["grow"].append(r["wall_s"])
                 finally:
                     _restore(target, size, mtime)
-                pi_side.measure_once(cmd, env=env)  # (the file as it was, in the index again)
+                pi_side.measure_once(cmd, cwd=neutral, env=env)  # (the file as it was, in the index again)
         for t in trees:
             shutil.rmtree(caches.get(t, "/nonexistent"), ignore_errors=True)
         row = {"store": os.path.basename(store), "sessions": n, "mb": mb, "pi": pi["median_s"] if pi else None,

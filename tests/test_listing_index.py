@@ -139,3 +139,24 @@ def test_the_first_rows_by_recency_come_from_the_index_alone(store, tmp_path):
     one = resolve_root(str(store / "--home-u-p2--"))
     assert [i.path for i in index.recent(one, 100)] == [i.path for i in full if "--home-u-p2--" in i.path]
     assert SessionIndex(tmp_path / "empty").recent(r, 5) == []
+
+
+@pytest.mark.parametrize("how", ["grown", "removed", "added", "rewritten", "touched"])
+def test_a_few_changed_files_are_put_in_their_places(tmp_path, how):
+    """Many files, one changed: the others keep the index's order and the changed one is
+    put in its place (not a sort of the whole store); the list and the saved index are
+    still exactly in the list's order."""
+    store = tmp_path / "sessions"
+    for k in range(40):
+        _session(store / f"--home-u-p{k % 3}--", k)
+    # (same times and names in two projects: the order falls to the file name, then the path)
+    _session(store / "--home-u-p8--", 5)
+    _session(store / "--home-u-p9--", 5)
+    r = resolve_root(str(store))
+    list_json(r, SessionIndex(tmp_path / "c"))
+    _change(store, how)
+    index = SessionIndex(tmp_path / "c")
+    assert list_json(r, index) == _old_way(store)
+    cols, _, _ = read_listing_index(tmp_path / "c")
+    assert cols["path"] == [o["path"] for o in orjson.loads(_old_way(store))]
+    assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)

@@ -22,6 +22,7 @@ import math
 import os
 import re
 import threading
+from bisect import insort
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -474,7 +475,7 @@ class SessionIndex:
         self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.file = self.dir / f"index-v{INDEX_VERSION}.bin"
         self._recs: dict[str, Rec] = {}
-        self._sorted = True  # _recs is in the list's order (as saved)
+        self._moved: set[str] = set()  # rows put since _recs was in the list's order (as saved)
         self._dirty = False
         self._lock = threading.Lock()
         self.load_error: str | None = None
@@ -542,7 +543,7 @@ class SessionIndex:
         with self._lock:
             self._recs[rec.path] = rec
             self._dirty = True
-            self._sorted = False
+            self._moved.add(rec.path)
 
     def _relabel(self, rec: Rec, project: str, kind: str) -> Rec:
         """``rec`` listed under another project folder or kind (its output made again)."""
@@ -574,7 +575,7 @@ class SessionIndex:
         """The rows of ``paths`` in the list's order when the index is in it (nothing
         changed since it was saved sorted), else None."""
         with self._lock:
-            if not self._sorted:
+            if self._moved:
                 return None
             return [r for p, r in self._recs.items() if p in paths]
 
@@ -593,10 +594,7 @@ class SessionIndex:
             def keep(p: str) -> bool:
                 return p.startswith(prefix)
         with self._lock:
-            recs = list(self._recs.values())
-            ordered = self._sorted
-        if not ordered:
-            recs = sort_recs(recs)
+            recs = self._ordered()
         out = []
         for r in recs:
             if keep(r.path):
@@ -607,16 +605,25 @@ class SessionIndex:
                         break
         return out
 
+    def _ordered(self) -> list[Rec]:
+        """Every row in the list's order (the lock held): the saved order, with the rows
+        put since placed in it (or all sorted again when many were)."""
+        if not self._moved:
+            return list(self._recs.values())
+        if len(self._moved) * 16 > len(self._recs):
+            return sort_recs(list(self._recs.values()))
+        moved = self._moved
+        return merge_recs([r for p, r in self._recs.items() if p not in moved], [self._recs[p] for p in moved])
+
     def save(self) -> None:
         if not self.enabled or not self._dirty:
             return
         with self._lock:
-            recs = list(self._recs.values())
             self._dirty = False
-            if not self._sorted:
-                recs = sort_recs(recs)
+            recs = self._ordered()
+            if self._moved:
                 self._recs = {r.path: r for r in recs}
-                self._sorted = True
+                self._moved = set()
         try:
             pieces = listing_file.encode(recs, INDEX_VERSION, FRAG_KEEP)
         except TypeError:
@@ -814,6 +821,34 @@ def sort_recs(recs: list[Rec]) -> list[Rec]:
     return recs
 
 
+class _Desc:
+    """A string that sorts last first."""
+
+    __slots__ = ("s",)
+
+    def __init__(self, s: str):
+        self.s = s
+
+    def __lt__(self, other: "_Desc") -> bool:
+        return self.s > other.s
+
+    def __eq__(self, other) -> bool:
+        return self.s == other.s
+
+
+def _order_key(r: Rec):
+    """:func:`sort_recs`' order as one key."""
+    return (r.err, -r.mod, _Desc(r.path.rpartition(os.sep)[2]), r.path)
+
+
+def merge_recs(ordered: list[Rec], more: list[Rec]) -> list[Rec]:
+    """``ordered`` (in the list's order) with ``more`` put in their places: a few binary
+    searches instead of sorting the whole store again when a few files changed."""
+    for r in more:
+        insort(ordered, r, key=_order_key)
+    return ordered
+
+
 def _unreadable(sf: SessionFile, exc: OSError) -> Rec:
     info = SessionInfo(sf.path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})")
     return _rec_of(info, None)
@@ -826,7 +861,9 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
     files = find_session_files(root)
     total = len(files)
     recs = index._recs if index is not None else {}
+    in_order = index is not None and not index._moved  # (the index's rows are in the list's order)
     out: list[Rec] = []
+    changed: list[Rec] = []  # rows not from the index as it was
     todo = []
     fresh = index is None
     stat = os.stat
@@ -836,6 +873,7 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             st = stat(path)
         except OSError as exc:
             out.append(_unreadable(sf, exc))
+            changed.append(out[-1])
             fresh = True
             if on_info is not None:
                 on_info(out[-1].info, len(out), total)
@@ -879,6 +917,7 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             if on_info is not None:
                 on_info(info, len(out) + 1, total)
         out.append(rec)
+        changed.append(rec)
     if index is not None and root.kind == "tree":
         base = str(root.path) + os.sep
         index.forget_missing([p for p in index._recs if not p.startswith(base)] + [sf.path for sf in files])
@@ -886,6 +925,13 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
         ordered = index.in_order({r.path for r in out})  # type: ignore[union-attr]
         if ordered is not None and len(ordered) == len(out):
             return ordered
+    elif in_order and len(changed) * 16 < len(out):
+        # a few files changed: the others keep the index's order, the changed are put in
+        keep = {r.path for r in out}.difference(r.path for r in changed)
+        with index._lock:  # type: ignore[union-attr]
+            base = [r for p, r in index._recs.items() if p in keep]  # type: ignore[union-attr]
+        if len(base) + len(changed) == len(out):
+            return merge_recs(base, changed)
     return sort_recs(out)
 
 
