@@ -56,6 +56,7 @@ def one_size(store: str, chunk: int) -> dict:
 
 def text_vs_words(store: str, sample: int) -> dict:
     """FTS size of the same chunks as whole text and as distinct words, first ``sample`` files."""
+    S.CHUNK_CHARS = 128 * 1024
     files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))[:sample]
     out = {}
     for how in ("words", "text"):
@@ -64,6 +65,7 @@ def text_vs_words(store: str, sample: int) -> dict:
         c.execute("CREATE VIRTUAL TABLE w USING fts5(t, tokenize='trigram case_sensitive 1', detail=none, "
                   "columnsize=0, content='')")
         t0 = time.perf_counter()
+        rowid = 0
         for p in files:
             with open_regular(p) as f:
                 st = S._FileState(0, p)
@@ -74,10 +76,12 @@ def text_vs_words(store: str, sample: int) -> dict:
                         parts.append(text)
                         n += len(text)
                     if n >= S.CHUNK_CHARS:
-                        c.execute("INSERT INTO w(t) VALUES (?)", (_as(how, parts),))
+                        rowid += 1
+                        c.execute("INSERT INTO w(rowid, t) VALUES (?, ?)", (rowid, _as(how, parts)))
                         parts, n = [], 0
                 if parts:
-                    c.execute("INSERT INTO w(t) VALUES (?)", (_as(how, parts),))
+                    rowid += 1
+                    c.execute("INSERT INTO w(rowid, t) VALUES (?, ?)", (rowid, _as(how, parts)))
         c.commit()
         secs = time.perf_counter() - t0
         c.close()
@@ -105,7 +109,7 @@ def main(argv=None) -> int:
     store = os.path.abspath(args.store) if args.store else pi_side.store_root()
     size = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))
     print(f"store: {size / 1e6:.0f} MB; load {os.getloadavg()[0]:.1f}")
-    for chunk in (int(x) for x in args.chunks.split(",")):
+    for chunk in (int(x) for x in args.chunks.split(",") if x):
         r = one_size(store, chunk)
         reads = ", ".join(f"{k.split(' (')[0]}: {v}" for k, v in r["reads"].items())
         print(f"CHUNK_CHARS {chunk}: built in {r['seconds']:.1f} s, {r['mb']:.1f} MB ({r['mb'] * 1e6 / size:.3f}x), "

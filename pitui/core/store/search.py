@@ -142,6 +142,7 @@ order, and nothing written.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import os
 import re
@@ -712,9 +713,11 @@ _SCHEMA = (
         error TEXT
     )""",
     # A chunk: whole lines of a file, bytes [start, end), its first line's number, how many
-    # lines it spans and the index of its first entry; ``dense``: every line in it is one entry (no blank or bad
-    # lines), so the lines of a hit can be found without reading the others. Its id is its
-    # rowid in ``words``.
+    # lines it spans and the index of its first entry; ``dense``: every line in it is one
+    # entry (no blank or bad lines, no escape hiding ASCII text), so the lines of a hit can
+    # be found in its bytes without parsing the others; ``made``: the offsets in it (uint32
+    # array) of the lines whose text pitui makes (tool calls, labels). Its id is its rowid
+    # in ``words``.
     """CREATE TABLE IF NOT EXISTS chunks(
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         file INTEGER NOT NULL,
@@ -723,7 +726,8 @@ _SCHEMA = (
         entry INTEGER NOT NULL,
         lineno INTEGER NOT NULL,
         lines INTEGER NOT NULL,
-        dense INTEGER NOT NULL
+        dense INTEGER NOT NULL,
+        made BLOB
     )""",
     "CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file, start)",
     # Contentless: per chunk, its distinct words (see _add_words), trigram-indexed. Rows of
@@ -1062,14 +1066,14 @@ def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str]]:
 
 def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
     """The chunks of a file from where ``st`` says reading stopped, as ``(start, end,
-    first entry, first line number, lines, dense, words text)``: whole lines, each chunk closed
+    first entry, first line number, lines, dense, made, words text)``: whole lines, each chunk closed
     once its rows hold :data:`CHUNK_CHARS` characters; the header line is a chunk of its
     own. Chunks without words are left out (no query can want their lines)."""
     cur = None  # [start, end, entry, lineno, dense, words, chars, last lineno]
 
     def close():
         if cur[5]:
-            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], _words_text(cur[5]))
+            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(cur[5]))
         return None
 
     for off, nxt, lineno, idx, _eid, rows, data in _file_lines(f, st):
@@ -1081,16 +1085,20 @@ def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
             cur = None
         if cur is None:
             first = st.next_entry if idx is None or header else idx
-            cur = [off, nxt, first, lineno, not header and not st.stream, set(), 0, lineno - 1]
+            cur = [off, nxt, first, lineno, not header and not st.stream, set(), 0, lineno - 1, []]
         cur[1] = nxt
         if cur[4] and (idx is None or header or lineno != cur[7] + 1 or _unsafe(data)):
             cur[4] = False
         cur[7] = lineno
         words = cur[5]
-        for _kind, text in rows:
+        made = False
+        for kind, text in rows:
+            made = made or kind in _MADE_KINDS
             _add_words(text, words)
             cur[6] += len(text)
             stats.rows += 1
+        if made:
+            cur[8].append(off - cur[0])
         if header:
             got = close()
             if got:
@@ -1166,10 +1174,11 @@ def _unsafe(data: bytes) -> bool:
 # dense chunk (no line with :func:`_unsafe` escapes) such a piece of a row's text is in its
 # line's bytes as it is, unless pitui made that part of the text: a tool call's row ("name
 # key: value", numbers written again) and a label that is no string. In those lines
-# (:data:`_MADE_TEXT`), the loose pieces are looked for instead: runs of letters and "_".
+# (:data:`_MADE_KINDS`, whose offsets a chunk keeps), the loose pieces are looked for
+# instead: runs of letters and "_".
 _STRICT_CUT = re.compile(r'["\\/]+|[^\x20-\x7e]+')
 _LOOSE_CUT = re.compile(r"[^a-z_]+")
-_MADE_TEXT = (b'"toolcall"', b'"label"')
+_MADE_KINDS = frozenset(("tool-call", "label"))
 
 
 def _pieces(needles: Iterable[str], cut: re.Pattern) -> tuple[bytes, ...]:
@@ -1198,9 +1207,11 @@ def _line_filter(q: Query) -> list[tuple[tuple[bytes, ...], tuple[bytes, ...] | 
     return alts
 
 
-def _chosen_lines(data: bytes, alts) -> list[int]:
+def _chosen_lines(data: bytes, alts, made: Iterable[int]) -> list[int]:
     """Offsets in ``data`` (whole lines) of the lines that may hold a row of interest, as
-    :func:`_line_filter` tells. Found by searching the whole block, not line by line."""
+    :func:`_line_filter` tells; ``made``: the offsets of the lines whose text pitui makes
+    (tool calls, labels), where loose pieces are looked for. Found by searching the whole
+    block, not line by line."""
     low = data.lower()
     find, rfind = low.find, low.rfind
     n = len(low)
@@ -1217,15 +1228,15 @@ def _chosen_lines(data: bytes, alts) -> list[int]:
                 chosen.add(ls)
             pos = find(first, le + 1) if le < n else -1
 
-    def made(ls: int, le: int) -> bool:
-        return any(find(m, ls, le) >= 0 for m in _MADE_TEXT)
-
     for strict, loose in alts:
-        if loose is None:
-            scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
-        else:  # (every line holding the strict pieces holds the loose ones)
-            scan(loose[0], lambda ls, le, s=strict, lo=loose[1:]: all(find(p, ls, le) >= 0 for p in s)
-                 or (made(ls, le) and all(find(p, ls, le) >= 0 for p in lo)))  # fmt: skip
+        scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
+        if loose is not None:
+            for ls in made:
+                le = find(b"\n", ls)
+                if le < 0:
+                    le = n
+                if all(find(p, ls, le) >= 0 for p in loose):
+                    chosen.add(ls)
     return sorted(chosen)
 
 
@@ -1234,27 +1245,28 @@ class _Changed(Exception):
 
 
 def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tuple[str, int, str | None, str]]:
-    """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense)``, in file order)
+    """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense, made)``, in file order)
     of the session file ``f``, as :func:`match_rows` takes them, reading only the lines a
     filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
     when a chunk's bytes are not whole lines where they were."""
     fd = f.fileno()
-    for start, end, entry, lineno, lines, dense in chunks:
+    for start, end, entry, lineno, _lines, dense, made in chunks:
         if stopped and stopped[0]():
             stopped.append(True)
             return
-        if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
-            raise _Changed
         if not dense:
+            if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
+                raise _Changed
             sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
                              version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
             for _o, _n, _l, idx, eid, rows, _d in _file_lines(f, sub, stop=end, sniff=False):
                 for kind, text in rows:
                     yield kind, idx, eid, text
             continue
-        data = os.pread(fd, end - start, start)
-        if len(data) != end - start or not (data.endswith(b"\n") or end == st.size):
+        data = os.pread(fd, end - start + 1, start - 1)  # (a dense chunk never starts a file)
+        if len(data) != end - start + 1 or data[:1] != b"\n" or not (data.endswith(b"\n") or end == st.size):
             raise _Changed
+        data = data[1:]
         if alts is None:
             starts = [0]
             at = data.find(b"\n")
@@ -1262,7 +1274,7 @@ def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tupl
                 starts.append(at + 1)
                 at = data.find(b"\n", at + 1)
         else:
-            starts = _chosen_lines(data, alts)
+            starts = _chosen_lines(data, alts, array.array("I", made) if made else ())
         k = 0  # lines before ``prev``
         prev = 0
         for ls in starts:
@@ -1558,10 +1570,11 @@ class SearchIndex:
         conn = self.conn
         total = 0
         for c in chunks:
-            cid = conn.execute("INSERT INTO chunks(file, start, end, entry, lineno, lines, dense) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?)", (fid, *c[:6])).lastrowid  # fmt: skip
-            conn.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (cid, c[6]))
-            total += len(c[6])
+            made = array.array("I", c[6]).tobytes() if c[6] else None
+            cid = conn.execute("INSERT INTO chunks(file, start, end, entry, lineno, lines, dense, made) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fid, *c[:6], made)).lastrowid  # fmt: skip
+            conn.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (cid, c[7]))
+            total += len(c[7])
         return total
 
     def _prepared(self, paths: list[str]) -> Iterator[tuple[str, dict | None]]:
@@ -1698,7 +1711,7 @@ class SearchIndex:
 
     def candidates(self, q: Query) -> dict[int, list[tuple] | None] | None:
         """The files that may hold a result, each with the chunks that may hold a hit
-        (``(start, end, entry, lineno, lines, dense)`` in file order; None: all of its chunks), as
+        (``(start, end, entry, lineno, lines, dense, made)`` in file order; None: all of its chunks), as
         far as FTS tells; None when no term narrows (every file, every chunk)."""
         per_term: list[dict[int, set]] = []
         wide = not q.terms  # (``kind:`` alone)
@@ -1708,7 +1721,7 @@ class SearchIndex:
                 continue
             try:
                 rows = self.conn.execute(
-                    "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense FROM words "
+                    "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense, c.made FROM words "
                     "JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?", (t.fts,)
                 ).fetchall()
             except sqlite3.OperationalError as exc:
@@ -1755,7 +1768,8 @@ class SearchIndex:
                     return _match_open_file(f, st.path, q, max_hits, should_stop)
                 if chunks is None:
                     chunks = self.conn.execute(
-                        "SELECT start, end, entry, lineno, lines, dense FROM chunks WHERE file=? ORDER BY start", (fid,)
+                        "SELECT start, end, entry, lineno, lines, dense, made FROM chunks WHERE file=? ORDER BY start",
+                        (fid,),
                     ).fetchall()
                 stopped: list = [should_stop] if should_stop is not None else []
                 got = match_rows(_chunk_rows(f, st, chunks, _line_filter(q), stopped), q, max_hits, should_stop)
