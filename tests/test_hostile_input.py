@@ -301,10 +301,10 @@ def test_listing_workers_keep_a_failing_file_to_its_row(tmp_path, monkeypatch):
         _session_file(root, f"2026-11-20T0{k}-00-00-000Z_s{k}.jsonl", [user(f"u{k}", None, k, f"question {k}")])
     real = listing._scan_info  # private: a failing scan injected where a file is read
 
-    def flaky(sf, prev, st):
+    def flaky(sf, prev, st, *rest):
         if sf.path.endswith("_s2.jsonl"):
             raise RecursionError("maximum recursion depth exceeded")
-        return real(sf, prev, st)
+        return real(sf, prev, st, *rest)
 
     monkeypatch.setattr(listing, "_scan_info", flaky)
     infos = list_sessions(resolve_root(str(root)), None)

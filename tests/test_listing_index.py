@@ -160,3 +160,16 @@ def test_a_few_changed_files_are_put_in_their_places(tmp_path, how):
     cols, _, _ = read_listing_index(tmp_path / "c")
     assert cols["path"] == [o["path"] for o in orjson.loads(_old_way(store))]
     assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)
+
+
+def test_a_small_files_fingerprint_from_its_bytes_is_the_files(tmp_path):
+    """A small file's scan reads it whole once and makes its fingerprint from those bytes:
+    the same one a later check makes from the file (or a file that grew would be read again
+    from its start, or worse, read on from a wrong place)."""
+    from pitui.core.read.lines import FINGERPRINT_BYTES, bytes_fingerprint, file_fingerprint
+
+    data = bytes(range(256)) * 100
+    f = tmp_path / "f"
+    f.write_bytes(data)
+    for upto in (1, 100, FINGERPRINT_BYTES, FINGERPRINT_BYTES + 1, 2 * FINGERPRINT_BYTES + 7, len(data)):
+        assert bytes_fingerprint(data, upto) == file_fingerprint(f, upto)

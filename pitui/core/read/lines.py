@@ -7,6 +7,7 @@ skipped. Files are read in chunks so memory stays bounded by the largest line.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
@@ -183,17 +184,31 @@ FINGERPRINT_BYTES = 4096
 def file_fingerprint(path: str | os.PathLike, upto: int) -> str:
     """A hash of a file's first bytes and of the bytes just before ``upto``: tells whether
     a file that grew past ``upto`` still holds what was read before (Pi only appends)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(min(FINGERPRINT_BYTES, upto))
+            tail = b""
+            if upto > FINGERPRINT_BYTES:
+                f.seek(max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
+                tail = f.read(upto - max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
+    except OSError:
+        return ""
+    return _fingerprint(head, tail)
+
+
+def bytes_fingerprint(data: bytes, upto: int) -> str:
+    """:func:`file_fingerprint` of a file whose first ``upto`` or more bytes are ``data``
+    (read already: the file is not opened again)."""
+    tail = data[max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES):upto] if upto > FINGERPRINT_BYTES else b""
+    return _fingerprint(data[:min(FINGERPRINT_BYTES, upto)], tail)
+
+
+def _fingerprint(head: bytes, tail: bytes) -> str:
     import hashlib
 
     h = hashlib.blake2b(digest_size=12)
-    try:
-        with open(path, "rb") as f:
-            h.update(f.read(min(FINGERPRINT_BYTES, upto)))
-            if upto > FINGERPRINT_BYTES:
-                f.seek(max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
-                h.update(f.read(upto - max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES)))
-    except OSError:
-        return ""
+    h.update(head)
+    h.update(tail)
     return h.hexdigest()
 
 
@@ -273,10 +288,13 @@ def _first_buffer(f: BinaryIO, start: int) -> int:
     """The read buffer's first size: CHUNK, or what is left of a smaller file (a small
     session is read in one block without making CHUNK bytes first; it grows for a file
     that grows, or a line longer than it)."""
-    try:
-        left = os.fstat(f.fileno()).st_size - start
-    except (OSError, ValueError, AttributeError):  # (no file behind it: BytesIO)
-        return CHUNK
+    if isinstance(f, io.BytesIO):
+        left = f.getbuffer().nbytes - start
+    else:
+        try:
+            left = os.fstat(f.fileno()).st_size - start
+        except (OSError, ValueError, AttributeError):  # (no file behind it)
+            return CHUNK
     return max(64 * 1024, min(CHUNK, left + 1))
 
 

@@ -18,6 +18,7 @@ with its reason (``error``), never a failure of the whole list.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import re
@@ -32,7 +33,8 @@ import orjson
 from . import listing_file
 from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
 from .listing_file import Rec
-from ..read.lines import NotRegular, file_fingerprint, iter_line_spans, open_regular, parse_line, read_span
+from ..read.lines import (NotRegular, bytes_fingerprint, file_fingerprint, iter_line_spans, open_regular, parse_line,
+                          read_span)
 from ..read.normalize import json_text
 from ..read.sniff import EVENT_TYPES, event_type_at
 from ..paths import default_cache_dir, notice, private_dir, write_private
@@ -114,6 +116,9 @@ class SessionInfo:
         holds the same line)."""
         if self.first_message_at < 0:
             return self.first_message
+        whole = self.__dict__.get("_whole_first")  # (held by a cold worker's scan)
+        if whole is not None:
+            return whole
         try:
             data = read_span(self.path, self.first_message_at, self.first_message_len)
             msg = parse_line(data).value
@@ -189,11 +194,14 @@ def _bounded(text: str) -> str:
     return text[: lead + FIRST_MESSAGE_CHARS]
 
 
-def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None) -> SessionInfo:
+def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None, *,
+              keep_first: bool = False) -> SessionInfo:
     """Listing data for one file; continues ``prev``'s scan when the file only grew. Never
-    raises: a file whose reading fails in any way is one row with the reason."""
+    raises: a file whose reading fails in any way is one row with the reason. With
+    ``keep_first``, a first message longer than the index keeps is held whole on the
+    info (the cold workers, which print it next), for :meth:`SessionInfo.full_first_message`."""
     try:
-        return _scan_info(sf, prev, st)
+        return _scan_info(sf, prev, st, keep_first)
     except Exception as exc:  # (one file's problem stays in its own row)
         return SessionInfo(sf.path, sf.project, sf.kind, error=_failure(exc))
 
@@ -240,7 +248,13 @@ def subagent_parents(infos: Iterable[SessionInfo]) -> dict[str, SessionInfo]:
     return out
 
 
-def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None) -> SessionInfo:
+#: A file read from its start and at most this big is read whole at once (its fingerprint
+#: made from those bytes, not from a second read of the file).
+WHOLE_READ = 1 << 20
+
+
+def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None, keep_first: bool = False
+               ) -> SessionInfo:
     path = sf.path
     if st is None:
         try:
@@ -280,8 +294,13 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     tail_search = _MSG_TAIL_TS.search
     model_iter = _MODEL_TAIL.finditer
     first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
+    data = None
     with f:
-        for buf, pos, e, off, ln, end, term in iter_line_spans(f, start, lineno):
+        src = f
+        if start == 0 and st.st_size <= WHOLE_READ:
+            data = f.read()
+            src = io.BytesIO(data)
+        for buf, pos, e, off, ln, end, term in iter_line_spans(src, start, lineno):
             if not have_header:
                 res = parse_line(bytes(buf[pos:e]))
                 obj = res.value
@@ -405,6 +424,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                 info.first_message = _bounded(text)
                                 if len(info.first_message) < len(text):
                                     info.first_message_at, info.first_message_len = off, e - pos
+                                    if keep_first:
+                                        info.__dict__["_whole_first"] = text
                                 first_found = True
                     elif r == "toolResult" and msg.get("toolName") == "subagent":
                         _note_transcripts(info, msg.get("details"))
@@ -417,7 +438,12 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         info.modified_ms = info.header_ms
     else:
         info.modified_ms = st.st_mtime_ns / 1e6
-    info.fingerprint = file_fingerprint(path, info.scanned_to) if info.scanned_to else ""
+    if not info.scanned_to:
+        info.fingerprint = ""
+    elif data is not None:
+        info.fingerprint = bytes_fingerprint(data, info.scanned_to)
+    else:
+        info.fingerprint = file_fingerprint(path, info.scanned_to)
     return info
 
 
