@@ -184,7 +184,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 5  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words
+SCHEMA_VERSION = 6  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
