@@ -294,6 +294,19 @@ def _add_words(text: str, into: set) -> None:
     into.update(data.translate(_WORD_TABLE).split())
 
 
+def _words_of(texts: list[str]) -> set:
+    """The words of ``texts`` (as :func:`_add_words` finds them), split once for them all."""
+    joined = "\n".join(texts)
+    data = joined.encode("ascii") if joined.isascii() else _fold(joined).encode("utf-8", "surrogatepass")
+    return set(data.translate(_WORD_TABLE).split())
+
+
+def _has_fold(text: str) -> bool:
+    """Whether ``text`` holds a letter of :data:`_FOLDS` (which its line's bytes do not show
+    as the ASCII letter it matches)."""
+    return not text.isascii() and any(a in text for a, _ in _FOLDS)
+
+
 def _words_text(words: set) -> str:
     """What the FTS table holds for a chunk: its words, each with a space on both sides."""
     return " " + b" ".join(words).decode("ascii") + " "
@@ -691,7 +704,7 @@ def _norm_id(value) -> str | None:
 # ---------------------------------------------------------------------------- the index
 
 
-CHUNK_CHARS = 128 * 1024  # a chunk closes once its rows hold this many characters of text
+CHUNK_CHARS = 256 * 1024  # a chunk closes once its rows hold this many characters of text
 _DEAD_MIN = 2000  # rebuild the FTS table when more chunks than this (and than live ones) are dead
 
 _SCHEMA = (
@@ -1072,8 +1085,9 @@ def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
     cur = None  # [start, end, entry, lineno, dense, words, chars, last lineno]
 
     def close():
-        if cur[5]:
-            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(cur[5]))
+        words = _words_of(cur[5]) if cur[5] else None
+        if words:
+            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(words))
         return None
 
     for off, nxt, lineno, idx, _eid, rows, data in _file_lines(f, st):
@@ -1085,18 +1099,20 @@ def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
             cur = None
         if cur is None:
             first = st.next_entry if idx is None or header else idx
-            cur = [off, nxt, first, lineno, not header and not st.stream, set(), 0, lineno - 1, []]
+            cur = [off, nxt, first, lineno, not header and not st.stream, [], 0, lineno - 1, []]
         cur[1] = nxt
         if cur[4] and (idx is None or header or lineno != cur[7] + 1 or _unsafe(data)):
             cur[4] = False
         cur[7] = lineno
-        words = cur[5]
+        texts = cur[5]
         made = False
         for kind, text in rows:
             made = made or kind in _MADE_KINDS
-            _add_words(text, words)
+            texts.append(text)
             cur[6] += len(text)
             stats.rows += 1
+            if cur[4] and _has_fold(text):
+                cur[4] = False
         if made:
             cur[8].append(off - cur[0])
         if header:
@@ -1149,23 +1165,19 @@ def _encodable(path: str) -> bool:
 # are all parsed.
 _UNSAFE_ESC = (b"002", b"003", b"004", b"005", b"006", b"007")
 _UNSAFE_ESC4 = (b"212a", b"017f", b"0131", b"0130")
-_UNSAFE_RAW = tuple(a.encode() for a, _ in _FOLDS)
+_ESCAPE = re.compile(rb"\\u(?!00[01])")  # (escapes of control characters, common in tool output, hide no word)
 
 
 def _unsafe(data: bytes) -> bool:
-    n = data.count(b"\\u")
-    if n and n > data.count(b"\\u000") + data.count(b"\\u001"):  # (control characters are no words)
-        find = data.find
-        pos = find(b"\\u")
-        while pos >= 0:
-            h = data[pos + 2 : pos + 6].lower()
-            if h[:3] in _UNSAFE_ESC or h in _UNSAFE_ESC4:
-                return True
-            pos = find(b"\\u", pos + 2)
-    if not data.isascii():
-        for raw in _UNSAFE_RAW:
-            if raw in data:
-                return True
+    """Whether the raw line ``data`` holds a \\u escape of a printable ASCII character (or
+    of a letter in :data:`_FOLDS`; the letters themselves are found in the rows' texts,
+    :func:`_has_fold`)."""
+    m = _ESCAPE.search(data)
+    while m is not None:
+        h = data[m.end() : m.end() + 4].lower()
+        if h[:3] in _UNSAFE_ESC or h in _UNSAFE_ESC4:
+            return True
+        m = _ESCAPE.search(data, m.end())
     return False
 
 
@@ -1709,11 +1721,18 @@ class SearchIndex:
     def file_ids(self) -> dict[str, int]:
         return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
 
-    def candidates(self, q: Query) -> dict[int, list[tuple] | None] | None:
+    def candidates(self, q: Query, fid: int | None = None) -> dict[int, list[tuple] | None] | None:
         """The files that may hold a result, each with the chunks that may hold a hit
-        (``(start, end, entry, lineno, lines, dense, made)`` in file order; None: all of its chunks), as
-        far as FTS tells; None when no term narrows (every file, every chunk)."""
+        (``(start, end, entry, lineno, lines, dense, made)`` in file order; None: all of its
+        chunks), as far as FTS tells; None when no term narrows (every file, every chunk).
+        ``fid``: only that file's chunks are asked for (a file just indexed)."""
         per_term: list[dict[int, set]] = []
+        where, args = "", ()
+        if fid is not None:  # (a file's chunks are a range of ids: it was indexed in one go, or grew)
+            lo, hi = self.conn.execute("SELECT min(id), max(id) FROM chunks WHERE file=?", (fid,)).fetchone()
+            if lo is None:
+                return {}
+            where, args = " AND words.rowid BETWEEN ? AND ?", (lo, hi)
         wide = not q.terms  # (``kind:`` alone)
         for t in q.terms:
             if t.fts is None:
@@ -1722,7 +1741,7 @@ class SearchIndex:
             try:
                 rows = self.conn.execute(
                     "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense, c.made FROM words "
-                    "JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?", (t.fts,)
+                    f"JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?{where}", (t.fts, *args)
                 ).fetchall()
             except sqlite3.OperationalError as exc:
                 if not _fts_refused(exc):
@@ -1730,20 +1749,19 @@ class SearchIndex:
                 wide = True  # (an expression FTS5 refuses narrows nothing: the exact match decides)
                 continue
             files: dict[int, set] = {}
-            for fid, *chunk in rows:
-                files.setdefault(fid, set()).add(tuple(chunk))
+            for file, *chunk in rows:
+                files.setdefault(file, set()).add(tuple(chunk))
             per_term.append(files)
         if not per_term:
             return None
         fids = set(per_term[0])
         for files in per_term[1:]:
             fids &= files.keys()
+        if fid is not None:
+            fids &= {fid}
         out: dict[int, list[tuple] | None] = {}
-        for fid in fids:
-            if wide:
-                out[fid] = None
-            else:
-                out[fid] = sorted(set().union(*(files[fid] for files in per_term)))
+        for file in fids:
+            out[file] = None if wide else sorted(set().union(*(files[file] for files in per_term)))
         return out
 
     def match_file(
@@ -1858,6 +1876,11 @@ class SearchIndex:
                         on_progress(done, total)
                     if fid is None:
                         continue
+                    mine = self.candidates(q, fid)  # (its chunks only: most queries need none of them)
+                    if mine is not None:
+                        if fid not in mine:
+                            continue
+                        chunks = mine[fid]
                 else:
                     fid = fids.get(info.path)
                     if fid is None:
