@@ -1005,17 +1005,15 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
     :func:`text.json_safe`): the rows of unchanged files printed from their stored output,
     without decoding them."""
     recs = _collect(root, index, None, workers, decode=False)
-    frags = []
-    for r in recs:
-        frag = r.frag
-        if not len(frag):
-            info = _info_of_rec(r, index)
-            if info is None:
-                info = scan_info(SessionFile(r.path, r.project, r.kind))
-            frag = _frag_of(info)
-            if index is not None and r.row is not None and len(frag) <= FRAG_KEEP:
-                index._set_frag(r, frag)
-        frags.append(frag)
+    frags = [r.frag for r in recs]
+    for k in [k for k, f in enumerate(frags) if not len(f)]:  # (outputs not kept: made now)
+        r = recs[k]
+        info = _info_of_rec(r, index)
+        if info is None:
+            info = scan_info(SessionFile(r.path, r.project, r.kind))
+        frags[k] = frag = _frag_of(info)
+        if index is not None and r.row is not None and len(frag) <= FRAG_KEEP:
+            index._set_frag(r, frag)
     data = b"[\n" + b",\n".join(frags) + b"\n]" if frags else b"[]"
     if index is not None and data.translate(None, _NOT_C0):
         # a control character no JSON writer leaves raw: an output stored in a hostile

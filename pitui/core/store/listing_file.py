@@ -21,7 +21,7 @@ them, so a store where nothing changed is listed in the saved order without sort
 from __future__ import annotations
 
 import zlib
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import Iterable, NamedTuple
 
 import orjson
@@ -128,8 +128,9 @@ def decode(raw: bytes, version: int) -> list[Rec]:
     if sum(lens) != blob_len:
         raise Damaged("its rows' lengths do not add up to its blob")
     ends = list(accumulate(lens, initial=start + meta_len))
-    pieces = [view[a:b] for a, b in zip(ends, ends[1:])]
+    pieces = list(map(view.__getitem__, map(slice, ends, ends[1:])))  # (all in C: no Python per row)
     rows, frags = pieces[0::2], pieces[1::2]
-    mods = [float(x) for x in cols["mod"]]
-    return list(map(Rec, cols["path"], cols["project"], cols["kind"], cols["dev"], cols["ino"], cols["size"],
-                    cols["mtime_ns"], mods, cols["err"], rows, frags))
+    mods = list(map(float, cols["mod"]))
+    return list(map(tuple.__new__, repeat(Rec), zip(
+        cols["path"], cols["project"], cols["kind"], cols["dev"], cols["ino"], cols["size"], cols["mtime_ns"], mods,
+        cols["err"], rows, frags, repeat(None))))
