@@ -202,17 +202,11 @@ KINDS = (
     "cwd",
     "id",
 )
-_KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 MAX_HITS = 100  # hits kept per session by default (all are counted)
 CONTEXT_WIDTH = 160  # characters of context around a hit
 CONTEXT_BEFORE = 48  # ... of which at most this many before the match
-_SEQ_BITS = 32
-_BATCH_ROWS = 2000
-_BATCH_CHARS = 8 * 1024 * 1024
-_TXN_CHARS = 64 * 1024 * 1024  # commit at least this often (text inserted)
+_TXN_CHARS = 16 * 1024 * 1024  # commit at least this often (characters of words inserted)
 _TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
-_COMPRESS_MIN = 512  # texts at least this long are stored zlib-compressed
-_PROBE_ROWS = 20_000  # a term matching more rows than this narrows file by file (see candidate_files)
 _STOP_EVERY = 64  # rows matched between two polls of should_stop
 
 
@@ -487,13 +481,6 @@ def _kind_filter(kinds: frozenset[str]) -> Callable[[str, str], bool]:
         return shell and row_kind == "bash"
 
     return keep
-
-
-def _kind_row_types(kinds: frozenset[str]) -> tuple[str, ...]:
-    """The row kinds (:data:`KINDS`) that can hold a call of one of ``kinds``."""
-    from ..model.parts import SHELL_EXEC
-
-    return ("tool-call", "bash") if SHELL_EXEC in kinds else ("tool-call",)
 
 
 def parse_query(query: str) -> Query:
@@ -1307,6 +1294,39 @@ def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tupl
                 yield kind, entry + k, eid, text
 
 
+def _ready(done: dict) -> tuple:
+    """A worker's result (:func:`_index_whole`) checked and in the shapes written, before
+    anything is: ``(identity, state fields, chunks, rows, bytes)``; raises on a bad one."""
+    ident = tuple(int(x) for x in done["ident"])
+    fields = tuple(done["state"])
+    chunks = [tuple(c) for c in done["chunks"]]
+    if len(ident) != 4 or len(fields) != 9 or any(len(c) != 8 or not isinstance(c[7], str) for c in chunks):
+        raise ValueError("not a worker's result")
+    return ident, fields, chunks, int(done["rows"]), int(done["bytes"])
+
+
+def _fresh_candidates(q: Query, chunks: list) -> list | None:
+    """:meth:`SearchIndex.candidates` for one file just indexed from its start, from its
+    ``chunks`` (with their words) rather than from FTS (a query would make FTS write out
+    its pending words: a segment a file): the chunks that may hold a hit (None: all; []:
+    none, the file holds no result)."""
+    wide = not q.terms
+    per_term = []
+    for t in q.terms:
+        if t.fts is None:
+            wide = True
+            continue
+        grams = [g[1:-1].replace('""', '"') for g in t.fts.split(" AND ")]
+        got = {k for k, c in enumerate(chunks) if all(g in c[7] for g in grams)}
+        if not got:
+            return []
+        per_term.append(got)
+    if not per_term or wide:
+        return None
+    keep = sorted(set().union(*per_term))
+    return [(*chunks[k][:6], array.array("I", chunks[k][6]).tobytes() if chunks[k][6] else None) for k in keep]
+
+
 class SearchIndex:
     """The search index file (one SQLite connection; use one object per thread)."""
 
@@ -1314,6 +1334,7 @@ class SearchIndex:
         self.dir = Path(index_dir) if index_dir is not None else default_cache_dir()
         self.file = self.dir / f"search-v{SCHEMA_VERSION}.sqlite3"
         self.in_memory = False
+        self.fresh: list | None = None  # the chunks of the file just indexed from its start
         self.conn = self._open()
 
     # -------------------------------------------------------------- opening
@@ -1478,10 +1499,18 @@ class SearchIndex:
         """:meth:`_index_file` (or :meth:`_apply` of what a worker ``done``), with a file
         whose reading fails (for any reason but the index's own) left out and marked failed:
         one file never fails a whole update or search."""
+        self.fresh = None
+        if done is not None:
+            try:  # (no savepoint: FTS5 writes its pending words out at each one, a segment a file)
+                ready = _ready(done)
+            except (KeyError, TypeError, ValueError):
+                ready = None  # (a result that cannot be read: the file is indexed here)
+            if ready is not None:
+                return self._apply(path, ready, stats)
         conn = self.conn
         conn.execute("SAVEPOINT pitui_file")
         try:
-            got = self._index_file(path, stats) if done is None else self._apply(path, done, stats)
+            got = self._index_file(path, stats)
         except sqlite3.Error:
             conn.execute("ROLLBACK TO pitui_file")
             conn.execute("RELEASE pitui_file")
@@ -1556,9 +1585,10 @@ class SearchIndex:
             self._save_state(state)
             return chars, (state.id if state.error is None else None)
 
-    def _apply(self, path: str, done: dict, stats: IndexStats) -> tuple[int, int | None]:
-        """Write what a worker made of ``path`` (:func:`_index_whole`), as :meth:`_index_file` would."""
-        ident = tuple(done["ident"])
+    def _apply(self, path: str, ready: tuple, stats: IndexStats) -> tuple[int, int | None]:
+        """Write what a worker made of ``path`` (:func:`_index_whole`, read by :func:`_ready`),
+        as :meth:`_index_file` would."""
+        ident, fields, chunks, rows, nbytes = ready
         state = self._state(path)
         if state is not None and (state.dev, state.ino, state.size, state.mtime_ns) == ident:
             return 0, (state.id if state.error is None else None)  # another updater got here first
@@ -1570,15 +1600,16 @@ class SearchIndex:
             stats.reindexed += 1
         state.dev, state.ino, state.size, state.mtime_ns = ident
         (state.scanned_to, state.next_lineno, state.next_entry, state.pending_entry, state.version,
-         state.has_header, state.stream, state.fingerprint, state.error) = done["state"]  # fmt: skip
-        chars = self._insert(state.id, done["chunks"])
+         state.has_header, state.stream, state.fingerprint, state.error) = fields  # fmt: skip
+        chars = self._insert(state.id, chunks)
+        self.fresh = chunks
         stats.indexed += 1
-        stats.rows += done["rows"]
-        stats.bytes += done["bytes"]
+        stats.rows += rows
+        stats.bytes += nbytes
         self._save_state(state)
         return chars, (state.id if state.error is None else None)
 
-    def _insert(self, fid: int, chunks: Iterable[tuple]) -> int:
+    def _insert(self, fid: int, chunks: list) -> int:
         conn = self.conn
         total = 0
         for c in chunks:
@@ -1619,7 +1650,10 @@ class SearchIndex:
 
     def _scan(self, f, st: _FileState, stats: IndexStats) -> int:
         start = st.scanned_to
-        total = self._insert(st.id, _chunks(f, st, stats))
+        chunks = list(_chunks(f, st, stats))
+        total = self._insert(st.id, chunks)
+        if start == 0:
+            self.fresh = chunks
         if st.error is not None:  # not a Pi session after all: nothing of it is kept
             self._delete_chunks(st.id)
             return 0
@@ -1876,11 +1910,16 @@ class SearchIndex:
                         on_progress(done, total)
                     if fid is None:
                         continue
-                    mine = self.candidates(q, fid)  # (its chunks only: most queries need none of them)
-                    if mine is not None:
-                        if fid not in mine:
+                    if self.fresh is not None:  # (its chunks only: most queries need none of them)
+                        chunks = _fresh_candidates(q, self.fresh)
+                        if chunks == []:
                             continue
-                        chunks = mine[fid]
+                    else:
+                        mine = self.candidates(q, fid)
+                        if mine is not None:
+                            if fid not in mine:
+                                continue
+                            chunks = mine[fid]
                 else:
                     fid = fids.get(info.path)
                     if fid is None:
