@@ -173,3 +173,22 @@ def test_a_small_files_fingerprint_from_its_bytes_is_the_files(tmp_path):
     f.write_bytes(data)
     for upto in (1, 100, FINGERPRINT_BYTES, FINGERPRINT_BYTES + 1, 2 * FINGERPRINT_BYTES + 7, len(data)):
         assert bytes_fingerprint(data, upto) == file_fingerprint(f, upto)
+
+
+def test_a_hostile_stored_output_with_worker_processes(store, tmp_path, monkeypatch):
+    """The list made again from the files after a stored output is found hostile, its
+    files scanned by the worker processes: the same list."""
+    from helpers import write_listing_index
+
+    monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(listing, "PARALLEL_MIN_BYTES", 0)
+    r = resolve_root(str(store))
+    list_json(r, SessionIndex(tmp_path / "c"), workers=2)
+    cols, rows, frags = read_listing_index(tmp_path / "c")
+    frags[3] = frags[3].replace(b'"cwd": "', b'"cwd": "\x1b]0;x\x07', 1)
+    write_listing_index(tmp_path / "c", cols, rows, frags)
+    assert list_json(r, SessionIndex(tmp_path / "c"), workers=2) == _old_way(store)
+    # and each row decoded once, kept with its row in the index
+    index = SessionIndex(tmp_path / "c")
+    infos = list_sessions(r, index)
+    assert all(index._recs[i.path].info is i for i in infos)

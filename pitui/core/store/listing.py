@@ -909,9 +909,11 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             if r.size == st.st_size and r.mtime_ns == st.st_mtime_ns:
                 if r.project != sf.project or r.kind != sf.kind:
                     r = index._relabel(r, sf.project, sf.kind)  # type: ignore[union-attr]
-                if decode and index.info(r) is None:  # type: ignore[union-attr]
-                    todo.append((sf, None, st))  # (its row was damaged: read again)
-                    continue
+                if decode and r.info is None:
+                    if index.info(r) is None:  # type: ignore[union-attr]
+                        todo.append((sf, None, st))  # (its row was damaged: read again)
+                        continue
+                    r = recs.get(path) or r  # (the row with its decoded info)
                 out.append(r)
                 if on_info is not None:
                     on_info(index.info(r), len(out), total)  # type: ignore[union-attr]
@@ -930,18 +932,17 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
     rows = _scan_parallel(todo, workers) if parallel else (_rec_of(scan_info(*t)) for t in todo)
     for rec in rows:
         fresh = True
+        if (decode or on_info is not None) and rec.info is None:
+            got = _info_of_row(rec.row)
+            if isinstance(got, str):  # (a row a worker sent that is not a session's: read here)
+                rec = _rec_of(scan_info(SessionFile(rec.path, rec.project, rec.kind)))
+            else:
+                got.project, got.kind = rec.project, rec.kind
+                rec = rec._replace(info=got)
         if index is not None:
             index.put_rec(rec)
-        if decode or on_info is not None:
-            info = _info_of_rec(rec, index)
-            if info is None:  # (a row a worker sent that is not a session's: read here)
-                sf = SessionFile(rec.path, rec.project, rec.kind)
-                rec = _rec_of(scan_info(sf))
-                if index is not None:
-                    index.put_rec(rec)
-                info = rec.info
-            if on_info is not None:
-                on_info(info, len(out) + 1, total)
+        if on_info is not None:
+            on_info(rec.info, len(out) + 1, total)
         out.append(rec)
         changed.append(rec)
     if index is not None and root.kind == "tree":
@@ -1020,7 +1021,8 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
         # index. Thrown away, and the list made from the files.
         index._thrown_away("a row's output holds a control character")
         recs = _collect(root, index, None, workers, decode=True)
-        data = orjson.dumps([r.info.to_pi_json() for r in recs], option=orjson.OPT_INDENT_2)  # type: ignore
+        infos = [_info_of_rec(r, index) or scan_info(SessionFile(r.path, r.project, r.kind)) for r in recs]
+        data = orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2)
     if index is not None:
         index.save()
     return data
