@@ -215,3 +215,25 @@ def test_dead_chunks_are_dropped_once_they_outnumber_the_live(tmp_path, small_ch
         live = si.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert dead is None or dead[0] <= live
     agree(root, idx, ["wombat", "the", "rewritten", "re:."])
+
+
+def test_a_worker_result_that_cannot_be_read_is_indexed_here(tmp_path, monkeypatch):
+    """A worker's line that is not what it should be (cut, or another shape) leaves its
+    file to this process: nothing half-written, the same results."""
+    root = tmp_path / "s"
+    shutil.copytree(CORPUS, root)
+    monkeypatch.setattr(search_worker, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(search_worker, "PARALLEL_MIN_BYTES", 1)
+    real = search_worker.indexed_in_workers
+    bad = [{"ident": [1, 2]}, {"ident": [1, 2, 3, 4], "state": [0] * 9, "rows": 0, "bytes": 0,
+                               "chunks": [[0, 10, 0, 1, 1, True, [-1], " x "]]}, None]
+
+    def flaky(paths, workers):
+        for k, (path, got) in enumerate(real(paths, workers)):
+            yield path, (bad[k % 3] if k % 4 == 0 else got)
+
+    monkeypatch.setattr(search_worker, "indexed_in_workers", flaky)
+    idx = tmp_path / "idx"
+    st = update_index(resolve_root(root), index_dir=idx)
+    assert st.indexed > 20
+    agree(root, idx, ["the", "re:.", "haiku", "kind:file_read"])

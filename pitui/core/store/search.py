@@ -1302,6 +1302,8 @@ def _ready(done: dict) -> tuple:
     chunks = [tuple(c) for c in done["chunks"]]
     if len(ident) != 4 or len(fields) != 9 or any(len(c) != 8 or not isinstance(c[7], str) for c in chunks):
         raise ValueError("not a worker's result")
+    for c in chunks:
+        array.array("I", c[6])  # (offsets that do not fit raise here, before anything is written)
     return ident, fields, chunks, int(done["rows"]), int(done["bytes"])
 
 
@@ -1503,7 +1505,7 @@ class SearchIndex:
         if done is not None:
             try:  # (no savepoint: FTS5 writes its pending words out at each one, a segment a file)
                 ready = _ready(done)
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 ready = None  # (a result that cannot be read: the file is indexed here)
             if ready is not None:
                 return self._apply(path, ready, stats)
