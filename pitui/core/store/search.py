@@ -83,7 +83,10 @@ next time. Contentless FTS rows cannot be deleted without their text (SQLite 3.4
 again are dropped from ``chunks`` only, their FTS rows left dead (a join leaves them out);
 once the dead outnumber the live (and :data:`_DEAD_MIN`), the FTS table is started again
 and every file indexed again. Memory stays bounded: lines are streamed, a chunk's words are
-a set of at most :data:`CHUNK_CHARS` characters' words. Several threads or processes may
+a set of at most :data:`CHUNK_CHARS` characters' words, and a file's chunks are held until
+they are written (their words are about a hundredth of the file). A worker's result is
+checked whole before any of it is written, and written without a savepoint (FTS5 writes
+its pending words out as a new segment at each one). Several threads or processes may
 update the same index: each file is re-checked inside the write transaction. The index is a
 cache: a corrupt file (found when it is opened or in the middle of a search) is deleted and
 rebuilt, with a notice (:func:`paths.notice`), and an older version's is deleted; when the
