@@ -93,6 +93,17 @@ def corpus_root() -> Path:
     return CORPUS_ROOT
 
 
+@pytest.fixture(scope="module")
+def corpus_index(tmp_path_factory):
+    """A search index of the conformance corpus, built once per test module."""
+    from pitui.core.store.discovery import resolve_root
+    from pitui.core.store.search import update_index
+
+    d = tmp_path_factory.mktemp("corpus-index")
+    update_index(resolve_root(CORPUS_ROOT), index_dir=d)
+    return d
+
+
 @pytest.fixture
 def ui_home(monkeypatch):
     """HOME at the repository, so paths the app shows read ``~/tests/...`` on any clone."""

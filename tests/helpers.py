@@ -109,3 +109,10 @@ def write_listing_index(cache: Path, cols: dict, rows: list, frags: list[bytes],
     blob = [x for pair in zip(texts, frags) for x in pair]
     data = b"".join(listing_file.frame(orjson.dumps(cols), blob, listing.INDEX_VERSION))
     (cache / f"index-v{listing.INDEX_VERSION}.bin").write_bytes(data)
+
+
+def full_results(results) -> list:
+    """Everything search results say: each session, its hit count, and each hit with its
+    context and spans (to compare two searches exactly)."""
+    return [(r.path, r.hit_count, [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits])
+            for r in results]  # fmt: skip

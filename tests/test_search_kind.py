@@ -13,9 +13,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from helpers import full_results
 from pitui.core.model.parts import tool_kind
 from pitui.core.store.discovery import resolve_root
-from pitui.core.store.search import QueryError, parse_query, search, update_index
+from pitui.core.store.search import QueryError, parse_query, search
 
 CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
 BIG = "2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
@@ -63,19 +64,6 @@ FORMS = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def corpus_index(tmp_path_factory):
-    d = tmp_path_factory.mktemp("corpus-index")
-    update_index(resolve_root(CORPUS), index_dir=d)
-    return d
-
-
-def full(results):
-    """Everything a result says: the session, its count, and each hit with its context."""
-    return [(r.path, r.hit_count, [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits])
-            for r in results]  # fmt: skip
-
-
 def calls_in_corpus() -> Counter:
     """Calls per canonical kind, counted from the files themselves (not through the search):
     each toolCall block by its tool's kind, and each ``!`` command (bashExecution) as shell_exec."""
@@ -113,12 +101,12 @@ def test_each_kind_query_finds_exactly_these(query, corpus_index):
 @pytest.mark.parametrize("query", [*FORMS, "kind:FILE_EDIT", "kind:web_fetch", "kind:SubAgent worker"])
 def test_the_index_and_a_scan_without_it_agree(query, corpus_index, tmp_path):
     root = resolve_root(CORPUS)
-    indexed = full(search(root, query, index_dir=corpus_index, max_hits=10**9))
-    scanned = full(search(root, query, index_dir=tmp_path / "none", max_hits=10**9, use_index=False))
+    indexed = full_results(search(root, query, index_dir=corpus_index, max_hits=10**9))
+    scanned = full_results(search(root, query, index_dir=tmp_path / "none", max_hits=10**9, use_index=False))
     assert indexed == scanned
     for k in (1, 2):  # a limit gives the first results, either way
-        assert full(search(root, query, index_dir=corpus_index, limit=k, max_hits=10**9)) == indexed[:k]
-        assert full(search(root, query, limit=k, max_hits=10**9, use_index=False)) == indexed[:k]
+        assert full_results(search(root, query, index_dir=corpus_index, limit=k, max_hits=10**9)) == indexed[:k]
+        assert full_results(search(root, query, limit=k, max_hits=10**9, use_index=False)) == indexed[:k]
 
 
 def test_a_kind_alone_lists_every_call_of_that_kind(corpus_index):

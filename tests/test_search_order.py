@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
-from helpers import HEADER, user, write
+from helpers import HEADER, full_results, user, write
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import search, update_index
@@ -64,19 +64,6 @@ def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
 
 
-@pytest.fixture(scope="module")
-def corpus_index(tmp_path_factory):
-    d = tmp_path_factory.mktemp("corpus-index")
-    update_index(resolve_root(CORPUS), index_dir=d)
-    return d
-
-
-def full(results):
-    """Everything a result says: the session, its count, and each hit with its context."""
-    return [(r.path, r.hit_count, [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits])
-            for r in results]  # fmt: skip
-
-
 @pytest.mark.parametrize("form", FORMS)
 def test_each_query_form_finds_exactly_these(form, corpus_index):
     query, sessions, hits, first = FORMS[form]
@@ -92,8 +79,8 @@ def test_the_index_and_a_scan_without_it_agree(form, corpus_index, tmp_path):
     writes no index."""
     query = FORMS[form][0]
     root = resolve_root(CORPUS)
-    indexed = full(search(root, query, index_dir=corpus_index, max_hits=10**9))
-    scanned = full(search(root, query, index_dir=tmp_path / "none", max_hits=10**9, use_index=False))
+    indexed = full_results(search(root, query, index_dir=corpus_index, max_hits=10**9))
+    scanned = full_results(search(root, query, index_dir=tmp_path / "none", max_hits=10**9, use_index=False))
     assert indexed == scanned
     assert not (tmp_path / "none").exists() or not any(p.name.startswith("search-") for p in (tmp_path / "none").iterdir())
 
@@ -113,10 +100,10 @@ def test_newest_session_first_then_entry_order(corpus_index):
 def test_a_limit_gives_the_first_results(form, corpus_index):
     root = resolve_root(CORPUS)
     query = FORMS[form][0]
-    every = full(search(root, query, index_dir=corpus_index))
+    every = full_results(search(root, query, index_dir=corpus_index))
     for k in (1, 2):
-        assert full(search(root, query, index_dir=corpus_index, limit=k)) == every[:k]
-        assert full(search(root, query, limit=k, use_index=False)) == every[:k]
+        assert full_results(search(root, query, index_dir=corpus_index, limit=k)) == every[:k]
+        assert full_results(search(root, query, limit=k, use_index=False)) == every[:k]
 
 
 # ---------------------------------------------------------------------------- two halves
@@ -146,8 +133,8 @@ def test_an_index_built_in_two_halves_equals_one_built_at_once(cut, tmp_path):
     update_index(resolve_root(root), index_dir=once)
     r = resolve_root(root)
     for query in ["re:.", *(q for q, *_ in FORMS.values())]:
-        a = full(search(r, query, index_dir=halves, max_hits=10**9, update=False))
-        b = full(search(r, query, index_dir=once, max_hits=10**9, update=False))
+        a = full_results(search(r, query, index_dir=halves, max_hits=10**9, update=False))
+        b = full_results(search(r, query, index_dir=once, max_hits=10**9, update=False))
         assert a == b, query
     every = list(search(r, "re:.", index_dir=once, max_hits=10**9, update=False))
     assert len(every) == 1 and every[0].hit_count > 1000
