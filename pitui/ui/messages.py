@@ -90,6 +90,12 @@ class SearchChanged(Message, namespace="message_pane"):
 
 # ------------------------------------------------------------------ from the browser's workers
 @dataclass
+class FirstRowsListed(Message):
+    """The sidebar's first screen of rows, from the listing index, is in the buffer the
+    listing fills: show it now rather than at the next drain."""
+
+
+@dataclass
 class ListingDone(Message):
     """Every session under ``root`` listed (the rows came before, in batches)."""
 

@@ -14,7 +14,7 @@ from textual.worker import get_current_worker
 
 from ...core.store.discovery import SessionRoot
 from ...core.store.listing import SessionInfo, list_sessions
-from ..messages import ListingDone, ListingFailed, Relisted
+from ..messages import FirstRowsListed, ListingDone, ListingFailed, Relisted
 
 if TYPE_CHECKING:
     from .screen import BrowserScreen
@@ -71,10 +71,7 @@ class Listing:
             if first and not worker.is_cancelled:
                 with self._list_lock:
                     self._list_buffer.extend(first)
-                try:
-                    self.app.call_from_thread(self._drain_listing)
-                except RuntimeError:
-                    pass  # (the app is closing)
+                self.post_message(FirstRowsListed())
         try:
             infos = list_sessions(root, index, on_info=on_info)
         except Exception as exc:  # a store we cannot read at all
@@ -94,6 +91,9 @@ class Listing:
             self.session_list.set_infos(list(self.infos.values()))
         if total:
             self.sidebar.set_progress(done, total)
+
+    def on_first_rows_listed(self: "BrowserScreen", _event: FirstRowsListed) -> None:
+        self._drain_listing()
 
     def _stop_draining(self: "BrowserScreen") -> None:
         if self._list_timer is not None:
