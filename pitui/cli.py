@@ -152,7 +152,9 @@ def cmd_list(argv: list[str]) -> int:
 
     index = None if args.no_cache else SessionIndex()
     if args.json:
-        sys.stdout.buffer.write(json_safe(list_json(root, index)) + b"\n")
+        out = sys.stdout.buffer
+        out.write(json_safe(list_json(root, index)))
+        out.write(b"\n")  # (apart: the list is not copied to add it)
         return 0
     from .core.timeutil import format_age
 

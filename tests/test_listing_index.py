@@ -192,3 +192,28 @@ def test_a_hostile_stored_output_with_worker_processes(store, tmp_path, monkeypa
     index = SessionIndex(tmp_path / "c")
     infos = list_sessions(r, index)
     assert all(index._recs[i.path].info is i for i in infos)
+
+
+def test_one_index_for_several_roots_lists_each_as_its_files_say(store, tmp_path):
+    """The index holds the rows of every root listed with it: a warm list of one root prints
+    its own rows only, in the list's order, and a file listed under another project folder
+    (a flat root gives none) is listed with the one its root gives."""
+    tree = resolve_root(str(store))
+    project = resolve_root(str(store / "--home-u-p1--"))
+    flat = resolve_root(None, session_dir=str(store / "--home-u-p2--"))
+    for _ in range(2):  # (cold, then warm)
+        for r in (tree, project, flat, tree):
+            want = orjson.dumps([i.to_pi_json() for i in list_sessions(r, None)], option=orjson.OPT_INDENT_2)
+            assert list_json(r, SessionIndex(tmp_path / "c")) == want
+
+
+def test_a_row_twice_in_a_hostile_index_is_listed_once(store, tmp_path):
+    from helpers import write_listing_index
+
+    r = resolve_root(str(store))
+    want = list_json(r, SessionIndex(tmp_path / "c"))
+    cols, rows, frags = read_listing_index(tmp_path / "c")
+    cols = {k: v + v[:1] for k, v in cols.items()}
+    write_listing_index(tmp_path / "c", cols, rows + rows[:1], frags + frags[:1])
+    assert list_json(r, SessionIndex(tmp_path / "c")) == want
+    assert list_json(r, SessionIndex(tmp_path / "c")) == want

@@ -4,7 +4,8 @@ A file is read once; what the list needs (header, name, message count, the start
 first user message, last activity, model) is kept in an index under the user cache folder,
 keyed by path, device, inode, size and mtime, with each row's ``pitui list --json`` object
 as printed (:mod:`.listing_file`): a warm list stats every file and prints the rows of
-unchanged ones from there, decoding none; the app and search decode the rows they use. The same file that only grew (Pi appends) is
+unchanged ones from there, decoding none (when nothing changed, whole columns are compared
+at once and no row is made: :meth:`SessionIndex.unchanged_output`); the app and search decode the rows they use. The same file that only grew (Pi appends) is
 read from where the index stopped. Lines are parsed whole only when they can change the answer (the header,
 names, the first user message, model changes, subagent results, lines whose shape is not Pi's
 usual one).
@@ -20,10 +21,13 @@ from __future__ import annotations
 
 import io
 import math
+import mmap
 import os
 import re
 import threading
 from bisect import insort
+from itertools import repeat
+from operator import attrgetter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -500,7 +504,9 @@ class SessionIndex:
         self.enabled = enabled
         self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.file = self.dir / f"index-v{INDEX_VERSION}.bin"
-        self._recs: dict[str, Rec] = {}
+        self._rec_dict: dict[str, Rec] | None = {}
+        self._table: listing_file.Table | None = None  # (the file read, its rows made when first used)
+        self._table_lock = threading.Lock()
         self._moved: set[str] = set()  # rows put since _recs was in the list's order (as saved)
         self._dirty = False
         self._lock = threading.Lock()
@@ -514,22 +520,80 @@ class SessionIndex:
                 self.enabled = False
             return
         try:
-            raw = self.file.read_bytes()
+            # mapped, not read: no copy of the file is made (pitui replaces it by a rename,
+            # never writes into it: the mapping stays whole). Read on Windows, where a mapped
+            # file cannot be replaced.
+            with open(self.file, "rb") as fh:
+                if os.name == "nt" or not os.fstat(fh.fileno()).st_size:
+                    raw = fh.read()
+                else:
+                    raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         except FileNotFoundError:
             self._dirty = any(self.dir.glob("index-v*.json"))  # an older version's: deleted on save
             return
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             self.load_error = str(exc)
             return
         try:
-            recs = listing_file.decode(raw, INDEX_VERSION)
+            table = listing_file.Table(raw, INDEX_VERSION)
         except listing_file.OtherVersion:
             self._dirty = True  # another version's: rebuilt (nothing is wrong)
             return
         except listing_file.Damaged as exc:
             self._thrown_away(str(exc))
             return
-        self._recs = {r.path: r for r in recs}
+        self._table, self._rec_dict = table, None
+
+    @property
+    def _recs(self) -> dict[str, Rec]:
+        """Every row by path, in the index's order (made from the file when first used)."""
+        got = self._rec_dict
+        if got is None:
+            with self._table_lock:
+                got = self._rec_dict
+                if got is None:
+                    got = self._rec_dict = {r.path: r for r in self._table.recs()}  # type: ignore[union-attr]
+                    self._table = None
+        return got
+
+    @_recs.setter
+    def _recs(self, value: dict[str, Rec]) -> None:
+        with self._table_lock:
+            self._rec_dict, self._table = value, None
+
+    def unchanged_output(self, root: SessionRoot, files: list[SessionFile]) -> list | None:
+        """The stored ``list --json`` outputs of ``files``, in the list's order, when the
+        index was just read and holds each of them unchanged (same device, inode, size and
+        mtime, project folder and kind) with its output, and (for a tree) no other file
+        under ``root``; else None (compared row by row: :func:`_collect`). Whole columns are
+        compared at once, at C speed, and no row is made: the common warm list."""
+        table = self._table
+        if table is None or len(files) > table.n:
+            return None
+        paths = [sf.path for sf in files]
+        try:
+            stats = list(map(os.stat, paths))
+        except OSError:
+            return None
+        c = table.cols
+        at = list(map(dict(zip(c["path"], range(table.n))).get, paths))  # (each file's row)
+        if None in at or len(set(at)) != len(at):
+            return None  # (a file not in the index; or a row twice in a hostile file)
+        row_ids = list(zip(c["dev"], c["ino"], c["size"], c["mtime_ns"]))
+        if list(map(row_ids.__getitem__, at)) != list(map(_STAT_KEY, stats)):
+            return None  # (a file changed)
+        labels = list(zip(c["project"], c["kind"]))
+        if list(map(labels.__getitem__, at)) != list(map(_FILE_LABEL, files)):
+            return None  # (a file listed under another project folder or kind)
+        if root.kind == "tree":
+            base = str(root.path) + os.sep
+            if sum(map(str.startswith, c["path"], repeat(base))) != len(at):
+                return None  # (a file under the root gone: forgotten the slow way)
+        frags = table.frags()
+        got = frags if len(at) == table.n else list(map(frags.__getitem__, sorted(at)))  # (the index's order)
+        if not all(map(len, got)):
+            return None  # (an output not kept)
+        return got
 
     def _thrown_away(self, why: str) -> None:
         self.load_error = f"index was unreadable and is rebuilt ({why})"
@@ -880,11 +944,14 @@ def _unreadable(sf: SessionFile, exc: OSError) -> Rec:
     return _rec_of(info, None)
 
 
-def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: int | None, decode: bool) -> list[Rec]:
+def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: int | None, decode: bool,
+             files: list[SessionFile] | None = None) -> list[Rec]:
     """Every file under ``root`` as an index row, in the list's order: rows whose file is
     unchanged as they are (decoded only when ``decode``), the others scanned (and put in
-    the index). ``on_info(info, done, total)`` as each is ready."""
-    files = find_session_files(root)
+    the index). ``on_info(info, done, total)`` as each is ready. ``files``: the files under
+    ``root``, when already found."""
+    if files is None:
+        files = find_session_files(root)
     total = len(files)
     recs = index._recs if index is not None else {}
     in_order = index is not None and not index._moved  # (the index's rows are in the list's order)
@@ -962,6 +1029,10 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
     return sort_recs(out)
 
 
+_STAT_KEY = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns")
+_FILE_LABEL = attrgetter("project", "kind")
+
+
 def _info_of_rec(rec: Rec, index: SessionIndex | None) -> SessionInfo | None:
     if rec.info is not None:
         return rec.info  # type: ignore[return-value]
@@ -1005,8 +1076,11 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
     """``pitui list --json``'s array (``orjson`` indented by two; the caller makes it
     :func:`text.json_safe`): the rows of unchanged files printed from their stored output,
     without decoding them."""
-    recs = _collect(root, index, None, workers, decode=False)
-    frags = [r.frag for r in recs]
+    files = find_session_files(root)
+    frags = index.unchanged_output(root, files) if index is not None else None
+    if frags is None:
+        recs = _collect(root, index, None, workers, decode=False, files=files)
+        frags = [r.frag for r in recs]
     for k in [k for k, f in enumerate(frags) if not len(f)]:  # (outputs not kept: made now)
         r = recs[k]
         info = _info_of_rec(r, index)
@@ -1015,7 +1089,10 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
         frags[k] = frag = _frag_of(info)
         if index is not None and r.row is not None and len(frag) <= FRAG_KEEP:
             index._set_frag(r, frag)
-    data = b"[\n" + b",\n".join(frags) + b"\n]" if frags else b"[]"
+    if frags:  # (the brackets put on the first and last rows: the output copied once)
+        frags[0] = b"[\n" + frags[0]
+        frags[-1] = bytes(frags[-1]) + b"\n]"
+    data = b",\n".join(frags) if frags else b"[]"
     if index is not None and data.translate(None, _NOT_C0):
         # a control character no JSON writer leaves raw: an output stored in a hostile
         # index. Thrown away, and the list made from the files.

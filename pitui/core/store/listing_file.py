@@ -16,6 +16,10 @@ the columns, the blob. The CRC covers both, so a damaged file (cut short, flippe
 another program's) is found at once; the columns' types are checked when read; a row's
 array is checked when decoded (:mod:`.listing`). Rows are kept sorted as the list shows
 them, so a store where nothing changed is listed in the saved order without sorting.
+
+A :class:`Table` is the file checked, its rows not made: a warm list compares whole
+columns with the files' stats and joins the stored outputs (:meth:`.SessionIndex.unchanged_output`),
+making no :class:`Rec`; anything else makes them all at once (:meth:`Table.recs`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Iterable, NamedTuple
 
 import orjson
 
-__all__ = ["Rec", "encode", "decode", "frame", "MAGIC", "Damaged", "OtherVersion"]
+__all__ = ["Rec", "Table", "encode", "decode", "frame", "MAGIC", "Damaged", "OtherVersion"]
 
 MAGIC = b"pitui-listing "
 
@@ -56,6 +60,7 @@ class OtherVersion(Exception):
     """The file is another version's index (rebuilt without a word)."""
 
 
+_HEAD_MAX = 256  # (the first two lines are shorter: a version, two lengths and a checksum)
 _STR_COLS = ("path", "project", "kind")
 _INT_COLS = ("dev", "ino", "size", "mtime_ns", "row", "frag")
 _INT = frozenset({int})
@@ -86,51 +91,73 @@ def frame(meta: bytes, blob: list, version: int) -> list[bytes]:
 def decode(raw: bytes, version: int) -> list[Rec]:
     """The rows of an index file, in its order. Raises :class:`OtherVersion` or
     :class:`Damaged`."""
-    nl = raw.find(b"\n")
-    if not raw.startswith(MAGIC) or nl < 0:
-        raise Damaged("not a listing index")
-    if not raw[len(MAGIC):nl].isdigit():
-        raise Damaged("its first line is damaged")
-    if raw[len(MAGIC):nl] != b"%d" % version:
-        raise OtherVersion()
-    nl2 = raw.find(b"\n", nl + 1)
-    try:
-        meta_len, blob_len, crc = (int(x) for x in raw[nl + 1:nl2].split(b" "))
-    except ValueError:
-        raise Damaged("its lengths line is damaged") from None
-    start = nl2 + 1
-    if nl2 < 0 or meta_len < 0 or blob_len < 0 or start + meta_len + blob_len != len(raw):
-        raise Damaged("its length is not the one it records")
-    view = memoryview(raw)
-    if zlib.crc32(view[start:]) != crc:
-        raise Damaged("its checksum does not match")
-    try:
-        cols = orjson.loads(view[start:start + meta_len])
-    except orjson.JSONDecodeError as exc:
-        raise Damaged(f"its columns are not JSON: {exc}") from None
-    if type(cols) is not dict:
-        raise Damaged("its columns are not an object")
-    n = None
-    for k, want in [*((k, frozenset({str})) for k in _STR_COLS), *((k, _INT) for k in _INT_COLS),
-                    ("mod", _NUM), ("err", frozenset({bool}))]:
-        col = cols.get(k)
-        if type(col) is not list:
-            raise Damaged(f"its column {k} is not a list")
-        if n is None:
-            n = len(col)
-        elif len(col) != n:
-            raise Damaged(f"its column {k} has {len(col)} rows, not {n}")
-        if not set(map(type, col)) <= want:
-            raise Damaged(f"its column {k} holds a value of another type")
-    if any(x < 0 for x in cols["row"]) or any(x < 0 for x in cols["frag"]):
-        raise Damaged("a row's length is negative")
-    lens = [x for pair in zip(cols["row"], cols["frag"]) for x in pair]
-    if sum(lens) != blob_len:
-        raise Damaged("its rows' lengths do not add up to its blob")
-    ends = list(accumulate(lens, initial=start + meta_len))
-    pieces = list(map(view.__getitem__, map(slice, ends, ends[1:])))  # (all in C: no Python per row)
-    rows, frags = pieces[0::2], pieces[1::2]
-    mods = list(map(float, cols["mod"]))
-    return list(map(tuple.__new__, repeat(Rec), zip(
-        cols["path"], cols["project"], cols["kind"], cols["dev"], cols["ino"], cols["size"], cols["mtime_ns"], mods,
-        cols["err"], rows, frags, repeat(None))))
+    return Table(raw, version).recs()
+
+
+class Table:
+    """An index file read and checked (its header, checksum, columns and lengths), its rows
+    not made yet: a warm list compares the columns and prints the stored outputs without
+    making a :class:`Rec` per row (:meth:`recs` makes them, for everything else). Raises
+    :class:`OtherVersion` or :class:`Damaged`."""
+
+    def __init__(self, raw, version: int):
+        view = memoryview(raw)  # (bytes, or the file mapped: its texts are slices of it, not copies)
+        head = bytes(view[:_HEAD_MAX])
+        nl = head.find(b"\n")
+        if not head.startswith(MAGIC) or nl < 0:
+            raise Damaged("not a listing index")
+        if not head[len(MAGIC):nl].isdigit():
+            raise Damaged("its first line is damaged")
+        if head[len(MAGIC):nl] != b"%d" % version:
+            raise OtherVersion()
+        nl2 = head.find(b"\n", nl + 1)
+        try:
+            meta_len, blob_len, crc = (int(x) for x in head[nl + 1:nl2].split(b" "))
+        except ValueError:
+            raise Damaged("its lengths line is damaged") from None
+        start = nl2 + 1
+        if nl2 < 0 or meta_len < 0 or blob_len < 0 or start + meta_len + blob_len != len(view):
+            raise Damaged("its length is not the one it records")
+        if zlib.crc32(view[start:]) != crc:
+            raise Damaged("its checksum does not match")
+        try:
+            cols = orjson.loads(view[start:start + meta_len])
+        except orjson.JSONDecodeError as exc:
+            raise Damaged(f"its columns are not JSON: {exc}") from None
+        if type(cols) is not dict:
+            raise Damaged("its columns are not an object")
+        n = None
+        for k, want in [*((k, frozenset({str})) for k in _STR_COLS), *((k, _INT) for k in _INT_COLS),
+                        ("mod", _NUM), ("err", frozenset({bool}))]:
+            col = cols.get(k)
+            if type(col) is not list:
+                raise Damaged(f"its column {k} is not a list")
+            if n is None:
+                n = len(col)
+            elif len(col) != n:
+                raise Damaged(f"its column {k} has {len(col)} rows, not {n}")
+            if not set(map(type, col)) <= want:
+                raise Damaged(f"its column {k} holds a value of another type")
+        if any(x < 0 for x in cols["row"]) or any(x < 0 for x in cols["frag"]):
+            raise Damaged("a row's length is negative")
+        lens = [x for pair in zip(cols["row"], cols["frag"]) for x in pair]
+        if sum(lens) != blob_len:
+            raise Damaged("its rows' lengths do not add up to its blob")
+        self.cols = cols
+        self.n = n or 0
+        self._view = view
+        self._ends = list(accumulate(lens, initial=start + meta_len))  # (row k: 2k to 2k+1, its output on to 2k+2)
+
+    def frags(self) -> list[memoryview]:
+        """Each row's stored output, in the file's order."""
+        ends = self._ends
+        return list(map(self._view.__getitem__, map(slice, ends[1::2], ends[2::2])))
+
+    def recs(self) -> list[Rec]:
+        """The rows, in the file's order."""
+        ends, cols = self._ends, self.cols
+        rows = list(map(self._view.__getitem__, map(slice, ends[0::2], ends[1::2])))
+        mods = list(map(float, cols["mod"]))
+        return list(map(tuple.__new__, repeat(Rec), zip(
+            cols["path"], cols["project"], cols["kind"], cols["dev"], cols["ino"], cols["size"], cols["mtime_ns"],
+            mods, cols["err"], rows, self.frags(), repeat(None))))
