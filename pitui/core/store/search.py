@@ -1577,18 +1577,22 @@ class SearchIndex:
                     state.next_entry = state.pending_entry
                     state.pending_entry = None
             else:
-                if state is None:
-                    state = self._new_file(path)
-                else:
-                    self._delete_chunks(state.id)
-                    state = _FileState(state.id, path)
-                    stats.reindexed += 1
+                state = self._from_the_start(state, path, stats)
             state.dev, state.ino, state.size, state.mtime_ns = ident
             stats.indexed += 1
             chars = self._scan(f, state, stats)
             state.fingerprint = file_fingerprint(path, state.scanned_to) if state.scanned_to else ""
             self._save_state(state)
             return chars, (state.id if state.error is None else None)
+
+    def _from_the_start(self, state: _FileState | None, path: str, stats: IndexStats) -> _FileState:
+        """The state of ``path`` indexed again from its first byte: a new file's, or a known
+        one's with its chunks dropped."""
+        if state is None:
+            return self._new_file(path)
+        self._delete_chunks(state.id)
+        stats.reindexed += 1
+        return _FileState(state.id, path)
 
     def _apply(self, path: str, ready: tuple, stats: IndexStats) -> tuple[int, int | None]:
         """Write what a worker made of ``path`` (:func:`_index_whole`, read by :func:`_ready`),
@@ -1597,12 +1601,7 @@ class SearchIndex:
         state = self._state(path)
         if state is not None and (state.dev, state.ino, state.size, state.mtime_ns) == ident:
             return 0, (state.id if state.error is None else None)  # another updater got here first
-        if state is None:
-            state = self._new_file(path)
-        else:
-            self._delete_chunks(state.id)
-            state = _FileState(state.id, path)
-            stats.reindexed += 1
+        state = self._from_the_start(state, path, stats)
         state.dev, state.ino, state.size, state.mtime_ns = ident
         (state.scanned_to, state.next_lineno, state.next_entry, state.pending_entry, state.version,
          state.has_header, state.stream, state.fingerprint, state.error) = fields  # fmt: skip
