@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, user, write
+from helpers import assistant, full_results, user, write
 import pitui.core.store.search as S  # private: the chunk size and the worker thresholds, made small
 from pitui.core.store import search_worker
 from pitui.core.store.discovery import resolve_root
@@ -34,16 +34,11 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(S, "CHUNK_CHARS", 1500)
 
 
-def full(results):
-    return [(r.path, r.hit_count, [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits])
-            for r in results]  # fmt: skip
-
-
 def agree(root, index_dir, queries=QUERIES, update=False):
     r = resolve_root(root)
     for q in queries:
-        a = full(search(r, q, index_dir=index_dir, max_hits=10**9, update=update))
-        b = full(search(r, q, max_hits=10**9, use_index=False))
+        a = full_results(search(r, q, index_dir=index_dir, max_hits=10**9, update=update))
+        b = full_results(search(r, q, max_hits=10**9, use_index=False))
         assert a == b, q
 
 
@@ -126,8 +121,8 @@ def test_two_halves_with_small_chunks(tmp_path, small_chunks, cut):
     update_index(resolve_root(root), index_dir=once)
     r = resolve_root(root)
     for q in QUERIES:
-        a = full(search(r, q, index_dir=halves, max_hits=10**9, update=False))
-        assert a == full(search(r, q, index_dir=once, max_hits=10**9, update=False)), q
+        a = full_results(search(r, q, index_dir=halves, max_hits=10**9, update=False))
+        assert a == full_results(search(r, q, index_dir=once, max_hits=10**9, update=False)), q
     agree(root, halves)
 
 
@@ -167,9 +162,9 @@ def test_a_file_rewritten_under_the_index(tmp_path, small_chunks, how):
     r = resolve_root(root)
     for q in QUERIES + ["frst", "first", "paddd"]:
         got = list(search(r, q, index_dir=idx, max_hits=10**9, update=False))
-        scanned = {res.path: set(full([res])[0][2]) for res in search(r, q, max_hits=10**9, use_index=False)}
+        scanned = {res.path: set(full_results([res])[0][2]) for res in search(r, q, max_hits=10**9, use_index=False)}
         for res in got:  # every hit shown is one the file holds now (the scan's)
-            assert set(full([res])[0][2]) <= scanned.get(res.path, set()), q
+            assert set(full_results([res])[0][2]) <= scanned.get(res.path, set()), q
     s = update_index(resolve_root(root), index_dir=idx)
     assert s.removed == (1 if how == "removed" else 0)
     if how != "same size and time":
@@ -189,11 +184,11 @@ def test_workers_build_what_one_process_builds(tmp_path, monkeypatch):
     assert st.indexed > 20
     r = resolve_root(root)
     for q in QUERIES:
-        a = full(search(r, q, index_dir=many, max_hits=10**9, update=False))
-        assert a == full(search(r, q, index_dir=one, max_hits=10**9, update=False)), q
+        a = full_results(search(r, q, index_dir=many, max_hits=10**9, update=False))
+        assert a == full_results(search(r, q, index_dir=one, max_hits=10**9, update=False)), q
     # and a first search that builds the index in workers, results streamed in order
     fresh = tmp_path / "fresh"
-    assert full(search(r, "the", index_dir=fresh, max_hits=10**9)) == full(
+    assert full_results(search(r, "the", index_dir=fresh, max_hits=10**9)) == full_results(
         search(r, "the", index_dir=one, max_hits=10**9, update=False))
 
 
