@@ -595,9 +595,13 @@ class SessionIndex:
             return None  # (an output not kept)
         return got
 
-    def _thrown_away(self, why: str) -> None:
+    def _say_damaged(self, why: str) -> None:
+        """Say (once per damage found) that the index is rebuilt, and why."""
         self.load_error = f"index was unreadable and is rebuilt ({why})"
         notice(f"{self.file}: the listing index was damaged ({why}) and is rebuilt")
+
+    def _thrown_away(self, why: str) -> None:
+        self._say_damaged(why)
         with self._lock:
             self._recs = {}
             self._dirty = True
@@ -611,16 +615,14 @@ class SessionIndex:
         session's (it is dropped, with a notice: its file is read again)."""
         if rec.info is not None:
             return rec.info  # type: ignore[return-value]
-        got = _info_of_row(rec.row)
+        got = _decoded(rec)
         if isinstance(got, str):
-            notice(f"{self.file}: the listing index was damaged ({got}) and is rebuilt")
-            self.load_error = f"index was unreadable and is rebuilt ({got})"
+            self._say_damaged(got)
             with self._lock:
                 if self._recs.get(rec.path) is rec:
                     del self._recs[rec.path]
                     self._dirty = True
             return None
-        got.project, got.kind = rec.project, rec.kind
         with self._lock:
             if self._recs.get(rec.path) is rec:
                 self._recs[rec.path] = rec._replace(info=got)  # (same place: the order holds)
@@ -797,6 +799,15 @@ def _info_of_row(row) -> SessionInfo | str:
         if type(v) is list and not all(type(x) is str for x in v):
             return f"{k} holds a value that is not a string in a row"
     return SessionInfo(*vals)
+
+
+def _decoded(rec: Rec) -> SessionInfo | str:
+    """``rec``'s SessionInfo, listed under its row's project folder and kind (or why its
+    row is not a session's)."""
+    got = _info_of_row(rec.row)
+    if not isinstance(got, str):
+        got.project, got.kind = rec.project, rec.kind
+    return got
 
 
 def _encodable(row) -> bool:
@@ -1000,11 +1011,10 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
     for rec in rows:
         fresh = True
         if (decode or on_info is not None) and rec.info is None:
-            got = _info_of_row(rec.row)
+            got = _decoded(rec)
             if isinstance(got, str):  # (a row a worker sent that is not a session's: read here)
                 rec = _rec_of(scan_info(SessionFile(rec.path, rec.project, rec.kind)))
             else:
-                got.project, got.kind = rec.project, rec.kind
                 rec = rec._replace(info=got)
         if index is not None:
             index.put_rec(rec)
@@ -1033,16 +1043,13 @@ _STAT_KEY = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns")
 _FILE_LABEL = attrgetter("project", "kind")
 
 
-def _info_of_rec(rec: Rec, index: SessionIndex | None) -> SessionInfo | None:
-    if rec.info is not None:
-        return rec.info  # type: ignore[return-value]
-    if index is not None:
-        return index.info(rec)
-    got = _info_of_row(rec.row)
-    if isinstance(got, str):
-        return None
-    got.project, got.kind = rec.project, rec.kind
-    return got
+def _info_for(rec: Rec, index: SessionIndex | None) -> SessionInfo:
+    """``rec``'s SessionInfo: decoded from its row, or, when the row is damaged (since),
+    its file read again."""
+    got = rec.info if rec.info is not None else index.info(rec) if index is not None else _decoded(rec)
+    if got is None or isinstance(got, str):
+        return scan_info(SessionFile(rec.path, rec.project, rec.kind))
+    return got  # type: ignore[return-value]
 
 
 def list_sessions(
@@ -1060,9 +1067,7 @@ def list_sessions(
         index.save()
     out = []
     for r in recs:
-        info = _info_of_rec(r, index)
-        if info is None:  # (damaged since: read again)
-            info = scan_info(SessionFile(r.path, r.project, r.kind))
+        info = _info_for(r, index)
         if include_errors or info.error is None:
             out.append(info)
     return out
@@ -1083,10 +1088,7 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
         frags = [r.frag for r in recs]
     for k in [k for k, f in enumerate(frags) if not len(f)]:  # (outputs not kept: made now)
         r = recs[k]
-        info = _info_of_rec(r, index)
-        if info is None:
-            info = scan_info(SessionFile(r.path, r.project, r.kind))
-        frags[k] = frag = _frag_of(info)
+        frags[k] = frag = _frag_of(_info_for(r, index))
         if index is not None and r.row is not None and len(frag) <= FRAG_KEEP:
             index._set_frag(r, frag)
     if frags:  # (the brackets put on the first and last rows: the output copied once)
@@ -1098,7 +1100,7 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
         # index. Thrown away, and the list made from the files.
         index._thrown_away("a row's output holds a control character")
         recs = _collect(root, index, None, workers, decode=True)
-        infos = [_info_of_rec(r, index) or scan_info(SessionFile(r.path, r.project, r.kind)) for r in recs]
+        infos = [_info_for(r, index) for r in recs]
         data = orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2)
     if index is not None:
         index.save()

@@ -16,7 +16,7 @@ import sys
 import orjson
 
 from .discovery import SessionFile
-from .listing import _frag_of, _info_of_row, _row_of, scan_info
+from .listing import _frag_of, _info_of_row, _rec_of, _row_of, scan_info
 
 
 def main() -> int:
@@ -34,8 +34,8 @@ def main() -> int:
             frag = _frag_of(info)
         except TypeError:
             frag = b""  # (made by the caller when printed)
-        head = orjson.dumps([info.path, info.dev, info.ino, info.size, info.mtime_ns, float(info.modified_ms or 0),
-                             info.error is not None])
+        rec = _rec_of(info, row)  # (its identity and sort key, as the index keeps them)
+        head = orjson.dumps([rec.path, rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.mod, rec.err])
         out.write(b"%d %d %d\n" % (len(head), len(row), len(frag)) + head + row + frag)
         out.flush()
     return 0
