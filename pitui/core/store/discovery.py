@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 __all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd",
-           "SUBAGENT_DIR", "transcript_candidates"]
+           "SUBAGENT_DIR", "transcript_candidates", "json_can_carry"]
 
 SUBAGENT_DIR = "subagent-artifacts"
 
@@ -127,6 +127,16 @@ def transcript_candidates(recorded: str, session_path: str) -> list[str]:
     if folder:
         out.append(os.path.join(folder, SUBAGENT_DIR, os.path.basename(p)))
     return out
+
+
+def json_can_carry(path: str) -> bool:
+    """Whether JSON can carry the file name ``path`` to a worker process: a name whose bytes
+    are not UTF-8 holds surrogates (the caller reads such a file itself)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def find_session_files(root: SessionRoot) -> list[SessionFile]:

@@ -35,7 +35,7 @@ from typing import Callable, Iterable
 import orjson
 
 from . import listing_file
-from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
+from .discovery import SessionFile, SessionRoot, find_session_files, json_can_carry, transcript_candidates
 from .listing_file import Rec
 from ..read.lines import (NotRegular, bytes_fingerprint, file_fingerprint, iter_line_spans, open_regular, parse_line,
                           read_span)
@@ -810,14 +810,6 @@ def _decoded(rec: Rec) -> SessionInfo | str:
     return got
 
 
-def _encodable(row) -> bool:
-    try:
-        orjson.dumps(row)
-    except TypeError:
-        return False
-    return True
-
-
 #: Scan in worker processes when at least this many files (and bytes) need reading.
 PARALLEL_MIN_FILES = 24
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
@@ -832,7 +824,7 @@ def _scan_parallel(todo: list, workers: int):
     import sys
 
     # (a file name JSON cannot carry, one that is not UTF-8, is scanned here)
-    order = sorted((t for t in todo if _encodable(t[0].path)), key=lambda t: -t[2].st_size)  # big first
+    order = sorted((t for t in todo if json_can_carry(t[0].path)), key=lambda t: -t[2].st_size)  # big first
     groups = [order[k::workers] for k in range(workers)]  # round-robin
     sel = selectors.DefaultSelector()
     procs = []

@@ -158,7 +158,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .discovery import SessionRoot, find_session_files
+from .discovery import SessionRoot, find_session_files, json_can_carry
 from ..read.lines import file_fingerprint, iter_line_spans, open_regular, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
@@ -1139,14 +1139,6 @@ def _index_whole(path: str) -> dict | None:
     return {"ident": ident, "state": state, "chunks": chunks, "rows": stats.rows, "bytes": ident[2]}
 
 
-def _encodable(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 # ------------------------------------------------------------------ reading chunks back
 
 # A line whose raw JSON may hold, case-insensitively, a printable ASCII text its bytes do
@@ -1631,7 +1623,7 @@ class SearchIndex:
         from . import search_worker as sw
 
         known = self._known()
-        new = [p for p in paths if p not in known and _encodable(p)]
+        new = [p for p in paths if p not in known and json_can_carry(p)]
         workers = min(4, os.cpu_count() or 1)
         size = 0
         if workers > 1 and len(new) >= sw.PARALLEL_MIN_FILES:
