@@ -6,6 +6,7 @@ new sessions."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -25,7 +26,8 @@ __all__ = ["Listing"]
 class Listing:
     """Part of :class:`BrowserScreen`: the sidebar's listing."""
 
-    LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown
+    LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown, at most
+    LIST_DRAIN_IDLE = 4  # ... and at least this many times as long as showing them took apart
     RELIST_SECONDS = 2.0
     FIRST_SCREEN_ROWS = 200  # rows shown from the index before the store is looked at
 
@@ -37,6 +39,7 @@ class Listing:
         self._list_buffer: list[SessionInfo] = []  # listed by the worker, not shown yet
         self._list_progress: tuple[int, int] = (0, 0)
         self._list_timer: Timer | None = None
+        self._list_next_drain = 0.0  # (time.monotonic) the next drain shows rows no sooner
         self._relisting = False
 
     def start_listing(self: "BrowserScreen") -> None:
@@ -45,6 +48,7 @@ class Listing:
         with self._list_lock:
             self._list_buffer = []
             self._list_progress = (0, 0)
+        self._list_next_drain = 0.0
         if self._list_timer is not None:
             self._list_timer.stop()
         self._list_timer = self.set_interval(self.LIST_DRAIN_SECONDS, self._drain_listing)
@@ -82,6 +86,11 @@ class Listing:
             self.post_message(ListingDone(root, infos))
 
     def _drain_listing(self: "BrowserScreen") -> None:
+        # Showing the rows costs more the more there are: shown no more often than that
+        # leaves the UI thread free most of the time (keys typed into the filter meanwhile).
+        now = time.monotonic()
+        if now < self._list_next_drain:
+            return
         with self._list_lock:
             batch, self._list_buffer = self._list_buffer, []
             done, total = self._list_progress
@@ -89,6 +98,8 @@ class Listing:
             for info in batch:
                 self.infos[info.path] = info
             self.session_list.set_infos(list(self.infos.values()))
+            took = time.monotonic() - now
+            self._list_next_drain = time.monotonic() + self.LIST_DRAIN_IDLE * took
         if total:
             self.sidebar.set_progress(done, total)
 
@@ -118,6 +129,7 @@ class Listing:
         self.infos = {i.path: i for i in infos}
         self.sidebar.set_progress(1, 1)
         self.session_list.set_infos(infos)
+        self.session_list.make_texts_ahead()
         if not infos and self.papp.live is None:  # (a stream piped in is shown all the same)
             self.app.push_screen(EmptyScreen(self.papp.root))
             return

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from dataclasses import dataclass
-from typing import Iterable
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -27,166 +25,17 @@ from textual.geometry import Offset
 from textual.message import Message
 from textual.widgets import Static
 
-from ...core.store.listing import SessionInfo, subagent_parents
-from ...core.model.summary import one_line, shorten_home
+from ...core.store.listing import SessionInfo
+from ...core.model.summary import one_line
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
 from ..cuts import cut_start, cut_words
 from ...core.text import visible
 from .line_list import LineList
+from .session_rows import SORTS, Item, SessionRows, Texts, build_items, make_texts
 
-__all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]
-
-SORTS = ("recent", "name")
-LOOSE = "\x00loose"  # project key of files outside project folders
-
-
-@dataclass
-class Item:
-    kind: str  # "project" | "session"
-    key: str  # project key, or the session file's path
-    info: SessionInfo | None = None
-    depth: int = 0  # fork and subagent nesting
-    forked: bool = False  # forked from another session (nested or not)
-    unlinked: bool = False  # a subagent transcript that no listed session records
-    label: str = ""  # project: its cwd
-    count: int = 0  # project: sessions shown
-    collapsed: bool = False
-
-    @property
-    def height(self) -> int:
-        return 1 if self.kind == "project" else 2
-
-
-def _project_key(info: SessionInfo) -> str:
-    return info.project or LOOSE
-
-
-def _matches(info: SessionInfo, tokens: list[str]) -> bool:
-    if not tokens:
-        return True
-    hay = " ".join(
-        x
-        for x in (
-            info.name or "",
-            info.first_message,
-            info.cwd,
-            info.project,
-            info.model or "",
-            info.id or "",
-            os.path.basename(info.path),
-            info.error or "",
-            "subagent" if info.kind == "subagent" else "",
-        )
-        if x
-    ).casefold()
-    return all(t in hay for t in tokens)
-
-
-def build_items(
-    infos: Iterable[SessionInfo],
-    *,
-    query: str = "",
-    sort: str = "recent",
-    named_only: bool = False,
-    collapsed: set[str] | frozenset = frozenset(),
-    loose_label: str = "(no project folder)",
-) -> list[Item]:
-    """The sidebar's rows: projects, then their sessions (forks nested under the session
-    they were forked from, subagent transcripts under the session that ran them)."""
-    infos = list(infos)
-    tokens = query.casefold().split()
-    shown = [
-        i
-        for i in infos
-        if _matches(i, tokens) and (not named_only or (i.name and i.error is None))
-    ]
-    by_path = {i.path: i for i in shown}
-    by_base = {os.path.basename(i.path): i for i in shown}
-    runs = subagent_parents(infos)  # (all rows: a transcript whose parent is filtered out is not unlinked)
-
-    def parent_of(info: SessionInfo) -> SessionInfo | None:
-        if info.kind == "subagent":
-            ran = runs.get(info.path)
-            p = by_path.get(ran.path) if ran is not None else None
-        else:
-            f = info.forked_from
-            if not f:
-                return None
-            p = by_path.get(f) or by_base.get(os.path.basename(f))
-        if p is None or p is info or _project_key(p) != _project_key(info):
-            return None
-        return p
-
-    def item(m: SessionInfo, depth: int) -> Item:
-        return Item("session", m.path, info=m, depth=depth, forked=bool(m.forked_from),
-                    unlinked=m.kind == "subagent" and m.error is None and m.path not in runs)
-
-    if sort == "name":
-        def key(i: SessionInfo):
-            return (i.error is not None, (i.name or i.first_message).casefold(), i.path)
-    else:
-        def key(i: SessionInfo):
-            return (i.error is not None, -(i.modified_ms or 0), os.path.basename(i.path))
-
-    projects: dict[str, list[SessionInfo]] = {}
-    for info in shown:
-        projects.setdefault(_project_key(info), []).append(info)
-
-    def project_label(pk: str, members: list[SessionInfo]) -> str:
-        if pk == LOOSE:
-            return loose_label
-        for m in sorted(members, key=lambda i: -(i.modified_ms or 0)):
-            if m.cwd and m.error is None:
-                return visible(shorten_home(m.cwd))
-        return visible(pk)
-
-    labels = {pk: project_label(pk, members) for pk, members in projects.items()}
-    if sort == "name":
-        order = sorted(projects, key=lambda pk: (pk == LOOSE, labels[pk].casefold()))
-    else:
-        order = sorted(
-            projects,
-            key=lambda pk: (
-                all(m.error is not None for m in projects[pk]),
-                -max((m.modified_ms or 0) for m in projects[pk]),
-                labels[pk],
-            ),
-        )
-
-    out: list[Item] = []
-    for pk in order:
-        members = sorted(projects[pk], key=key)
-        folded = pk in collapsed
-        out.append(Item("project", pk, label=labels[pk], count=len(members), collapsed=folded))
-        if folded:
-            continue
-        kids: dict[str, list[SessionInfo]] = {}
-        top: list[SessionInfo] = []
-        for m in members:
-            p = parent_of(m)
-            if p is None:
-                top.append(m)
-            else:
-                kids.setdefault(p.path, []).append(m)
-        emitted: set[str] = set()
-        stack: list[tuple[SessionInfo, int]] = [(m, 0) for m in reversed(top)]
-        while stack:
-            m, depth = stack.pop()
-            if m.path in emitted:
-                continue
-            emitted.add(m.path)
-            out.append(item(m, depth))
-            for c in reversed(kids.get(m.path, [])):
-                stack.append((c, depth + 1))
-        # Members only reachable through a fork cycle: list them flat.
-        for m in members:
-            if m.path not in emitted:
-                emitted.add(m.path)
-                out.append(item(m, 0))
-    return out
-
+__all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]  # (the rows: session_rows.py)
 
 class SessionList(LineList):
     """Projects and sessions, two lines per session, drawn with ``render_line``."""
@@ -247,22 +96,31 @@ class SessionList(LineList):
         self.collapsed: set[str] = set()
         self.open_path: str | None = None
         self.loose_label = "(no project folder)"
+        self._rows: SessionRows | None = None  # the rows of these infos in this sort, for any filter
+        self._texts: Texts = {}  # each session's text to match (SessionRows), kept across lists
 
     # ------------------------------------------------------------------ data
     def set_infos(self, infos: list[SessionInfo]) -> None:
         self.infos = infos
+        self._rows = None
+        if len(self._texts) > 2 * len(infos) + 1000:  # (texts of sessions no longer listed)
+            self._texts = {}
         self.rebuild()
+
+    def make_texts_ahead(self) -> None:
+        """Each listed session's text to match, made on a worker thread now, so that the
+        first key typed into the filter finds them made."""
+        infos, texts = list(self.infos), self._texts
+        self.run_worker(lambda: make_texts(infos, texts), thread=True, group="sidebar-texts",
+                        exclusive=True, exit_on_error=False)
 
     def rebuild(self) -> None:
         keep = self.current.key if self.current is not None else None
-        self.items = build_items(
-            self.infos,
-            query=self.filter_text,
-            sort=self.sort,
-            named_only=self.named_only,
-            collapsed=self.collapsed,
-            loose_label=self.loose_label,
-        )
+        rows = self._rows
+        if rows is None or rows.sort != self.sort or rows.loose_label != self.loose_label:
+            rows = self._rows = SessionRows(self.infos, sort=self.sort, loose_label=self.loose_label,
+                                            texts=self._texts)
+        self.items = rows.items(self.filter_text, named_only=self.named_only, collapsed=self.collapsed)
         starts, y = [], 0
         for it in self.items:
             starts.append(y)

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""The real pitui app (headless) started on a whole sessions store, as `pitui STORE`: how
+soon the sidebar shows its first screen, the whole store, and the newest session, and
+whether the sidebar's filter keeps up with typing.
+
+    python benchmarks/app_store.py STORE [--type WORD] [--early]      one run, one JSON line
+    python benchmarks/app_store.py --bench STORE [STORE...] [--runs 3] [--pi-runs 1]
+
+One run measures, from process start (each the first repaint that shows it):
+  ``first_rows_s``  the sidebar shows sessions (from the listing index when it is warm);
+  ``listed_s``      the sidebar holds every session of the store (the listing done);
+  ``usable_s``      the newest session is open and drawn (``app_open._usable``).
+Then it types into the sidebar's filter as a user would (``/``, then WORD a key at a time,
+then as many backspaces), one key every ``TYPE_GAP`` seconds, and times each key from the
+event posted to the first repaint that shows the filter with it (the rows filtered): the
+median and worst of those are ``filter_key_median_ms`` / ``filter_key_max_ms``.
+With ``--early`` it types as soon as the first rows show, while the store is still being
+listed (the cold case's worst moment for a key), instead of once all is quiet.
+
+``--bench`` runs each store: Pi's own ``listAll`` of it (``pi_side.pi_list``: what Pi's
+``/resume`` waits for before it shows a row), then ``--runs`` cold starts (an empty cache
+folder each, typing early), then ``--runs`` warm starts (the cache the cold runs made,
+typing once quiet), in turns with nothing else running; and prints the medians.
+The cache is pitui's own (``PITUI_CACHE_DIR``, a fresh temporary folder): never the user's.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+T0 = time.perf_counter()
+
+if __name__ == "__main__" and "--bench" not in sys.argv and len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+    # what `pitui STORE` does first: collection paused until the first session is shown
+    from pitui.cli import start_reading  # noqa: E402
+
+    start_reading([sys.argv[1]])
+
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+
+TYPE_GAP = 0.12  # seconds between two typed keys (a quick typist)
+WORD = "refactor"  # typed into the filter (a word of many generated sessions' first messages)
+
+
+async def run_app(store: str, word: str, early: bool) -> dict:
+    from textual import events
+    from textual.screen import Screen
+
+    from app_open import _usable
+    from pitui.core.store.discovery import resolve_root
+    from pitui.ui.app import PituiApp
+
+    app = PituiApp(resolve_root(store))
+    state: dict = {}
+    shown: list[tuple[float, str]] = []  # (repaint time, the filter as that repaint drew it)
+    quiet = asyncio.Event()
+    real_refresh = Screen._compositor_refresh
+
+    def timed_refresh(self, *a, **k):
+        r = real_refresh(self, *a, **k)
+        t = time.perf_counter()
+        b = app.browser
+        if b is None or self is not b:
+            return r
+        sl = b.session_list
+        shown.append((t, sl.filter_text))
+        if "first_rows" not in state and sl.session_count():
+            state["first_rows"] = t
+        if "listed" not in state and b.listing_done and len(sl.infos) == len(b.infos) and b.infos:
+            state["listed"] = t
+            state["sessions"] = len(b.infos)
+        if "usable" not in state and b.session is not None and _usable(app, self, b.session.path):
+            state["usable"] = t
+        if "first_rows" in state and (early or "usable" in state):
+            quiet.set()
+        return r
+
+    Screen._compositor_refresh = timed_refresh
+    out: dict = {}
+    async with app.run_test(size=(160, 45), headless=True) as pilot:
+        await quiet.wait()
+        if not early:
+            await asyncio.sleep(0.5)
+            try:
+                await asyncio.wait_for(app.workers.wait_for_complete(), 60)
+            except asyncio.TimeoutError:
+                pass
+            await pilot.pause()
+        sl = app.browser.session_list
+        sl.focus()
+        await pilot.pause()
+        lat: list[float] = []
+        keys = [("slash", "/")] + [(c, c) for c in word] + [("backspace", None)] * len(word)
+        for key, char in keys:
+            before = sl.filter_text
+            want = before[:-1] if key == "backspace" else before + char if key != "slash" else before
+            t = time.perf_counter()
+            app.post_message(events.Key(key, char))
+            deadline = t + 10.0
+            while time.perf_counter() < deadline:
+                await asyncio.sleep(0.002)
+                if any(ts > t and text == want for ts, text in shown[-50:]):
+                    break
+            if key != "slash":  # (it only starts the filter)
+                drawn = [ts for ts, text in shown if ts > t and text == want]
+                lat.append((drawn[0] if drawn else time.perf_counter()) - t)
+            await asyncio.sleep(max(0.0, TYPE_GAP - (time.perf_counter() - t)))
+        for key in ("first_rows", "listed", "usable"):
+            out[f"{key}_s"] = state[key] - T0 if key in state else None
+        out["sessions"] = state.get("sessions")
+        out["filter_key_median_ms"] = round(statistics.median(lat) * 1000, 1)
+        out["filter_key_max_ms"] = round(max(lat) * 1000, 1)
+        out["filter_keys_ms"] = [round(x * 1000, 1) for x in lat]
+        if early:
+            # typed while listing: wait for the whole store and the newest session
+            deadline = time.perf_counter() + 120
+            while "usable" not in state and time.perf_counter() < deadline:
+                await asyncio.sleep(0.05)
+            for key in ("listed", "usable"):
+                out[f"{key}_s"] = state[key] - T0 if key in state else None
+            out["sessions"] = state.get("sessions")
+        import resource
+
+        out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def _one(store: str, cache: str, early: bool) -> dict:
+    import pi_side
+
+    time.sleep(1)  # (the previous run's processes are gone)
+    env = {**os.environ, "PITUI_CACHE_DIR": cache}
+    cmd = [sys.executable, os.path.abspath(__file__), store] + (["--early"] if early else [])
+    r = pi_side.measure_once(cmd, env=env)
+    if r["rc"] != 0:
+        raise SystemExit(f"app_store.py {store} failed: {r['stderr'][-2000:]}")
+    return {**json.loads(r["stdout"].strip().splitlines()[-1]), "wall_s": r["wall_s"]}
+
+
+def bench(stores: list[str], runs: int, pi_runs: int) -> dict:
+    import pi_side
+
+    results = {}
+    for store in stores:
+        pi = pi_side.pi_list(store, pi_runs) if pi_runs else None
+        cache = tempfile.mkdtemp(prefix="pitui-bench-")
+        cold = []
+        for _ in range(runs):
+            shutil.rmtree(cache)
+            os.mkdir(cache)
+            cold.append(_one(store, cache, early=True))
+        warm = [_one(store, cache, early=False) for _ in range(runs)]
+        shutil.rmtree(cache, ignore_errors=True)
+
+        def med(rs, key):
+            vals = [r[key] for r in rs if r.get(key) is not None]
+            return round(statistics.median(vals), 3) if vals else None
+
+        row = {"pi_listAll_s": pi["median_s"] if pi else None,
+               "sessions": cold[0].get("sessions")}
+        for name, rs in (("cold", cold), ("warm", warm)):
+            row[name] = {k: med(rs, k) for k in ("first_rows_s", "listed_s", "usable_s",
+                                                   "filter_key_median_ms", "filter_key_max_ms", "peak_mib")}
+            row[name]["filter_key_max_ms"] = max(r["filter_key_max_ms"] for r in rs)
+            row[name]["runs"] = rs
+        results[os.path.basename(os.path.normpath(store))] = row
+        print(_line(os.path.basename(os.path.normpath(store)), row), flush=True)
+    return results
+
+
+def _line(name: str, row: dict) -> str:
+    pi = row["pi_listAll_s"]
+    bits = [f"{name}: {row['sessions']} sessions" + (f"; Pi's listAll {pi:.2f} s" if pi else "")]
+    for which in ("cold", "warm"):
+        r = row[which]
+        bits.append(f"  {which}: first rows {r['first_rows_s']} s, all listed {r['listed_s']} s, "
+                    f"newest session usable {r['usable_s']} s; filter key median {r['filter_key_median_ms']} ms, "
+                    f"worst {r['filter_key_max_ms']} ms ({'typed while listing' if which == 'cold' else 'typed once quiet'}); "
+                    f"peak {r['peak_mib']:.0f} MiB")
+    return "\n".join(bits)
+
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(__doc__ or "")
+        sys.exit(0 if argv else 2)
+    if argv[0] == "--bench":
+        stores = [a for a in argv[1:] if not a.startswith("-") and not a.isdigit()]
+        runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
+        pi_runs = int(argv[argv.index("--pi-runs") + 1]) if "--pi-runs" in argv else 1
+        res = bench(stores, runs, pi_runs)
+        if "--json" in argv:
+            with open(argv[argv.index("--json") + 1], "w") as f:
+                json.dump(res, f, indent=1)
+        sys.exit(0)
+    word = argv[argv.index("--type") + 1] if "--type" in argv else WORD
+    result = asyncio.run(run_app(argv[0], word, "--early" in argv))
+    sys.stdout.write(json.dumps(result) + "\n")
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: the caller times the process
