@@ -130,8 +130,8 @@ def test_listing_index_reads_a_grown_file_from_where_it_stopped(tmp_path, monkey
     calls = []
     import pitui.core.store.listing as listing
 
-    real = listing.iter_line_spans
-    monkeypatch.setattr(listing, "iter_line_spans", lambda f, start=0, lineno=1: calls.append(start) or real(f, start, lineno))
+    real = listing.iter_line_blocks
+    monkeypatch.setattr(listing, "iter_line_blocks", lambda f, start=0, *a, **k: calls.append(start) or real(f, start, *a, **k))
     index2 = SessionIndex(tmp_path / "cache")
     (info2,) = list_sessions(resolve_root(root), index2)
     assert calls == [stopped]  # read on from the old end, not from the start

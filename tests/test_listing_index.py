@@ -104,8 +104,8 @@ def test_a_grown_file_is_read_from_where_the_index_stopped(store, tmp_path, monk
     list_json(r, SessionIndex(tmp_path / "c"))
     _change(store, "grown")
     starts = []
-    real = listing.iter_line_spans
-    monkeypatch.setattr(listing, "iter_line_spans", lambda f, start=0, lineno=1: starts.append(start) or real(f, start, lineno))
+    real = listing.iter_line_blocks
+    monkeypatch.setattr(listing, "iter_line_blocks", lambda f, start=0, *a, **k: starts.append(start) or real(f, start, *a, **k))
     out = orjson.loads(list_json(r, SessionIndex(tmp_path / "c")))
     assert len(starts) == 1 and starts[0] > 0
     grown = next(o for o in out if o["path"].endswith("_s1.jsonl"))

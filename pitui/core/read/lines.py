@@ -17,7 +17,7 @@ from typing import BinaryIO, Iterator
 import orjson
 
 __all__ = ["RawLine", "iter_lines", "parse_line", "replace_surrogates", "read_span", "BOM", "ParseResult",
-           "NotRegular", "not_regular", "open_regular"]
+           "NotRegular", "not_regular", "open_regular", "open_small"]
 
 BOM = b"\xef\xbb\xbf"
 CHUNK = 4 * 1024 * 1024
@@ -66,6 +66,38 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def open_small(path: str | os.PathLike, limit: int) -> tuple[os.stat_result, bytes | BinaryIO]:
+    """``path``, if it is a regular file (as :func:`open_regular`): its status (of the open
+    file) and, when it holds at most ``limit`` bytes, its whole content (the file closed
+    again); else the file open for reading. A small file costs one open, fstat and read,
+    with no file object made (a cold list reads thousands of them)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    handed_over = False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(f"{os.fspath(path)} {_kind(st.st_mode)}")
+        if st.st_size > limit:
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)
+            f = open(fd, "rb")
+            handed_over = True
+            return st, f
+        # (a regular file's read never waits, whatever O_NONBLOCK says; it returns fewer
+        # bytes than asked only at the file's end: asked one more than its size, a file
+        # that grew or shrank since the fstat is read on to its end)
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:
+            parts = [data]
+            while parts[-1]:
+                parts.append(os.read(fd, CHUNK))
+            data = b"".join(parts)
+        return st, data
+    finally:
+        if not handed_over:
+            os.close(fd)
 
 
 @dataclass(slots=True)
@@ -239,7 +271,12 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
     sixth less time for a big file's quick scan) and gives the pages read back as it
     goes, so memory stays bounded. Only for a process that may die: a file cut short
     while mapped kills the reader with SIGBUS (the scan workers, whose caller then reads
-    the file itself). A file that cannot be mapped is read the usual way."""
+    the file itself). A file that cannot be mapped is read the usual way.
+
+    ``f`` may also be the file's bytes, read whole already: one block of them, not copied."""
+    if isinstance(f, bytes):
+        yield from _bytes_blocks(f, start, stop)
+        return
     if mapped:
         m = _map(f)
         if m is not None:
@@ -305,6 +342,22 @@ def _map(f: BinaryIO):
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # an empty file, a pipe, a file system without mmap
         return None
+
+
+def _bytes_blocks(data: bytes, start: int, stop: int | None):
+    """:func:`iter_line_blocks` over a file's bytes in memory (``base`` is 0)."""
+    end = len(data) if stop is None else min(stop, len(data))
+    pos = start
+    if start == 0 and data.startswith(BOM):
+        pos = 3
+    if pos >= end:
+        return
+    last = data.rfind(b"\n", pos, end)
+    if last >= 0:
+        yield data, pos, last + 1, 0, True
+        pos = last + 1
+    if pos < end:
+        yield data, pos, end, 0, False
 
 
 def _mapped_blocks(m, start: int, stop: int | None):

@@ -19,7 +19,6 @@ with its reason (``error``), never a failure of the whole list.
 
 from __future__ import annotations
 
-import io
 import math
 import mmap
 import os
@@ -30,15 +29,15 @@ from itertools import repeat
 from operator import attrgetter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import BinaryIO, Callable, Iterable
 
 import orjson
 
 from . import listing_file
 from .discovery import SessionFile, SessionRoot, find_session_files, json_can_carry, transcript_candidates
 from .listing_file import Rec
-from ..read.lines import (NotRegular, bytes_fingerprint, file_fingerprint, iter_line_spans, open_regular, parse_line,
-                          read_span)
+from ..read.lines import (_WS_START, NotRegular, bytes_fingerprint, file_fingerprint, iter_line_blocks, open_regular,
+                          open_small, parse_line, read_span)
 from ..read.normalize import json_text
 from ..read.sniff import EVENT_TYPES, event_type_at
 from ..paths import default_cache_dir, notice, private_dir, write_private
@@ -260,6 +259,12 @@ WHOLE_READ = 1 << 20
 def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None, keep_first: bool = False
                ) -> SessionInfo:
     path = sf.path
+    got: bytes | BinaryIO | None = None  # the file opened (a small one read whole) before its row was made
+    if st is None and prev is None:
+        try:
+            st, got = open_small(path, WHOLE_READ)
+        except OSError:  # (read again below, where each failure gets its message)
+            st = None
     if st is None:
         try:
             st = os.stat(path)
@@ -286,153 +291,194 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         start, lineno, have_header = 0, 1, False
     info.size, info.mtime_ns, info.dev, info.ino = st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
     first_found = info.first_message != NO_MESSAGES
-    try:
-        f = open_regular(path)
-    except NotRegular as exc:
-        info.error = str(exc).removeprefix(f"{path} ")
-        return info
-    except OSError as exc:
-        info.error = f"cannot be read ({exc.strerror or exc})"
-        return info
+    if got is None:
+        try:
+            got = open_regular(path)
+        except NotRegular as exc:
+            info.error = str(exc).removeprefix(f"{path} ")
+            return info
+        except OSError as exc:
+            info.error = f"cannot be read ({exc.strerror or exc})"
+            return info
     head_match = _MSG_HEAD.match
     tail_search = _MSG_TAIL_TS.search
+    tail_match = _MSG_TAIL_TS.match
+    model_match = _MODEL_TAIL.match
     model_iter = _MODEL_TAIL.finditer
+    ws = _WS_START
     first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
-    data = None
-    with f:
-        src = f
-        if start == 0 and st.st_size <= WHOLE_READ:
-            data = f.read()
-            src = io.BytesIO(data)
-        for buf, pos, e, off, ln, end, term in iter_line_spans(src, start, lineno):
-            if not have_header:
-                res = parse_line(bytes(buf[pos:e]))
-                obj = res.value
+    # what the lines add up to, kept in locals while the loop runs (written back after it)
+    count, last_act, model, warnings = info.message_count, info.last_activity_ms, info.model, info.warnings
+    done_to, done_ln = info.scanned_to, info.next_lineno  # past the last line read (not blank)
+    if isinstance(got, bytes):
+        data = got
+    elif start == 0 and st.st_size <= WHOLE_READ:
+        with got:
+            data = got.read()
+    else:
+        data = None  # (read in blocks: a big file, or one read on from where the index stopped)
+    try:
+        ln = lineno - 1
+        # One loop over blocks of whole lines, each line's work inline (as in
+        # read/session.py's quick scan): the per-line cost is most of a cold list.
+        for buf, pos, limit, base, whole in iter_line_blocks(got if data is None else data, start):
+            find = buf.find
+            rfind = buf.rfind
+            while pos < limit:
+                nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
+                e = nl
+                if e > pos and buf[e - 1] == 13:
+                    e -= 1
+                ln += 1
+                p = pos
+                pos = nl + 1
+                if e == p or (buf[p] in ws and bytes(buf[p:e]).isspace()):
+                    continue  # a blank line
+                term = whole
+                if not have_header:
+                    res = parse_line(bytes(buf[p:e]))
+                    obj = res.value
+                    if obj is None:
+                        if term:
+                            warnings += 1
+                            done_to, done_ln = base + pos, ln + 1
+                        continue
+                    if isinstance(obj, dict) and obj.get("type") in _STREAM_FIRST:
+                        return _stream_info(info)
+                    info.warnings, info.scanned_to, info.next_lineno = warnings, done_to, done_ln
+                    if not isinstance(obj, dict) or obj.get("type") != "session":
+                        kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
+                        info.error = f"line {ln} should be a session header but is {kind!r} (not a Pi session)"
+                        return info
+                    if not isinstance(obj.get("id"), str):
+                        info.error = f"the session header on line {ln} has no string id"
+                        return info
+                    have_header = True
+                    _take_header(info, obj)
+                    if term:
+                        done_to, done_ln = base + pos, ln + 1
+                    continue
+                if first_entry:
+                    first_entry = False
+                    if event_type_at(buf, p, e) is not None:
+                        return _stream_info(info)
+                obj = None
+                closed = buf[e - 1] == 125  # "}"
+                m = head_match(buf, p, e) if closed else None
+                if m is not None and (buf[e - 2] != 125 or find(b'"parentId":', m.end(), e) >= 0):
+                    # Not one whole entry: a message entry ends "}}", and a second "parentId" key
+                    # outside any string is a second entry written onto a line cut short (Pi
+                    # skips the line: it does not parse). Parsed, to count what Pi counts.
+                    m = None
+                if m is not None:
+                    role = m.group(2)
+                    if role == b"user" and not first_found:
+                        obj = parse_line(bytes(buf[p:e])).value
+                    elif role == b"user" or role == b"assistant":
+                        # The message's own timestamp at the line's end: the leftmost match of
+                        # the tail in its last 400 bytes. When that window holds one
+                        # ',"timestamp":' it can only start there (rfind, then one match).
+                        lo = e - 400 if e - 400 > p else p
+                        q = rfind(b',"timestamp":', lo, e)
+                        if q < 0:
+                            t = None
+                        elif find(b',"timestamp":', lo, q) < 0:
+                            t = tail_match(buf, q, e)
+                        else:
+                            t = tail_search(buf, lo, e)
+                        if t is None:
+                            obj = parse_line(bytes(buf[p:e])).value
+                        else:
+                            ms = float(t.group(1))
+                            if last_act is None or ms > last_act:
+                                last_act = ms
+                            if role == b"assistant":
+                                # the last provider and model in its last 2 KB: when that
+                                # window holds one '"provider":"', the only match starts there
+                                lo = e - 2048 if e - 2048 > p else p
+                                q = rfind(b'"provider":"', lo, e)
+                                if q < 0:
+                                    mm = None
+                                elif find(b'"provider":"', lo, q) < 0:
+                                    mm = model_match(buf, q, e)
+                                else:
+                                    mm = None
+                                    for mm in model_iter(buf, lo, e):
+                                        pass
+                                if mm is not None:
+                                    model = mm.group(2).decode("utf-8", "replace")
+                            count += 1
+                            if term:
+                                done_to, done_ln = base + pos, ln + 1
+                            continue
+                    elif role == b"toolResult" and find(b'"toolName":"subagent"', m.end(), min(e, m.end() + 2048)) >= 0:
+                        obj = parse_line(bytes(buf[p:e])).value  # a subagent's result: the transcripts it names
+                    else:
+                        count += 1
+                        if term:
+                            done_to, done_ln = base + pos, ln + 1
+                        continue
+                elif (
+                    not closed
+                    or buf[p] != 123  # "{"
+                    or find(b'"message"', p, min(e, p + 4096)) >= 0
+                    or find(b'"session_info"', p, min(e, p + 200)) >= 0
+                    or find(b'"model_change"', p, min(e, p + 200)) >= 0
+                ):
+                    # Not a message line in Pi's usual shape, and it can matter: parse it.
+                    obj = parse_line(bytes(buf[p:e])).value
+                else:
+                    if term:
+                        done_to, done_ln = base + pos, ln + 1
+                    continue
                 if obj is None:
                     if term:
-                        info.warnings += 1
-                        info.scanned_to, info.next_lineno = end, ln + 1
+                        warnings += 1
+                        done_to, done_ln = base + pos, ln + 1
                     continue
-                if isinstance(obj, dict) and obj.get("type") in _STREAM_FIRST:
-                    return _stream_info(info, f)
-                if not isinstance(obj, dict) or obj.get("type") != "session":
-                    kind = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
-                    info.error = f"line {ln} should be a session header but is {kind!r} (not a Pi session)"
-                    return info
-                if not isinstance(obj.get("id"), str):
-                    info.error = f"the session header on line {ln} has no string id"
-                    return info
-                have_header = True
-                info.id = obj["id"]
-                cwd = obj.get("cwd")
-                info.cwd = cwd if isinstance(cwd, str) else ""
-                ps = obj.get("parentSession")
-                info.parent_session_path = ps if isinstance(ps, str) else None
-                bf = ps if isinstance(ps, str) else obj.get("branchedFrom")
-                info.forked_from = bf if isinstance(bf, str) else None
-                hms = iso_to_ms(obj.get("timestamp"))
-                info.header_ms = None if math.isnan(hms) else hms
-                info.created_ms = info.header_ms
                 if term:
-                    info.scanned_to, info.next_lineno = end, ln + 1
-                continue
-            if first_entry:
-                first_entry = False
-                if event_type_at(buf, pos, e) is not None:
-                    return _stream_info(info, f)
-            obj = None
-            closed = buf[e - 1] == 125  # "}"
-            m = head_match(buf, pos, e) if closed else None
-            if m is not None and (buf[e - 2] != 125 or buf.find(b'"parentId":', m.end(), e) >= 0):
-                # Not one whole entry: a message entry ends "}}", and a second "parentId" key
-                # outside any string is a second entry written onto a line cut short (Pi
-                # skips the line: it does not parse). Parsed, to count what Pi counts.
-                m = None
-            if m is not None:
-                role = m.group(2)
-                if role == b"user" and not first_found:
-                    obj = parse_line(bytes(buf[pos:e])).value
-                elif role == b"user" or role == b"assistant":
-                    t = tail_search(buf, max(pos, e - 400), e)
-                    if t is None:
-                        obj = parse_line(bytes(buf[pos:e])).value
-                    else:
-                        ms = float(t.group(1))
-                        if info.last_activity_ms is None or ms > info.last_activity_ms:
-                            info.last_activity_ms = ms
-                        if role == b"assistant":
-                            mm = None
-                            for mm in model_iter(buf, max(pos, e - 2048), e):
-                                pass
-                            if mm is not None:
-                                info.model = mm.group(2).decode("utf-8", "replace")
-                        info.message_count += 1
-                        if term:
-                            info.scanned_to, info.next_lineno = end, ln + 1
-                        continue
-                elif role == b"toolResult" and buf.find(b'"toolName":"subagent"', m.end(), min(e, m.end() + 2048)) >= 0:
-                    obj = parse_line(bytes(buf[pos:e])).value  # a subagent's result: the transcripts it names
-                else:
-                    info.message_count += 1
-                    if term:
-                        info.scanned_to, info.next_lineno = end, ln + 1
+                    done_to, done_ln = base + pos, ln + 1
+                if not isinstance(obj, dict):
                     continue
-            elif (
-                not closed
-                or buf[pos] != 123  # "{"
-                or buf.find(b'"message"', pos, min(e, pos + 4096)) >= 0
-                or buf.find(b'"session_info"', pos, min(e, pos + 200)) >= 0
-                or buf.find(b'"model_change"', pos, min(e, pos + 200)) >= 0
-            ):
-                # Not a message line in Pi's usual shape, and it can matter: parse it.
-                obj = parse_line(bytes(buf[pos:e])).value
-            else:
-                if term:
-                    info.scanned_to, info.next_lineno = end, ln + 1
-                continue
-            if obj is None:
-                if term:
-                    info.warnings += 1
-                    info.scanned_to, info.next_lineno = end, ln + 1
-                continue
-            if term:
-                info.scanned_to, info.next_lineno = end, ln + 1
-            if not isinstance(obj, dict):
-                continue
-            etype = obj.get("type")
-            if etype == "session_info":
-                name = obj.get("name")
-                info.name = (name.strip() or None) if isinstance(name, str) else None
-            elif etype == "model_change":
-                mid = obj.get("modelId")
-                if isinstance(mid, str):
-                    info.model = mid
-            elif etype == "message":
-                info.message_count += 1
-                msg = obj.get("message")
-                if isinstance(msg, dict) and isinstance(msg.get("role"), str) and "content" in msg:
-                    r = msg["role"]
-                    if r in ("user", "assistant"):
-                        ts = msg.get("timestamp")
-                        if isinstance(ts, (int, float)) and not isinstance(ts, bool):
-                            act = float(ts)
-                        else:
-                            act = iso_to_ms(obj.get("timestamp"))
-                        if not math.isnan(act) and (info.last_activity_ms is None or act > info.last_activity_ms):
-                            info.last_activity_ms = act
-                        if r == "assistant" and isinstance(msg.get("model"), str):
-                            info.model = msg["model"]
-                        if r == "user" and not first_found:
-                            text = _text_of(msg.get("content"))
-                            if text:
-                                info.first_message = _bounded(text)
-                                if len(info.first_message) < len(text):
-                                    info.first_message_at, info.first_message_len = off, e - pos
-                                    if keep_first:
-                                        info.__dict__["_whole_first"] = text
-                                first_found = True
-                    elif r == "toolResult" and msg.get("toolName") == "subagent":
-                        _note_transcripts(info, msg.get("details"))
+                etype = obj.get("type")
+                if etype == "session_info":
+                    name = obj.get("name")
+                    info.name = (name.strip() or None) if isinstance(name, str) else None
+                elif etype == "model_change":
+                    mid = obj.get("modelId")
+                    if isinstance(mid, str):
+                        model = mid
+                elif etype == "message":
+                    count += 1
+                    msg = obj.get("message")
+                    if isinstance(msg, dict) and isinstance(msg.get("role"), str) and "content" in msg:
+                        r = msg["role"]
+                        if r in ("user", "assistant"):
+                            ts = msg.get("timestamp")
+                            if isinstance(ts, (int, float)) and not isinstance(ts, bool):
+                                act = float(ts)
+                            else:
+                                act = iso_to_ms(obj.get("timestamp"))
+                            if not math.isnan(act) and (last_act is None or act > last_act):
+                                last_act = act
+                            if r == "assistant" and isinstance(msg.get("model"), str):
+                                model = msg["model"]
+                            if r == "user" and not first_found:
+                                text = _text_of(msg.get("content"))
+                                if text:
+                                    info.first_message = _bounded(text)
+                                    if len(info.first_message) < len(text):
+                                        info.first_message_at, info.first_message_len = base + p, e - p
+                                        if keep_first:
+                                            info.__dict__["_whole_first"] = text
+                                    first_found = True
+                        elif r == "toolResult" and msg.get("toolName") == "subagent":
+                            _note_transcripts(info, msg.get("details"))
+    finally:
+        if data is None:
+            got.close()
+    info.message_count, info.last_activity_ms, info.model, info.warnings = count, last_act, model, warnings
+    info.scanned_to, info.next_lineno = done_to, done_ln
     if not have_header:
         info.error = "empty file" if st.st_size == 0 else "no session header line (not a Pi session)"
         return info
@@ -451,8 +497,22 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     return info
 
 
-def _stream_info(info: SessionInfo, f) -> SessionInfo:
-    """``info`` for an event stream (its file open as ``f``): read whole as the app reads
+def _take_header(info: SessionInfo, obj: dict) -> None:
+    """``info``'s fields from its session header ``obj`` (a dict with a string id)."""
+    info.id = obj["id"]
+    cwd = obj.get("cwd")
+    info.cwd = cwd if isinstance(cwd, str) else ""
+    ps = obj.get("parentSession")
+    info.parent_session_path = ps if isinstance(ps, str) else None
+    bf = ps if isinstance(ps, str) else obj.get("branchedFrom")
+    info.forked_from = bf if isinstance(bf, str) else None
+    hms = iso_to_ms(obj.get("timestamp"))
+    info.header_ms = None if math.isnan(hms) else hms
+    info.created_ms = info.header_ms
+
+
+def _stream_info(info: SessionInfo) -> SessionInfo:
+    """``info`` for an event stream: read whole as the app reads
     it (streams are small), titled by its first prompt."""
     from ..read.stream import StreamSession
 
