@@ -4,7 +4,7 @@ soon the sidebar shows its first screen, the whole store, and the newest session
 whether the sidebar's filter keeps up with typing.
 
     python benchmarks/app_store.py STORE [--type WORD] [--early]      one run, one JSON line
-    python benchmarks/app_store.py --bench STORE [STORE...] [--runs 3] [--pi-runs 1]
+    python benchmarks/app_store.py --bench STORE [STORE...] [--runs 3] [--pi-runs 1] [--compare SRC] [--json OUT]
 
 One run measures, from process start (each the first repaint that shows it):
   ``first_rows_s``  the sidebar shows sessions (from the listing index when it is warm);
@@ -20,7 +20,8 @@ listed (the cold case's worst moment for a key), instead of once all is quiet.
 ``--bench`` runs each store: Pi's own ``listAll`` of it (``pi_side.pi_list``: what Pi's
 ``/resume`` waits for before it shows a row), then ``--runs`` cold starts (an empty cache
 folder each, typing early), then ``--runs`` warm starts (the cache the cold runs made,
-typing once quiet), in turns with nothing else running; and prints the medians.
+typing once quiet); with ``--compare SRC`` the pitui source tree at SRC too (``PYTHONPATH``),
+each of its runs right after this tree's; and prints the medians.
 The cache is pitui's own (``PITUI_CACHE_DIR``, a fresh temporary folder): never the user's.
 """
 
@@ -45,6 +46,7 @@ import statistics  # noqa: E402
 import tempfile  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
 TYPE_GAP = 0.12  # seconds between two typed keys (a quick typist)
@@ -134,11 +136,11 @@ async def run_app(store: str, word: str, early: bool) -> dict:
     return out
 
 
-def _one(store: str, cache: str, early: bool) -> dict:
+def _one(store: str, cache: str, early: bool, src: str) -> dict:
     import pi_side
 
     time.sleep(1)  # (the previous run's processes are gone)
-    env = {**os.environ, "PITUI_CACHE_DIR": cache}
+    env = {**os.environ, "PITUI_CACHE_DIR": cache, "PYTHONPATH": src}
     cmd = [sys.executable, os.path.abspath(__file__), store] + (["--early"] if early else [])
     r = pi_side.measure_once(cmd, env=env)
     if r["rc"] != 0:
@@ -146,34 +148,43 @@ def _one(store: str, cache: str, early: bool) -> dict:
     return {**json.loads(r["stdout"].strip().splitlines()[-1]), "wall_s": r["wall_s"]}
 
 
-def bench(stores: list[str], runs: int, pi_runs: int) -> dict:
+def bench(stores: list[str], runs: int, pi_runs: int, compare: str | None = None) -> dict:
+    """Each store: Pi's listAll, then cold and warm runs of this tree (and of ``compare``,
+    each of its runs right after this tree's, with a cache of its own)."""
     import pi_side
 
+    trees = {"now": REPO} | ({"before": os.path.abspath(compare)} if compare else {})
     results = {}
     for store in stores:
+        name = os.path.basename(os.path.normpath(store))
         pi = pi_side.pi_list(store, pi_runs) if pi_runs else None
-        cache = tempfile.mkdtemp(prefix="pitui-bench-")
-        cold = []
+        caches = {t: tempfile.mkdtemp(prefix="pitui-bench-") for t in trees}
+        got: dict = {t: {"cold": [], "warm": []} for t in trees}
         for _ in range(runs):
-            shutil.rmtree(cache)
-            os.mkdir(cache)
-            cold.append(_one(store, cache, early=True))
-        warm = [_one(store, cache, early=False) for _ in range(runs)]
-        shutil.rmtree(cache, ignore_errors=True)
+            for t, src in trees.items():
+                shutil.rmtree(caches[t])
+                os.mkdir(caches[t])
+                got[t]["cold"].append(_one(store, caches[t], True, src))
+        for _ in range(runs):
+            for t, src in trees.items():
+                got[t]["warm"].append(_one(store, caches[t], False, src))
+        for c in caches.values():
+            shutil.rmtree(c, ignore_errors=True)
 
         def med(rs, key):
             vals = [r[key] for r in rs if r.get(key) is not None]
             return round(statistics.median(vals), 3) if vals else None
 
-        row = {"pi_listAll_s": pi["median_s"] if pi else None,
-               "sessions": cold[0].get("sessions")}
-        for name, rs in (("cold", cold), ("warm", warm)):
-            row[name] = {k: med(rs, k) for k in ("first_rows_s", "listed_s", "usable_s",
-                                                   "filter_key_median_ms", "filter_key_max_ms", "peak_mib")}
-            row[name]["filter_key_max_ms"] = max(r["filter_key_max_ms"] for r in rs)
-            row[name]["runs"] = rs
-        results[os.path.basename(os.path.normpath(store))] = row
-        print(_line(os.path.basename(os.path.normpath(store)), row), flush=True)
+        results[name] = {}
+        for t in trees:
+            row = {"pi_listAll_s": pi["median_s"] if pi else None, "sessions": got[t]["cold"][0].get("sessions")}
+            for which, rs in got[t].items():
+                row[which] = {k: med(rs, k) for k in ("first_rows_s", "listed_s", "usable_s",
+                                                       "filter_key_median_ms", "peak_mib")}
+                row[which]["filter_key_max_ms"] = max(r["filter_key_max_ms"] for r in rs)
+                row[which]["runs"] = rs
+            results[name][t] = row
+            print(_line(f"{name} ({t}: {trees[t]})", row), flush=True)
     return results
 
 
@@ -195,12 +206,18 @@ if __name__ == "__main__":
         sys.stdout.write(__doc__ or "")
         sys.exit(0 if argv else 2)
     if argv[0] == "--bench":
-        stores = [a for a in argv[1:] if not a.startswith("-") and not a.isdigit()]
-        runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
-        pi_runs = int(argv[argv.index("--pi-runs") + 1]) if "--pi-runs" in argv else 1
-        res = bench(stores, runs, pi_runs)
-        if "--json" in argv:
-            with open(argv[argv.index("--json") + 1], "w") as f:
+        import argparse
+
+        ap = argparse.ArgumentParser(prog="app_store.py --bench")
+        ap.add_argument("stores", nargs="+")
+        ap.add_argument("--runs", type=int, default=3)
+        ap.add_argument("--pi-runs", type=int, default=1)
+        ap.add_argument("--compare")
+        ap.add_argument("--json")
+        args = ap.parse_args(argv[1:])
+        res = bench(args.stores, args.runs, args.pi_runs, args.compare)
+        if args.json:
+            with open(args.json, "w") as f:
                 json.dump(res, f, indent=1)
         sys.exit(0)
     word = argv[argv.index("--type") + 1] if "--type" in argv else WORD
