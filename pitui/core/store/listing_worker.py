@@ -12,6 +12,7 @@ threads.
 from __future__ import annotations
 
 import sys
+import time
 
 import orjson
 
@@ -19,9 +20,18 @@ from .discovery import SessionFile
 from .listing import _frag_of, _info_of_row, _rec_of, _row_of, scan_info
 
 
+#: Frames are written in batches of about this many bytes (or what was scanned in
+#: :data:`FLUSH_SECONDS`): one pipe write, and one wake-up of the caller, per batch.
+FLUSH_BYTES = 64 * 1024
+FLUSH_SECONDS = 0.05
+
+
 def main() -> int:
     tasks = orjson.loads(sys.stdin.buffer.read() or b"[]")
     out = sys.stdout.buffer
+    pending: list[bytes] = []
+    size = 0
+    last = time.monotonic()
     for path, project, kind, prev in tasks:
         prev_info = _info_of_row(prev.encode()) if isinstance(prev, str) else None
         if isinstance(prev_info, str):
@@ -36,8 +46,17 @@ def main() -> int:
             frag = b""  # (made by the caller when printed)
         rec = _rec_of(info, row)  # (its identity and sort key, as the index keeps them)
         head = orjson.dumps([rec.path, rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.mod, rec.err])
-        out.write(b"%d %d %d\n" % (len(head), len(row), len(frag)) + head + row + frag)
-        out.flush()
+        frame = b"%d %d %d\n" % (len(head), len(row), len(frag)) + head + row + frag
+        pending.append(frame)
+        size += len(frame)
+        now = time.monotonic()
+        if size >= FLUSH_BYTES or now - last >= FLUSH_SECONDS:
+            out.write(b"".join(pending))
+            out.flush()
+            pending.clear()
+            size, last = 0, now
+    out.write(b"".join(pending))
+    out.flush()
     return 0
 
 
