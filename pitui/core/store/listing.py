@@ -376,16 +376,19 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                         obj = parse_line(bytes(buf[p:e])).value
                     elif role == b"user" or role == b"assistant":
                         # The message's own timestamp at the line's end: the leftmost match of
-                        # the tail in its last 400 bytes. When that window holds one
-                        # ',"timestamp":' it can only start there (rfind, then one match).
+                        # the tail in its last 400 bytes. A match starts at a ',"timestamp":'
+                        # followed by a digit: when the last one in the window is the only
+                        # candidate, one match there (the entry's own "timestamp", a string,
+                        # is no candidate); else the regex searches the window.
                         lo = e - 400 if e - 400 > p else p
                         q = rfind(b',"timestamp":', lo, e)
                         if q < 0:
                             t = None
-                        elif find(b',"timestamp":', lo, q) < 0:
-                            t = tail_match(buf, q, e)
                         else:
-                            t = tail_search(buf, lo, e)
+                            k = find(b',"timestamp":', lo, q)
+                            while k >= 0 and not 48 <= buf[k + 13] <= 57:
+                                k = find(b',"timestamp":', k + 13, q)
+                            t = tail_match(buf, q, e) if k < 0 else tail_search(buf, lo, e)
                         if t is None:
                             obj = parse_line(bytes(buf[p:e])).value
                         else:
