@@ -1121,3 +1121,26 @@ async def test_the_sidebar_filters_after_slash_or_an_unbound_letter_and_global_k
         await pilot.press("question_mark")
         await settle(pilot)
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_the_sidebar_shows_a_project_row_above_its_first_session_scrolled_up_to(make_app, settle, corpus_root):
+    app = make_app(corpus_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sl = browser(app).session_list
+        sl.focus()
+        sl.move_to_row(len(sl.items) - 1)  # the list scrolled to its end
+        await pilot.pause()
+        assert sl.scroll_y > 0
+        first = next(k for k, it in enumerate(sl.items) if it.kind == "session")
+        assert sl.items[first - 1].kind == "project"
+        sl.move_to_row(first)  # (as the app does when it opens the newest session)
+        await pilot.pause()
+        assert sl.scroll_y == 0  # the project's row shows above its session
+        # a project further down: its row comes into view with its first session, from below
+        second = next(k for k, it in enumerate(sl.items) if it.kind == "project" and k > first)
+        sl.move_to_row(len(sl.items) - 1)
+        await pilot.pause()
+        sl.move_to_row(second + 1)
+        await pilot.pause()
+        assert round(sl.scroll_y) == sl._starts[second]

@@ -142,6 +142,17 @@ class SessionList(LineList):
         self.refresh()
         self.post_message(self.StateChanged())
 
+    def _scroll_to_cursor(self) -> None:
+        # a project's first session scrolled into view from below brings its project's
+        # row along (else the list opens on a session with no project above it)
+        k = self.cursor_row
+        if 0 < k < len(self.items) and self.items[k - 1].kind == "project" and self.items[k].kind == "session":
+            start = self._starts[k - 1]
+            if start < round(self.scroll_y):
+                self.scroll_to(y=start, animate=False, force=True, immediate=True)
+                return
+        super()._scroll_to_cursor()
+
     def _first_session_index(self) -> int:
         for k, it in enumerate(self.items):
             if it.kind == "session":
