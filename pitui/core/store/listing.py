@@ -26,7 +26,7 @@ import re
 import threading
 from bisect import insort
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
@@ -726,6 +726,15 @@ class SessionIndex:
                 del self._recs[p]
                 self._dirty = True
 
+    def take_order(self, ordered: list[Rec]) -> None:
+        """``ordered`` (sorted in the list's order) is every row the index holds, as put:
+        kept in that order, so that saving it sorts nothing again."""
+        with self._lock:
+            recs = self._recs
+            if len(ordered) == len(recs) and all(map(is_, ordered, map(recs.get, (r.path for r in ordered)))):
+                self._recs = {r.path: r for r in ordered}
+                self._moved = set()
+
     def in_order(self, paths: set[str]) -> list[Rec] | None:
         """The rows of ``paths`` in the list's order when the index is in it (nothing
         changed since it was saved sorted), else None."""
@@ -1091,7 +1100,10 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             base = [r for p, r in index._recs.items() if p in keep]  # type: ignore[union-attr]
         if len(base) + len(changed) == len(out):
             return merge_recs(base, changed)
-    return sort_recs(out)
+    out = sort_recs(out)
+    if index is not None and index._moved:
+        index.take_order(out)
+    return out
 
 
 _STAT_KEY = attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns")
