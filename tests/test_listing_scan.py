@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import HEADER, assistant, entry, line, user
+from pitui.core.read import lines as lines_module
 from pitui.core.read.lines import BOM, iter_line_blocks, parse_line
 from pitui.core.store import listing
 from pitui.core.store.discovery import SessionFile
@@ -32,12 +33,16 @@ def _row(path: Path, **kw) -> dict:
 
 def _rows_three_ways(path: Path, monkeypatch) -> dict:
     """The row of ``path`` read whole at once, with its stat given (opened the plain way),
-    and read in blocks from the file: all three the same."""
+    read in blocks from the file, and mapped (as the workers read a big file), there in
+    blocks of a few lines: all the same."""
     whole = _row(path)
     assert _row(path, st=os.stat(path)) == whole
     with monkeypatch.context() as m:
         m.setattr(listing, "WHOLE_READ", 0)  # (every file read in blocks from disk)
         assert _row(path) == whole
+        assert _row(path, mapped=True) == whole
+        m.setattr(lines_module, "MAPPED_WINDOW", 256)
+        assert _row(path, mapped=True) == whole
     return whole
 
 
@@ -82,7 +87,7 @@ def _parsed_every_line(path: Path) -> dict:
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
-def test_corpus_files_read_whole_or_in_blocks_give_one_row(path, monkeypatch):
+def test_corpus_files_read_whole_in_blocks_or_mapped_give_one_row(path, monkeypatch):
     row = _rows_three_ways(path, monkeypatch)
     if row["error"] is None and row["log"] == "session" and path.read_bytes().startswith(b'{"type":"session"'):
         assert {k: row[k] for k in _parsed_every_line(path)} == _parsed_every_line(path)
@@ -118,6 +123,8 @@ def _odd_files(d: Path) -> dict[str, Path]:
         "a nested provider and model": b"\n".join(lines + [_b(assistant(
             "a3", "a2", 6, model="m-outer", content=[{"type": "toolCall", "id": "t", "name": "edit",
                                                       "arguments": {"provider": "p", "model": "m-inner"}}]))]) + b"\n",
+        "the last assistant names no model": b"\n".join(lines + [
+            lines[2].replace(b'"provider":"anthropic","model":"m-one",', b"")]) + b"\n",
         "names and model changes": b"\n".join(lines + [
             _b(entry("session_info", "i1", "a2", 5, name="  named  ")),
             _b(entry("model_change", "c1", "i1", 6, provider="p", modelId="m-three")),
@@ -136,7 +143,7 @@ def _odd_files(d: Path) -> dict[str, Path]:
     return out
 
 
-def test_odd_files_read_whole_or_in_blocks_give_one_row(tmp_path, monkeypatch):
+def test_odd_files_read_whole_in_blocks_or_mapped_give_one_row(tmp_path, monkeypatch):
     files = _odd_files(tmp_path / "odd")
     rows = {name: _rows_three_ways(p, monkeypatch) for name, p in files.items()}
     for name, p in files.items():
@@ -160,6 +167,7 @@ def test_odd_files_read_whole_or_in_blocks_give_one_row(tmp_path, monkeypatch):
     assert rows["glued onto a cut line"]["message_count"] == 2 and rows["glued onto a cut line"]["warnings"] == 1
     assert rows["two models in the tail"]["model"] == "m-two"
     assert rows["a nested provider and model"]["model"] == "m-outer"
+    assert rows["the last assistant names no model"]["model"] == "m-two"
     names = rows["names and model changes"]
     assert (names["name"], names["model"]) == (None, "m-three")
     long = rows["long first message"]

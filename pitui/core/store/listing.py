@@ -198,13 +198,16 @@ def _bounded(text: str) -> str:
 
 
 def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None, *,
-              keep_first: bool = False) -> SessionInfo:
+              keep_first: bool = False, mapped: bool = False) -> SessionInfo:
     """Listing data for one file; continues ``prev``'s scan when the file only grew. Never
     raises: a file whose reading fails in any way is one row with the reason. With
     ``keep_first``, a first message longer than the index keeps is held whole on the
-    info (the cold workers, which print it next), for :meth:`SessionInfo.full_first_message`."""
+    info (the cold workers, which print it next), for :meth:`SessionInfo.full_first_message`.
+    ``mapped``: a file too big to read whole is mapped into memory rather than copied
+    (:func:`iter_line_blocks`: only in the worker processes, which may die of a file cut
+    short while mapped)."""
     try:
-        return _scan_info(sf, prev, st, keep_first)
+        return _scan_info(sf, prev, st, keep_first, mapped)
     except Exception as exc:  # (one file's problem stays in its own row)
         return SessionInfo(sf.path, sf.project, sf.kind, error=_failure(exc))
 
@@ -256,8 +259,8 @@ def subagent_parents(infos: Iterable[SessionInfo]) -> dict[str, SessionInfo]:
 WHOLE_READ = 1 << 20
 
 
-def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None, keep_first: bool = False
-               ) -> SessionInfo:
+def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None, keep_first: bool = False,
+               mapped: bool = False) -> SessionInfo:
     path = sf.path
     got: bytes | BinaryIO | None = None  # the file opened (a small one read whole) before its row was made
     if st is None and prev is None:
@@ -303,9 +306,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     head_match = _MSG_HEAD.match
     tail_search = _MSG_TAIL_TS.search
     tail_match = _MSG_TAIL_TS.match
-    model_match = _MODEL_TAIL.match
-    model_iter = _MODEL_TAIL.finditer
     ws = _WS_START
+    asst: list[tuple[int, int]] = []  # where the assistant lines read in place lie, in this block
     first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
     # what the lines add up to, kept in locals while the loop runs (written back after it)
     count, last_act, model, warnings = info.message_count, info.last_activity_ms, info.model, info.warnings
@@ -321,7 +323,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         ln = lineno - 1
         # One loop over blocks of whole lines, each line's work inline (as in
         # read/session.py's quick scan): the per-line cost is most of a cold list.
-        for buf, pos, limit, base, whole in iter_line_blocks(got if data is None else data, start):
+        for buf, pos, limit, base, whole in iter_line_blocks(got if data is None else data, start, mapped=mapped):
             find = buf.find
             rfind = buf.rfind
             while pos < limit:
@@ -396,20 +398,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                             if last_act is None or ms > last_act:
                                 last_act = ms
                             if role == b"assistant":
-                                # the last provider and model in its last 2 KB: when that
-                                # window holds one '"provider":"', the only match starts there
-                                lo = e - 2048 if e - 2048 > p else p
-                                q = rfind(b'"provider":"', lo, e)
-                                if q < 0:
-                                    mm = None
-                                elif find(b'"provider":"', lo, q) < 0:
-                                    mm = model_match(buf, q, e)
-                                else:
-                                    mm = None
-                                    for mm in model_iter(buf, lo, e):
-                                        pass
-                                if mm is not None:
-                                    model = mm.group(2).decode("utf-8", "replace")
+                                asst.append((p, e))  # (its model read at the block's end)
                             count += 1
                             if term:
                                 done_to, done_ln = base + pos, ln + 1
@@ -451,6 +440,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                     mid = obj.get("modelId")
                     if isinstance(mid, str):
                         model = mid
+                        asst.clear()
                 elif etype == "message":
                     count += 1
                     msg = obj.get("message")
@@ -466,6 +456,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                 last_act = act
                             if r == "assistant" and isinstance(msg.get("model"), str):
                                 model = msg["model"]
+                                asst.clear()
                             if r == "user" and not first_found:
                                 text = _text_of(msg.get("content"))
                                 if text:
@@ -477,6 +468,15 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                     first_found = True
                         elif r == "toolResult" and msg.get("toolName") == "subagent":
                             _note_transcripts(info, msg.get("details"))
+            # The model is the last one named; of the assistant lines read in place since
+            # the last line that named one when parsed, only the last that names one counts:
+            # read from the end (one line, mostly), before the block's buffer is reused.
+            while asst:
+                p, e = asst.pop()
+                named = _model_in(buf, p, e)
+                if named is not None:
+                    model = named
+                    asst.clear()
     finally:
         if data is None:
             got.close()
@@ -498,6 +498,23 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     else:
         info.fingerprint = file_fingerprint(path, info.scanned_to)
     return info
+
+
+def _model_in(buf, p: int, e: int) -> str | None:
+    """The model an assistant line ``buf[p:e]`` in Pi's usual shape names: the last provider
+    and model in its last 2 KB (None when none). When that window holds one
+    '"provider":"', the only match starts there."""
+    lo = e - 2048 if e - 2048 > p else p
+    q = buf.rfind(b'"provider":"', lo, e)
+    if q < 0:
+        return None
+    if buf.find(b'"provider":"', lo, q) < 0:
+        mm = _MODEL_TAIL.match(buf, q, e)
+    else:
+        mm = None
+        for mm in _MODEL_TAIL.finditer(buf, lo, e):
+            pass
+    return None if mm is None else mm.group(2).decode("utf-8", "replace")
 
 
 def _take_header(info: SessionInfo, obj: dict) -> None:

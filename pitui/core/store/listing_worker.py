@@ -36,7 +36,7 @@ def main() -> int:
         prev_info = _info_of_row(prev.encode()) if isinstance(prev, str) else None
         if isinstance(prev_info, str):
             prev_info = None
-        info = scan_info(SessionFile(path, project, kind), prev_info, keep_first=True)  # (never raises)
+        info = scan_info(SessionFile(path, project, kind), prev_info, keep_first=True, mapped=True)  # (never raises)
         row = _row_of(info)
         if row is None:
             continue  # a row JSON cannot carry: the caller scans that file itself
