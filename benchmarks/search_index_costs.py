@@ -47,7 +47,11 @@ def one_size(store: str, chunk: int) -> dict:
         with S.SearchIndex(d) as si:
             for form, q in search_bench.queries(store):
                 got = si.candidates(S.parse_query(q))
-                reads[form] = sum(len(v) for v in got.values() if v is not None) if got is not None else chunks
+                if got is None:
+                    reads[form] = chunks
+                else:
+                    kept = [si.narrowed(v) for v in got.values()]
+                    reads[form] = sum(len(v) for v in kept if v is not None)
         c.close()
         return {"chunk": chunk, "seconds": secs, "mb": os.path.getsize(f) / 1e6, "chunks": chunks, "reads": reads}
     finally:

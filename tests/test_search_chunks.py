@@ -21,7 +21,11 @@ CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
 BIG = "2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
 QUERIES = ["the", "read file", '"the file"', "re:fun.tion", r"re:\d+\.\d+", "haiku", "legacy", "zebrafishqq",
            "kind:file_read", "kind:shell_exec npm", "re:.", "bash command", "path: /", "1e5", "KELVIN STOP",
-           "ABC", "a/b", "sa", '"x y"']
+           "ABC", "a/b", "sa", '"x y"',
+           # word pairs (the chunks' pair bitmaps): adjacent, never adjacent, across rows, one
+           # character between two literals, short words, a made tool-call text, folded letters
+           '"file read"', '"read file"', '"pad first"', "re:file.read", "re:e.rea", "re:fil.\\s", '"x a b"',
+           '"path: /"', '"echo timeout"', '"kelvin and"', '"and stop"', "re:KELVIN.and"]
 
 
 @pytest.fixture(autouse=True)

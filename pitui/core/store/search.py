@@ -56,7 +56,11 @@ behind a ``\\u`` escape or holds a letter that folds to an ASCII one, see
 holds, per chunk, its **distinct words**: runs of ASCII letters, digits and ``_`` in its
 rows' texts, lowercased (the few non-ASCII letters that match an ASCII one
 case-insensitively, such as the Kelvin sign, folded to it first), each with a space on
-both sides. On the benchmark store (1 GB) that is a hundredth of its size; the cold build
+both sides. The ``pairs`` table keeps, per chunk, which word follows which: a bitmap of
+its pair keys (a word's last 3 characters and the next word's first 3, see
+:data:`_PAIR_BITS`), so that a literal of several words (``slash fix``) reads only the chunks
+where they may be next to each other. On the benchmark store (1 GB) the words are a
+hundredth of its size and the pairs a twentieth; the cold build
 parses each line once (orjson), in a worker process per core (:mod:`.search_worker`) when
 many new files need reading, and this process writes the chunks (see
 docs/performance.md for the figures).
@@ -126,8 +130,10 @@ rows) ends it. No ranking, and nothing counted beyond the sessions handed out: a
 
 Which sessions are worth matching: each term with an FTS expression names its chunks
 (one FTS query per term, a few thousand rowids at most on a 1 GB store); a session is
-worth reading when every such term names one of its chunks, and only those chunks are
-read back, with ``pread``. In a dense chunk the lines worth parsing are found in the raw
+worth reading when every such term names one of its chunks whose pair bitmap holds the
+term's pair keys (:func:`_pair_keys`; for a regex, also two literals with one character
+between them: ``back.slash``, :func:`_gap_filter`), and only those chunks are read back,
+with ``pread``. In a dense chunk the lines worth parsing are found in the raw
 bytes first (:func:`_chosen_lines`): a line is parsed only if it holds, lowercased, the
 pieces of some term's literals that a JSON writer writes as they are (a tool call's row,
 whose text pitui makes, is checked more loosely); the others are never parsed. Their rows
@@ -146,15 +152,21 @@ order, and nothing written.
 from __future__ import annotations
 
 import array
+import base64
 import contextlib
 import os
 import re
+import sys
 import re._constants as _sre_c  # Python's regex parser: the literal runs every match must contain
 import re._parser as _sre_parse
 import sqlite3
+import struct
 import time
 import warnings
+import zlib
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -187,7 +199,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 6  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines
+SCHEMA_VERSION = 7  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines; 7: their word pairs
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
@@ -247,6 +259,8 @@ class Term:
     pattern: re.Pattern
     fts: str | None  # an FTS5 expression every matching row satisfies, or None (no narrowing)
     needles: tuple[str, ...] = ()  # lowercase ASCII literals every match contains (a fast pre-check)
+    pairs: tuple[int, ...] = ()  # word-pair keys (:func:`_pair_keys`) a chunk holding a match has
+    gaps: tuple = ()  # per two literals with one character between them: (key, trigrams) (:func:`_gap_filter`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +284,7 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _WORD_TABLE = bytes(
     c + 32 if 65 <= c <= 90 else (c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else 32) for c in range(256)
 )
+_BIG_ENDIAN = sys.byteorder == "big"
 _MAX_GRAMS = 16  # trigrams in one term's expression: enough to be selective, cheap to run
 
 
@@ -291,11 +306,123 @@ def _add_words(text: str, into: set) -> None:
     into.update(data.translate(_WORD_TABLE).split())
 
 
-def _words_of(texts: list[str]) -> set:
-    """The words of ``texts`` (as :func:`_add_words` finds them), split once for them all."""
+def _words_of(texts: list[str]):
+    """The words of ``texts`` (as :func:`_add_words` finds them, split once for them all:
+    a set-like view), and the bitmap of their word pairs (:func:`_pair_bits`)."""
     joined = "\n".join(texts)
     data = joined.encode("ascii") if joined.isascii() else _fold(joined).encode("utf-8", "surrogatepass")
-    return set(data.translate(_WORD_TABLE).split())
+    seq = data.translate(_WORD_TABLE).split()
+    two = _Two()  # (its keys: the distinct words, found by the same pass that makes the pairs)
+    return two.keys(), _pair_bits(b"".join(map(two.__getitem__, seq)), len(seq))
+
+
+# Which word follows which. A pair key is the last 3 characters of a word (all of a shorter
+# one) and the first 3 of the word after it (in the rows' texts, joined by newlines, as
+# :func:`_add_words` splits them): a literal whose runs of word characters are "slash" and
+# "fix", with only ASCII non-word characters between them, is in a text only where a word
+# ending in "slash" is followed by one starting with "fix", so only where the key
+# ("ash", "fix") is. A key is a 32-bit number (16 bits of the CRC-32 of its end, low,
+# and 16 of its start's); a chunk keeps its distinct keys as a bitmap of _PAIR_BITS bits a
+# key (one bit each: the key modulo the largest prime below the bitmap's size). No key is
+# missed; a key whose bit is clear is not in the chunk. A word's 4 bytes are found once
+# (:class:`_Two`); a chunk's keys are then one pass of C over its words (a join, an array, a
+# set).
+_PAIR_BITS = 12
+_TO_01 = bytes.maketrans(b"\x00\x01", b"01")
+_TWO: dict[bytes, bytes] = {}  # word -> its 4 bytes, kept from chunk to chunk (up to _TWO_MAX)
+_TWO_MAX = 100_000
+_PRIMES: dict[int, int] = {}
+
+
+def _pair_half(part: bytes, start: bool) -> int:
+    h = zlib.crc32(part)
+    return h >> 16 if start else h & 0xFFFF
+
+
+class _Two(dict):
+    """Word -> 4 bytes: 16 bits of its start's CRC-32, then 16 of its end's (little-endian);
+    filled as words are looked up."""
+
+    __slots__ = ()
+
+    def __missing__(self, word: bytes) -> bytes:
+        got = _TWO.get(word)
+        if got is None:
+            if len(_TWO) >= _TWO_MAX:
+                _TWO.clear()
+            got = _TWO[word] = struct.pack("<HH", _pair_half(word[:3], True), _pair_half(word[-3:], False))
+        self[word] = got
+        return got
+
+
+def _prime_below(n: int) -> int:
+    """The largest prime below ``n`` (``n`` > 3)."""
+    got = _PRIMES.get(n)
+    if got is None:
+        got = n - 1
+        while got > 2 and any(got % d == 0 for d in range(2, int(got**0.5) + 1)):
+            got -= 1
+        _PRIMES[n] = got
+    return got
+
+
+def _pair_bits(joined: bytes, words: int) -> bytes:
+    """The pair bitmap of a chunk whose ``words`` words' 4 bytes (:class:`_Two`) are
+    ``joined``: from its third byte on, every 4 bytes are a word's end and the next word's
+    start, a key."""
+    if words < 2:
+        return b""
+    nums = array.array("I" if array.array("I").itemsize == 4 else "L")
+    nums.frombytes(joined[2:-2])
+    if _BIG_ENDIAN:
+        nums.byteswap()
+    keys = set(nums)
+    size = max(8, _PAIR_BITS * len(keys) // 8)
+    slots = bytearray(size * 8)
+    deque(map(slots.__setitem__, map(_prime_below(size * 8).__rmod__, keys), repeat(1)), maxlen=0)
+    return int(slots[::-1].translate(_TO_01), 2).to_bytes(size, "little")
+
+
+def _chunk_may(bits: bytes | None, pairs: tuple[int, ...], gaps, cid: int) -> bool:
+    """Whether a chunk (id ``cid``, pair bitmap ``bits``) may hold a term's match: it may
+    hold every one of its ``pairs``, and for each of its gaps (``(key, ids)``: the chunks
+    whose words may hold it with a word character), its key or it is one of those."""
+    return _may_pair(bits, pairs) and all(cid in ids or _may_pair(bits, (key,)) for key, ids in gaps)
+
+
+def _may_pair(bits: bytes | None, keys: Iterable[int]) -> bool:
+    """Whether a chunk whose pair bitmap is ``bits`` may hold every one of ``keys``
+    (:func:`_pair_keys`)."""
+    if not bits:
+        return True
+    q = _prime_below(len(bits) * 8)
+    for k in keys:
+        p = k % q
+        if not bits[p >> 3] >> (p & 7) & 1:
+            return False
+    return True
+
+
+def _pair_keys(lits: Iterable[str]) -> tuple[int, ...]:
+    """The pair keys (see :data:`_PAIR_BITS`) that a text matching all of ``lits``
+    (case-insensitively) holds: for two runs of word characters next to each other in a
+    literal, with only ASCII non-word characters between them, the end of the first (its
+    last 3 characters; all of it if it is shorter and a whole word: an ASCII character of the
+    literal before it) and the start of the second (likewise)."""
+    got = set()
+    for lit in lits:
+        s = _fold(lit).lower()
+        runs = [(m.start(), m.end()) for m in re.finditer(r"[a-z0-9_]+", s)]
+        for (a0, a1), (b0, b1) in zip(runs, runs[1:]):
+            if not s[a1:b0].isascii():
+                continue
+            if a1 - a0 < 3 and (a0 == 0 or not s[a0 - 1].isascii()):
+                continue  # (maybe the end of a longer word)
+            if b1 - b0 < 3 and (b1 == len(s) or not s[b1].isascii()):
+                continue  # (maybe the start of a longer word)
+            tail, head = s[max(a0, a1 - 3) : a1].encode("ascii"), s[b0 : min(b1, b0 + 3)].encode("ascii")
+            got.add(_pair_half(tail, False) | _pair_half(head, True) << 16)
+    return tuple(sorted(got))
 
 
 def _has_fold(text: str) -> bool:
@@ -346,13 +473,8 @@ def _fts_all(lits: Iterable[str]) -> str | None:
 
 def _required_literals(pattern: str) -> list[str]:
     """Literal runs that every match of ``pattern`` contains (best effort, may be empty)."""
-    try:
-        # Python warns where it reads RE2's syntax otherwise (``[[:digit:]]`` is a POSIX
-        # class to RE2, a set and a "]" to Python): no literals are taken from such a pattern
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parsed = _sre_parse.parse(pattern, re.IGNORECASE)
-    except Exception:
+    parsed = _parsed(pattern)
+    if parsed is None:
         return []
     c = _sre_c
     out: list[str] = []
@@ -390,6 +512,76 @@ def _required_literals(pattern: str) -> list[str]:
     return out
 
 
+def _parsed(pattern: str):
+    """``pattern`` as Python's regex parser reads it, or None."""
+    try:
+        # Python warns where it reads RE2's syntax otherwise (``[[:digit:]]`` is a POSIX
+        # class to RE2, a set and a "]" to Python): nothing is taken from such a pattern
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return _sre_parse.parse(pattern, re.IGNORECASE)
+    except Exception:
+        return None
+
+
+def _one_char_gaps(pattern: str) -> list[tuple[str, str]]:
+    """Literal runs that every match of ``pattern`` holds with one character between them,
+    as ``(before, after)``: ``back.slash fix`` gives ``("back", "slash fix")`` (best effort)."""
+    parsed = _parsed(pattern)
+    if parsed is None:
+        return []
+    c = _sre_c
+    one = (c.ANY, c.IN, c.NOT_LITERAL)
+    out: list[tuple[str, str]] = []
+
+    def walk(items) -> None:
+        items = list(items)
+        for k, (op, av) in enumerate(items):
+            if op is c.SUBPATTERN:
+                walk(av[-1])
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+                if av[0] >= 1:
+                    walk(av[2])
+            elif op is getattr(c, "ATOMIC_GROUP", None):
+                walk(av)
+            elif op in one and 0 < k < len(items) - 1 and items[k - 1][0] is c.LITERAL and items[k + 1][0] is c.LITERAL:
+                i = k - 1
+                while i > 0 and items[i - 1][0] is c.LITERAL:
+                    i -= 1
+                j = k + 2
+                while j < len(items) and items[j][0] is c.LITERAL:
+                    j += 1
+                out.append(("".join(chr(x) for _o, x in items[i:k]), "".join(chr(x) for _o, x in items[k + 1 : j])))
+
+    try:
+        walk(parsed)
+    except Exception:
+        return []
+    return out
+
+
+def _gap_filter(before: str, after: str) -> tuple[int, tuple[tuple[str, str, str], ...]] | None:
+    """What a chunk holds where ``before``, one character, then ``after`` is in a text: the
+    pair key of ``before``'s last word and ``after``'s first (the character is no word
+    character), or, for some word character x, the trigrams of a word holding the two
+    around x (``ckx``, ``kxs``, ``xsl`` for ``back`` and ``slash``): ``(key, trigram
+    triples)``. None: nothing to require (they do not end and start with two word
+    characters, or a whole-word key cannot be had)."""
+    a, b = _fold(before).lower(), _fold(after).lower()
+    ma, mb = re.search(r"[a-z0-9_]+\Z", a), re.match(r"[a-z0-9_]+", b)
+    if ma is None or mb is None or len(ma.group()) < 2 or len(mb.group()) < 2:
+        return None
+    keys = _pair_keys([a[max(0, ma.start() - 1) :] + " " + b[: mb.end() + 1]])
+    if not keys:
+        return None
+    x, y = ma.group()[-2:], mb.group()[:2]
+    return keys[0], tuple((x + w, x[1] + w + y[0], w + y) for w in sorted(_WORD_CHARS))
+
+
+def _gap_fts(trios: tuple[tuple[str, str, str], ...]) -> str:
+    return " OR ".join("(" + " AND ".join(_fts_quote(g) for g in trio) + ")" for trio in trios)
+
+
 def _needles(lits: Iterable[str]) -> tuple[str, ...]:
     """The ASCII literals, lowercased: on ASCII text ``lit in text.lower()`` is exactly what
     a case-insensitive match needs (non-ASCII letters such as the Kelvin sign match ASCII
@@ -401,9 +593,10 @@ def _term(kind: str, value: str) -> Term:
     if kind == "phrase":
         words = value.split()
         pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
-        return Term("phrase", " ".join(words), pattern, _fts_literal(" ".join(words)), _needles(words))
+        phrase = " ".join(words)
+        return Term("phrase", phrase, pattern, _fts_literal(phrase), _needles(words), _pair_keys([phrase]))
     pattern = re.compile(re.escape(value), re.IGNORECASE)
-    return Term("term", value, pattern, _fts_literal(value), _needles([value]))
+    return Term("term", value, pattern, _fts_literal(value), _needles([value]), _pair_keys([value]))
 
 
 _KIND_PREFIX = "kind:"
@@ -510,7 +703,9 @@ def parse_query(query: str) -> Query:
             raise QueryError("empty regex")
         pattern = compile_user_regex(src)
         lits = _required_literals(src)
-        return Query(query, "regex", (Term("regex", src, pattern, _fts_all(lits), _needles(lits)),), kinds)
+        gaps = tuple(g for g in (_gap_filter(x, y) for x, y in _one_char_gaps(src)) if g is not None)
+        term = Term("regex", src, pattern, _fts_all(lits), _needles(lits), _pair_keys(lits), gaps)
+        return Query(query, "regex", (term,), kinds)
     tokens: list[tuple[str, str]] = []
     buf: list[str] = []
     in_quote = False
@@ -739,9 +934,11 @@ _SCHEMA = (
     """CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
         text, tokenize='trigram case_sensitive 1', detail=none, columnsize=0, content=''
     )""",
+    # Per chunk (its id), the bitmap of its word pairs (see _pair_bits); none: it has no pairs.
+    "CREATE TABLE IF NOT EXISTS pairs(id INTEGER PRIMARY KEY, bits BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
 )
-_TABLES = ("files", "chunks", "words", "meta")
+_TABLES = ("files", "chunks", "words", "pairs", "meta")
 
 _FILE_COLS = (
     "id, path, dev, ino, size, mtime_ns, scanned_to, next_lineno, next_entry, pending_entry, version, "
@@ -1069,15 +1266,15 @@ def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str]]:
 
 def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
     """The chunks of a file from where ``st`` says reading stopped, as ``(start, end,
-    first entry, first line number, lines, dense, made, words text)``: whole lines, each chunk closed
+    first entry, first line number, lines, dense, made, words text, pair bitmap)``: whole lines, each chunk closed
     once its rows hold :data:`CHUNK_CHARS` characters; the header line is a chunk of its
     own. Chunks without words are left out (no query can want their lines)."""
     cur = None  # [start, end, entry, lineno, dense, words, chars, last lineno]
 
     def close():
-        words = _words_of(cur[5]) if cur[5] else None
+        words, pairs = _words_of(cur[5]) if cur[5] else (None, b"")
         if words:
-            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(words))
+            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(words), pairs)
         return None
 
     for off, nxt, lineno, idx, _eid, rows, data in _file_lines(f, st):
@@ -1128,7 +1325,7 @@ def _index_whole(path: str) -> dict | None:
         ident = _identity(os.fstat(f.fileno()))
         st = _FileState(0, path)
         stats = IndexStats()
-        chunks = list(_chunks(f, st, stats))
+        chunks = [(*c[:8], base64.b64encode(c[8]).decode("ascii")) for c in _chunks(f, st, stats)]
     if st.error is not None:  # not a Pi session after all: nothing of it is kept
         chunks = []
     elif not st.has_header:
@@ -1154,6 +1351,8 @@ def _unsafe(data: bytes) -> bool:
     """Whether the raw line ``data`` holds a \\u escape of a printable ASCII character (or
     of a letter in :data:`_FOLDS`; the letters themselves are found in the rows' texts,
     :func:`_has_fold`)."""
+    if b"\\u" not in data:  # (most lines: found by a byte search, faster than the regex's scan)
+        return False
     m = _ESCAPE.search(data)
     while m is not None:
         h = data[m.end() : m.end() + 4].lower()
@@ -1244,7 +1443,7 @@ def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tupl
     filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
     when a chunk's bytes are not whole lines where they were."""
     fd = f.fileno()
-    for start, end, entry, lineno, _lines, dense, made in chunks:
+    for start, end, entry, lineno, _lines, dense, made, *_ in chunks:
         if stopped and stopped[0]():
             stopped.append(True)
             return
@@ -1295,8 +1494,9 @@ def _ready(done: dict) -> tuple:
     ident = tuple(int(x) for x in done["ident"])
     fields = tuple(done["state"])
     chunks = [tuple(c) for c in done["chunks"]]
-    if len(ident) != 4 or len(fields) != 9 or any(len(c) != 8 or not isinstance(c[7], str) for c in chunks):
+    if len(ident) != 4 or len(fields) != 9 or any(len(c) != 9 or not isinstance(c[7], str) for c in chunks):
         raise ValueError("not a worker's result")
+    chunks = [(*c[:8], base64.b64decode(c[8], validate=True)) for c in chunks]
     for c in chunks:
         array.array("I", c[6])  # (offsets that do not fit raise here, before anything is written)
     return ident, fields, chunks, int(done["rows"]), int(done["bytes"])
@@ -1314,7 +1514,9 @@ def _fresh_candidates(q: Query, chunks: list) -> list | None:
             wide = True
             continue
         grams = [g[1:-1].replace('""', '"') for g in t.fts.split(" AND ")]
-        got = {k for k, c in enumerate(chunks) if all(g in c[7] for g in grams)}
+        got = {k for k, c in enumerate(chunks) if all(g in c[7] for g in grams) and _may_pair(c[8], t.pairs)
+               and all(_may_pair(c[8], (key,)) or any(all(g in c[7] for g in trio) for trio in trios)
+                       for key, trios in t.gaps)}
         if not got:
             return []
         per_term.append(got)
@@ -1457,6 +1659,8 @@ class SearchIndex:
     def _delete_chunks(self, fid: int, from_offset: int = 0) -> None:
         """Forget a file's chunks that start at ``from_offset`` or later (their words stay in
         the FTS table, dead, until it is rebuilt: :meth:`_compact`)."""
+        self.conn.execute("DELETE FROM pairs WHERE id IN (SELECT id FROM chunks WHERE file=? AND start>=?)",
+                          (fid, from_offset))
         n = self.conn.execute("DELETE FROM chunks WHERE file=? AND start>=?", (fid, from_offset)).rowcount
         self._dead(n)
 
@@ -1474,6 +1678,7 @@ class SearchIndex:
             txn.begin()
             self.conn.execute("INSERT INTO words(words) VALUES ('delete-all')")
             self.conn.execute("DELETE FROM chunks")
+            self.conn.execute("DELETE FROM pairs")
             self.conn.execute("DELETE FROM files")
             self.conn.execute("DELETE FROM meta WHERE key='dead'")
 
@@ -1613,6 +1818,8 @@ class SearchIndex:
             cid = conn.execute("INSERT INTO chunks(file, start, end, entry, lineno, lines, dense, made) "
                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fid, *c[:6], made)).lastrowid  # fmt: skip
             conn.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (cid, c[7]))
+            if c[8]:
+                conn.execute("INSERT INTO pairs(id, bits) VALUES (?, ?)", (cid, c[8]))
             total += len(c[7])
         return total
 
@@ -1752,10 +1959,11 @@ class SearchIndex:
         return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
 
     def candidates(self, q: Query, fid: int | None = None) -> dict[int, list[tuple] | None] | None:
-        """The files that may hold a result, each with the chunks that may hold a hit
-        (``(start, end, entry, lineno, lines, dense, made)`` in file order; None: all of its
-        chunks), as far as FTS tells; None when no term narrows (every file, every chunk).
-        ``fid``: only that file's chunks are asked for (a file just indexed)."""
+        """The files that may hold a result as far as FTS tells, each with, per term, that
+        term and the file's chunks whose words may hold it (``(start, end, entry, lineno,
+        lines, dense, made, id)``; None: all of its chunks): :meth:`narrowed` makes of it
+        the chunks to read. None when no term narrows (every file, every chunk). ``fid``:
+        only that file's chunks are asked for (a file just indexed)."""
         per_term: list[dict[int, set]] = []
         where, args = "", ()
         if fid is not None:  # (a file's chunks are a range of ids: it was indexed in one go, or grew)
@@ -1770,7 +1978,7 @@ class SearchIndex:
                 continue
             try:
                 rows = self.conn.execute(
-                    "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense, c.made FROM words "
+                    "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense, c.made, c.id FROM words "
                     f"JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?{where}", (t.fts, *args)
                 ).fetchall()
             except sqlite3.OperationalError as exc:
@@ -1781,18 +1989,48 @@ class SearchIndex:
             files: dict[int, set] = {}
             for file, *chunk in rows:
                 files.setdefault(file, set()).add(tuple(chunk))
-            per_term.append(files)
+            gaps = []
+            for key, trios in t.gaps:
+                try:
+                    ids = {r[0] for r in self.conn.execute(
+                        f"SELECT rowid FROM words WHERE words MATCH ?{where}", (_gap_fts(trios), *args))}
+                except sqlite3.OperationalError as exc:
+                    if not _fts_refused(exc):
+                        raise
+                    continue  # (this gap narrows nothing)
+                gaps.append((key, ids))
+            per_term.append((t, files, tuple(gaps)))
         if not per_term:
             return None
-        fids = set(per_term[0])
-        for files in per_term[1:]:
+        fids = set(per_term[0][1])
+        for _t, files, _g in per_term[1:]:
             fids &= files.keys()
         if fid is not None:
             fids &= {fid}
         out: dict[int, list[tuple] | None] = {}
         for file in fids:
-            out[file] = None if wide else sorted(set().union(*(files[file] for files in per_term)))
+            out[file] = None if wide else [(t, files[file], gaps) for t, files, gaps in per_term]
         return out
+
+    def narrowed(self, per_term: list[tuple] | None) -> list[tuple] | None:
+        """The chunks of one file worth reading, in file order, from what :meth:`candidates`
+        gave for it: each term's chunks, less those whose pair bitmap lacks one of the
+        term's pair keys (:func:`_pair_keys`); [] when a term keeps none (the file holds no
+        result); None: all of the file's chunks."""
+        if per_term is None:
+            return None
+        need = sorted({c[7] for t, chunks, gaps in per_term if t.pairs or gaps for c in chunks})
+        bits: dict[int, bytes] = {}
+        for k in range(0, len(need), 500):
+            part = need[k : k + 500]
+            bits.update(self.conn.execute(f"SELECT id, bits FROM pairs WHERE id IN ({','.join('?' * len(part))})", part))
+        keep: set = set()
+        for t, chunks, gaps in per_term:
+            got = [c for c in chunks if _chunk_may(bits.get(c[7]), t.pairs, gaps, c[7])] if t.pairs or gaps else chunks
+            if not got:
+                return []
+            keep.update(got)
+        return sorted(keep)
 
     def match_file(
         self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None,
@@ -1915,7 +2153,9 @@ class SearchIndex:
                         if mine is not None:
                             if fid not in mine:
                                 continue
-                            chunks = mine[fid]
+                            chunks = self.narrowed(mine[fid])
+                            if chunks == []:
+                                continue
                 else:
                     fid = fids.get(info.path)
                     if fid is None:
@@ -1923,7 +2163,9 @@ class SearchIndex:
                     if cands is not None:
                         if fid not in cands:
                             continue
-                        chunks = cands[fid]
+                        chunks = self.narrowed(cands[fid])
+                        if chunks == []:
+                            continue
                 got = self.match_file(fid, q, max_hits, should_stop, chunks)
                 if got is None:
                     continue
