@@ -57,6 +57,7 @@ def queries(store: str) -> list[tuple[str, str]]:
         ("a rare word (one session's id)", rare),
         ("no match", NOWHERE),
         ("re: no match, every trigram common", "re:back.slash fix"),
+        ("a phrase, no match, every word common", '"fix slash"'),
         ("a kind: qualifier (the bash calls that ran npm)", "kind:shell_exec npm"),
     ]
 

@@ -378,6 +378,8 @@ def _pair_bits(joined: bytes, words: int) -> bytes:
         nums.byteswap()
     keys = set(nums)
     size = max(8, _PAIR_BITS * len(keys) // 8)
+    step = 1 << max(0, size.bit_length() - 5)
+    size = -(-size // step) * step  # (rounded up to one of 16 sizes a doubling: few primes to find)
     slots = bytearray(size * 8)
     deque(map(slots.__setitem__, map(_prime_below(size * 8).__rmod__, keys), repeat(1)), maxlen=0)
     return int(slots[::-1].translate(_TO_01), 2).to_bytes(size, "little")
