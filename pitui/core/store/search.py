@@ -395,7 +395,7 @@ def _chunk_may(bits: bytes | None, pairs: tuple[int, ...], gaps, cid: int) -> bo
 def _may_pair(bits: bytes | None, keys: Iterable[int]) -> bool:
     """Whether a chunk whose pair bitmap is ``bits`` may hold every one of ``keys``
     (:func:`_pair_keys`)."""
-    if not bits:
+    if not bits or not keys:
         return True
     q = _prime_below(len(bits) * 8)
     for k in keys:
