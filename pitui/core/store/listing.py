@@ -947,24 +947,28 @@ def _scan_parallel(todo: list, workers: int):
                     continue
                 buf += chunk
                 at = 0
-                while True:  # frames (listing_worker.py): lengths, then the head, row and output
+                while True:  # batches (listing_worker.py): two lengths, the heads, the texts
                     nl = buf.find(b"\n", at)
                     if nl < 0:
                         break
-                    hl, rl, fl = (int(x) for x in bytes(buf[at:nl]).split(b" "))
-                    end = nl + 1 + hl + rl + fl
+                    hl, tl = map(int, bytes(buf[at:nl]).split(b" "))
+                    end = nl + 1 + hl + tl
                     if len(buf) < end:
                         break
-                    head = orjson.loads(bytes(buf[nl + 1:nl + 1 + hl]))
-                    row = bytes(buf[nl + 1 + hl:nl + 1 + hl + rl])
-                    frag = bytes(buf[nl + 1 + hl + rl:end])
+                    with memoryview(buf) as mv:
+                        heads = orjson.loads(mv[nl + 1:nl + 1 + hl])
+                        blob = bytes(mv[nl + 1 + hl:end])
                     at = end
-                    task = pending.pop(head[0], None)
-                    if task is None:
-                        continue  # (not a file asked for, or one already listed)
-                    sf = task[0]
-                    # (the row is decoded when asked for: the app, a file that grows)
-                    yield Rec(head[0], sf.project, sf.kind, *head[1:], row, frag, None)
+                    o = 0
+                    for path, dev, ino, size, mtime_ns, mod, err, rl, fl in heads:
+                        row, frag = blob[o:o + rl], blob[o + rl:o + rl + fl]
+                        o += rl + fl
+                        task = pending.pop(path, None)
+                        if task is None:
+                            continue  # (not a file asked for, or one already listed)
+                        sf = task[0]
+                        # (the row is decoded when asked for: the app, a file that grows)
+                        yield Rec(path, sf.project, sf.kind, dev, ino, size, mtime_ns, mod, err, row, frag, None)
                 del buf[:at]
     except Exception:
         pass  # the workers could not be run or read: what they did not deliver is read here

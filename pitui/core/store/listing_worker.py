@@ -1,12 +1,13 @@
 """A worker process for cold listing scans: ``python -m pitui.core.store.listing_worker``.
 
 Reads a JSON array of tasks ``[path, project, kind, previous row (the index's JSON array, as
-text) or null]`` on standard input and writes one frame per file as each is scanned:
-``b"<head length> <row length> <output length>\\n"``, the head (a JSON array: path, device,
-inode, size, mtime, the sort key), the row (the index's JSON array of its fields), its
-``pitui list --json`` object (what the index keeps: ``listing.py``, ``listing_file.py``). Plain subprocesses
-(rather than multiprocessing) keep the caller's ``__main__`` out of it and stay safe beside
-threads.
+text) or null]`` on standard input and writes the files' rows as they are scanned, in
+batches: ``b"<heads length> <texts length>\\n"``, the heads (a JSON array of one array per
+file: path, device, inode, size, mtime, the sort key, whether it failed, its row's length,
+its output's length), then the texts (per file its row, the index's JSON array of its
+fields, and its ``pitui list --json`` object: what the index keeps, ``listing.py``,
+``listing_file.py``). Plain subprocesses (rather than multiprocessing) keep the caller's
+``__main__`` out of it and stay safe beside threads.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import orjson
 from .discovery import SessionFile
 from .listing import _frag_of, _info_of_row, _rec_of, _row_of, scan_info
 
-
-#: Frames are written in batches of about this many bytes (or what was scanned in
-#: :data:`FLUSH_SECONDS`): one pipe write, and one wake-up of the caller, per batch.
+#: A batch is written when its texts reach about this many bytes, or when it holds what was
+#: scanned in :data:`FLUSH_SECONDS`: one pipe write, and one wake-up of the caller, a batch.
 FLUSH_BYTES = 64 * 1024
 FLUSH_SECONDS = 0.05
 
@@ -29,7 +29,8 @@ FLUSH_SECONDS = 0.05
 def main() -> int:
     tasks = orjson.loads(sys.stdin.buffer.read() or b"[]")
     out = sys.stdout.buffer
-    pending: list[bytes] = []
+    heads: list[list] = []
+    texts: list[bytes] = []
     size = 0
     last = time.monotonic()
     for path, project, kind, prev in tasks:
@@ -45,19 +46,26 @@ def main() -> int:
         except TypeError:
             frag = b""  # (made by the caller when printed)
         rec = _rec_of(info, row)  # (its identity and sort key, as the index keeps them)
-        head = orjson.dumps([rec.path, rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.mod, rec.err])
-        frame = b"%d %d %d\n" % (len(head), len(row), len(frag)) + head + row + frag
-        pending.append(frame)
-        size += len(frame)
+        heads.append([rec.path, rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.mod, rec.err, len(row), len(frag)])
+        texts.append(row)
+        texts.append(frag)
+        size += len(row) + len(frag)
         now = time.monotonic()
         if size >= FLUSH_BYTES or now - last >= FLUSH_SECONDS:
-            out.write(b"".join(pending))
-            out.flush()
-            pending.clear()
+            _write(out, heads, texts)
             size, last = 0, now
-    out.write(b"".join(pending))
-    out.flush()
+    _write(out, heads, texts)
     return 0
+
+
+def _write(out, heads: list, texts: list) -> None:
+    if heads:
+        head = orjson.dumps(heads)
+        blob = b"".join(texts)
+        out.write(b"%d %d\n" % (len(head), len(blob)) + head + blob)
+        out.flush()
+        heads.clear()
+        texts.clear()
 
 
 if __name__ == "__main__":
