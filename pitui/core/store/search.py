@@ -156,7 +156,6 @@ import base64
 import contextlib
 import os
 import re
-import sys
 import re._constants as _sre_c  # Python's regex parser: the literal runs every match must contain
 import re._parser as _sre_parse
 import sqlite3
@@ -164,9 +163,7 @@ import struct
 import time
 import warnings
 import zlib
-from collections import deque
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -199,7 +196,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 7  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines; 7: their word pairs
+SCHEMA_VERSION = 8  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines; 7: their word pairs; 8: the pair bitmaps a power of two bits, positions by _pair_pos
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
@@ -284,7 +281,6 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _WORD_TABLE = bytes(
     c + 32 if 65 <= c <= 90 else (c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else 32) for c in range(256)
 )
-_BIG_ENDIAN = sys.byteorder == "big"
 _MAX_GRAMS = 16  # trigrams in one term's expression: enough to be selective, cheap to run
 
 
@@ -322,21 +318,30 @@ def _words_of(texts: list[str]):
 # "fix", with only ASCII non-word characters between them, is in a text only where a word
 # ending in "slash" is followed by one starting with "fix", so only where the key
 # ("ash", "fix") is. A key is a 32-bit number (16 bits of the CRC-32 of its end, low,
-# and 16 of its start's); a chunk keeps its distinct keys as a bitmap of _PAIR_BITS bits a
-# key (one bit each: the key modulo the largest prime below the bitmap's size). No key is
-# missed; a key whose bit is clear is not in the chunk. A word's 4 bytes are found once
-# (:class:`_Two`); a chunk's keys are then one pass of C over its words (a join, an array, a
-# set).
-_PAIR_BITS = 12
-_TO_01 = bytes.maketrans(b"\x00\x01", b"01")
+# and 16 of its start's); a chunk keeps its distinct keys as a bitmap of a power of two
+# bits, at least _PAIR_BITS a key: a key's bit is the low bits of its position
+# (:func:`_pair_pos`). No key is missed; a key whose bit is clear is not in the chunk.
+# A word's 4 bytes are found once (:class:`_Two`); a chunk's keys are then one join of its
+# words' 4 bytes, and their positions and the bitmap are worked out on all of them at once
+# by NumPy (:func:`_pair_bits`): a chunk has tens of thousands of keys, and a step per key
+# in Python was most of what the cold build spent on the pairs.
+_PAIR_BITS = 10
+_PAIR_TOP = 21  # the positions' bits (a bitmap has at most 2**21 bits)
 _TWO: dict[bytes, bytes] = {}  # word -> its 4 bytes, kept from chunk to chunk (up to _TWO_MAX)
 _TWO_MAX = 100_000
-_PRIMES: dict[int, int] = {}
 
 
 def _pair_half(part: bytes, start: bool) -> int:
     h = zlib.crc32(part)
     return h >> 16 if start else h & 0xFFFF
+
+
+def _pair_pos(key: int) -> int:
+    """A pair key's position (_PAIR_TOP bits; a bitmap of 2**m bits keeps its low m bits):
+    each of its low 16 bits mixes the end's and the start's bits, so that keys sharing an
+    end or a start spread over any size."""
+    start = key >> 16
+    return (key & 0xFFFF) ^ start ^ (start << 5)
 
 
 class _Two(dict):
@@ -355,34 +360,27 @@ class _Two(dict):
         return got
 
 
-def _prime_below(n: int) -> int:
-    """The largest prime below ``n`` (``n`` > 3)."""
-    got = _PRIMES.get(n)
-    if got is None:
-        got = n - 1
-        while got > 2 and any(got % d == 0 for d in range(2, int(got**0.5) + 1)):
-            got -= 1
-        _PRIMES[n] = got
-    return got
-
-
 def _pair_bits(joined: bytes, words: int) -> bytes:
     """The pair bitmap of a chunk whose ``words`` words' 4 bytes (:class:`_Two`) are
     ``joined``: from its third byte on, every 4 bytes are a word's end and the next word's
-    start, a key."""
-    if words < 2:
+    start, a key (little-endian). Its bit ``p`` is byte ``p >> 3``'s bit ``p & 7``."""
+    import numpy as np  # (only when chunks are made: a query never needs it)
+
+    n = words - 1
+    if n < 1:
         return b""
-    nums = array.array("I" if array.array("I").itemsize == 4 else "L")
-    nums.frombytes(joined[2:-2])
-    if _BIG_ENDIAN:
-        nums.byteswap()
-    keys = set(nums)
-    size = max(8, _PAIR_BITS * len(keys) // 8)
-    step = 1 << max(0, size.bit_length() - 5)
-    size = -(-size // step) * step  # (rounded up to one of 16 sizes a doubling: few primes to find)
-    slots = bytearray(size * 8)
-    deque(map(slots.__setitem__, map(_prime_below(size * 8).__rmod__, keys), repeat(1)), maxlen=0)
-    return int(slots[::-1].translate(_TO_01), 2).to_bytes(size, "little")
+    keys = np.frombuffer(joined, dtype="<u4", offset=2, count=n)
+    start = keys >> 16
+    pos = (keys & 0xFFFF) ^ start ^ (start << 5)  # (_pair_pos of every key)
+    # First as many bits as every key having one of its own needs; then folded (a
+    # position's low bits kept) to what the distinct keys need.
+    top = min(_PAIR_TOP, max(6, (_PAIR_BITS * n - 1).bit_length()))
+    slots = np.zeros(1 << top, dtype=bool)
+    slots[pos & ((1 << top) - 1)] = True
+    size = min(top, max(6, (_PAIR_BITS * int(np.count_nonzero(slots)) - 1).bit_length()))
+    if size < top:
+        slots = slots.reshape(-1, 1 << size).any(axis=0)
+    return np.packbits(slots, bitorder="little").tobytes()
 
 
 def _chunk_may(bits: bytes | None, pairs: tuple[int, ...], gaps, cid: int) -> bool:
@@ -397,9 +395,9 @@ def _may_pair(bits: bytes | None, keys: Iterable[int]) -> bool:
     (:func:`_pair_keys`)."""
     if not bits or not keys:
         return True
-    q = _prime_below(len(bits) * 8)
+    mask = len(bits) * 8 - 1
     for k in keys:
-        p = k % q
+        p = _pair_pos(k) & mask
         if not bits[p >> 3] >> (p & 7) & 1:
             return False
     return True
