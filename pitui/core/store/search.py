@@ -196,7 +196,7 @@ __all__ = [
     "KINDS",
 ]
 
-SCHEMA_VERSION = 8  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines; 7: their word pairs; 8: the pair bitmaps a power of two bits, positions by _pair_pos
+SCHEMA_VERSION = 9  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines; 7: their word pairs; 8: the pair bitmaps a power of two bits; 9: their positions mixed (_pair_pos)
 HEAD_CAP = 64 * 1024  # characters of a long text kept from its start
 TAIL_CAP = 16 * 1024  # ... and from its end
 CAP_JOIN = "\n…\n"
@@ -326,7 +326,7 @@ def _words_of(texts: list[str]):
 # by NumPy (:func:`_pair_bits`): a chunk has tens of thousands of keys, and a step per key
 # in Python was most of what the cold build spent on the pairs.
 _PAIR_BITS = 10
-_PAIR_TOP = 21  # the positions' bits (a bitmap has at most 2**21 bits)
+_PAIR_TOP = 21  # a bitmap has at most 2**21 bits
 _TWO: dict[bytes, bytes] = {}  # word -> its 4 bytes, kept from chunk to chunk (up to _TWO_MAX)
 _TWO_MAX = 100_000
 
@@ -337,11 +337,15 @@ def _pair_half(part: bytes, start: bool) -> int:
 
 
 def _pair_pos(key: int) -> int:
-    """A pair key's position (_PAIR_TOP bits; a bitmap of 2**m bits keeps its low m bits):
-    each of its low 16 bits mixes the end's and the start's bits, so that keys sharing an
-    end or a start spread over any size."""
-    start = key >> 16
-    return (key & 0xFFFF) ^ start ^ (start << 5)
+    """A pair key's position (32 bits; a bitmap of 2**m bits keeps its low m bits): the key
+    mixed by MurmurHash3's finalizer. Not a linear map: the keys' CRC halves are linear in
+    their characters, so an XOR-only mix would make some keys collide with a common key in
+    every chunk (a word's pair with a few bits' difference from that of a frequent one)."""
+    key ^= key >> 16
+    key = key * 0x85EBCA6B & 0xFFFFFFFF
+    key ^= key >> 13
+    key = key * 0xC2B2AE35 & 0xFFFFFFFF
+    return key ^ key >> 16
 
 
 class _Two(dict):
@@ -369,14 +373,18 @@ def _pair_bits(joined: bytes, words: int) -> bytes:
     n = words - 1
     if n < 1:
         return b""
-    keys = np.frombuffer(joined, dtype="<u4", offset=2, count=n)
-    start = keys >> 16
-    pos = (keys & 0xFFFF) ^ start ^ (start << 5)  # (_pair_pos of every key)
+    pos = np.frombuffer(joined, dtype="<u4", offset=2, count=n).astype(np.uint32)
+    # (_pair_pos of every key; uint32 products wrap modulo 2**32)
+    pos ^= pos >> 16
+    pos *= np.uint32(0x85EBCA6B)
+    pos ^= pos >> 13
+    pos *= np.uint32(0xC2B2AE35)
+    pos ^= pos >> 16
     # First as many bits as every key having one of its own needs; then folded (a
     # position's low bits kept) to what the distinct keys need.
     top = min(_PAIR_TOP, max(6, (_PAIR_BITS * n - 1).bit_length()))
     slots = np.zeros(1 << top, dtype=bool)
-    slots[pos & ((1 << top) - 1)] = True
+    slots[pos & np.uint32((1 << top) - 1)] = True
     size = min(top, max(6, (_PAIR_BITS * int(np.count_nonzero(slots)) - 1).bit_length()))
     if size < top:
         slots = slots.reshape(-1, 1 << size).any(axis=0)
