@@ -142,3 +142,21 @@ def test_pair_keys_of_a_literal():
     assert keys(["slash\u00e9fix"]) == ()
     assert keys(["Slash FIX"]) == keys(["slash fix"]) == keys(["slash. fix"])
     assert keys(["\u212aelvin stop"]) == keys(["kelvin stop"])
+
+
+@pytest.mark.parametrize("n", [2, 3, 50, 2_000, 60_000])
+def test_a_chunks_bitmap_holds_every_adjacent_pair(n):
+    """Private: whatever the size its bitmap is folded to (few words or very many), a
+    chunk's bitmap has the bit of each pair of adjacent words in it (no hit missed)."""
+    import random
+
+    rnd = random.Random(n)
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789_"
+    words = ["".join(rnd.choice(letters) for _ in range(rnd.randint(1, 9))) for _ in range(n)]
+    texts = [" ".join(words[k : k + 7]) for k in range(0, n, 7)]
+    _, bits = S._words_of(texts)
+    assert bits and len(bits) & (len(bits) - 1) == 0  # (a power of two bytes)
+    for text in texts:
+        row = text.split()
+        for a, b in zip(row, row[1:]):
+            assert S._may_pair(bits, S._pair_keys([f"{a} {b}"])), (a, b)
