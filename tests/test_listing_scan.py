@@ -118,6 +118,11 @@ def _odd_files(d: Path) -> dict[str, Path]:
         "glued onto a cut line": b"\n".join(lines[:2] + [lines[2][:300] + lines[4], lines[3]]) + b"\n",
         "two timestamps in the tail": b"\n".join(lines + [
             lines[4].replace(b',"timestamp":1795', b',"timestamp":1,"timestamp":1795')]) + b"\n",
+        "a duplicate timestamp, the last one older": b"\n".join(lines + [
+            lines[4].replace(b',"timestamp":1795', b',"timestamp":9999999999999,"timestamp":1795')]) + b"\n",
+        "raw control bytes in messages' strings": b"\n".join(lines[:3] + [
+            lines[3].replace(b"second", b"sec\x01ond"), lines[4].replace(b"m-two", b"m-\x1btwo"),
+            lines[4].replace(b'"id":"a2"', b'"id":"a3"').replace(b"m-two", b"m-\ttab")]) + b"\n",
         "two models in the tail": b"\n".join(lines + [
             lines[4].replace(b'"provider":"anthropic"', b'"provider":"x","model":"m-early","provider":"anthropic"')]) + b"\n",
         "a nested provider and model": b"\n".join(lines + [_b(assistant(
@@ -166,6 +171,11 @@ def test_odd_files_read_whole_in_blocks_or_mapped_give_one_row(tmp_path, monkeyp
     assert rows["control bytes"]["message_count"] == 5 and rows["control bytes"]["warnings"] == 2
     assert rows["glued onto a cut line"]["message_count"] == 2 and rows["glued onto a cut line"]["warnings"] == 1
     assert rows["two models in the tail"]["model"] == "m-two"
+    # Pi keeps a duplicate key's last value; a raw control byte (a tab too) inside a string
+    # makes a line no JSON to Pi: not counted, its model not taken
+    assert rows["a duplicate timestamp, the last one older"]["last_activity_ms"] < 9999999999999
+    raw = rows["raw control bytes in messages' strings"]
+    assert (raw["message_count"], raw["model"], raw["warnings"]) == (2, "m-one", 3)
     assert rows["a nested provider and model"]["model"] == "m-outer"
     assert rows["the last assistant names no model"]["model"] == "m-two"
     names = rows["names and model changes"]
