@@ -139,6 +139,12 @@ def test_the_first_rows_by_recency_come_from_the_index_alone(store, tmp_path):
     one = resolve_root(str(store / "--home-u-p2--"))
     assert [i.path for i in index.recent(one, 100)] == [i.path for i in full if "--home-u-p2--" in i.path]
     assert SessionIndex(tmp_path / "empty").recent(r, 5) == []
+    # read from the file's rows one by one, or from the rows all made: the same
+    index = SessionIndex(tmp_path / "c")
+    assert index._table is not None
+    first = index.recent(r, 7)
+    assert index._recs and index._table is None
+    assert first == index.recent(r, 7) == full[:7]
 
 
 @pytest.mark.parametrize("how", ["grown", "removed", "added", "rewritten", "touched"])

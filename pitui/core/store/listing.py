@@ -785,15 +785,20 @@ class SessionIndex:
             def keep(p: str) -> bool:
                 return p.startswith(prefix)
         with self._lock:
-            recs = self._ordered()
+            table = self._table  # (the file just read, in the list's order: its rows not made)
+            if table is None:
+                recs = [r for r in self._ordered() if keep(r.path)]
+            else:
+                recs = (table.rec(k) for k, p in enumerate(table.cols["path"]) if keep(p))
         out = []
         for r in recs:
-            if keep(r.path):
-                info = self.info(r)
-                if info is not None:
-                    out.append(info)
-                    if len(out) >= n:
-                        break
+            # (a row from the file is decoded, not kept: keeping it would make every row; a
+            # damaged one is left for the listing to drop and say)
+            info = self.info(r) if table is None else _decoded(r)
+            if isinstance(info, SessionInfo):
+                out.append(info)
+                if len(out) >= n:
+                    break
         return out
 
     def _ordered(self) -> list[Rec]:

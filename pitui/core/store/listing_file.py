@@ -153,6 +153,14 @@ class Table:
         ends = self._ends
         return list(map(self._view.__getitem__, map(slice, ends[1::2], ends[2::2])))
 
+    def rec(self, k: int) -> Rec:
+        """Row ``k`` (in the file's order) alone."""
+        ends, cols, view = self._ends, self.cols, self._view
+        return tuple.__new__(Rec, (
+            cols["path"][k], cols["project"][k], cols["kind"][k], cols["dev"][k], cols["ino"][k], cols["size"][k],
+            cols["mtime_ns"][k], float(cols["mod"][k]), cols["err"][k], view[ends[2 * k]:ends[2 * k + 1]],
+            view[ends[2 * k + 1]:ends[2 * k + 2]], None))
+
     def recs(self) -> list[Rec]:
         """The rows, in the file's order."""
         ends, cols = self._ends, self.cols
