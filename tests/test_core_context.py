@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from helpers import assistant, entry, ts, user, write
 from pitui.core.model.context import build_context, context_entry_indices
@@ -176,6 +177,18 @@ def test_root_resolution_order(tmp_path):
     env.pop("PI_CODING_AGENT_DIR")
     r = resolve_root(None, None, env)
     assert r.path.as_posix() == "/home/x/.pi/agent/sessions" and r.kind == "tree"
+
+
+def test_which_files_a_root_lists_by_their_paths():
+    from pitui.core.store.discovery import SessionRoot
+
+    tree, flat = SessionRoot(Path("/s"), "tree", ""), SessionRoot(Path("/s"), "flat", "")
+    project, one = SessionRoot(Path("/s/--p--"), "project", ""), SessionRoot(Path("/s/a.jsonl"), "file", "")
+    assert [tree.holds(p) for p in ("/s/--p--/a.jsonl", "/s/a.jsonl", "/sx/a.jsonl", "/s")] == [True, True, False, False]
+    assert [flat.holds(p) for p in ("/s/a.jsonl", "/s/--p--/a.jsonl", "/sx/a.jsonl")] == [True, False, False]
+    assert [project.holds(p) for p in ("/s/--p--/a.jsonl", "/s/--p--/subagent-artifacts/r.jsonl", "/s/a.jsonl")] == [
+        True, True, False]
+    assert [one.holds(p) for p in ("/s/a.jsonl", "/s/a.jsonl2", "/s")] == [True, False, False]
 
 
 def test_stats_per_session_branch_and_model(tmp_path):

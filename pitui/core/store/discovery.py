@@ -26,6 +26,19 @@ class SessionRoot:
     kind: str
     source: str  # how it was chosen, for messages like "no sessions in ... (from $PI_...)"
 
+    @property
+    def prefix(self) -> str:
+        """How the path of every file under this folder starts (the folder, a separator)."""
+        return str(self.path) + os.sep
+
+    def holds(self, path: str) -> bool:
+        """Whether a session file at ``path`` is one this root lists, by its path alone: the
+        file itself, a file directly in a flat folder, anything under a tree or project."""
+        if self.kind == "file":
+            return path == str(self.path)
+        prefix = self.prefix
+        return path.startswith(prefix) and (self.kind != "flat" or os.sep not in path[len(prefix):])
+
 
 @dataclass(frozen=True)
 class SessionFile:

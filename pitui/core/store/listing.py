@@ -676,8 +676,7 @@ class SessionIndex:
         if list(map(labels.__getitem__, at)) != list(map(_FILE_LABEL, files)):
             return None  # (a file listed under another project folder or kind)
         if root.kind == "tree":
-            base = str(root.path) + os.sep
-            if sum(map(str.startswith, c["path"], repeat(base))) != len(at):
+            if sum(map(str.startswith, c["path"], repeat(root.prefix))) != len(at):
                 return None  # (a file under the root gone: forgotten the slow way)
         frags = table.frags()
         got = frags if len(at) == table.n else list(map(frags.__getitem__, sorted(at)))  # (the index's order)
@@ -773,17 +772,7 @@ class SessionIndex:
     def recent(self, root: SessionRoot, n: int) -> list[SessionInfo]:
         """Up to ``n`` rows under ``root``, first in the list's order, as the index last
         had them: what the app shows before the store is looked at."""
-        base = str(root.path)
-        prefix = base + os.sep
-        if root.kind == "file":
-            def keep(p: str) -> bool:
-                return p == base
-        elif root.kind == "flat":
-            def keep(p: str) -> bool:
-                return p.startswith(prefix) and os.sep not in p[len(prefix):]
-        else:
-            def keep(p: str) -> bool:
-                return p.startswith(prefix)
+        keep = root.holds
         with self._lock:
             table = self._table  # (the file just read, in the list's order: its rows not made)
             if table is None:
@@ -1123,8 +1112,7 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
         out.append(rec)
         changed.append(rec)
     if index is not None and root.kind == "tree":
-        base = str(root.path) + os.sep
-        index.forget_missing([p for p in index._recs if not p.startswith(base)] + [sf.path for sf in files])
+        index.forget_missing([p for p in index._recs if not root.holds(p)] + [sf.path for sf in files])
     if not fresh:
         ordered = index.in_order({r.path for r in out})  # type: ignore[union-attr]
         if ordered is not None and len(ordered) == len(out):
