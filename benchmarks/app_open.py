@@ -96,6 +96,17 @@ def _usable(app, screen, path: str) -> bool:
     )
 
 
+async def background_done(app, pilot) -> None:
+    """Wait until the app's background work (workers, and the repaints they end in) is done,
+    so that a timed key's repaint is not one of those."""
+    await asyncio.sleep(0.5)
+    try:
+        await asyncio.wait_for(app.workers.wait_for_complete(), 60)
+    except asyncio.TimeoutError:
+        pass
+    await pilot.pause()
+
+
 async def main(path: str, rounds: int, choose: str | None = None) -> dict:
     from pitui.ui.browser.screen import BrowserScreen
 
@@ -164,12 +175,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         # The open's background work (whole-line validation, the header's tokens and cost)
         # runs on worker threads and ends in a repaint of the header; done first, so that
         # this repaint is not taken for the answer to a key that repaints nothing.
-        await asyncio.sleep(0.5)
-        try:
-            await asyncio.wait_for(app.workers.wait_for_complete(), 60)
-        except asyncio.TimeoutError:
-            pass
-        await pilot.pause()
+        await background_done(app, pilot)
         # Key latency: post the key event as the terminal driver would, then wait until the
         # screen has been repainted and stays quiet; the latency is key -> last repaint.
         # (Pilot.press itself adds ~80 ms of waiting, so it is not used for timing.)

@@ -57,7 +57,7 @@ async def run_app(store: str, word: str, early: bool) -> dict:
     from textual import events
     from textual.screen import Screen
 
-    from app_open import _usable
+    from app_open import _usable, background_done
     from pitui.core.store.discovery import resolve_root
     from pitui.ui.app import PituiApp
 
@@ -91,12 +91,7 @@ async def run_app(store: str, word: str, early: bool) -> dict:
     async with app.run_test(size=(160, 45), headless=True) as pilot:
         await quiet.wait()
         if not early:
-            await asyncio.sleep(0.5)
-            try:
-                await asyncio.wait_for(app.workers.wait_for_complete(), 60)
-            except asyncio.TimeoutError:
-                pass
-            await pilot.pause()
+            await background_done(app, pilot)
         sl = app.browser.session_list
         sl.focus()
         await pilot.pause()
