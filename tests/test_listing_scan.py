@@ -1,7 +1,13 @@
 """The cold listing's scan of one file (``listing.scan_info``): a small file read whole and
 taken as one block gives the same row as the file read in blocks from disk, and what it
 finds in place (a message's count, time and model, from the line's head and tail) is what
-parsing every line finds, on the corpus and on odd files."""
+parsing every line finds, on the corpus and on odd files.
+
+Known limit: a message line in Pi's shape that is not JSON only inside its text (a raw
+control byte or a bad escape in a string) is counted by the scan; Pi's ``JSON.parse``
+refuses it. Telling so means reading every byte of every line (a control-byte check alone
+cost the cold list of the benchmark store four times its CPU); the session itself, when
+opened, checks every line and marks such a line unreadable."""
 
 from __future__ import annotations
 
@@ -120,9 +126,6 @@ def _odd_files(d: Path) -> dict[str, Path]:
             lines[4].replace(b',"timestamp":1795', b',"timestamp":1,"timestamp":1795')]) + b"\n",
         "a duplicate timestamp, the last one older": b"\n".join(lines + [
             lines[4].replace(b',"timestamp":1795', b',"timestamp":9999999999999,"timestamp":1795')]) + b"\n",
-        "raw control bytes in messages' strings": b"\n".join(lines[:3] + [
-            lines[3].replace(b"second", b"sec\x01ond"), lines[4].replace(b"m-two", b"m-\x1btwo"),
-            lines[4].replace(b'"id":"a2"', b'"id":"a3"').replace(b"m-two", b"m-\ttab")]) + b"\n",
         "two models in the tail": b"\n".join(lines + [
             lines[4].replace(b'"provider":"anthropic"', b'"provider":"x","model":"m-early","provider":"anthropic"')]) + b"\n",
         "a nested provider and model": b"\n".join(lines + [_b(assistant(
@@ -171,11 +174,8 @@ def test_odd_files_read_whole_in_blocks_or_mapped_give_one_row(tmp_path, monkeyp
     assert rows["control bytes"]["message_count"] == 5 and rows["control bytes"]["warnings"] == 2
     assert rows["glued onto a cut line"]["message_count"] == 2 and rows["glued onto a cut line"]["warnings"] == 1
     assert rows["two models in the tail"]["model"] == "m-two"
-    # Pi keeps a duplicate key's last value; a raw control byte (a tab too) inside a string
-    # makes a line no JSON to Pi: not counted, its model not taken
+    # Pi keeps a duplicate key's last value
     assert rows["a duplicate timestamp, the last one older"]["last_activity_ms"] < 9999999999999
-    raw = rows["raw control bytes in messages' strings"]
-    assert (raw["message_count"], raw["model"], raw["warnings"]) == (2, "m-one", 3)
     assert rows["a nested provider and model"]["model"] == "m-outer"
     assert rows["the last assistant names no model"]["model"] == "m-two"
     names = rows["names and model changes"]

@@ -64,9 +64,6 @@ _MSG_HEAD = re.compile(
 _MSG_TAIL_TS = re.compile(
     rb',"timestamp":(\d{1,16})(?:,"[A-Za-z_]{1,40}":(?:"[^"\\]{0,80}"|true|false|null|-?\d{1,20}(?:\.\d{1,20})?))*\}\}$'
 )
-# a byte JSON never holds raw inside a line (outside strings only as whitespace: a tab or
-# a carriage return, rare in Pi's compact lines, parsed all the same)
-_RAW_CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f]")
 # what an event stream without a header starts with (an RPC log: core/read/sniff.py)
 _STREAM_FIRST = EVENT_TYPES | {"response"}
 _MODEL_TAIL = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
@@ -307,7 +304,6 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
             info.error = f"cannot be read ({exc.strerror or exc})"
             return info
     head_match = _MSG_HEAD.match
-    ctl_search = _RAW_CONTROL.search
     tail_match = _MSG_TAIL_TS.match
     ws = _WS_START
     asst: list[tuple[int, int]] = []  # where the assistant lines read in place lie, in this block
@@ -329,7 +325,6 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         for buf, pos, limit, base, whole in iter_line_blocks(got if data is None else data, start, mapped=mapped):
             find = buf.find
             rfind = buf.rfind
-            ctl = -1  # where the next raw control byte lies (-1: not looked for yet)
             while pos < limit:
                 nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
                 e = nl
@@ -369,12 +364,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                     if event_type_at(buf, p, e) is not None:
                         return _stream_info(info)
                 obj = None
-                if ctl < p:
-                    c = ctl_search(buf, p, limit)
-                    ctl = c.start() if c is not None else limit
                 closed = buf[e - 1] == 125  # "}"
-                # (a raw control byte in a line: Pi's JSON.parse refuses it, so it is parsed)
-                m = head_match(buf, p, e) if closed and ctl >= e else None
+                m = head_match(buf, p, e) if closed else None
                 if m is not None and (buf[e - 2] != 125 or find(b'"parentId":', m.end(), e) >= 0):
                     # Not one whole entry: a message entry ends "}}", and a second "parentId" key
                     # outside any string is a second entry written onto a line cut short (Pi
