@@ -145,3 +145,36 @@ async def test_ctrl_f_with_a_catastrophic_pattern_answers_and_escape_closes(stor
         await pilot.press("escape")
         await pilot.pause()
         assert app.result is None
+
+
+def test_a_session_the_index_cannot_take_is_read_whole_and_the_user_told(store, tmp_path, monkeypatch, capsys):
+    """Indexing a file raised (a bug on some content, or a library missing): the file is
+    still searched, read whole, at this search and the next, and one line says so. Before,
+    it was left out and the search said "no matches"."""
+    from pitui.cli import main
+    from pitui.core.paths import _forget_notices, take_notices
+    from pitui.core.store import search as search_mod
+
+    real = search_mod.SearchIndex._index_file
+
+    def failing(self, path, stats):
+        if path.endswith("_a.jsonl"):
+            raise ImportError("No module named 'numpy'")
+        return real(self, path, stats)
+
+    monkeypatch.setattr(search_mod.SearchIndex, "_index_file", failing)
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
+    take_notices()
+    root = resolve_root(str(store))
+    scan = [(r.path, r.hits) for r in search_mod.search(root, "ordinary", use_index=False)]
+    assert [os.path.basename(p) for p, _ in scan] == ["2026-11-20T10-00-00-000Z_a.jsonl"]
+    for _ in range(2):  # indexed now (and failing), then known as failed
+        assert [(r.path, r.hits) for r in search_mod.search(root, "ordinary")] == scan
+        assert [(r.path, r.hits) for r in search_mod.search(root, "Straße")][0][0].endswith("_b.jsonl")
+    assert take_notices() == ["some sessions could not be indexed for search (ImportError): each search reads them whole"]
+    # the command line finds it and says so (a process of its own would say it afresh)
+    _forget_notices()
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache2"))
+    assert main(["search", "ordinary", str(store)]) == 0
+    out = capsys.readouterr()
+    assert "ordinary sentence" in out.out and "could not be indexed for search (ImportError)" in out.err

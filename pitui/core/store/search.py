@@ -217,6 +217,7 @@ KINDS = (
 MAX_HITS = 100  # hits kept per session by default (all are counted)
 CONTEXT_WIDTH = 160  # characters of context around a hit
 CONTEXT_BEFORE = 48  # ... of which at most this many before the match
+_UNINDEXED = "cannot be indexed ("  # a file's error when indexing it raised (then the exception's name)
 _TXN_CHARS = 16 * 1024 * 1024  # commit at least this often (characters of words inserted)
 _TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
 _STOP_EVERY = 64  # rows matched between two polls of should_stop
@@ -1733,6 +1734,10 @@ class SearchIndex:
         conn.execute("RELEASE pitui_file")
         return got
 
+    def _unindexed(self, path: str) -> bool:
+        st = self._state(path)
+        return st is not None and st.error is not None and st.error.startswith(_UNINDEXED)
+
     def _mark_failed(self, path: str, exc: Exception) -> None:
         """Record ``path`` as not searchable (until it changes), its chunks dropped."""
         try:
@@ -1744,8 +1749,10 @@ class SearchIndex:
                 self._delete_chunks(state.id)
                 state = _FileState(state.id, path)
             state.size, state.mtime_ns = fst.st_size, fst.st_mtime_ns
-            state.error = f"cannot be read ({type(exc).__name__})"
+            state.error = f"{_UNINDEXED}{type(exc).__name__})"
             self._save_state(state)
+            notice(f"some sessions could not be indexed for search ({type(exc).__name__}): "
+                   "each search reads them whole")
         except sqlite3.Error:
             raise
         except Exception:
@@ -1966,6 +1973,10 @@ class SearchIndex:
     def file_ids(self) -> dict[str, int]:
         return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
 
+    def unindexed(self) -> set[str]:
+        """The files whose indexing failed (:meth:`_mark_failed`): each search reads them whole."""
+        return {p for (p,) in self.conn.execute("SELECT path FROM files WHERE error LIKE ?", (_UNINDEXED + "%",))}
+
     def candidates(self, q: Query, fid: int | None = None) -> dict[int, list[tuple] | None] | None:
         """The files that may hold a result as far as FTS tells, each with, per term, that
         term and the file's chunks whose words may hold it (``(start, end, entry, lineno,
@@ -2129,6 +2140,7 @@ class SearchIndex:
             self._drop(gone, stats)
             stale = set(stale_list)
         fids = self.file_ids()
+        unindexed = self.unindexed()
         cands = self.candidates(q)  # over what is indexed now: not used for stale files
         total = len(stale)
         done = 0
@@ -2151,8 +2163,11 @@ class SearchIndex:
                     if on_progress is not None:
                         on_progress(done, total)
                     if fid is None:
-                        continue
-                    if self.fresh is not None:  # (its chunks only: most queries need none of them)
+                        if self._unindexed(info.path):
+                            unindexed.add(info.path)
+                        else:
+                            continue
+                    elif self.fresh is not None:  # (its chunks only: most queries need none of them)
                         chunks = _fresh_candidates(q, self.fresh)
                         if chunks == []:
                             continue
@@ -2167,14 +2182,18 @@ class SearchIndex:
                 else:
                     fid = fids.get(info.path)
                     if fid is None:
-                        continue
-                    if cands is not None:
+                        if info.path not in unindexed:
+                            continue
+                    elif cands is not None:
                         if fid not in cands:
                             continue
                         chunks = self.narrowed(cands[fid])
                         if chunks == []:
                             continue
-                got = self.match_file(fid, q, max_hits, should_stop, chunks)
+                if fid is None:  # (its indexing failed: read whole, as without the index)
+                    got = _scan_unindexed(info.path, q, max_hits, should_stop)
+                else:
+                    got = self.match_file(fid, q, max_hits, should_stop, chunks)
                 if got is None:
                     continue
                 txn.commit()  # never hold the write lock while the caller holds the results
@@ -2312,6 +2331,15 @@ def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos) -> Ite
         n += 1
         if limit is not None and n >= limit:
             return
+
+
+def _scan_unindexed(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
+    """A file the index could not take, searched without it (None when that fails too: the
+    file is left out, as a file that cannot be read is)."""
+    try:
+        return _scan_file(path, q, max_hits, should_stop)
+    except Exception:
+        return None
 
 
 def _scan_file(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
