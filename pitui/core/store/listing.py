@@ -1103,7 +1103,8 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
         out.append(rec)
         changed.append(rec)
     if index is not None and root.kind == "tree":
-        index.forget_missing([p for p in index._recs if not root.holds(p)] + [sf.path for sf in files])
+        prefix = root.prefix  # (SessionRoot.holds for a tree, at C speed: every row is asked)
+        index.forget_missing([p for p in index._recs if not p.startswith(prefix)] + [sf.path for sf in files])
     if not fresh:
         ordered = index.in_order({r.path for r in out})  # type: ignore[union-attr]
         if ordered is not None and len(ordered) == len(out):
