@@ -111,6 +111,18 @@ def write_listing_index(cache: Path, cols: dict, rows: list, frags: list[bytes],
     (cache / f"index-v{listing.INDEX_VERSION}.bin").write_bytes(data)
 
 
+def same_results_of_two_indexes(root, a_dir, b_dir, queries) -> None:
+    """Every one of ``queries`` gives exactly the same results from the index in ``a_dir``
+    as from the one in ``b_dir`` (both as they are: not updated by the search)."""
+    from pitui.core.store.discovery import resolve_root
+    from pitui.core.store.search import search
+
+    r = resolve_root(root)
+    for q in queries:
+        a = full_results(search(r, q, index_dir=a_dir, max_hits=10**9, update=False))
+        assert a == full_results(search(r, q, index_dir=b_dir, max_hits=10**9, update=False)), q
+
+
 def full_results(results) -> list:
     """Everything search results say: each session, its hit count, and each hit with its
     context and spans (to compare two searches exactly)."""

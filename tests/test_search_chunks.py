@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, full_results, user, write
+from helpers import assistant, full_results, same_results_of_two_indexes, user, write
 import pitui.core.store.search as S  # private: the chunk size and the worker thresholds, made small
 from pitui.core.store import search_worker
 from pitui.core.store.discovery import resolve_root
@@ -123,10 +123,7 @@ def test_two_halves_with_small_chunks(tmp_path, small_chunks, cut):
     st = update_index(resolve_root(root), index_dir=halves)
     assert (st.indexed, st.reindexed) == (1, 0) and 0 < st.bytes < len(data)
     update_index(resolve_root(root), index_dir=once)
-    r = resolve_root(root)
-    for q in QUERIES:
-        a = full_results(search(r, q, index_dir=halves, max_hits=10**9, update=False))
-        assert a == full_results(search(r, q, index_dir=once, max_hits=10**9, update=False)), q
+    same_results_of_two_indexes(root, halves, once, QUERIES)
     agree(root, halves)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import assistant, entry, full_results, user, write
+from helpers import assistant, entry, full_results, same_results_of_two_indexes, user, write
 import pitui.core.store.search as S  # private: the chunk size, made small
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import SearchIndex, parse_query, search, update_index
@@ -113,10 +113,7 @@ def test_grown_in_two_halves_equals_built_at_once(tmp_path, monkeypatch):
     st = update_index(resolve_root(root), index_dir=halves)
     assert (st.indexed, st.reindexed) == (1, 0)
     update_index(resolve_root(root), index_dir=once)
-    r = resolve_root(root)
-    for q in QUERIES:
-        a = full_results(search(r, q, index_dir=halves, max_hits=10**9, update=False))
-        assert a == full_results(search(r, q, index_dir=once, max_hits=10**9, update=False)), q
+    same_results_of_two_indexes(root, halves, once, QUERIES)
     agree(root, halves)
 
 
