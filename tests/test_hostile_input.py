@@ -290,6 +290,9 @@ def test_a_file_name_that_is_not_utf8_stays_in_its_own_row(tmp_path, capsysbinar
     assert "weird question" in _out(capsysbinary)
     assert main(["search", "plain", str(root), "--json"]) == 0
     assert [r["firstMessage"] for r in json.loads(_out(capsysbinary))] == ["plain question"]
+    # the index cannot hold its name: it is read whole at each search, and found
+    assert main(["search", "question", str(root), "--json"]) == 0
+    assert [r["firstMessage"] for r in json.loads(_out(capsysbinary))] == ["weird question", "plain question"]
 
 
 def test_listing_workers_keep_a_failing_file_to_its_row(tmp_path, monkeypatch):

@@ -1735,6 +1735,12 @@ class SearchIndex:
         return got
 
     def _unindexed(self, path: str) -> bool:
+        """Whether ``path`` is a file the index could not take: its indexing raised, or its
+        name is one SQLite cannot hold (not valid UTF-8)."""
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
         st = self._state(path)
         return st is not None and st.error is not None and st.error.startswith(_UNINDEXED)
 
