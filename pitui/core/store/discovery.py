@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 __all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd",
-           "SUBAGENT_DIR", "transcript_candidates", "json_can_carry"]
+           "SUBAGENT_DIR", "transcript_candidates", "utf8_name"]
 
 SUBAGENT_DIR = "subagent-artifacts"
 
@@ -142,9 +142,10 @@ def transcript_candidates(recorded: str, session_path: str) -> list[str]:
     return out
 
 
-def json_can_carry(path: str) -> bool:
-    """Whether JSON can carry the file name ``path`` to a worker process: a name whose bytes
-    are not UTF-8 holds surrogates (the caller reads such a file itself)."""
+def utf8_name(path: str) -> bool:
+    """Whether the file name ``path`` is valid UTF-8, so that JSON can carry it to a worker
+    process and SQLite can hold it as text: a name whose bytes are not holds surrogates
+    (the caller reads such a file itself)."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:

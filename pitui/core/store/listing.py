@@ -34,7 +34,7 @@ from typing import BinaryIO, Callable, Iterable
 import orjson
 
 from . import listing_file
-from .discovery import SessionFile, SessionRoot, find_session_files, json_can_carry, transcript_candidates
+from .discovery import SessionFile, SessionRoot, find_session_files, utf8_name, transcript_candidates
 from .listing_file import Rec
 from ..read.lines import (_WS_START, NotRegular, bytes_fingerprint, file_fingerprint, iter_line_blocks, open_regular,
                           open_small, parse_line, read_span)
@@ -908,7 +908,7 @@ def _scan_parallel(todo: list, workers: int):
     import sys
 
     # (a file name JSON cannot carry, one that is not UTF-8, is scanned here)
-    order = sorted((t for t in todo if json_can_carry(t[0].path)), key=lambda t: -t[2].st_size)  # big first
+    order = sorted((t for t in todo if utf8_name(t[0].path)), key=lambda t: -t[2].st_size)  # big first
     groups = [order[k::workers] for k in range(workers)]  # round-robin
     sel = selectors.DefaultSelector()
     procs = []

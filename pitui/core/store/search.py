@@ -167,7 +167,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .discovery import SessionRoot, find_session_files, json_can_carry
+from .discovery import SessionRoot, find_session_files, utf8_name
 from ..read.lines import file_fingerprint, iter_line_spans, open_regular, parse_line
 from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
 from ..read.normalize import json_text, norm_id, norm_label
@@ -1737,9 +1737,7 @@ class SearchIndex:
     def _unindexed(self, path: str) -> bool:
         """Whether ``path`` is a file the index could not take: its indexing raised, or its
         name is one SQLite cannot hold (not valid UTF-8)."""
-        try:
-            path.encode("utf-8")
-        except UnicodeEncodeError:
+        if not utf8_name(path):
             return True
         st = self._state(path)
         return st is not None and st.error is not None and st.error.startswith(_UNINDEXED)
@@ -1851,7 +1849,7 @@ class SearchIndex:
         from . import search_worker as sw
 
         known = self._known()
-        new = [p for p in paths if p not in known and json_can_carry(p)]
+        new = [p for p in paths if p not in known and utf8_name(p)]
         workers = min(4, os.cpu_count() or 1)
         size = 0
         if workers > 1 and len(new) >= sw.PARALLEL_MIN_FILES:
@@ -2169,9 +2167,7 @@ class SearchIndex:
                     if on_progress is not None:
                         on_progress(done, total)
                     if fid is None:
-                        if self._unindexed(info.path):
-                            unindexed.add(info.path)
-                        else:
+                        if not self._unindexed(info.path):
                             continue
                     elif self.fresh is not None:  # (its chunks only: most queries need none of them)
                         chunks = _fresh_candidates(q, self.fresh)
@@ -2197,7 +2193,7 @@ class SearchIndex:
                         if chunks == []:
                             continue
                 if fid is None:  # (its indexing failed: read whole, as without the index)
-                    got = _scan_unindexed(info.path, q, max_hits, should_stop)
+                    got = _scan_file(info.path, q, max_hits, should_stop)
                 else:
                     got = self.match_file(fid, q, max_hits, should_stop, chunks)
                 if got is None:
@@ -2339,16 +2335,9 @@ def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos) -> Ite
             return
 
 
-def _scan_unindexed(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
-    """A file the index could not take, searched without it (None when that fails too: the
-    file is left out, as a file that cannot be read is)."""
-    try:
-        return _scan_file(path, q, max_hits, should_stop)
-    except Exception:
-        return None
-
-
 def _scan_file(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
+    """The exact hits of ``q`` in the session file ``path``, every row read (None when it
+    cannot be read: it is left out)."""
     try:
         f = open_regular(path)
     except OSError:
