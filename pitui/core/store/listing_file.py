@@ -62,6 +62,7 @@ class OtherVersion(Exception):
 
 _HEAD_MAX = 256  # (the first two lines are shorter: a version, two lengths and a checksum)
 _STR_COLS = ("path", "project", "kind")
+_HEAD_COLS = ("path", "project", "kind", "dev", "ino", "size", "mtime_ns")  # a Rec's first fields, in its order
 _INT_COLS = ("dev", "ino", "size", "mtime_ns", "row", "frag")
 _INT = frozenset({int})
 _NUM = frozenset({int, float})
@@ -157,9 +158,8 @@ class Table:
         """Row ``k`` (in the file's order) alone."""
         ends, cols, view = self._ends, self.cols, self._view
         return tuple.__new__(Rec, (
-            cols["path"][k], cols["project"][k], cols["kind"][k], cols["dev"][k], cols["ino"][k], cols["size"][k],
-            cols["mtime_ns"][k], float(cols["mod"][k]), cols["err"][k], view[ends[2 * k]:ends[2 * k + 1]],
-            view[ends[2 * k + 1]:ends[2 * k + 2]], None))
+            *(cols[c][k] for c in _HEAD_COLS), float(cols["mod"][k]), cols["err"][k],
+            view[ends[2 * k]:ends[2 * k + 1]], view[ends[2 * k + 1]:ends[2 * k + 2]], None))
 
     def recs(self) -> list[Rec]:
         """The rows, in the file's order."""
@@ -167,5 +167,4 @@ class Table:
         rows = list(map(self._view.__getitem__, map(slice, ends[0::2], ends[1::2])))
         mods = list(map(float, cols["mod"]))
         return list(map(tuple.__new__, repeat(Rec), zip(
-            cols["path"], cols["project"], cols["kind"], cols["dev"], cols["ino"], cols["size"], cols["mtime_ns"],
-            mods, cols["err"], rows, self.frags(), repeat(None))))
+            *(cols[c] for c in _HEAD_COLS), mods, cols["err"], rows, self.frags(), repeat(None))))
