@@ -376,11 +376,10 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                     if role == b"user" and not first_found:
                         obj = parse_line(bytes(buf[p:e])).value
                     elif role == b"user" or role == b"assistant":
-                        # The message's own timestamp at the line's end: the leftmost match of
-                        # the tail in its last 400 bytes. A match starts at a ',"timestamp":'
-                        # followed by a digit: when the last one in the window is the only
-                        # candidate, one match there (the entry's own "timestamp", a string,
-                        # is no candidate); else the regex searches the window.
+                        # The message's own timestamp at the line's end, in its last 400
+                        # bytes: a ',"timestamp":' followed by a digit. When the last one in
+                        # the window is the only such candidate, one match there (the entry's
+                        # own "timestamp", a string, is no candidate); else the line is parsed.
                         lo = e - 400 if e - 400 > p else p
                         q = rfind(b',"timestamp":', lo, e)
                         if q < 0:
