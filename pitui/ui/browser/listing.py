@@ -98,8 +98,8 @@ class Listing:
             for info in batch:
                 self.infos[info.path] = info
             self.session_list.set_infos(list(self.infos.values()))
-            took = time.monotonic() - now
-            self._list_next_drain = time.monotonic() + self.LIST_DRAIN_IDLE * took
+            done = time.monotonic()
+            self._list_next_drain = done + self.LIST_DRAIN_IDLE * (done - now)
         if total:
             self.sidebar.set_progress(done, total)
 

@@ -83,6 +83,16 @@ def _haystack(info: SessionInfo) -> str:
     ).casefold()
 
 
+_MEMO = 16  # filters' results kept (Backspace finds the shorter query's at once)
+
+
+def _keep(memo: dict, key, value) -> None:
+    """``memo[key] = value``, the oldest kept result dropped past :data:`_MEMO`."""
+    if len(memo) >= _MEMO:
+        del memo[next(iter(memo))]
+    memo[key] = value
+
+
 class SessionRows:
     """The rows of one list of sessions in one sort, for any filter (see the module)."""
 
@@ -119,8 +129,6 @@ class SessionRows:
         self._memo: dict[tuple[str, bool], list[SessionInfo]] = {}  # (query, named_only) -> shown
         self._rows_memo: dict[tuple, list[Item]] = {}  # (query, named_only, collapsed) -> rows
 
-    _MEMO = 16  # filters' results kept (Backspace finds the shorter query's at once)
-
     def _shown(self, query: str, named_only: bool) -> list[SessionInfo]:
         """The sessions the filter lets through, in the sort's order."""
         memo = self._memo
@@ -150,9 +158,7 @@ class SessionRows:
                 shown = [i for i in pool if all(t in texts[i.path][1] for t in tokens)]
         else:
             shown = pool
-        if len(memo) >= self._MEMO:
-            del memo[next(iter(memo))]
-        memo[(query, named_only)] = shown
+        _keep(memo, (query, named_only), shown)
         return shown
 
     def items(self, query: str = "", *, named_only: bool = False,
@@ -161,9 +167,7 @@ class SessionRows:
         got = self._rows_memo.get(key)
         if got is None:
             got = self._items_of(self._shown(query, named_only), collapsed)
-            if len(self._rows_memo) >= self._MEMO:
-                del self._rows_memo[next(iter(self._rows_memo))]
-            self._rows_memo[key] = got
+            _keep(self._rows_memo, key, got)
         return list(got)  # (the caller's own list)
 
     def _items_of(self, shown: list[SessionInfo], collapsed: set[str] | frozenset) -> list[Item]:
