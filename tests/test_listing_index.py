@@ -8,6 +8,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import HEADER, assistant, read_listing_index, user, write
 from pitui.core.store import listing
@@ -147,25 +149,130 @@ def test_the_first_rows_by_recency_come_from_the_index_alone(store, tmp_path):
     assert first == index.recent(r, 7) == full[:7]
 
 
-@pytest.mark.parametrize("how", ["grown", "removed", "added", "rewritten", "touched"])
-def test_a_few_changed_files_are_put_in_their_places(tmp_path, how):
-    """Many files, one changed: the others keep the index's order and the changed one is
-    put in its place (not a sort of the whole store); the list and the saved index are
-    still exactly in the list's order."""
+def _many(tmp_path) -> Path:
     store = tmp_path / "sessions"
     for k in range(40):
         _session(store / f"--home-u-p{k % 3}--", k)
     # (same times and names in two projects: the order falls to the file name, then the path)
     _session(store / "--home-u-p8--", 5)
     _session(store / "--home-u-p9--", 5)
+    return store
+
+
+def _index_file(cache: Path) -> bytes:
+    return (cache / f"index-v{INDEX_VERSION}.bin").read_bytes()
+
+
+@pytest.mark.parametrize("how", ["grown", "removed", "added", "rewritten", "touched"])
+def test_a_few_changed_files_are_read_without_rewriting_the_index(tmp_path, how, monkeypatch):
+    """Many files, one changed: a warm list reads that one (a grown file from where its row
+    stopped) and puts it in its place among the stored outputs, and leaves the index file as
+    it was (rewriting it costs what the whole warm list does). Once changes add up past the
+    bounds, the list is made row by row and the index saved, in the list's order."""
+    store = _many(tmp_path)
+    r, cache = resolve_root(str(store)), tmp_path / "c"
+    list_json(r, SessionIndex(cache))
+    saved = _index_file(cache)
+    _change(store, how)
+    for _ in range(2):  # (the second list reads the changed file again)
+        assert list_json(r, SessionIndex(cache)) == _old_way(store)
+        assert _index_file(cache) == saved
+    assert list_sessions(r, SessionIndex(cache)) == list_sessions(r, None)  # (the app's list saves it)
+    assert _index_file(cache) != saved
+    cols, _, _ = read_listing_index(cache)
+    assert cols["path"] == [o["path"] for o in orjson.loads(_old_way(store))]
+    assert list_json(r, SessionIndex(cache)) == _old_way(store)
+
+
+def test_changes_past_the_bounds_are_saved(tmp_path, monkeypatch):
+    store = _many(tmp_path)
+    r, cache = resolve_root(str(store)), tmp_path / "c"
+    list_json(r, SessionIndex(cache))
+    saved = _index_file(cache)
+    monkeypatch.setattr(listing, "STALE_FILES", 1)
+    _change(store, "added")
+    assert list_json(r, SessionIndex(cache)) == _old_way(store) and _index_file(cache) == saved
+    _change(store, "grown")  # (two files now)
+    assert list_json(r, SessionIndex(cache)) == _old_way(store)
+    cols, _, _ = read_listing_index(cache)
+    assert cols["path"] == [o["path"] for o in orjson.loads(_old_way(store))]
+    # and bytes: a file grown by more than STALE_BYTES is saved at once
+    saved = _index_file(cache)
+    monkeypatch.setattr(listing, "STALE_BYTES", 100)
+    _change(store, "grown")
+    assert list_json(r, SessionIndex(cache)) == _old_way(store) and _index_file(cache) != saved
+    saved = _index_file(cache)
+    assert list_json(r, SessionIndex(cache)) == _old_way(store) and _index_file(cache) == saved
+
+
+def test_a_file_listed_under_another_folder_kind(store, tmp_path):
+    """A subagent transcript listed from the tree (its project, kind subagent), then from
+    its own folder (a project folder of its own: a session), then from the tree again: each
+    list as the files say, the index's row read as relabelled (the file not read again)."""
+    cache = tmp_path / "c"
+    tree, alone = resolve_root(str(store)), resolve_root(str(store / "--home-u-p1--" / "subagent-artifacts"))
+    list_json(tree, SessionIndex(cache))
+    saved = _index_file(cache)
+    for r in (alone, tree, alone):
+        assert list_json(r, SessionIndex(cache)) == _old_way(r.path)
+    assert _index_file(cache) == saved
+    [row] = orjson.loads(list_json(alone, SessionIndex(cache)))
+    assert row["cwd"] and row["path"].endswith("_s40.jsonl")
+
+
+def test_a_hostile_index_with_a_row_twice_is_listed_as_the_files_say(store, tmp_path):
+    from helpers import write_listing_index
+
     r = resolve_root(str(store))
     list_json(r, SessionIndex(tmp_path / "c"))
-    _change(store, how)
-    index = SessionIndex(tmp_path / "c")
-    assert list_json(r, index) == _old_way(store)
-    cols, _, _ = read_listing_index(tmp_path / "c")
-    assert cols["path"] == [o["path"] for o in orjson.loads(_old_way(store))]
+    cols, rows, frags = read_listing_index(tmp_path / "c")
+    cols = {k: v + v[:1] for k, v in cols.items()}
+    write_listing_index(tmp_path / "c", cols, rows + rows[:1], frags + frags[:1])
+    _change(store, "grown")
     assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)
+
+
+_OPS = st.lists(st.tuples(st.sampled_from(["grow", "touch", "remove", "add", "rewrite", "damage"]),
+                          st.integers(0, 15), st.integers(0, 60)), max_size=6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(ops=_OPS, bound=st.sampled_from([0, 2, 32]))
+def test_any_few_changes_list_as_the_files_say(ops, bound):
+    """Whatever a few changes since the index was saved (files grown with later or earlier
+    times, touched, removed, added, rewritten; ties in time), a warm list is the list made
+    from the files, whether the changes are read on top of the index or saved."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        store = tmp_path / "sessions"
+        paths = [_session(store / f"--home-u-p{k % 3}--", k % 7) if k < 7 else
+                 _session(store / f"--home-u-p{k % 4}x--", k, turns=1) for k in range(16)]
+        r, cache = resolve_root(str(store)), tmp_path / "c"
+        list_json(r, SessionIndex(cache))
+        old = listing.STALE_FILES
+        listing.STALE_FILES = bound
+        try:
+            for op, k, n in ops:
+                p = paths[k]
+                if op == "grow" and p.exists():
+                    with open(p, "a") as f:
+                        f.write(orjson.dumps(user(f"g{n}", "e2", n, f"later {n}")).decode() + "\n")
+                elif op == "touch" and p.exists():
+                    os.utime(p, ns=(0, p.stat().st_mtime_ns + n + 1))
+                elif op == "remove" and p.exists():
+                    p.unlink()
+                elif op == "add":
+                    _session(store / f"--home-u-p{n % 5}--", 100 + n, turns=1 + n % 3)
+                elif op == "rewrite":
+                    write(p, [user("u1", None, n, "all new")], header={**HEADER, "id": f"new-{n}"})
+                elif op == "damage" and p.exists():
+                    with open(p, "ab") as f:
+                        f.write(b"{not json\n")
+                assert list_json(r, SessionIndex(cache)) == _old_way(store)
+        finally:
+            listing.STALE_FILES = old
 
 
 def test_a_small_files_fingerprint_from_its_bytes_is_the_files(tmp_path):

@@ -4,9 +4,11 @@ A file is read once; what the list needs (header, name, message count, the start
 first user message, last activity, model) is kept in an index under the user cache folder,
 keyed by path, device, inode, size and mtime, with each row's ``pitui list --json`` object
 as printed (:mod:`.listing_file`): a warm list stats every file and prints the rows of
-unchanged ones from there, decoding none (when nothing changed, whole columns are compared
-at once and no row is made: :meth:`SessionIndex.unchanged_output`); the app and search decode the rows they use. The same file that only grew (Pi appends) is
-read from where the index stopped. Lines are parsed whole only when they can change the answer (the header,
+unchanged ones from there, decoding none: whole columns are compared at once and no row
+is made (:meth:`SessionIndex.unchanged_output`; a few files changed since the index was
+saved are read and put in their places without rewriting it). The app and search decode
+the rows they use. The same file that only grew (Pi appends) is read from where the index
+stopped. Lines are parsed whole only when they can change the answer (the header,
 names, the first user message, model changes, subagent results, lines whose shape is not Pi's
 usual one).
 
@@ -24,9 +26,9 @@ import mmap
 import os
 import re
 import threading
-from bisect import insort
-from itertools import repeat
-from operator import attrgetter, is_
+from bisect import bisect_right, insort
+from itertools import compress, count, repeat
+from operator import attrgetter, is_, ne
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
@@ -642,37 +644,82 @@ class SessionIndex:
             self._rec_dict, self._table = value, None
 
     def unchanged_output(self, root: SessionRoot, files: list[SessionFile]) -> list | None:
-        """The stored ``list --json`` outputs of ``files``, in the list's order, when the
-        index was just read and holds each of them unchanged (same device, inode, size and
-        mtime, project folder and kind) with its output, and (for a tree) no other file
-        under ``root``; else None (compared row by row: :func:`_collect`). Whole columns are
-        compared at once, at C speed, and no row is made: the common warm list."""
+        """The ``list --json`` outputs of ``files``, in the list's order, from the index as
+        just read; else None (compared row by row, and the index saved: :func:`_collect`).
+
+        Rows of unchanged files (same device, inode, size and mtime, project folder and
+        kind) are printed as stored: whole columns are compared at once, at C speed, and no
+        row is made. When a few files changed since the index was saved (grown, new, gone
+        from under ``root``, listed under another folder or kind: at most
+        :data:`STALE_FILES`, with at most :data:`STALE_BYTES` to read), those are read here
+        and put in their places by binary search, and the index is not written: a list
+        after one session grew costs what a warm list does, not a rewrite of the whole
+        index. The next list reads them again (from where the saved rows stopped) until
+        the changes add up past those bounds and the row-by-row list saves them."""
         table = self._table
-        if table is None or len(files) > table.n:
+        if table is None:
             return None
         paths = [sf.path for sf in files]
         try:
             stats = list(map(os.stat, paths))
         except OSError:
             return None
-        c = table.cols
-        at = list(map(dict(zip(c["path"], range(table.n))).get, paths))  # (each file's row)
-        if None in at or len(set(at)) != len(at):
-            return None  # (a file not in the index; or a row twice in a hostile file)
-        row_ids = list(zip(c["dev"], c["ino"], c["size"], c["mtime_ns"]))
-        if list(map(row_ids.__getitem__, at)) != list(map(_STAT_KEY, stats)):
-            return None  # (a file changed)
-        labels = list(zip(c["project"], c["kind"]))
-        if list(map(labels.__getitem__, at)) != list(map(_FILE_LABEL, files)):
-            return None  # (a file listed under another project folder or kind)
-        if root.kind == "tree":
-            if sum(map(str.startswith, c["path"], repeat(root.prefix))) != len(at):
-                return None  # (a file under the root gone: forgotten the slow way)
+        c, n = table.cols, table.n
+        where = dict(zip(c["path"], range(n)))
+        if len(where) != n or len(set(paths)) != len(paths):
+            return None  # (a row twice: a hostile index)
+        at = list(map(where.get, paths, repeat(n)))  # (each file's row; n: not in the index)
+        row_ids = [*zip(c["dev"], c["ino"], c["size"], c["mtime_ns"]), None]
+        labels = [*zip(c["project"], c["kind"]), None]
+        stale = set(compress(count(), map(ne, map(row_ids.__getitem__, at), map(_STAT_KEY, stats))))
+        stale.update(compress(count(), map(ne, map(labels.__getitem__, at), map(_FILE_LABEL, files))))
+        gone = 0
+        if root.kind == "tree":  # (rows under the root whose file is no longer there)
+            gone = sum(map(str.startswith, c["path"], repeat(root.prefix))) - (len(at) - at.count(n))
+        if len(stale) + gone > STALE_FILES:
+            return None
         frags = table.frags()
-        got = frags if len(at) == table.n else list(map(frags.__getitem__, sorted(at)))  # (the index's order)
-        if not all(map(len, got)):
-            return None  # (an output not kept)
+        kept = sorted(set(at).difference(map(at.__getitem__, stale)))  # (the index's order)
+        got = frags if len(kept) == n else list(map(frags.__getitem__, kept))
+        for j in [j for j, f in enumerate(got) if not len(f)]:  # (an output too long to keep: made again)
+            info = _decoded(table.rec(kept[j]))
+            if isinstance(info, str):
+                return None  # (a damaged row: dropped, with a notice, by the row-by-row list)
+            got[j] = _frag_of(info)
+        if not stale:
+            return got
+        changed = self._read_stale(table, [(files[i], stats[i], at[i]) for i in sorted(stale)])
+        if changed is None:
+            return None
+        keys = _TableOrder(c, kept)
+        for r in sorted(changed, key=_order_key, reverse=True):  # (the last first: earlier places stay)
+            got.insert(bisect_right(keys, _order_key(r)), r.frag)
         return got
+
+    def _read_stale(self, table: listing_file.Table, stale: list) -> list[Rec] | None:
+        """The rows of ``stale`` files (``(file, stat, row number in table)``), read on from
+        their rows where they only grew; None when a row is damaged (the row-by-row list
+        drops it with a notice) or there is more than :data:`STALE_BYTES` to read."""
+        budget = STALE_BYTES
+        out = []
+        for sf, st, k in stale:
+            old = table.rec(k) if k < table.n else None
+            same = old is not None and old.dev == st.st_dev and old.ino == st.st_ino
+            prev = _decoded(old) if same else None  # type: ignore[arg-type]
+            if isinstance(prev, str):
+                return None
+            if same and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:  # type: ignore[union-attr]
+                info = prev  # (the same file, listed under another project folder or kind)
+                info.project, info.kind = sf.project, sf.kind  # type: ignore[union-attr]
+            else:
+                if prev is not None and st.st_size <= old.size:  # type: ignore[union-attr]
+                    prev = None  # (not grown: read whole)
+                budget -= st.st_size - (prev.scanned_to if prev is not None else 0)
+                if budget < 0:
+                    return None
+                info = scan_info(sf, prev, st)
+            out.append(_rec_of(info, None, _frag_of(info)))  # type: ignore[arg-type]
+        return out
 
     def _say_damaged(self, why: str) -> None:
         """Say (once per damage found) that the index is rebuilt, and why."""
@@ -815,6 +862,12 @@ class SessionIndex:
             except OSError:
                 pass
 
+
+#: A warm list reads the files changed since the index was saved without saving it, up to
+#: this many (grown, new, gone or relabelled) and this many bytes to read; past either,
+#: the list is made row by row and the index saved (:meth:`SessionIndex.unchanged_output`).
+STALE_FILES = 32
+STALE_BYTES = 4 * 1024 * 1024
 
 #: A row's output is kept in the index up to this size (a longer one, a first message of
 #: megabytes, is made again when printed, reading the message from its file).
@@ -999,6 +1052,24 @@ def sort_recs(recs: list[Rec]) -> list[Rec]:
     recs.sort(key=lambda r: r.path.rpartition(os.sep)[2], reverse=True)
     recs.sort(key=lambda r: (r.err, -r.mod))
     return recs
+
+
+class _TableOrder:
+    """The sort keys (:func:`_order_key`) of an index file's rows ``ks``, made as a binary
+    search asks for them."""
+
+    __slots__ = ("cols", "ks")
+
+    def __init__(self, cols: dict, ks: list[int]):
+        self.cols, self.ks = cols, ks
+
+    def __len__(self) -> int:
+        return len(self.ks)
+
+    def __getitem__(self, j: int):
+        c, k = self.cols, self.ks[j]
+        path = c["path"][k]
+        return (c["err"][k], -float(c["mod"][k]), _Desc(path.rpartition(os.sep)[2]), path)
 
 
 class _Desc:
