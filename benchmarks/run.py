@@ -310,7 +310,7 @@ def main(argv=None) -> int:
                     "listing figures, for each of --stores")
     ap.add_argument("--stores", default="store,store15k,store50k",
                     help="with --only list: stores under benchmarks/data (comma-separated; gen.py makes them)")
-    ap.add_argument("--compare", metavar="SRC", help="with --only list: another pitui source tree, in the same rounds")
+    ap.add_argument("--compare", metavar="SRC", help="with --only list or search: another pitui source tree, in the same rounds")
     ap.add_argument("--pi-runs", type=int, default=None,
                     help="with --only list: Pi's listAll runs per store (default 3; 1 from 20,000 sessions)")
     args = ap.parse_args(argv)
@@ -336,7 +336,8 @@ def main(argv=None) -> int:
         return 0
     if args.only == "search":
         return search_bench.main(["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
-                                 + (["--json", args.json] if args.json else []))
+                                 + (["--json", args.json] if args.json else [])
+                                 + (["--compare", args.compare] if args.compare else []))
     big, store = ensure_inputs()
     # pitui as pip installs it: with its bytecode compiled (where PYTHONDONTWRITEBYTECODE
     # is set, an editable checkout would otherwise compile its source on every start)
