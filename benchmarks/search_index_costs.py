@@ -29,6 +29,7 @@ sys.path.insert(0, BENCH)
 import pi_side  # noqa: E402
 import search_bench  # noqa: E402
 from pitui.core.store import search as S  # noqa: E402
+from pitui.core.store import search_words as W  # noqa: E402
 from pitui.core.store import search_worker  # noqa: E402
 from pitui.core.store.discovery import resolve_root  # noqa: E402
 from pitui.core.read.lines import open_regular  # noqa: E402
@@ -117,17 +118,17 @@ def pair_costs(store: str, every: int) -> dict:
     datas = []
     for t in texts:
         joined = "\n".join(t)
-        datas.append(joined.encode("ascii") if joined.isascii() else S._fold(joined).encode("utf-8", "surrogatepass"))
+        datas.append(joined.encode("ascii") if joined.isascii() else W._fold(joined).encode("utf-8", "surrogatepass"))
     t0 = time.process_time()
-    words = [set(d.translate(S._WORD_TABLE).split()) for d in datas]
+    words = [set(d.translate(W._WORD_TABLE).split()) for d in datas]
     t1 = time.process_time()
     for t in texts:
         real(t)
     t2 = time.process_time()
     keys = 0
     for d in datas:
-        seq = d.translate(S._WORD_TABLE).split()
-        two = S._Two()
+        seq = d.translate(W._WORD_TABLE).split()
+        two = W._Two()
         nums = array.array("I")
         nums.frombytes(b"".join(map(two.__getitem__, seq))[2:-2])
         keys += len(set(nums))
@@ -142,8 +143,8 @@ def _as(how: str, texts: list[str]) -> str:
         return "\n".join(texts).lower()
     words: set = set()
     for t in texts:
-        S._add_words(t, words)
-    return S._words_text(words)
+        W._add_words(t, words)
+    return W._words_text(words)
 
 
 def main(argv=None) -> int:

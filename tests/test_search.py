@@ -13,6 +13,7 @@ import pytest
 
 from helpers import HEADER, entry, line, user, write
 from pitui.core.store import search as S
+from pitui.core.store import search_query, search_words
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import (
@@ -139,10 +140,10 @@ def test_fts_narrowing_is_a_superset():
     assert parse_query("a.b").terms[0].fts is None
     # private: the literals a regex needs, unit-tested (the index query built from them is
     # the superset checked above and below)
-    assert S._required_literals(r"foo(bar|baz)+qux\d") == ["foo", "ba", "qux"]
-    assert S._required_literals(r"(?:hello)?world") == ["world"]
-    assert S._required_literals(r"x{2,}abc") == ["x", "abc"]
-    assert S._required_literals(r"a|bcd") == []
+    assert search_query._required_literals(r"foo(bar|baz)+qux\d") == ["foo", "ba", "qux"]
+    assert search_query._required_literals(r"(?:hello)?world") == ["world"]
+    assert search_query._required_literals(r"x{2,}abc") == ["x", "abc"]
+    assert search_query._required_literals(r"a|bcd") == []
     assert parse_query("re:a.*b").terms[0].fts is None
 
 
@@ -354,7 +355,7 @@ def _row_count(index_dir):
                     rows = list(S._file_rows(f, S._FileState(0, path)) if stream
                                 else S._chunk_rows(f, st, [tuple(chunk)], None, []))
                 for *_, text in rows:
-                    S._add_words(text, w)
+                    search_words._add_words(text, w)
                 words[cid] = {x.decode() for x in w}
                 n += 0 if stream else len(rows)
             if stream:
@@ -679,7 +680,7 @@ def test_case_folding_beyond_ascii(tmp_path):
         ("u1", "\u212aelvin and \u017ftop"),
         ("u2", "KELVIN STOP"),
     ]
-    assert S._needles(["AbC", "ß", "x"]) == ("abc", "x")  # private: the folded needles, unit-tested
+    assert search_query._needles(["AbC", "ß", "x"]) == ("abc", "x")  # private: the folded needles, unit-tested
 
 
 def test_old_index_versions_are_removed(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from helpers import assistant, entry, full_results, same_results_of_two_indexes, user, write
 import pitui.core.store.search as S  # private: the chunk size, made small
+from pitui.core.store import search_words  # private: the pair keys and bitmaps, unit-tested
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import SearchIndex, parse_query, search, update_index
 
@@ -132,7 +133,7 @@ def test_a_search_that_builds_the_index_agrees(tmp_path, monkeypatch):
 def test_pair_keys_of_a_literal():
     """Private: the keys a literal's text must hold; none where a word's end or start is
     not known (a short first or last run), none across a non-ASCII character."""
-    keys = S._pair_keys
+    keys = search_words._pair_keys
     assert len(keys(["slash fix"])) == 1
     assert keys(["a fix"]) == () and keys(["fix a"]) == () and keys(["ab"]) == ()
     assert len(keys(["x a fix"])) == 1 and len(keys([" a fix"])) == 1
@@ -151,9 +152,9 @@ def test_a_chunks_bitmap_holds_every_adjacent_pair(n):
     letters = "abcdefghijklmnopqrstuvwxyz0123456789_"
     words = ["".join(rnd.choice(letters) for _ in range(rnd.randint(1, 9))) for _ in range(n)]
     texts = [" ".join(words[k : k + 7]) for k in range(0, n, 7)]
-    _, bits = S._words_of(texts)
+    _, bits = search_words._words_of(texts)
     assert bits and len(bits) & (len(bits) - 1) == 0  # (a power of two bytes)
     for text in texts:
         row = text.split()
         for a, b in zip(row, row[1:]):
-            assert S._may_pair(bits, S._pair_keys([f"{a} {b}"])), (a, b)
+            assert search_words._may_pair(bits, search_words._pair_keys([f"{a} {b}"])), (a, b)

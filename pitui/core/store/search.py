@@ -67,12 +67,8 @@ docs/performance.md for the figures).
 
 Why FTS5 with the trigram tokenizer: it ships with Python's ``sqlite3`` (SQLite >= 3.34),
 it narrows *substring* queries (Pi's search is substring search: ``oken`` finds ``token``),
-and needs no server and no extra package. A literal is looked up as the AND of the
-trigrams of its runs of word characters, a space added where the literal shows a word's
-edge (``fix the``: ``fix`` ends a word, ``the`` starts one): every chunk holding a row that
-contains the literal satisfies it, so FTS only decides which chunks are worth reading, and
-results are exact. A term with no run of three word characters (``ab``, ``日本``, ``a.b``), and
-a regex without such a literal, cannot be narrowed: every chunk is read.
+and needs no server and no extra package. What a query's terms ask of it, and which terms
+cannot be narrowed: :mod:`.search_query`.
 
 Per file the index keeps ``path``, ``dev``, ``ino``, ``size``, ``mtime_ns``, where reading
 stopped and a fingerprint of the bytes read (first and last 4 KB before that point). The
@@ -97,17 +93,9 @@ rebuilt, with a notice (:func:`paths.notice`), and an older version's is deleted
 cache folder cannot be used (see :mod:`paths`) the index lives in memory for the call. The
 file is private (``0600``, in a ``0700`` folder).
 
-Queries (Pi's ``/resume`` syntax)
----------------------------------
-* ``foo bar``: space-separated terms, case-insensitive substrings; all must match.
-* ``"exact phrase"``: a substring with whitespace runs matching any whitespace run (Pi
-  normalises whitespace in both). An unclosed quote makes the whole query plain terms, as in Pi.
-* ``re:<pattern>``: one case-insensitive regex, run by RE2 (linear time: no pattern can hang
-  a search; Pi uses JavaScript's syntax, which agrees on everything common, and RE2 has no
-  backreferences or lookaround). A pattern RE2 refuses raises :class:`QueryError`.
-* ``kind:<kind>`` (pitui's, not Pi's): only tool calls of that canonical kind, the other
-  terms (or a ``re:`` after it) matched inside them; alone, every such call
-  (:func:`parse_kind`).
+How a session matches
+---------------------
+The query language (Pi's ``/resume`` syntax, and pitui's ``kind:``) is :mod:`.search_query`'s.
 
 Pi matches a query against a session's whole text (name, id, all user/assistant text joined,
 cwd); pitui matches per row, and defines a session's result this way: **a session is a result
@@ -156,13 +144,8 @@ import base64
 import contextlib
 import os
 import re
-import re._constants as _sre_c  # Python's regex parser: the literal runs every match must contain
-import re._parser as _sre_parse
 import sqlite3
-import struct
 import time
-import warnings
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -174,6 +157,8 @@ from ..read.normalize import json_text, norm_id, norm_label
 from ..read.sniff import Sniffer
 from ..text import CONTROL_RE, visible
 from ..paths import notice, private_dir
+from .search_query import Query, QueryError, Term, _gap_fts, _kind_filter, describe_kinds, parse_kind, parse_query
+from .search_words import _chunk_may, _has_fold, _may_pair, _words_of, _words_text
 
 __all__ = [
     "Hit",
@@ -221,541 +206,6 @@ _UNINDEXED = "cannot be indexed ("  # a file's error when indexing it raised (th
 _TXN_CHARS = 16 * 1024 * 1024  # commit at least this often (characters of words inserted)
 _TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
 _STOP_EVERY = 64  # rows matched between two polls of should_stop
-
-
-class QueryError(ValueError):
-    """A query that cannot run (bad regex, empty query); ``str()`` is one line for the user."""
-
-
-# ---------------------------------------------------------------------------- queries
-
-
-def compile_user_regex(src: str):
-    """``src``, a regex a user typed, compiled case-insensitively for RE2 (google-re2): it
-    matches in time linear in the text, so no pattern can hang a search, however the text
-    is made (``(a+)+$`` on a line of ``a`` takes Python's ``re`` exponential time). RE2 has no
-    backreferences and no lookaround; such a pattern raises :class:`QueryError` with RE2's
-    reason. The object has ``re``'s ``search``/``finditer`` and match ``span``/``start``/``end``."""
-    import re2
-
-    options = re2.Options()
-    options.case_sensitive = False
-    options.log_errors = False  # (RE2 would print every refused pattern to stderr)
-    try:
-        return re2.compile(src, options)
-    except re2.error as exc:
-        why = exc.args[0] if exc.args else exc
-        if isinstance(why, bytes):
-            why = why.decode("utf-8", "replace")
-        raise QueryError(f"bad regex: {visible(str(why))}") from None
-
-
-@dataclass(frozen=True, slots=True)
-class Term:
-    kind: str  # "term" | "phrase" | "regex"
-    value: str  # as typed (phrases: whitespace-normalised and lowercased, as Pi does)
-    pattern: re.Pattern
-    fts: str | None  # an FTS5 expression every matching row satisfies, or None (no narrowing)
-    needles: tuple[str, ...] = ()  # lowercase ASCII literals every match contains (a fast pre-check)
-    pairs: tuple[int, ...] = ()  # word-pair keys (:func:`_pair_keys`) a chunk holding a match has
-    gaps: tuple = ()  # per two literals with one character between them: (key, trigrams) (:func:`_gap_filter`)
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    text: str
-    mode: str  # "tokens" | "regex"
-    terms: tuple[Term, ...]  # (none: a ``kind:`` query alone, every call of the kinds)
-    kinds: frozenset[str] = frozenset()  # ``kind:`` qualifiers, lowercase (empty: every row)
-
-
-def _fts_quote(s: str) -> str:
-    return '"' + s.replace('"', '""') + '"'
-
-
-# Characters that cannot be told from an ASCII letter case-insensitively (by RE2 or by
-# Python's ``re``): folded to that letter in the words indexed and in the query alike
-_FOLDS = (("\u212a", "k"), ("\u017f", "s"), ("\u0131", "i"), ("\u0130", "i"))
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
-# bytes -> the words' alphabet: ASCII letters lowercased, digits and "_" kept, anything else
-# (punctuation, whitespace, every byte of a non-ASCII character) a space
-_WORD_TABLE = bytes(
-    c + 32 if 65 <= c <= 90 else (c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else 32) for c in range(256)
-)
-_MAX_GRAMS = 16  # trigrams in one term's expression: enough to be selective, cheap to run
-
-
-def _fold(text: str) -> str:
-    if not text.isascii():
-        for a, b in _FOLDS:
-            if a in text:
-                text = text.replace(a, b)
-    return text
-
-
-def _add_words(text: str, into: set) -> None:
-    """Add the words of ``text`` to ``into`` (bytes: runs of ASCII letters, digits and "_",
-    lowercased; every other character separates words)."""
-    if text.isascii():
-        data = text.encode("ascii")
-    else:
-        data = _fold(text).encode("utf-8", "surrogatepass")
-    into.update(data.translate(_WORD_TABLE).split())
-
-
-def _words_of(texts: list[str]):
-    """The words of ``texts`` (as :func:`_add_words` finds them, split once for them all:
-    a set-like view), and the bitmap of their word pairs (:func:`_pair_bits`)."""
-    joined = "\n".join(texts)
-    data = joined.encode("ascii") if joined.isascii() else _fold(joined).encode("utf-8", "surrogatepass")
-    seq = data.translate(_WORD_TABLE).split()
-    two = _Two()  # (its keys: the distinct words, found by the same pass that makes the pairs)
-    return two.keys(), _pair_bits(b"".join(map(two.__getitem__, seq)), len(seq))
-
-
-# Which word follows which. A pair key is the last 3 characters of a word (all of a shorter
-# one) and the first 3 of the word after it (in the rows' texts, joined by newlines, as
-# :func:`_add_words` splits them): a literal whose runs of word characters are "slash" and
-# "fix", with only ASCII non-word characters between them, is in a text only where a word
-# ending in "slash" is followed by one starting with "fix", so only where the key
-# ("ash", "fix") is. A key is a 32-bit number (16 bits of the CRC-32 of its end, low,
-# and 16 of its start's); a chunk keeps its distinct keys as a bitmap of a power of two
-# bits, at least _PAIR_BITS a key: a key's bit is the low bits of its position
-# (:func:`_pair_pos`). No key is missed; a key whose bit is clear is not in the chunk.
-# A word's 4 bytes are found once (:class:`_Two`); a chunk's keys are then one join of its
-# words' 4 bytes, and their positions and the bitmap are worked out on all of them at once
-# by NumPy (:func:`_pair_bits`): a chunk has tens of thousands of keys, and a step per key
-# in Python was most of what the cold build spent on the pairs.
-_PAIR_BITS = 10
-_PAIR_TOP = 21  # a bitmap has at most 2**21 bits
-_TWO: dict[bytes, bytes] = {}  # word -> its 4 bytes, kept from chunk to chunk (up to _TWO_MAX)
-_TWO_MAX = 100_000
-
-
-def _pair_half(part: bytes, start: bool) -> int:
-    h = zlib.crc32(part)
-    return h >> 16 if start else h & 0xFFFF
-
-
-def _pair_pos(key: int) -> int:
-    """A pair key's position (32 bits; a bitmap of 2**m bits keeps its low m bits): the key
-    mixed by MurmurHash3's finalizer. Not a linear map: the keys' CRC halves are linear in
-    their characters, so an XOR-only mix would make some keys collide with a common key in
-    every chunk (a word's pair with a few bits' difference from that of a frequent one)."""
-    key ^= key >> 16
-    key = key * 0x85EBCA6B & 0xFFFFFFFF
-    key ^= key >> 13
-    key = key * 0xC2B2AE35 & 0xFFFFFFFF
-    return key ^ key >> 16
-
-
-class _Two(dict):
-    """Word -> 4 bytes: 16 bits of its start's CRC-32, then 16 of its end's (little-endian);
-    filled as words are looked up."""
-
-    __slots__ = ()
-
-    def __missing__(self, word: bytes) -> bytes:
-        got = _TWO.get(word)
-        if got is None:
-            if len(_TWO) >= _TWO_MAX:
-                _TWO.clear()
-            got = _TWO[word] = struct.pack("<HH", _pair_half(word[:3], True), _pair_half(word[-3:], False))
-        self[word] = got
-        return got
-
-
-def _pair_bits(joined: bytes, words: int) -> bytes:
-    """The pair bitmap of a chunk whose ``words`` words' 4 bytes (:class:`_Two`) are
-    ``joined``: from its third byte on, every 4 bytes are a word's end and the next word's
-    start, a key (little-endian). Its bit ``p`` is byte ``p >> 3``'s bit ``p & 7``."""
-    import numpy as np  # (only when chunks are made: a query never needs it)
-
-    n = words - 1
-    if n < 1:
-        return b""
-    pos = np.frombuffer(joined, dtype="<u4", offset=2, count=n).astype(np.uint32)
-    # (_pair_pos of every key; uint32 products wrap modulo 2**32)
-    pos ^= pos >> 16
-    pos *= np.uint32(0x85EBCA6B)
-    pos ^= pos >> 13
-    pos *= np.uint32(0xC2B2AE35)
-    pos ^= pos >> 16
-    # First as many bits as every key having one of its own needs; then folded (a
-    # position's low bits kept) to what the distinct keys need.
-    top = min(_PAIR_TOP, max(6, (_PAIR_BITS * n - 1).bit_length()))
-    slots = np.zeros(1 << top, dtype=bool)
-    slots[pos & np.uint32((1 << top) - 1)] = True
-    size = min(top, max(6, (_PAIR_BITS * int(np.count_nonzero(slots)) - 1).bit_length()))
-    if size < top:
-        slots = slots.reshape(-1, 1 << size).any(axis=0)
-    return np.packbits(slots, bitorder="little").tobytes()
-
-
-def _chunk_may(bits: bytes | None, pairs: tuple[int, ...], gaps, cid: int) -> bool:
-    """Whether a chunk (id ``cid``, pair bitmap ``bits``) may hold a term's match: it may
-    hold every one of its ``pairs``, and for each of its gaps (``(key, ids)``: the chunks
-    whose words may hold it with a word character), its key or it is one of those."""
-    return _may_pair(bits, pairs) and all(cid in ids or _may_pair(bits, (key,)) for key, ids in gaps)
-
-
-def _may_pair(bits: bytes | None, keys: Iterable[int]) -> bool:
-    """Whether a chunk whose pair bitmap is ``bits`` may hold every one of ``keys``
-    (:func:`_pair_keys`)."""
-    if not bits or not keys:
-        return True
-    mask = len(bits) * 8 - 1
-    for k in keys:
-        p = _pair_pos(k) & mask
-        if not bits[p >> 3] >> (p & 7) & 1:
-            return False
-    return True
-
-
-def _pair_keys(lits: Iterable[str]) -> tuple[int, ...]:
-    """The pair keys (see :data:`_PAIR_BITS`) that a text matching all of ``lits``
-    (case-insensitively) holds: for two runs of word characters next to each other in a
-    literal, with only ASCII non-word characters between them, the end of the first (its
-    last 3 characters; all of it if it is shorter and a whole word: an ASCII character of the
-    literal before it) and the start of the second (likewise)."""
-    got = set()
-    for lit in lits:
-        s = _fold(lit).lower()
-        runs = [(m.start(), m.end()) for m in re.finditer(r"[a-z0-9_]+", s)]
-        for (a0, a1), (b0, b1) in zip(runs, runs[1:]):
-            if not s[a1:b0].isascii():
-                continue
-            if a1 - a0 < 3 and (a0 == 0 or not s[a0 - 1].isascii()):
-                continue  # (maybe the end of a longer word)
-            if b1 - b0 < 3 and (b1 == len(s) or not s[b1].isascii()):
-                continue  # (maybe the start of a longer word)
-            tail, head = s[max(a0, a1 - 3) : a1].encode("ascii"), s[b0 : min(b1, b0 + 3)].encode("ascii")
-            got.add(_pair_half(tail, False) | _pair_half(head, True) << 16)
-    return tuple(sorted(got))
-
-
-def _has_fold(text: str) -> bool:
-    """Whether ``text`` holds a letter of :data:`_FOLDS` (which its line's bytes do not show
-    as the ASCII letter it matches)."""
-    return not text.isascii() and any(a in text for a, _ in _FOLDS)
-
-
-def _words_text(words: set) -> str:
-    """What the FTS table holds for a chunk: its words, each with a space on both sides."""
-    return " " + b" ".join(words).decode("ascii") + " "
-
-
-def _fts_literal(lit: str) -> str | None:
-    """An FTS5 expression (AND of trigrams) true for every chunk whose words can hold a
-    row containing ``lit`` (case-insensitively): the trigrams of each run of word
-    characters in ``lit``, with a space before it when an ASCII character that is not a
-    word character comes before it in ``lit`` (the text has one there too, so a word starts
-    there), and after it likewise. ``oken`` is inside some word; in ``fix the``, ``fix``
-    ends a word and ``the`` starts one. None when no trigram can be had."""
-    s = _fold(lit).lower()
-    grams: list[str] = []
-    n = len(s)
-    i = 0
-    while i < n:
-        if s[i] not in _WORD_CHARS:
-            i += 1
-            continue
-        j = i
-        while j < n and s[j] in _WORD_CHARS:
-            j += 1
-        piece = (" " if i > 0 and s[i - 1].isascii() else "") + s[i:j] + (" " if j < n and s[j].isascii() else "")
-        grams.extend(piece[k : k + 3] for k in range(len(piece) - 2))
-        i = j
-    grams = list(dict.fromkeys(grams))
-    if not grams:
-        return None
-    if len(grams) > _MAX_GRAMS:  # (spread over the literal)
-        step = (len(grams) - 1) / (_MAX_GRAMS - 1)
-        grams = [grams[round(k * step)] for k in range(_MAX_GRAMS)]
-    return " AND ".join(_fts_quote(g) for g in grams)
-
-
-def _fts_all(lits: Iterable[str]) -> str | None:
-    parts = [p for p in (_fts_literal(x) for x in lits) if p]
-    return " AND ".join(parts) if parts else None
-
-
-def _required_literals(pattern: str) -> list[str]:
-    """Literal runs that every match of ``pattern`` contains (best effort, may be empty)."""
-    parsed = _parsed(pattern)
-    if parsed is None:
-        return []
-    c = _sre_c
-    out: list[str] = []
-
-    def walk(items) -> None:
-        run: list[str] = []
-
-        def flush() -> None:
-            if run:
-                out.append("".join(run))
-                run.clear()
-
-        for op, av in items:
-            if op is c.LITERAL:
-                run.append(chr(av))
-            elif op is c.SUBPATTERN:
-                flush()
-                walk(av[-1])
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-                flush()
-                lo, _hi, sub = av
-                if lo >= 1:
-                    walk(sub)
-            elif op is getattr(c, "ATOMIC_GROUP", None):
-                flush()
-                walk(av)
-            else:  # branches, classes, anchors, backreferences ...: no required literal here
-                flush()
-        flush()
-
-    try:
-        walk(parsed)
-    except Exception:
-        return []
-    return out
-
-
-def _parsed(pattern: str):
-    """``pattern`` as Python's regex parser reads it, or None."""
-    try:
-        # Python warns where it reads RE2's syntax otherwise (``[[:digit:]]`` is a POSIX
-        # class to RE2, a set and a "]" to Python): nothing is taken from such a pattern
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            return _sre_parse.parse(pattern, re.IGNORECASE)
-    except Exception:
-        return None
-
-
-def _one_char_gaps(pattern: str) -> list[tuple[str, str]]:
-    """Literal runs that every match of ``pattern`` holds with one character between them,
-    as ``(before, after)``: ``back.slash fix`` gives ``("back", "slash fix")`` (best effort)."""
-    parsed = _parsed(pattern)
-    if parsed is None:
-        return []
-    c = _sre_c
-    one = (c.ANY, c.IN, c.NOT_LITERAL)
-    out: list[tuple[str, str]] = []
-
-    def walk(items) -> None:
-        items = list(items)
-        for k, (op, av) in enumerate(items):
-            if op is c.SUBPATTERN:
-                walk(av[-1])
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-                if av[0] >= 1:
-                    walk(av[2])
-            elif op is getattr(c, "ATOMIC_GROUP", None):
-                walk(av)
-            elif op in one and 0 < k < len(items) - 1 and items[k - 1][0] is c.LITERAL and items[k + 1][0] is c.LITERAL:
-                i = k - 1
-                while i > 0 and items[i - 1][0] is c.LITERAL:
-                    i -= 1
-                j = k + 2
-                while j < len(items) and items[j][0] is c.LITERAL:
-                    j += 1
-                out.append(("".join(chr(x) for _o, x in items[i:k]), "".join(chr(x) for _o, x in items[k + 1 : j])))
-
-    try:
-        walk(parsed)
-    except Exception:
-        return []
-    return out
-
-
-def _gap_filter(before: str, after: str) -> tuple[int, tuple[tuple[str, str, str], ...]] | None:
-    """What a chunk holds where ``before``, one character, then ``after`` is in a text: the
-    pair key of ``before``'s last word and ``after``'s first (the character is no word
-    character), or, for some word character x, the trigrams of a word holding the two
-    around x (``ckx``, ``kxs``, ``xsl`` for ``back`` and ``slash``): ``(key, trigram
-    triples)``. None: nothing to require (they do not end and start with two word
-    characters, or a whole-word key cannot be had)."""
-    a, b = _fold(before).lower(), _fold(after).lower()
-    ma, mb = re.search(r"[a-z0-9_]+\Z", a), re.match(r"[a-z0-9_]+", b)
-    if ma is None or mb is None or len(ma.group()) < 2 or len(mb.group()) < 2:
-        return None
-    keys = _pair_keys([a[max(0, ma.start() - 1) :] + " " + b[: mb.end() + 1]])
-    if not keys:
-        return None
-    x, y = ma.group()[-2:], mb.group()[:2]
-    return keys[0], tuple((x + w, x[1] + w + y[0], w + y) for w in sorted(_WORD_CHARS))
-
-
-def _gap_fts(trios: tuple[tuple[str, str, str], ...]) -> str:
-    return " OR ".join("(" + " AND ".join(_fts_quote(g) for g in trio) + ")" for trio in trios)
-
-
-def _needles(lits: Iterable[str]) -> tuple[str, ...]:
-    """The ASCII literals, lowercased: on ASCII text ``lit in text.lower()`` is exactly what
-    a case-insensitive match needs (non-ASCII letters such as the Kelvin sign match ASCII
-    ones under ``re.IGNORECASE``, so non-ASCII text is always given to the regex)."""
-    return tuple(sorted({x.lower() for x in lits if x and x.isascii()}, key=len, reverse=True))
-
-
-def _term(kind: str, value: str) -> Term:
-    if kind == "phrase":
-        words = value.split()
-        pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
-        phrase = " ".join(words)
-        return Term("phrase", phrase, pattern, _fts_literal(phrase), _needles(words), _pair_keys([phrase]))
-    pattern = re.compile(re.escape(value), re.IGNORECASE)
-    return Term("term", value, pattern, _fts_literal(value), _needles([value]), _pair_keys([value]))
-
-
-_KIND_PREFIX = "kind:"
-
-
-def describe_kinds() -> str:
-    """What ``kind:`` accepts, for messages and help: ``kinds: file_edit (edit), file_read
-    (read, ls), ...; any other tool is a kind of its own, by its name (kind:subagent)``."""
-    from ..model.parts import SHELL_EXEC, TOOL_KINDS
-
-    tools: dict[str, list[str]] = {}
-    for name, kind in TOOL_KINDS.items():
-        tools.setdefault(kind, []).append(name)
-    tools[SHELL_EXEC].append("! commands")
-    listed = ", ".join(f"{k} ({', '.join(names)})" for k, names in sorted(tools.items()))
-    return f"kinds: {listed}; any other tool is a kind of its own, by its name (kind:subagent)"
-
-
-def parse_kind(value: str) -> str:
-    """The kind a ``kind:<value>`` qualifier names, lowercase; raises :class:`QueryError`
-    (naming the kinds) for one that names none.
-
-    The kinds are :func:`pitui.core.model.parts.tool_kind`'s: ``file_read`` (``read``,
-    ``ls``), ``file_write``, ``file_edit``, ``file_search`` (``grep``, ``find``),
-    ``shell_exec`` (``bash``), and any other tool's name, which is a kind of its own
-    (``kind:subagent``). Case does not matter. A name of Pi's own tools (``kind:bash``) is
-    refused with the kind to use instead, and so is a word close to a canonical kind
-    (``kind:shell``, ``kind:file_reads``): such a word finds nothing, silently, when taken
-    as a tool's name. (A tool whose name looks that much like a kind is found by its name
-    as a plain term: a call's text begins with its tool's name.)
-
-    What a ``kind:`` query matches: the **tool calls** whose tool is of that kind (each
-    call's row, ``name key: value ...``), and for ``shell_exec`` also the commands a user
-    ran with ``!`` in Pi (``bashExecution`` messages: they ran a shell command too; that
-    row holds the command and its output, so a term may match in either). The results of
-    the calls are not matched: ``kind:shell_exec npm`` finds the bash calls that ran npm,
-    not the outputs that mention it."""
-    import difflib
-
-    from ..model.parts import TOOL_KINDS, tool_kind
-
-    word = value.strip().lower()
-    canonical = sorted(set(TOOL_KINDS.values()))
-    tail = describe_kinds()
-    if not word:
-        raise QueryError(f"kind: needs a kind; {tail}")
-    if word in canonical:
-        return word
-    if word in TOOL_KINDS:
-        raise QueryError(f"{word} is a tool, not a kind: its calls are kind:{tool_kind(word)}; {tail}")
-    near = [k for k in canonical if k.startswith(word)] or difflib.get_close_matches(word, canonical, 1, 0.8)
-    if near:
-        raise QueryError(f"unknown kind {visible(value.strip())} (did you mean kind:{near[0]}?); {tail}")
-    return word
-
-
-def _is_kind_word(word: str) -> bool:
-    return word[: len(_KIND_PREFIX)].lower() == _KIND_PREFIX
-
-
-def _kinds_of(words: Iterable[str]) -> frozenset[str]:
-    """The kinds the ``kind:`` qualifiers among ``words`` name."""
-    return frozenset(parse_kind(w[len(_KIND_PREFIX) :]) for w in words if _is_kind_word(w))
-
-
-def _kind_filter(kinds: frozenset[str]) -> Callable[[str, str], bool]:
-    """Whether a row ``(row kind, text)`` is a call of one of ``kinds`` (see :func:`parse_kind`):
-    a tool-call row's text begins with its tool's name (:func:`_tool_call_text`), and the
-    kind is derived from that name here, at query time (the index keeps no tool kind)."""
-    from ..model.parts import SHELL_EXEC, tool_kind
-
-    shell = SHELL_EXEC in kinds
-
-    def keep(row_kind: str, text: str) -> bool:
-        if row_kind == "tool-call":
-            sp = text.find(" ")
-            return tool_kind(text if sp < 0 else text[:sp]).lower() in kinds
-        return shell and row_kind == "bash"
-
-    return keep
-
-
-def parse_query(query: str) -> Query:
-    """Parse a query the way Pi's session selector does (``parseSearchQuery``), plus
-    pitui's ``kind:`` qualifiers (:func:`parse_kind`): any number, anywhere among the
-    words, or before a ``re:`` (``kind:shell_exec re:npm (i|ci)``); several mean any of
-    those kinds. A quoted ``"kind:x"`` is a phrase, matched as text.
-
-    Raises :class:`QueryError` for an empty query, an empty regex, a bad regex or a
-    ``kind:`` that names no kind."""
-    trimmed = query.strip()
-    if not trimmed:
-        raise QueryError("empty query")
-    lead: list[str] = []  # leading ``kind:`` words, which may come before a ``re:``
-    rest = trimmed
-    while _is_kind_word(rest):
-        word, *more = rest.split(None, 1)
-        lead.append(word)
-        rest = more[0] if more else ""
-    if rest.startswith("re:"):
-        kinds = _kinds_of(lead)
-        src = rest[3:].strip()
-        if not src:
-            raise QueryError("empty regex")
-        pattern = compile_user_regex(src)
-        lits = _required_literals(src)
-        gaps = tuple(g for g in (_gap_filter(x, y) for x, y in _one_char_gaps(src)) if g is not None)
-        term = Term("regex", src, pattern, _fts_all(lits), _needles(lits), _pair_keys(lits), gaps)
-        return Query(query, "regex", (term,), kinds)
-    tokens: list[tuple[str, str]] = []
-    buf: list[str] = []
-    in_quote = False
-
-    def flush(kind: str) -> None:
-        v = "".join(buf).strip()
-        buf.clear()
-        if v:
-            tokens.append((kind, v))
-
-    for ch in trimmed:
-        if ch == '"':
-            if in_quote:
-                flush("phrase")
-                in_quote = False
-            else:
-                flush("term")
-                in_quote = True
-            continue
-        if not in_quote and ch.isspace():
-            flush("term")
-            continue
-        buf.append(ch)
-    if in_quote:  # unbalanced quotes: plain whitespace tokens, quote characters included (Pi)
-        tokens = [("term", t) for t in trimmed.split()]
-    else:
-        flush("term")
-    kinds = _kinds_of(v for kind, v in tokens if kind == "term")
-    terms = []
-    for kind, v in tokens:
-        if kind == "phrase" and not v.split():
-            continue
-        if kind == "term" and _is_kind_word(v):
-            continue
-        terms.append(_term(kind, v))
-    if not terms and not kinds:
-        raise QueryError("empty query")
-    return Query(query, "tokens", tuple(terms), kinds)
-
-
-# ---------------------------------------------------------------------------- extraction
 
 
 def _cap(text: str) -> str:
@@ -893,9 +343,6 @@ def _norm_id(value) -> str | None:
     """An entry's id as :class:`~pitui.core.session.Session` names it (None: it has none
     that Pi could match, and is named ``line<N>``)."""
     return norm_id(value)
-
-
-# ---------------------------------------------------------------------------- the index
 
 
 CHUNK_CHARS = 256 * 1024  # a chunk closes once its rows hold this many characters of text
@@ -1344,8 +791,6 @@ def _index_whole(path: str) -> dict | None:
              fingerprint, st.error]  # fmt: skip
     return {"ident": ident, "state": state, "chunks": chunks, "rows": stats.rows, "bytes": ident[2]}
 
-
-# ------------------------------------------------------------------ reading chunks back
 
 # A line whose raw JSON may hold, case-insensitively, a printable ASCII text its bytes do
 # not show: one with a \\u escape of a printable ASCII character (or of a letter in _FOLDS),
@@ -2247,9 +1692,6 @@ class _Txn:
                 self.conn.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
-
-
-# ---------------------------------------------------------------------------- API
 
 
 def _infos(root: SessionRoot, index_dir) -> list[SessionInfo]:
