@@ -29,6 +29,7 @@ sys.path.insert(0, BENCH)
 import pi_side  # noqa: E402
 import search_bench  # noqa: E402
 from pitui.core.store import search as S  # noqa: E402
+from pitui.core.store import search_rows as R  # noqa: E402
 from pitui.core.store import search_words as W  # noqa: E402
 from pitui.core.store import search_worker  # noqa: E402
 from pitui.core.store.discovery import resolve_root  # noqa: E402
@@ -77,10 +78,10 @@ def text_vs_words(store: str, sample: int) -> dict:
         rowid = 0
         for p in files:
             with open_regular(p) as f:
-                st = S._FileState(0, p)
+                st = R._FileState(0, p)
                 parts: list[str] = []
                 n = 0
-                for *_, rows, _data in S._file_lines(f, st):
+                for *_, rows, _data in R._file_lines(f, st):
                     for _k, text in rows:
                         parts.append(text)
                         n += len(text)

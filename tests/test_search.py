@@ -13,7 +13,7 @@ import pytest
 
 from helpers import HEADER, entry, line, user, write
 from pitui.core.store import search as S
-from pitui.core.store import search_query, search_words
+from pitui.core.store import search_query, search_rows, search_words
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import (
@@ -352,7 +352,7 @@ def _row_count(index_dir):
                                          "WHERE file=? ORDER BY start", (fid,)).fetchall():
                 w: set = set()
                 with open(path, "rb") as f:
-                    rows = list(S._file_rows(f, S._FileState(0, path)) if stream
+                    rows = list(search_rows._file_rows(f, search_rows._FileState(0, path)) if stream
                                 else S._chunk_rows(f, st, [tuple(chunk)], None, []))
                 for *_, text in rows:
                     search_words._add_words(text, w)
@@ -360,7 +360,7 @@ def _row_count(index_dir):
                 n += 0 if stream else len(rows)
             if stream:
                 with open(path, "rb") as f:
-                    n += len(list(S._file_rows(f, S._FileState(0, path))))
+                    n += len(list(search_rows._file_rows(f, search_rows._FileState(0, path))))
         for g in GRAMS:
             if len(g) < 3 or not g.isalpha() or not g.isascii():
                 continue
