@@ -553,7 +553,7 @@ def test_error_lines_name_hostile_paths_and_reasons_with_stand_ins(hostile):
 
 
 def test_search_snippets_show_stand_ins_with_the_match_where_it_is():
-    from pitui.core.store.search import _context
+    from pitui.core.store.search_match import _context
 
     text = "\x1b]0;t\x07 before \x9b\x7f\tNEEDLE\x00 after\rend"
     start = text.index("NEEDLE")

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import HEADER, entry, line, user, write
 from pitui.core.store import search as S
-from pitui.core.store import search_query, search_rows, search_words
+from pitui.core.store import search_match, search_query, search_rows, search_words
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import (
@@ -304,7 +304,7 @@ def test_limit_and_max_hits(corpus_cache):
 def test_context_is_one_line_around_the_match(corpus_cache):
     [r] = [r for r in run('"tui-renderer.ts in full"', index_dir=corpus_cache) if r.hits[0].entry_index == 0]
     h = r.hits[0]
-    assert h.kind == "user" and h.context.startswith("…") and len(h.context) <= S.CONTEXT_WIDTH + 2
+    assert h.kind == "user" and h.context.startswith("…") and len(h.context) <= search_match.CONTEXT_WIDTH + 2
     assert [h.context[s:e] for s, e in h.spans] == ["tui-renderer.ts in full"]
 
 
@@ -313,10 +313,10 @@ def test_context_spans():
     text = "first line\n" + "x" * 100 + " Needle and needle\nlast"
     start = text.index("Needle")
     # private: the context line of a hit, unit-tested on its edges (run() shows it above)
-    line_, spans = S._context(text, start, start + 6, pats)
+    line_, spans = search_match._context(text, start, start + 6, pats)
     assert line_.startswith("…") and "\n" not in line_
     assert [line_[s:e] for s, e in spans] == ["Needle", "needle"]
-    line_, spans = S._context("\tneedle\tx", 1, 7, pats)
+    line_, spans = search_match._context("\tneedle\tx", 1, 7, pats)
     assert line_ == "needle x" and spans == ((0, 6),)
 
 

@@ -61,16 +61,8 @@ file is private (``0600``, in a ``0700`` folder).
 
 How a session matches
 ---------------------
-The query language (Pi's ``/resume`` syntax, and pitui's ``kind:``) is :mod:`.search_query`'s.
-
-Pi matches a query against a session's whole text (name, id, all user/assistant text joined,
-cwd); pitui matches per row, and defines a session's result this way: **a session is a result
-when every term matches at least one of its rows** (terms may be spread over different entries,
-as in Pi); its hits are the rows matching *any* term, in file order. A regex, or a phrase, is
-matched within one row (Pi would let a regex span two messages; pitui does not). Pi's fuzzy
-fallback (query characters scattered in the name or cwd) is not done: every hit is a real
-substring. pitui searches more than Pi does (tool calls and results, thinking, bash, summaries,
-labels).
+The query language (Pi's ``/resume`` syntax, and pitui's ``kind:``) is :mod:`.search_query`'s;
+which sessions are results and their hits, :mod:`.search_match`'s.
 
 How a query runs
 ----------------
@@ -112,19 +104,17 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .discovery import SessionRoot, find_session_files, utf8_name
 from ..read.lines import file_fingerprint, open_regular, parse_line
-from .listing import SessionIndex, SessionInfo, _utf8, default_cache_dir, list_sessions
-from ..text import CONTROL_RE, visible
+from .listing import SessionIndex, SessionInfo, default_cache_dir, list_sessions
 from ..paths import notice, private_dir
-from .search_query import Query, QueryError, Term, _gap_fts, _kind_filter, describe_kinds, parse_kind, parse_query
-from .search_rows import (
-    HEAD_CAP, KINDS, TAIL_CAP, _FileState, _file_lines, _file_rows, _identity, _norm_id, entry_rows,
-)
+from .search_match import MAX_HITS, Hit, SessionHits, _match_open_file, _scan_file, match_rows
+from .search_query import Query, QueryError, Term, _gap_fts, describe_kinds, parse_kind, parse_query
+from .search_rows import HEAD_CAP, KINDS, TAIL_CAP, _FileState, _file_lines, _identity, _norm_id, entry_rows
 from .search_words import _chunk_may, _has_fold, _may_pair, _words_of, _words_text
 
 __all__ = [
@@ -149,13 +139,9 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 9  # 3: files keep dev and ino; 4: a tool call's nested arguments as text, not JSON; 5: chunks of words; 6: their made-text lines; 7: their word pairs; 8: the pair bitmaps a power of two bits; 9: their positions mixed (_pair_pos)
-MAX_HITS = 100  # hits kept per session by default (all are counted)
-CONTEXT_WIDTH = 160  # characters of context around a hit
-CONTEXT_BEFORE = 48  # ... of which at most this many before the match
 _UNINDEXED = "cannot be indexed ("  # a file's error when indexing it raised (then the exception's name)
 _TXN_CHARS = 16 * 1024 * 1024  # commit at least this often (characters of words inserted)
 _TXN_SECONDS = 2.0  # ... or this often, so readers and a cancelled update lose little
-_STOP_EVERY = 64  # rows matched between two polls of should_stop
 
 
 def _fts_refused(exc: sqlite3.OperationalError) -> bool:
@@ -239,202 +225,6 @@ class IndexStats:
     bytes: int = 0  # bytes of session files read
     seconds: float = 0.0
     cancelled: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One matching row: which entry, what kind of text, and a line of context."""
-
-    entry_id: str | None  # None for header rows (cwd, id)
-    entry_index: int  # -1 for header rows
-    kind: str
-    context: str  # one line (no newlines), cut around the first match
-    spans: tuple[tuple[int, int], ...]  # matches in ``context``: (start, end), sorted
-
-    @property
-    def span(self) -> tuple[int, int]:
-        return self.spans[0] if self.spans else (0, 0)
-
-    def to_json(self) -> dict:
-        return {
-            "entryId": self.entry_id,
-            "entryIndex": self.entry_index,
-            "kind": self.kind,
-            "context": self.context,
-            "spans": [list(s) for s in self.spans],
-        }
-
-
-@dataclass
-class SessionHits:
-    """The hits of one session, with what the result list shows about the session."""
-
-    path: str
-    session_id: str | None
-    name: str | None
-    first_message: str
-    cwd: str
-    modified_ms: float | None
-    hits: list[Hit] = field(default_factory=list)
-    hit_count: int = 0  # all matching rows (``hits`` keeps at most ``max_hits``)
-    info: SessionInfo | None = field(default=None, repr=False, compare=False)  # (for the whole first message)
-
-    @property
-    def title(self) -> str:
-        return self.name or self.first_message
-
-    def to_json(self) -> dict:
-        from ..timeutil import ms_to_iso
-
-        return {
-            "path": _utf8(self.path),
-            "id": self.session_id,
-            "name": self.name,
-            "firstMessage": self.info.full_first_message() if self.info is not None else self.first_message,
-            "cwd": self.cwd,
-            "modified": ms_to_iso(self.modified_ms),
-            "hitCount": self.hit_count,
-            "hits": [h.to_json() for h in self.hits],
-        }
-
-
-_SPACES = {9: " ", 10: " ", 13: " "}  # (same length: the spans stay where they are)
-
-
-def _shown(line: str, spans: list[tuple[int, int]]) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """``line`` with its control characters as visible stand-ins (``core.text.visible``,
-    the one rule for showing session text), and ``spans`` moved to match."""
-    if CONTROL_RE.search(line) is None:
-        return line, tuple(spans)
-    parts: list[str] = []
-    at: dict[int, int] = {}
-    n = prev = 0
-    for cut in sorted({0, len(line), *(x for span in spans for x in span)}):
-        if cut > prev:
-            parts.append(visible(line[prev:cut]))
-            n += len(parts[-1])
-            prev = cut
-        at[cut] = n
-    return "".join(parts), tuple((at[s], at[e]) for s, e in spans)
-
-
-def _context(
-    text: str, start: int, end: int, patterns: list[re.Pattern], fixed: list[int | None] | None = None
-) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """One line of ``text`` around the match ``start:end``, and the matches inside it.
-    ``fixed[k]``: the length of every match of ``patterns[k]`` when that is fixed (a plain
-    term's), so that looking for its matches stops at the line's end, not the text's."""
-    ls = text.rfind("\n", 0, start) + 1
-    le = text.find("\n", max(start, end - 1) if end > start else start)
-    if le < 0:
-        le = len(text)
-    a = max(ls, start - CONTEXT_BEFORE)
-    b = min(le, a + CONTEXT_WIDTH)
-    if b <= start and start < len(text):  # a match that starts with a newline
-        b = min(len(text), start + CONTEXT_WIDTH)
-    raw = text[a:b]
-    stripped = raw.lstrip()
-    shift = len(raw) - len(stripped)
-    if shift and a + shift > start:  # never strip the match itself
-        shift = max(0, start - a)
-        stripped = raw[shift:]
-    prefix = "…" if a > ls else ""
-    suffix = "…" if b < le else ""
-    line = prefix + stripped.rstrip().translate(_SPACES) + suffix
-    body_end = len(prefix) + len(stripped.rstrip())
-    off = len(prefix) - a - shift
-    spans: list[tuple[int, int]] = []
-    for k, p in enumerate(patterns):
-        n = 0
-        reach = fixed[k] if fixed is not None else None
-        found = p.finditer(text, max(0, a + shift)) if reach is None else p.finditer(text, max(0, a + shift), b + reach)
-        for m in found:
-            s, e = m.span()
-            if s >= b:
-                break
-            if e > s:
-                spans.append((max(s + off, len(prefix)), min(e + off, body_end)))
-                n += 1
-                if n >= 20:
-                    break
-    if not spans and end >= start:
-        spans.append((max(start + off, len(prefix)), min(max(end, start) + off, body_end)))
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for s, e in spans:
-        if merged and s <= merged[-1][1]:
-            if e > merged[-1][1]:
-                merged[-1] = (merged[-1][0], e)
-        else:
-            merged.append((s, e))
-    return _shown(line, merged)
-
-
-def match_rows(
-    rows: Iterable[tuple[str, int, str | None, str]],
-    q: Query,
-    max_hits: int = MAX_HITS,
-    should_stop: Callable[[], bool] | None = None,
-) -> tuple[list[Hit], int] | None:
-    """The exact hits of ``q`` among one session's ``rows`` (``(kind, entry index, entry id,
-    text)`` in file order): ``(hits, hit_count)``, the first ``max_hits`` hits kept and all
-    counted, or None when some term matches none of the rows (a session is a result when
-    every term matches one of its rows; its hits are the rows matching any term).
-    ``kind:`` qualifiers leave out every row but the calls of those kinds; without terms,
-    each such call is a hit (and a session without one is no result).
-    ``should_stop()`` is polled every :data:`_STOP_EVERY` rows (a huge session, or a regex
-    no trigram narrows, is a long scan): None once it is true."""
-    terms = q.terms
-    keep = _kind_filter(q.kinds) if q.kinds else None
-    matched = [False] * len(terms)
-    patterns = [t.pattern for t in terms]
-    needles = [t.needles for t in terms]
-    # a plain ASCII term's match in ASCII text is where its lowercase form is in the
-    # lowercased text (one code point per code point, as re.IGNORECASE folds): no regex
-    plain = [t.value.lower() if t.kind == "term" and t.value.isascii() else None for t in terms]
-    fixed = [len(t.value) if t.kind == "term" else None for t in terms]
-    hits: list[Hit] = []
-    count = 0
-    for n, (kind, entry, eid, text) in enumerate(rows, 1):
-        if should_stop is not None and n % _STOP_EVERY == 0 and should_stop():
-            return None
-        if keep is not None and not keep(kind, text):
-            continue
-        if not terms:  # ``kind:`` alone: the call is the hit (its first line; nothing to mark)
-            count += 1
-            if len(hits) < max_hits:
-                hits.append(Hit(eid, int(entry), kind, _context(text, 0, 0, [])[0], ()))
-            continue
-        ascii_text = text.isascii()  # O(1) in CPython
-        low = None
-        first = None  # (start, end) of the leftmost match of any term
-        for k, p in enumerate(patterns):
-            if ascii_text and needles[k]:
-                if low is None:
-                    low = text.lower()
-                if plain[k] is not None:
-                    at = low.find(plain[k])
-                    if at >= 0:
-                        matched[k] = True
-                        if first is None or at < first[0]:
-                            first = (at, at + len(plain[k]))
-                    continue
-                if not all(x in low for x in needles[k]):
-                    continue
-            m = p.search(text)
-            if m is not None:
-                matched[k] = True
-                if first is None or m.start() < first[0]:
-                    first = m.span()
-        if first is None:
-            continue
-        count += 1
-        if len(hits) < max_hits:
-            line, spans = _context(text, first[0], first[1], patterns, fixed)
-            hits.append(Hit(eid, int(entry), kind, line, spans))
-    if not all(matched) or not count:
-        return None
-    return hits, count
 
 
 def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
@@ -1492,24 +1282,3 @@ def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos) -> Ite
         n += 1
         if limit is not None and n >= limit:
             return
-
-
-def _scan_file(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
-    """The exact hits of ``q`` in the session file ``path``, every row read (None when it
-    cannot be read: it is left out)."""
-    try:
-        f = open_regular(path)
-    except OSError:
-        return None
-    with f:
-        return _match_open_file(f, path, q, max_hits, should_stop)
-
-
-def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
-    """The exact hits of ``q`` in the open session file ``f``, every row read."""
-    st = _FileState(0, path)
-    try:
-        got = match_rows(_file_rows(f, st), q, max_hits, should_stop)
-    except Exception:  # (a file that cannot be read is left out, as the index leaves it out)
-        return None
-    return got if st.error is None and st.has_header else None
