@@ -330,3 +330,21 @@ def test_a_row_twice_in_a_hostile_index_is_listed_once(store, tmp_path):
     write_listing_index(tmp_path / "c", cols, rows + rows[:1], frags + frags[:1])
     assert list_json(r, SessionIndex(tmp_path / "c")) == want
     assert list_json(r, SessionIndex(tmp_path / "c")) == want
+
+
+def test_a_row_is_checked_whatever_rows_were_checked_before(store, tmp_path):
+    """Rows are checked by their fields' types, those of rows already seen by one lookup: a
+    row with a known set of types whose list holds a number, or with one field's type
+    changed, is still not a session's."""
+    r = resolve_root(str(store))
+    list_json(r, SessionIndex(tmp_path / "c"))
+    _, rows, _ = read_listing_index(tmp_path / "c")
+    good = rows[0]
+    row = orjson.dumps([good.get(k) for k in listing._FIELDS])
+    assert isinstance(listing._info_of_row(row), listing.SessionInfo)
+    for bad, why in [({"subagent_transcripts": [1]}, "subagent_transcripts holds a value that is not a string"),
+                     ({"message_count": "7"}, "message_count is str"),
+                     ({"extra": []}, "extra is list")]:
+        got = listing._info_of_row(orjson.dumps([{**good, **bad}.get(k) for k in listing._FIELDS]))
+        assert got == f"{why} in a row"
+    assert isinstance(listing._info_of_row(row), listing.SessionInfo)

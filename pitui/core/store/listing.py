@@ -919,21 +919,37 @@ def _row_types() -> dict[str, frozenset]:
     return _ROW_TYPES
 
 
+#: the rows' field types already checked one by one (a store's rows share a few: a row whose
+#: types are one of them is checked by one lookup)
+_GOOD_TYPES: set[tuple] = set()
+_GOOD_TYPES_MAX = 4096
+_LIST_FIELDS: tuple[int, ...] | None = None  # (the fields that may hold a list)
+
+
 def _info_of_row(row) -> SessionInfo | str:
     """The SessionInfo a row holds, or why it is not one: a JSON array of every field,
     each of the type SessionInfo gives it (list fields hold strings)."""
+    global _LIST_FIELDS
     try:
         vals = orjson.loads(row)
     except (orjson.JSONDecodeError, TypeError) as exc:
         return f"a row is not JSON: {exc}"
     if type(vals) is not list or len(vals) != len(_FIELDS):
         return "a row that is not a session's"
-    allowed = _row_types()
-    for k, v in zip(_FIELDS, vals):
-        if type(v) not in allowed[k]:
-            return f"{k} is {type(v).__name__} in a row"
+    types = tuple(map(type, vals))
+    if types not in _GOOD_TYPES:
+        allowed = _row_types()
+        for k, t in zip(_FIELDS, types):
+            if t not in allowed[k]:
+                return f"{k} is {t.__name__} in a row"
+        if len(_GOOD_TYPES) < _GOOD_TYPES_MAX:
+            _GOOD_TYPES.add(types)
+    if _LIST_FIELDS is None:
+        _LIST_FIELDS = tuple(k for k, f in enumerate(_FIELDS) if list in _row_types()[f])
+    for k in _LIST_FIELDS:
+        v = vals[k]
         if type(v) is list and not all(type(x) is str for x in v):
-            return f"{k} holds a value that is not a string in a row"
+            return f"{_FIELDS[k]} holds a value that is not a string in a row"
     return SessionInfo(*vals)
 
 
