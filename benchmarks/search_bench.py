@@ -63,7 +63,9 @@ def queries(store: str) -> list[tuple[str, str]]:
 
 
 def _schema(src: str) -> int:
-    text = open(os.path.join(src, "pitui", "core", "store", "search.py"), encoding="utf-8").read()
+    store = os.path.join(src, "pitui", "core", "store")
+    name = "search_index.py" if os.path.exists(os.path.join(store, "search_index.py")) else "search.py"  # (older trees)
+    text = open(os.path.join(store, name), encoding="utf-8").read()
     return int(re.search(r"^SCHEMA_VERSION = (\d+)", text, re.M).group(1))
 
 

@@ -29,6 +29,7 @@ sys.path.insert(0, BENCH)
 import pi_side  # noqa: E402
 import search_bench  # noqa: E402
 from pitui.core.store import search as S  # noqa: E402
+from pitui.core.store import search_chunks as C  # noqa: E402
 from pitui.core.store import search_rows as R  # noqa: E402
 from pitui.core.store import search_words as W  # noqa: E402
 from pitui.core.store import search_worker  # noqa: E402
@@ -37,7 +38,7 @@ from pitui.core.read.lines import open_regular  # noqa: E402
 
 
 def one_size(store: str, chunk: int) -> dict:
-    S.CHUNK_CHARS = chunk
+    C.CHUNK_CHARS = chunk
     search_worker.PARALLEL_MIN_FILES = 10**9
     d = tempfile.mkdtemp(prefix="pitui-costs-")
     try:
@@ -66,7 +67,7 @@ def one_size(store: str, chunk: int) -> dict:
 
 def text_vs_words(store: str, sample: int) -> dict:
     """FTS size of the same chunks as whole text and as distinct words, first ``sample`` files."""
-    S.CHUNK_CHARS = 128 * 1024
+    C.CHUNK_CHARS = 128 * 1024
     files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))[:sample]
     out = {}
     for how in ("words", "text"):
@@ -85,7 +86,7 @@ def text_vs_words(store: str, sample: int) -> dict:
                     for _k, text in rows:
                         parts.append(text)
                         n += len(text)
-                    if n >= S.CHUNK_CHARS:
+                    if n >= C.CHUNK_CHARS:
                         rowid += 1
                         c.execute("INSERT INTO w(rowid, t) VALUES (?, ?)", (rowid, _as(how, parts)))
                         parts, n = [], 0
@@ -109,13 +110,13 @@ def pair_costs(store: str, every: int) -> dict:
 
     files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))[::every]
     texts: list[list[str]] = []
-    real = S._words_of
-    S._words_of = lambda t: (texts.append(list(t)), real(t))[1]
+    real = C._words_of
+    C._words_of = lambda t: (texts.append(list(t)), real(t))[1]
     try:
         for p in files:
-            S._index_whole(p)
+            C._index_whole(p)
     finally:
-        S._words_of = real
+        C._words_of = real
     datas = []
     for t in texts:
         joined = "\n".join(t)

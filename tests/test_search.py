@@ -13,7 +13,7 @@ import pytest
 
 from helpers import HEADER, entry, line, user, write
 from pitui.core.store import search as S
-from pitui.core.store import search_match, search_query, search_rows, search_words
+from pitui.core.store import search_chunks, search_match, search_query, search_rows, search_words
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import (
@@ -353,7 +353,7 @@ def _row_count(index_dir):
                 w: set = set()
                 with open(path, "rb") as f:
                     rows = list(search_rows._file_rows(f, search_rows._FileState(0, path)) if stream
-                                else S._chunk_rows(f, st, [tuple(chunk)], None, []))
+                                else search_chunks._chunk_rows(f, st, [tuple(chunk)], None, []))
                 for *_, text in rows:
                     search_words._add_words(text, w)
                 words[cid] = {x.decode() for x in w}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import assistant, entry, full_results, same_results_of_two_indexes, user, write
-import pitui.core.store.search as S  # private: the chunk size, made small
+from pitui.core.store import search_chunks  # private: the chunk size, made small
 from pitui.core.store import search_words  # private: the pair keys and bitmaps, unit-tested
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import SearchIndex, parse_query, search, update_index
@@ -61,9 +61,9 @@ def _adjacent(path):
     write(path, objs)
 
 
-@pytest.mark.parametrize("chunk", [1500, S.CHUNK_CHARS])
+@pytest.mark.parametrize("chunk", [1500, search_chunks.CHUNK_CHARS])
 def test_words_present_never_adjacent_read_no_chunk(tmp_path, monkeypatch, chunk):
-    monkeypatch.setattr(S, "CHUNK_CHARS", chunk)
+    monkeypatch.setattr(search_chunks, "CHUNK_CHARS", chunk)
     root = tmp_path / "s"
     _never_adjacent(root / "--p--" / "2026-11-20T10-00-00-000Z_a.jsonl")
     idx = tmp_path / "idx"
@@ -79,9 +79,9 @@ def test_words_present_never_adjacent_read_no_chunk(tmp_path, monkeypatch, chunk
     agree(root, idx)
 
 
-@pytest.mark.parametrize("chunk", [1500, S.CHUNK_CHARS])
+@pytest.mark.parametrize("chunk", [1500, search_chunks.CHUNK_CHARS])
 def test_adjacent_words_are_found(tmp_path, monkeypatch, chunk):
-    monkeypatch.setattr(S, "CHUNK_CHARS", chunk)
+    monkeypatch.setattr(search_chunks, "CHUNK_CHARS", chunk)
     root = tmp_path / "s"
     f = root / "--p--" / "2026-11-20T10-00-00-000Z_a.jsonl"
     _adjacent(f)
@@ -98,7 +98,7 @@ def test_adjacent_words_are_found(tmp_path, monkeypatch, chunk):
 
 
 def test_grown_in_two_halves_equals_built_at_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(S, "CHUNK_CHARS", 1500)
+    monkeypatch.setattr(search_chunks, "CHUNK_CHARS", 1500)
     src = tmp_path / "src.jsonl"
     _adjacent(src)
     data = src.read_bytes()
@@ -120,7 +120,7 @@ def test_grown_in_two_halves_equals_built_at_once(tmp_path, monkeypatch):
 
 def test_a_search_that_builds_the_index_agrees(tmp_path, monkeypatch):
     """A file indexed by the search itself is narrowed by its own chunks' pairs."""
-    monkeypatch.setattr(S, "CHUNK_CHARS", 1500)
+    monkeypatch.setattr(search_chunks, "CHUNK_CHARS", 1500)
     root = tmp_path / "s"
     _adjacent(root / "--p--" / "2026-11-20T10-00-00-000Z_a.jsonl")
     _never_adjacent(root / "--p--" / "2026-11-20T09-00-00-000Z_b.jsonl")

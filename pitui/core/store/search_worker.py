@@ -1,7 +1,7 @@
 """Cold search indexing in worker processes: ``python -m pitui.core.store.search_worker``.
 
 The worker reads a JSON array of session file paths on standard input and writes, for
-each in that order, one JSON line: what :func:`pitui.core.store.search._index_whole` made
+each in that order, one JSON line: what :func:`pitui.core.store.search_chunks._index_whole` made
 of it (its chunks and words, and the file's state), or ``null`` (the caller indexes that
 file itself). The caller (:func:`indexed_in_workers`) hands the files out round-robin and
 takes the results back in the order it gave, while it writes them to the index. Plain
@@ -25,7 +25,7 @@ PARALLEL_MIN_BYTES = 48 * 1024 * 1024
 
 
 def main() -> int:
-    from .search import _index_whole
+    from .search_chunks import _index_whole
 
     paths = orjson.loads(sys.stdin.buffer.read() or b"[]")
     out = sys.stdout.buffer

@@ -1,0 +1,292 @@
+"""A session file as the search index cuts it, into chunks of whole lines with their words,
+and the rows of chunks read back from the file.
+
+Cutting a file
+--------------
+A file is cut into **chunks** of whole lines (a chunk closes once its rows hold
+:data:`CHUNK_CHARS` characters; the header line is a chunk of its own): :func:`_chunks`,
+from where the file's state (:class:`~.search_rows._FileState`) says reading stopped. Per
+chunk the index keeps its bytes ``[start, end)``, its first line's number, how many lines it
+spans, the index of its first entry and whether it is *dense* (every line one entry: no
+blank, bad or header line, and no line whose raw JSON hides ASCII text behind a ``\\u``
+escape or holds a letter that folds to an ASCII one, see :func:`_unsafe`), the offsets of
+its lines whose text pitui makes (tool calls, labels: :data:`_MADE_KINDS`), and its words
+and word-pair bitmap (:mod:`.search_words`). Chunks without words are left out. A worker
+process (:mod:`.search_worker`) cuts a new file whole (:func:`_index_whole`) into what JSON
+can carry; its result is checked whole (:func:`_ready`) before any of it is written.
+
+Reading chunks back
+-------------------
+A chunk is read back with ``pread`` (:func:`_chunk_rows`). In a dense chunk the lines worth
+parsing are found in the raw bytes first (:func:`_chosen_lines`): a line is parsed only if
+it holds, lowercased, the pieces of some term's literals that a JSON writer writes as they
+are (a tool call's row, whose text pitui makes, is checked more loosely); the others are
+never parsed. Their rows are matched exactly by :func:`.search_match.match_rows`, as the
+scan matches them. A chunk whose bytes are no longer whole lines where they were raises
+:class:`_Changed` (the index then reads the file whole).
+"""
+
+from __future__ import annotations
+
+import array
+import base64
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from ..read.lines import file_fingerprint, open_regular, parse_line
+from .search_query import Query
+from .search_rows import _FileState, _file_lines, _identity, _norm_id, entry_rows
+from .search_words import _has_fold, _words_of, _words_text
+
+
+CHUNK_CHARS = 256 * 1024  # a chunk closes once its rows hold this many characters of text
+
+
+@dataclass
+class IndexStats:
+    files: int = 0  # session files considered
+    indexed: int = 0  # files (re)read, wholly or from where they stopped
+    reindexed: int = 0  # ... of which read again from the start (changed or shrunk)
+    removed: int = 0  # files dropped because they are gone
+    rows: int = 0  # rows added
+    bytes: int = 0  # bytes of session files read
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+# A line whose raw JSON may hold, case-insensitively, a printable ASCII text its bytes do
+# not show: one with a \\u escape of a printable ASCII character (or of a letter in _FOLDS),
+# or with the UTF-8 of a letter in _FOLDS. A chunk with such a line is not dense: its lines
+# are all parsed.
+_UNSAFE_ESC = (b"002", b"003", b"004", b"005", b"006", b"007")
+_UNSAFE_ESC4 = (b"212a", b"017f", b"0131", b"0130")
+_ESCAPE = re.compile(rb"\\u(?!00[01])")  # (escapes of control characters, common in tool output, hide no word)
+
+
+def _unsafe(data: bytes) -> bool:
+    """Whether the raw line ``data`` holds a \\u escape of a printable ASCII character (or
+    of a letter in :data:`_FOLDS`; the letters themselves are found in the rows' texts,
+    :func:`_has_fold`)."""
+    if b"\\u" not in data:  # (most lines: found by a byte search, faster than the regex's scan)
+        return False
+    m = _ESCAPE.search(data)
+    while m is not None:
+        h = data[m.end() : m.end() + 4].lower()
+        if h[:3] in _UNSAFE_ESC or h in _UNSAFE_ESC4:
+            return True
+        m = _ESCAPE.search(data, m.end())
+    return False
+
+
+def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
+    """The chunks of a file from where ``st`` says reading stopped, as ``(start, end,
+    first entry, first line number, lines, dense, made, words text, pair bitmap)``: whole lines, each chunk closed
+    once its rows hold :data:`CHUNK_CHARS` characters; the header line is a chunk of its
+    own. Chunks without words are left out (no query can want their lines)."""
+    cur = None  # [start, end, entry, lineno, dense, words, chars, last lineno]
+
+    def close():
+        words, pairs = _words_of(cur[5]) if cur[5] else (None, b"")
+        if words:
+            return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(words), pairs)
+        return None
+
+    for off, nxt, lineno, idx, _eid, rows, data in _file_lines(f, st):
+        header = idx == -1
+        if cur is not None and (header or cur[6] >= CHUNK_CHARS):
+            got = close()
+            if got:
+                yield got
+            cur = None
+        if cur is None:
+            first = st.next_entry if idx is None or header else idx
+            cur = [off, nxt, first, lineno, not header and not st.stream, [], 0, lineno - 1, []]
+        cur[1] = nxt
+        if cur[4] and (idx is None or header or lineno != cur[7] + 1 or _unsafe(data)):
+            cur[4] = False
+        cur[7] = lineno
+        texts = cur[5]
+        made = False
+        for kind, text in rows:
+            made = made or kind in _MADE_KINDS
+            texts.append(text)
+            cur[6] += len(text)
+            stats.rows += 1
+            if cur[4] and _has_fold(text):
+                cur[4] = False
+        if made:
+            cur[8].append(off - cur[0])
+        if header:
+            got = close()
+            if got:
+                yield got
+            cur = None
+    if cur is not None and st.error is None:
+        got = close()
+        if got:
+            yield got
+
+
+def _index_whole(path: str) -> dict | None:
+    """A file indexed from its start, without the index (what a worker process does, see
+    :mod:`.search_worker`): its identity, state, chunks and counts, as JSON can carry them;
+    None when it cannot be opened."""
+    try:
+        f = open_regular(path)
+    except OSError:
+        return None
+    with f:
+        ident = _identity(os.fstat(f.fileno()))
+        st = _FileState(0, path)
+        stats = IndexStats()
+        chunks = [(*c[:8], base64.b64encode(c[8]).decode("ascii")) for c in _chunks(f, st, stats)]
+    if st.error is not None:  # not a Pi session after all: nothing of it is kept
+        chunks = []
+    elif not st.has_header:
+        st.error = "no session header"
+    fingerprint = file_fingerprint(path, st.scanned_to) if st.scanned_to else ""
+    state = [st.scanned_to, st.next_lineno, st.next_entry, st.pending_entry, st.version, st.has_header, st.stream,
+             fingerprint, st.error]  # fmt: skip
+    return {"ident": ident, "state": state, "chunks": chunks, "rows": stats.rows, "bytes": ident[2]}
+
+
+def _ready(done: dict) -> tuple:
+    """A worker's result (:func:`_index_whole`) checked and in the shapes written, before
+    anything is: ``(identity, state fields, chunks, rows, bytes)``; raises on a bad one."""
+    ident = tuple(int(x) for x in done["ident"])
+    fields = tuple(done["state"])
+    chunks = [tuple(c) for c in done["chunks"]]
+    if len(ident) != 4 or len(fields) != 9 or any(len(c) != 9 or not isinstance(c[7], str) for c in chunks):
+        raise ValueError("not a worker's result")
+    chunks = [(*c[:8], base64.b64decode(c[8], validate=True)) for c in chunks]
+    for c in chunks:
+        array.array("I", c[6])  # (offsets that do not fit raise here, before anything is written)
+    return ident, fields, chunks, int(done["rows"]), int(done["bytes"])
+
+
+# A needle is looked for in a raw line in pieces. Strict pieces: cut where a JSON writer
+# may escape a character (quote, backslash, slash, control and non-ASCII characters); in a
+# dense chunk (no line with :func:`_unsafe` escapes) such a piece of a row's text is in its
+# line's bytes as it is, unless pitui made that part of the text: a tool call's row ("name
+# key: value", numbers written again) and a label that is no string. In those lines
+# (:data:`_MADE_KINDS`, whose offsets a chunk keeps), the loose pieces are looked for
+# instead: runs of letters and "_".
+_STRICT_CUT = re.compile(r'["\\/]+|[^\x20-\x7e]+')
+_LOOSE_CUT = re.compile(r"[^a-z_]+")
+_MADE_KINDS = frozenset(("tool-call", "label"))
+
+
+def _pieces(needles: Iterable[str], cut: re.Pattern) -> tuple[bytes, ...]:
+    got = {p for n in needles for p in cut.split(n) if p}
+    return tuple(p.encode("ascii") for p in sorted(got, key=len, reverse=True))
+
+
+def _line_filter(q: Query) -> list[tuple[tuple[bytes, ...], tuple[bytes, ...] | None]] | None:
+    """What a raw JSON line (lowercased) must hold to be worth parsing for ``q``: for any
+    one term, every strict piece of its needles, or (in a line holding a tool call or a
+    label) every loose piece (None in place of the loose pieces: the same as the strict
+    ones). None: every line is read (a term without a piece to look for)."""
+    if not q.terms:  # ``kind:`` alone: the lines that hold calls (or ``!`` commands)
+        from ..model.parts import SHELL_EXEC
+
+        alts = [((b"toolcall",), None)]
+        if SHELL_EXEC in q.kinds:
+            alts.append(((b"bashexecution",), None))
+        return alts
+    alts = []
+    for t in q.terms:
+        strict, loose = _pieces(t.needles, _STRICT_CUT), _pieces(t.needles, _LOOSE_CUT)
+        if not strict or not loose:
+            return None  # (a row may match this term without a piece to look for)
+        alts.append((strict, None if strict == loose else loose))
+    return alts
+
+
+def _chosen_lines(data: bytes, alts, made: Iterable[int]) -> list[int]:
+    """Offsets in ``data`` (whole lines) of the lines that may hold a row of interest, as
+    :func:`_line_filter` tells; ``made``: the offsets of the lines whose text pitui makes
+    (tool calls, labels), where loose pieces are looked for. Found by searching the whole
+    block, not line by line."""
+    low = data.lower()
+    find, rfind = low.find, low.rfind
+    n = len(low)
+    chosen = set()
+
+    def scan(first: bytes, check) -> None:
+        pos = find(first)
+        while pos >= 0:
+            ls = rfind(b"\n", 0, pos) + 1
+            le = find(b"\n", pos)
+            if le < 0:
+                le = n
+            if check(ls, le):
+                chosen.add(ls)
+            pos = find(first, le + 1) if le < n else -1
+
+    for strict, loose in alts:
+        scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
+        if loose is not None:
+            for ls in made:
+                le = find(b"\n", ls)
+                if le < 0:
+                    le = n
+                if all(find(p, ls, le) >= 0 for p in loose):
+                    chosen.add(ls)
+    return sorted(chosen)
+
+
+class _Changed(Exception):
+    """A file no longer holds what its chunks say."""
+
+
+def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tuple[str, int, str | None, str]]:
+    """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense, made)``, in file order)
+    of the session file ``f``, as :func:`match_rows` takes them, reading only the lines a
+    filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
+    when a chunk's bytes are not whole lines where they were."""
+    fd = f.fileno()
+    for start, end, entry, lineno, _lines, dense, made, *_ in chunks:
+        if stopped and stopped[0]():
+            stopped.append(True)
+            return
+        if not dense:
+            if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
+                raise _Changed
+            sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
+                             version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
+            for _o, _n, _l, idx, eid, rows, _d in _file_lines(f, sub, stop=end, sniff=False):
+                for kind, text in rows:
+                    yield kind, idx, eid, text
+            continue
+        data = os.pread(fd, end - start + 1, start - 1)  # (a dense chunk never starts a file)
+        if len(data) != end - start + 1 or data[:1] != b"\n" or not (data.endswith(b"\n") or end == st.size):
+            raise _Changed
+        data = data[1:]
+        if alts is None:
+            starts = [0]
+            at = data.find(b"\n")
+            while 0 <= at < len(data) - 1:
+                starts.append(at + 1)
+                at = data.find(b"\n", at + 1)
+        else:
+            starts = _chosen_lines(data, alts, array.array("I", made) if made else ())
+        k = 0  # lines before ``prev``
+        prev = 0
+        for ls in starts:
+            k += data.count(b"\n", prev, ls)
+            prev = ls
+            le = data.find(b"\n", ls)
+            if le < 0:
+                le = len(data)
+            line = data[ls:le]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            obj = parse_line(line).value
+            if not isinstance(obj, dict):
+                continue  # (the file changed under the same size and time)
+            n = lineno + k
+            eid = f"line{n}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{n}")
+            for kind, text in entry_rows(obj, st.version):
+                yield kind, entry + k, eid, text
