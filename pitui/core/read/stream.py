@@ -849,7 +849,7 @@ def stream_entries(f: BinaryIO, path: str | os.PathLike = "") -> tuple[dict, lis
     item ``i`` of the list is the app's entry ``i``, its ``id`` the app's id. The header is
     the stream's own, or for an RPC log one made up the way :class:`StreamSession` makes it
     (the session id a ``get_state`` response gave, no cwd). ``f`` is left open. What
-    search reads of a stream (``core/store/search.py``)."""
+    search reads of a stream (``core/store/search_rows.py``)."""
     s = StreamSession(path)
     s._read_records(f)
     return s.header, s._entries

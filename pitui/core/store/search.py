@@ -136,7 +136,7 @@ def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_sto
 
 def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos) -> Iterator[SessionHits]:
     """:func:`search` without the index: each session file read (as the index reads it,
-    :func:`_file_rows`) and matched (:func:`match_rows`) in turn."""
+    :func:`~.search_rows._file_rows`) and matched (:func:`match_rows`) in turn."""
     n = 0
     for info in _session_infos(root, index_dir, infos):
         if should_stop is not None and should_stop():

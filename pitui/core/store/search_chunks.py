@@ -46,6 +46,9 @@ CHUNK_CHARS = 256 * 1024  # a chunk closes once its rows hold this many characte
 
 @dataclass
 class IndexStats:
+    """What an update of the index did (:meth:`.search_index.SearchIndex.update`); the chunks
+    made count their rows into it."""
+
     files: int = 0  # session files considered
     indexed: int = 0  # files (re)read, wholly or from where they stopped
     reindexed: int = 0  # ... of which read again from the start (changed or shrunk)
@@ -57,9 +60,9 @@ class IndexStats:
 
 
 # A line whose raw JSON may hold, case-insensitively, a printable ASCII text its bytes do
-# not show: one with a \\u escape of a printable ASCII character (or of a letter in _FOLDS),
-# or with the UTF-8 of a letter in _FOLDS. A chunk with such a line is not dense: its lines
-# are all parsed.
+# not show: one with a \\u escape of a printable ASCII character (or of a letter in
+# search_words._FOLDS), or with the UTF-8 of a letter in _FOLDS. A chunk with such a line
+# is not dense: its lines are all parsed.
 _UNSAFE_ESC = (b"002", b"003", b"004", b"005", b"006", b"007")
 _UNSAFE_ESC4 = (b"212a", b"017f", b"0131", b"0130")
 _ESCAPE = re.compile(rb"\\u(?!00[01])")  # (escapes of control characters, common in tool output, hide no word)
@@ -67,7 +70,7 @@ _ESCAPE = re.compile(rb"\\u(?!00[01])")  # (escapes of control characters, commo
 
 def _unsafe(data: bytes) -> bool:
     """Whether the raw line ``data`` holds a \\u escape of a printable ASCII character (or
-    of a letter in :data:`_FOLDS`; the letters themselves are found in the rows' texts,
+    of a letter in :data:`~.search_words._FOLDS`; the letters themselves are found in the rows' texts,
     :func:`_has_fold`)."""
     if b"\\u" not in data:  # (most lines: found by a byte search, faster than the regex's scan)
         return False
@@ -243,7 +246,7 @@ class _Changed(Exception):
 
 def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tuple[str, int, str | None, str]]:
     """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense, made)``, in file order)
-    of the session file ``f``, as :func:`match_rows` takes them, reading only the lines a
+    of the session file ``f``, as :func:`~.search_match.match_rows` takes them, reading only the lines a
     filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
     when a chunk's bytes are not whole lines where they were."""
     fd = f.fileno()

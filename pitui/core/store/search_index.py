@@ -124,13 +124,13 @@ _SCHEMA = (
         made BLOB
     )""",
     "CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file, start)",
-    # Contentless: per chunk, its distinct words (see _add_words), trigram-indexed. Rows of
+    # Contentless: per chunk, its distinct words (see search_words._add_words), trigram-indexed. Rows of
     # chunks that are gone stay (contentless rows cannot be deleted without their text) and
     # are left out by the join with ``chunks``; ``meta.dead`` counts them.
     """CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
         text, tokenize='trigram case_sensitive 1', detail=none, columnsize=0, content=''
     )""",
-    # Per chunk (its id), the bitmap of its word pairs (see _pair_bits); none: it has no pairs.
+    # Per chunk (its id), the bitmap of its word pairs (see search_words._pair_bits); none: it has no pairs.
     "CREATE TABLE IF NOT EXISTS pairs(id INTEGER PRIMARY KEY, bits BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
 )
@@ -456,7 +456,7 @@ class SearchIndex:
         return _FileState(state.id, path)
 
     def _apply(self, path: str, ready: tuple, stats: IndexStats) -> tuple[int, int | None]:
-        """Write what a worker made of ``path`` (:func:`_index_whole`, read by :func:`_ready`),
+        """Write what a worker made of ``path`` (:func:`~.search_chunks._index_whole`, read by :func:`_ready`),
         as :meth:`_index_file` would."""
         ident, fields, chunks, rows, nbytes = ready
         state = self._state(path)
@@ -683,7 +683,7 @@ class SearchIndex:
     def narrowed(self, per_term: list[tuple] | None) -> list[tuple] | None:
         """The chunks of one file worth reading, in file order, from what :meth:`candidates`
         gave for it: each term's chunks, less those whose pair bitmap lacks one of the
-        term's pair keys (:func:`_pair_keys`); [] when a term keeps none (the file holds no
+        term's pair keys (:func:`~.search_words._pair_keys`); [] when a term keeps none (the file holds no
         result); None: all of the file's chunks."""
         if per_term is None:
             return None

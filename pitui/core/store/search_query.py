@@ -320,7 +320,7 @@ def _kinds_of(words: Iterable[str]) -> frozenset[str]:
 
 def _kind_filter(kinds: frozenset[str]) -> Callable[[str, str], bool]:
     """Whether a row ``(row kind, text)`` is a call of one of ``kinds`` (see :func:`parse_kind`):
-    a tool-call row's text begins with its tool's name (:func:`_tool_call_text`), and the
+    a tool-call row's text begins with its tool's name (:func:`~.search_rows._tool_call_text`), and the
     kind is derived from that name here, at query time (the index keeps no tool kind)."""
     from ..model.parts import SHELL_EXEC, tool_kind
 

@@ -203,6 +203,10 @@ def _norm_id(value) -> str | None:
 
 @dataclass(slots=True)
 class _FileState:
+    """A session file as reading it left it: where to read on from, and what the header
+    said. The index keeps one per file (its ``files`` row, :mod:`.search_index`); a scan
+    without the index makes a new one per file."""
+
     id: int
     path: str
     dev: int = 0  # (as _i64 stores them)
@@ -305,7 +309,7 @@ def _stream_lines(f, st: _FileState) -> Iterator[tuple]:
 
 
 def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str]]:
-    """Every row of a session file (or stream) as :func:`match_rows` takes them."""
+    """Every row of a session file (or stream) as :func:`~.search_match.match_rows` takes them."""
     for _off, _nxt, _lineno, idx, eid, rows, _data in _file_lines(f, st):
         for kind, text in rows:
             yield kind, idx, eid, text
