@@ -7,14 +7,14 @@ The index file
 ``$PITUI_CACHE_DIR``). It holds no session text: it tells which parts of which files may
 hold a match, and the files themselves are read for the exact match.
 
-Per file, its state (``files``, :class:`~.search_rows._FileState`); per chunk of whole lines
-(:mod:`.search_chunks`), where it is in its file (``chunks``); an SQLite FTS5 table
-(``words``: trigram tokenizer, ``detail=none``, contentless) holds, per chunk, its **distinct
-words**, and the ``pairs`` table the bitmap of its word pairs (:mod:`.search_words`). On the
-benchmark store (1 GB) the words are a hundredth of its size and the pairs a twentieth; the
-cold build parses each line once (orjson), in a worker process per core
-(:mod:`.search_worker`) when many new files need reading, and this process writes the chunks
-(see docs/performance.md for the figures).
+Its tables: ``files``, a row per file (its state, :class:`~.search_rows._FileState`);
+``chunks``, a row per chunk of whole lines (:mod:`.search_chunks`: where it is in its file,
+whether it is dense); ``words``, an SQLite FTS5 table (trigram tokenizer, ``detail=none``,
+contentless) of each chunk's **distinct words**; and ``pairs``, each chunk's bitmap of its
+word pairs (:mod:`.search_words`). On the benchmark store (1 GB) the words are a hundredth
+of its size and the pairs a twentieth; the cold build parses each line once (orjson), in a
+worker process per core (:mod:`.search_worker`) when many new files need reading, and this
+process writes the chunks (see docs/performance.md for the figures).
 
 Why FTS5 with the trigram tokenizer: it ships with Python's ``sqlite3`` (SQLite >= 3.34),
 it narrows *substring* queries (Pi's search is substring search: ``oken`` finds ``token``),
