@@ -965,92 +965,42 @@ def _decoded(rec: Rec) -> SessionInfo | str:
 #: Scan in worker processes when at least this many files (and bytes) need reading.
 PARALLEL_MIN_FILES = 24
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+#: The worker processes' module.
+LISTING_WORKER = "pitui.core.store.listing_worker"
 
 
 def _scan_parallel(todo: list, workers: int):
     """Yield index rows (:class:`Rec`) for ``todo`` as ``workers`` worker processes scan
-    them (``python -m pitui.core.store.listing_worker``); a worker that fails, or a row that
-    cannot be read, leaves its files to be scanned here."""
-    import selectors
-    import subprocess
-    import sys
+    them (:mod:`.listing_worker`, run by :mod:`.workers`), in the order they come; a worker
+    that fails, or a row that cannot be read, leaves its files to be scanned here."""
+    from .workers import Workers
 
     # (a file name JSON cannot carry, one that is not UTF-8, is scanned here)
     order = sorted((t for t in todo if utf8_name(t[0].path)), key=lambda t: -t[2].st_size)  # big first
     groups = [order[k::workers] for k in range(workers)]  # round-robin
-    sel = selectors.DefaultSelector()
-    procs = []
     pending: dict[str, tuple] = {t[0].path: t for t in todo}
     try:
-        for group in groups:
-            if not group:
-                continue
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "pitui.core.store.listing_worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-            payload = orjson.dumps(
-                [[sf.path, sf.project, sf.kind, _row_of(prev).decode() if prev is not None else None]
-                 for sf, prev, _ in group]
-            )
-            procs.append(proc)
-            sel.register(proc.stdout, selectors.EVENT_READ, [proc, bytearray()])
-            # stdin is written by a thread so a full pipe never blocks reading results
-            threading.Thread(target=_feed, args=(proc, payload), daemon=True).start()
-        open_count = len(procs)
-        while open_count:
-            for key, _ in sel.select():
-                buf = key.data[1]
-                chunk = os.read(key.fileobj.fileno(), 1 << 20)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    open_count -= 1
-                    continue
-                buf += chunk
-                at = 0
-                while True:  # batches (listing_worker.py): two lengths, the heads, the texts
-                    nl = buf.find(b"\n", at)
-                    if nl < 0:
-                        break
-                    hl, tl = map(int, bytes(buf[at:nl]).split(b" "))
-                    end = nl + 1 + hl + tl
-                    if len(buf) < end:
-                        break
-                    with memoryview(buf) as mv:
-                        heads = orjson.loads(mv[nl + 1:nl + 1 + hl])
-                        blob = bytes(mv[nl + 1 + hl:end])
-                    at = end
-                    o = 0
-                    for path, dev, ino, size, mtime_ns, mod, err, rl, fl in heads:
-                        row, frag = blob[o:o + rl], blob[o + rl:o + rl + fl]
-                        o += rl + fl
-                        task = pending.pop(path, None)
-                        if task is None:
-                            continue  # (not a file asked for, or one already listed)
-                        sf = task[0]
-                        # (the row is decoded when asked for: the app, a file that grows)
-                        yield Rec(path, sf.project, sf.kind, dev, ino, size, mtime_ns, mod, err, row, frag, None)
-                del buf[:at]
+        payloads = [
+            orjson.dumps([[sf.path, sf.project, sf.kind, _row_of(prev).decode() if prev is not None else None]
+                          for sf, prev, _ in group]) if group else None
+            for group in groups
+        ]
+        with Workers(LISTING_WORKER, payloads) as pool:
+            for _, (head, blob) in pool.messages():  # a batch: the files' heads, then their texts
+                o = 0
+                for path, dev, ino, size, mtime_ns, mod, err, rl, fl in orjson.loads(head):
+                    row, frag = blob[o:o + rl], blob[o + rl:o + rl + fl]
+                    o += rl + fl
+                    task = pending.pop(path, None)
+                    if task is None:
+                        continue  # (not a file asked for, or one already listed)
+                    sf = task[0]
+                    # (the row is decoded when asked for: the app, a file that grows)
+                    yield Rec(path, sf.project, sf.kind, dev, ino, size, mtime_ns, mod, err, row, frag, None)
     except Exception:
         pass  # the workers could not be run or read: what they did not deliver is read here
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        sel.close()
     for task in list(pending.values()):  # anything a worker did not deliver
         yield _rec_of(scan_info(*task))
-
-
-def _feed(proc, payload: bytes) -> None:
-    try:
-        proc.stdin.write(payload)
-        proc.stdin.close()
-    except OSError:
-        pass
 
 
 def sort_infos(infos: list[SessionInfo]) -> list[SessionInfo]:

@@ -1,13 +1,12 @@
 """A worker process for cold listing scans: ``python -m pitui.core.store.listing_worker``.
 
-Reads a JSON array of tasks ``[path, project, kind, previous row (the index's JSON array, as
-text) or null]`` on standard input and writes the files' rows as they are scanned, in
-batches: ``b"<heads length> <texts length>\\n"``, the heads (a JSON array of one array per
-file: path, device, inode, size, mtime, the sort key, whether it failed, its row's length,
-its output's length), then the texts (per file its row, the index's JSON array of its
-fields, and its ``pitui list --json`` object: what the index keeps, ``listing.py``,
-``listing_file.py``). Plain subprocesses (rather than multiprocessing) keep the caller's
-``__main__`` out of it and stay safe beside threads.
+Its payload (:mod:`.workers`) is a JSON array of tasks ``[path, project, kind, previous row
+(the index's JSON array, as text) or null]``; it writes the files' rows as they are scanned,
+in batches, one message of two parts each: the heads (a JSON array of one array per file:
+path, device, inode, size, mtime, the sort key, whether it failed, its row's length, its
+output's length), then the texts (per file its row, the index's JSON array of its fields,
+and its ``pitui list --json`` object: what the index keeps, ``listing.py``,
+``listing_file.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ import time
 
 import orjson
 
+from . import workers
 from .discovery import SessionFile
 from .listing import _frag_of, _info_of_row, _rec_of, _row_of, scan_info
 
@@ -27,8 +27,7 @@ FLUSH_SECONDS = 0.05
 
 
 def main() -> int:
-    tasks = orjson.loads(sys.stdin.buffer.read() or b"[]")
-    out = sys.stdout.buffer
+    tasks = orjson.loads(workers.payload() or b"[]")
     heads: list[list] = []
     texts: list[bytes] = []
     size = 0
@@ -52,18 +51,15 @@ def main() -> int:
         size += len(row) + len(frag)
         now = time.monotonic()
         if size >= FLUSH_BYTES or now - last >= FLUSH_SECONDS:
-            _write(out, heads, texts)
+            _write(heads, texts)
             size, last = 0, now
-    _write(out, heads, texts)
+    _write(heads, texts)
     return 0
 
 
-def _write(out, heads: list, texts: list) -> None:
+def _write(heads: list, texts: list) -> None:
     if heads:
-        head = orjson.dumps(heads)
-        blob = b"".join(texts)
-        out.write(b"%d %d\n" % (len(head), len(blob)) + head + blob)
-        out.flush()
+        workers.write(orjson.dumps(heads), b"".join(texts))
         heads.clear()
         texts.clear()
 
