@@ -12,9 +12,9 @@ then each query, round after round), so a drift in the machine's speed touches a
 
 ``--compare SRC``: also run the pitui source tree at SRC (``PYTHONPATH=SRC``, e.g. an older
 commit unpacked with ``git archive``) in the same rounds, each query's two runs back to back.
-Both use the same index when the schema is the same (``SCHEMA_VERSION``), else each its own.
+Both query the same index when the schema is the same (``SCHEMA_VERSION``), else each its own.
 
-Once per tree with its own index, first (``--skip-cold`` leaves it out): the index built
+Once per tree, first, each in an empty cache of its own (``--skip-cold`` leaves it out): the index built
 from nothing (`pitui search` of a word found nowhere with an empty cache; the listing index
 made first, untimed, so that only the search index is timed), and its size beside the
 store's; just before it, Pi's own ``listAll`` of the same store (``pi_side.pi_list``, one
@@ -122,7 +122,12 @@ def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict)
     for name, src in trees.items():
         same = [n for n in caches if _schema(trees[n]) == _schema(src)]
         if same:
-            caches[name] = caches[same[0]]
+            caches[name] = caches[same[0]]  # (its queries run on the same index)
+            if cold:  # (its own cold build timed all the same, in a cache thrown away after)
+                scratch = os.path.join(base, name + "-cold")
+                os.makedirs(scratch)
+                out.setdefault("cold", {})[name] = cold_build(src, store, scratch)
+                shutil.rmtree(scratch, ignore_errors=True)
             continue
         caches[name] = os.path.join(base, name)
         os.makedirs(caches[name])
