@@ -28,6 +28,7 @@ class Listing:
 
     LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown, at most
     LIST_DRAIN_IDLE = 4  # ... and at least this many times as long as showing them took apart
+    LIST_DRAIN_QUIET = 0.5  # ... and not until the user's last key is this long past
     RELIST_SECONDS = 2.0
     FIRST_SCREEN_ROWS = 200  # rows shown from the index before the store is looked at
 
@@ -86,20 +87,24 @@ class Listing:
             self.post_message(ListingDone(root, infos))
 
     def _drain_listing(self: "BrowserScreen") -> None:
-        # Showing the rows costs more the more there are: shown no more often than that
-        # leaves the UI thread free most of the time (keys typed into the filter meanwhile).
+        # Showing the rows works out the sidebar's rows from every session listed so far
+        # (on the UI thread, longer the more there are): shown no more often than that
+        # leaves the UI thread free most of the time, and not while the user types (a key
+        # typed into the filter meanwhile would wait for it, or its repaint would); the
+        # progress is shown all the same.
         now = time.monotonic()
-        if now < self._list_next_drain:
-            return
+        typing = now - getattr(self.app, "last_input_at", 0.0) < self.LIST_DRAIN_QUIET
         with self._list_lock:
-            batch, self._list_buffer = self._list_buffer, []
+            batch = None
+            if now >= self._list_next_drain and not typing:
+                batch, self._list_buffer = self._list_buffer, []
             done, total = self._list_progress
         if batch:
             for info in batch:
                 self.infos[info.path] = info
             self.session_list.set_infos(list(self.infos.values()))
-            done = time.monotonic()
-            self._list_next_drain = done + self.LIST_DRAIN_IDLE * (done - now)
+            end = time.monotonic()
+            self._list_next_drain = end + self.LIST_DRAIN_IDLE * (end - now)
         if total:
             self.sidebar.set_progress(done, total)
 
