@@ -28,7 +28,7 @@ class Listing:
 
     LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown, at most
     LIST_DRAIN_IDLE = 4  # ... and at least this many times as long as showing them took apart
-    LIST_DRAIN_QUIET = 0.5  # ... and not until the user's last key is this long past
+    LIST_DRAIN_QUIET = 0.5  # ... and not until the user's last input (a key, the mouse) is this long past
     RELIST_SECONDS = 2.0
     FIRST_SCREEN_ROWS = 200  # rows shown from the index before the store is looked at
 
@@ -89,9 +89,9 @@ class Listing:
     def _drain_listing(self: "BrowserScreen") -> None:
         # Showing the rows works out the sidebar's rows from every session listed so far
         # (on the UI thread, longer the more there are): shown no more often than that
-        # leaves the UI thread free most of the time, and not while the user types (a key
-        # typed into the filter meanwhile would wait for it, or its repaint would); the
-        # progress is shown all the same.
+        # leaves the UI thread free most of the time, and not while the user types or uses
+        # the mouse (a key typed into the filter meanwhile would wait for it, or its repaint
+        # would); the progress is shown all the same.
         now = time.monotonic()
         typing = now - getattr(self.app, "last_input_at", 0.0) < self.LIST_DRAIN_QUIET
         with self._list_lock:
