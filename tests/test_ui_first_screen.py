@@ -67,3 +67,39 @@ def listing_first_rows() -> int:
     from pitui.ui.browser.listing import Listing
 
     return Listing.FIRST_SCREEN_ROWS
+
+
+async def test_rows_listed_while_the_user_types_wait_for_a_pause(make_app, settle, tmp_path, monkeypatch):
+    """Rows the listing finds while the user types are not put in the sidebar under the
+    keys (rebuilding its rows would hold the key up): the progress counts on, and they
+    show once input pauses."""
+    import time
+
+    root = tmp_path / "sessions"
+    _store(root, 30)
+    everything = list_sessions(resolve_root(str(root)), None)
+    gate = threading.Event()
+    real = listing.find_session_files
+    monkeypatch.setattr(listing, "find_session_files", lambda r: gate.wait(30) and real(r))
+    app = make_app(root, index=SessionIndex(tmp_path / "cache"))  # (an empty index: no first rows)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.1)
+            b = app.browser
+            assert not b.listing_done and not b.session_list.infos
+            with b._list_lock:  # (as the listing's worker hands them over)
+                b._list_buffer.extend(everything[:10])
+                b._list_progress = (10, 30)
+            app.last_input_at = time.monotonic()  # (a key just now)
+            b._list_next_drain = 0.0
+            b._drain_listing()
+            assert not b.session_list.infos and b.sidebar.progress == (10, 30)
+            app.last_input_at = time.monotonic() - 1.0  # (input paused)
+            b._drain_listing()
+            assert {i.path for i in b.session_list.infos} == {i.path for i in everything[:10]}
+            assert b.sidebar.progress == (10, 30)
+            gate.set()
+            await settle(pilot)
+            assert b.listing_done and b.session_list.session_count() == 30
+    finally:
+        gate.set()
