@@ -160,8 +160,8 @@ def cmd_list(argv: list[str]) -> int:
 
     from .core.gc_policy import gc_paused
 
-    # (thousands of rows that live until the command ends, next to no garbage: a
-    # collection walking them every few thousand rows was most of the list's time)
+    # (thousands of rows that live until the command ends, and next to no garbage: left
+    # out of the collections that would walk them again every few thousand rows)
     with gc_paused(freeze=True):
         infos = list_sessions(root, index)
     if not infos:

@@ -691,7 +691,7 @@ class SessionIndex:
         changed = self._read_stale(table, [(files[i], stats[i], at[i]) for i in sorted(stale)])
         if changed is None:
             return None
-        keys = _TableOrder(c, kept)
+        keys = _TableOrder(table, kept)
         for r in sorted(changed, key=_order_key, reverse=True):  # (the last first: earlier places stay)
             got.insert(bisect_right(keys, _order_key(r)), r.frag)
         return got
@@ -896,13 +896,14 @@ def _rec_of(info: SessionInfo, row: bytes | None | str = "", frag: bytes = b"") 
                float(info.modified_ms or 0), info.error is not None, _row_of(info) if row == "" else row, frag, info)
 
 
-_ROW_TYPES: dict[str, frozenset] | None = None
+_ROW_CHECKS: tuple[dict[str, frozenset], tuple[int, ...]] | None = None
 
 
-def _row_types() -> dict[str, frozenset]:
-    """Each SessionInfo field's JSON types, from its annotation (an int is a float too)."""
-    global _ROW_TYPES
-    if _ROW_TYPES is None:
+def _row_checks() -> tuple[dict[str, frozenset], tuple[int, ...]]:
+    """Each SessionInfo field's JSON types, from its annotation (an int is a float too),
+    and the positions of the fields that may hold a list."""
+    global _ROW_CHECKS
+    if _ROW_CHECKS is None:
         import types
         import typing
 
@@ -915,38 +916,34 @@ def _row_types() -> dict[str, frozenset]:
             if float in allowed:
                 allowed.add(int)
             got[name] = frozenset(allowed)
-        _ROW_TYPES = got
-    return _ROW_TYPES
+        _ROW_CHECKS = got, tuple(k for k, f in enumerate(_FIELDS) if list in got[f])
+    return _ROW_CHECKS
 
 
 #: the rows' field types already checked one by one (a store's rows share a few: a row whose
 #: types are one of them is checked by one lookup)
 _GOOD_TYPES: set[tuple] = set()
 _GOOD_TYPES_MAX = 4096
-_LIST_FIELDS: tuple[int, ...] | None = None  # (the fields that may hold a list)
 
 
 def _info_of_row(row) -> SessionInfo | str:
     """The SessionInfo a row holds, or why it is not one: a JSON array of every field,
     each of the type SessionInfo gives it (list fields hold strings)."""
-    global _LIST_FIELDS
     try:
         vals = orjson.loads(row)
     except (orjson.JSONDecodeError, TypeError) as exc:
         return f"a row is not JSON: {exc}"
     if type(vals) is not list or len(vals) != len(_FIELDS):
         return "a row that is not a session's"
+    allowed, list_fields = _row_checks()
     types = tuple(map(type, vals))
     if types not in _GOOD_TYPES:
-        allowed = _row_types()
         for k, t in zip(_FIELDS, types):
             if t not in allowed[k]:
                 return f"{k} is {t.__name__} in a row"
         if len(_GOOD_TYPES) < _GOOD_TYPES_MAX:
             _GOOD_TYPES.add(types)
-    if _LIST_FIELDS is None:
-        _LIST_FIELDS = tuple(k for k, f in enumerate(_FIELDS) if list in _row_types()[f])
-    for k in _LIST_FIELDS:
+    for k in list_fields:
         v = vals[k]
         if type(v) is list and not all(type(x) is str for x in v):
             return f"{_FIELDS[k]} holds a value that is not a string in a row"
@@ -1024,18 +1021,16 @@ class _TableOrder:
     """The sort keys (:func:`_order_key`) of an index file's rows ``ks``, made as a binary
     search asks for them."""
 
-    __slots__ = ("cols", "ks")
+    __slots__ = ("table", "ks")
 
-    def __init__(self, cols: dict, ks: list[int]):
-        self.cols, self.ks = cols, ks
+    def __init__(self, table: listing_file.Table, ks: list[int]):
+        self.table, self.ks = table, ks
 
     def __len__(self) -> int:
         return len(self.ks)
 
     def __getitem__(self, j: int):
-        c, k = self.cols, self.ks[j]
-        path = c["path"][k]
-        return (c["err"][k], -float(c["mod"][k]), _Desc(path.rpartition(os.sep)[2]), path)
+        return _order_key(self.table.rec(self.ks[j]))
 
 
 class _Desc:
