@@ -97,3 +97,18 @@ def test_control_characters_in_markdown_stay_harmless():
     h = render_markdown("# title \x1b]52;c;SGk=\x07 end\n\ntext \x9b2J and \x00 nul")
     assert not any(c in h for c in "\x1b\x07\x9b\x00")
     assert "title" in h and "end" in h and "nul" in h
+
+
+def test_image_data_of_many_spaces_then_a_bad_character_exports(tmp_path):
+    """Issue 33, hole 4: the image check once backtracked over every space (20 KB took 7 s,
+    200 KB about 4 minutes); it is linear, and the image is refused as not base64."""
+    image = {"type": "image", "mimeType": "image/png", "data": " " * 200_000 + "!"}
+    good = {"type": "image", "mimeType": "image/png", "data": "aGVs\nbG8=  \n"}
+    f = write(tmp_path / "s.jsonl", [user("u1", None, 1, "hi"),
+                                     assistant("a1", "u1", 2, content=[image, good])])
+    got = subprocess.run([sys.executable, "-m", "pitui.cli", "export", str(f), "--format", "html"],
+                         capture_output=True, timeout=60, env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "c")})
+    assert got.returncode == 0, got.stderr
+    page = got.stdout.decode()
+    assert page.count("image not shown (not base64 image/png)") == 1
+    assert page.count('src="data:image/png;base64,aGVsbG8="') == 1

@@ -336,6 +336,14 @@ def test_lexer_lookup_is_pygments_own():
         assert lexer_class_for_filename(name) is (find_lexer_class_for_filename(name) or None), name
 
 
+def test_lexer_lookup_of_a_path_of_a_million_dots():
+    """Issue 33, hole 4: a tool call's path from a session, all dots, was looked up by every
+    suffix it has (a million slices of a million characters); only suffixes as long as a
+    pattern's are looked at."""
+    assert lexer_class_for_filename("/x/" + "." * 1_000_000 + "py").__name__ == "PythonLexer"
+    assert lexer_class_for_filename("/x/" + "." * 1_000_000) is None
+
+
 def test_path_to_keeps_the_last_path(big_session):
     s = big_session
 

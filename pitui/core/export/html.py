@@ -134,7 +134,10 @@ def _md_block(text: Any, cls: str = "md") -> str:
 # ---------------------------------------------------------------------------- pieces
 
 _MIME_RE = re.compile(r"image/[A-Za-z0-9.+-]{1,40}")
-_B64_RE = re.compile(r"[A-Za-z0-9+/\s]*={0,2}\s*")
+# base64, white space anywhere, at most two "=" at its end. The class is possessive (``*+``,
+# never gives back what it took): a plain ``*`` gave back each white-space character of a run
+# followed by a bad one for ``\s*`` to try again (quadratic in the run).
+_B64_RE = re.compile(r"[A-Za-z0-9+/\s]*+={0,2}\s*")
 
 
 def _image(block: dict) -> str:

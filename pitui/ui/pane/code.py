@@ -33,7 +33,8 @@ _READY_ALIASES: set[str] = set()  # fence languages whose lexer is ready (see pr
 
 def _fn_index() -> tuple:
     """Pygments' file name patterns, indexed: ``*.ext`` patterns by their suffix, plain
-    names by name, and the few others compiled; lexer aliases; each lexer's module.
+    names by name, and the few others compiled; lexer aliases; each lexer's module; the
+    longest suffix.
     Pygments' own lookup compiles all ~900 patterns on its first call (~0.3 s) and tries
     each on every call. Lexers of Pygments plugins are not looked for (that imports
     ``importlib.metadata`` and scans every installed package, ~0.1 s)."""
@@ -59,16 +60,18 @@ def _fn_index() -> tuple:
                     names.setdefault(pat, []).append((name, pat))
                 else:
                     others.append((name, pat, re.compile(fnmatch.translate(pat)).match))
-        _FN_INDEX = (suffixes, names, others, aliases, modules)
+        _FN_INDEX = (suffixes, names, others, aliases, modules, max(map(len, suffixes)))
     return _FN_INDEX
 
 
 def _candidates(path: str) -> list[tuple[str, str]]:
     """(lexer name, pattern) of every Pygments lexer whose file patterns match ``path``."""
-    suffixes, names, others, _aliases, _modules = _fn_index()
+    suffixes, names, others, _aliases, _modules, longest = _fn_index()
     fn = os.path.basename(path)
     found: list[tuple[str, str]] = list(names.get(fn, ()))
-    k = fn.find(".")
+    # (only the suffixes no longer than the longest pattern's: a name of a million dots from
+    # a session would otherwise cost a million slices of it)
+    k = fn.find(".", max(0, len(fn) - longest))
     while k >= 0:
         found.extend(suffixes.get(fn[k:], ()))
         k = fn.find(".", k + 1)
