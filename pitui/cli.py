@@ -198,10 +198,9 @@ def cmd_export(argv: list[str]) -> int:
     except NotASession as exc:
         return _fail(args.file, exc.reason)
     if args.output:
-        from .core.store.discovery import resolve_root
         from .core.export.guard import export_refusal
 
-        why = export_refusal(args.output, args.file, [resolve_root()])
+        why = export_refusal(args.output, args.file, ())
         if why is not None:
             return _fail(args.output, f"not written: {why}")
     try:

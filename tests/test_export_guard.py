@@ -106,6 +106,88 @@ def test_export_into_the_sessions_own_folder_is_refused(tmp_path, store):
     assert not out.exists()
 
 
+@pytest.fixture
+def other_root(tmp_path) -> Path:
+    """A sessions root nobody names (not $PI_CODING_AGENT_DIR's, not Pi's default one):
+    ``--home-u-a--/a.jsonl`` and ``--home-u-b--/b.jsonl``."""
+    root = tmp_path / "elsewhere" / "sessions"
+    for name in ("a", "b"):
+        folder = root / f"--home-u-{name}--"
+        folder.mkdir(parents=True)
+        write(folder / f"2026-11-20T10-00-00-000Z_{name}.jsonl",
+              [user("u1", None, 1, f"question {name}"), assistant("a1", "u1", 2, f"answer {name}")])
+    return root
+
+
+def test_export_onto_a_session_in_a_sibling_project_of_another_root_is_refused(tmp_path, other_root):
+    """Issue 33, hole 1: ``export A -o B``, B a session in a sibling project folder of a
+    root that is not the default one, was replaced by A's Markdown."""
+    a, b = _sessions(other_root)
+    before = _state(other_root)
+    r = _export(a, b, tmp_path)
+    _refused(r, b)
+    assert "sessions folder" in r.stderr
+    assert _state(other_root) == before
+
+
+@pytest.mark.parametrize("where", ["sibling project", "inside a project", "source root"])
+def test_export_into_a_sessions_folder_of_another_root_is_refused(tmp_path, other_root, where):
+    """A new file is not written among the sessions of a root nobody named either: in a
+    ``--…--`` project folder (or under one), or in the root the exported session came from."""
+    a, b = _sessions(other_root)
+    out = {"sibling project": b.parent / "x.md", "inside a project": b.parent / "notes" / "x.md",
+           "source root": other_root / "x.md"}[where]
+    out.parent.mkdir(exist_ok=True)
+    r = _export(a, out, tmp_path)
+    _refused(r, out)
+    assert "sessions folder" in r.stderr
+    assert not out.exists()
+
+
+def test_export_beside_project_folders_is_refused_whoever_exports(tmp_path, store, other_root):
+    """A folder that holds Pi project folders is a sessions root, even when the session
+    exported comes from elsewhere."""
+    out = other_root / "x.md"
+    r = _export(_sessions(store)[0], out, tmp_path)
+    _refused(r, out)
+    assert not out.exists()
+
+
+def test_export_through_a_symbolic_link_to_a_session_anywhere_is_refused(tmp_path, store, other_root):
+    """``-o`` a symbolic link pointing at a session of a root nobody named."""
+    b = _sessions(other_root)[1]
+    link = tmp_path / "link.md"
+    link.symlink_to(b)
+    before = _state(other_root)
+    _refused(_export(_sessions(store)[0], link, tmp_path), link)
+    assert _state(other_root) == before
+
+
+def test_export_through_a_dangling_link_into_a_project_folder_is_refused(tmp_path, store, other_root):
+    """A symbolic link to a file not made yet, in a project folder: writing through it
+    would put a file among the sessions."""
+    target = _sessions(other_root)[1].parent / "new.md"
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    _refused(_export(_sessions(store)[0], link, tmp_path), link)
+    assert not target.exists()
+
+
+def test_export_onto_a_hard_link_of_a_session_anywhere_is_refused(tmp_path, store):
+    """A hard link of a session that lies under no root at all: told by its header."""
+    keep = tmp_path / "kept" / "session.jsonl"
+    keep.parent.mkdir()
+    keep.write_bytes(_sessions(store)[1].read_bytes())
+    link = tmp_path / "out" / "link.md"
+    link.parent.mkdir()
+    os.link(keep, link)
+    before = keep.read_bytes()
+    r = _export(_sessions(store)[0], link, tmp_path)
+    _refused(r, link)
+    assert "session header" in r.stderr
+    assert keep.read_bytes() == before
+
+
 def test_export_elsewhere_is_written(tmp_path, store):
     s = _sessions(store)[0]
     out = tmp_path / "out.md"

@@ -10,7 +10,7 @@ import re
 
 from .lines import iter_line_spans, open_regular, parse_line
 
-__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "kind_of_records", "event_type_at", "Sniffer"]
+__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "is_pi_file", "kind_of_records", "event_type_at", "Sniffer"]
 
 #: a JSON-mode stream (``pi --mode json``): a session header, then events
 STREAM = "stream"
@@ -117,3 +117,24 @@ def stream_kind(path: str | os.PathLike) -> str | None:
     except OSError:
         return None
     return sniffer.kind
+
+
+def is_pi_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a regular file that Pi wrote, by its first record alone: a
+    session header (a session, or ``pi --mode json`` output) or an RPC log's first record.
+    False for anything else, and for what cannot be read. Reads at most the first
+    megabyte (a record cut there is told by its head, as Pi writes ``type`` first)."""
+    try:
+        f = open_regular(path)
+    except (OSError, ValueError):
+        return False
+    try:
+        with f:
+            head = f.read(_HEAD_LIMIT)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        if line.strip():
+            first = _type_of(line.strip())
+            return first == "session" or first in _RPC_FIRST
+    return False

@@ -108,10 +108,9 @@ class TakeAway:
         """Why ``path`` may not be written (see :func:`pitui.core.export.guard.export_refusal`:
         in a sessions folder, or a session file by any name)."""
         from ...core.export.guard import export_refusal
-        from ...core.store.discovery import resolve_root
 
         s = self.session
-        return export_refusal(path, s.path if s is not None else "", [self.papp.root, resolve_root()])
+        return export_refusal(path, s.path if s is not None else "", [self.papp.root])
 
     def action_export_markdown(self: "BrowserScreen") -> None:
         s = self.session
