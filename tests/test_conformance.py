@@ -1,4 +1,5 @@
-"""pitui reads every corpus file exactly as Pi 1.5.2 does (tests/fixtures/pi-corpus/expected)."""
+"""pitui reads every corpus file exactly as Pi 1.5.2 does (tests/fixtures/pi-corpus/expected), and
+so as Pi 1.6.0 does, which reads every corpus file the same (docs/pi-semantics.md)."""
 
 from __future__ import annotations
 

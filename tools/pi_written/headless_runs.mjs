@@ -5,8 +5,10 @@
 // Pi 1.5.2: its agent loop, its tools working in a real folder, its session manager.
 //
 //   tools/pi_written/setup_pi_cli.sh                 (once: installs Pi's CLI and Node 22)
-//   node tools/pi_written/headless_runs.mjs CLI_DIR OUT_DIR
-// CLI_DIR: what setup_pi_cli.sh installed into (tools/pi_written/.pi-cli). OUT_DIR gets
+//   node tools/pi_written/headless_runs.mjs CLI_DIR OUT_DIR [RUN...]
+// CLI_DIR: what setup_pi_cli.sh installed into (tools/pi_written/.pi-cli/<version>). RUN names
+// the runs to record (all when none is named): the first five were recorded with Pi 1.5.2
+// (tests/fixtures/pi-written/streams), the Pi 1.6 ones with 1.6.0 (.../pi-1.6.0). OUT_DIR gets
 // <run>.jsonl for each run, the session files Pi wrote, and runs.json: for each run what was
 // sent to Pi, its exit status, and the session files that appeared during it.
 //
@@ -18,7 +20,7 @@ import { tmpdir } from "os";
 import { dirname, join, resolve } from "path";
 import { fileURLToPath } from "url";
 
-const [cliDir, outArg] = process.argv.slice(2);
+const [cliDir, outArg, ...only] = process.argv.slice(2);
 if (!cliDir || !outArg) {
   console.error("usage: headless_runs.mjs CLI_DIR OUT_DIR");
   process.exit(2);
@@ -46,6 +48,9 @@ function freshProject() {
   // keeps the last keepRecentTokens: few here, so that the short rpc run has some to summarise)
   writeFileSync(join(agent, "settings.json"),
     JSON.stringify({ retry: { baseDelayMs: 300 }, compaction: { keepRecentTokens: 60 } }));
+  // a 2x2 PNG, for the run whose model takes no images
+  writeFileSync(join(cwd, "logo.png"), Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGM4oaGhcUKDAUIBAB/uBGEdvUokAAAAAElFTkSuQmCC", "base64"));
   writeFileSync(join(cwd, "greet.py"), 'def greet(name):\n    return f"Hello {name}!"\n');
   writeFileSync(join(cwd, "test_greet.py"),
     'from greet import greet\n\nassert greet("Ada") == "Hello, Ada!", greet("Ada")\nprint("test passed")\n');
@@ -78,15 +83,20 @@ async function finish(run, proc, entry, before) {
   console.log(`${run}: exit ${code}, ${after.length} session file(s)`);
 }
 
-async function jsonRun(run, prompt) {
+const wanted = (run) => only.length === 0 || only.includes(run);
+
+async function jsonRun(run, prompt, model = "scripted-1") {
+  if (!wanted(run)) return;
   const before = sessionFiles();
-  const proc = start(run, ["-p", "--mode", "json", ...COMMON, prompt]);
+  const args = COMMON.map((a, i) => (COMMON[i - 1] === "--model" ? model : a));
+  const proc = start(run, ["-p", "--mode", "json", ...args, prompt]);
   proc.child.stdin.end();
   await finish(run, proc, { mode: "json", prompt }, before);
 }
 
 // RPC: send a command, wait until Pi says what `until` waits for (records split on LF only)
 async function rpcRun(run, steps) {
+  if (!wanted(run)) return;
   const before = sessionFiles();
   const proc = start(run, ["--mode", "rpc", ...COMMON]);
   const waiters = [];
@@ -143,5 +153,16 @@ await rpcRun("rpc-new-session", [
   { cmd: { id: "prompt-2", type: "prompt", message: "Start a changelog." }, until: ["response", "settled"] },
   { cmd: { id: "state", type: "get_state" } },
 ]);
+// Pi 1.6.0's additions (recorded with PI_VERSION=1.6.0's CLI)
+await jsonRun("json-image-unsupported", "What is in logo.png?", "scripted-text");
+await rpcRun("rpc-abort-batch", [
+  { cmd: { id: "prompt-1", type: "prompt", message: "Run the test and show me greet.py." },
+    until: ["response", "call_abort_read"] },
+  // Esc while the second call's permission check waits: neither call has started
+  { cmd: { id: "abort", type: "abort" }, until: ["response", "settled"] },
+  { cmd: { id: "prompt-2", type: "prompt", message: "Never mind, just say what you would do." },
+    until: ["response", "settled"] },
+]);
+await jsonRun("json-reasoning-dropped", "What does greet.py hold?");
 writeFileSync(join(out, "runs.json"), `${JSON.stringify(manifest, null, 1)}\n`);
 rmSync(base, { recursive: true, force: true });

@@ -2,13 +2,18 @@
 // tests/fixtures/pi-corpus/README.md): entry count, types, parents, leaf, roots, children,
 // labels, name and buildSessionContext at the leaf, each entry named by its index.
 //   node tools/pi_written/pi_reading.mjs PI_PACKAGE_DIR OUT_DIR FILE...
+// With PROBES_FROM=DIR, `probes` holds buildSessionContext at the same entries as DIR/<file>.json
+// names (the corpus's expected folder): a Pi release's reading of the whole corpus, probes
+// included, to compare with the one recorded there.
 // Pi opens a copy: it may rewrite what it opens.
-import { copyFileSync, unlinkSync, writeFileSync } from "fs";
+import { copyFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from "fs";
 import { basename, join, resolve } from "path";
 import { pathToFileURL } from "url";
 
 const [pkg, outDir, ...files] = process.argv.slice(2);
-const { SessionManager } = await import(pathToFileURL(resolve(pkg, "dist/core/session-manager.js")).href);
+const { SessionManager, buildSessionContext } =
+  await import(pathToFileURL(resolve(pkg, "dist/core/session-manager.js")).href);
+const probesFrom = process.env.PROBES_FROM;
 for (const file of files) {
   const tmp = `${file}.open-copy`;
   copyFileSync(file, tmp);
@@ -41,6 +46,12 @@ for (const file of files) {
       context: sm.buildSessionContext(),
       probes: [],
     };
+    const recorded = probesFrom && join(probesFrom, `${basename(file)}.json`);
+    if (recorded && existsSync(recorded)) {
+      for (const { leaf } of JSON.parse(readFileSync(recorded, "utf8")).probes ?? []) {
+        out.probes.push({ leaf, context: buildSessionContext(entries, entries[leaf].id) });
+      }
+    }
     writeFileSync(join(outDir, `${basename(file)}.json`), JSON.stringify(out));
   } finally {
     unlinkSync(tmp);

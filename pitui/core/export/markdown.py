@@ -21,11 +21,12 @@ from ..model.files import files_touched
 from ..model.stats import tool_calls
 from ..model.parts import (CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input, callbacks_by_call, SummaryParts, cap_first, image_facts, marker, model_label,
                            result_parts, role_title, summary_parts, tool_args_summary, tool_name)
+from ..model.notices import new_reasoning_drop, provider_error
 from ..read.session import Session
 from ..model.summary import one_line, text_of
 from ..numbers import fmt_bytes
 from ..timeutil import iso_to_ms, ms_to_iso
-from ..text import json_pretty, visible
+from ..text import json_compact, json_pretty, visible
 
 __all__ = ["export_markdown"]
 
@@ -165,6 +166,9 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
         elif role == "assistant":
             model = model_label(m)
             out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when} · {model}*", ""]
+            notice = new_reasoning_drop(session, i)
+            if notice:
+                out += [f"> ⚠ {notice}", ""]
             content = m.get("content") if isinstance(m.get("content"), list) else []
             for block in content:
                 if not isinstance(block, dict):
@@ -190,7 +194,11 @@ def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: 
             stop = m.get("stopReason")
             if stop in ("error", "aborted", "length"):
                 msg = m.get("errorMessage")
-                out += [f"> **Stopped: {stop}**" + (f": {msg}" if msg else ""), ""]
+                error = provider_error(msg if isinstance(msg, str) else json_compact(msg)) if msg else None
+                out += [f"> **Stopped: {stop}**" + (f": {error.short}" if error else ""), ""]
+                if error is not None and error.unwrapped:
+                    out += ["<details><summary>The error as the provider sent it</summary>", "",
+                            _fence(error.raw), "", "</details>", ""]
         elif role == "toolResult":
             out += _result_md(session, i)
         elif role == "bashExecution":
@@ -296,6 +304,8 @@ def _result_md(session: Session, i: int) -> list[str]:
     out += [_image_md(img) for img in r.images] + ([""] if r.images else [])
     if r.diff or r.patch:
         out += [_fence(r.diff or r.patch, "diff"), ""]
+    if r.image_note:
+        out += [f"*⚠ {r.image_note}.*", ""]
     if r.truncated:
         note = "*Output truncated"
         if r.kept_lines:

@@ -21,6 +21,7 @@ import orjson
 from ..numbers import as_number, fmt_cost, fmt_duration, fmt_tokens
 from ..read.session import Session
 from ..text import clean, json_compact, text_lines
+from .notices import image_unsupported_note
 from .summary import format_tool_call, one_line, text_of
 
 __all__ = [
@@ -310,6 +311,8 @@ class ResultParts:
     full_output_path: str | None = None
     #: a tool that ran a model of its own
     usage: dict | None = None
+    #: Pi's note that the model could not see the result's image (``notices``)
+    image_note: str | None = None
 
     @property
     def shows_diff(self) -> bool:
@@ -341,6 +344,7 @@ def result_parts(name: str, result: dict) -> ResultParts:
             parts.kept_lines = (kept, total)
     if isinstance(result.get("usage"), dict):
         parts.usage = result["usage"]
+    parts.image_note = image_unsupported_note(result)
     return parts
 
 

@@ -12,6 +12,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ...core.model.doctor import call_or_why
+from ...core.model.notices import new_reasoning_drop
 from ...core.model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, app_event, app_input,
                                  callbacks_by_call, marker, session_id_or_none, summary_parts)
 from ...core.store.discovery import find_session_by_id
@@ -133,7 +134,8 @@ class EntryDrawer:
             m = msg or {}
             message_header(out, m, time=time, entry_id=eid, tags=tags)
             results = [(x, self._message_of(x)) for x in blk.entries[1:]]
-            render_assistant(out, m, results, key, 0, self._call_for, callbacks_for=self._callbacks_for)
+            render_assistant(out, m, results, key, 0, self._call_for, callbacks_for=self._callbacks_for,
+                             notice=new_reasoning_drop(s, i))
             return
         if blk.kind == "results":
             render_header(out, "tool results", p.tool + Style(bold=True),

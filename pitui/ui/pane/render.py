@@ -20,6 +20,7 @@ from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
 from ...core.model.parts import (AppEvent, ResultParts, SubagentRun, SummaryParts, app_input, model_label,
                                  requested_edit, result_parts, role_title, summary_parts, tool_args_summary, tool_name,
                                  tool_state, usage_tokens)
+from ...core.model.notices import provider_error
 from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
 from ..cuts import cut_words
@@ -112,6 +113,8 @@ def _tool_result_body(out: Out, name: str, args: dict, r: ResultParts, key: str,
         _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg, syntax_path=path)
     for img in r.images:
         _image_line(out, img)
+    if r.image_note:
+        out.wrap(Text(f"⚠ {clean(r.image_note, block=True)}", p.warning), chrome=False)
     if r.truncated:
         t = Text("⚠ output truncated", p.warning)
         if r.kept_lines:
@@ -246,11 +249,16 @@ def _message_haystack(msg: dict) -> str:
 
 def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]], key: str,
                      depth: int = 0, call_for: Callable[[int | None, dict], dict | str | None] | None = None,
-                     callbacks_for: Callable[[str], list[tuple[str, AppEvent]]] | None = None) -> None:
-    """Assistant content in order: thinking (folded), Markdown text, tool calls each with
-    its result (and the callbacks that resolved it later, from ``callbacks_for``); then the
-    stop reason when it is not a normal one."""
+                     callbacks_for: Callable[[str], list[tuple[str, AppEvent]]] | None = None,
+                     notice: str | None = None) -> None:
+    """Assistant content in order: a notice Pi shows above it (withheld reasoning,
+    ``core.model.notices``), thinking (folded), Markdown text, tool calls each with its result
+    (and the callbacks that resolved it later, from ``callbacks_for``); then the stop reason
+    when it is not a normal one, a provider's error unwrapped (the raw text folded under it)."""
     p = out.p
+    if notice:
+        out.wrap(Text("⚠ " + clean(notice, block=True) + " (details in the raw entry: e)", p.warning),
+                 chrome=True)
     content = msg.get("content")
     by_call: dict[str, tuple[int | None, dict]] = {}
     for entry, r in results:
@@ -323,10 +331,24 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
             t = Text("⚠ stopped: output length limit reached", p.warning)
         else:
             t = Text(f"✗ {stop or 'error'}", p.error + Style(bold=True))
-        if err:
+        error = provider_error(err if isinstance(err, str) else json_compact(err)) if err else None
+        if error is not None:
             t.append(": ", p.error)
-            t.append(clean(err, block=True), p.error)
+            t.append(clean(error.short, block=True), p.error)
         out.wrap(t)
+        if error is not None and error.unwrapped:
+            rkey = f"{key}:rawerror"
+            folded = out.fold(rkey, True, 0, error.raw)
+            if out.ctx.text_mode:
+                out.texts.append(error.raw)
+            else:
+                _fold_line(out, rkey, folded, "the error as the provider sent it", p.muted)
+                if not folded:
+                    out.push("  ", Style())
+                    try:
+                        _output_lines(out, error.raw, rkey + ":text", p.error)
+                    finally:
+                        out.pop()
     if not blocks and not err and stop not in ("error", "aborted", "length"):
         out.line(Text("(no content)", p.muted), chrome=True)
 
