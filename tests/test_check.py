@@ -239,6 +239,16 @@ def test_broken_text_lone_surrogates_and_bytes_not_utf8(tmp_path):
     assert found(f) == [("surrogates", 2, "u1"), ("not-utf8", 3, "u2")]
 
 
+def test_a_number_beyond_a_double(tmp_path):
+    """JavaScript reads 1e400 as Infinity; pitui shows it as missing and says so."""
+    e = user("u2", "u1", 2)
+    e["message"]["timestamp"] = "HUGE"
+    f = write(tmp_path / "s.jsonl", [user("u1", None, 1), line(e).replace('"HUGE"', "1e400")])
+    got = only(f)
+    assert (got.kind, got.line, got.entry_id) == ("huge-number", 3, "u2")
+    assert got.pi == KINDS["huge-number"]
+
+
 def test_every_kind_has_a_test_file_here():
     import re
 

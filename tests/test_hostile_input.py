@@ -119,6 +119,85 @@ def test_a_number_beyond_64_bits_beside_a_lone_surrogate_exports_in_every_format
         assert "\ufffd broken" in _out(capsysbinary), fmt
 
 
+# Issue 33, hole 3: a line holding a lone surrogate escape and an integer of 400 digits. Pi's
+# JSON.parse reads the line (the number as Infinity: Pi opens every entry of the file); orjson
+# refuses both, and the standard library, which read the line instead, ended every reader
+# with an OverflowError: check and export with a traceback, list and the app with the whole
+# file unreadable. pitui reads the line as Pi does, the number as missing (null: what Pi's
+# JSON.stringify writes for Infinity; no timestamp, count or cost can be infinite), with one
+# warning for each thing it repaired on that line.
+def _huge_number_file(folder: Path, surrogate: bool = True) -> Path:
+    bad = user("u2", "u1", 2, "broken text")
+    bad["message"]["timestamp"] = "HUGE"
+    text = line(bad).replace('"HUGE"', "9" * 400)
+    if surrogate:
+        text = text.replace("broken text", "broken \\ud800 text")
+    return _session_file(folder, "2026-11-20T10-00-00-000Z_huge.jsonl",
+                         [user("u1", None, 1, "first question"), text, assistant("a1", "u2", 3, "the answer")])
+
+
+def test_a_number_beyond_a_double_beside_a_lone_surrogate_loses_only_its_line_to_warnings(tmp_path, capsys):
+    f = _huge_number_file(tmp_path)
+    s = Session.open(f, validate=True)
+    assert s.ids == ["u1", "u2", "a1"]  # as Pi opens it
+    assert s.entry(1)["message"]["content"] == "broken \ufffd text"
+    assert s.entry(1)["message"]["timestamp"] is None
+    assert [(w.line, w.kind) for w in s.all_warnings] == [(3, "surrogates"), (3, "huge-number")]
+
+    assert main(["check", str(f)]) == 1
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.splitlines() == [
+        f"{f}:3: surrogates: the line has broken text (lone UTF-16 surrogates, shown as \ufffd) "
+        "(Pi: loads the text as it is; a request that holds it sends broken UTF-16 to the provider)",
+        f"{f}:3: huge-number: the line has a number too large for JavaScript (Infinity to Pi, shown as missing) "
+        "(Pi: reads the number as Infinity, which it writes back as null)",
+    ]
+    for fmt in ("json", "markdown", "html"):
+        assert main(["export", str(f), "--format", fmt]) == 0, fmt
+        out, err = capsys.readouterr()
+        assert err == "" and "first question" in out and "broken \ufffd text" in out and "the answer" in out, fmt
+
+    assert main(["list", str(tmp_path), "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["error"], row["messageCount"], row["firstMessage"]) == (None, 3, "first question")
+
+
+@pytest.mark.parametrize("number", ["9" * 400, "-" + "9" * 400, "1e400", "-2.5e309"],
+                         ids=["400-digits", "minus-400-digits", "1e400", "-2.5e309"])
+def test_a_number_beyond_a_double_alone_keeps_its_line(tmp_path, number):
+    """Without a surrogate on its line (orjson refuses the number alone): Pi keeps the entry,
+    and so does pitui (it was skipped as not JSON)."""
+    f = _huge_number_file(tmp_path, surrogate=False)
+    f.write_bytes(f.read_bytes().replace(b"9" * 400, number.encode()))
+    for validate in (False, True):
+        s = Session.open(f, validate=validate)
+        s.validate_lazy_lines()
+        assert s.ids == ["u1", "u2", "a1"]
+        assert s.entry(1)["message"]["timestamp"] is None
+        assert [(w.line, w.kind) for w in s.all_warnings] == [(3, "huge-number")]
+
+
+async def test_the_app_opens_a_file_with_a_number_beyond_a_double(make_app, settle, tmp_path):
+    from pitui.ui.widgets.header import WarningsScreen
+
+    _session_file(tmp_path, "2026-11-20T09-00-00-000Z_old.jsonl", [user("o1", None, 1, "older session")])
+    _huge_number_file(tmp_path)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        b = app.browser
+        assert b.listing_done
+        assert all(i.error is None for i in b.infos.values())
+        assert b.session is not None and b.session.path.endswith("_huge.jsonl")
+        screen = _screen_text(app)
+        assert "first question" in screen and "broken \ufffd text" in screen and "the answer" in screen
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(app.screen, WarningsScreen)
+        assert [(f.line, f.kind) for f in app.screen.findings] == [(3, "surrogates"), (3, "huge-number")]
+
+
 async def test_the_sidebar_shows_every_row_of_a_store_with_a_surrogate(make_app, settle, surrogate_store):
     from pitui.ui.widgets.header import WarningsScreen
 

@@ -38,6 +38,7 @@ KINDS: dict[str, str] = {
                      "root in /tree, and as the last line it leaves Pi with no leaf and an empty context",
     "not-utf8": "reads the bad bytes as \ufffd too",
     "surrogates": "loads the text as it is; a request that holds it sends broken UTF-16 to the provider",
+    "huge-number": "reads the number as Infinity, which it writes back as null",
     "extra-header": "ignores the line",
     "no-id": "keeps the entry with no id: nothing can point at it, and as the last entry it leaves Pi "
              "with no leaf id",

@@ -8,6 +8,7 @@ skipped. Files are read in chunks so memory stays bounded by the largest line.
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 import stat
@@ -126,6 +127,7 @@ class ParseResult:
     replaced: bool  # bytes that were not UTF-8 were replaced with U+FFFD
     error: str | None
     surrogates: bool = False  # lone surrogate escapes ("\ud800") were replaced with U+FFFD
+    huge: bool = False  # numbers beyond a double's range (JavaScript's Infinity) were read as null
 
     @property
     def why(self) -> str:
@@ -135,9 +137,13 @@ class ParseResult:
         return "not valid JSON"
 
 
-# A \uD800-\uDFFF escape: the only valid JSON orjson refuses besides what is nested too deeply.
+# A \uD800-\uDFFF escape: besides a number beyond a double's range, the only valid JSON
+# orjson refuses, apart from what is nested too deeply.
 _SURROGATE_ESCAPE_RE = re.compile(rb"\\[uU][dD][89a-fA-F]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+# How orjson says a number is beyond a double's range (it refuses the line; JavaScript's
+# JSON.parse reads the number as Infinity).
+_INFINITE_NUMBER = "number is infinity"
 
 
 def parse_line(data: bytes) -> ParseResult:
@@ -145,7 +151,10 @@ def parse_line(data: bytes) -> ParseResult:
     are not UTF-8 are replaced (and reported), not fatal; lone surrogate escapes, which Pi's
     ``JSON.stringify`` writes for broken UTF-16, become U+FFFD (and are reported), so no
     string read from a session holds a surrogate (no encoder downstream accepts one). A
-    line nested deeper than orjson reads (1,024 levels) does not parse."""
+    number beyond a double's range (``1e400``, an integer of 310 digits), which JavaScript
+    reads as Infinity, is read as null (what Pi's ``JSON.stringify`` writes for Infinity;
+    no timestamp, count or cost can be infinite) and reported. A line nested deeper than
+    orjson reads (1,024 levels) does not parse."""
     try:
         return ParseResult(orjson.loads(data), False, None)
     except orjson.JSONDecodeError as exc:
@@ -160,24 +169,47 @@ def parse_line(data: bytes) -> ParseResult:
             return ParseResult(orjson.loads(text), True, None)
         except orjson.JSONDecodeError as exc:
             first_error = str(exc)
-    if _SURROGATE_ESCAPE_RE.search(data) is None:
+    if _INFINITE_NUMBER not in first_error and _SURROGATE_ESCAPE_RE.search(data) is None:
         return ParseResult(None, replaced, first_error)
-    # Valid JSON that orjson refused for its lone surrogate escapes (JavaScript accepts
-    # them): the standard library reads them, and they are replaced here.
+    # Valid JSON that orjson refused for its lone surrogate escapes or a number beyond a
+    # double's range (JavaScript accepts both): the standard library reads them, and they
+    # are replaced here.
     import json
 
+    numbers = _Numbers()
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_int_as_orjson)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=numbers.integer,
+                           parse_float=numbers.decimal)
     except (ValueError, RecursionError):
         return ParseResult(None, replaced, first_error)
-    return ParseResult(replace_surrogates(value), replaced, None, True)
+    surrogates = _SURROGATE_ESCAPE_RE.search(data) is not None
+    return ParseResult(replace_surrogates(value) if surrogates else value, replaced, None, surrogates,
+                       numbers.huge)
 
 
-def _int_as_orjson(digits: str) -> int | float:
-    # orjson reads an integer beyond 64 bits as a float (as JavaScript reads every number),
-    # and cannot write a bigger int back: read it the same way whichever parser took the line
-    n = int(digits)
-    return n if -(2**63) <= n < 2**64 else float(n)
+class _Numbers:
+    """JSON numbers read as orjson reads them (an integer beyond 64 bits as a float, as
+    JavaScript reads every number), whichever parser took the line; one beyond a double's
+    range as None, noted in :attr:`huge`."""
+
+    __slots__ = ("huge",)
+
+    def __init__(self) -> None:
+        self.huge = False
+
+    def integer(self, digits: str) -> int | float | None:
+        if len(digits) <= 20:  # (int() of thousands of digits is slow, and refused past 4,300)
+            n = int(digits)
+            if -(2**63) <= n < 2**64:
+                return n
+        return self.decimal(digits)
+
+    def decimal(self, digits: str) -> float | None:
+        x = float(digits)
+        if math.isinf(x):
+            self.huge = True
+            return None
+        return x
 
 
 def _refuse_constant(name: str):

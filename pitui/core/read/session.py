@@ -54,7 +54,7 @@ F_DAMAGED = 8  # the line turned out not to parse when its body was read
 _DAMAGED_MARK = bytes(1 if b & F_DAMAGED else 0 for b in range(256))  # flags -> 1 where damaged
 F_NON_UTF8 = 16  # bytes that are not UTF-8 were replaced
 F_CHECKED = 32  # the entry's fields were checked (see normalize.py) and any problems reported
-F_SURROGATES = 64  # lone surrogates were replaced (and reported)
+F_REPAIRED = 64  # lone surrogates replaced, numbers beyond a double's range read as null (and reported)
 F_CUT = 128  # values nested too deeply were cut (and reported)
 
 # (taken only to report an entry's problems once, when it has any)
@@ -546,9 +546,9 @@ class Session:
                                                "extra-header"))
             self._advance(raw, added=False)
             return
-        if res.surrogates:
-            flags |= F_SURROGATES
-            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno), "surrogates"))
+        if res.surrogates or res.huge:
+            flags |= F_REPAIRED
+            self.warnings.extend(_repair_warnings(raw.lineno, res))
         self._add_entry_from_obj(obj, raw, flags, self._intern, check)
         self._advance(raw, added=True)
 
@@ -692,8 +692,7 @@ class Session:
             else:
                 reason = f"line {raw.lineno} should be a session header but is {_what_json(obj)} (not a Pi session)"
             raise NotASession(self.path, reason, raw.lineno, no_header=True)
-        if res.surrogates:
-            self.warnings.append(SessionWarning(raw.lineno, _surrogate_warning(raw.lineno), "surrogates"))
+        self.warnings.extend(_repair_warnings(raw.lineno, res))
         for problem in normalize_header(obj, deep=may_be_deep(raw.data)):
             self.warnings.append(SessionWarning(raw.lineno, f"line {raw.lineno}: header {problem}", "field-type"))
         self.header = obj
@@ -1286,9 +1285,9 @@ class Session:
                 flags |= F_NON_UTF8
                 self.warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)",
                                                     "not-utf8"))
-            if res.surrogates and not flags & F_SURROGATES:
-                flags |= F_SURROGATES
-                self.warnings.append(SessionWarning(line, _surrogate_warning(line), "surrogates"))
+            if (res.surrogates or res.huge) and not flags & F_REPAIRED:
+                flags |= F_REPAIRED
+                self.warnings.extend(_repair_warnings(line, res))
             self.warnings.extend(SessionWarning(line, f"line {line}: {p}", "field-type") for p in problems)
             # (a line read from its head is now known to be whole: nothing left to validate)
             self.flags[i] = (flags | F_CHECKED) & ~F_LAZY
@@ -1455,8 +1454,17 @@ def _unparsable(res) -> str:
     return "too-deep" if res.error and "depth limit" in res.error else "unparsable"
 
 
-def _surrogate_warning(line: int) -> str:
-    return f"line {line} has broken text (lone UTF-16 surrogates, shown as \ufffd)"
+def _repair_warnings(line: int, res) -> list[SessionWarning]:
+    """What parsing line ``line`` (as ``res``) repaired, one warning each: lone surrogates
+    shown as U+FFFD, numbers beyond a double's range (Pi's Infinity) read as missing."""
+    out = []
+    if res.surrogates:
+        out.append(SessionWarning(line, f"line {line} has broken text (lone UTF-16 surrogates, shown as \ufffd)",
+                                  "surrogates"))
+    if res.huge:
+        out.append(SessionWarning(line, f"line {line} has a number too large for JavaScript (Infinity to Pi, "
+                                        "shown as missing)", "huge-number"))
+    return out
 
 
 def _version(value: Any) -> float:

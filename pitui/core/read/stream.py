@@ -45,7 +45,7 @@ import orjson
 from .lines import iter_lines, parse_line
 from .normalize import normalize_entry
 from .session import (F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_CHECKED, NotASession, Session, SessionWarning, _has_text,
-                      open_session_file)
+                      _repair_warnings, open_session_file)
 from .sniff import STREAM, kind_of_records
 from ..timeutil import iso_to_ms, ms_to_iso
 
@@ -650,9 +650,7 @@ class StreamSession(Session):
         if res.replaced:
             warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)",
                                            "not-utf8"))
-        if res.surrogates:
-            warnings.append(SessionWarning(line, f"line {line} has broken text (lone UTF-16 surrogates, shown as \ufffd)",
-                                           "surrogates"))
+        warnings.extend(_repair_warnings(line, res))
         self.records += 1
         why = builder.add(res.value, line, data)
         if why is not None:
