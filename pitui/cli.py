@@ -27,6 +27,7 @@ class CliError(Exception):
 
 
 CWD_WIDTH = 40  # `pitui list`: the widest working directory column
+TITLE_CELLS = 70  # `pitui list`: the widest title
 
 
 def _fail(path: str, reason: str) -> int:
@@ -62,6 +63,8 @@ def _list_parser() -> argparse.ArgumentParser:
     p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
     p.add_argument("--json", action="store_true", help="a JSON array of Pi's SessionInfo objects (plus pitui keys)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write pitui's listing index")
+    p.add_argument("--paths", action="store_true",
+                   help="each session's file path instead of its id (for a root Pi does not look in)")
     return p
 
 
@@ -167,25 +170,72 @@ def cmd_list(argv: list[str]) -> int:
     if not infos:
         sys.stderr.write(f"pitui: {visible(str(root.path))}: no sessions found\n")
         return 0
+    import shutil
     import time
 
     # One row per session whatever its text holds: every field from the files is shown
     # with its control characters as stand-ins (a newline in a cwd is ^J, not a row).
+    # Columns: age, messages, the id `pi --session` takes (or the path, --paths), the
+    # working directory, the title; widths in terminal cells (a CJK title is two a character).
     now = time.time() * 1000
-    # the working directories in one column, as wide as the widest (up to CWD_WIDTH; a
-    # longer one keeps its end), so that the titles line up
     cwds = {id(i): visible(i.cwd) or "?" for i in infos if not i.error}
-    width = min(max(map(len, cwds.values()), default=1), CWD_WIDTH)
+    width = min(max(map(_cells, cwds.values()), default=1), CWD_WIDTH)
+    keys = {id(i): visible(i.path if args.paths else (i.id or "?")) for i in infos}
+    key_width = max(map(_cells, keys.values()), default=1)
+    # a terminal's width cuts the title; piped, a title keeps up to TITLE_CELLS
+    room = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     for i in infos:
+        key = _pad(keys[id(i)], key_width)
         if i.error:
-            sys.stdout.write(f"{'-':>5}  {'':>5}  {visible(i.path)}  [{visible(i.error)}]\n")
+            sys.stdout.write(f"{'-':>5}  {'':>5}  {key}  [{visible(i.error)}]\n")
             continue
-        cwd = cwds[id(i)]
-        if len(cwd) > width:
-            cwd = "…" + cwd[len(cwd) - width + 1:]
-        title = visible(" ".join((i.name or i.first_message).split())[:70])
-        sys.stdout.write(f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {cwd:<{width}}  {title}\n")
+        cwd = _pad(_cut_start(cwds[id(i)], width), width)
+        head = f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {key}  {cwd}  "
+        cells = TITLE_CELLS if room is None else max(10, min(TITLE_CELLS, room - _cells(head)))
+        title = _cut_end(visible(" ".join((i.name or i.first_message).split())), cells)
+        sys.stdout.write(f"{head}{title}\n")
     return 0
+
+
+def _cells(text: str) -> int:
+    """Terminal cells ``text`` takes (Rich's table, imported only for text that is not ASCII)."""
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def _pad(text: str, cells: int) -> str:
+    return text + " " * max(0, cells - _cells(text))
+
+
+def _head(text: str, cells: int) -> int:
+    """How many characters from the start of ``text`` fit in ``cells`` cells (one pass)."""
+    if text.isascii():
+        return min(len(text), cells)
+    from rich.cells import get_character_cell_size
+
+    total = 0
+    for k, ch in enumerate(text):
+        total += get_character_cell_size(ch)
+        if total > cells:
+            return k
+    return len(text)
+
+
+def _cut_end(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` cells, ``…`` at the end when cut."""
+    if _cells(text) <= cells:
+        return text
+    return text[:_head(text, cells - 1)] + "…"
+
+
+def _cut_start(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` cells, ``…`` and its end when cut (a path's end says most)."""
+    if _cells(text) <= cells:
+        return text
+    return "…" + text[len(text) - _head(text[::-1], cells - 1):]
 
 
 def cmd_export(argv: list[str]) -> int:

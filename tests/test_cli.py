@@ -208,3 +208,30 @@ def test_list_lines_up_its_columns(tmp_path, capsys, monkeypatch):
     starts = {row.index(t) for row in rows for t in ("short cwd", "longer cwd", "too long") if t in row}
     assert len(rows) == 3 and len(starts) == 1  # every title starts in the same column
     assert any(row.endswith("  …" + "d" * 39 + "  too long") for row in rows)  # a cwd past 40 keeps its end
+
+
+def test_list_fits_wide_titles_in_cells_and_names_each_session(tmp_path, capsys, monkeypatch):
+    """A Korean title is two cells a character: the row is cut in cells, to the terminal's
+    width when there is one, and each row names the session `pi --session` takes (its id,
+    or with --paths its file)."""
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "root" / "--home-u-proj--"
+    folder.mkdir(parents=True)
+    header = {"type": "session", "version": 3, "id": "01a22560-9889-77d1-ab8d-f2f7082187bb",
+              "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/home/u/proj"}
+    f = write(folder / "2026-11-20T10-00-00-000Z_s.jsonl", [user("u1", None, 1, "세션 제목을 " * 40)], header=header)
+    assert main(["list", str(tmp_path / "root")]) == 0
+    (row,) = capsys.readouterr().out.splitlines()
+    assert row.split()[2] == "01a22560-9889-77d1-ab8d-f2f7082187bb"
+    head = row[: row.index("세")]
+    assert cell_len(row) - cell_len(head) <= 70 and row.endswith("…")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a, **k: os.terminal_size((126, 40)))
+    assert main(["list", str(tmp_path / "root")]) == 0
+    (row,) = capsys.readouterr().out.splitlines()
+    assert cell_len(row) <= 126 and row.endswith("…")
+    assert main(["list", "--paths", str(tmp_path / "root")]) == 0
+    (row,) = capsys.readouterr().out.splitlines()
+    assert row.split()[2] == str(f)
