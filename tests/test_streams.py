@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 from pitui.core.model.context import context_entry_indices
 from pitui.core.model.parts import marker
 from pitui.core.model.summary import summarize
 from pitui.core.read.session import Session
 from pitui.core.read.sniff import RPC_LOG, STREAM, stream_kind
-from pitui.core.read.stream import LineSplitter, StreamSession
+from pitui.core.read.stream import LineSplitter, StreamBuilder, StreamSession
 
 from stream_files import HEADER, USAGE, json_stream, line, rpc_log
 
@@ -292,3 +295,59 @@ def test_pitui_dash_says_why_without_a_terminal_for_keys(tmp_path):
                           env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 2
     assert proc.stderr.decode().startswith("pitui: -: no terminal to read keys from (/dev/tty: ")
+
+
+def test_a_long_message_that_never_ends_is_rebuilt_in_linear_time():
+    """Issue 33, hole 5: each delta of a message still streaming made its whole text again
+    (quadratic: 400,000 one-emoji deltas took 25 s, a million would take minutes). Text,
+    thinking and a tool call's arguments, each grown by many small deltas, the message
+    never ended: shown whole, as interrupted."""
+    n = 1_000_000
+    b = StreamBuilder()
+    b.add(HEADER, 1, b"")
+    b.add({"type": "message_start", "message": {"role": "assistant", "content": [], "stopReason": "pending",
+                                                "timestamp": 1782900000000}}, 2, b"")
+
+    def update(event: dict) -> dict:
+        return {"type": "message_update", "assistantMessageEvent": event}
+
+    records = [update({"type": "thinking_start", "contentIndex": 0})]
+    records += [update({"type": "thinking_delta", "contentIndex": 0, "delta": "€"})] * 1000
+    records += [update({"type": "text_start", "contentIndex": 1})]
+    records += [update({"type": "text_delta", "contentIndex": 1, "delta": "😀"})] * n
+    records += [update({"type": "toolcall_start", "contentIndex": 2, "id": "c1", "toolName": "bash"}),
+                update({"type": "toolcall_delta", "contentIndex": 2, "delta": '{"command":"'})]
+    records += [update({"type": "toolcall_delta", "contentIndex": 2, "delta": "x"})] * 1000
+    records += [update({"type": "toolcall_delta", "contentIndex": 2, "delta": '"}'})]
+    for k, rec in enumerate(records):
+        assert b.add(rec, 3 + k, b"") is None
+    msg = b.entries()[-1][0]["message"]
+    assert msg["content"] == [{"type": "thinking", "thinking": "€" * 1000}, {"type": "text", "text": "😀" * n},
+                              {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "x" * 1000}}]
+    assert msg["stopReason"] == "aborted" and msg["errorMessage"] == "interrupted: the stream ends before this message did"
+    # a live stream shows the message again as more comes: the same, and what came since
+    b.add(update({"type": "text_delta", "contentIndex": 1, "delta": "!"}), 3 + len(records), b"")
+    assert b.entries()[-1][0]["message"]["content"][1]["text"] == "😀" * n + "!"
+
+
+def test_many_tool_runs_are_rebuilt_in_linear_time(tmp_path):
+    """Issue 33, hole 5: every message and turn's end sorted the results waiting for their
+    messages by the order of every tool run so far (quadratic: 30,000 runs took 38 s of
+    CPU; run here in a subprocess with a timeout). Each run's result, its message never
+    coming, is kept at its turn's end, in order (check finds each an orphan)."""
+    n = 60_000
+    recs = [line(HEADER)]
+    for k in range(n):
+        recs.append(line({"type": "tool_execution_start", "toolCallId": f"c{k}", "toolName": "bash"}))
+        recs.append(line({"type": "tool_execution_end", "toolCallId": f"c{k}", "toolName": "bash",
+                          "result": {"content": [{"type": "text", "text": f"out {k}"}]}, "isError": False}))
+        recs.append(line({"type": "turn_end"}))
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(recs))
+    got = subprocess.run([sys.executable, "-m", "pitui.cli", "check", str(p)], capture_output=True, timeout=60,
+                         env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "c")})
+    assert got.returncode == 1, got.stderr
+    found = got.stdout.decode().splitlines()
+    assert len(found) == n
+    assert found[0].startswith(f"{p}:3: orphan-result: orphan: no call c0 in this file")
+    assert found[-1].startswith(f"{p}:{3 * n}: orphan-result: orphan: no call c{n - 1} in this file")

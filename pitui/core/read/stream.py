@@ -61,6 +61,19 @@ _QUIET = frozenset({"agent_start", "turn_start", "turn_end", "message_update", "
                     "bash_execution_update", "summarization_retry_finished"})
 
 
+# a streaming message's deltas: the kind of block each adds to, and the field it grows
+_DELTA_KIND = {"text_delta": "text", "thinking_delta": "thinking", "toolcall_delta": "toolCall"}
+_DELTA_FIELD = {"text": "text", "thinking": "thinking", "toolCall": "_json"}
+_START_KIND = {"text_start": "text", "thinking_start": "thinking"}
+
+
+def _empty_block(kind: str) -> dict:
+    """A content block of ``kind`` before its deltas (a tool call's arguments grow as JSON text)."""
+    if kind == "toolCall":
+        return {"type": "toolCall", "arguments": {}, "_json": ""}
+    return {"type": kind, kind: ""}
+
+
 def _num(v: Any) -> float | None:
     return float(v) if type(v) in (int, float) and math.isfinite(v) else None
 
@@ -189,7 +202,8 @@ class StreamBuilder:
         self.session_files: list[str] = []
         self.session_ids: list[str] = []
         self._open: dict | None = None  # the message started and not ended: its parts
-        self._tools: dict[str, dict] = {}  # tool call id -> what tool_execution_* said
+        # tool call id -> what tool_execution_* said, and "order": when it was first named
+        self._tools: dict[str, dict] = {}
         # tool call id -> (the result made from tool_execution_end, its line, bytes, id):
         # shown until its toolResult message ends, which takes its place (see _tool_end)
         self._pending: dict[str, tuple[dict, int, bytes, str]] = {}
@@ -267,7 +281,8 @@ class StreamBuilder:
             if not (isinstance(msg, dict) and msg.get("role") == "toolResult"):
                 self._flush_pending()
             if isinstance(msg, dict):
-                self._open = {"message": msg, "line": line, "raw": raw, "blocks": {}, "usage": None}
+                self._open = {"message": msg, "line": line, "raw": raw, "blocks": {}, "grown": {},
+                              "usage": None}
             return None
         if t == "message_update":
             self._update(rec)
@@ -287,7 +302,7 @@ class StreamBuilder:
         if t == "tool_execution_start":
             tcid = rec.get("toolCallId")
             if isinstance(tcid, str):
-                self._tools.setdefault(tcid, {})["start"] = rec
+                self._tool(tcid)["start"] = rec
             return None
         if t == "tool_execution_end":
             self._tool_end(rec, line, raw)
@@ -374,15 +389,23 @@ class StreamBuilder:
         """The rebuilt entry that session-file id ``eid`` names, when known (else ``eid``)."""
         return self._alias.get(eid, eid) if isinstance(eid, str) else eid
 
+    def _tool(self, tcid: str) -> dict:
+        """What tool_execution_* said of call ``tcid`` so far."""
+        tool = self._tools.get(tcid)
+        if tool is None:
+            tool = self._tools[tcid] = {"order": len(self._tools)}
+        return tool
+
     def _pending_in_order(self) -> list[tuple[dict, int, bytes, str]]:
         """The results made from tool_execution_end still waiting for their messages, in
         the order the tools started (the calls' order)."""
-        order = {tcid: k for k, tcid in enumerate(self._tools)}
-        return [self._pending[c] for c in sorted(self._pending, key=lambda c: order.get(c, len(order)))]
+        return [self._pending[c] for c in sorted(self._pending, key=lambda c: self._tools[c]["order"])]
 
     def _flush_pending(self) -> None:
         """Keep the results made from tool_execution_end whose toolResult message never
         came (the turn went on without it)."""
+        if not self._pending:
+            return
         for msg, line, raw, eid in self._pending_in_order():
             self._message(msg, line, raw, eid)
         self._pending = {}
@@ -395,7 +418,7 @@ class StreamBuilder:
         tcid = rec.get("toolCallId")
         if not isinstance(tcid, str):
             return
-        self._tools.setdefault(tcid, {})["end"] = rec
+        self._tool(tcid)["end"] = rec
         result = rec.get("result") if isinstance(rec.get("result"), dict) else {}
         content = result.get("content")
         msg = {"role": "toolResult", "toolCallId": tcid, "toolName": rec.get("toolName"),
@@ -419,26 +442,33 @@ class StreamBuilder:
             return
         blocks = op["blocks"]
         et = ev.get("type")
-        if et == "text_start":
-            blocks[k] = {"type": "text", "text": ""}
-        elif et == "thinking_start":
-            blocks[k] = {"type": "thinking", "thinking": ""}
-        elif et == "toolcall_start":
-            blocks[k] = {"type": "toolCall", "id": ev.get("id"), "name": ev.get("toolName"), "arguments": {},
-                         "_json": ""}
-        elif et in ("text_delta", "thinking_delta", "toolcall_delta") and isinstance(ev.get("delta"), str):
-            kind = {"text_delta": "text", "thinking_delta": "thinking", "toolcall_delta": "toolCall"}[et]
-            b = blocks.setdefault(k, {"type": kind, **({"text": ""} if kind == "text" else {"thinking": ""}
-                                                       if kind == "thinking" else {"arguments": {}, "_json": ""})})
-            field = {"text": "text", "thinking": "thinking", "toolCall": "_json"}[kind]
+        if et in _DELTA_KIND:
+            if not isinstance(ev.get("delta"), str):
+                return
+            kind = _DELTA_KIND[et]
+            b = blocks.get(k)
+            if b is None:
+                b = blocks[k] = _empty_block(kind)
+            field = _DELTA_FIELD[kind]
             if isinstance(b.get(field), str):
-                b[field] += ev["delta"]
+                # (kept as pieces, joined when the message is shown: adding each delta to
+                # the string made the whole string again, quadratic in a long message)
+                op["grown"].setdefault(k, {}).setdefault(field, []).append(ev["delta"])
+            return
+        if et == "toolcall_start":
+            block = {"type": "toolCall", "id": ev.get("id"), "name": ev.get("toolName"), "arguments": {}, "_json": ""}
+        elif et in _START_KIND:
+            block = _empty_block(_START_KIND[et])
         elif et == "text_end" and isinstance(ev.get("content"), str):
-            blocks[k] = {"type": "text", "text": ev["content"]}
+            block = {"type": "text", "text": ev["content"]}
         elif et == "thinking_end" and isinstance(ev.get("content"), str):
-            blocks[k] = {"type": "thinking", "thinking": ev["content"]}
+            block = {"type": "thinking", "thinking": ev["content"]}
         elif et == "toolcall_end" and isinstance(ev.get("toolCall"), dict):
-            blocks[k] = dict(ev["toolCall"])
+            block = dict(ev["toolCall"])
+        else:
+            return
+        blocks[k] = block
+        op["grown"].pop(k, None)  # (the deltas before it are in the new block, or dropped)
 
     def _partial(self) -> dict | None:
         """The message still open, as far as it came, marked as interrupted."""
@@ -448,8 +478,12 @@ class StreamBuilder:
         msg = dict(op["message"])
         if msg.get("role") == "assistant":
             content = []
+            grown = op["grown"]
             for k in sorted(op["blocks"]):
                 b = dict(op["blocks"][k])
+                for field, pieces in grown.get(k, {}).items():
+                    pieces[:] = ["".join(pieces)]  # (once: a live stream shows the message often)
+                    b[field] += pieces[0]
                 js = b.pop("_json", None)
                 if js:
                     try:
