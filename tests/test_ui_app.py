@@ -1083,41 +1083,31 @@ async def test_the_key_bar_keeps_quit_and_help_at_any_width(make_app, settle, sr
         assert all(a.end <= b.start for a, b in zip(items, items[1:]))
 
 
-async def test_the_sidebar_filters_after_slash_or_an_unbound_letter_and_global_keys_stay_global(
-        make_app, settle, demo_root):
+async def test_the_sidebar_says_where_typing_goes_and_keeps_its_filter_when_left(make_app, settle, demo_root):
+    # (every printable key typed into it: tests/test_ui_sidebar_keys.py)
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         b = browser(app)
         rows = b.session_list
+        status = b.query_one("#sidebar-filter")
+        assert str(status.render()) == "shift+tab here to filter"
         rows.focus()
         await settle(pilot)
-        status = b.query_one("#sidebar-filter")
-        assert str(status.render()) == "/ filter ^S sort ^N named"
-        await pilot.press("z")  # zoom, not "z" typed into the filter
+        assert str(status.render()) == "type to filter ^S sort ^N named"
+        await pilot.press("q", "t")
         await settle(pilot)
-        assert app.screen.maximized is b.sidebar and rows.filter_text == ""
-        await pilot.press("z")
+        assert rows.filter_text == "qt" and app.is_running
+        assert str(status.render()) == "filter: qt▏"
+        await pilot.press("escape")  # clears the filter
         await settle(pilot)
-        await pilot.press("d", "o")  # a letter bound to nothing starts the filter
-        await settle(pilot)
-        assert rows.filtering and rows.filter_text == "do"
-        await pilot.press("q", "t")  # while filtering every letter is text
-        await settle(pilot)
-        assert rows.filter_text == "doqt" and app.is_running
-        assert str(status.render()) == "filter: doqt▏"
-        await pilot.press("escape")  # clears the filter and leaves filter mode
-        await settle(pilot)
-        assert (rows.filtering, rows.filter_text) == (False, "")
-        await pilot.press("slash", "f", "i", "x")  # "/" starts the filter explicitly
+        assert rows.filter_text == ""
+        await pilot.press("f", "i", "x")
         await settle(pilot)
         assert rows.filter_text == "fix"
-        await pilot.press("enter")  # opens the row and leaves filter mode: keys mean keys again
+        await pilot.press("enter")  # opens the row; the tree has the focus, keys are keys there
         await settle(pilot)
-        assert not rows.filtering
-        rows.focus()
-        await settle(pilot)
-        assert str(status.render()) == "filter: fix  (/ edits, esc clears)"
+        assert b.focused is b.branch_tree and str(status.render()) == "filter: fix"
         await pilot.press("question_mark")
         await settle(pilot)
         assert type(app.screen).__name__ == "HelpScreen"

@@ -30,10 +30,11 @@ class Key:
     show: bool = False  # in the footer
     key_display: str | None = None
     palette: bool = True  # offered in the command palette (when its target is on screen)
+    priority: bool = False  # checked before the focused widget sees the key (Textual's priority)
 
     def binding(self) -> Binding:
         return Binding(self.keys, self.action, self.label, show=self.show, key_display=self.key_display,
-                       id=self.id, tooltip=self.text)
+                       id=self.id, tooltip=self.text, priority=self.priority)
 
     @property
     def what(self) -> str:
@@ -42,7 +43,7 @@ class Key:
 
 # Help sections, in the order the help screen lists them.
 MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, LAYOUT, APP = (
-    "Move in the tree", "Branches", "Messages", "Session", "Sidebar (when focused, typing filters)", "Layout",
+    "Move in the tree", "Branches", "Messages", "Session", "Sidebar (focused: every printable key types into its filter)", "Layout",
     "App")
 
 KEYS: tuple[Key, ...] = (
@@ -138,6 +139,10 @@ KEYS: tuple[Key, ...] = (
     Key("sidebar", "sidebar.named", "ctrl+n", "toggle_named", "Named only", "Show named sessions only",
         section=SIDEBAR, show=True),
     Key("sidebar", "sidebar.clear", "escape", "clear_filter", "Clear filter", section=SIDEBAR),
+    # (q and ? type into the filter there: Textual's ctrl+q quits, shown here so the footer
+    # says so; a priority binding, as Textual's own, which would otherwise hide it)
+    Key("sidebar", "sidebar.quit", "ctrl+q", "app.quit", "Quit", "Quit pitui (q types into the filter here)",
+        section=SIDEBAR, show=True, palette=False, priority=True),
     # ------------------------------------------------------------------ the panels
     Key("browser", "layout.sidebar", "b", "toggle_sidebar", "Sidebar", "Hide or show the sidebar (remembered)",
         section=LAYOUT),
@@ -154,8 +159,8 @@ KEYS: tuple[Key, ...] = (
         "Panel widths back to the defaults for the terminal's size", section=LAYOUT),
     # ------------------------------------------------------------------ the app
     Key("app", "app.quit", "q", "quit", "Quit", "Quit pitui", section=APP, show=True),
-    Key("app", "app.help", "question_mark", "help", "Help", "Every key, explained", section=APP, show=True,
-        key_display="?", palette=False),
+    Key("app", "app.help", "question_mark,f1", "help", "Help", "Every key, explained (f1 in the sidebar too)",
+        section=APP, show=True, palette=False),
     # ------------------------------------------------------------------ dialogs and other screens
     Key("search_bar", "search.cancel", "escape", "cancel", "Cancel", show=True, palette=False),
     Key("export", "export.cancel", "escape", "cancel", "Cancel", show=True, palette=False),

@@ -58,7 +58,8 @@ class RightColumn(Vertical):
 
 class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway, Panels, PaintGate):
     """The main screen. Keys that act on the open session live here, so they work from
-    the tree and from the pane alike (the sidebar's type-to-filter takes printable keys)."""
+    the tree and from the pane alike (the focused sidebar takes every printable key as text
+    for its filter: ``SessionList.check_consume_key``)."""
 
     AUTO_FOCUS = "#tree"  # (from the first frame: not the sidebar first, then the tree)
 
@@ -105,11 +106,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
             event.refresh_styles = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.SESSION_ACTIONS:
-            if isinstance(self.focused, SessionList) and self.focused.filtering:
-                return False  # typing into the sidebar's filter
-            if self.session is None:
-                return None
+        if action in self.SESSION_ACTIONS and self.session is None:
+            return None
         if action == "clear_search" and not self._searching:
             return False  # escape means nothing else here: left to whatever else binds it
         if action in ("sidebar_width", "tree_width") and self.maximized is not None:

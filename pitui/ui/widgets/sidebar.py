@@ -6,9 +6,11 @@ Sessions forked from another one (``SessionInfo.forked_from``) are nested under 
 parent, and subagent transcripts (marked ⚙) under the session that ran them
 (:func:`subagent_parents`; one no listed session records stays at the top, marked
 "parent not found"); unreadable files are listed dimmed with their reason. Titles too
-long for the row end in "…" after a whole word. With the list focused, typing filters it
-(Backspace erases, Escape clears), Ctrl+S switches the sort between recent and name,
-Ctrl+N shows named sessions only.
+long for the row end in "…" after a whole word. With the list focused, every printable key
+types into its filter (``q`` and ``/`` too: the keys that act on the session work from the
+tree and the pane); Backspace erases, Escape clears, Ctrl+S switches the sort between
+recent and name, Ctrl+N shows named sessions only, and the other keys that are no
+characters (arrows, Enter, Tab, ctrl-keys) keep their jobs.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ from .line_list import LineList
 from .session_rows import SORTS, Item, SessionRows, Texts, build_items, make_texts
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]  # (the rows: session_rows.py)
+
+#: The characters of the keys whose names Textual does not turn back into one when it asks
+#: which bindings a focused widget takes (so ``/`` would stay bound to the pane's search).
+_NAMED_CHARACTERS = {"plus": "+", "minus": "-", "slash": "/", "at": "@", "backslash": "\\", "underscore": "_"}
 
 class SessionList(LineList):
     """Projects and sessions, two lines per session, drawn with ``render_line``."""
@@ -87,10 +93,6 @@ class SessionList(LineList):
         self.items: list[Item] = []
         self._starts: list[int] = []  # each item's first line
         self.filter_text = ""
-        # Typing goes to the filter only in filter mode: after "/" or a letter bound to
-        # nothing. Otherwise a key keeps its meaning everywhere (q quits, ? helps, z zooms).
-        self.filtering = False
-        self._asking = False  # check_consume_key is working out the screen's bindings
         self.sort = "recent"
         self.named_only = False
         self.collapsed: set[str] = set()
@@ -201,53 +203,28 @@ class SessionList(LineList):
 
     # ------------------------------------------------------------------ keys
     def check_consume_key(self, key: str, character: str | None) -> bool:
+        # Every printable character is text for the filter (Textual then leaves the
+        # bindings of those keys out while the list is focused: the footer shows none)
         if key == "backspace":
-            return self.filtering or bool(self.filter_text)
-        if character is None or not character.isprintable() or self._asking:
-            return False
-        if self.filtering or key == "slash":
-            return True
-        # a key bound to nothing starts the filter (Textual asks this again while it works
-        # out the bindings: answered "not consumed" then, so that every binding is seen)
-        self._asking = True
-        try:
-            return key not in self.screen.active_bindings
-        finally:
-            self._asking = False
-
-    def _set_filtering(self, on: bool) -> None:
-        if self.filtering != on:
-            self.filtering = on
-            self.screen.refresh_bindings()  # (the session's keys wait while one types)
-            self._status_changed()
-
-    def _status_changed(self) -> None:
-        sidebar = self.parent
-        if isinstance(sidebar, Sidebar):
-            sidebar.update_status()
+            return bool(self.filter_text)
+        character = character or _NAMED_CHARACTERS.get(key)
+        return character is not None and character.isprintable()
 
     def on_key(self, event: events.Key) -> None:
-        if event.character is not None and event.character.isprintable() and self.check_consume_key(
-                event.key, event.character):
+        if event.character is not None and event.character.isprintable():
             event.stop()
             event.prevent_default()
-            if not self.filtering:
-                self._set_filtering(True)
-                if event.key == "slash":
-                    return
             self.set_query(self.filter_text + event.character)
-        elif event.key == "backspace":
+        elif event.key == "backspace" and self.filter_text:
             event.stop()
             event.prevent_default()
-            if self.filter_text:
-                self.set_query(self.filter_text[:-1])
+            self.set_query(self.filter_text[:-1])
 
     def set_query(self, query: str) -> None:
         self.filter_text = query
         self.rebuild()
 
     def action_clear_filter(self) -> None:
-        self._set_filtering(False)
         if self.filter_text:
             self.set_query("")
 
@@ -259,12 +236,7 @@ class SessionList(LineList):
         self.named_only = not self.named_only
         self.rebuild()
 
-    def on_blur(self) -> None:
-        super().on_blur()
-        self._set_filtering(False)  # (the filter stays; typing into it needs "/" again)
-
     def action_open(self) -> None:
-        self._set_filtering(False)
         it = self.current
         if it is None:
             return
@@ -388,6 +360,13 @@ class Sidebar(Vertical):
         event.stop()
         self.update_status()
 
+    # (the filter line says whether typing goes to the filter: the list focused or not)
+    def on_descendant_focus(self) -> None:
+        self.update_status()
+
+    def on_descendant_blur(self) -> None:
+        self.update_status()
+
     def set_progress(self, done: int, total: int) -> None:
         self.progress = (done, total) if done < total else None
         self.update_status()
@@ -395,14 +374,14 @@ class Sidebar(Vertical):
     def update_status(self) -> None:
         sl = self.session_list
         flt = self.query_one("#sidebar-filter", Static)
-        if sl.filtering:
-            flt.update(f"filter: {sl.filter_text}▏")
+        if sl.has_focus:
+            flt.update(f"filter: {sl.filter_text}▏" if sl.filter_text else "type to filter ^S sort ^N named")
             flt.add_class("-active")
         elif sl.filter_text:
-            flt.update(f"filter: {sl.filter_text}  (/ edits, esc clears)")
-            flt.add_class("-active")
+            flt.update(f"filter: {sl.filter_text}")
+            flt.remove_class("-active")
         else:
-            flt.update("/ filter ^S sort ^N named")
+            flt.update("shift+tab here to filter")
             flt.remove_class("-active")
         n = sl.session_count()
         projects = sum(1 for it in sl.items if it.kind == "project")
