@@ -26,10 +26,17 @@ summaries, compactions with system checkpoints, labels, names, model and thinkin
     Sessions roots of 15,000 sessions (~750 MB, 60 project folders) and 50,000 sessions
     (~2.5 GB, 200 project folders): copies of a pool of 1,000 small generated sessions
     (12-200 KB, ~50 KB on average), each with its own id, file name, header time and cwd.
+``store15kmix``
+    A sessions root of 15,000 sessions (~750 MB, 60 project folders) made of copies of the
+    Pi-written files of ``tests/fixtures/pi-corpus`` (sessions of every kind Pi writes:
+    forks, compactions, branch summaries, images, subagent results, version-1 files, damaged
+    lines, and Pi's author's two real sessions of 1-2.4 MB, ~0.6% of the copies), each with
+    its own header id, time and cwd: the shape of a real store, where
+    ``store15k`` is pitui's generator's writing alone.
 
 Usage::
 
-    python benchmarks/gen.py big|store|store15k|store50k|all [--out benchmarks/data] [--jobs N] [--force]
+    python benchmarks/gen.py big|store|store15k|store50k|store15kmix|all [--out benchmarks/data] [--jobs N] [--force]
 
 Each output directory gets a marker ``.gen-marker.json`` (generator version, parameters, and
 what was written: files, bytes, entries).  When the marker matches, generation is skipped.
@@ -87,6 +94,13 @@ STORE_PARAMS = {
     "tiny_sessions": 120,  # 15-50 KB each; the rest 50 KB - 1 MB
     "start": "2025-10-01T00:00:00.000Z",
 }
+
+#: Stores of copies of the Pi-written corpus (see mix_store).
+MIX_PARAMS = {
+    "store15kmix": {"seed": 15001, "sessions": 15_000, "projects": 60, "big_share": 0.006,
+                    "big_bytes": 500_000, "corpus": "tests/fixtures/pi-corpus/agent/sessions"},
+}
+
 
 def _dump_line(obj) -> bytes:
     return (piwriter.dumps(obj) + "\n").encode("utf-8")
@@ -911,7 +925,7 @@ def _resolve_parents(jobs: list[dict]):
 
 def _marker_params(which: str) -> dict:
     return {"generator_version": GEN_VERSION, "which": which,
-            "params": BIG_PARAMS if which == "big" else COPIES_PARAMS.get(which, STORE_PARAMS)}
+            "params": BIG_PARAMS if which == "big" else COPIES_PARAMS.get(which) or MIX_PARAMS.get(which, STORE_PARAMS)}
 
 
 def pool_jobs(which: str, pool_dir: str) -> list[dict]:
@@ -976,6 +990,58 @@ def copies_store(which: str, out: str, pool: list[dict]) -> list[dict]:
     return out_rows
 
 
+def mix_store(which: str, out: str) -> dict:
+    """Write ``which`` from the corpus files Pi wrote (MIX_PARAMS): each copy is a corpus
+    session chosen at random (one of its files of ``big_bytes`` or more with probability
+    ``big_share``, else one of the others), under a project chosen as in copies_store, with
+    its header line rewritten (a new uuidv7 id, a time up to a day after the original's,
+    the project's cwd; a fork's ``parentSession``/``branchedFrom`` names an earlier copy in
+    the same folder, by the path Pi would have written) and every other line as Pi wrote it.
+    Its mtime is its header time plus an hour. Returns the marker's fields."""
+    p = MIX_PARAMS[which]
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), p["corpus"])
+    sources = []
+    for dp, _, fs in sorted(os.walk(root)):
+        for f in sorted(fs):
+            if f.endswith(".jsonl"):
+                with open(os.path.join(dp, f), "rb") as fh:
+                    head, _, rest = fh.read().partition(b"\n")
+                sources.append((json.loads(head), rest))
+    small = [x for x in sources if len(x[1]) < p["big_bytes"]]
+    big = [x for x in sources if len(x[1]) >= p["big_bytes"]]
+    r = random.Random(p["seed"])
+    weights = [1 / (j + 1) ** 0.9 for j in range(p["projects"])]
+    d0 = os.path.join(out, which)
+    made: dict[str, list[str]] = {}  # folder -> the paths Pi would have written its files at
+    files = total = 0
+    for _ in range(p["sessions"]):
+        head, rest = r.choice(big if r.random() < p["big_share"] else small)
+        proj = r.choices(range(p["projects"]), weights=weights)[0]
+        cwd = f"/home/bench/p{proj}"
+        folder = piwriter.project_dir(cwd)
+        d = os.path.join(d0, folder)
+        if folder not in made:
+            os.makedirs(d, exist_ok=True)
+            made[folder] = []
+        start = piwriter.ms_of(head["timestamp"]) + r.randrange(0, 86400_000)
+        sid = uuid7(r, start)
+        h = dict(head, id=sid, timestamp=iso(start), cwd=cwd)
+        for key in ("parentSession", "branchedFrom"):
+            if key in h and made[folder]:
+                h[key] = r.choice(made[folder])
+        name = _file_name(start, sid)
+        line = _dump_line(h)
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(line)
+            f.write(rest)
+        os.utime(path, (start / 1000 + 3600, start / 1000 + 3600))
+        made[folder].append(f"/home/bench/.pi/agent/sessions/{folder}/{name}")
+        files += 1
+        total += len(line) + len(rest)
+    return {"files": files, "bytes": total, "projects": len(made), "big_copies_share": p["big_share"]}
+
+
 def _read_marker(d: str) -> dict | None:
     try:
         with open(os.path.join(d, MARKER)) as f:
@@ -1004,8 +1070,11 @@ def generate(which_list: list[str], out: str, jobs_n: int | None = None, force: 
     if not todo:
         return {}
     copies = [w for w in todo if w in COPIES_PARAMS]
-    todo = [w for w in todo if w not in COPIES_PARAMS]
+    mixes = [w for w in todo if w in MIX_PARAMS]
+    todo = [w for w in todo if w not in COPIES_PARAMS and w not in MIX_PARAMS]
     summary = {}
+    for w in mixes:
+        summary[w] = _generate_mix(w, out)
     for w in copies:
         summary[w] = _generate_copies(w, out, jobs_n)
     if not todo:
@@ -1085,9 +1154,23 @@ def _generate_copies(which: str, out: str, jobs_n: int | None) -> dict:
     return m
 
 
+def _generate_mix(which: str, out: str) -> dict:
+    t0 = time.perf_counter()
+    d = os.path.join(out, which)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    m = _marker_params(which)
+    m.update(mix_store(which, out))
+    m["generated_in_s"] = round(time.perf_counter() - t0, 1)
+    with open(os.path.join(d, MARKER), "w") as f:
+        json.dump(m, f, indent=1, ensure_ascii=False)
+    print(f"{which}: {m['files']} files, {m['bytes'] / 1e6:.1f} MB ({m['generated_in_s']:.1f} s wall)", file=sys.stderr)
+    return m
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("which", choices=["big", "store", "store15k", "store50k", "all"],
+    ap.add_argument("which", choices=["big", "store", "store15k", "store50k", "store15kmix", "all"],
                     help="all: big and store (the copies stores only when named)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
     ap.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")

@@ -1,13 +1,8 @@
 """The cold listing's scan of one file (``listing.scan_info``): a small file read whole and
 taken as one block gives the same row as the file read in blocks from disk, and what it
-finds in place (a message's count, time and model, from the line's head and tail) is what
-parsing every line finds, on the corpus and on odd files.
-
-Known limit: a message line in Pi's shape that is not JSON only inside its text (a raw
-control byte or a bad escape in a string) is counted by the scan; Pi's ``JSON.parse``
-refuses it. Telling so means reading every byte of every line (a control-byte check alone
-cost the cold list of the benchmark store four times its CPU); the session itself, when
-opened, checks every line and marks such a line unreadable."""
+finds (a message's count, time and model, each line read by the entry decoder) is what
+parsing every line finds, on the corpus and on odd files. Lines that are not JSON only in
+their middle: tests/test_listing_count.py."""
 
 from __future__ import annotations
 

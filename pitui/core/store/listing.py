@@ -8,9 +8,11 @@ unchanged ones from there, decoding none: whole columns are compared at once and
 is made (:meth:`SessionIndex.unchanged_output`; a few files changed since the index was
 saved are read and put in their places without rewriting it). The app and search decode
 the rows they use. The same file that only grew (Pi appends) is read from where the index
-stopped. Lines are parsed whole only when they can change the answer (the header,
-names, the first user message, model changes, subagent results, lines whose shape is not Pi's
-usual one).
+stopped. Each line is read once by a decoder that checks it is JSON as ``JSON.parse``
+does (Pi counts a message only when its line parses) and keeps only the few fields the
+list needs; a line is parsed whole only when it can change more (the header, the first
+user message, subagent results, lines that are not an entry's shape or that the decoder
+is stricter about than JavaScript).
 
 The index keeps a first message's first :data:`FIRST_MESSAGE_CHARS` characters (what the
 lists show; a whole first message can be megabytes) and where its line lies, and
@@ -24,7 +26,6 @@ from __future__ import annotations
 import math
 import mmap
 import os
-import re
 import threading
 from bisect import bisect_right, insort
 from itertools import compress, count, repeat
@@ -33,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
 
+import msgspec
 import orjson
 
 from . import listing_file
@@ -58,17 +60,40 @@ INDEX_VERSION = 8  # 4: first messages kept as a bounded prefix and where their 
 FIRST_MESSAGE_CHARS = 512
 FIRST_MESSAGE_LEAD = 4096
 
-_MSG_HEAD = re.compile(
-    rb'\{"type":"message",(?:"id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),)?"timestamp":"([^"\\]*)",'
-    rb'"message":\{"role":"([A-Za-z]+)"'
-)
-# The message's own "timestamp", possibly followed by simple scalar keys (thinkingLevel ...).
-_MSG_TAIL_TS = re.compile(
-    rb',"timestamp":(\d{1,16})(?:,"[A-Za-z_]{1,40}":(?:"[^"\\]{0,80}"|true|false|null|-?\d{1,20}(?:\.\d{1,20})?))*\}\}$'
-)
+class _Message(msgspec.Struct):
+    """The fields of an entry's message the list reads (Pi's buildSessionInfo): content
+    kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
+
+    role: object = None
+    timestamp: object = None
+    model: object = None
+    toolName: object = None
+    content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+class _Entry(msgspec.Struct):
+    """The fields of a session entry the list reads; the rest of the line is checked to be
+    JSON and skipped, nothing made of it."""
+
+    type: object = None
+    timestamp: object = None
+    message: _Message | None = None
+    name: object = None  # (session_info)
+    modelId: object = None  # (model_change)
+
+
+#: One line to an _Entry, or an error where the line is not JSON (the decoder is stricter
+#: than JSON.parse about lone surrogate escapes, numbers past a double's range, bytes that
+#: are not UTF-8 in the fields it keeps and nesting deeper than 1,000: such lines go to
+#: parse_line, which reads them as JSON.parse does).
+_ENTRY_DECODE = msgspec.json.Decoder(_Entry).decode
+UNSET = msgspec.UNSET
+#: a message's own integer timestamp beyond these is read by parse_line (as a float, as
+#: JavaScript reads every number)
+_TS_MIN, _TS_MAX = -(2**63), 2**64 - 1
+
 # what an event stream without a header starts with (an RPC log: core/read/sniff.py)
 _STREAM_FIRST = EVENT_TYPES | {"response"}
-_MODEL_TAIL = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
 
 
 #: Pi's first message of a session with no user message
@@ -305,10 +330,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         except OSError as exc:
             info.error = f"cannot be read ({exc.strerror or exc})"
             return info
-    head_match = _MSG_HEAD.match
-    tail_match = _MSG_TAIL_TS.match
+    entry_decode = _ENTRY_DECODE
     ws = _WS_START
-    asst: list[tuple[int, int]] = []  # where the assistant lines read in place lie, in this block
     first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
     # what the lines add up to, kept in locals while the loop runs (written back after it)
     count, last_act, model, warnings = info.message_count, info.last_activity_ms, info.model, info.warnings
@@ -326,18 +349,26 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         # read/session.py's quick scan): the per-line cost is most of a cold list.
         for buf, pos, limit, base, whole in iter_line_blocks(got if data is None else data, start, mapped=mapped):
             find = buf.find
-            rfind = buf.rfind
+            # Pi reads lines as Node's readline splits them: at "\n", "\r\n" and a lone
+            # "\r" too. A "\r" that does not end its line (none in a file Pi wrote: its JSON
+            # escapes them) ends a line here as well.
+            cr = find(b"\r", pos, limit)
             while pos < limit:
                 nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
                 e = nl
-                if e > pos and buf[e - 1] == 13:
-                    e -= 1
+                term = whole
+                if cr >= 0 and cr < nl:
+                    if cr < nl - 1:  # (a "\r" inside the line: it ends there)
+                        nl = e = cr
+                        term = True
+                    else:  # "\r\n", or a last line's closing "\r"
+                        e -= 1
+                    cr = find(b"\r", nl + 1, limit)
                 ln += 1
                 p = pos
                 pos = nl + 1
                 if e == p or (buf[p] in ws and bytes(buf[p:e]).isspace()):
                     continue  # a blank line
-                term = whole
                 if not have_header:
                     res = parse_line(bytes(buf[p:e]))
                     obj = res.value
@@ -365,66 +396,54 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                     first_entry = False
                     if event_type_at(buf, p, e) is not None:
                         return _stream_info(info)
+                # Each line is read by one call of the entry decoder: it reads JSON as
+                # JSON.parse does, or refuses it (then parse_line, which matches JSON.parse
+                # where the decoder is stricter, decides), and keeps only the fields the
+                # list needs (_Entry). Lines that can change more than the count and the
+                # last activity are parsed whole (the first user message, a subagent's
+                # result, a message that is not an object).
+                try:
+                    ent = entry_decode(buf[p:e])
+                except Exception:  # (not JSON to the decoder, or not an object of entry shape)
+                    ent = None
                 obj = None
-                closed = buf[e - 1] == 125  # "}"
-                m = head_match(buf, p, e) if closed else None
-                if m is not None and (buf[e - 2] != 125 or find(b'"parentId":', m.end(), e) >= 0):
-                    # Not one whole entry: a message entry ends "}}", and a second "parentId" key
-                    # outside any string is a second entry written onto a line cut short (Pi
-                    # skips the line: it does not parse). Parsed, to count what Pi counts.
-                    m = None
-                if m is not None:
-                    role = m.group(2)
-                    if role == b"user" and not first_found:
-                        obj = parse_line(bytes(buf[p:e])).value
-                    elif role == b"user" or role == b"assistant":
-                        # The message's own timestamp at the line's end, in its last 400
-                        # bytes: a ',"timestamp":' followed by a digit. When the last one in
-                        # the window is the only such candidate, one match there (the entry's
-                        # own "timestamp", a string, is no candidate); else the line is parsed.
-                        lo = e - 400 if e - 400 > p else p
-                        q = rfind(b',"timestamp":', lo, e)
-                        if q < 0:
-                            t = None
+                if ent is not None:
+                    etype = ent.type
+                    if etype == "message":
+                        msg = ent.message
+                        role = msg.role if msg is not None else None
+                        ts = msg.timestamp if msg is not None else None
+                        if (
+                            msg is None
+                            or (role == "user" and not first_found)
+                            or (role == "toolResult" and msg.toolName == "subagent")
+                            or (type(ts) is int and not _TS_MIN <= ts <= _TS_MAX)
+                        ):
+                            ent = None
                         else:
-                            k = find(b',"timestamp":', lo, q)
-                            while k >= 0 and not 48 <= buf[k + 13] <= 57:
-                                k = find(b',"timestamp":', k + 13, q)
-                            # (two candidates: duplicate keys, of which Pi keeps the last, or
-                            # a nested object's: parsed)
-                            t = tail_match(buf, q, e) if k < 0 else None
-                        if t is None:
-                            obj = parse_line(bytes(buf[p:e])).value
-                        else:
-                            ms = float(t.group(1))
-                            if last_act is None or ms > last_act:
-                                last_act = ms
-                            if role == b"assistant":
-                                asst.append((p, e))  # (its model read at the block's end)
                             count += 1
-                            if term:
-                                done_to, done_ln = base + pos, ln + 1
-                            continue
-                    elif role == b"toolResult" and find(b'"toolName":"subagent"', m.end(), min(e, m.end() + 2048)) >= 0:
-                        obj = parse_line(bytes(buf[p:e])).value  # a subagent's result: the transcripts it names
-                    else:
-                        count += 1
+                            if (role == "user" or role == "assistant") and msg.content is not UNSET:
+                                if type(ts) is int or type(ts) is float:
+                                    act = float(ts)
+                                    if last_act is None or act > last_act:
+                                        last_act = act
+                                else:
+                                    act = iso_to_ms(ent.timestamp)
+                                    if not math.isnan(act) and (last_act is None or act > last_act):
+                                        last_act = act
+                                if role == "assistant" and type(msg.model) is str:
+                                    model = msg.model
+                    elif etype == "session_info":
+                        name = ent.name
+                        info.name = (name.strip() or None) if type(name) is str else None
+                    elif etype == "model_change":
+                        if type(ent.modelId) is str:
+                            model = ent.modelId
+                    if ent is not None:
                         if term:
                             done_to, done_ln = base + pos, ln + 1
                         continue
-                elif (
-                    not closed
-                    or buf[p] != 123  # "{"
-                    or find(b'"message"', p, min(e, p + 4096)) >= 0
-                    or find(b'"session_info"', p, min(e, p + 200)) >= 0
-                    or find(b'"model_change"', p, min(e, p + 200)) >= 0
-                ):
-                    # Not a message line in Pi's usual shape, and it can matter: parse it.
-                    obj = parse_line(bytes(buf[p:e])).value
-                else:
-                    if term:
-                        done_to, done_ln = base + pos, ln + 1
-                    continue
+                obj = parse_line(bytes(buf[p:e])).value
                 if obj is None:
                     if term:
                         warnings += 1
@@ -442,7 +461,6 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                     mid = obj.get("modelId")
                     if isinstance(mid, str):
                         model = mid
-                        asst.clear()
                 elif etype == "message":
                     count += 1
                     msg = obj.get("message")
@@ -458,7 +476,6 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                 last_act = act
                             if r == "assistant" and isinstance(msg.get("model"), str):
                                 model = msg["model"]
-                                asst.clear()
                             if r == "user" and not first_found:
                                 text = _text_of(msg.get("content"))
                                 if text:
@@ -470,15 +487,6 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                     first_found = True
                         elif r == "toolResult" and msg.get("toolName") == "subagent":
                             _note_transcripts(info, msg.get("details"))
-            # The model is the last one named; of the assistant lines read in place since
-            # the last line that named one when parsed, only the last that names one counts:
-            # read from the end (one line, mostly), before the block's buffer is reused.
-            while asst:
-                p, e = asst.pop()
-                named = _model_in(buf, p, e)
-                if named is not None:
-                    model = named
-                    asst.clear()
     finally:
         if data is None:
             got.close()
@@ -500,23 +508,6 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     else:
         info.fingerprint = file_fingerprint(path, info.scanned_to)
     return info
-
-
-def _model_in(buf, p: int, e: int) -> str | None:
-    """The model an assistant line ``buf[p:e]`` in Pi's usual shape names: the last provider
-    and model in its last 2 KB (None when none). When that window holds one
-    '"provider":"', the only match starts there."""
-    lo = e - 2048 if e - 2048 > p else p
-    q = buf.rfind(b'"provider":"', lo, e)
-    if q < 0:
-        return None
-    if buf.find(b'"provider":"', lo, q) < 0:
-        mm = _MODEL_TAIL.match(buf, q, e)
-    else:
-        mm = None
-        for mm in _MODEL_TAIL.finditer(buf, lo, e):
-            pass
-    return None if mm is None else mm.group(2).decode("utf-8", "replace")
 
 
 def _take_header(info: SessionInfo, obj: dict) -> None:
