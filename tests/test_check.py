@@ -335,6 +335,18 @@ def test_the_output_of_check_acts_on_no_terminal(tmp_path, capsys):
     assert "\x1b" not in out and "\x07" not in out
 
 
+def test_line_separators_in_a_finding_forge_no_row(tmp_path, capsys):
+    """Issue 33, hole 10: a parent id holding U+2028 (a line break to tools that split on
+    it) would make its finding read as two, the second a forged ``path:line:`` row."""
+    e = user("u2", "zz\u2028/etc/shadow:3: missing-parent: forged\u2029", 2)
+    f = write(tmp_path / "s.jsonl", [user("u1", None, 1), e])
+    assert main(["check", str(f)]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == out.split("\n")[:-1]  # no line break but the newline
+    assert out == (f"{f}:3: missing-parent: parent zz\\u2028/etc/shadow:3: missing-parent: forged\\u2029 not found; "
+                   f"shown as a root (orphan) (Pi: {KINDS['missing-parent']})\n")
+
+
 # ----------------------------------------------------------------------------- the app
 def _orphans(tmp_path) -> Path:
     root = tmp_path / "sessions" / piwriter.project_dir("/home/u/proj")

@@ -20,8 +20,15 @@ def test_blocks_keep_lines_and_tabs():
     assert visible("\x1b[2J\n", block=True) == "^[[2J\n"
 
 
+def test_line_and_paragraph_separators_are_stand_ins_in_a_row_only():
+    # (line breaks to JavaScript and to tools that split on them: a row could fake a second)
+    assert visible("a\u2028/etc/passwd:1: b\u2029c") == "a\\u2028/etc/passwd:1: b\\u2029c"
+    assert has_controls("a\u2028")
+    assert visible("a\u2028b", block=True) == "a\u2028b"
+
+
 def test_printable_unicode_is_left_alone():
-    s = "héllo ✓ 漢字 🙂 \u2028 \u00a0"
+    s = "héllo ✓ 漢字 🙂 \u00a0"
     assert visible(s) is s  # the very string: nothing to replace, nothing copied
     assert not has_controls(s)
 

@@ -178,3 +178,26 @@ def test_a_session_the_index_cannot_take_is_read_whole_and_the_user_told(store, 
     assert main(["search", "ordinary", str(store)]) == 0
     out = capsys.readouterr()
     assert "ordinary sentence" in out.out and "could not be indexed for search (ImportError)" in out.err
+
+
+# Issue 33, hole 10: U+2028 and U+2029 are line breaks to JavaScript and to tools that split
+# text into lines (Python's str.splitlines among them). In a hit's one line of context they
+# let a session forge a row of its own ("path:line: ..."); they are shown as stand-ins, as a
+# newline is.
+FORGED = "needle here\u2028/etc/passwd:1: root needle\u2029/x.jsonl:9: forged"
+
+
+@pytest.mark.parametrize("options", [(), ("--no-index",)], ids=["index", "no-index"])
+def test_line_separators_in_a_hit_forge_no_row(tmp_path, options):
+    root = tmp_path / "sessions"
+    d = root / PROJECT
+    d.mkdir(parents=True)
+    f = write(d / "2026-11-20T10-00-00-000Z_a.jsonl", [user("u1", None, 1, FORGED)], header=HEADER)
+    got = _cli(root, tmp_path, "needle", *options)
+    assert got.returncode == 0 and got.stderr == ""
+    assert got.stdout.splitlines() == got.stdout.split("\n")[:-1]  # no line break but the newline
+    assert got.stdout.split("\n")[1:] == [
+        str(f),
+        "      #0 user        needle here\\u2028/etc/passwd:1: root needle\\u2029/x.jsonl:9: forged",
+        "",
+    ]

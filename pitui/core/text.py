@@ -4,7 +4,8 @@ Everything read from a session file is untrusted: tool output holds whatever a w
 build or ``cat`` of a binary printed, and names, labels, ids and paths are free text. No
 such string may reach a terminal as a control sequence. :func:`visible` turns every control
 character into a visible stand-in (``^[`` for ESC, ``^?`` for DEL, ``\\x9b`` for a C1
-control, the way ``less`` and Pi's own TUI show them) and leaves printable Unicode alone.
+control, the way ``less`` and Pi's own TUI show them; in a row, ``\\u2028`` for the line
+separator, a line break to many tools) and leaves printable Unicode alone.
 Lone surrogates (which Pi's ``JSON.stringify`` writes for broken UTF-16) become U+FFFD.
 
 :func:`strip_ansi` drops whole, well-formed escape sequences first, for text such as tool
@@ -25,8 +26,10 @@ import orjson
 __all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE", "text_lines", "json_compact",
            "json_pretty"]
 
-# C0 controls, DEL, C1 controls and lone surrogates: everything :func:`visible` replaces.
-CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# C0 controls, DEL, C1 controls, the Unicode line and paragraph separators (U+2028, U+2029:
+# line breaks to JavaScript and to many tools that split text into lines) and lone
+# surrogates: everything :func:`visible` replaces in a row.
+CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # The same without tab and newline, for blocks of text that keep their lines.
 _CONTROL_BLOCK_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -42,6 +45,8 @@ def _stand_in(m: re.Match) -> str:
         return "^?"
     if c <= 0x9F:
         return f"\\x{c:02x}"
+    if c in (0x2028, 0x2029):
+        return f"\\u{c:04x}"
     return "\ufffd"  # a lone surrogate
 
 
@@ -50,8 +55,9 @@ def visible(value: Any, *, block: bool = False) -> str:
 
     Control characters become visible stand-ins. With ``block`` (a multi-line block of
     text), newlines and tabs are kept and ``\\r\\n`` reads as one newline; without it (a
-    row, a title, a field), they are stand-ins too, so one value can never fake a second
-    row. ``None`` is the empty string; other non-strings are shown with ``str``.
+    row, a title, a field), they are stand-ins too, and so are U+2028 and U+2029 (``\\u2028``,
+    ``\\u2029``: line breaks to any tool that splits on them), so one value can never fake
+    a second row. ``None`` is the empty string; other non-strings are shown with ``str``.
     """
     if not isinstance(value, str):
         value = "" if value is None else str(value)
