@@ -22,6 +22,12 @@ sessions: thinking blocks with signatures, bash/read/edit/write/grep tool calls 
 newlines, tabs, non-ASCII, emoji and ANSI escapes, assistant usage with cost, forks, branch
 summaries, compactions with system checkpoints, labels, names, model and thinking changes.
 
+``storebig``
+    A sessions root of 1,524 sessions (~1.0 GB) whose **four newest sessions are big** (each
+    made as ``big`` is, ~229 MB, with its own seed, cwd and start), the other 1,520 small
+    (log-uniform 12-200 KB, ~58 KB on average, 40 project folders): long agent runs are
+    usually both the newest and the largest sessions a user has (issue 32: search).
+
 ``store15k``, ``store50k``
     Sessions roots of 15,000 sessions (~750 MB, 60 project folders) and 50,000 sessions
     (~2.5 GB, 200 project folders): copies of a pool of 1,000 small generated sessions
@@ -36,7 +42,7 @@ summaries, compactions with system checkpoints, labels, names, model and thinkin
 
 Usage::
 
-    python benchmarks/gen.py big|store|store15k|store50k|store15kmix|all [--out benchmarks/data] [--jobs N] [--force]
+    python benchmarks/gen.py big|store|storebig|store15k|store50k|store15kmix|all [--out benchmarks/data] [--jobs N] [--force]
 
 Each output directory gets a marker ``.gen-marker.json`` (generator version, parameters, and
 what was written: files, bytes, entries).  When the marker matches, generation is skipped.
@@ -99,6 +105,20 @@ STORE_PARAMS = {
 MIX_PARAMS = {
     "store15kmix": {"seed": 15001, "sessions": 15_000, "projects": 60, "big_share": 0.006,
                     "big_bytes": 500_000, "corpus": "tests/fixtures/pi-corpus/agent/sessions"},
+}
+
+#: A store whose newest sessions are the biggest (issue 32): ``big_newest`` sessions made as
+#: ``big`` is (BIG_PARAMS but for seed, cwd, start and name), starting a day apart after
+#: every small session has ended, and ``sessions - big_newest`` small ones (log-uniform
+#: 12-200 KB, scaled to ``small_total_bytes``) spread over ``projects`` folders.
+STOREBIG_PARAMS = {
+    "seed": 960,
+    "sessions": 1524,
+    "projects": 40,
+    "big_newest": 4,
+    "small_total_bytes": 88_000_000,
+    "start": "2025-10-01T00:00:00.000Z",  # small sessions start within 330 days of this
+    "big_start": "2026-09-01T08:00:00.000Z",  # the first big one (each lasts about 40 days)
 }
 
 
@@ -905,6 +925,42 @@ def store_jobs(out: str) -> list[dict]:
     return jobs
 
 
+def storebig_jobs(out: str) -> list[dict]:
+    """The jobs of ``storebig`` (:data:`STOREBIG_PARAMS`): its small sessions, then its big
+    newest ones."""
+    p = STOREBIG_PARAMS
+    r = random.Random(p["seed"])
+    n_small = p["sessions"] - p["big_newest"]
+    sizes = [math.exp(r.uniform(math.log(12e3), math.log(200e3))) for _ in range(n_small)]
+    k = p["small_total_bytes"] / sum(sizes)
+    weights = [1 / (j + 1) ** 0.9 for j in range(p["projects"])]
+    start0 = piwriter.ms_of(p["start"])
+    jobs = []
+    for i, size in enumerate(sizes):
+        size = int(size * k)
+        proj = r.choices(range(p["projects"]), weights=weights)[0]
+        cwd = f"/home/bench/p{proj}"
+        kw = {"min_entries": max(6, int(size * 0.8 / SMALL_AVG)), "min_bytes": size, "big_range": (5_000, 40_000),
+              "big_share": 0.2, "forks": (r.randint(1, 3) if r.random() < 0.2 else 0) if size > 60e3 else 0,
+              "compactions": 0, "labels": r.randint(1, 3) if r.random() < 0.1 else 0,
+              "name": r.choice(SESSION_NAMES) if r.random() < 0.4 else None,
+              "parent_session": None, "model": r.randrange(len(MODELS)), "thinking": r.random() < 0.8}
+        jobs.append({"seed": p["seed"] * 100_000 + i * 7, "start_ms": start0 + int(r.uniform(0, 330 * 86400_000)),
+                     "dir": os.path.join(out, "storebig", piwriter.project_dir(cwd)), "cwd": cwd, "kw": kw})
+    b = BIG_PARAMS
+    big0 = piwriter.ms_of(p["big_start"])
+    for i in range(p["big_newest"]):
+        cwd = f"/home/bench/p{i}"
+        kw = {"min_entries": b["entries"], "min_bytes": b["bytes"], "big_range": tuple(b["big_range"]),
+              "big_share": 0.6, "forks": b["forks"], "compactions": b["compactions"], "labels": b["labels"],
+              "name": f"{r.choice(SESSION_NAMES)} (long run {i + 1})", "model": i % len(MODELS)}
+        jobs.append({"seed": p["seed"] * 100_000 + 90_000 + i * 7, "start_ms": big0 + i * 86400_000,
+                     "dir": os.path.join(out, "storebig", piwriter.project_dir(cwd)), "cwd": cwd, "kw": kw})
+    for job in jobs:
+        os.makedirs(job["dir"], exist_ok=True)
+    return jobs
+
+
 SESSION_NAMES = ["Fix flaky tests", "Refactor auth module", "Add dark theme", "Investigate memory leak 🐛",
                  "Port CLI to Rust", "Docs: session format", "Speed up tree rendering", "Release 1.5 prep",
                  "Migrate to uuidv7", "Bisect perf regression", "Implement /resume search", "Größenänderung fix",
@@ -925,7 +981,8 @@ def _resolve_parents(jobs: list[dict]):
 
 def _marker_params(which: str) -> dict:
     return {"generator_version": GEN_VERSION, "which": which,
-            "params": BIG_PARAMS if which == "big" else COPIES_PARAMS.get(which) or MIX_PARAMS.get(which, STORE_PARAMS)}
+            "params": ({"big": BIG_PARAMS, "storebig": STOREBIG_PARAMS}.get(which) or COPIES_PARAMS.get(which)
+                       or MIX_PARAMS.get(which, STORE_PARAMS))}
 
 
 def pool_jobs(which: str, pool_dir: str) -> list[dict]:
@@ -1084,7 +1141,7 @@ def generate(which_list: list[str], out: str, jobs_n: int | None = None, force: 
         d = os.path.join(out, w)
         if os.path.isdir(d):
             shutil.rmtree(d)
-        plans[w] = big_jobs(out) if w == "big" else store_jobs(out)
+        plans[w] = {"big": big_jobs, "storebig": storebig_jobs}.get(w, store_jobs)(out)
         if w == "store":
             _resolve_parents(plans[w])
     t0 = time.perf_counter()
@@ -1170,8 +1227,8 @@ def _generate_mix(which: str, out: str) -> dict:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("which", choices=["big", "store", "store15k", "store50k", "store15kmix", "all"],
-                    help="all: big and store (the copies stores only when named)")
+    ap.add_argument("which", choices=["big", "store", "storebig", "store15k", "store50k", "store15kmix", "all"],
+                    help="all: big and store (the other stores only when named)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
     ap.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     ap.add_argument("--force", action="store_true", help="regenerate even if the marker matches")

@@ -110,7 +110,7 @@ def _search_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-index", action="store_true",
                    help="read the session files instead of the search index (slower; writes nothing)")  # fmt: skip
     p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
-                   help=f"hits shown per session (default {MAX_HITS}; 0: all)")  # fmt: skip
+                   help=f"hits shown per session (default {MAX_HITS}; 0: all, and all counted)")  # fmt: skip
     return p
 
 
@@ -381,7 +381,9 @@ def cmd_search(argv: list[str]) -> int:
         for h in r.hits:
             where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
             w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
-        if r.hit_count > len(r.hits):
+        if not r.hit_count_complete:  # (counting stopped one past the hits shown)
+            w("  ... more hits (--max-hits 0 shows every one)\n")
+        elif r.hit_count > len(r.hits):
             w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
         sys.stdout.flush()
     if not n:

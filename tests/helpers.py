@@ -124,7 +124,7 @@ def same_results_of_two_indexes(root, a_dir, b_dir, queries) -> None:
 
 
 def full_results(results) -> list:
-    """Everything search results say: each session, its hit count, and each hit with its
-    context and spans (to compare two searches exactly)."""
-    return [(r.path, r.hit_count, [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits])
-            for r in results]  # fmt: skip
+    """Everything search results say: each session, its hit count (and whether it counts
+    them all), and each hit with its context and spans (to compare two searches exactly)."""
+    return [(r.path, r.hit_count, r.hit_count_complete,
+             [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits]) for r in results]  # fmt: skip

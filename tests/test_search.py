@@ -297,8 +297,17 @@ def test_limit_and_max_hits(corpus_cache):
     all_ = run("the", index_dir=corpus_cache)
     assert len(all_) > 5
     assert shape(run("the", index_dir=corpus_cache, limit=3)) == shape(all_[:3])
+    assert all_[0].hit_count == 5 and all_[0].hit_count_complete
+    # counting stops one row past the hits kept: the session says it holds more, not how many
     r = run("the", index_dir=corpus_cache, limit=1, max_hits=2)[0]
-    assert len(r.hits) == 2 and r.hit_count == all_[0].hit_count > 2
+    assert (len(r.hits), r.hit_count, r.hit_count_complete) == (2, 3, False)
+    assert r.hits == all_[0].hits[:2]
+    r = run("the", index_dir=corpus_cache, limit=1, max_hits=2, count_all=True)[0]
+    assert (len(r.hits), r.hit_count, r.hit_count_complete) == (2, 5, True)
+    r = run("the", index_dir=corpus_cache, limit=1, max_hits=4)[0]
+    assert (len(r.hits), r.hit_count, r.hit_count_complete) == (4, 5, False)
+    r = run("the", index_dir=corpus_cache, limit=1, max_hits=5)[0]
+    assert (len(r.hits), r.hit_count, r.hit_count_complete) == (5, 5, True)
 
 
 def test_context_is_one_line_around_the_match(corpus_cache):
@@ -353,7 +362,7 @@ def _row_count(index_dir):
                 w: set = set()
                 with open(path, "rb") as f:
                     rows = list(search_rows._file_rows(f, search_rows._FileState(0, path)) if stream
-                                else search_chunks._chunk_rows(f, st, [tuple(chunk)], None, []))
+                                else search_chunks._rows_of_chunk(f, st, tuple(chunk), None))
                 for *_, text in rows:
                     search_words._add_words(text, w)
                 words[cid] = {x.decode() for x in w}
@@ -637,7 +646,8 @@ def test_cli_text_and_json(capsys, corpus_cache, monkeypatch):
     rc, out, _ = cli(["checkpoint-8", str(CORPUS), "--json", "--limit", "2"], capsys)
     data = json.loads(out)
     assert rc == 0 and len(data) == 2
-    assert set(data[0]) == {"path", "id", "name", "firstMessage", "cwd", "modified", "hitCount", "hits"}
+    assert set(data[0]) == {"path", "id", "name", "firstMessage", "cwd", "modified", "hitCount", "hitCountComplete",
+                            "hits"}
     assert data[0]["hits"][0] == {
         "entryId": data[0]["hits"][0]["entryId"], "entryIndex": data[0]["hits"][0]["entryIndex"],
         "kind": "label", "context": "checkpoint-8", "spans": [[0, 12]],

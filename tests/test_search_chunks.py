@@ -163,9 +163,9 @@ def test_a_file_rewritten_under_the_index(tmp_path, small_chunks, how):
     r = resolve_root(root)
     for q in QUERIES + ["frst", "first", "paddd"]:
         got = list(search(r, q, index_dir=idx, max_hits=10**9, update=False))
-        scanned = {res.path: set(full_results([res])[0][2]) for res in search(r, q, max_hits=10**9, use_index=False)}
+        scanned = {res.path: set(full_results([res])[0][3]) for res in search(r, q, max_hits=10**9, use_index=False)}
         for res in got:  # every hit shown is one the file holds now (the scan's)
-            assert set(full_results([res])[0][2]) <= scanned.get(res.path, set()), q
+            assert set(full_results([res])[0][3]) <= scanned.get(res.path, set()), q
     s = update_index(resolve_root(root), index_dir=idx)
     assert s.removed == (1 if how == "removed" else 0)
     if how != "same size and time":
@@ -233,3 +233,38 @@ def test_a_worker_result_that_cannot_be_read_is_indexed_here(tmp_path, monkeypat
     st = update_index(resolve_root(root), index_dir=idx)
     assert st.indexed > 20
     agree(root, idx, ["the", "re:.", "haiku", "kind:file_read"])
+
+
+def test_a_big_sessions_first_hits_come_from_its_first_chunks(tmp_path, small_chunks, monkeypatch):
+    """A word in every chunk of a long session: its first hits are read from the first chunk
+    that holds them, at its offset, and the rest of the file is not read (counting stops one
+    hit past those kept); a second term found only at the end is looked for in the chunks
+    that may hold it, not in those between. The same results as the scan without the index."""
+    root = tmp_path / "s"
+    (root / "--p--").mkdir(parents=True)
+    objs = [user(f"u{k}", None, k, f"first {k} the file read function {k}.{k} " + "pad " * 40) for k in range(400)]
+    objs.append(user("last", None, 400, "zzlast words here"))
+    write(root / "--p--" / "2026-11-20T10-00-00-000Z_a.jsonl", objs)
+    idx = tmp_path / "idx"
+    update_index(resolve_root(root), index_dir=idx)
+    chunks = _chunk_count(idx)
+    assert chunks > 50
+    read: list[int] = []
+    rows_of_chunk = search_chunks._rows_of_chunk
+
+    def spy(f, st, chunk, alts):
+        read.append(chunk[0])
+        return rows_of_chunk(f, st, chunk, alts)
+
+    # private: which chunks are read back
+    monkeypatch.setattr(search_chunks, "_rows_of_chunk", spy)
+    r = resolve_root(root)
+    for q, most in (("first", 1), ('"the file"', 1), ("re:fun.tion", 1), ("first zzlast", 2), ("zzlast first", 2)):
+        read.clear()
+        got = full_results(search(r, q, index_dir=idx, max_hits=5, update=False))
+        assert got == full_results(search(r, q, max_hits=5, use_index=False)), q
+        assert (len(got), got[0][1], got[0][2], len(got[0][3])) == (1, 6, False, 5), q
+        assert 0 < len(read) <= most and read == sorted(read), q
+    read.clear()
+    every = full_results(search(r, "first", index_dir=idx, max_hits=5, count_all=True, update=False))
+    assert every[0][1:3] == (400, True) and len(read) == chunks - 2  # (not the header's nor the last)

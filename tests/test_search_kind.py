@@ -92,7 +92,7 @@ def calls_in_corpus() -> Counter:
 @pytest.mark.parametrize("query", FORMS)
 def test_each_kind_query_finds_exactly_these(query, corpus_index):
     sessions, hits, first = FORMS[query]
-    got = list(search(resolve_root(CORPUS), query, index_dir=corpus_index, max_hits=3))
+    got = list(search(resolve_root(CORPUS), query, index_dir=corpus_index, max_hits=3, count_all=True))
     assert (len(got), sum(r.hit_count for r in got)) == (sessions, hits)
     assert [(os.path.basename(r.path), r.hit_count, [(h.entry_index, h.kind, h.context) for h in r.hits])
             for r in got[: len(first)]] == first  # fmt: skip
@@ -213,8 +213,10 @@ def test_cli_finds_the_bash_calls_that_ran_npm(capsys, corpus_index, monkeypatch
         assert lines[2:] == [
             "     #69 tool-call   …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check",
             "     #83 tool-call   …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check",
-            "  ... 45 more hits",
+            "  ... more hits (--max-hits 0 shows every one)",
         ]
+    rc, out, _ = cli(["kind:shell_exec npm", str(CORPUS), "--limit", "1", "--max-hits", "47"], capsys)
+    assert len(out.splitlines()) == 2 + 47 and "more hits" not in out  # (47 calls, all kept: no more)
     rc, out, _ = cli(["kind:subagent", str(CORPUS), "--json", "--limit", "1"], capsys)
     data = json.loads(out)
     assert rc == 0 and data[0]["hitCount"] == 6
@@ -268,8 +270,10 @@ async def test_the_search_screen_finds_a_kind_query(make_app, settle, corpus_roo
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         res = screen.query_one(SearchResults)
-        assert (res.sessions, res.hits) == (2, 110)
-        assert str(screen.query_one("#search-status").render()) == "2 sessions, 110 hits"
+        # 47 calls in one session, all listed; 63 in the other, 50 listed and counting stopped past them
+        assert (res.sessions, res.hits) == (2, 97)
+        assert str(screen.query_one("#search-status").render()) == "2 sessions, 97+ hits"
+        assert [r.kind for r in res.rows].count("hit") == 97 and [r.kind for r in res.rows].count("more") == 1
         shown = [res.render_line(y).text for y in range(res.size.height)]
         assert shown[0].startswith("alright, read @packages/coding-agent/src/main.ts")
         assert shown[1].rstrip() == "     tool call …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check"

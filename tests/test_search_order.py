@@ -67,7 +67,7 @@ def _cache(tmp_path, monkeypatch):
 @pytest.mark.parametrize("form", FORMS)
 def test_each_query_form_finds_exactly_these(form, corpus_index):
     query, sessions, hits, first = FORMS[form]
-    got = list(search(resolve_root(CORPUS), query, index_dir=corpus_index, max_hits=3))
+    got = list(search(resolve_root(CORPUS), query, index_dir=corpus_index, max_hits=3, count_all=True))
     assert (len(got), sum(r.hit_count for r in got)) == (sessions, hits)
     assert [(os.path.basename(r.path), r.hit_count, [(h.entry_index, h.kind) for h in r.hits])
             for r in got[: len(first)]] == first  # fmt: skip
@@ -82,6 +82,9 @@ def test_the_index_and_a_scan_without_it_agree(form, corpus_index, tmp_path):
     indexed = full_results(search(root, query, index_dir=corpus_index, max_hits=10**9))
     scanned = full_results(search(root, query, index_dir=tmp_path / "none", max_hits=10**9, use_index=False))
     assert indexed == scanned
+    for max_hits in (1, 3):  # (counting stops one hit past those kept: at the same row either way)
+        few = search(root, query, index_dir=corpus_index, max_hits=max_hits)
+        assert full_results(few) == full_results(search(root, query, max_hits=max_hits, use_index=False)), max_hits
     assert not (tmp_path / "none").exists() or not any(p.name.startswith("search-") for p in (tmp_path / "none").iterdir())
 
 

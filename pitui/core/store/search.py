@@ -23,10 +23,13 @@ Results come in recency order, which needs no pass over the matches: sessions ne
 entry order (header rows first). Each session is matched when its turn comes and handed out
 at once; a ``limit`` stops the search there, and a caller that stops iterating (or whose
 ``should_stop()`` comes true, polled between sessions, between chunks and every few dozen
-rows) ends it. No ranking, and nothing counted beyond the sessions handed out: a session's
-``hit_count`` counts its own rows only. Files that changed are indexed on the way, each just
-before it is searched; which chunks of a session are read is the index's
-(:meth:`~.search_index.SearchIndex.query`).
+rows) ends it. No ranking, and nothing counted beyond the sessions handed out, nor within
+one beyond what it shows: a session's ``hit_count`` counts its own rows, and stops one row
+past the hits it keeps (``max_hits``; ``count_all`` counts them all), so a huge session
+gives its first hits from the first chunks that hold them and is not read on (then only
+the chunks that may hold a term not matched yet are read, to tell whether it is a result).
+Files that changed are indexed on the way, each just before it is searched; which chunks of
+a session are read is the index's (:meth:`~.search_index.SearchIndex.query`).
 
 ``search(..., use_index=False)`` reads the session files themselves with the same line
 reader and matcher (:func:`~.search_rows._file_lines`, :func:`~.search_match.match_rows`):
@@ -42,7 +45,7 @@ from .discovery import SessionRoot, find_session_files
 from .listing import SessionIndex, SessionInfo, list_sessions
 from .search_chunks import IndexStats
 from .search_index import SCHEMA_VERSION, SearchIndex
-from .search_match import MAX_HITS, Hit, SessionHits, _scan_file, match_rows
+from .search_match import MAX_HITS, Hit, SessionHits, _scan_file, count_to_of, match_rows
 from .search_query import Query, QueryError, Term, describe_kinds, parse_kind, parse_query
 from .search_rows import HEAD_CAP, KINDS, TAIL_CAP, entry_rows
 
@@ -99,6 +102,7 @@ def search(
     should_stop: Callable[[], bool] | None = None,
     infos: Iterable[SessionInfo] | None = None,
     use_index: bool = True,
+    count_all: bool = False,
 ) -> Iterator[SessionHits]:
     """Search every session under ``root``; yields one :class:`SessionHits` per matching
     session, newest session first (Pi's order), as each is found.
@@ -106,17 +110,20 @@ def search(
     Files that changed since they were indexed are (re)indexed on the way, each just before
     it is searched (``on_progress(done, total)`` counts them; ``update=False`` searches the
     index as it is), so even a first search over a large store streams its results.
-    ``limit`` caps the sessions yielded, ``max_hits`` the hits kept per session
-    (``hit_count`` counts them all). Raises :class:`QueryError` at once for a query that
+    ``limit`` caps the sessions yielded, ``max_hits`` the hits kept per session;
+    ``hit_count`` counts one row more than that, no further (``hit_count_complete`` says
+    whether it counted every one: a session's first hits come without reading the rest of
+    it), or every matching row with ``count_all``. Raises :class:`QueryError` at once for a query that
     cannot run. Stop iterating (or make ``should_stop()`` true) to cancel; the index keeps
     what was done. ``infos``: the sessions to search, in the order wanted (default: every
     readable session under ``root``, newest first, from the listing index); an app that has
     listed them already passes its list. ``use_index=False`` reads every session file
     instead of the index (nothing is written; slower): the same hits in the same order."""
     q = query if isinstance(query, Query) else parse_query(query)
+    count_to = count_to_of(max_hits, count_all)
     if not use_index:
-        return _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos)
-    return _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos)
+        return _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_to)
+    return _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos, count_to)
 
 
 def _session_infos(root, index_dir, infos) -> list[SessionInfo]:
@@ -125,27 +132,28 @@ def _session_infos(root, index_dir, infos) -> list[SessionInfo]:
     return [i for i in infos if i.error is None]
 
 
-def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos) -> Iterator[SessionHits]:
+def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos, count_to):
     infos = _session_infos(root, index_dir, infos)
     with SearchIndex(index_dir) as idx:
         yield from idx.query(
             q, infos, limit=limit, max_hits=max_hits, should_stop=should_stop,
-            update=update, root=root, on_progress=on_progress,
+            update=update, root=root, on_progress=on_progress, count_to=count_to,
         )  # fmt: skip
 
 
-def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos) -> Iterator[SessionHits]:
+def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_to) -> Iterator[SessionHits]:
     """:func:`search` without the index: each session file read (as the index reads it,
     :func:`~.search_rows._file_rows`) and matched (:func:`match_rows`) in turn."""
     n = 0
     for info in _session_infos(root, index_dir, infos):
         if should_stop is not None and should_stop():
             return
-        got = _scan_file(info.path, q, max_hits, should_stop)
+        got = _scan_file(info.path, q, max_hits, should_stop, count_to)
         if got is None:
             continue
-        hits, count = got
-        yield SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count, info)
+        hits, count, complete = got
+        yield SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count,
+                          info, complete)  # fmt: skip
         n += 1
         if limit is not None and n >= limit:
             return

@@ -17,7 +17,7 @@ can carry; its result is checked whole (:func:`_ready`) before any of it is writ
 
 Reading chunks back
 -------------------
-A chunk is read back with ``pread`` (:func:`_chunk_rows`). In a dense chunk the lines worth
+A chunk is read back with ``pread`` (:class:`_ChunkRows`), from its offsets. In a dense chunk the lines worth
 parsing are found in the raw bytes first (:func:`_chosen_lines`): a line is parsed only if
 it holds, lowercased, the pieces of some term's literals that a JSON writer writes as they
 are (a tool call's row, whose text pitui makes, is checked more loosely); the others are
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import array
 import base64
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -244,52 +245,81 @@ class _Changed(Exception):
     """A file no longer holds what its chunks say."""
 
 
-def _chunk_rows(f, st: _FileState, chunks, alts, stopped: list) -> Iterator[tuple[str, int, str | None, str]]:
-    """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense, made)``, in file order)
-    of the session file ``f``, as :func:`~.search_match.match_rows` takes them, reading only the lines a
-    filter (:func:`_line_filter`) keeps where a chunk is dense. Raises :class:`_Changed`
-    when a chunk's bytes are not whole lines where they were."""
+class _ChunkRows:
+    """The rows of ``chunks`` (``(start, end, entry, lineno, lines, dense, made)``, in file
+    order) of the session file ``f``, as :func:`~.search_match.match_rows` takes them,
+    reading only the lines a filter (:func:`_line_filter`) keeps where a chunk is dense.
+    Iterating raises :class:`_Changed` when a chunk's bytes are not whole lines where they
+    were; a true ``stopped[0]()`` ends it (``stopped`` then gets a second item).
+
+    ``per_term``: for each of ``q``'s terms, the starts of the chunks that may hold it
+    (None: any chunk may). Once the matcher needs only some of the terms
+    (:meth:`narrow`), the chunks after the one being read are those that may hold one of
+    them, and their lines are filtered for those terms only."""
+
+    def __init__(self, f, st: _FileState, chunks: list, q: Query, stopped: list, per_term: list | None = None):
+        self.f, self.st, self.q, self.stopped, self.per_term = f, st, q, stopped, per_term
+        self.chunks = list(chunks)
+        self.alts = _line_filter(q)
+        self.at = 0  # the chunk being read
+
+    def narrow(self, terms: list[int]) -> None:
+        """From the next chunk on, read only what may hold one of ``terms`` (indexes in ``q.terms``)."""
+        self.alts = _line_filter(dataclasses.replace(self.q, terms=tuple(self.q.terms[k] for k in terms)))
+        if self.per_term is not None and all(self.per_term[k] is not None for k in terms):
+            wanted = set().union(*(self.per_term[k] for k in terms))
+            rest = [c for c in self.chunks[self.at + 1 :] if c[0] in wanted]
+            self.chunks = self.chunks[: self.at + 1] + rest
+
+    def __iter__(self) -> Iterator[tuple[str, int, str | None, str]]:
+        while self.at < len(self.chunks):
+            if self.stopped and self.stopped[0]():
+                self.stopped.append(True)
+                return
+            yield from _rows_of_chunk(self.f, self.st, self.chunks[self.at], self.alts)
+            self.at += 1
+
+
+def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str, int, str | None, str]]:
+    """The rows of one chunk (see :class:`_ChunkRows`)."""
     fd = f.fileno()
-    for start, end, entry, lineno, _lines, dense, made, *_ in chunks:
-        if stopped and stopped[0]():
-            stopped.append(True)
-            return
-        if not dense:
-            if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
-                raise _Changed
-            sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
-                             version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
-            for _o, _n, _l, idx, eid, rows, _d in _file_lines(f, sub, stop=end, sniff=False):
-                for kind, text in rows:
-                    yield kind, idx, eid, text
-            continue
-        data = os.pread(fd, end - start + 1, start - 1)  # (a dense chunk never starts a file)
-        if len(data) != end - start + 1 or data[:1] != b"\n" or not (data.endswith(b"\n") or end == st.size):
+    start, end, entry, lineno, _lines, dense, made, *_ = chunk
+    if not dense:
+        if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
             raise _Changed
-        data = data[1:]
-        if alts is None:
-            starts = [0]
-            at = data.find(b"\n")
-            while 0 <= at < len(data) - 1:
-                starts.append(at + 1)
-                at = data.find(b"\n", at + 1)
-        else:
-            starts = _chosen_lines(data, alts, array.array("I", made) if made else ())
-        k = 0  # lines before ``prev``
-        prev = 0
-        for ls in starts:
-            k += data.count(b"\n", prev, ls)
-            prev = ls
-            le = data.find(b"\n", ls)
-            if le < 0:
-                le = len(data)
-            line = data[ls:le]
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            obj = parse_line(line).value
-            if not isinstance(obj, dict):
-                continue  # (the file changed under the same size and time)
-            n = lineno + k
-            eid = f"line{n}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{n}")
-            for kind, text in entry_rows(obj, st.version):
-                yield kind, entry + k, eid, text
+        sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
+                         version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
+        for _o, _n, _l, idx, eid, rows, _d in _file_lines(f, sub, stop=end, sniff=False):
+            for kind, text in rows:
+                yield kind, idx, eid, text
+        return
+    data = os.pread(fd, end - start + 1, start - 1)  # (a dense chunk never starts a file)
+    if len(data) != end - start + 1 or data[:1] != b"\n" or not (data.endswith(b"\n") or end == st.size):
+        raise _Changed
+    data = data[1:]
+    if alts is None:
+        starts = [0]
+        at = data.find(b"\n")
+        while 0 <= at < len(data) - 1:
+            starts.append(at + 1)
+            at = data.find(b"\n", at + 1)
+    else:
+        starts = _chosen_lines(data, alts, array.array("I", made) if made else ())
+    k = 0  # lines before ``prev``
+    prev = 0
+    for ls in starts:
+        k += data.count(b"\n", prev, ls)
+        prev = ls
+        le = data.find(b"\n", ls)
+        if le < 0:
+            le = len(data)
+        line = data[ls:le]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        obj = parse_line(line).value
+        if not isinstance(obj, dict):
+            continue  # (the file changed under the same size and time)
+        n = lineno + k
+        eid = f"line{n}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{n}")
+        for kind, text in entry_rows(obj, st.version):
+            yield kind, entry + k, eid, text

@@ -75,7 +75,7 @@ from ..paths import notice, private_dir
 from ..read.lines import file_fingerprint, open_regular
 from .discovery import SessionRoot, utf8_name
 from .listing import SessionInfo, default_cache_dir
-from .search_chunks import IndexStats, _Changed, _chunk_rows, _chunks, _line_filter, _ready
+from .search_chunks import IndexStats, _Changed, _ChunkRows, _chunks, _ready
 from .search_match import MAX_HITS, Hit, SessionHits, _match_open_file, _scan_file, match_rows
 from .search_query import Query, _gap_fts
 from .search_rows import _FileState, _identity
@@ -156,28 +156,30 @@ def _is_corrupt(exc: sqlite3.DatabaseError) -> bool:
     return code & 0xFF in (11, 26)
 
 
-def _fresh_candidates(q: Query, chunks: list) -> list | None:
-    """:meth:`SearchIndex.candidates` for one file just indexed from its start, from its
+def _fresh_candidates(q: Query, chunks: list) -> tuple[list | None, list | None]:
+    """:meth:`SearchIndex.narrowed` for one file just indexed from its start, from its
     ``chunks`` (with their words) rather than from FTS (a query would make FTS write out
     its pending words: a segment a file): the chunks that may hold a hit (None: all; []:
-    none, the file holds no result)."""
+    none, the file holds no result), and per term the starts of those that may hold it."""
     wide = not q.terms
-    per_term = []
+    per_term: list[set | None] = []
     for t in q.terms:
         if t.fts is None:
             wide = True
+            per_term.append(None)
             continue
         grams = [g[1:-1].replace('""', '"') for g in t.fts.split(" AND ")]
         got = {k for k, c in enumerate(chunks) if all(g in c[7] for g in grams) and _may_pair(c[8], t.pairs)
                and all(_may_pair(c[8], (key,)) or any(all(g in c[7] for g in trio) for trio in trios)
                        for key, trios in t.gaps)}
         if not got:
-            return []
+            return [], None
         per_term.append(got)
-    if not per_term or wide:
-        return None
+    if wide:
+        return None, None
     keep = sorted(set().union(*per_term))
-    return [(*chunks[k][:6], array.array("I", chunks[k][6]).tobytes() if chunks[k][6] else None) for k in keep]
+    return ([(*chunks[k][:6], array.array("I", chunks[k][6]).tobytes() if chunks[k][6] else None) for k in keep],
+            [{chunks[k][0] for k in ks} for ks in per_term])
 
 
 class SearchIndex:
@@ -685,29 +687,39 @@ class SearchIndex:
         gave for it: each term's chunks, less those whose pair bitmap lacks one of the
         term's pair keys (:func:`~.search_words._pair_keys`); [] when a term keeps none (the file holds no
         result); None: all of the file's chunks."""
+        return self._narrowed(per_term)[0]
+
+    def _narrowed(self, per_term: list[tuple] | None) -> tuple[list[tuple] | None, list[set] | None]:
+        """:meth:`narrowed`, and per term the starts of the chunks kept for it (None when
+        the file's chunks are not narrowed)."""
         if per_term is None:
-            return None
+            return None, None
         need = sorted({c[7] for t, chunks, gaps in per_term if t.pairs or gaps for c in chunks})
         bits: dict[int, bytes] = {}
         for k in range(0, len(need), 500):
             part = need[k : k + 500]
             bits.update(self.conn.execute(f"SELECT id, bits FROM pairs WHERE id IN ({','.join('?' * len(part))})", part))
         keep: set = set()
+        starts: list[set] = []
         for t, chunks, gaps in per_term:
             got = [c for c in chunks if _chunk_may(bits.get(c[7]), t.pairs, gaps, c[7])] if t.pairs or gaps else chunks
             if not got:
-                return []
+                return [], None
             keep.update(got)
-        return sorted(keep)
+            starts.append({c[0] for c in got})
+        return sorted(keep), starts
 
     def match_file(
         self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None,
-        chunks: list[tuple] | None = None,
-    ) -> tuple[list[Hit], int] | None:
-        """Exact hits of ``q`` in file ``fid``, read back from the file: ``(hits, hit_count)``,
-        or None when some term matches none of its rows (or ``should_stop()`` came true on
-        the way). ``chunks``: the chunks that may hold a hit (default: all). A file that no
-        longer is what the index says (another size, time or inode) is read whole."""
+        chunks: list[tuple] | None = None, count_to: int | None = None, per_term: list[set] | None = None,
+    ) -> tuple[list[Hit], int, bool] | None:
+        """Exact hits of ``q`` in file ``fid``, read back from the file's chunks at their
+        offsets, as :func:`~.search_match.match_rows` gives them (``count_to``: where its
+        counting stops), or None when some term matches none of its rows (or
+        ``should_stop()`` came true on the way). ``chunks``: the chunks that may hold a hit
+        (default: all), ``per_term`` the starts of those that may hold each term
+        (:meth:`_narrowed`). A file that no longer is what the index says (another size, time
+        or inode) is read from its start."""
         st = self._state_of(fid)
         if st is None or st.error is not None:
             return None
@@ -719,18 +731,19 @@ class SearchIndex:
             try:
                 if _identity(os.fstat(f.fileno())) != (st.dev, st.ino, st.size, st.mtime_ns) or st.stream:
                     # (a stream is read whole: its entries are rebuilt from all its records)
-                    return _match_open_file(f, st.path, q, max_hits, should_stop)
+                    return _match_open_file(f, st.path, q, max_hits, should_stop, count_to)
                 if chunks is None:
                     chunks = self.conn.execute(
                         "SELECT start, end, entry, lineno, lines, dense, made FROM chunks WHERE file=? ORDER BY start",
                         (fid,),
                     ).fetchall()
                 stopped: list = [should_stop] if should_stop is not None else []
-                got = match_rows(_chunk_rows(f, st, chunks, _line_filter(q), stopped), q, max_hits, should_stop)
+                rows = _ChunkRows(f, st, chunks, q, stopped, per_term)
+                got = match_rows(rows, q, max_hits, should_stop, count_to)
                 return None if len(stopped) > 1 else got
             except _Changed:
                 f.seek(0)
-                return _match_open_file(f, st.path, q, max_hits, should_stop)
+                return _match_open_file(f, st.path, q, max_hits, should_stop, count_to)
             except (OSError, ValueError):
                 return None
 
@@ -746,8 +759,10 @@ class SearchIndex:
         root: SessionRoot | None = None,
         on_progress: Callable[[int, int], None] | None = None,
         stats: IndexStats | None = None,
+        count_to: int | None = None,
     ) -> Iterator[SessionHits]:
-        """Results in the order of ``infos`` (pass them newest first).
+        """Results in the order of ``infos`` (pass them newest first); ``count_to``: where
+        counting a session's hits stops (:func:`~.search_match.match_rows`).
 
         With ``update``, files that changed are (re)indexed on the way, each just before it
         is searched, so results stream in order even while the index is being built. An
@@ -760,7 +775,7 @@ class SearchIndex:
                 for r in self._query(q, [i for i in infos if i.path not in given],
                                      limit=None if limit is None else limit - len(given), max_hits=max_hits,
                                      should_stop=should_stop, update=update or attempt > 0, root=root,
-                                     on_progress=on_progress, stats=stats):
+                                     on_progress=on_progress, stats=stats, count_to=count_to):
                     given.add(r.path)
                     yield r
                 return
@@ -781,6 +796,7 @@ class SearchIndex:
         root: SessionRoot | None,
         on_progress: Callable[[int, int], None] | None,
         stats: IndexStats | None,
+        count_to: int | None,
     ) -> Iterator[SessionHits]:
         stats = stats if stats is not None else IndexStats()
         stale: set[str] = set()
@@ -802,7 +818,7 @@ class SearchIndex:
                 if should_stop is not None and should_stop():
                     stats.cancelled = True
                     return
-                chunks = None
+                chunks = per_term = None
                 if info.path in stale:
                     txn.begin()
                     _p, got = next(prepared)
@@ -815,7 +831,7 @@ class SearchIndex:
                         if not self._unindexed(info.path):
                             continue
                     elif self.fresh is not None:  # (its chunks only: most queries need none of them)
-                        chunks = _fresh_candidates(q, self.fresh)
+                        chunks, per_term = _fresh_candidates(q, self.fresh)
                         if chunks == []:
                             continue
                     else:
@@ -823,7 +839,7 @@ class SearchIndex:
                         if mine is not None:
                             if fid not in mine:
                                 continue
-                            chunks = self.narrowed(mine[fid])
+                            chunks, per_term = self._narrowed(mine[fid])
                             if chunks == []:
                                 continue
                 else:
@@ -834,19 +850,20 @@ class SearchIndex:
                     elif cands is not None:
                         if fid not in cands:
                             continue
-                        chunks = self.narrowed(cands[fid])
+                        chunks, per_term = self._narrowed(cands[fid])
                         if chunks == []:
                             continue
                 if fid is None:  # (its indexing failed: read whole, as without the index)
-                    got = _scan_file(info.path, q, max_hits, should_stop)
+                    got = _scan_file(info.path, q, max_hits, should_stop, count_to)
                 else:
-                    got = self.match_file(fid, q, max_hits, should_stop, chunks)
+                    got = self.match_file(fid, q, max_hits, should_stop, chunks, count_to, per_term)
                 if got is None:
                     continue
                 txn.commit()  # never hold the write lock while the caller holds the results
-                hits, count = got
+                hits, count, complete = got
                 yield SessionHits(
-                    info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count, info
+                    info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count, info,
+                    complete,
                 )
                 n += 1
                 if limit is not None and n >= limit:

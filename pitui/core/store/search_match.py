@@ -20,6 +20,7 @@ same order. A hit's line of context shows control characters as visible stand-in
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -71,8 +72,11 @@ class SessionHits:
     cwd: str
     modified_ms: float | None
     hits: list[Hit] = field(default_factory=list)
-    hit_count: int = 0  # all matching rows (``hits`` keeps at most ``max_hits``)
+    hit_count: int = 0  # matching rows counted (``hits`` keeps at most ``max_hits``)
     info: SessionInfo | None = field(default=None, repr=False, compare=False)  # (for the whole first message)
+    # whether ``hit_count`` counts every matching row (False: counting stopped there, one row
+    # past the hits kept, and the session may hold more: see search_match.match_rows)
+    hit_count_complete: bool = True
 
     @property
     def title(self) -> str:
@@ -89,6 +93,7 @@ class SessionHits:
             "cwd": self.cwd,
             "modified": ms_to_iso(self.modified_ms),
             "hitCount": self.hit_count,
+            "hitCountComplete": self.hit_count_complete,
             "hits": [h.to_json() for h in self.hits],
         }
 
@@ -170,11 +175,22 @@ def match_rows(
     q: Query,
     max_hits: int = MAX_HITS,
     should_stop: Callable[[], bool] | None = None,
-) -> tuple[list[Hit], int] | None:
+    count_to: int | None = None,
+) -> tuple[list[Hit], int, bool] | None:
     """The exact hits of ``q`` among one session's ``rows`` (``(kind, entry index, entry id,
-    text)`` in file order): ``(hits, hit_count)``, the first ``max_hits`` hits kept and all
-    counted, or None when some term matches none of the rows (a session is a result when
-    every term matches one of its rows; its hits are the rows matching any term).
+    text)`` in file order): ``(hits, hit_count, all_counted)``, the first ``max_hits`` hits
+    kept, or None when some term matches none of the rows (a session is a result when
+    every term matches one of its rows; its hits are the rows matching *any* term).
+
+    ``count_to``: counting stops at that many matching rows (None: every one is counted,
+    and ``all_counted`` is True). Once it is reached, the rest of the rows are only looked
+    at for the terms not matched yet (the session is a result only if each matches some
+    row), and ``all_counted`` is False: there may be more matching rows than ``hit_count``.
+    When ``rows`` has a ``narrow(terms)`` method (:class:`~.search_chunks._ChunkRows`), it is
+    told then which terms (their indexes in ``q.terms``) are still looked for, so that it
+    reads only what may hold them. The scan of a whole file and the index's chunks stop at
+    the same row, so both give the same result.
+
     ``kind:`` qualifiers leave out every row but the calls of those kinds; without terms,
     each such call is a hit (and a session without one is no result).
     ``should_stop()`` is polled every :data:`_STOP_EVERY` rows (a huge session, or a regex
@@ -188,6 +204,8 @@ def match_rows(
     # lowercased text (one code point per code point, as re.IGNORECASE folds): no regex
     plain = [t.value.lower() if t.kind == "term" and t.value.isascii() else None for t in terms]
     fixed = [len(t.value) if t.kind == "term" else None for t in terms]
+    active = range(len(terms))  # the terms each row is matched against
+    counting = True  # (False once count_to rows are counted: only the terms not yet matched are looked for)
     hits: list[Hit] = []
     count = 0
     for n, (kind, entry, eid, text) in enumerate(rows, 1):
@@ -199,11 +217,13 @@ def match_rows(
             count += 1
             if len(hits) < max_hits:
                 hits.append(Hit(eid, int(entry), kind, _context(text, 0, 0, [])[0], ()))
+            if count == count_to:
+                return hits, count, False
             continue
         ascii_text = text.isascii()  # O(1) in CPython
         low = None
         first = None  # (start, end) of the leftmost match of any term
-        for k, p in enumerate(patterns):
+        for k in active:
             if ascii_text and needles[k]:
                 if low is None:
                     low = text.lower()
@@ -216,38 +236,57 @@ def match_rows(
                     continue
                 if not all(x in low for x in needles[k]):
                     continue
-            m = p.search(text)
+            m = patterns[k].search(text)
             if m is not None:
                 matched[k] = True
                 if first is None or m.start() < first[0]:
                     first = m.span()
         if first is None:
             continue
+        if not counting:
+            active = [k for k in active if not matched[k]]
+            if not active:
+                return hits, count, False
+            continue
         count += 1
         if len(hits) < max_hits:
             line, spans = _context(text, first[0], first[1], patterns, fixed)
             hits.append(Hit(eid, int(entry), kind, line, spans))
+        if count == count_to:
+            active = [k for k in active if not matched[k]]
+            if not active:
+                return hits, count, False
+            counting = False
+            narrow = getattr(rows, "narrow", None)
+            if narrow is not None:
+                narrow(active)
     if not all(matched) or not count:
         return None
-    return hits, count
+    return hits, count, counting
 
 
-def _scan_file(path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
-    """The exact hits of ``q`` in the session file ``path``, every row read (None when it
-    cannot be read: it is left out)."""
+def count_to_of(max_hits: int, count_all: bool) -> int | None:
+    """Where counting a session's hits stops: one row past the hits kept (so that a result
+    says whether there are more than it shows), or nowhere (``count_all``)."""
+    return None if count_all or max_hits >= sys.maxsize else max_hits + 1
+
+
+def _scan_file(path: str, q: Query, max_hits: int, should_stop, count_to: int | None) -> tuple | None:
+    """The exact hits of ``q`` in the session file ``path`` (:func:`match_rows`), its rows
+    read from the start (None when it cannot be read: it is left out)."""
     try:
         f = open_regular(path)
     except OSError:
         return None
     with f:
-        return _match_open_file(f, path, q, max_hits, should_stop)
+        return _match_open_file(f, path, q, max_hits, should_stop, count_to)
 
 
-def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop) -> tuple[list[Hit], int] | None:
-    """The exact hits of ``q`` in the open session file ``f``, every row read."""
+def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop, count_to: int | None) -> tuple | None:
+    """The exact hits of ``q`` in the open session file ``f``, its rows read from the start."""
     st = _FileState(0, path)
     try:
-        got = match_rows(_file_rows(f, st), q, max_hits, should_stop)
+        got = match_rows(_file_rows(f, st), q, max_hits, should_stop, count_to)
     except Exception:  # (a file that cannot be read is left out, as the index leaves it out)
         return None
     return got if st.error is None and st.has_header else None

@@ -74,7 +74,7 @@ class _Row:
     kind: str  # "session" | "hit" | "more"
     result: SessionHits
     hit: Hit | None = None
-    more: int = 0
+    more: int = 0  # (0 on a "more" row: the session holds more hits, not counted)
 
     @property
     def selectable(self) -> bool:
@@ -131,12 +131,14 @@ class SearchResults(LineList):
         self.cursor_row = -1  # (no results)
         self.sessions = 0
         self.hits = 0
+        self.counted_all = True  # (False: some session holds more hits than ``hits`` counts)
 
     # ------------------------------------------------------------------ data
     def clear(self) -> None:
         self.rows = []
         self.cursor_row = -1
         self.sessions = self.hits = 0
+        self.counted_all = True
         self._update_virtual_size()
         self.scroll_to(y=0, animate=False, force=True, immediate=True)
         self.refresh()
@@ -146,9 +148,10 @@ class SearchResults(LineList):
         self.rows.append(_Row("session", r))
         self.rows.extend(_Row("hit", r, h) for h in r.hits)
         if r.hit_count > len(r.hits):
-            self.rows.append(_Row("more", r, more=r.hit_count - len(r.hits)))
+            self.rows.append(_Row("more", r, more=r.hit_count - len(r.hits) if r.hit_count_complete else 0))
         self.sessions += 1
-        self.hits += r.hit_count
+        self.hits += r.hit_count if r.hit_count_complete else len(r.hits)
+        self.counted_all = self.counted_all and r.hit_count_complete
         self._update_virtual_size()
         if first:
             self.cursor_row = 1 if len(self.rows) > 1 and self.rows[1].kind == "hit" else 0
@@ -216,14 +219,15 @@ class SearchResults(LineList):
                 for x in (
                     visible(shorten_home(r.cwd)) if r.cwd else "",
                     format_age(r.modified_ms, self.clock()),
-                    f"{n} hit" if n == 1 else f"{n} hits",
+                    f"{len(r.hits)}+ hits" if not r.hit_count_complete else f"{n} hit" if n == 1 else f"{n} hits",
                 )
                 if x
             )
             segs.append(Segment("  " + meta, st("search-results--meta")))
             return segs
         if row.kind == "more":
-            return [Segment(" " * (KIND_WIDTH + 3) + f"… {row.more} more in this session", st("search-results--more"))]
+            more = f"{row.more} more" if row.more else "more"
+            return [Segment(" " * (KIND_WIDTH + 3) + f"… {more} in this session", st("search-results--more"))]
         h = row.hit
         assert h is not None
         label = KIND_LABEL.get(h.kind) or visible(h.kind)
@@ -258,7 +262,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     BINDINGS = bindings_for("search_all")
 
     DEBOUNCE = 0.3  # seconds of quiet typing before the search starts
-    MAX_HITS = 50  # hits listed per session (all are counted)
+    MAX_HITS = 50  # hits listed per session (counted one past that: "50+ hits")
     PLACEHOLDER = 'Search all sessions: words (all must match), "a phrase", re:regex, kind:shell_exec npm'
     HINT = "↑↓ move · Enter open · Esc close · Pi's /resume syntax, kind:KIND; matches tool output, thinking, labels, cwd too"
 
@@ -324,9 +328,9 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         if self._running:
             text = "Searching…"
             if res.sessions:
-                text += f" {_count(res.sessions, 'session')}, {_count(res.hits, 'hit')}"
+                text += f" {_count(res.sessions, 'session')}, {_hits(res)}"
         elif res.sessions:
-            text = f"{_count(res.sessions, 'session')}, {_count(res.hits, 'hit')}"
+            text = f"{_count(res.sessions, 'session')}, {_hits(res)}"
         else:
             text = "No matches."
         if self._progress is not None:
@@ -491,6 +495,12 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             self._running = False
             self._progress = None
             self._set_status(message.reason, error=True)
+
+
+def _hits(res: SearchResults) -> str:
+    """The hits the results hold: "120 hits", or "120+ hits" when a session holds more
+    than it counted."""
+    return f"{res.hits}+ hits" if not res.counted_all else _count(res.hits, "hit")
 
 
 def _count(n: int, word: str) -> str:
