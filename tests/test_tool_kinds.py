@@ -87,27 +87,34 @@ def rows(s: Session, mode: str) -> list[str]:
 
 
 def test_files_only_shows_the_calls_that_touch_files_and_their_results(built):
-    # (u1, hidden, leaves its two children at the top: two roots, drawn as Pi draws them)
+    # Each call once: as its result (the assistant messages above them are not listed
+    # again); u1, hidden, leaves its two children at the top: two roots, as Pi draws them
     assert rows(built, "files-only") == [
-        "• assistant: Looking first.",
-        "   • [read: /home/u/proj/src/a.py]",
-        "   • assistant: [edit: ./src/a.py]",
+        "• [read: /home/u/proj/src/a.py]",
         "   • [edit: ./src/a.py]",
-        "   • assistant: [grep: /TODO/ in .] [ls: src] [edit: src/b.py]",
         "   • [grep: /TODO/ in .]",
         "   • [ls: src]",
         "   • [edit: src/b.py]",
-        "assistant: [write: notes.md]",
-        "   [write: notes.md]",
+        "[write: notes.md]",
     ]
 
 
 def test_shell_only_shows_bash_calls_their_results_and_the_users_commands(built):
     assert rows(built, "shell-only") == [
-        "• assistant: Looking first.",
-        "   • [bash: npm test]",
+        "• [bash: npm test]",
         "[bash]: npm ci",
     ]
+
+
+def test_a_call_without_a_result_shows_as_its_message(tmp_path):
+    """A call still running (or one Pi left without a result) has no result row: its
+    message's row stands for it, so no call is lost from the filter."""
+    s = Session.open(write(tmp_path / "s.jsonl", [
+        user("u1", None, 1, "go"),
+        tool_use("a1", "u1", 2, call("c1", "bash", command="make"), call("c2", "bash", command="make test")),
+        result("r1", "a1", 3, "c1", "bash"),
+    ]))
+    assert rows(s, "shell-only") == ["• assistant: [bash: make] [bash: make test]", "• [bash: make]"]
 
 
 def test_the_kind_filters_follow_the_cycle_after_pis_own():
@@ -115,9 +122,12 @@ def test_the_kind_filters_follow_the_cycle_after_pis_own():
 
 
 def _kinds_by_parsing(path: str) -> dict[int, set[str]]:
-    """Each message entry's tool kinds by line number, from the file parsed line by line:
-    an assistant message's calls', a result's tool's, a user's command's."""
+    """Each message entry's tool kinds by line number, from the file parsed line by line: a
+    result's tool's, a user's command's, and an assistant message's calls' that no result
+    answers (a call shows once: as its result while it has one)."""
     out: dict[int, set[str]] = {}
+    calls: dict[int, list[tuple[str, str]]] = {}
+    answered: set[str] = set()
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, 1):
             try:
@@ -128,12 +138,15 @@ def _kinds_by_parsing(path: str) -> dict[int, set[str]]:
             if e.get("type") != "message" or not isinstance(m, dict):
                 continue
             if m.get("role") == "assistant" and isinstance(m.get("content"), list):
-                out[lineno] = {SEED.get(b["name"], b["name"]) for b in m["content"]
-                               if isinstance(b, dict) and b.get("type") == "toolCall"}
+                calls[lineno] = [(b.get("id"), SEED.get(b["name"], b["name"])) for b in m["content"]
+                                 if isinstance(b, dict) and b.get("type") == "toolCall"]
             elif m.get("role") == "toolResult":
                 out[lineno] = {SEED.get(m["toolName"], m["toolName"])}
+                answered.add(m.get("toolCallId"))
             elif m.get("role") == "bashExecution":
                 out[lineno] = {"shell_exec"}
+    for lineno, found in calls.items():
+        out[lineno] = {kind for cid, kind in found if cid not in answered}
     return out
 
 
@@ -195,11 +208,11 @@ def test_the_files_a_branch_touched(built):
 def test_a_session_that_grows_reads_the_kinds_of_its_new_entries(tmp_path):
     p = write(tmp_path / "g.jsonl", [user("u1", None, 1), tool_use("a1", "u1", 2, call("c1", "bash", command="ls"))])
     s = Session.open(p)
-    assert list(call_kinds(s)) == [0, 16]
+    assert list(call_kinds(s).bits) == [0, 16]
     with open(p, "a") as f:
         f.write(piwriter.dumps(tool_use("a2", "a1", 3, call("c2", "read", path="x"))) + "\n")
     s.refresh()
-    assert list(call_kinds(s)) == [0, 16, 1]
+    assert list(call_kinds(s).bits) == [0, 16, 1]
 
 
 def test_a_kinds_time_reads_finely_under_ten_seconds():
@@ -229,4 +242,4 @@ def test_a_result_written_in_another_key_order_is_parsed(tmp_path):
     for args in (True, False):
         got = kind_stats(tool_calls(s, session_indices(s), args=args))
         assert {k: (v.calls, v.errors, v.duration_ms) for k, v in got.items()} == {"shell_exec": (1, 1, 70)}
-    assert rows(s, "shell-only") == ["• assistant: [bash: make]", "• [bash: make]"]
+    assert rows(s, "shell-only") == ["• [bash: make]"]

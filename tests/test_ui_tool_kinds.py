@@ -27,22 +27,17 @@ async def test_f_reaches_files_only_then_shell_only_then_default_again(make_app,
         # (the cursor's mark left out: where it lands is the filters' common rule)
         _, title, rows = tree_state(app)
         assert (title, [r.removeprefix("› ") for r in rows]) == ("Tree · files-only", [
-            "• assistant: Looking first.",
             "• [read: /home/u/proj/src/a.py]",
-            "• assistant: [edit: ./src/a.py]",
             "• [edit: ./src/a.py]",
-            "• assistant: [grep: /TODO/ in .] [ls: src] [edit: src/b.py]",
             "• [grep: /TODO/ in .]",
             "• [ls: src]",
             "• [edit: src/b.py]",
-            "assistant: [write: notes.md]",
-            "   [write: notes.md]",
+            "[write: notes.md]",
         ])
         await pilot.press("f")
         await settle(pilot)
         _, title, rows = tree_state(app)
         assert (title, [r.removeprefix("› ") for r in rows]) == ("Tree · shell-only", [
-            "• assistant: Looking first.",
             "• [bash: npm test]",
             "[bash]: npm ci",
         ])

@@ -207,9 +207,10 @@ pane shows); anywhere else, to the siblings of the branch you are in at the near
 { and } jump to the previous / next fork (an entry with several branches) on the branch the
 pane shows. g and G go to the root and to the leaf of that branch; u and U to the previous /
 next user message on it. The filter (f) decides which entries are rows: default, no-tools,
-user-only, labeled-only, all (Pi's), then files-only (the calls that read, write, edit or
-search files, with their results) and shell-only (bash calls, their results and your own !
-commands); a hidden entry's children hang from its nearest shown ancestor.
+user-only, labeled-only, all (Pi's), then files-only (each call that read, wrote, edited or
+searched files, once: as its result, or as its message while it has none) and shell-only
+(bash calls likewise, and your own ! commands); a hidden entry's children hang from its
+nearest shown ancestor.
 The pane shows the branch through the selection: the one already shown while the selection
 stays on it, else Pi's current branch or the newest leaf below the selection."""
 

@@ -221,43 +221,66 @@ def _bit(name: str) -> int:
     return _KIND_BITS.get(tool_kind(name), _OTHER)
 
 
-def _kinds_of(session: Session, i: int, data: bytes) -> int:
-    """The kind bits of entry ``i`` (an assistant message or a tool result), from its line
-    (parsed only when it is not written as Pi writes it)."""
-    bits = 0
-    if session.roles[i] == "assistant":
-        calls = raw_tool_calls(data)
-        if calls is None:
-            content = (session.message(i) or {}).get("content")
-            calls = [(None, str(b.get("name") or "")) for b in (content if isinstance(content, list) else ())
-                     if isinstance(b, dict) and b.get("type") == "toolCall"]
-        for _, name in calls:
-            bits |= _bit(name)
-        return bits
+def _calls_of(session: Session, i: int, data: bytes) -> list[tuple[str | None, int]]:
+    """``(call id, kind bit)`` of each call of assistant entry ``i``, from its line (parsed
+    only when it is not written as Pi writes it)."""
+    calls = raw_tool_calls(data)
+    if calls is None:
+        content = (session.message(i) or {}).get("content")
+        calls = [(b.get("id") if isinstance(b.get("id"), str) else None, str(b.get("name") or ""))
+                 for b in (content if isinstance(content, list) else ())
+                 if isinstance(b, dict) and b.get("type") == "toolCall"]
+    return [(cid, _bit(name)) for cid, name in calls]
+
+
+def _result_of(session: Session, i: int, data: bytes) -> tuple[str | None, int]:
+    """``(call id, kind bit)`` of tool result ``i``, from the head of its line."""
     head = raw_result_head(data)
     if head is not None:
-        return _bit(head[1])
+        return head[0], _bit(head[1])
     msg = session.message(i) or {}
+    cid = msg.get("toolCallId") if isinstance(msg.get("toolCallId"), str) else None
     name = msg.get("toolName")
     if not isinstance(name, str) or not name:
         found = session.find_tool_call(i)
         name = str(found[1].get("name") or "") if found is not None else ""
-    return _bit(name) if name else 0
+    return cid, (_bit(name) if name else 0)
 
 
-def call_kinds(session: Session) -> bytearray:
-    """A byte per entry: the kinds of tool it calls (an assistant message: each of its
-    calls'), runs (a tool result: its tool's) or is (a user's ``!`` command: shell), a bit
-    per canonical kind. Read from the raw lines of assistant messages and the heads of
-    results, once per session: a session that grew reads only its new entries (and its last
-    one again, which may have been a partial line)."""
+class CallKinds:
+    """The kinds of tool each entry calls, runs or is, and which calls were answered.
+
+    ``bits``: a byte per entry, a bit per canonical kind: an assistant message's calls',
+    a tool result's tool's, a user's ``!`` command (shell). ``calls``: each assistant
+    entry's ``(call id, bit)``; ``answered``: the call ids some result answers."""
+
+    __slots__ = ("n", "bits", "calls", "answered")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.bits = bytearray()
+        self.calls: dict[int, list[tuple[str | None, int]]] = {}
+        self.answered: set[str] = set()
+
+    def unanswered(self, i: int, want: int) -> bool:
+        """Assistant entry ``i`` has a call of the kinds ``want`` that no result answers."""
+        return any(bit & want and (cid is None or cid not in self.answered) for cid, bit in self.calls.get(i, ()))
+
+
+def call_kinds(session: Session) -> CallKinds:
+    """The session's :class:`CallKinds`, read from the raw lines of assistant messages and
+    the heads of results, once per session: a session that grew reads only its new entries
+    (and its last one again, which may have been a partial line)."""
     n = len(session.types)
     memo = session.derived.get("call_kinds")
-    if memo is not None and memo[0] == n:
-        return memo[1]
-    start = max(0, min(memo[0] - 1, n)) if memo is not None else 0
-    kinds = bytearray(memo[1][:start]) if memo is not None else bytearray()
-    kinds.extend(bytes(n - start))
+    if memo is not None and memo.n == n:
+        return memo
+    kinds = memo if memo is not None else CallKinds()
+    start = max(0, min(kinds.n - 1, n))
+    del kinds.bits[start:]
+    kinds.bits.extend(bytes(n - start))
+    for i in [k for k in kinds.calls if k >= start]:
+        del kinds.calls[i]
     types, roles, flags = session.types, session.roles, session.flags
     calls, results = [], []
     for i in range(start, n):
@@ -269,21 +292,35 @@ def call_kinds(session: Session) -> bytearray:
         elif role == "toolResult":
             results.append(i)
         elif role == "bashExecution":
-            kinds[i] = _KIND_BITS[SHELL_EXEC]
+            kinds.bits[i] = _KIND_BITS[SHELL_EXEC]
     for i, data in session.raw_lines(calls):
-        kinds[i] = _kinds_of(session, i, data)
+        found = _calls_of(session, i, data)
+        kinds.calls[i] = found
+        bits = 0
+        for _, bit in found:
+            bits |= bit
+        kinds.bits[i] = bits
     for i, data in session.raw_lines(results, limit=RESULT_HEAD):
-        kinds[i] = _kinds_of(session, i, data)
-    session.derived["call_kinds"] = (n, kinds)
+        cid, kinds.bits[i] = _result_of(session, i, data)
+        if cid is not None:
+            kinds.answered.add(cid)
+    kinds.n = n
+    session.derived["call_kinds"] = kinds
     return kinds
 
 
 def is_shown(session: Session, i: int, mode: str) -> bool:
-    """Pi's tree filter for one entry (before folding); a filter by kind shows the entries
-    that call, run or are a tool of its kinds."""
+    """Pi's tree filter for one entry (before folding); a filter by kind shows the results
+    of the calls of its kinds, the messages whose such calls have no result, and the user's
+    own commands of its kinds."""
     want = _KIND_FILTER_BITS.get(mode)
     if want is not None:
-        return bool(call_kinds(session)[i] & want)
+        # a call shows once: as its result's row, or as its message's row while no result
+        # answers it (a call still running, or one Pi left without a result)
+        kinds = call_kinds(session)
+        if not kinds.bits[i] & want:
+            return False
+        return session.roles[i] != "assistant" or kinds.unanswered(i, want)
     t = session.types[i]
     if t == "usage" and mode != "all":
         return False
@@ -314,7 +351,11 @@ def _shown_mask(session: Session, mode: str) -> bytearray:
     visible_assistant = F_ASSISTANT_TEXT | F_ABNORMAL_STOP
     want = _KIND_FILTER_BITS.get(mode)
     if want is not None:
-        mask[:] = call_kinds(session).translate(bytes(1 if v & want else 0 for v in range(256)))
+        kinds = call_kinds(session)
+        mask[:] = kinds.bits.translate(bytes(1 if v & want else 0 for v in range(256)))
+        for i in kinds.calls:  # (is_shown's rule: a call shows once)
+            if mask[i] and not kinds.unanswered(i, want):
+                mask[i] = 0
     elif mode == "labeled-only":
         for i in session.labels:
             t = types[i]
