@@ -33,7 +33,7 @@ from ..messages import FileChecked
 from ...core.text import visible
 from ..cuts import FitLine, cell_len, cut_end, cut_middle, cut_words, first_fit
 
-__all__ = ["SessionHeader", "WarningsScreen", "fmt_time", "meta_line", "usage_line"]
+__all__ = ["SessionHeader", "WarningsScreen", "cut_cwd", "fmt_time", "meta_line", "usage_line"]
 
 
 def fmt_time(value) -> str:
@@ -73,19 +73,40 @@ def _model_forms(current: str | None, session: Stats | None) -> list[str]:
     return forms
 
 
+def _cwd_tail(cwd: str) -> str:
+    """The cwd's last two folders (``2026/v2`` of ``/Volumes/x/2026/v2``): what says which
+    project it is. A cwd that is no path (``<isolated-workspace>``) is its own tail."""
+    parts = cwd.rstrip("/").split("/")
+    return "/".join(parts[-2:]) if len(parts) > 2 else cwd
+
+
+def cut_cwd(cwd: str, width: int) -> str:
+    """``cwd`` in at most ``width`` cells: whole, else its last two folders whole after the
+    start of the rest (``/Volumes/W…/2026/v2``), else cut in its middle."""
+    if cell_len(cwd) <= width:
+        return cwd
+    tail = _cwd_tail(cwd)
+    room = width - cell_len(tail) - 1  # (for the "/" before the tail)
+    if tail != cwd and room >= 1:
+        return cut_end(cwd[: len(cwd) - len(tail) - 1], room) + "/" + tail
+    return cut_middle(cwd, width)
+
+
 def meta_line(width: int, cwd: str, created: str, fork: str | None, current: str | None,
               session: Stats | None) -> Text:
-    """``cwd · created · fork of … · models`` in ``width`` cells. The models have room
-    before the cwd: the cwd is cut in its middle first (down to 12 cells), then the models
-    but the current one give way (``a +2``), then the time, then the fork's title is cut
-    (down to 24 cells) and the cwd further; what is left is cut at its end."""
+    """``cwd · created · fork of … · models`` in ``width`` cells. The project is what people
+    look for: the models but the current one give way first (``a +2``), then the cwd is
+    cut before its last two folders (which stay whole), then the time goes, then the
+    fork's title is cut (down to 24 cells), then the cwd's last folders too; what is left
+    is cut at its end."""
     models = _model_forms(current, session)
     fork_text = f"fork of {fork}" if fork is not None else ""
+    tail = cell_len(_cwd_tail(cwd)) + (2 if _cwd_tail(cwd) != cwd else 0)  # (the tail and "…/")
 
     def line(cwd_least: int | None, fork_least: int | None, model: str, time: bool = True) -> Text:
         pieces = [cwd, created if time else "", fork_text, model]
         over = cell_len(" · ".join(p for p in pieces if p)) - width
-        for k, least, cut in ((0, cwd_least, cut_middle), (2, fork_least, cut_end)):
+        for k, least, cut in ((0, cwd_least, cut_cwd), (2, fork_least, cut_end)):
             n = cell_len(pieces[k])
             if over > 0 and least is not None and n > least:
                 pieces[k] = cut(pieces[k], max(least, n - over))
@@ -94,10 +115,10 @@ def meta_line(width: int, cwd: str, created: str, fork: str | None, current: str
 
     def forms():
         yield line(None, None, models[0])
-        yield line(12, None, models[0])
-        yield line(12, None, models[-1])
-        yield line(12, None, models[-1], time=False)
-        yield line(12, 24, models[-1], time=False)
+        yield line(None, None, models[-1])
+        yield line(tail, None, models[-1])
+        yield line(tail, None, models[-1], time=False)
+        yield line(tail, 24, models[-1], time=False)
         yield line(5, 24, models[-1], time=False)
 
     return first_fit(width, forms())
