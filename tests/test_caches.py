@@ -24,6 +24,7 @@ from pitui.core.store.listing import INDEX_VERSION, SessionIndex, list_sessions
 from pitui.core.open.parallel import ParallelOpen
 from pitui.core.store.search import SCHEMA_VERSION, SearchIndex, search
 from pitui.core.read.session import Session
+from pitui.core.settings import Settings
 
 
 def _store(tmp_path: Path, n: int = 30) -> Path:
@@ -344,15 +345,137 @@ def test_the_cache_folder_is_private_and_so_are_its_files(tmp_path, monkeypatch)
     assert all(_mode(p) == 0o600 for p in files), [(p, oct(_mode(p))) for p in files]
 
 
-def test_an_open_cache_folder_of_ours_is_closed(tmp_path):
-    cache = tmp_path / "cache"
-    cache.mkdir()
+def test_an_open_cache_folder_of_pitui_is_closed(tmp_path):
+    """pitui's own folder (platformdirs', no $PITUI_CACHE_DIR) found open: closed to 0700."""
+    cache = tmp_path / "xdg" / "pitui"
+    cache.mkdir(parents=True)
     os.chmod(cache, 0o777)
     root = _store(tmp_path, 2)
-    got = _cli("list", str(root), cache=cache)
-    assert got.returncode == 0
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    env.pop("PITUI_CACHE_DIR", None)
+    got = subprocess.run([sys.executable, "-m", "pitui.cli", "list", str(root)], capture_output=True, text=True,
+                         env=env)
+    assert got.returncode == 0 and got.stderr == ""
     assert _mode(cache) == 0o700
     assert _mode(_index_file(cache)) == 0o600
+
+
+@pytest.mark.parametrize("variable", ["PITUI_CACHE_DIR", "PITUI_CONFIG_DIR"])
+def test_an_open_folder_the_user_named_is_left_alone(tmp_path, monkeypatch, variable):
+    """Issue 33, hole 8: a folder $PITUI_CACHE_DIR or $PITUI_CONFIG_DIR names, open to
+    others and not made by pitui, was chmod-ed to 0700: its mode is the user's. It is left
+    as it is and not used (one line says so); a folder pitui makes there is private."""
+    from pitui.core import settings
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    os.chmod(mine, 0o755)
+    monkeypatch.setenv(variable, str(mine))
+    root = _store(tmp_path, 2)
+    if variable == "PITUI_CACHE_DIR":
+        assert len(list_sessions(resolve_root(root), SessionIndex())) == 2
+        assert [h.path for h in search(resolve_root(root), "word5")] != []
+        assert not skeleton_cache.save(Session.open(_big(tmp_path), validate=False))
+        what, without = "cache folder", "running without caches"
+    else:
+        assert settings.save(Settings(sidebar_hidden=True)) is False
+        what, without = "settings folder", "settings not saved"
+    assert _mode(mine) == 0o755 and list(mine.iterdir()) == []
+    assert paths.take_notices() == [f"{mine}: the {what} is open to other users and is not pitui's own: {without}"]
+    made = tmp_path / "made" / "here"
+    monkeypatch.setenv(variable, str(made))
+    if variable == "PITUI_CACHE_DIR":
+        assert len(list_sessions(resolve_root(root), SessionIndex())) == 2
+    else:
+        assert settings.save(Settings(sidebar_hidden=True)) is True
+    assert _mode(made) == 0o700 and paths.take_notices() == []
+
+
+# Issue 33, hole 8: cache files replaced by symbolic links. SQLite's files were chmod-ed
+# through them (their targets made 0600), a dangling link made pitui create and fill a
+# database outside the cache, and the listing index and skeletons were read through them.
+# A link in the cache folder is never followed: it is removed (its target untouched), with
+# one line, and the cache rebuilt.
+def _victim(tmp_path: Path, name: str, data: bytes = b"the user's own file\n") -> Path:
+    v = tmp_path / "outside" / name
+    v.parent.mkdir(exist_ok=True)
+    v.write_bytes(data)
+    os.chmod(v, 0o644)
+    return v
+
+
+def _link_notices(path) -> list[str]:
+    return [n for n in paths.take_notices() if n.startswith(f"{path}: a cache file was a symbolic link")]
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+def test_a_search_index_file_that_is_a_link_is_not_followed(tmp_path, suffix):
+    root, cache = _store(tmp_path, 4), tmp_path / "cache"
+    want = [h.path for h in search(resolve_root(root), "word5", index_dir=tmp_path / "other")]
+    cache.mkdir(mode=0o700)
+    victim = _victim(tmp_path, "victim")
+    name = cache / f"search-v{SCHEMA_VERSION}.sqlite3{suffix}"
+    name.symlink_to(victim)
+    assert [h.path for h in search(resolve_root(root), "word5", index_dir=cache)] == want
+    assert _mode(victim) == 0o644 and victim.read_bytes() == b"the user's own file\n"
+    assert not name.is_symlink() and (not name.exists() or _mode(name) == 0o600)
+    assert len(_link_notices(name)) == 1
+
+
+def test_a_dangling_link_at_the_search_index_makes_nothing_outside(tmp_path):
+    root, cache = _store(tmp_path, 4), tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    outside = tmp_path / "outside" / "planted.sqlite3"
+    outside.parent.mkdir()
+    db = cache / f"search-v{SCHEMA_VERSION}.sqlite3"
+    db.symlink_to(outside)
+    got = _cli("search", "word5", str(root), cache=cache)
+    assert got.returncode == 0 and "session 0 message" in got.stdout
+    assert list(outside.parent.iterdir()) == []
+    assert not db.is_symlink() and _mode(db) == 0o600 and db.stat().st_size > 0
+    assert got.stderr.splitlines() == [f"pitui: {db}: a cache file was a symbolic link or not a file; removed "
+                                       "(its target left alone) and the cache rebuilt"]
+
+
+def test_a_listing_index_that_is_a_link_is_not_read(tmp_path):
+    root, cache = _store(tmp_path, 3), tmp_path / "cache"
+    assert _cli("list", str(root), cache=tmp_path / "other").returncode == 0
+    planted = _victim(tmp_path, "index.bin", _index_file(tmp_path / "other").read_bytes())
+    cache.mkdir(mode=0o700)
+    _index_file(cache).symlink_to(planted)
+    got = _cli("list", str(root), "--json", cache=cache)
+    assert got.returncode == 0 and len(json.loads(got.stdout)) == 3
+    assert got.stderr.splitlines() == [f"pitui: {_index_file(cache)}: a cache file was a symbolic link or not a "
+                                       "file; removed (its target left alone) and the cache rebuilt"]
+    assert not _index_file(cache).is_symlink() and _mode(_index_file(cache)) == 0o600
+    assert _mode(planted) == 0o644 and planted.read_bytes() == _index_file(tmp_path / "other").read_bytes()
+
+
+def test_a_skeleton_that_is_a_link_is_not_read(tmp_path):
+    f = _big(tmp_path)
+    assert skeleton_cache.save(Session.open(f, validate=False))
+    target = skeleton_cache.cache_file(f)
+    planted = _victim(tmp_path, "skeleton", target.read_bytes())
+    target.unlink()
+    target.symlink_to(planted)
+    assert skeleton_cache.load(f) is None
+    assert not target.exists() and len(_link_notices(target)) == 1
+    assert _mode(planted) == 0o644
+
+
+def test_a_skeletons_folder_that_is_a_link_is_not_written_into(tmp_path):
+    f = _big(tmp_path)
+    elsewhere = tmp_path / "outside"
+    elsewhere.mkdir(mode=0o700)
+    folder = skeleton_cache.cache_file(f).parent
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    assert skeleton_cache.save(Session.open(f, validate=False))
+    assert list(elsewhere.iterdir()) == []
+    assert not folder.is_symlink() and skeleton_cache.cache_file(f).is_file()
+    assert len(_link_notices(folder)) == 1
+
+
 
 
 def test_a_shared_folder_is_neither_closed_nor_used(tmp_path, monkeypatch):

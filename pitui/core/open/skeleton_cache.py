@@ -36,7 +36,7 @@ from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..paths import cache_dir, default_cache_dir, notice, private_dir, write_private
+from ..paths import cache_dir, default_cache_dir, notice, open_cache_file, private_dir, write_private
 
 if TYPE_CHECKING:  # imported where used: usable() runs before pitui FILE's worker starts
     from ..read.session import Session
@@ -301,7 +301,7 @@ def save(session: Session, layout: TreeLayout | None = None) -> bool:
         if stamp is None:
             return False
         base = cache_dir()
-        folder = private_dir(base / "skeletons") if base is not None else None
+        folder = private_dir(base / "skeletons", inside=True) if base is not None else None
         if folder is None:
             return False
         data = _pack(stamp, session.to_state(), layout.to_state() if layout is not None else None)
@@ -387,11 +387,11 @@ def load(path: str | os.PathLike) -> tuple[Session, TreeLayout | None] | None:
 
     path = os.fspath(path)
     base = cache_dir(create=False)
-    if base is None or private_dir(base / "skeletons", create=False) is None:
+    if base is None or private_dir(base / "skeletons", create=False, inside=True) is None:
         return None
     file = cache_file(path)
     try:
-        with open(file, "rb") as f:
+        with open_cache_file(file) as f:  # (never through a link: one is removed)
             data = f.read()
     except OSError:
         return None

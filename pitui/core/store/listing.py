@@ -44,7 +44,7 @@ from ..read.lines import (_WS_START, NotRegular, bytes_fingerprint, file_fingerp
                           open_small, parse_line, read_span)
 from ..read.normalize import json_text
 from ..read.sniff import EVENT_TYPES, event_type_at
-from ..paths import default_cache_dir, notice, private_dir, write_private
+from ..paths import default_cache_dir, notice, open_cache_file, private_dir, write_private
 from ..timeutil import iso_to_ms, ms_to_iso
 
 __all__ = ["SessionInfo", "SessionIndex", "NO_MESSAGES", "scan_info", "list_sessions", "list_json", "subagent_parents",
@@ -596,7 +596,7 @@ class SessionIndex:
             # mapped, not read: no copy of the file is made (pitui replaces it by a rename,
             # never writes into it: the mapping stays whole). Read on Windows, where a mapped
             # file cannot be replaced.
-            with open(self.file, "rb") as fh:
+            with open_cache_file(self.file) as fh:  # (never through a link: one is removed)
                 if os.name == "nt" or not os.fstat(fh.fileno()).st_size:
                     raw = fh.read()
                 else:

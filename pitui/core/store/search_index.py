@@ -71,7 +71,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ..paths import notice, private_dir
+from ..paths import make_cache_file, notice, private_dir
 from ..read.lines import file_fingerprint, open_regular
 from .discovery import SessionRoot, utf8_name
 from .listing import SessionInfo, default_cache_dir
@@ -211,14 +211,11 @@ class SearchIndex:
 
     def _connect_file(self) -> sqlite3.Connection:
         """The index file, made private (``0600``) first: SQLite gives its ``-wal`` and
-        ``-shm`` files the mode of the database file."""
+        ``-shm`` files the mode of the database file. SQLite opens them by name, following
+        links: a link planted at any of the three is removed first (:func:`make_cache_file`),
+        so nothing is made, written or chmod-ed outside the cache folder."""
         for suffix in ("", "-wal", "-shm"):
-            name = str(self.file) + suffix
-            try:
-                os.chmod(name, 0o600)  # (also when an older pitui made it)
-            except FileNotFoundError:
-                if not suffix:
-                    os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600))
+            make_cache_file(str(self.file) + suffix, create=not suffix)
         return self._connect(str(self.file))
 
     def _start_again(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection | None:
