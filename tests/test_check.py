@@ -458,12 +458,16 @@ async def test_w_says_when_the_file_is_gone(make_app, settle, tmp_path):
         assert f"{os.path.basename(path)} cannot be read" in shown and "no such file" in shown
 
 
-async def test_the_header_badge_says_the_checks_count_once_w_ran(make_app, settle, tmp_path):
-    """Opening reads no further than it must, so the badge first counts what opening met (here
-    one damaged line); the check finds more (two orphan-ish results). Once it ran, the badge
-    and the list say the same number, and the list says why they differed."""
+async def test_the_header_badge_counts_the_checks_findings_however_the_session_was_opened(
+        make_app, settle, tmp_path, monkeypatch):
+    """Opening reads no further than it must (here it meets one damaged line); the check finds
+    more (two orphan-ish results). The badge says the check's count from the start, on the
+    first open and when the session is opened again (issue 34: it said 1 warning, then 3
+    findings, for the same file); a file too big to check in the background shows what
+    opening met until `w` checks it, and then the same count as the list."""
     from textual.widgets import Static
 
+    from pitui.ui.widgets import header
     from pitui.ui.widgets.header import WarningsBadge, WarningsScreen
 
     path = _orphans(tmp_path)
@@ -473,16 +477,29 @@ async def test_the_header_badge_says_the_checks_count_once_w_ran(make_app, settl
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         badge = app.screen.query_one(WarningsBadge)
-        assert str(badge.render()) == "⚠ 1 warning (line 6) w"
+        assert str(badge.render()) == "⚠ 3 findings (lines 4, 5, 6) w"
         await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, WarningsScreen)
         shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
         assert f"3 findings in {os.path.basename(path)}" in shown
         assert "Opening the file met 1 problem; this check reads every line and follows every branch." in shown
+    header._CHECKED.clear()
+    monkeypatch.setattr(header, "BACKGROUND_CHECK_BYTES", 0)
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        badge = app.screen.query_one(WarningsBadge)
+        assert str(badge.render()) == "⚠ 1 warning (line 6) w"
+        await pilot.press("w")
+        await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert str(badge.render()) == "⚠ 3 findings (lines 4, 5, 6) w"
+    app = make_app(path)  # (opened again, unchanged: the count known)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert str(app.screen.query_one(WarningsBadge).render()) == "⚠ 3 findings (lines 4, 5, 6) w"
 
 
 async def test_a_clean_check_clears_the_badge(make_app, settle, tmp_path):

@@ -291,7 +291,7 @@ class Loading:
         self.branch_tree.set_session(session, layout, select=select)
         self._update_tree_title()
         self._update_header()
-        self.header.set_warnings(session.all_warnings)
+        self.header.show_problems(session.path, session.all_warnings)
         self.say_how_back(path)
         if held:
             self._paint_when_settled()
@@ -350,7 +350,7 @@ class Loading:
                 keep = session.leaf
             self._tree_changed(layout_tree(session, tree.mode, frozenset(tree.folded)), keep)
         else:
-            self.header.set_warnings(session.all_warnings)
+            self.header.show_problems(session.path, session.all_warnings)
 
     def action_back(self: "BrowserScreen") -> None:
         """Back to the session opened before this one (e.g. after a subagent transcript)."""

@@ -230,7 +230,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         branch and header worked out again."""
         self._forget_branch()
         self.branch_tree.session_grew(layout, keep, follow=follow)
-        self.header.set_warnings(self.session.all_warnings)
+        self.header.show_problems(self.session.path, self.session.all_warnings, grew=True)
         self._show_branch_for(self.branch_tree.selected_entry, force_header=True)
 
     def _update_tree_title(self) -> None:

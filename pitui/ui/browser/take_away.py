@@ -159,8 +159,7 @@ class TakeAway:
             return
 
         def checked(findings: list) -> None:
-            if self.session is s:  # (not another session opened since)
-                self.header.set_findings(findings)
+            self.header.remember_findings(s.path, findings)
 
         self.app.push_screen(WarningsScreen(s.path, len(s.all_warnings), checked))
 

@@ -170,8 +170,37 @@ class WarningsBadge(Static):
         self.post_message(self.Pressed())
 
 
+#: a file up to this size is checked whole in the background when it is opened (a pass over
+#: every line, as `pitui check`), so its badge counts what `w` lists; a bigger one's badge
+#: counts what opening met until `w` checks it
+BACKGROUND_CHECK_BYTES = 32 * 1024 * 1024
+GREW_QUIET = 2.0
+#: findings of files checked, by (path, size, mtime): a file opened again, unchanged, shows
+#: the same badge at once (the oldest forgotten past _CHECKED_KEPT)
+_CHECKED: dict[tuple, list[Finding]] = {}
+_CHECKED_KEPT = 64
+
+
+def _file_identity(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+def _remember(key: tuple, findings: list[Finding]) -> None:
+    _CHECKED.pop(key, None)
+    _CHECKED[key] = findings
+    while len(_CHECKED) > _CHECKED_KEPT:
+        del _CHECKED[next(iter(_CHECKED))]
+
+
 class SessionHeader(Vertical):
     """Three lines of facts about the open session."""
+
+    _problems_path: str | None = None
+    _check_timer = None
 
     DEFAULT_CSS = """
     SessionHeader { height: 3; background: $panel; }
@@ -199,6 +228,7 @@ class SessionHeader(Vertical):
         self._line("title").show(lambda width: Text(cut_words(title, width)))
         self._line("meta").show(lambda width: Text(cut_end(meta, width)))
         self._line("usage").show(lambda width: Text())
+        self._problems_path = None
         self.set_warnings([])
 
     def show_session(
@@ -226,6 +256,57 @@ class SessionHeader(Vertical):
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
         """The badge as opening the file left it: the problems met reading it."""
         self._badge("warning", [w.line for w in warnings])
+
+    def show_problems(self, path: str, warnings: list[SessionWarning], *, grew: bool = False) -> None:
+        """The badge of a session just opened (or that just grew, ``grew``): the findings of
+        ``w`` (pitui check's), the same whichever way the session was opened. Known for this
+        file as it is now: shown at once; else what opening met, and a file up to
+        ``BACKGROUND_CHECK_BYTES`` is checked whole in the background, its findings replacing
+        that badge (a file that grew, once it has been quiet for ``GREW_QUIET`` seconds: one
+        Pi is writing is not read whole at every write)."""
+        self._problems_path = path
+        if self._check_timer is not None:
+            self._check_timer.stop()
+            self._check_timer = None
+        key = _file_identity(path)
+        known = _CHECKED.get(key) if key is not None else None
+        if known is not None:
+            self.set_findings(known)
+            return
+        self.set_warnings(warnings)
+        if key is None or key[1] > BACKGROUND_CHECK_BYTES:
+            return
+        if grew:
+            self._check_timer = self.set_timer(GREW_QUIET, lambda: self._check_whole_file(path, key))
+        else:
+            self._check_whole_file(path, key)
+
+    def remember_findings(self, path: str, findings: list[Finding]) -> None:
+        """``w`` checked ``path``: its findings are the badge from now on (and when the
+        same file, unchanged, is opened again)."""
+        key = _file_identity(path)
+        if key is not None:
+            _remember(key, findings)
+        if path == self._problems_path:
+            self.set_findings(findings)
+
+    @work(thread=True, exclusive=True, group="header-check", exit_on_error=False)
+    def _check_whole_file(self, path: str, key: tuple) -> None:
+        from ...core.model.doctor import check_file
+
+        worker = get_current_worker()
+        try:
+            # (stopped when another session opens: the check holds the interpreter)
+            findings = check_file(path, lambda: worker.is_cancelled).findings
+        except Exception:  # (stopped, unreadable now, changing under the read: the badge stays)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._checked_in_background, path, key, findings)
+
+    def _checked_in_background(self, path: str, key: tuple, findings: list[Finding]) -> None:
+        _remember(key, findings)
+        if path == self._problems_path:
+            self.set_findings(findings)
 
     def set_findings(self, findings: list[Finding]) -> None:
         """The badge once the whole file was checked (``w``): the check's findings, which
