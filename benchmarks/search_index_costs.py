@@ -82,7 +82,7 @@ def text_vs_words(store: str, sample: int) -> dict:
                 st = R._FileState(0, p)
                 parts: list[str] = []
                 n = 0
-                for *_, rows, _data in R._file_lines(f, st):
+                for *_, rows, _data, _when in R._file_lines(f, st):
                     for _k, text in rows:
                         parts.append(text)
                         n += len(text)

@@ -79,6 +79,10 @@ def _export_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: Hits ``pitui search`` lists per session (identical ones folded) unless ``--max-hits`` says.
+HUMAN_HITS = 3
+
+
 def _search_parser() -> argparse.ArgumentParser:
     import argparse
 
@@ -109,8 +113,9 @@ def _search_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
     p.add_argument("--no-index", action="store_true",
                    help="read the session files instead of the search index (slower; writes nothing)")  # fmt: skip
-    p.add_argument("--max-hits", type=int, default=MAX_HITS, metavar="N",
-                   help=f"hits shown per session (default {MAX_HITS}; 0: all, and all counted)")  # fmt: skip
+    p.add_argument("--max-hits", type=int, metavar="N",
+                   help=f"hits shown per session (default {HUMAN_HITS}, the same line of the same kind shown "
+                        f"once with its count; with --json {MAX_HITS}, each one; 0: all, and all counted)")  # fmt: skip
     return p
 
 
@@ -330,9 +335,9 @@ def _highlight(line: str, spans, tty: bool) -> str:
 def cmd_search(argv: list[str]) -> int:
     """``pitui search QUERY [ROOT] [--session-dir DIR] [--json] [--limit N] [--max-hits N]``."""
     args = _search_parser().parse_args(argv)
-    from .core.store.search import QueryError, parse_query, search
+    from .core.store.search import MAX_HITS, QueryError, parse_query, search
     from .core.text import json_safe, visible
-    from .core.timeutil import format_age
+    from .core.timeutil import format_age, local_minute
 
     try:
         q = parse_query(args.query)
@@ -351,11 +356,14 @@ def cmd_search(argv: list[str]) -> int:
             sys.stderr.write(f"\rpitui: indexing {done}/{total} sessions" + ("\n" if done == total else ""))
             sys.stderr.flush()
 
-    max_hits = args.max_hits if args.max_hits > 0 else sys.maxsize
+    # the human output folds a session's identical hits into one and lists a few of them;
+    # --json keeps every hit, as it always has
+    wanted = args.max_hits if args.max_hits is not None else MAX_HITS if args.json else HUMAN_HITS
+    max_hits = wanted if wanted > 0 else sys.maxsize
     # one session past the limit, to say whether more match (not counted: that would cost
     # a pass over every session the limit spares)
     results = search(root, q, limit=None if args.limit is None else args.limit + 1, max_hits=max_hits,
-                     on_progress=progress, use_index=not args.no_index)  # fmt: skip
+                     on_progress=progress, use_index=not args.no_index, fold=not args.json)  # fmt: skip
     more = [False]
     if args.limit is not None:
         results = _at_most(results, args.limit, more)
@@ -376,15 +384,18 @@ def cmd_search(argv: list[str]) -> int:
             w("\n")
         n += 1
         title = visible(" ".join(r.title.split())[:80])
-        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)})\n")
+        plus = "" if r.hit_count_complete else "+"  # (counting stopped one past the hits kept)
+        hits = f"{r.hit_count}{plus} hit" + ("" if r.hit_count == 1 and not plus else "s")
+        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)}, {hits})\n")
         w(f"{visible(r.path)}\n")
         for h in r.hits:
             where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
-            w(f"  {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}\n")
-        if not r.hit_count_complete:  # (counting stopped one past the hits shown)
-            w("  ... more hits (--max-hits 0 shows every one)\n")
-        elif r.hit_count > len(r.hits):
-            w(f"  ... {r.hit_count - len(r.hits)} more hits\n")
+            times = f"  ×{h.repeats}" if h.repeats > 1 else ""
+            w(f"  {local_minute(h.timestamp):<16} {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}{times}\n")
+        rest = r.hit_count - sum(h.repeats for h in r.hits)
+        if rest > 0 or plus:
+            unshown = f"{rest}{plus} more hit" + ("" if rest == 1 and not plus else "s")
+            w(f"  ... {unshown} (--max-hits 0 lists {'and counts ' if plus else ''}them all)\n")
         sys.stdout.flush()
     if not n:
         sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")

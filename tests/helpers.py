@@ -128,3 +128,30 @@ def full_results(results) -> list:
     them all), and each hit with its context and spans (to compare two searches exactly)."""
     return [(r.path, r.hit_count, r.hit_count_complete,
              [(h.entry_index, h.entry_id, h.kind, h.context, h.spans) for h in r.hits]) for r in results]  # fmt: skip
+
+
+def runs_store(root: Path) -> Path:
+    """A sessions root of two projects for search's grouping: the newer session ran the
+    same ``pytest -q`` seven times (and two other pytest commands, and asked for it once);
+    the older one ran it once. Returns ``root``."""
+    newer = root / "--home-u-app--"
+    older = root / "--home-u-lib--"
+    newer.mkdir(parents=True)
+    older.mkdir(parents=True)
+
+    def call(eid, parent, n, command):
+        block = piwriter.tool_call_block("c-" + eid, "bash", {"command": command})
+        return assistant(eid, parent, n, content=[block], stopReason="toolUse")
+
+    commands = ["pytest -q"] * 4 + ["pytest -x tests/test_api.py"] + ["pytest -q"] * 3 + ["pytest --lf"]
+    entries, parent = [user("u0", None, 0, "run pytest until it passes")], "u0"
+    for k, command in enumerate(commands, 1):
+        entries.append(call(f"a{k}", parent, k * 60, command))
+        parent = f"a{k}"
+    entries.append(assistant("done", parent, 900, text="All green."))
+    app_header = piwriter.header("sess-app", "2026-11-20T10:00:00.000Z", "/home/u/app")
+    write(newer / "2026-11-20T10-00-00-000Z_sess-app.jsonl", entries, header=app_header)
+    lib_header = piwriter.header("sess-lib", "2026-11-19T09:00:00.000Z", "/home/u/lib")
+    write(older / "2026-11-19T09-00-00-000Z_sess-lib.jsonl",
+          [user("v0", None, 0, "tidy the parser"), call("b1", "v0", 30, "pytest -q")], header=lib_header)
+    return root

@@ -641,8 +641,11 @@ def test_cli_text_and_json(capsys, corpus_cache, monkeypatch):
     assert len(blocks) == 4
     for b in blocks:
         lines = b.splitlines()
+        assert lines[0].endswith(", 1 hit)")
         assert lines[1].endswith(".jsonl")
-        assert lines[2].split()[1:] == ["label", "checkpoint-8"]
+        assert lines[2].split()[3:] == ["label", "checkpoint-8"]
+    # each hit with its entry's local time (UTC here)
+    assert blocks[0].splitlines()[2] == "  2026-07-26 19:42    #70 label       checkpoint-8"
     rc, out, _ = cli(["checkpoint-8", str(CORPUS), "--json", "--limit", "2"], capsys)
     data = json.loads(out)
     assert rc == 0 and len(data) == 2
@@ -650,7 +653,7 @@ def test_cli_text_and_json(capsys, corpus_cache, monkeypatch):
                             "hits"}
     assert data[0]["hits"][0] == {
         "entryId": data[0]["hits"][0]["entryId"], "entryIndex": data[0]["hits"][0]["entryIndex"],
-        "kind": "label", "context": "checkpoint-8", "spans": [[0, 12]],
+        "kind": "label", "context": "checkpoint-8", "spans": [[0, 12]], "timestamp": "2026-07-26T19:42:38.140Z",
     }  # fmt: skip
     rc, out, err = cli(["zzzz-no-such-text", str(CORPUS)], capsys)
     assert rc == 0 and out == "" and "no matches" in err

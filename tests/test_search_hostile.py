@@ -198,6 +198,6 @@ def test_line_separators_in_a_hit_forge_no_row(tmp_path, options):
     assert got.stdout.splitlines() == got.stdout.split("\n")[:-1]  # no line break but the newline
     assert got.stdout.split("\n")[1:] == [
         str(f),
-        "      #0 user        needle here\\u2028/etc/passwd:1: root needle\\u2029/x.jsonl:9: forged",
+        "  2026-11-20 10:00     #0 user        needle here\\u2028/etc/passwd:1: root needle\\u2029/x.jsonl:9: forged",
         "",
     ]

@@ -210,18 +210,25 @@ def test_cli_finds_the_bash_calls_that_ran_npm(capsys, corpus_index, monkeypatch
         assert err == "pitui: more sessions match (--limit 1 shows the newest 1)\n"
         lines = out.splitlines()
         assert lines[1] == str(CORPUS / "--Users-badlogic-workspaces-pi-mono--" / BIG)
+        # (the human output folds the same line of the same kind into one hit, with its count,
+        # and counts up to the first different hit past those it lists)
+        assert lines[0].endswith("(/Users/badlogic/workspaces/pi-mono, 50w, 17+ hits)")
         assert lines[2:] == [
-            "     #69 tool-call   …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check",
-            "     #83 tool-call   …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check",
-            "  ... more hits (--max-hits 0 shows every one)",
+            "  2025-12-08 23:01    #69 tool-call   …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check  ×15",
+            "  2025-12-08 23:20   #331 tool-call   …mmand: cd /Users/badlogic/workspaces/pi-mono && npm run check"
+            " 2>&1 | head -50",
+            "  ... 1+ more hits (--max-hits 0 lists and counts them all)",
         ]
     rc, out, _ = cli(["kind:shell_exec npm", str(CORPUS), "--limit", "1", "--max-hits", "47"], capsys)
-    assert len(out.splitlines()) == 2 + 47 and "more hits" not in out  # (47 calls, all kept: no more)
+    lines = out.splitlines()[2:]
+    assert "more hits" not in out and out.splitlines()[0].endswith(", 47 hits)")  # (all 47 calls kept: no more)
+    assert sum(int(line.rsplit("×", 1)[1]) if "  ×" in line else 1 for line in lines) == 47
     rc, out, _ = cli(["kind:subagent", str(CORPUS), "--json", "--limit", "1"], capsys)
     data = json.loads(out)
     assert rc == 0 and data[0]["hitCount"] == 6
     assert data[0]["hits"][0] == {"entryId": data[0]["hits"][0]["entryId"], "entryIndex": 28, "kind": "tool-call",
-                                  "context": "subagent agent: worker", "spans": []}  # fmt: skip
+                                  "context": "subagent agent: worker", "spans": [],
+                                  "timestamp": data[0]["hits"][0]["timestamp"]}  # fmt: skip
 
 
 def test_cli_unknown_kind(capsys):

@@ -223,7 +223,7 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
     the first of them tells the old search to stop (before the pause that starts the new
     one), and only the new query's results are listed."""
     from pitui.ui.screens import search as screen_mod
-    from pitui.ui.screens.search import SearchResults, SearchScreen
+    from pitui.ui.screens.search import SHOWN_HITS, SearchResults, SearchScreen
 
     root = resolve_root(corpus_root)
     idx = tmp_path / "idx"
@@ -274,11 +274,11 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
         await settle(pilot)
         assert old_stopped.is_set()
         res = screen.query_one(SearchResults)
-        want = list(real(root, "haiku", index_dir=idx, max_hits=SearchScreen.MAX_HITS))
+        want = list(real(root, "haiku", index_dir=idx, max_hits=SearchScreen.MAX_HITS, fold=True))
         got = [(row.result.path, row.hit.entry_id if row.hit else None) for row in res.rows if row.kind != "more"]
         expect = []
         for r in want:
             expect.append((r.path, None))
-            expect.extend((r.path, h.entry_id) for h in r.hits)
+            expect.extend((r.path, h.entry_id) for h in r.hits[:SHOWN_HITS])
         assert got == expect and res.sessions == 1
         assert str(screen.query_one("#search-status").render()) == "1 session, 3 hits"

@@ -13,7 +13,7 @@ from textual.app import App
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import search
-from pitui.ui.screens.search import SearchResults, SearchScreen
+from pitui.ui.screens.search import SHOWN_HITS, SearchResults, SearchScreen
 
 SIZE = (120, 40)
 
@@ -147,12 +147,13 @@ async def test_typing_restarts_the_search(host, settle):
         await pilot.press(*" checkpoint-3")  # before the first search is done showing
         await _wait(pilot, settle)
         res = screen.query_one(SearchResults)
-        want = list(search(host.root, "the checkpoint-3", index_dir=host.index_dir, max_hits=SearchScreen.MAX_HITS))
+        want = list(search(host.root, "the checkpoint-3", index_dir=host.index_dir, max_hits=SearchScreen.MAX_HITS,
+                           fold=True))
         got = [(row.result.path, row.hit.entry_id if row.hit else None) for row in res.rows if row.kind != "more"]
         expect = []
         for r in want:
             expect.append((r.path, None))
-            expect.extend((r.path, h.entry_id) for h in r.hits)
+            expect.extend((r.path, h.entry_id) for h in r.hits[:SHOWN_HITS])
         assert got == expect and res.sessions == len(want) > 0
 
 
@@ -162,15 +163,121 @@ async def test_many_hits_are_capped_per_session(host, settle):
         await _wait(pilot, settle)
         res = app.screen.query_one(SearchResults)
         more = [row for row in res.rows if row.kind == "more"]
-        # counting stopped one past the hits listed: "… more in this session", no number
-        assert more and all(row.more == 0 and not row.result.hit_count_complete for row in more)
-        assert all(len(row.result.hits) == SearchScreen.MAX_HITS for row in more)
-        # the cursor never stops on a "more" line
-        await pilot.press("end")
-        assert res.current is not None and res.current.kind != "more"
-        for _ in range(SearchScreen.MAX_HITS + 3):
-            await pilot.press("down")
-            assert res.current.kind != "more"
+        assert more and all(row.more == row.result.hit_count - sum(h.repeats for h in row.result.hits[:SHOWN_HITS])
+                            for row in more)
+        assert all(len([x for x in res.rows if x.kind == "hit" and x.result is row.result]) == SHOWN_HITS
+                   for row in more)
+
+
+# ---------------------------------------------------------------------------- grouping
+
+
+@pytest.fixture
+def runs(clock, tmp_path, ui_home):
+    """The search screen over :func:`helpers.runs_store`, searched for ``pytest``."""
+    from helpers import runs_store
+
+    root = resolve_root(runs_store(tmp_path / "root"))
+    infos = list_sessions(root, SessionIndex(tmp_path / "idx"))
+    return lambda: Host(lambda: SearchScreen(root, infos=infos, clock=clock, index_dir=tmp_path / "idx",
+                                             query="pytest"))
+
+
+def _shown(res) -> list[str]:
+    return [res.render_line(y).text.rstrip() for y in range(res.size.height)]
+
+
+async def test_hits_grouped_by_session_three_each_folded_with_their_times(runs, settle):
+    app = runs()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        assert _shown(res)[:8] == [
+            _shown(res)[0],
+            "  2026-11-20 10:00         user run pytest until it passes",
+            "  2026-11-20 10:01    tool call ×7 bash command: pytest -q",
+            "  2026-11-20 10:05    tool call bash command: pytest -x tests/test_api.py",
+            "                                … 1 more in this session · Enter lists them",
+            _shown(res)[5],
+            "  2026-11-20 10:00    tool call bash command: pytest -q",
+            "",
+        ]
+        assert _shown(res)[0].startswith("run pytest until it passes  /home/u/app · ")
+        assert _shown(res)[0].endswith(" · 10 hits")
+        assert _shown(res)[5].startswith("tidy the parser  /home/u/lib · ") and _shown(res)[5].endswith(" · 1 hit")
+        assert res.cursor_row == 1  # the first hit of the newest session
+
+
+async def test_enter_on_more_lists_the_rest_of_the_session(runs, settle):
+    app = runs()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        await pilot.press("down", "down", "down")
+        assert res.current.kind == "more"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.result == "not dismissed"  # (it opened the line, not a session)
+        assert _shown(res)[1:6] == [
+            "  2026-11-20 10:00         user run pytest until it passes",
+            "  2026-11-20 10:01    tool call ×7 bash command: pytest -q",
+            "  2026-11-20 10:05    tool call bash command: pytest -x tests/test_api.py",
+            "  2026-11-20 10:09    tool call bash command: pytest --lf",
+            _shown(res)[5],
+        ]
+        assert _shown(res)[5].startswith("tidy the parser")
+        assert res.current.hit.context == "bash command: pytest --lf"  # the cursor on the hit it brought
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.result[1:] == ("a9", "pytest")
+
+
+async def test_a_key_jumps_to_the_next_session(runs, settle):
+    app = runs()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        assert res.cursor_row == 1
+        await pilot.press("ctrl+down")  # (typed in the query line: it moves the results' cursor)
+        assert res.current.kind == "hit" and res.current.result.path.endswith("sess-lib.jsonl")
+        await pilot.press("ctrl+down")  # (the last session: it stays)
+        assert res.current.result.path.endswith("sess-lib.jsonl")
+        await pilot.press("ctrl+up")
+        assert res.cursor_row == 1
+        res.focus()
+        await pilot.press("]")
+        assert res.current.result.path.endswith("sess-lib.jsonl")
+        await pilot.press("[")
+        assert res.cursor_row == 1
+
+
+def test_grouped_results_snapshot(snap_compare, runs, settle):
+    async def run_before(pilot):
+        await _wait(pilot, settle)
+        await pilot.press("ctrl+down")
+        await pilot.pause()
+
+    assert snap_compare(runs(), terminal_size=(100, 30), run_before=run_before)
+
+
+async def test_results_coming_in_any_order_are_shown_newest_first(runs, settle):
+    app = runs()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        results = [row.result for row in res.rows if row.kind == "session"]
+        res.clear()
+        res.add_result(results[1])  # the older first
+        assert res.cursor_row == 1 and res.rows[0].result is results[1]
+        res.add_result(results[0])
+        assert [row.result for row in res.rows if row.kind == "session"] == results
+        assert res.cursor_row == 1 and res.current.result is results[0]  # (the user had not moved)
+        res.clear()
+        res.add_result(results[1])
+        await pilot.press("down")  # the user moved: the cursor stays on its row as rows come above it
+        here = res.current
+        res.add_result(results[0])
+        assert res.current is here
 
 
 async def test_a_hit_deep_in_a_long_tool_result_opens_at_its_line_highlighted(make_app, settle, tmp_path,

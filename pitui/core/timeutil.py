@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
-__all__ = ["iso_to_ms", "ms_to_iso", "format_age", "MAX_DATE_MS"]
+__all__ = ["iso_to_ms", "ms_to_iso", "format_age", "local_minute", "MAX_DATE_MS"]
 
 MAX_DATE_MS = 8.64e15  # JavaScript's Date range: 100,000,000 days either side of 1970
 
@@ -88,3 +88,15 @@ def format_age(ms: float | None, now_ms: float) -> str:
     if days < 365:
         return f"{int(days // 7)}w"
     return f"{int(days // 365)}y"
+
+
+def local_minute(value: object) -> str:
+    """The local date and time, to the minute, of an ISO string or epoch milliseconds as
+    Pi writes them: ``2026-08-26 10:59`` ("" for a missing or invalid date)."""
+    ms = iso_to_ms(value)
+    if math.isnan(ms):
+        return ""
+    try:
+        return datetime.fromtimestamp(ms / 1000).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return ""

@@ -181,6 +181,9 @@ KEYS: tuple[Key, ...] = (
     Key("search_all", "search_all.up", "up", "results('cursor_up')", "Up", palette=False),
     Key("search_all", "search_all.page_down", "pagedown", "results('page_down')", "Page down", palette=False),
     Key("search_all", "search_all.page_up", "pageup", "results('page_up')", "Page up", palette=False),
+    Key("search_all", "search_all.next_session", "ctrl+down", "results('next_session')", "Next session", palette=False),
+    Key("search_all", "search_all.previous_session", "ctrl+up", "results('previous_session')", "Previous session",
+        palette=False),
     Key("search_results", "search_results.down", "down", "cursor_down", "Down", palette=False),
     Key("search_results", "search_results.up", "up", "cursor_up", "Up", palette=False),
     Key("search_results", "search_results.page_down", "pagedown", "page_down", "Page down", palette=False),
@@ -188,6 +191,10 @@ KEYS: tuple[Key, ...] = (
     Key("search_results", "search_results.first", "home", "first", "First", palette=False),
     Key("search_results", "search_results.last", "end", "last", "Last", palette=False),
     Key("search_results", "search_results.open", "enter", "choose", "Open", palette=False),
+    Key("search_results", "search_results.next_session", "ctrl+down,right_square_bracket", "next_session",
+        "Next session", palette=False),
+    Key("search_results", "search_results.previous_session", "ctrl+up,left_square_bracket", "previous_session",
+        "Previous session", palette=False),
 )
 
 #: Keys Textual handles itself, listed in help beside the table's.

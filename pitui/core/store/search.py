@@ -38,6 +38,7 @@ the same hits in the same order, and nothing written.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Callable, Iterable, Iterator
 
@@ -103,6 +104,7 @@ def search(
     infos: Iterable[SessionInfo] | None = None,
     use_index: bool = True,
     count_all: bool = False,
+    fold: bool = False,
 ) -> Iterator[SessionHits]:
     """Search every session under ``root``; yields one :class:`SessionHits` per matching
     session, newest session first (Pi's order), as each is found.
@@ -118,8 +120,13 @@ def search(
     what was done. ``infos``: the sessions to search, in the order wanted (default: every
     readable session under ``root``, newest first, from the listing index); an app that has
     listed them already passes its list. ``use_index=False`` reads every session file
-    instead of the index (nothing is written; slower): the same hits in the same order."""
+    instead of the index (nothing is written; slower): the same hits in the same order.
+    ``fold``: a session's hits of one kind with the same line of context are one hit,
+    counted in its ``repeats`` (:func:`~.search_match.match_rows`); ``max_hits`` then keeps
+    that many different hits."""
     q = query if isinstance(query, Query) else parse_query(query)
+    if fold:
+        q = dataclasses.replace(q, fold=True)
     count_to = count_to_of(max_hits, count_all)
     if not use_index:
         return _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_to)

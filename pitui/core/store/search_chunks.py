@@ -38,7 +38,7 @@ from typing import Iterable, Iterator
 
 from ..read.lines import file_fingerprint, open_regular, parse_line
 from .search_query import Query
-from .search_rows import _FileState, _file_lines, _identity, _norm_id, entry_rows
+from .search_rows import _FileState, _entry_time, _file_lines, _identity, _norm_id, entry_rows
 from .search_words import _has_fold, _words_of, _words_text
 
 
@@ -97,7 +97,7 @@ def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
             return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(words), pairs)
         return None
 
-    for off, nxt, lineno, idx, _eid, rows, data in _file_lines(f, st):
+    for off, nxt, lineno, idx, _eid, rows, data, _when in _file_lines(f, st):
         header = idx == -1
         if cur is not None and (header or cur[6] >= CHUNK_CHARS):
             got = close()
@@ -271,7 +271,7 @@ class _ChunkRows:
             rest = [c for c in self.chunks[self.at + 1 :] if c[0] in wanted]
             self.chunks = self.chunks[: self.at + 1] + rest
 
-    def __iter__(self) -> Iterator[tuple[str, int, str | None, str]]:
+    def __iter__(self) -> Iterator[tuple[str, int, str | None, str, str | None]]:
         while self.at < len(self.chunks):
             if self.stopped and self.stopped[0]():
                 self.stopped.append(True)
@@ -280,7 +280,7 @@ class _ChunkRows:
             self.at += 1
 
 
-def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str, int, str | None, str]]:
+def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str, int, str | None, str, str | None]]:
     """The rows of one chunk (see :class:`_ChunkRows`)."""
     fd = f.fileno()
     start, end, entry, lineno, _lines, dense, made, *_ = chunk
@@ -289,9 +289,9 @@ def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str,
             raise _Changed
         sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
                          version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
-        for _o, _n, _l, idx, eid, rows, _d in _file_lines(f, sub, stop=end, sniff=False):
+        for _o, _n, _l, idx, eid, rows, _d, when in _file_lines(f, sub, stop=end, sniff=False):
             for kind, text in rows:
-                yield kind, idx, eid, text
+                yield kind, idx, eid, text, when
         return
     data = os.pread(fd, end - start + 1, start - 1)  # (a dense chunk never starts a file)
     if len(data) != end - start + 1 or data[:1] != b"\n" or not (data.endswith(b"\n") or end == st.size):
@@ -321,5 +321,6 @@ def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str,
             continue  # (the file changed under the same size and time)
         n = lineno + k
         eid = f"line{n}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{n}")
+        when = _entry_time(obj)
         for kind, text in entry_rows(obj, st.version):
-            yield kind, entry + k, eid, text
+            yield kind, entry + k, eid, text, when

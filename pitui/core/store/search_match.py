@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from ..read.lines import open_regular
@@ -46,6 +46,8 @@ class Hit:
     kind: str
     context: str  # one line (no newlines), cut around the first match
     spans: tuple[tuple[int, int], ...]  # matches in ``context``: (start, end), sorted
+    timestamp: str | None = None  # the entry's (the header's for header rows), as written
+    repeats: int = 1  # rows of this kind with this same line folded into this hit (``Query.fold``)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -58,6 +60,7 @@ class Hit:
             "kind": self.kind,
             "context": self.context,
             "spans": [list(s) for s in self.spans],
+            "timestamp": self.timestamp,
         }
 
 
@@ -171,16 +174,21 @@ def _context(
 
 
 def match_rows(
-    rows: Iterable[tuple[str, int, str | None, str]],
+    rows: Iterable[tuple[str, int, str | None, str, str | None]],
     q: Query,
     max_hits: int = MAX_HITS,
     should_stop: Callable[[], bool] | None = None,
     count_to: int | None = None,
 ) -> tuple[list[Hit], int, bool] | None:
     """The exact hits of ``q`` among one session's ``rows`` (``(kind, entry index, entry id,
-    text)`` in file order): ``(hits, hit_count, all_counted)``, the first ``max_hits`` hits
-    kept, or None when some term matches none of the rows (a session is a result when
-    every term matches one of its rows; its hits are the rows matching *any* term).
+    text, timestamp)`` in file order): ``(hits, hit_count, all_counted)``, the first
+    ``max_hits`` hits kept, or None when some term matches none of the rows (a session is a
+    result when every term matches one of its rows; its hits are the rows matching *any* term).
+
+    ``q.fold``: a row whose kind and line of context are those of a hit kept before it is
+    counted in that hit's ``repeats`` instead (594 runs of the same command are one hit);
+    ``max_hits`` and ``count_to`` then count different hits, the rows folded into the hits
+    kept are counted on until ``count_to`` different ones are found.
 
     ``count_to``: counting stops at that many matching rows (None: every one is counted,
     and ``all_counted`` is True). Once it is reached, the rest of the rows are only looked
@@ -206,19 +214,17 @@ def match_rows(
     fixed = [len(t.value) if t.kind == "term" else None for t in terms]
     active = range(len(terms))  # the terms each row is matched against
     counting = True  # (False once count_to rows are counted: only the terms not yet matched are looked for)
-    hits: list[Hit] = []
+    hits = _Kept(max_hits, q.fold)
     count = 0
-    for n, (kind, entry, eid, text) in enumerate(rows, 1):
+    for n, (kind, entry, eid, text, when) in enumerate(rows, 1):
         if should_stop is not None and n % _STOP_EVERY == 0 and should_stop():
             return None
         if keep is not None and not keep(kind, text):
             continue
         if not terms:  # ``kind:`` alone: the call is the hit (its first line; nothing to mark)
             count += 1
-            if len(hits) < max_hits:
-                hits.append(Hit(eid, int(entry), kind, _context(text, 0, 0, [])[0], ()))
-            if count == count_to:
-                return hits, count, False
+            if hits.add(eid, entry, kind, text, when, None) == count_to:
+                return hits.done(), count, False
             continue
         ascii_text = text.isascii()  # O(1) in CPython
         low = None
@@ -246,23 +252,67 @@ def match_rows(
         if not counting:
             active = [k for k in active if not matched[k]]
             if not active:
-                return hits, count, False
+                return hits.done(), count, False
             continue
         count += 1
-        if len(hits) < max_hits:
-            line, spans = _context(text, first[0], first[1], patterns, fixed)
-            hits.append(Hit(eid, int(entry), kind, line, spans))
-        if count == count_to:
+        if hits.add(eid, entry, kind, text, when, (first, patterns, fixed)) == count_to:
             active = [k for k in active if not matched[k]]
             if not active:
-                return hits, count, False
+                return hits.done(), count, False
             counting = False
             narrow = getattr(rows, "narrow", None)
             if narrow is not None:
                 narrow(active)
     if not all(matched) or not count:
         return None
-    return hits, count, counting
+    return hits.done(), count, counting
+
+
+class _Kept:
+    """The hits :func:`match_rows` keeps of a session: the first ``max_hits``; with ``fold``,
+    the first ``max_hits`` different ones (kind and line of context), each counting the rows
+    folded into it."""
+
+    __slots__ = ("hits", "max_hits", "seen", "repeats", "different")
+
+    def __init__(self, max_hits: int, fold: bool):
+        self.hits: list[Hit] = []
+        self.max_hits = max_hits
+        self.seen: dict[tuple[str, str], int] | None = {} if fold else None  # (kind, line) -> place in hits
+        self.repeats: list[int] = []
+        self.different = 0  # hits found (folded ones once): what ``count_to`` is compared with
+
+    def add(self, eid, entry, kind: str, text: str, when, match) -> int:
+        """Keep (or fold) a matching row's hit; ``match``: ``(span, patterns, fixed)`` of its
+        first match for :func:`_context` (None: nothing to mark). Returns the hits found so
+        far (with ``fold``, a row folded into a hit kept before is not a new one)."""
+        if self.seen is None and len(self.hits) >= self.max_hits:
+            self.different += 1
+            return self.different
+        if match is None:
+            line, spans = _context(text, 0, 0, [])[0], ()
+        else:
+            (start, end), patterns, fixed = match
+            line, spans = _context(text, start, end, patterns, fixed)
+        if self.seen is not None:
+            at = self.seen.get((kind, line))
+            if at is not None:
+                self.repeats[at] += 1
+                return self.different
+            self.different += 1
+            if len(self.hits) >= self.max_hits:
+                return self.different
+            self.seen[(kind, line)] = len(self.hits)
+            self.repeats.append(1)
+        else:
+            self.different += 1
+        self.hits.append(Hit(eid, int(entry), kind, line, spans, when))
+        return self.different
+
+    def done(self) -> list[Hit]:
+        if self.seen is None:
+            return self.hits
+        return [h if k == 1 else replace(h, repeats=k) for h, k in zip(self.hits, self.repeats)]
 
 
 def count_to_of(max_hits: int, count_all: bool) -> int | None:

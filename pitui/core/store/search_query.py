@@ -83,6 +83,9 @@ class Query:
     mode: str  # "tokens" | "regex"
     terms: tuple[Term, ...]  # (none: a ``kind:`` query alone, every call of the kinds)
     kinds: frozenset[str] = frozenset()  # ``kind:`` qualifiers, lowercase (empty: every row)
+    # how hits are reported: a session's hits of one kind with the same line of context as
+    # one hit with their count (:func:`.search_match.match_rows`); set by ``search(fold=True)``
+    fold: bool = False
 
 
 def _fts_quote(s: str) -> str:

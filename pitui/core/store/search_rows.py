@@ -33,7 +33,7 @@ output is therefore not found; its beginning and end (where errors and summaries
 A hit names the session file, the entry's id (as :class:`~pitui.core.read.session.Session`
 names it: ``line<N>`` for version-1 files and entries without an id), the entry's index
 (its position among the file's entries, as ``Session`` and the conformance corpus count
-them), the row's kind and a line of context.
+them), the entry's ``timestamp`` (:func:`_entry_time`), the row's kind and a line of context.
 
 An event stream (``pi --mode json`` or ``rpc``, :mod:`~pitui.core.read.sniff`) is searched
 as the conversation the app rebuilds from it (:func:`_stream_lines`): the same rows of the
@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..read.lines import iter_line_spans, parse_line
-from ..read.normalize import json_text, norm_id, norm_label
+from ..read.normalize import json_text, norm_id, norm_label, norm_timestamp
 from ..read.sniff import Sniffer
 
 
@@ -185,6 +185,15 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
     return rows
 
 
+def _entry_time(obj: dict) -> str | None:
+    """An entry's (or the header's) ``timestamp`` as :class:`~pitui.core.read.session.Session`
+    reads it (an ISO string; a number of milliseconds as its ISO string), or None."""
+    value = obj.get("timestamp")
+    if type(value) is str:
+        return value
+    return norm_timestamp(value)[0] if value is not None else None
+
+
 def _i64(n: int) -> int:
     """``n`` (an unsigned 64-bit device or inode number) as SQLite's signed integer."""
     return n - (1 << 64) if n >= 1 << 63 else n
@@ -233,9 +242,10 @@ class _FileState:
 
 def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) -> Iterator[tuple]:
     """The lines of the session file ``f`` from where ``st`` says reading stopped (up to
-    byte ``stop``), as ``(offset, next offset, line number, entry, entry id, rows, bytes)``: the
-    entry's index (-1 for the header, whose rows are its cwd and id; None for a line that is
-    no entry: bad JSON, not an object, another header) and its ``(kind, text)`` rows. ``st``
+    byte ``stop``), as ``(offset, next offset, line number, entry, entry id, rows, bytes, time)``:
+    the entry's index (-1 for the header, whose rows are its cwd and id; None for a line that
+    is no entry: bad JSON, not an object, another header), its ``(kind, text)`` rows and its
+    timestamp (:func:`_entry_time`). ``st``
     moves on as lines are read (the index's reading and the scan without the index share
     this, so both see the same rows). A file that turns out not to be a Pi session ends the
     lines with ``st.error`` set; a last line Pi is still writing ends them, to be read next
@@ -253,7 +263,7 @@ def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) 
         if obj is None:
             if not terminated:
                 break  # Pi is writing this line: read it next time
-            yield off, nxt, lineno, None, None, (), data
+            yield off, nxt, lineno, None, None, (), data, None
             st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
         if not st.has_header:
@@ -268,13 +278,13 @@ def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) 
             st.has_header = 1
             cwd = obj.get("cwd")
             rows = [(k, t) for k, t in (("cwd", cwd), ("id", obj["id"])) if isinstance(t, str) and t]
-            yield off, nxt, lineno, -1, None, rows, data
+            yield off, nxt, lineno, -1, None, rows, data, _entry_time(obj)
             st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
         if not isinstance(obj, dict) or obj.get("type") == "session":
             if not terminated:
                 break
-            yield off, nxt, lineno, None, None, (), data
+            yield off, nxt, lineno, None, None, (), data, None
             st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
         idx = st.next_entry
@@ -283,7 +293,7 @@ def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) 
             # A complete last line without its newline: indexed, and read again once the file changes.
             st.pending_entry = idx
         st.next_entry += 1
-        yield off, nxt, lineno, idx, eid, entry_rows(obj, st.version), data
+        yield off, nxt, lineno, idx, eid, entry_rows(obj, st.version), data, _entry_time(obj)
         if terminated:
             st.scanned_to, st.next_lineno = nxt, lineno + 1
     if sniffer is not None:  # (a header alone may yet be a JSON-mode stream's: read whole when it grows)
@@ -301,15 +311,15 @@ def _stream_lines(f, st: _FileState) -> Iterator[tuple]:
     header, entries = stream_entries(f, st.path)
     if not st.has_header:  # (a JSON-mode stream's header was read as a session's: its rows are out)
         rows = [(k, t) for k, t in (("cwd", header.get("cwd")), ("id", header.get("id"))) if isinstance(t, str) and t]
-        yield 0, 0, 0, -1, None, rows, b""
+        yield 0, 0, 0, -1, None, rows, b"", _entry_time(header)
     st.has_header, st.version, st.scanned_to, st.next_lineno, st.stream = 1, 3, 0, 1, 1
     for idx, obj in enumerate(entries):
-        yield 0, 0, 0, idx, obj["id"], entry_rows(obj), b""
+        yield 0, 0, 0, idx, obj["id"], entry_rows(obj), b"", _entry_time(obj)
     st.next_entry = len(entries)
 
 
-def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str]]:
+def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str, str | None]]:
     """Every row of a session file (or stream) as :func:`~.search_match.match_rows` takes them."""
-    for _off, _nxt, _lineno, idx, eid, rows, _data in _file_lines(f, st):
+    for _off, _nxt, _lineno, idx, eid, rows, _data, when in _file_lines(f, st):
         for kind, text in rows:
-            yield kind, idx, eid, text
+            yield kind, idx, eid, text, when

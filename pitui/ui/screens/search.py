@@ -21,6 +21,7 @@ How the app opens it::
 
 from __future__ import annotations
 
+import bisect
 import os
 import time
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from ...core.store.discovery import SessionRoot
 from ...core.store.listing import SessionInfo
 from ...core.store.search import Hit, QueryError, SessionHits, parse_query, search, update_index
 from ...core.model.summary import one_line, shorten_home
-from ...core.timeutil import format_age
+from ...core.timeutil import format_age, local_minute
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
 from ..cuts import cut_end
@@ -69,21 +70,41 @@ KIND_LABEL = {
 KIND_WIDTH = 12
 
 
+SHOWN_HITS = 3  # hits listed under a session until its "more" line is opened
+TIME_WIDTH = 16  # "2026-08-26 10:59"
+
+
 @dataclass(slots=True)
 class _Row:
-    kind: str  # "session" | "hit" | "more"
+    kind: str  # "session" | "hit" | "more" (opens the rest) | "unlisted" (beyond what was kept)
     result: SessionHits
     hit: Hit | None = None
-    more: int = 0  # (0 on a "more" row: the session holds more hits, not counted)
+    more: int = 0  # the hits not shown (at least that many when the session's count stopped)
 
     @property
     def selectable(self) -> bool:
-        return self.kind != "more"
+        return self.kind != "unlisted"
+
+
+def _newest_key(r: SessionHits) -> tuple:
+    """Sorts results newest first, as the sidebar (and Pi) order sessions."""
+    return (-(r.modified_ms or 0), _Desc(os.path.basename(r.path)))
+
+
+class _Desc(str):
+    """A string that sorts backwards (the file name breaks a tie in time, newest first)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+        return str.__gt__(self, other)
 
 
 class SearchResults(LineList):
-    """The hits, one line each, under a title line per session (line API: any number of
-    results costs only the lines on screen)."""
+    """The results grouped by session, newest session first: its title line, then its first
+    :data:`SHOWN_HITS` hits (identical ones folded into one with a count) and a line saying
+    how many more, which opens the rest (line API: any number of results costs only the
+    lines on screen). Results may come in any order: each goes to its place."""
 
     COMPONENT_CLASSES = {
         "search-results--cursor",
@@ -91,7 +112,9 @@ class SearchResults(LineList):
         "search-results--name",
         "search-results--title",
         "search-results--meta",
+        "search-results--time",
         "search-results--kind",
+        "search-results--count",
         "search-results--text",
         "search-results--match",
         "search-results--more",
@@ -106,7 +129,9 @@ class SearchResults(LineList):
     SearchResults > .search-results--name { color: $text-success; text-style: bold; }
     SearchResults > .search-results--title { color: $text; text-style: bold; }
     SearchResults > .search-results--meta { color: $text-muted; }
+    SearchResults > .search-results--time { color: $text-muted; }
     SearchResults > .search-results--kind { color: $text-accent; }
+    SearchResults > .search-results--count { color: $text-warning; text-style: bold; }
     SearchResults > .search-results--text { color: $text; }
     SearchResults > .search-results--match { color: $text-warning; background: $warning 25%; text-style: bold; }
     SearchResults > .search-results--more { color: $text-muted; text-style: italic; }
@@ -132,30 +157,78 @@ class SearchResults(LineList):
         self.sessions = 0
         self.hits = 0
         self.counted_all = True  # (False: some session holds more hits than ``hits`` counts)
+        self._keys: list[tuple] = []  # the results' sort keys, in the order shown
+        self._results: list[SessionHits] = []  # ... and the results
+        self.moved = False  # the user moved the cursor since the results were cleared
 
     # ------------------------------------------------------------------ data
     def clear(self) -> None:
         self.rows = []
+        self._keys = []
+        self._results = []
         self.cursor_row = -1
         self.sessions = self.hits = 0
         self.counted_all = True
+        self.moved = False
         self._update_virtual_size()
         self.scroll_to(y=0, animate=False, force=True, immediate=True)
         self.refresh()
 
+    @staticmethod
+    def _group_rows(r: SessionHits, expanded: bool = False) -> list[_Row]:
+        """A result's rows: its title, its hits (the first :data:`SHOWN_HITS`, or all that
+        were kept when ``expanded``), and a line for those not shown."""
+        rows = [_Row("session", r)]
+        hits = r.hits if expanded else r.hits[:SHOWN_HITS]
+        rows.extend(_Row("hit", r, h) for h in hits)
+        rest = r.hit_count - sum(h.repeats for h in hits)
+        if rest > 0 or not r.hit_count_complete:
+            rows.append(_Row("more" if len(hits) < len(r.hits) else "unlisted", r, more=rest))
+        return rows
+
     def add_result(self, r: SessionHits) -> None:
-        first = not self.rows
-        self.rows.append(_Row("session", r))
-        self.rows.extend(_Row("hit", r, h) for h in r.hits)
-        if r.hit_count > len(r.hits):
-            self.rows.append(_Row("more", r, more=r.hit_count - len(r.hits) if r.hit_count_complete else 0))
+        """Show ``r`` in its place (newest session first); the cursor stays on its row and
+        the lines in view stay where they are, unless the user has not moved yet: then the
+        cursor is on the first hit of the newest session."""
+        key = _newest_key(r)
+        at = bisect.bisect_right(self._keys, key)
+        rows = self._group_rows(r)
+        if at == len(self._keys):
+            start = len(self.rows)
+            self.rows.extend(rows)
+        else:
+            following = self._results[at]
+            start = next(k for k, row in enumerate(self.rows) if row.kind == "session" and row.result is following)
+            self.rows[start:start] = rows
+        self._keys.insert(at, key)
+        self._results.insert(at, r)
         self.sessions += 1
-        self.hits += r.hit_count if r.hit_count_complete else len(r.hits)
+        self.hits += r.hit_count
         self.counted_all = self.counted_all and r.hit_count_complete
+        self._rows_inserted(start, len(rows))
+
+    def _rows_inserted(self, start: int, count: int) -> None:
         self._update_virtual_size()
-        if first:
+        if not self.moved or self.cursor_row < 0:
             self.cursor_row = 1 if len(self.rows) > 1 and self.rows[1].kind == "hit" else 0
+            self.scroll_to(y=0, animate=False, force=True, immediate=True)
+        elif start <= self.cursor_row:
+            self.cursor_row += count
+            if start < round(self.scroll_y):  # (what the user is looking at stays in place)
+                self.scroll_to(y=self.scroll_y + count, animate=False, force=True, immediate=True)
         self.refresh()
+
+    def expand(self, row: int) -> None:
+        """Open a "more" line: every hit kept of its session, in place of the first few."""
+        r = self.rows[row].result
+        start = next(k for k in range(row, -1, -1) if self.rows[k].kind == "session")
+        old = self._group_rows(r)
+        new = self._group_rows(r, expanded=True)
+        self.rows[start:start + len(old)] = new
+        self._update_virtual_size()
+        # the cursor on the first hit that was not shown before
+        self._put_cursor(min(start + len(old) - 1, start + len(new) - 1))
+        self.moved = True
 
     @property
     def row_count(self) -> int:
@@ -167,8 +240,8 @@ class SearchResults(LineList):
 
     # ------------------------------------------------------------------ keys
     def _cursor_target(self, row: int, direction: int) -> int | None:
-        """``row`` kept within the rows; from a "more" line (no cursor there) on to the next
-        row in ``direction`` that is not one, else back to the nearest before it."""
+        """``row`` kept within the rows; from a line with no cursor on it on to the next
+        row in ``direction`` that has one, else back to the nearest before it."""
         k = super()._cursor_target(row, direction)
         if k is None:
             return None
@@ -180,9 +253,39 @@ class SearchResults(LineList):
                 k -= direction
         return k if 0 <= k < len(self.rows) else None
 
+    def move_to_row(self, row: int, direction: int = 1) -> None:
+        self.moved = True
+        super().move_to_row(row, direction)
+
+    def action_next_session(self, direction: int = 1) -> None:
+        """The cursor to the first hit of the next session (``direction`` -1: of the
+        previous one, or of this one from below its first hit)."""
+        if not self.rows:
+            return
+        here = max(0, self.cursor_row)
+        starts = [k for k, row in enumerate(self.rows) if row.kind == "session"]
+        mine = bisect.bisect_right(starts, here) - 1
+        if direction > 0:
+            target = starts[mine + 1] if mine + 1 < len(starts) else None
+        else:
+            first_hit = starts[mine] + 1
+            target = starts[mine] if here > first_hit else (starts[mine - 1] if mine > 0 else None)
+        if target is None:
+            return
+        if target + 1 < len(self.rows) and self.rows[target + 1].kind == "hit":
+            target += 1
+        self.moved = True
+        self._put_cursor(target)
+
+    def action_previous_session(self) -> None:
+        self.action_next_session(-1)
+
     def action_choose(self) -> None:
         row = self.current
         if row is None or not row.selectable:
+            return
+        if row.kind == "more":
+            self.expand(self.cursor_row)
             return
         hit = row.hit
         match = None
@@ -194,6 +297,7 @@ class SearchResults(LineList):
     def _row_clicked(self, row: int, at: Offset, event: events.Click) -> None:
         if self.rows[row].selectable:
             self.cursor_row = row
+            self.moved = True
             self.refresh()
             self.action_choose()
 
@@ -219,19 +323,28 @@ class SearchResults(LineList):
                 for x in (
                     visible(shorten_home(r.cwd)) if r.cwd else "",
                     format_age(r.modified_ms, self.clock()),
-                    f"{len(r.hits)}+ hits" if not r.hit_count_complete else f"{n} hit" if n == 1 else f"{n} hits",
+                    f"{n}+ hits" if not r.hit_count_complete else f"{n} hit" if n == 1 else f"{n} hits",
                 )
                 if x
             )
             segs.append(Segment("  " + meta, st("search-results--meta")))
             return segs
+        indent = " " * (TIME_WIDTH + KIND_WIDTH + 4)
+        more = f"{row.more}{'' if r.hit_count_complete else '+'} more"
         if row.kind == "more":
-            more = f"{row.more} more" if row.more else "more"
-            return [Segment(" " * (KIND_WIDTH + 3) + f"… {more} in this session", st("search-results--more"))]
+            return [Segment(indent + f"… {more} in this session · Enter lists them", st("search-results--more"))]
+        if row.kind == "unlisted":
+            return [Segment(indent + f"… {more} not listed: open the session and search it with /",
+                            st("search-results--more"))]
         h = row.hit
         assert h is not None
         label = KIND_LABEL.get(h.kind) or visible(h.kind)
-        segs = [Segment("  " + label.rjust(KIND_WIDTH) + " ", st("search-results--kind"))]
+        segs = [
+            Segment("  " + local_minute(h.timestamp).ljust(TIME_WIDTH) + " ", st("search-results--time")),
+            Segment(cut_end(label, KIND_WIDTH).rjust(KIND_WIDTH) + " ", st("search-results--kind")),
+        ]
+        if h.repeats > 1:
+            segs.append(Segment(f"×{h.repeats} ", st("search-results--count")))
         text_style = st("search-results--text")
         match_style = st("search-results--match")
         pos = 0
@@ -262,9 +375,10 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     BINDINGS = bindings_for("search_all")
 
     DEBOUNCE = 0.3  # seconds of quiet typing before the search starts
-    MAX_HITS = 50  # hits listed per session (counted one past that: "50+ hits")
+    MAX_HITS = 50  # different hits kept per session (identical ones folded; counted up to one past that)
     PLACEHOLDER = 'Search all sessions: words (all must match), "a phrase", re:regex, kind:shell_exec npm'
-    HINT = "↑↓ move · Enter open · Esc close · Pi's /resume syntax, kind:KIND; matches tool output, thinking, labels, cwd too"
+    HINT = ("↑↓ move · ctrl+↓ ctrl+↑ next / previous session · Enter open, or list a session's other hits · Esc close · "
+            "Pi's /resume syntax, kind:KIND; matches tool output, thinking, labels, cwd too")
 
     def __init__(
         self,
@@ -428,6 +542,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
                 index_dir=self.index_dir,
                 infos=self.infos,
                 max_hits=self.MAX_HITS,
+                fold=True,
                 on_progress=progress,
                 should_stop=lambda: worker.is_cancelled,
             ):
