@@ -2,6 +2,7 @@
 """Open one session in the real pitui app (headless) and time it to a usable screen.
 
     python benchmarks/app_open.py FILE [--keys N] [--choose STORE] [--jobs N]
+    python benchmarks/app_open.py FILE --compare SRC [--rounds N] [--keys N] [--skip-pi]
 
 "Usable" means: the session is read, the branch tree is laid out and drawn at its size, and
 the message pane shows the current leaf's branch at its width (the first repaint after all
@@ -14,6 +15,11 @@ keys N rounds in the big session, once the open's background work is done, and t
 one (key event posted -> last repaint).
 It prints one JSON object and exits at once (``os._exit``), so the caller's wall time of
 the process is start-up to usable plus interpreter start.
+
+``--compare SRC`` runs the above as a series instead (``compare_open.py``): this tree and
+the pitui source tree at SRC (each with its own ``benchmarks/app_open.py``), and Pi's own
+open of FILE, taken in turns for ``--rounds`` rounds, and prints each one's medians and
+spread and pitui's ratio to Pi's open of the same round.
 """
 
 from __future__ import annotations
@@ -22,10 +28,19 @@ import sys
 import time
 
 T0 = time.perf_counter()
+CPU0 = time.thread_time()  # (this thread: the user interface's, whatever else runs on the machine)
 
 if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help") or sys.argv[1].startswith("-")):
     sys.stdout.write(__doc__ or "")
     sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
+
+if __name__ == "__main__" and "--compare" in sys.argv:
+    import os
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import compare_open  # noqa: E402
+
+    sys.exit(compare_open.main(sys.argv[1:]))
 
 if __name__ == "__main__":
     # What `pitui FILE` does first, before anything else is imported: collection paused
@@ -45,8 +60,12 @@ import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
 
-from pitui.core.store.discovery import resolve_root  # noqa: E402
-from pitui.core.store.listing import SessionIndex  # noqa: E402
+try:
+    from pitui.core.store.discovery import resolve_root  # noqa: E402
+    from pitui.core.store.listing import SessionIndex  # noqa: E402
+except ImportError:  # a tree from before core/ had folders (d66a267 and older), run by --compare
+    from pitui.core.discovery import resolve_root  # type: ignore[no-redef]  # noqa: E402
+    from pitui.core.listing import SessionIndex  # type: ignore[no-redef]  # noqa: E402
 from pitui.ui.app import PituiApp  # noqa: E402
 
 KEYS = ["k", "k", "j", "u", "U", "left_square_bracket", "right_square_bracket", "left_curly_bracket", "right_curly_bracket",
@@ -108,13 +127,18 @@ async def background_done(app, pilot) -> None:
 
 
 async def main(path: str, rounds: int, choose: str | None = None) -> dict:
-    from pitui.ui.browser.screen import BrowserScreen
+    try:
+        from pitui.ui.browser.screen import BrowserScreen
+    except ImportError:  # (d66a267 and older)
+        from pitui.ui.app import BrowserScreen  # type: ignore[attr-defined,no-redef]
 
     opened: list[float] = []
+    opened_cpu: list[float] = []
     real_open = BrowserScreen.open_session
 
     def timed_open(self, *args, **kwargs):
         opened.append(time.perf_counter())
+        opened_cpu.append(time.thread_time())
         return real_open(self, *args, **kwargs)
 
     BrowserScreen.open_session = timed_open
@@ -140,6 +164,8 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
             # branch were all set (this runs on the UI thread, as they are set)
             if _usable(app, self, path):
                 state["usable"] = t
+                state["usable_cpu"] = time.thread_time()
+                state["usable_process_cpu"] = time.process_time()
                 usable.set()
         return r
 
@@ -158,6 +184,12 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         out["usable_s"] = now - T0
         out["open_to_usable_s"] = now - opened[0] if opened else None
         out["startup_s"] = opened[0] - T0 if opened else None
+        # CPU time of the user interface's thread to the same two points (less moved by
+        # other work on a shared machine than the wall times), and of the whole process
+        # (the open's thread that takes in the worker's output too) to the usable screen
+        out["startup_cpu_s"] = opened_cpu[0] - CPU0 if opened_cpu else None
+        out["usable_cpu_s"] = state["usable_cpu"] - CPU0
+        out["usable_process_cpu_s"] = state["usable_process_cpu"]
         import resource
 
         out["peak_mib_app"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

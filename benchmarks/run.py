@@ -29,6 +29,9 @@ Figures:
   search   `pitui search Q STORE --limit 20` for each query form, index warm, beside one
            `grep -rliF` pass over the store; the index built cold and its size
            (benchmarks/search_bench.py; `--only search` runs it alone).
+  startup  what `pitui` imports before its first screen, by group (textual, rich, pitui.core,
+           pitui.ui, ...) against the start-up budget (benchmarks/startup_budget.py; `--only
+           startup` runs it alone, with --compare SRC beside another tree).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ sys.path.insert(1, REPO)  # for tools/, the session writer
 
 import pi_side  # noqa: E402
 import search_bench  # noqa: E402
+import startup_budget  # noqa: E402
 from tools import piwriter  # noqa: E402
 
 PY = sys.executable
@@ -305,12 +309,14 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--skip-pi", action="store_true")
-    ap.add_argument("--only", choices=("all", "search", "list"), default="all",
+    ap.add_argument("--only", choices=("all", "search", "list", "startup"), default="all",
                     help="search: only the search figures (benchmarks/search_bench.py); list: only the "
-                    "listing figures, for each of --stores")
+                    "listing figures, for each of --stores; startup: only the import budget "
+                    "(benchmarks/startup_budget.py)")
     ap.add_argument("--stores", default="store,store15k,store50k",
                     help="with --only list: stores under benchmarks/data (comma-separated; gen.py makes them)")
-    ap.add_argument("--compare", metavar="SRC", help="with --only list or search: another pitui source tree, in the same rounds")
+    ap.add_argument("--compare", metavar="SRC",
+                    help="with --only list, search or startup: another pitui source tree, in the same rounds")
     ap.add_argument("--pi-runs", type=int, default=None,
                     help="with --only list: Pi's listAll runs per store (default 3; 1 from 20,000 sessions)")
     args = ap.parse_args(argv)
@@ -334,6 +340,9 @@ def main(argv=None) -> int:
             with open(args.json, "w") as f:
                 json.dump(rows, f, indent=2)
         return 0
+    if args.only == "startup":
+        return startup_budget.main(["--runs", str(max(args.runs, 15))] + (["--json", args.json] if args.json else [])
+                                   + (["--compare", args.compare] if args.compare else []))
     if args.only == "search":
         return search_bench.main(["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
                                  + (["--json", args.json] if args.json else [])
@@ -360,6 +369,7 @@ def main(argv=None) -> int:
     op = bench_open(big, store, args.runs)
     ls = bench_list(store, args.runs)
     sr = search_bench.bench_search(store, max(args.runs, 5))
+    budget = startup_budget.budget({"now": REPO}, 15)
 
     rows = []
 
@@ -401,6 +411,7 @@ def main(argv=None) -> int:
               f"{paired['ratio_median']:.2f}x (pairs {min(rs):.2f}x-{max(rs):.2f}x, "
               f"{sum(r <= 0.25 for r in rs)} of {len(rs)} at or under 0.25x)")
     print(search_bench.report(sr))
+    print(startup_budget.report(budget, 12))
     if args.markdown:
         print()
         print(search_bench.report(sr, markdown=True))
