@@ -143,8 +143,8 @@ def test_a_result_in_another_key_order_is_read_too(tmp_path):
 
 
 def test_results_of_other_tools_are_not_parsed(tmp_path, monkeypatch):
-    """The listing is on the start-up path: a tool result is parsed only when it is a
-    subagent's (its tool's name is near the head of its line)."""
+    """The listing is on the start-up path: no tool result is parsed whole, a subagent's
+    neither (the decoder reads its runs' transcripts from its details)."""
     project = tmp_path / PROJECT
     project.mkdir()
     entries = [user("u1", None, 1, "go")]
@@ -170,7 +170,24 @@ def test_results_of_other_tools_are_not_parsed(tmp_path, monkeypatch):
     [info] = list_sessions(SessionRoot(project, "project", "argument"))
     assert info.subagent_transcripts == ["/x/a.jsonl"] and info.message_count == 83
     kinds = [orjson.loads(d).get("type") + ":" + orjson.loads(d).get("message", {}).get("role", "") for d in parsed]
-    assert kinds == ["session:", "message:user", "message:toolResult"]
+    assert kinds == ["session:", "message:user"]
+
+
+def test_odd_runs_give_the_transcripts_a_parse_of_the_whole_line_gives(tmp_path):
+    """A subagent result whose runs are not all objects, or name a transcript oddly, is
+    read as parsing the whole line reads it: what is there, in order, once each."""
+    project = tmp_path / PROJECT
+    project.mkdir()
+    odd = [run("a", jsonl="/x/a.jsonl", session_file="/x/s.jsonl"), "not a run", 7,
+           {"artifactPaths": "not an object", "sessionFile": "/x/t.jsonl"},
+           {"artifactPaths": {"jsonlPath": 5}, "sessionFile": None}, run("b", jsonl="/x/a.jsonl")]
+    entries = [user("u1", None, 1, "go"), subagent_call("s1", "u1", 2, "cs", "w", "x"),
+               subagent_result("s2", "s1", 3, "cs", odd),
+               subagent_result("s3", "s2", 4, "cs", [run("c", session_file="/x/u.jsonl")])]
+    write(project / "p.jsonl", entries, header=header("p"))
+    [info] = list_sessions(SessionRoot(project, "project", "argument"))
+    assert info.message_count == 4
+    assert info.subagent_transcripts == ["/x/a.jsonl", "/x/s.jsonl", "/x/t.jsonl", "/x/u.jsonl"]
 
 
 def test_a_session_that_grew_adds_the_transcripts_of_its_new_runs(shop, tmp_path):

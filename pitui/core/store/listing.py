@@ -69,6 +69,7 @@ class _Message(msgspec.Struct):
     model: object = None
     toolName: object = None
     content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for a subagent's result)
 
 
 class _Entry(msgspec.Struct):
@@ -81,6 +82,24 @@ class _Entry(msgspec.Struct):
     name: object = None  # (session_info)
     modelId: object = None  # (model_change)
 
+
+class _Run(msgspec.Struct, gc=False):
+    """What a subagent run records of its transcripts (``parts.run_transcripts`` reads them)."""
+
+    artifactPaths: object = None
+    sessionFile: object = None
+
+
+class _Runs(msgspec.Struct, gc=False):
+    """A subagent result's details: its runs, the rest skipped (a result holds the runs'
+    messages, often most of the line)."""
+
+    results: list[_Run] | None = None
+
+
+#: a subagent result's details to _Runs (an error where they are not of that shape: the
+#: line is then parsed whole)
+_RUNS_DECODE = msgspec.json.Decoder(_Runs).decode
 
 #: One line to an _Entry, or an error where the line is not JSON (the decoder is stricter
 #: than JSON.parse about lone surrogate escapes, numbers past a double's range, bytes that
@@ -260,6 +279,13 @@ def _note_transcripts(info: SessionInfo, details) -> None:
                     info.subagent_transcripts.append(path)
 
 
+def _note_runs(info: SessionInfo, runs: list[_Run] | None) -> None:
+    """:func:`_note_transcripts` for a subagent result's runs as the decoder read them."""
+    if runs:
+        _note_transcripts(info, {"results": [{"artifactPaths": r.artifactPaths, "sessionFile": r.sessionFile}
+                                             for r in runs]})
+
+
 def subagent_parents(infos: Iterable[SessionInfo]) -> dict[str, SessionInfo]:
     """Each subagent transcript listed in ``infos`` whose session is listed too, by path:
     the session whose subagent runs record it, where the pane finds it
@@ -416,10 +442,21 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                         if (
                             msg is None
                             or (role == "user" and not first_found)
-                            or (role == "toolResult" and msg.toolName == "subagent")
                             or (type(ts) is int and not _TS_MIN <= ts <= _TS_MAX)
                         ):
                             ent = None
+                        elif role == "toolResult" and msg.toolName == "subagent":
+                            # the transcripts its runs record, read from its details alone
+                            # (where they are not of the usual shape, the line is parsed)
+                            if msg.content is not UNSET and msg.details is not UNSET:
+                                try:
+                                    runs = _RUNS_DECODE(msg.details).results
+                                except Exception:
+                                    ent = None
+                                else:
+                                    _note_runs(info, runs)
+                            if ent is not None:
+                                count += 1
                         else:
                             count += 1
                             if (role == "user" or role == "assistant") and msg.content is not UNSET:
