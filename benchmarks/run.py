@@ -23,9 +23,11 @@ Figures:
   list-cold  `pitui list ROOT --json` with an empty cache; Pi: listAll over the store.
   list-warm  the same with the index filled and nothing changed.
   list-grow  one session appended to (Pi appends), then listed: read from where the index stopped.
-  --only list  the listing alone on several stores (--stores store,store15k,store50k): Pi's
-           listAll, then pitui's cold / warm / grown list of the whole store, for this tree
-           and --compare SRC in turns (the grown file is cut back to its old size after).
+  --only list  the listing alone on several stores (--stores store,store15k,store50k,store15kmix):
+           Pi's listAll and pitui's cold / warm / grown list of the whole store, for this
+           tree and --compare SRC, in turns in each round (the grown file is cut back to its
+           old size after); a cold list's ratio to Pi is taken against Pi's run in its own
+           round, and the rounds' median and range are reported, with CPU seconds.
   search   `pitui search Q STORE --limit 20` for each query form, index warm, beside one
            `grep -rliF` pass over the store; the index built cold and its size
            (benchmarks/search_bench.py; `--only search` runs it alone).
@@ -189,6 +191,23 @@ def bench_list(store: str, runs: int) -> dict:
     return out
 
 
+def _grow_target(store: str) -> str:
+    """The newest session file whose last line is whole (ends with a newline and parses: a
+    store of copies holds damaged files too), appended to for the grown figure."""
+    files = sorted((os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")),
+                   key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
+    for path in files:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 65536))
+            tail = f.read()
+        try:
+            if tail.endswith(b"\n") and isinstance(json.loads(tail.splitlines()[-1]), dict):
+                return path
+        except ValueError:
+            continue
+    raise SystemExit(f"{store}: no session file ends with a whole line")
+
+
 def _grow_once(target: str, k: int) -> tuple[int, int]:
     """Append one user message to ``target`` (as Pi appends); returns what to restore."""
     st = os.stat(target)
@@ -220,10 +239,13 @@ def store_stats(store: str) -> tuple[int, float]:
 
 def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: str | None,
                       pi_runs: int | None) -> list[dict]:
-    """For each store: Pi's listAll, then pitui's `list ROOT --json` cold (empty cache), warm
+    """For each store: Pi's listAll and pitui's `list ROOT --json` cold (empty cache), warm
     (nothing changed) and grown (one session appended to, in the store itself, then cut back
     to its old size and mtime), for this tree and ``compare`` (another source tree, run with
-    PYTHONPATH), taken in turns in the same rounds."""
+    PYTHONPATH), taken in turns in the same rounds: each round runs Pi's listAll (first in
+    even rounds, last in odd ones) beside each tree's cold list, so that a cold list's ratio
+    to Pi is taken within its round (the machine's load drifts over minutes) and the median
+    of the rounds' ratios is reported, with their range and the CPU seconds of both."""
     trees = {"after": REPO}
     if compare:
         trees["before"] = os.path.abspath(compare)
@@ -232,16 +254,26 @@ def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: st
     for store in stores:
         n, mb = store_stats(store)
         print(f"{os.path.basename(store)}: {n} sessions, {mb:.0f} MB", flush=True)
-        reps = pi_runs if pi_runs is not None else (3 if n < 20_000 else 1)
-        pi = pi_side.pi_list(store, reps, pkg) if pkg else None
-        if pi:
-            print(f"  Pi listAll: {pi['median_s']:.2f} s (runs {pi['runs']})", flush=True)
-        # the newest session file, appended to for the grown figure
-        target = max((os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")),
-                     key=lambda p: os.stat(p).st_mtime_ns)
-        got: dict = {t: {"cold": [], "warm": [], "grow": [], "peak_mib": 0} for t in trees}
+        reps = pi_runs if pi_runs is not None else (runs if n < 20_000 else 1)
+        pi_cmd = (["node", os.path.join(pi_side.reference_dir(), "pi_list.mjs"), pkg, os.path.abspath(store)]
+                  if pkg else None)
+        pis: list[dict] = []
+        target = _grow_target(store)
+        got: dict = {t: {"cold": [], "warm": [], "grow": [], "cold_cpu": [], "ratio": [], "peak_mib": 0}
+                     for t in trees}
         caches = {}
+
+        def pi_once():
+            r = pi_side.measure_once(pi_cmd, cwd=neutral)
+            assert r["rc"] == 0, r["stderr"]
+            pis.append(r)
+            print(f"  Pi listAll: {r['wall_s']:.2f} s ({r['cpu_s']:.2f} s CPU)", flush=True)
+
         for k in range(runs):
+            with_pi = pi_cmd is not None and k < reps
+            if with_pi and k % 2 == 0:
+                pi_once()
+            cold_at = {}
             for t, src in (trees.items() if k % 2 == 0 else reversed(list(trees.items()))):
                 env = {**os.environ, "PYTHONPATH": src}
                 cmd = [PY, "-m", "pitui.cli", "list", store, "--json"]
@@ -251,6 +283,8 @@ def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: st
                 r = pi_side.measure_once(cmd, cwd=neutral, env=env)
                 assert r["rc"] == 0, r["stderr"]
                 got[t]["cold"].append(r["wall_s"])
+                got[t]["cold_cpu"].append(r["cpu_s"])
+                cold_at[t] = r["wall_s"]
                 got[t]["peak_mib"] = max(got[t]["peak_mib"], r["peak_mib"])
                 for _ in range(2):
                     r = pi_side.measure_once(cmd, cwd=neutral, env=env)
@@ -262,13 +296,23 @@ def bench_list_stores(stores: list[str], runs: int, pkg: str | None, compare: st
                 finally:
                     _restore(target, size, mtime)
                 pi_side.measure_once(cmd, cwd=neutral, env=env)  # (the file as it was, in the index again)
+            if with_pi and k % 2 == 1:
+                pi_once()
+            if with_pi:
+                for t, c in cold_at.items():
+                    got[t]["ratio"].append(c / pis[-1]["wall_s"])
         for t in trees:
             shutil.rmtree(caches.get(t, "/nonexistent"), ignore_errors=True)
-        row = {"store": os.path.basename(store), "sessions": n, "mb": mb, "pi": pi["median_s"] if pi else None,
-               "pi_runs": pi["runs"] if pi else None, "pi_peak_mib": pi["peak_mib"] if pi else None}
+        pi_wall = [r["wall_s"] for r in pis]
+        row = {"store": os.path.basename(store), "sessions": n, "mb": mb,
+               "pi": statistics.median(pi_wall) if pis else None, "pi_runs": pi_wall or None,
+               "pi_cpu": statistics.median(r["cpu_s"] for r in pis) if pis else None,
+               "pi_peak_mib": max(r["peak_mib"] for r in pis) if pis else None}
         for t, g in got.items():
-            row[t] = {k: statistics.median(g[k]) for k in ("cold", "warm", "grow")}
-            row[t]["runs"] = {k: g[k] for k in ("cold", "warm", "grow")}
+            row[t] = {k: statistics.median(g[k]) for k in ("cold", "warm", "grow", "cold_cpu")}
+            row[t]["runs"] = {k: g[k] for k in ("cold", "warm", "grow", "cold_cpu")}
+            row[t]["cold_ratio"] = statistics.median(g["ratio"]) if g["ratio"] else None
+            row[t]["cold_ratio_runs"] = g["ratio"]
             row[t]["peak_mib"] = g["peak_mib"]
         out.append(row)
         print(list_report([row]), flush=True)
@@ -279,25 +323,37 @@ def list_report(rows: list[dict], markdown: bool = False) -> str:
     def ratio(x, pi):
         return f"{x / pi:.3f}x" if pi else "n/a"
 
+    def cold_ratio(r):  # the median of the rounds' ratios (each cold list beside Pi's run in its round)
+        rs = r.get("cold_ratio_runs") or []
+        if not rs:
+            return "n/a"
+        return f"{r['cold_ratio']:.3f}x" + (f" ({min(rs):.3f}-{max(rs):.3f})" if len(rs) > 1 else "")
+
     lines = []
     if markdown:
-        lines.append("| store | Pi listAll | tree | cold (x Pi) | warm (x Pi) | after one session grew (x Pi) |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| store | Pi listAll | tree | cold (x Pi, rounds' range) | cold CPU (x Pi's) | warm (x Pi) "
+                     "| after one session grew (x Pi) |")
+        lines.append("|---|---|---|---|---|---|---|")
     for row in rows:
         pi = row["pi"]
         for t in ("before", "after"):
             if t not in row:
                 continue
-            c, w, g = row[t]["cold"], row[t]["warm"], row[t]["grow"]
+            r = row[t]
+            c, w, g, cpu = r["cold"], r["warm"], r["grow"], r.get("cold_cpu")
+            cpu_ratio = ratio(cpu, row.get("pi_cpu")) if cpu is not None else "n/a"
             if markdown:
                 lines.append(f"| {row['store']} ({row['sessions']:,} sessions, {row['mb']:,.0f} MB) | "
-                             f"{pi:.2f} s | {t} | {c:.2f} s ({ratio(c, pi)}) | {w:.3f} s ({ratio(w, pi)}) | "
-                             f"{g:.3f} s ({ratio(g, pi)}) |" if pi else f"| {row['store']} | skipped | {t} | "
-                             f"{c:.2f} s | {w:.3f} s | {g:.3f} s |")
+                             f"{pi:.2f} s | {t} | {c:.2f} s ({cold_ratio(r)}) | {cpu:.2f} s ({cpu_ratio}) | "
+                             f"{w:.3f} s ({ratio(w, pi)}) | {g:.3f} s ({ratio(g, pi)}) |" if pi else
+                             f"| {row['store']} | skipped | {t} | {c:.2f} s | {cpu:.2f} s | {w:.3f} s | {g:.3f} s |")
             else:
-                lines.append(f"  {row['store']} {t}: cold {c:.2f} s ({ratio(c, pi)}), warm {w:.3f} s "
-                             f"({ratio(w, pi)}), grown {g:.3f} s ({ratio(g, pi)})  [<= 0.25x, <= 0.03x]; "
-                             f"runs {row[t]['runs']}; peak {row[t]['peak_mib']:.0f} MiB")
+                lines.append(f"  {row['store']} {t}: cold {c:.2f} s ({cold_ratio(r)}; CPU {cpu:.2f} s, "
+                             f"{cpu_ratio} Pi's), warm {w:.3f} s ({ratio(w, pi)}), grown {g:.3f} s "
+                             f"({ratio(g, pi)})  [<= 0.25x, <= 0.03x]; runs {r['runs']}; peak {r['peak_mib']:.0f} MiB")
+        if pi:
+            lines.append(f"  {row['store']} Pi listAll: {pi:.2f} s median (runs {row['pi_runs']}), "
+                         f"CPU {row['pi_cpu']:.2f} s, peak {row['pi_peak_mib']:.0f} MiB")
     return "\n".join(lines)
 
 
@@ -318,7 +374,7 @@ def main(argv=None) -> int:
     ap.add_argument("--compare", metavar="SRC",
                     help="with --only list, search or startup: another pitui source tree, in the same rounds")
     ap.add_argument("--pi-runs", type=int, default=None,
-                    help="with --only list: Pi's listAll runs per store (default 3; 1 from 20,000 sessions)")
+                    help="with --only list: Pi's listAll runs per store, one a round (default: every round; 1 from 20,000 sessions)")
     args = ap.parse_args(argv)
     if args.only == "list":
         stores = []
