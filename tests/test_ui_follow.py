@@ -180,6 +180,56 @@ async def test_a_replaced_file_is_read_again(make_app, settle, tmp_path):
         assert selected_id(b) == "e18"
 
 
+def _screen_text(app) -> str:
+    import re
+    from html import unescape
+
+    return unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("follow", [False, True], ids=["still", "following"])
+@pytest.mark.parametrize("how", ["truncated", "replaced"])
+async def test_a_file_cut_back_to_its_header_shows_the_header_only_session(make_app, settle, tmp_path, how, follow):
+    """Issue 33, hole 2: a writer cuts the shown file back to its header line (truncates and
+    rewrites it, or renames a new one over it), with or without F: the header's numbers
+    were worked out for the old leaf on the new, empty session (an IndexError in
+    _walk_path). It is read again, the old branch leaves the pane, and the header-only
+    session shows; entries written after it appear as usual."""
+    f = session_file(tmp_path, 10)
+    app = make_app(f)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        old = b.session
+        if follow:
+            await pilot.press("F")
+            await settle(pilot)
+        assert "reply 9" in _screen_text(app)
+        if how == "truncated":
+            with open(f, "r+", encoding="utf-8") as fh:
+                fh.truncate(0)
+                fh.write(line(HEADER) + "\n")
+        else:
+            tmp = f.with_suffix(".tmp")
+            tmp.write_text(line(HEADER) + "\n", encoding="utf-8")
+            os.replace(tmp, f)
+        await wait_for(pilot, lambda: b.session is not None and b.session is not old)
+        await settle(pilot)
+        assert app.is_running and app.screen is b
+        assert len(b.session) == 0 and row_ids(b) == [] and b.pane.branch == []
+        screen = _screen_text(app)
+        assert "no entries yet" in screen and "0 entries" in screen
+        gone = [f"message {k}" for k in range(2, 10, 2)] + [f"reply {k}" for k in range(1, 10, 2)]
+        assert [t for t in gone if t in screen] == []  # (the old branch left the pane)
+        with open(f, "a", encoding="utf-8") as fh:
+            fh.write("".join(line(o) + "\n" for o in chain(0, 3)))
+        await wait_for(pilot, lambda: row_ids(b) == ["e0", "e1", "e2"])
+        await settle(pilot)
+        assert b.following == follow
+        assert selected_id(b) == ("e2" if follow else "e0")  # (following: the newest; else the first)
+        assert "message 2" in _screen_text(app)
+
+
 async def test_new_sessions_appear_in_the_sidebar(make_app, settle, tmp_path):
     f = session_file(tmp_path, 5)
     root = f.parent.parent

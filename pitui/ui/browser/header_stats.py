@@ -43,8 +43,10 @@ class HeaderStats:
         if s is None:
             return
         info = self.infos.get(self.session_path or "")
-        # the first user message as the listing has it (not Pi's "(no messages)"), else the file
-        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES else None
+        # the first user message as the listing has it (not Pi's "(no messages)"), else the
+        # file (and for a session of no entries, which may have been cut back since listed)
+        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES and len(s) \
+            else None
         title = s.name or first or os.path.basename(s.path)
         nav = self.branch_tree.nav
         if self._branch_leaf < 0:

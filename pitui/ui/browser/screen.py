@@ -220,8 +220,11 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
 
     # ------------------------------------------------------------------ tree <-> pane
     def _forget_branch(self) -> None:
-        """The session changed: the pane's branch and the numbers are worked out again."""
+        """The session changed: the pane's branch and the numbers are worked out again,
+        and the leaf the header counted is forgotten (an entry number of the session before:
+        a file read again may have fewer entries, or none)."""
         self._pane_key = None
+        self._branch_leaf = -1
         self._forget_stats()
 
     def _tree_changed(self, layout, keep: int, *, follow: bool = False) -> None:
@@ -262,6 +265,13 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
     def _show_branch_for(self, sel: int, force_header: bool = False) -> None:
         s = self.session
         tree = self.branch_tree
+        if s is not None and sel < 0 and len(s) == 0:
+            # a session of its header only (perhaps cut back to it): nothing of the branch
+            # shown before may stay in the pane
+            if self._pane_key != (id(s), -1):
+                self._pane_key = (id(s), -1)
+                self.pane.show_branch(s, [], -1)
+            return
         if s is None or sel < 0 or tree.nav is None:
             return
         leaf = tree.nav.leaf_below(sel)
