@@ -13,31 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-import re
-
-import orjson
-
 from ..numbers import as_number
 from ..read.session import Session
-from .parts import raw_result_end, raw_result_head, raw_tool_calls, subagent_runs, tool_kind, tool_name
+from .cost import SUBAGENT_SUFFIX, TOOLS_KEY, USAGE_TYPES, Figures, entry_usages, fast_assistant_usage
+from .parts import raw_result_end, raw_result_head, raw_tool_calls, tool_kind, tool_name
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY", "SUBAGENT_SUFFIX",
            "is_own_model", "ToolCall", "tool_calls", "KindStats", "kind_stats", "branch_indices", "session_indices"]
-
-TOOLS_KEY = "Tools/summaries"
-#: what ends the key of a model's work done in subagent runs
-SUBAGENT_SUFFIX = " (subagent)"
-_USAGE_TYPES = frozenset({"usage", "compaction", "branch_summary"})
 
 
 def is_own_model(key: str) -> bool:
     """Whether a key of :attr:`Stats.by_model` is a model of the conversation itself (not
     tools and summaries, not a subagent's)."""
     return key != TOOLS_KEY and not key.endswith(SUBAGENT_SUFFIX)
-
-
-def _n(v) -> float:
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
 
 @dataclass
@@ -53,16 +41,13 @@ class Usage:
     def tokens(self) -> float:
         return self.input + self.output + self.cache_read + self.cache_write
 
-    def add(self, u: dict, calls: int = 1) -> None:
-        self.input += _n(u.get("input"))
-        self.output += _n(u.get("output"))
-        self.cache_read += _n(u.get("cacheRead"))
-        self.cache_write += _n(u.get("cacheWrite"))
-        cost = u.get("cost")
-        if isinstance(cost, dict):
-            self.cost += _n(cost.get("total"))
-        else:
-            self.cost += _n(cost)
+    def add(self, f: Figures, calls: int = 1) -> None:
+        """One usage's figures (:func:`.cost.usage_figures`)."""
+        self.input += f.input
+        self.output += f.output
+        self.cache_read += f.cache_read
+        self.cache_write += f.cache_write
+        self.cost += f.cost
         self.calls += calls
 
     def merge(self, other: "Usage") -> None:
@@ -92,6 +77,9 @@ class Stats:
     #: the provider/model in use after the last entry counted (its last assistant message or
     #: model change): for a branch, the model its leaf answers with
     current: str | None = None
+    #: usages not counted: negative, absurd or missing numbers, a cost of the wrong type
+    #: (:func:`.cost.usage_figures` says why)
+    skipped: int = 0
 
     def models_by_cost(self) -> list[tuple[str, Usage]]:
         return sorted(self.by_model.items(), key=lambda kv: (-kv[1].cost, -kv[1].tokens, kv[0]))
@@ -107,102 +95,45 @@ def _candidates(session: Session, indices: Iterable[int]) -> Iterable[int]:
         if t == "message":
             if roles[i] in ("assistant", "toolResult"):
                 yield i
-        elif t in _USAGE_TYPES or t == "model_change":
+        elif t in USAGE_TYPES or t == "model_change":
             yield i
 
 
-# An assistant line ends with its usage object (one level of nesting: "cost"), after the
-# provider and model; read those from the tail instead of parsing the whole message.
-_TAIL = 3072
-_USAGE_RE = re.compile(rb'"usage":(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
-_MODEL_RE = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
-_RESPONSE_MODEL_RE = re.compile(rb'"responseModel":"([^"\\]*)"')
-
-
-def _last(pattern: re.Pattern, data: bytes, start: int):
-    m = None
-    for m in pattern.finditer(data, start):
-        pass
-    return m
-
-
-def _fast_usage(session: Session, i: int, data: bytes) -> tuple[str, dict] | None | bool:
-    """``(key, usage)`` from the raw line, ``None`` when it has no usage, ``False`` when the
-    line's shape is unusual and it must be parsed whole."""
-    if session.roles[i] == "toolResult":
-        return None if b'"usage"' not in data else False
-    start = max(0, len(data) - _TAIL)
-    u = _last(_USAGE_RE, data, start)
-    m = _last(_MODEL_RE, data, start)
-    if u is None or m is None or m.start() > u.start():
-        return False
-    try:
-        usage = orjson.loads(u.group(1))
-    except orjson.JSONDecodeError:
-        return False
-    rm = _last(_RESPONSE_MODEL_RE, data, m.start())
-    model = (rm.group(1) if rm is not None and rm.group(1) else m.group(2)).decode("utf-8", "replace")
-    return f"{m.group(1).decode('utf-8', 'replace')}/{model}", usage
-
-
 def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
+    """The usages of ``indices`` (:func:`.cost.entry_usages` of each), per model."""
     stats = Stats()
-    types = session.types
+    types, roles = session.types, session.roles
     for i, data in session.raw_lines(_candidates(session, indices)):
         if types[i] == "message":
-            fast = _fast_usage(session, i, data)
-            if fast is None:
+            if roles[i] == "toolResult" and b'"usage"' not in data:
                 continue
-            if fast is not False:
+            fast = fast_assistant_usage(data) if roles[i] == "assistant" else None
+            if fast is not None:
                 stats.current = fast[0]
-                _add(stats, *fast)
+                _add(stats, fast[0], fast[1])
                 continue
         e = session.entry(i)
-        t = e.get("type")
-        key = usage = None
-        if t == "message":
-            m = e.get("message") or {}
-            if m.get("role") == "assistant":
-                key = stats.current = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
-                usage = m.get("usage")
-            elif m.get("role") == "toolResult":
-                if _add_subagents(stats, m):
-                    continue
-                if isinstance(m.get("usage"), dict):
-                    key, usage = TOOLS_KEY, m.get("usage")
-        elif t == "model_change":
+        if e.get("type") == "model_change":
             stats.current = f"{e.get('provider')}/{e.get('modelId')}"
-        elif t == "usage":
-            key = f"{e.get('provider')}/{e.get('model')}"
-            usage = e.get("usage")
-        elif isinstance(e.get("usage"), dict):
-            key, usage = TOOLS_KEY, e.get("usage")
-        if key is None or not isinstance(usage, dict):
             continue
-        _add(stats, key, usage)
+        m = e.get("message")
+        if e.get("type") == "message" and type(m) is dict and m.get("role") == "assistant":
+            stats.current = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
+        for key, figures, calls in entry_usages(e):
+            _add(stats, key, figures, calls)
     stats.by_model = {k: v for k, v in stats.by_model.items() if v.cost > 0 or v.tokens > 0}
     return stats
 
 
-def _add_subagents(stats: Stats, m: dict) -> bool:
-    """A subagent call's runs, each under its model; False when no run carries a usage
-    (then the result's own ``usage``, if any, counts as a tool's)."""
-    details = m.get("details")
-    if m.get("toolName") != "subagent" or not isinstance(details, dict) or not isinstance(details.get("results"), list):
-        return False
-    runs = [r for r in subagent_runs(details)[1] if r.usage]
-    for r in runs:
-        turns = r.turns
-        _add(stats, (r.model or "?") + SUBAGENT_SUFFIX, r.usage, int(turns) if turns is not None and turns >= 1 else 1)
-    return bool(runs)
-
-
-def _add(stats: Stats, key: str, usage: dict, calls: int = 1) -> None:
+def _add(stats: Stats, key: str, figures: Figures | str, calls: int = 1) -> None:
+    if type(figures) is str:
+        stats.skipped += 1
+        return
     u = stats.by_model.get(key)
     if u is None:
         u = stats.by_model[key] = Usage()
-    u.add(usage, calls)
-    stats.total.add(usage, calls)
+    u.add(figures, calls)
+    stats.total.add(figures, calls)
 
 
 def session_indices(session: Session) -> list[int]:

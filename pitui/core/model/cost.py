@@ -1,0 +1,190 @@
+"""What one entry costs: the one reading of a ``usage`` that every cost pitui shows comes from.
+
+The stats screen and the header (:mod:`.stats`), the store-wide usage report and screen
+(:mod:`pitui.core.store.usage`) all read a usage with :func:`usage_figures` and an entry's
+usages with :func:`entry_usages` (or, for an assistant line in Pi's own layout, with
+:func:`fast_assistant_usage`, which gives the same answer without parsing the line), so a
+session's cost never reads two ways.
+
+A usage is read as ``@ccusage/pi`` reads it: ``input`` and ``output`` numbers, ``cacheRead``,
+``cacheWrite`` and ``totalTokens`` numbers when present, ``cost.total`` a number when present
+(no cost: 0); all tokens = ``totalTokens``, else the sum of the four counts. pitui refuses
+more than ccusage does: a negative, infinite or absurd number (over :data:`MAX_TOKENS` tokens
+or :data:`MAX_COST` dollars) makes the usage not counted, with its reason, never a sum that
+means nothing. An optional field of another type (a cost that is a string, a ``totalTokens``
+that is null), or a cost given as a bare number (some tools write that), counts as pitui's
+reader takes it (the field absent; the bare number as the total) in pitui's own figures, and
+marks the usage not ``strict``: ccusage's schema refuses the message, so its compatible
+report does too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+import orjson
+
+from .parts import subagent_runs
+
+__all__ = ["Figures", "usage_figures", "entry_usages", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
+           "MAX_TOKENS", "MAX_COST", "USAGE_TYPES"]
+
+TOOLS_KEY = "Tools/summaries"
+#: what ends the key of a model's work done in subagent runs
+SUBAGENT_SUFFIX = " (subagent)"
+#: entries other than messages that carry a ``usage`` of their own
+USAGE_TYPES = frozenset({"usage", "compaction", "branch_summary"})
+
+#: no single message reads or writes more tokens than this (any count above is damage)
+MAX_TOKENS = 1e12
+#: nor costs more dollars than this
+MAX_COST = 1e7
+
+
+class Figures(NamedTuple):
+    """One usage's numbers."""
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+    total_tokens: float  # its totalTokens, else the sum of the four counts
+    cost: float
+    strict: bool  # ccusage's schema accepts it (cost an object or absent)
+
+
+def _number(value) -> bool:
+    return type(value) is int or type(value) is float
+
+
+def usage_figures(usage) -> Figures | str:
+    """``usage`` read as :class:`Figures`, or why it is not counted (a short phrase).
+
+    A field of another type than a number counts as absent (as the core's reader drops it,
+    :mod:`..read.normalize`), so a line reads the same parsed whole or from its raw tail;
+    ``strict`` says whether ccusage's schema takes it as it is."""
+    if type(usage) is not dict:
+        return "usage is not an object"
+    inp, out = usage.get("input"), usage.get("output")
+    if not _number(inp) or not _number(out):
+        return "input or output is not a number"
+    strict = True
+    counts = []
+    for key in ("cacheRead", "cacheWrite", "totalTokens"):
+        v = usage.get(key)
+        if not _number(v):
+            strict = strict and key not in usage
+            v = None
+        counts.append(v)
+    cr, cw, total = counts
+    cr = cr or 0
+    cw = cw or 0
+    cost = usage.get("cost")
+    if type(cost) is dict:
+        cost = cost.get("total", 0)
+        if not _number(cost):
+            strict, cost = False, 0
+    elif type(cost) is list:  # (an object to ccusage's schema, with no total)
+        cost = 0
+    elif _number(cost):
+        strict = False  # (a tool's bare total: pitui counts it)
+    else:
+        strict = strict and "cost" not in usage
+        cost = 0
+    if total is None:
+        total = inp + out + cr + cw
+    for v in (inp, out, cr, cw, total):
+        if v < 0 or not v <= MAX_TOKENS:  # (also NaN and infinities)
+            return "a token count is negative or absurd"
+    if cost < 0 or not cost <= MAX_COST:
+        return "cost is negative or absurd"
+    return Figures(inp, out, cr, cw, total, cost, strict)
+
+
+def _text(value) -> str | None:
+    return value if type(value) is str else None
+
+
+def _model_key(provider, model) -> str:
+    return f"{provider}/{model}"
+
+
+def entry_usages(entry: dict) -> list[tuple[str, Figures | str, int]]:
+    """What an entry (parsed) costs, as ``(key, figures or why not, calls)``: an assistant
+    message under ``provider/model`` (its ``responseModel`` when it names one), a ``usage``
+    entry under its provider/model, a subagent call's runs each under ``<model> (subagent)``
+    (calls: its turns), a tool result's or a summary's own usage under :data:`TOOLS_KEY`."""
+    t = entry.get("type")
+    if t == "message":
+        m = entry.get("message")
+        if type(m) is not dict:
+            return []
+        role = m.get("role")
+        if role == "assistant":
+            if "usage" not in m:
+                return []
+            return [(_model_key(_text(m.get("provider")), _text(m.get("responseModel")) or _text(m.get("model"))),
+                     usage_figures(m.get("usage")), 1)]
+        if role == "toolResult":
+            runs = _subagent_usages(m)
+            if runs:
+                return runs
+            if type(m.get("usage")) is dict:
+                return [(TOOLS_KEY, usage_figures(m["usage"]), 1)]
+        return []
+    if t == "usage" and "usage" in entry:
+        return [(_model_key(_text(entry.get("provider")), _text(entry.get("model"))),
+                 usage_figures(entry.get("usage")), 1)]
+    if t in USAGE_TYPES and type(entry.get("usage")) is dict:
+        return [(TOOLS_KEY, usage_figures(entry["usage"]), 1)]
+    return []
+
+
+def _subagent_usages(m: dict) -> list[tuple[str, Figures | str, int]]:
+    """A subagent call's runs that carry a usage, each under its model; [] when none does
+    (then the result's own ``usage``, if any, counts as a tool's)."""
+    details = m.get("details")
+    if m.get("toolName") != "subagent" or type(details) is not dict or type(details.get("results")) is not list:
+        return []
+    out = []
+    for r in subagent_runs(details)[1]:
+        if r.usage:
+            turns = r.turns
+            out.append(((r.model or "?") + SUBAGENT_SUFFIX, usage_figures(r.usage),
+                        int(turns) if turns is not None and 1 <= turns <= MAX_TOKENS else 1))
+    return out
+
+
+# An assistant line in Pi's layout ends with its usage object (one level of nesting:
+# "cost"), after the provider and model; read those from the tail instead of parsing the
+# whole message.
+_TAIL = 3072
+_USAGE_RE = re.compile(rb'"usage":(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
+_MODEL_RE = re.compile(rb'"provider":"([^"\\]*)","model":"([^"\\]*)"')
+_RESPONSE_MODEL_RE = re.compile(rb'"responseModel":"([^"\\]*)"')
+
+
+def _last(pattern: re.Pattern, data: bytes, start: int):
+    m = None
+    for m in pattern.finditer(data, start):
+        pass
+    return m
+
+
+def fast_assistant_usage(data: bytes) -> tuple[str, Figures | str] | None:
+    """``(key, figures or why not)`` of an assistant message's raw line in Pi's layout, as
+    :func:`entry_usages` gives it; None when the line's shape is not that (parse it whole)."""
+    start = max(0, len(data) - _TAIL)
+    u = _last(_USAGE_RE, data, start)
+    m = _last(_MODEL_RE, data, start)
+    if u is None or m is None or m.start() > u.start():
+        return None
+    try:
+        usage = orjson.loads(u.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    rm = _last(_RESPONSE_MODEL_RE, data, m.start())
+    model = (rm.group(1) if rm is not None and rm.group(1) else m.group(2)).decode("utf-8", "replace")
+    return f"{m.group(1).decode('utf-8', 'replace')}/{model}", usage_figures(usage)

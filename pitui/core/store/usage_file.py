@@ -1,0 +1,124 @@
+"""The usage index's file: per session file, its identity and three JSON texts.
+
+Layout: ``pitui-usage <version>\\n``, then ``<meta length> <blob length> <crc32>\\n``, the meta
+(a JSON list of rows: path, device, inode, size, mtime in ns, bytes read, the fingerprint of
+what was read, and the lengths of the row's three texts) and the blob (each row's texts one
+after the other: its summary, its compatible messages' columns, its scan state). The CRC
+covers meta and blob, so a damaged file is found at once; every field's type is checked
+when read. The summary is decoded for every row (small); the columns when a report reads
+them; the scan state only when its file grew (:mod:`.usage`).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import NamedTuple
+
+import orjson
+
+__all__ = ["Row", "encode", "decode", "VERSION", "Damaged", "OtherVersion"]
+
+VERSION = 1
+MAGIC = b"pitui-usage "
+_HEAD_MAX = 256
+
+
+class Damaged(Exception):
+    """The file is not a readable usage index (the message says why)."""
+
+
+class OtherVersion(Exception):
+    """Another version's index (rebuilt without a word)."""
+
+
+class Row(NamedTuple):
+    path: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    offset: int  # bytes read (the end of the last whole line)
+    fingerprint: str  # of the bytes read (core/read/lines.py)
+    summary: bytes  # JSON: pitui's own figures, the header's id and the session's name
+    compat: bytes  # JSON: the messages ccusage counts, as columns
+    state: bytes  # JSON: the scan's state, to read on when the file grows
+
+    def summary_dict(self) -> dict:
+        return orjson.loads(self.summary)
+
+
+def encode(rows: list[Row]) -> list[bytes]:
+    meta = orjson.dumps([[r.path, r.dev, r.ino, r.size, r.mtime_ns, r.offset, r.fingerprint,
+                          len(r.summary), len(r.compat), len(r.state)] for r in rows])
+    blob = b"".join(x for r in rows for x in (r.summary, r.compat, r.state))
+    crc = zlib.crc32(blob, zlib.crc32(meta))
+    return [MAGIC + b"%d\n" % VERSION, b"%d %d %d\n" % (len(meta), len(blob), crc), meta, blob]
+
+
+_TYPES = (str, int, int, int, int, int, str, int, int, int)
+
+
+def decode(raw: bytes) -> list[Row]:
+    """The rows of an index file. Raises :class:`OtherVersion` or :class:`Damaged`."""
+    head = raw[:_HEAD_MAX]
+    nl = head.find(b"\n")
+    if not head.startswith(MAGIC) or nl < 0 or not head[len(MAGIC):nl].isdigit():
+        raise Damaged("not a usage index")
+    if head[len(MAGIC):nl] != b"%d" % VERSION:
+        raise OtherVersion()
+    nl2 = head.find(b"\n", nl + 1)
+    try:
+        meta_len, blob_len, crc = (int(x) for x in head[nl + 1:nl2].split(b" "))
+    except ValueError:
+        raise Damaged("its lengths line is damaged") from None
+    start = nl2 + 1
+    if nl2 < 0 or meta_len < 0 or blob_len < 0 or start + meta_len + blob_len != len(raw):
+        raise Damaged("its length is not the one it records")
+    if zlib.crc32(raw[start:]) != crc:
+        raise Damaged("its checksum does not match")
+    try:
+        meta = orjson.loads(raw[start:start + meta_len])
+    except orjson.JSONDecodeError:
+        raise Damaged("its rows are not JSON") from None
+    if type(meta) is not list:
+        raise Damaged("its rows are not a list")
+    rows = []
+    at = start + meta_len
+    for m in meta:
+        if type(m) is not list or len(m) != len(_TYPES) or not all(type(v) is t for v, t in zip(m, _TYPES)):
+            raise Damaged("a row is not one")
+        lens = m[7:]
+        if any(x < 0 for x in lens):
+            raise Damaged("a row's length is negative")
+        texts = []
+        for n in lens:
+            texts.append(raw[at:at + n])
+            at += n
+        rows.append(Row(*m[:7], *texts))
+    if at != len(raw):
+        raise Damaged("its rows' lengths do not add up to its blob")
+    try:
+        for r in rows:
+            _check_summary(orjson.loads(r.summary))
+    except (orjson.JSONDecodeError, TypeError, ValueError, KeyError) as exc:
+        raise Damaged(f"a row's figures are damaged ({exc})") from None
+    return rows
+
+
+def _check_summary(s) -> None:
+    """A summary's shape, as :mod:`.usage` reads it (raises ValueError when wrong)."""
+    num = (int, float)
+    ok = (type(s) is dict and type(s["byModel"]) is dict
+          and all(type(v) is list and len(v) == 6 and all(type(x) in num for x in v) for v in s["byModel"].values())
+          and type(s["abandoned"]) is list and len(s["abandoned"]) == 2
+          and all(type(x) in num for x in s["abandoned"])
+          and type(s["modelMs"]) in num and type(s["toolMs"]) in num
+          and type(s["tools"]) is dict
+          and all(type(v) is list and len(v) == 2 and all(type(x) is int for x in v) for v in s["tools"].values())
+          and type(s["runs"]) is list
+          and all(type(r) is list and len(r) == 7 and type(r[0]) is list and all(type(p) is str for p in r[0])
+                  and all(type(x) in num for x in r[2:]) for r in s["runs"])
+          and type(s["skipped"]) is dict and all(type(v) is int for v in s["skipped"].values())
+          and type(s.get("id")) in (str, type(None)) and type(s.get("name")) in (str, type(None)))
+    if not ok:
+        raise ValueError("wrong types")

@@ -1,0 +1,382 @@
+"""One session file's usage, read line by line and read on from where it stopped when it grows.
+
+Two readings come out of one pass:
+
+- **ccusage's** (the columns of :class:`Compat`): every assistant message that
+  ``@ccusage/pi`` counts, as it counts it (its schema: the entry's ``timestamp`` an ISO
+  string of its exact form, ``type`` absent or ``message``, ``message.model`` a string when
+  present, the usage's numbers as :func:`..model.cost.usage_figures` reads them with a cost
+  object), with the timestamp and total tokens it dedupes by. Store-wide sums dedupe these
+  across files (:mod:`.usage`).
+- **pitui's own**, of this file alone: what the session's stats screen counts (every
+  entry's :func:`..model.cost.entry_usages`, an id used again counting once, the later
+  entry winning, as :func:`..model.stats.session_stats`), the part of it on branches off
+  the current path (abandoned tries), subagent runs' usage with where their transcripts
+  may be, time the model took against time tools took, tool calls by kind and their
+  errors; and the assistant messages the compatible reading refused, by reason.
+
+A line in Pi's own layout is read from its head (type, id, parent, timestamp, role) and only
+parsed whole when it may count: an assistant message, a subagent's result, a usage or a
+summary entry, the header and names. Anything else that is not in Pi's layout is parsed
+whole. Lines are split as Node's ``readline`` splits them (``\\n``, ``\\r\\n`` or a lone
+``\\r``) and trimmed, as ccusage reads them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import orjson
+
+from ..model.cost import USAGE_TYPES, Figures, entry_usages, fast_assistant_usage, usage_figures
+from ..model.parts import raw_result_end, raw_result_head, raw_tool_calls, run_transcripts, tool_kind, tool_name
+from ..read.lines import parse_line
+from ..timeutil import iso_to_ms
+
+__all__ = ["FileScan", "Compat", "scan_bytes", "ccusage_timestamp", "session_id_of"]
+
+# ccusage's timestamp: YYYY-MM-DDTHH:MM:SS[.mmm] then Z or ±HH:MM, nothing around it
+_ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
+_HEAD = re.compile(
+    rb'\{"type":"([a-z_]{1,40})","id":"([^"\\]{1,200})","parentId":(?:null|"([^"\\]{0,200})"),'
+    rb'"timestamp":"([^"\\]{0,64})"(?:,"message":\{"role":"([A-Za-z]{1,40})")?')
+# what a line must hold, in Pi's layout, to be parsed whole
+_USAGE_KEY = b'"usage"'
+_SUBAGENT = b'"toolName":"subagent"'
+_OTHER_PARSED = frozenset({"session", "session_info"}) | USAGE_TYPES
+# JavaScript's String.prototype.trim: white space and line ends, U+FEFF among them
+_JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def ccusage_timestamp(value) -> float | None:
+    """Epoch milliseconds of an entry's ``timestamp`` when ccusage accepts it (its exact
+    ISO form, a real date), else None."""
+    if type(value) is not str or _ISO.fullmatch(value) is None:
+        return None
+    ms = iso_to_ms(value)
+    return None if math.isnan(ms) else ms
+
+
+def session_id_of(path: str) -> str:
+    """ccusage's session id: the file name without ``.jsonl``, after its first ``_``."""
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith(".jsonl"):
+        name = name[:-6]
+    k = name.find("_")
+    return name[k + 1:] if k >= 0 else name
+
+
+@dataclass
+class Compat:
+    """The messages ccusage counts in one file, in file order, as columns."""
+
+    ts: list = field(default_factory=list)  # the entry's timestamp, as written (the dedupe key)
+    ms: list = field(default_factory=list)  # its epoch milliseconds
+    total: list = field(default_factory=list)  # total tokens (the dedupe key)
+    input: list = field(default_factory=list)
+    output: list = field(default_factory=list)
+    cache_read: list = field(default_factory=list)
+    cache_write: list = field(default_factory=list)
+    cost: list = field(default_factory=list)
+    model: list = field(default_factory=list)  # message.model, or None
+
+    COLUMNS = ("ts", "ms", "total", "input", "output", "cache_read", "cache_write", "cost", "model")
+
+    def add(self, ts: str, ms: float, f: Figures, model) -> None:
+        self.ts.append(ts)
+        self.ms.append(ms)
+        self.total.append(f.total_tokens)
+        self.input.append(f.input)
+        self.output.append(f.output)
+        self.cache_read.append(f.cache_read)
+        self.cache_write.append(f.cache_write)
+        self.cost.append(f.cost)
+        self.model.append(model)
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.COLUMNS}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Compat":
+        return cls(**{k: d[k] for k in cls.COLUMNS})
+
+
+@dataclass
+class FileScan:
+    """What one file's lines said so far, kept whole so a grown file is read on from
+    :attr:`offset` (its summary is :meth:`summary`)."""
+
+    offset: int = 0  # bytes read: the end of the last whole line
+    header_id: str | None = None
+    name: str | None = None
+    compat: Compat = field(default_factory=Compat)
+    skipped: dict = field(default_factory=dict)  # reason -> assistant messages ccusage's reading refused
+    # the tree: every entry with an id, in file order
+    ids: list = field(default_factory=list)
+    parents: list = field(default_factory=list)  # parentId, or None
+    times: list = field(default_factory=list)  # epoch ms, or None
+    roles: list = field(default_factory=list)  # "a" assistant, "t" tool result, "" other
+    # pitui's own usages: [entry index, key, input, output, cacheRead, cacheWrite, cost, calls]
+    usages: list = field(default_factory=list)
+    # subagent runs with a usage: [entry index, [transcripts as recorded], tokens, cost]
+    runs: list = field(default_factory=list)
+    tools: dict = field(default_factory=dict)  # kind -> [calls, errors]
+
+    STATE = ("offset", "header_id", "name", "skipped", "ids", "parents", "times", "roles", "usages", "runs", "tools")
+
+    def to_state(self) -> dict:
+        d = {k: getattr(self, k) for k in self.STATE}
+        d["compat"] = self.compat.to_json()
+        return d
+
+    @classmethod
+    def from_state(cls, d: dict) -> "FileScan":
+        scan = cls(**{k: d[k] for k in cls.STATE})
+        scan.compat = Compat.from_json(d["compat"])
+        return scan
+
+    # ------------------------------------------------------------------ reading
+
+    def _skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def _entry(self, eid, pid, ts, role: str) -> int:
+        self.ids.append(eid)
+        self.parents.append(pid if type(pid) is str else None)
+        ms = iso_to_ms(ts) if type(ts) is str else math.nan
+        self.times.append(None if math.isnan(ms) else ms)
+        self.roles.append(role)
+        return len(self.ids) - 1
+
+    def _own(self, index: int, key: str, figures, calls: int = 1) -> None:
+        if type(figures) is str:
+            return  # (the assistant messages' are counted in ``skipped``, by the compatible reading)
+        self.usages.append([index, key, figures.input, figures.output, figures.cache_read, figures.cache_write,
+                            figures.cost, calls])
+
+    def _tool(self, name: str, error: bool, call: bool) -> None:
+        k = self.tools.get(tool_kind(name))
+        if k is None:
+            k = self.tools[tool_kind(name)] = [0, 0]
+        if call:
+            k[0] += 1
+        if error:
+            k[1] += 1
+
+    def line(self, data: bytes) -> None:
+        """One line (without its line end)."""
+        m = _HEAD.match(data)
+        if m is None:
+            data = data.strip()
+            if not data:
+                return
+            m = _HEAD.match(data)
+        if m is not None:
+            t = m.group(1).decode()
+            role = m.group(5)
+            if t == "message" and role is not None and data.count(b'"message":') == 1:
+                role = role.decode()
+                if role == "assistant":
+                    return self._parsed(data)
+                if role == "toolResult":
+                    if _SUBAGENT in data:
+                        return self._parsed(data)
+                    return self._result(data, m)
+                self._entry(m.group(2).decode("utf-8", "replace"), _opt(m.group(3)), m.group(4).decode(), "")
+                return
+            if t == "message" or t in _OTHER_PARSED or _USAGE_KEY in data:
+                return self._parsed(data)
+            self._entry(m.group(2).decode("utf-8", "replace"), _opt(m.group(3)), m.group(4).decode(), "")
+            return
+        self._parsed(data)
+
+    def _result(self, data: bytes, m) -> None:
+        """A tool result in Pi's layout: its tool and whether it failed, from the raw line."""
+        head, end = raw_result_head(data), raw_result_end(data)
+        if head is None or end is None or _USAGE_KEY in data:
+            return self._parsed(data)
+        self._entry(m.group(2).decode("utf-8", "replace"), _opt(m.group(3)), m.group(4).decode(), "t")
+        self._tool(head[1], end[0], False)
+
+    def _parsed(self, data: bytes) -> None:
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            text = data.decode("utf-8", "replace").strip(_JS_SPACE)
+            if not text:
+                return
+            obj = parse_line(text.encode("utf-8", "surrogatepass")).value
+        if type(obj) is not dict:
+            return
+        self._object(obj, data)
+
+    def _object(self, e: dict, data: bytes) -> None:
+        t = e.get("type")
+        if t == "session":
+            if self.header_id is None and not self.ids and type(e.get("id")) is str:
+                self.header_id = e["id"]
+            return
+        if t == "session_info" and type(e.get("name")) is str:
+            self.name = e["name"].strip() or None
+        eid = e.get("id")
+        m = e.get("message")
+        role = m.get("role") if type(m) is dict else None
+        index = -1
+        if type(eid) is str:
+            index = self._entry(eid, e.get("parentId"), e.get("timestamp"),
+                                "a" if t == "message" and role == "assistant" else
+                                "t" if t == "message" and role == "toolResult" else "")
+        if role == "assistant" and (t is None or t == "message"):
+            self._assistant(e, m, index, data)
+        elif t == "message" and role == "toolResult":
+            self._tool(tool_name(None, m), m.get("isError") is True, False)
+            self._runs(m, index)
+            for key, figures, calls in entry_usages(e):
+                self._own(index, key, figures, calls)
+        elif t != "message":
+            for key, figures, calls in entry_usages(e):
+                self._own(index, key, figures, calls)
+
+    def _assistant(self, e: dict, m: dict, index: int, data: bytes) -> None:
+        content = m.get("content")
+        fast = raw_tool_calls(data) if e.get("type") == "message" else None
+        if fast is not None:
+            for _cid, name in fast:
+                self._tool(name, False, True)
+        elif type(content) is list:
+            for b in content:
+                if type(b) is dict and b.get("type") == "toolCall":
+                    self._tool(tool_name(b, None), False, True)
+        if "usage" not in m:
+            return
+        own = entry_usages(e) if e.get("type") == "message" else []
+        for key, figures, calls in own:
+            self._own(index, key, figures, calls)
+        figures = usage_figures(m.get("usage"))
+        if type(figures) is str:
+            self._skip(figures)
+            return
+        # ccusage's schema, beyond the usage's own numbers
+        ms = ccusage_timestamp(e.get("timestamp"))
+        model = m.get("model")
+        if ms is None:
+            self._skip("timestamp is not an ISO time")
+        elif not figures.strict:
+            self._skip("a cost or count of another type")
+        elif (model is not None or "model" in m) and type(model) is not str:
+            self._skip("model is not a string")
+        elif ("type" in e and type(e["type"]) is not str) or ("role" in m and type(m["role"]) is not str):
+            self._skip("type is not a string")
+        else:
+            self.compat.add(e["timestamp"], ms, figures, model)
+
+    def _runs(self, m: dict, index: int) -> None:
+        details = m.get("details")
+        if m.get("toolName") != "subagent" or type(details) is not dict or type(details.get("results")) is not list:
+            return
+        for r in details["results"]:
+            if type(r) is not dict or type(r.get("usage")) is not dict:
+                continue
+            f = usage_figures(r["usage"])
+            if type(f) is str:
+                continue
+            self.runs.append([index, [p for _what, p in run_transcripts(r)], str(r.get("model") or "?"),
+                              f.input, f.output, f.cache_read, f.cache_write, f.cost])
+
+    # ------------------------------------------------------------------ the file's figures
+
+    def summary(self) -> dict:
+        """pitui's own figures of the file (JSON): ``byModel`` (key -> [input, output,
+        cacheRead, cacheWrite, cost, calls]), ``abandoned`` ([tokens, cost] of usages off
+        the current path), ``modelMs`` / ``toolMs``, ``tools``, ``runs``, ``skipped``."""
+        n = len(self.ids)
+        index_of = {}
+        for i, eid in enumerate(self.ids):
+            index_of[eid] = i  # (an id used again: the later entry wins)
+        live = [index_of[eid] == i for i, eid in enumerate(self.ids)]
+        parent = [index_of.get(p, -1) if p is not None else -1 for p in self.parents]
+        # the current path: from the last entry up (a cycle is walked once)
+        on_path = bytearray(n)
+        x = n - 1
+        while 0 <= x and not on_path[x]:
+            on_path[x] = 1
+            p = parent[x]
+            x = p if p != x else -1
+        by_model: dict[str, list] = {}
+        abandoned = [0.0, 0.0]
+        for index, key, inp, out, cr, cw, cost, calls in self.usages:
+            if index >= 0 and not live[index]:
+                continue
+            row = by_model.get(key)
+            if row is None:
+                row = by_model[key] = [0, 0, 0, 0, 0.0, 0]
+            row[0] += inp
+            row[1] += out
+            row[2] += cr
+            row[3] += cw
+            row[4] += cost
+            row[5] += calls
+            if index >= 0 and not on_path[index]:
+                abandoned[0] += inp + out + cr + cw
+                abandoned[1] += cost
+        model_ms = tool_ms = 0.0
+        times, roles = self.times, self.roles
+        for i in range(n):
+            r = roles[i]
+            if not r or not live[i]:
+                continue
+            p = parent[i]
+            if p < 0 or times[i] is None or times[p] is None:
+                continue
+            d = times[i] - times[p]
+            if d > 0:
+                if r == "a":
+                    model_ms += d
+                else:
+                    tool_ms += d
+        by_model = {k: v for k, v in by_model.items() if v[4] > 0 or v[0] + v[1] + v[2] + v[3] > 0}
+        runs = [r[1:] for r in self.runs if r[0] < 0 or live[r[0]]]
+        return {"byModel": by_model, "abandoned": abandoned, "modelMs": model_ms, "toolMs": tool_ms,
+                "tools": self.tools, "runs": runs, "skipped": self.skipped}
+
+
+def _opt(b: bytes | None) -> str | None:
+    return b.decode("utf-8", "replace") if b is not None else None
+
+
+def scan_bytes(scan: FileScan, data, start: int, final: bool) -> None:
+    """Read the lines of ``data`` (the file's bytes, or its mapping) from ``start`` on into
+    ``scan``. ``final``: the last line counts even without its line end (the file is read
+    to its end; :attr:`FileScan.offset` stays before such a line, to read it again when the
+    file grows)."""
+    pos = start
+    end = len(data)
+    find = data.find
+    line = scan.line
+    while pos < end:
+        nl = find(b"\n", pos)
+        if nl < 0:
+            if final:
+                _split_cr(line, bytes(data[pos:end]))
+            break
+        chunk = data[pos:nl]
+        if b"\r" in chunk:
+            _split_cr(line, bytes(chunk))
+        else:
+            line(bytes(chunk))
+        pos = nl + 1
+        scan.offset = pos
+
+
+def _split_cr(line, chunk: bytes) -> None:
+    """A line holding ``\\r``: readline's lines (a lone ``\\r`` ends a line too)."""
+    for piece in chunk.split(b"\r"):
+        if piece:
+            line(piece)
+
