@@ -28,6 +28,8 @@ Figures:
            tree and --compare SRC, in turns in each round (the grown file is cut back to its
            old size after); a cold list's ratio to Pi is taken against Pi's run in its own
            round, and the rounds' median and range are reported, with CPU seconds.
+  --only usage  `pitui usage daily` cold / warm / after one session grew, beside
+           `ccusage-pi daily` on the same store in turns (benchmarks/usage_bench.py).
   search   `pitui search Q STORE --limit 20` for each query form, index warm, beside one
            `grep -rliF` pass over the store; the index built cold and its size
            (benchmarks/search_bench.py; `--only search` runs it alone).
@@ -365,7 +367,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--skip-pi", action="store_true")
-    ap.add_argument("--only", choices=("all", "search", "list", "startup"), default="all",
+    ap.add_argument("--only", choices=("all", "search", "list", "startup", "usage"), default="all",
                     help="search: only the search figures (benchmarks/search_bench.py); list: only the "
                     "listing figures, for each of --stores; startup: only the import budget "
                     "(benchmarks/startup_budget.py)")
@@ -399,6 +401,10 @@ def main(argv=None) -> int:
     if args.only == "startup":
         return startup_budget.main(["--runs", str(max(args.runs, 15))] + (["--json", args.json] if args.json else [])
                                    + (["--compare", args.compare] if args.compare else []))
+    if args.only == "usage":
+        import usage_bench
+
+        return usage_bench.main(["--runs", str(args.runs)] + (["--json", args.json] if args.json else []))
     if args.only == "search":
         return search_bench.main(["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
                                  + (["--json", args.json] if args.json else [])

@@ -264,3 +264,34 @@ def test_tables_fit_their_width_and_show_small_costs_to_the_hundredth_of_a_cent(
         lines = usage_table("daily", data, width=width)
         assert max(map(len, lines)) <= width
         assert lines[2].endswith("$0.0042") or lines[2].endswith("m")
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/Los_Angeles", "Asia/Kathmandu", "Australia/Lord_Howe", None])
+def test_the_day_of_a_time_is_the_zones_on_both_sides_of_daylight_saving(zone):
+    from datetime import datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+
+    from pitui.core.store.usage import DayOf
+
+    day_of = DayOf(zone)
+    start = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    for k in range(0, 60 * 24 * 90, 7):  # every seventh minute of three months around the spring changes
+        t = start + timedelta(minutes=k)
+        want = t.astimezone(ZoneInfo(zone) if zone else None).strftime("%Y-%m-%d")
+        assert day_of(t.timestamp() * 1000) == want, t
+
+
+def test_worker_processes_read_what_the_caller_would(tmp_path, monkeypatch):
+    """A cold read of many files goes to worker processes: the same rows, the same states
+    (a file that then grows is read on from where the worker stopped)."""
+    from pitui.core.store import usage as usage_module
+
+    root = resolve_root(str(STORE))
+    alone = load_usage(root, cache_dir=tmp_path / "alone", parallel=False)
+    monkeypatch.setattr(usage_module, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(usage_module, "PARALLEL_MIN_BYTES", 0)
+    pooled = load_usage(root, cache_dir=tmp_path / "pooled")
+    assert pooled.read == len(pooled.files) == len(alone.files)
+    assert [(f.path, f.summary, f.keys(), f.columns()) for f in pooled.files] == [
+        (f.path, f.summary, f.keys(), f.columns()) for f in alone.files]
+    assert len(list((tmp_path / "pooled").glob("usage-state-v*/*.json"))) == len(pooled.files)

@@ -20,6 +20,7 @@ there:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -30,8 +31,8 @@ from typing import Callable
 import orjson
 
 from . import usage_file
-from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
-from .usage_scan import FileScan, scan_bytes, session_id_of
+from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates, utf8_name
+from .usage_scan import QUARTER_MS, Compat, FileScan, scan_bytes, session_id_of
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..read.lines import bytes_fingerprint, open_regular
 from ..read.sniff import stream_kind
@@ -40,11 +41,12 @@ __all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "report", "REP
            "model_name", "cache_hit_ratio"]
 
 REPORTS = ("daily", "weekly", "monthly", "session", "project", "model")
-_MS_QUARTER = 900_000
 _NUMBERS = frozenset({int, float})
-_COMPAT_TYPES = {"ts": frozenset({str}), "ms": _NUMBERS, "total": _NUMBERS, "input": _NUMBERS, "output": _NUMBERS,
-                 "cache_read": _NUMBERS, "cache_write": _NUMBERS, "cost": _NUMBERS,
-                 "model": frozenset({str, type(None)})}  # every time zone's offset is a whole number of quarter hours (since 1900)
+_STR = frozenset({str})
+_MODEL = (str, type(None))
+_COLUMN_TYPES = {"ts": _STR, "ms": _NUMBERS, "total": _NUMBERS, "input": _NUMBERS, "output": _NUMBERS,
+                 "cache_read": _NUMBERS, "cache_write": _NUMBERS, "cost": _NUMBERS, "model": frozenset(_MODEL)}
+_EMPTY_KEYS = {"ts": [], "buckets": [], "last": "", "unique": True}
 
 
 @dataclass
@@ -59,19 +61,35 @@ class FileUsage:
     header_id: str | None
     name: str | None
     summary: dict
-    compat_raw: bytes  # the compatible messages' columns (JSON)
+    keys_raw: bytes  # the compatible messages' timestamps and sums (JSON)
+    columns_raw: bytes  # their other columns (JSON)
 
-    def compat(self) -> dict:
-        """The columns of :class:`.usage_scan.Compat` (empty when the cache's are damaged)."""
+    def keys(self) -> dict:
+        """The compatible messages' timestamps and sums (:meth:`.usage_scan.Compat.keys_json`;
+        empty when the cache's are damaged)."""
         try:
-            c = orjson.loads(self.compat_raw)
-            n = len(c["ts"])
-            for k in _COMPAT_TYPES:
-                if type(c[k]) is not list or len(c[k]) != n or not set(map(type, c[k])) <= _COMPAT_TYPES[k]:
-                    raise ValueError(k)
+            c = orjson.loads(self.keys_raw)
+            if (type(c["ts"]) is not list or not set(map(type, c["ts"])) <= _STR
+                    or type(c["last"]) is not str or type(c["unique"]) is not bool or type(c["buckets"]) is not list
+                    or not all(type(b) is list and len(b) == 7 and type(b[0]) is int and type(b[1]) in _MODEL
+                               and set(map(type, b[2:])) <= _NUMBERS for b in c["buckets"])):
+                raise ValueError("keys")
         except (orjson.JSONDecodeError, TypeError, KeyError, ValueError):
-            return {k: [] for k in _COMPAT_TYPES}
+            return _EMPTY_KEYS
         return c
+
+    def columns(self) -> Compat | None:
+        """The compatible messages, checked (None when the cache's are damaged)."""
+        try:
+            c = orjson.loads(self.columns_raw)
+            n = len(c["ts"])
+            for k in Compat.COLUMNS:
+                col = c[k]
+                if type(col) is not list or len(col) != n or not set(map(type, col)) <= _COLUMN_TYPES[k]:
+                    return None
+        except (orjson.JSONDecodeError, TypeError, KeyError):
+            return None
+        return Compat.from_json(c)
 
     @property
     def session_cost(self) -> float:
@@ -111,11 +129,14 @@ def _project_of(root: SessionRoot, sf: SessionFile) -> str:
 class UsageIndex:
     """The usage index file in pitui's cache folder (:mod:`.usage_file`): read once, its
     rows taken by path; written whole (temporary file and rename) when a file was read. A
-    damaged or foreign file is thrown away (with a notice) and rebuilt."""
+    damaged or foreign file is thrown away (with a notice) and rebuilt. Each session
+    file's scan state is a file of its own in ``usage-state-v<version>/`` (named by a hash
+    of its path), read only when that session grew."""
 
     def __init__(self, cache_dir: str | os.PathLike | None = None, *, enabled: bool = True):
         self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.file = self.dir / f"usage-v{usage_file.VERSION}.bin"
+        self.states = self.dir / f"usage-state-v{usage_file.VERSION}"
         self.enabled = enabled
         self.rows: dict[str, usage_file.Row] = {}
         if enabled:
@@ -128,8 +149,6 @@ class UsageIndex:
             return
         try:
             raw = self.file.read_bytes()
-        except FileNotFoundError:
-            return
         except OSError:
             return
         try:
@@ -139,27 +158,72 @@ class UsageIndex:
         except usage_file.Damaged as exc:
             notice(f"the usage index was damaged ({exc}); it is being rebuilt")
 
+    def _state_file(self, path: str) -> Path:
+        return self.states / (hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest() + ".json")
+
+    def state(self, row: usage_file.Row) -> FileScan | None:
+        """The scan state kept for ``row`` (None: none, or not the one of that row)."""
+        if not self.enabled:
+            return None
+        try:
+            d = orjson.loads(self._state_file(row.path).read_bytes())
+            if d.get("path") != row.path or d.get("offset") != row.offset or d.get("fingerprint") != row.fingerprint:
+                return None
+            return FileScan.from_state(d["scan"])
+        except (OSError, orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError):
+            return None
+
+    def keep_state(self, path: str, state: bytes) -> None:
+        """Write (``b""``: remove) the scan state of the file at ``path``, as soon as it is read
+        (so that a cold read of a big store does not hold every state until the end)."""
+        if not self.enabled or private_dir(self.dir) is None or private_dir(self.states) is None:
+            return
+        target = self._state_file(path)
+        try:
+            if state:
+                write_private(target, state)
+            else:
+                target.unlink(missing_ok=True)
+        except OSError as exc:
+            notice(f"the usage index could not be saved: {exc}")
+
     def save(self, rows: list[usage_file.Row]) -> None:
+        """Write the index of ``rows`` (and remove the states of files no longer there)."""
         if not self.enabled or private_dir(self.dir) is None:
             return
         try:
+            self._prune({r.path for r in rows})
             write_private(self.file, usage_file.encode(rows))
         except OSError as exc:
             notice(f"the usage index could not be saved: {exc}")
 
+    def _prune(self, paths: set[str]) -> None:
+        """Remove the states of files no longer listed, when they are many."""
+        try:
+            names = os.listdir(self.states)
+        except OSError:
+            return
+        if len(names) <= 2 * len(paths) + 64:
+            return
+        keep = {self._state_file(p).name for p in paths}
+        for name in names:
+            if name not in keep:
+                try:
+                    os.unlink(self.states / name)
+                except OSError:
+                    pass
 
-def _read_file(path: str, prev: usage_file.Row | None, st: os.stat_result) -> tuple[FileScan, str, int]:
-    """The file's scan (``prev`` read on when the file only grew), its fingerprint and the
+
+def _read_file(path: str, prev: usage_file.Row | None, st: os.stat_result,
+               index: UsageIndex) -> tuple[FileScan, str, int]:
+    """The file's scan (``prev``'s read on when the file only grew), its fingerprint and the
     size read. Raises OSError."""
     with open_regular(path) as fh:
         data = fh.read()
     scan = None
     if (prev is not None and prev.dev == st.st_dev and prev.ino == st.st_ino and len(data) > prev.size
             and prev.fingerprint and bytes_fingerprint(data, prev.offset) == prev.fingerprint):
-        try:
-            scan = FileScan.from_state(orjson.loads(prev.state))
-        except (orjson.JSONDecodeError, TypeError, KeyError):
-            scan = None
+        scan = index.state(prev)
     if scan is None:
         scan = FileScan()
     scan_bytes(scan, data, scan.offset, True)
@@ -185,18 +249,74 @@ def _stream_summary(path: str, summary: dict) -> dict:
             "runs": []}
 
 
+def read_row(path: str, prev: usage_file.Row | None, index: UsageIndex) -> usage_file.Row:
+    """The index row of the file at ``path`` read (``prev``'s scan read on when the file
+    only grew), its scan state kept. Raises OSError."""
+    st = os.stat(path)
+    scan, fingerprint, size = _read_file(path, prev, st, index)
+    summary = scan.summary()
+    state = orjson.dumps({"path": path, "offset": scan.offset, "fingerprint": fingerprint, "scan": scan.to_state()})
+    if stream_kind(path) is not None:
+        summary, state = _stream_summary(path, summary), b""  # (read whole when it changes)
+    summary["id"], summary["name"] = scan.header_id, scan.name
+    index.keep_state(path, state)
+    return usage_file.Row(path, st.st_dev, st.st_ino, size, st.st_mtime_ns, scan.offset, fingerprint,
+                          orjson.dumps(summary), orjson.dumps(scan.compat.keys_json()),
+                          orjson.dumps(scan.compat.to_json()), summary)
+
+
+#: Read in worker processes when at least this many files (and bytes) need reading.
+PARALLEL_MIN_FILES = 24
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+USAGE_WORKER = "pitui.core.store.usage_worker"
+
+
+def _read_parallel(todo: list[tuple[str, os.stat_result]], index: UsageIndex, workers: int):
+    """``(path, row or None when unreadable)`` of files read whole by ``workers`` worker
+    processes (:mod:`.usage_worker`), as they come; what a worker does not deliver is read
+    here."""
+    from .workers import Workers
+
+    order = sorted((t for t in todo if utf8_name(t[0])), key=lambda t: -t[1].st_size)  # big first
+    pending = {path for path, _ in todo}
+    cache = str(index.dir) if index.enabled else None
+    try:
+        payloads = [orjson.dumps({"cache": cache, "paths": [p for p, _ in order[k::workers]]})
+                    for k in range(workers)]
+        with Workers(USAGE_WORKER, payloads) as pool:
+            for _, parts in pool.messages():
+                head = orjson.loads(parts[0])
+                path = head[0]
+                if path not in pending:
+                    continue
+                pending.discard(path)
+                if head[1] is None:
+                    yield path, None
+                    continue
+                summary = orjson.loads(parts[1])
+                yield path, usage_file.Row(*head, parts[1], parts[2], parts[3],
+                                           usage_file.check_summary(summary))
+    except Exception:
+        pass  # the workers could not be run or read: what they did not deliver is read here
+    for path in list(pending):
+        try:
+            yield path, read_row(path, None, index)
+        except OSError:
+            yield path, None
+
+
 def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None, use_cache: bool = True,
                progress: Callable[[int, int], None] | None = None,
-               files: list[SessionFile] | None = None) -> StoreUsage:
-    """The usage of every session file under ``root`` (the cache read and brought up to date)."""
+               files: list[SessionFile] | None = None, parallel: bool = True) -> StoreUsage:
+    """The usage of every session file under ``root`` (the cache read and brought up to
+    date: files read whole in worker processes when many need it)."""
     index = UsageIndex(cache_dir, enabled=use_cache)
     files = find_session_files(root) if files is None else files
     out = StoreUsage()
-    rows: list[usage_file.Row] = []
-    changed = False
-    for k, sf in enumerate(files):
-        if progress is not None and k % 64 == 0:
-            progress(k, len(files))
+    rows: dict[str, usage_file.Row] = {}
+    whole: list[tuple[str, os.stat_result]] = []
+    grown: list[tuple[str, usage_file.Row]] = []
+    for sf in files:
         try:
             st = os.stat(sf.path)
         except OSError:
@@ -205,29 +325,49 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
         prev = index.rows.get(sf.path)
         if prev is not None and (prev.dev, prev.ino, prev.size, prev.mtime_ns) == (
                 st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
-            row = prev
+            rows[sf.path] = prev
+        elif prev is not None and prev.dev == st.st_dev and prev.ino == st.st_ino and st.st_size > prev.size:
+            grown.append((sf.path, prev))
         else:
-            try:
-                scan, fingerprint, size = _read_file(sf.path, prev, st)
-            except OSError:
-                out.unreadable += 1
-                continue
+            whole.append((sf.path, st))
+    workers = min(4, os.cpu_count() or 1)
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None and done % 16 == 0:
+            progress(done, len(whole) + len(grown))
+
+    if (parallel and workers > 1 and len(whole) >= PARALLEL_MIN_FILES
+            and sum(st.st_size for _, st in whole) >= PARALLEL_MIN_BYTES):
+        got = _read_parallel(whole, index, workers)
+    else:
+        got = ((path, _read_or_none(path, None, index)) for path, _ in whole)
+    for path, row in (*((p, _read_or_none(p, prev, index)) for p, prev in grown), *got):
+        tick()
+        if row is None:
+            out.unreadable += 1
+        else:
+            rows[path] = row
             out.read += 1
-            changed = True
-            summary = scan.summary()
-            state = orjson.dumps(scan.to_state())
-            if stream_kind(sf.path) is not None:
-                summary, state = _stream_summary(sf.path, summary), b""  # (read whole when it changes)
-            summary["id"], summary["name"] = scan.header_id, scan.name
-            row = usage_file.Row(sf.path, st.st_dev, st.st_ino, size, st.st_mtime_ns, scan.offset, fingerprint,
-                                 orjson.dumps(summary), orjson.dumps(scan.compat.to_json()), state)
-        rows.append(row)
+    for sf in files:
+        row = rows.get(sf.path)
+        if row is None:
+            continue
         summary = row.summary_dict()
         out.files.append(FileUsage(sf.path, _project_of(root, sf), sf.kind, session_id_of(sf.path),
-                                   summary.get("id"), summary.get("name"), summary, bytes(row.compat)))
-    if changed or len(rows) != len(index.rows):
-        index.save(rows)
+                                   summary.get("id"), summary.get("name"), summary, row.keys, row.columns))
+    if out.read or len(rows) != len(index.rows):
+        index.save([rows[f.path] for f in out.files])
     return out
+
+
+def _read_or_none(path: str, prev: usage_file.Row | None, index: UsageIndex) -> usage_file.Row | None:
+    try:
+        return read_row(path, prev, index)
+    except OSError:
+        return None
 
 
 # ---------------------------------------------------------------------------- reports
@@ -245,21 +385,38 @@ class DayOf:
 
             self._zone = ZoneInfo(tz)  # (raises on an unknown zone: the caller says so)
         self._cache: dict[int, str] = {}
+        self._offsets: dict[int, int | None] = {}  # UTC day -> the zone's offset all day (None: it changes)
+        self._names: dict[int, str] = {}  # days since 1970 -> "YYYY-MM-DD"
 
     def __call__(self, ms: float) -> str:
-        q = int(ms // _MS_QUARTER)
+        return self.quarter(int(ms // QUARTER_MS))
+
+    def _offset(self, seconds: int) -> int:
+        if self._zone is None:
+            return time.localtime(seconds).tm_gmtoff
+        return int(datetime.fromtimestamp(seconds, self._zone).utcoffset().total_seconds())
+
+    def quarter(self, q: int) -> str:
+        """The day of quarter hour ``q`` since 1970 (every zone's days start on one)."""
         day = self._cache.get(q)
-        if day is None:
-            seconds = q * (_MS_QUARTER // 1000)
-            try:
-                if self._zone is None:
-                    t = time.localtime(seconds)
-                    day = "%04d-%02d-%02d" % (t.tm_year, t.tm_mon, t.tm_mday)
-                else:
-                    day = datetime.fromtimestamp(seconds, self._zone).strftime("%Y-%m-%d")
-            except (OverflowError, OSError, ValueError):
-                day = datetime.utcfromtimestamp(0).strftime("%Y-%m-%d") if seconds < 0 else "9999-12-31"
-            self._cache[q] = day
+        if day is not None:
+            return day
+        seconds = q * (QUARTER_MS // 1000)
+        utc_day = seconds // 86400
+        try:
+            if utc_day not in self._offsets:  # (the zone's offset, when one offset holds all that day)
+                first, last = self._offset(utc_day * 86400), self._offset(utc_day * 86400 + 86399)
+                self._offsets[utc_day] = first if first == last else None
+            offset = self._offsets[utc_day]
+            if offset is None:
+                offset = self._offset(seconds)
+            local_day = (seconds + offset) // 86400
+            day = self._names.get(local_day)
+            if day is None:
+                day = self._names[local_day] = (date(1970, 1, 1) + timedelta(days=local_day)).isoformat()
+        except (OverflowError, OSError, ValueError):
+            day = "1970-01-01" if seconds < 0 else "9999-12-31"
+        self._cache[q] = day
         return day
 
 
@@ -383,44 +540,74 @@ def report(usage: StoreUsage, by: str = "daily", *, tz: str | None = None, since
     ``project``: only project folders whose name holds it (case-insensitive); ``sort``
     (session rows): ``cost``, ``tokens`` or ``date`` (the default, as ccusage)."""
     day_of = DayOf(tz)
-    seen: set = set()
     groups: dict[object, _Sum] = {}
     used_files: list[FileUsage] = []
     want = project.casefold() if project else None
     # (by path: a project's sessions oldest first, as Pi names them, so that a message a
     # fork copied counts in the session it was first written in)
-    for f in sorted(usage.files, key=lambda f: f.path):
-        c = f.compat()
-        if not c["ts"]:
+    files = sorted(usage.files, key=lambda f: f.path)
+    # Each message once, by (timestamp, total tokens). Where no timestamp of a file was
+    # met before (nearly always), its own sums are read whole; where one was, its messages
+    # are compared one by one with those of the files that hold that timestamp.
+    owners: dict[str, object] = {}  # timestamp -> index of the file (or list of them) holding it
+    pairs: dict[int, set] = {}  # a file's (timestamp, total) pairs, made when compared with
+
+    def pairs_of(k: int) -> set:
+        got = pairs.get(k)
+        if got is None:
+            cols = files[k].columns()
+            got = pairs[k] = set(zip(cols.ts, cols.total)) if cols is not None else set()
+        return got
+
+    for idx, f in enumerate(files):
+        c = f.keys()
+        ts = c["ts"]
+        if not ts:
             continue
-        keep = want is None or want in f.project.casefold()
+        if c["unique"] and owners.keys().isdisjoint(ts):
+            buckets, last = c["buckets"], c["last"]
+            owners.update(dict.fromkeys(ts, idx))
+        else:
+            cols = f.columns()
+            if cols is None:
+                continue
+            keep = []
+            mine: set = set()
+            for t, total in zip(cols.ts, cols.total):
+                key = (t, total)
+                held = owners.get(t)
+                dup = key in mine or (held is not None and any(
+                    key in pairs_of(k) for k in (held if type(held) is list else (held,)) if k != idx))
+                keep.append(not dup)
+                mine.add(key)
+                if held is None:
+                    owners[t] = idx
+                elif held != idx and (type(held) is not list or held[-1] != idx):
+                    owners[t] = (held if type(held) is list else [held]) + [idx]
+            buckets = cols.buckets(keep)
+            last = max((t for t, k in zip(cols.ts, keep) if k), default="")
+        if want is not None and want not in f.project.casefold():
+            continue
         used = False
-        for ts, ms, total, inp, out, cr, cw, cost, model in zip(
-                c["ts"], c["ms"], c["total"], c["input"], c["output"], c["cache_read"], c["cache_write"], c["cost"],
-                c["model"]):
-            key = (ts, total)
-            if key in seen:
-                continue
-            seen.add(key)
-            if not keep:
-                continue
+        for q, model, inp, out, cw, cr, cost in buckets:
             if by == "session":
                 gk = (f.project, f.session_id)
             else:
-                day = day_of(ms)
-                d8 = day.replace("-", "")
-                if (since is not None and d8 < since) or (until is not None and d8 > until):
-                    continue
+                day = day_of.quarter(q)
+                if since is not None or until is not None:
+                    d8 = day.replace("-", "")
+                    if (since is not None and d8 < since) or (until is not None and d8 > until):
+                        continue
                 gk = (day if by == "daily" else day[:7] if by == "monthly" else _week_of(day) if by == "weekly"
                       else f.project if by == "project" else model_name(model))
             g = groups.get(gk)
             if g is None:
                 g = groups[gk] = _Sum()
             g.add(model_name(model), inp, out, cw, cr, cost)
-            if ts > g.last_ts:
-                g.last_ts = ts
-            if f not in g.files[-1:]:
+            if not g.files or g.files[-1] is not f:
                 g.files.append(f)
+                if last > g.last_ts:
+                    g.last_ts = last
             used = True
         if used:
             used_files.append(f)

@@ -2,11 +2,13 @@
 
 Layout: ``pitui-usage <version>\\n``, then ``<meta length> <blob length> <crc32>\\n``, the meta
 (a JSON list of rows: path, device, inode, size, mtime in ns, bytes read, the fingerprint of
-what was read, and the lengths of the row's three texts) and the blob (each row's texts one
-after the other: its summary, its compatible messages' columns, its scan state). The CRC
-covers meta and blob, so a damaged file is found at once; every field's type is checked
-when read. The summary is decoded for every row (small); the columns when a report reads
-them; the scan state only when its file grew (:mod:`.usage`).
+what was read, and the lengths of the row's three texts) and the blob (each row's texts
+one after the other: its summary; its compatible messages' timestamps and their sums by
+quarter hour and model; the messages' other columns). The CRC covers meta and blob, so a
+damaged file is found at once; every field's type is checked when read. The summary is
+decoded for every row (small), the timestamps and sums when a report reads them, the other
+columns only when the report must compare a file's messages one by one. Each file's scan state, read only when that file grew,
+is a file of its own beside this one (:mod:`.usage`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import NamedTuple
 
 import orjson
 
-__all__ = ["Row", "encode", "decode", "VERSION", "Damaged", "OtherVersion"]
+__all__ = ["Row", "encode", "decode", "check_summary", "VERSION", "Damaged", "OtherVersion"]
 
-VERSION = 1
+VERSION = 3  # 2: scan states in files of their own; sums by quarter hour and model; 3: timestamps apart
 MAGIC = b"pitui-usage "
 _HEAD_MAX = 256
 
@@ -40,17 +42,18 @@ class Row(NamedTuple):
     offset: int  # bytes read (the end of the last whole line)
     fingerprint: str  # of the bytes read (core/read/lines.py)
     summary: bytes  # JSON: pitui's own figures, the header's id and the session's name
-    compat: bytes  # JSON: the messages ccusage counts, as columns
-    state: bytes  # JSON: the scan's state, to read on when the file grows
+    keys: bytes  # JSON: the timestamps of the messages ccusage counts, and their sums
+    columns: bytes  # JSON: those messages' other columns
+    parsed: dict | None = None  # the summary decoded (and checked)
 
     def summary_dict(self) -> dict:
-        return orjson.loads(self.summary)
+        return self.parsed if self.parsed is not None else orjson.loads(self.summary)
 
 
 def encode(rows: list[Row]) -> list[bytes]:
     meta = orjson.dumps([[r.path, r.dev, r.ino, r.size, r.mtime_ns, r.offset, r.fingerprint,
-                          len(r.summary), len(r.compat), len(r.state)] for r in rows])
-    blob = b"".join(x for r in rows for x in (r.summary, r.compat, r.state))
+                          len(r.summary), len(r.keys), len(r.columns)] for r in rows])
+    blob = b"".join(x for r in rows for x in (r.summary, r.keys, r.columns))
     crc = zlib.crc32(blob, zlib.crc32(meta))
     return [MAGIC + b"%d\n" % VERSION, b"%d %d %d\n" % (len(meta), len(blob), crc), meta, blob]
 
@@ -98,15 +101,13 @@ def decode(raw: bytes) -> list[Row]:
     if at != len(raw):
         raise Damaged("its rows' lengths do not add up to its blob")
     try:
-        for r in rows:
-            _check_summary(orjson.loads(r.summary))
+        return [r._replace(parsed=check_summary(orjson.loads(r.summary))) for r in rows]
     except (orjson.JSONDecodeError, TypeError, ValueError, KeyError) as exc:
         raise Damaged(f"a row's figures are damaged ({exc})") from None
-    return rows
 
 
-def _check_summary(s) -> None:
-    """A summary's shape, as :mod:`.usage` reads it (raises ValueError when wrong)."""
+def check_summary(s) -> dict:
+    """A summary, its shape checked as :mod:`.usage` reads it (raises ValueError when wrong)."""
     num = (int, float)
     ok = (type(s) is dict and type(s["byModel"]) is dict
           and all(type(v) is list and len(v) == 6 and all(type(x) in num for x in v) for v in s["byModel"].values())
@@ -122,3 +123,4 @@ def _check_summary(s) -> None:
           and type(s.get("id")) in (str, type(None)) and type(s.get("name")) in (str, type(None)))
     if not ok:
         raise ValueError("wrong types")
+    return s

@@ -35,7 +35,10 @@ from ..model.parts import raw_result_end, raw_result_head, raw_tool_calls, run_t
 from ..read.lines import parse_line
 from ..timeutil import iso_to_ms
 
-__all__ = ["FileScan", "Compat", "scan_bytes", "ccusage_timestamp", "session_id_of"]
+__all__ = ["FileScan", "Compat", "scan_bytes", "ccusage_timestamp", "session_id_of", "QUARTER_MS"]
+
+#: a quarter of an hour: every time zone's offset is a whole number of them (since 1900)
+QUARTER_MS = 900_000
 
 # ccusage's timestamp: YYYY-MM-DDTHH:MM:SS[.mmm] then Z or ±HH:MM, nothing around it
 _ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
@@ -51,11 +54,46 @@ _JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u20
             "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
+_DAY_MS: dict[str, int] = {}  # "YYYY-MM-DD" -> its start in epoch ms (UTC)
+
+
+def _canonical_ms(value: str) -> int | None:
+    """Epoch ms of ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (as Pi writes times) already matched by
+    :data:`_ISO`, at the cost of a few slices; None for any other form."""
+    if len(value) != 24 or value[23] != "Z":
+        return None
+    day = _DAY_MS.get(value[:10])
+    if day is None:
+        ms = iso_to_ms(value[:10] + "T00:00:00.000Z")
+        if math.isnan(ms) or len(_DAY_MS) > 100_000:
+            return None
+        day = _DAY_MS[value[:10]] = int(ms)
+    hours, minutes, seconds = int(value[11:13]), int(value[14:16]), int(value[17:19])
+    if hours > 23 or minutes > 59 or seconds > 59:
+        return None  # (ISO's 24:00 and leap seconds: the general reading decides)
+    return day + ((hours * 60 + minutes) * 60 + seconds) * 1000 + int(value[20:23])
+
+
 def ccusage_timestamp(value) -> float | None:
     """Epoch milliseconds of an entry's ``timestamp`` when ccusage accepts it (its exact
     ISO form, a real date), else None."""
     if type(value) is not str or _ISO.fullmatch(value) is None:
         return None
+    ms = _canonical_ms(value)
+    if ms is not None:
+        return ms
+    ms = iso_to_ms(value)
+    return None if math.isnan(ms) else ms
+
+
+def _entry_ms(value) -> int | float | None:
+    """Epoch milliseconds of any entry's ``timestamp`` the core reads (None: none)."""
+    if type(value) is not str:
+        return None
+    if _ISO.fullmatch(value) is not None:
+        ms = _canonical_ms(value)
+        if ms is not None:
+            return ms
     ms = iso_to_ms(value)
     return None if math.isnan(ms) else ms
 
@@ -102,9 +140,35 @@ class Compat:
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.COLUMNS}
 
+    def keys_json(self) -> dict:
+        """What a report reads of every file: the timestamps, :meth:`buckets`, the latest
+        timestamp (``last``) and whether no message is there twice (``unique``)."""
+        return {"ts": self.ts, "buckets": self.buckets(), "last": max(self.ts, default=""),
+                "unique": len(set(zip(self.ts, self.total))) == len(self.ts)}
+
     @classmethod
     def from_json(cls, d: dict) -> "Compat":
         return cls(**{k: d[k] for k in cls.COLUMNS})
+
+    def buckets(self, keep: list[bool] | None = None) -> list[list]:
+        """The messages summed by quarter hour (every time zone's day starts on one) and
+        model: ``[quarter, model, input, output, cacheWrite, cacheRead, cost]``, in the
+        order first met; ``keep``: only those messages. A report reads these, not each
+        message, for a file none of whose messages it met before."""
+        out: dict[tuple, list] = {}
+        for k, (ms, model) in enumerate(zip(self.ms, self.model)):
+            if keep is not None and not keep[k]:
+                continue
+            key = (int(ms // QUARTER_MS), model)
+            b = out.get(key)
+            if b is None:
+                b = out[key] = [key[0], model, 0, 0, 0, 0, 0.0]
+            b[2] += self.input[k]
+            b[3] += self.output[k]
+            b[4] += self.cache_write[k]
+            b[5] += self.cache_read[k]
+            b[6] += self.cost[k]
+        return list(out.values())
 
 
 @dataclass
@@ -149,8 +213,7 @@ class FileScan:
     def _entry(self, eid, pid, ts, role: str) -> int:
         self.ids.append(eid)
         self.parents.append(pid if type(pid) is str else None)
-        ms = iso_to_ms(ts) if type(ts) is str else math.nan
-        self.times.append(None if math.isnan(ms) else ms)
+        self.times.append(_entry_ms(ts))
         self.roles.append(role)
         return len(self.ids) - 1
 

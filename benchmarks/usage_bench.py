@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""``pitui usage daily`` beside ``ccusage-pi daily`` on the same store, in the same run.
+
+    python benchmarks/usage_bench.py [--store NAME] [--runs N] [--json OUT]
+    (or: python benchmarks/run.py --only usage)
+
+``@ccusage/pi`` (the version ``tools/ccusage_expected.py`` pins) is installed with npm into a
+temporary folder. Each round runs, in turns: ``ccusage-pi daily --json --piPath STORE``,
+``pitui usage daily STORE --json`` with an empty cache (cold), the same again (warm:
+nothing changed), and after one session grew by a message (read on from where the index
+stopped; the file is cut back to its old size after). Time zone UTC for both. Each figure
+is the median of the rounds; memory is the peak RSS of the process or of its largest worker
+process (the wrapper's RUSAGE_CHILDREN). The totals of both are printed, to show they agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+sys.path.insert(1, REPO)
+
+import pi_side  # noqa: E402
+from run import _grow_once, _restore  # noqa: E402
+from tools.ccusage_expected import CCUSAGE  # noqa: E402
+
+PY = sys.executable
+
+
+def install_ccusage(into: str) -> str:
+    subprocess.run(["npm", "install", "--prefix", into, "--no-audit", "--no-fund", CCUSAGE], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return os.path.join(into, "node_modules", ".bin", "ccusage-pi")
+
+
+def _totals(stdout_tail: str) -> dict | None:
+    """The ``totals`` object that ends a report's JSON (the wrapper keeps the output's tail)."""
+    at = stdout_tail.rfind('"totals": ')
+    if at < 0:
+        return None
+    try:
+        return json.loads(stdout_tail[at + len('"totals": '):].rstrip()[:-1])
+    except ValueError:
+        return None
+
+
+def _biggest_session(store: str) -> str:
+    files = [os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")]
+    return max(files, key=os.path.getsize)
+
+
+def bench(store: str, runs: int) -> dict:
+    tmp = tempfile.mkdtemp(prefix="pitui-usage-bench-")
+    neutral = tempfile.mkdtemp(prefix="pitui-bench-cwd-")
+    try:
+        ccusage = install_ccusage(tmp)
+        env = {**os.environ, "TZ": "UTC", "PYTHONPATH": REPO}
+        pitui = [PY, "-m", "pitui.cli", "usage", "daily", store, "--json", "--timezone", "UTC"]
+        theirs = [ccusage, "daily", "--json", "--piPath", store, "--timezone", "UTC"]
+        target = _biggest_session(store)
+        figures: dict[str, list] = {"ccusage": [], "cold": [], "warm": [], "grow": []}
+        totals = {}
+        for k in range(runs):
+            r = pi_side.measure_once(theirs, cwd=neutral, env=env)
+            figures["ccusage"].append(r)
+            totals["ccusage"] = _totals(r["stdout"])
+            cache = os.path.join(tmp, f"cache{k}")
+            cenv = {**env, "PITUI_CACHE_DIR": cache}
+            r = pi_side.measure_once(pitui, cwd=neutral, env=cenv)
+            figures["cold"].append(r)
+            figures["warm"].append(pi_side.measure_once(pitui, cwd=neutral, env=cenv))
+            totals["pitui"] = _totals(r["stdout"])
+            size, mtime_ns = _grow_once(target, k)
+            try:
+                figures["grow"].append(pi_side.measure_once(pitui, cwd=neutral, env=cenv))
+            finally:
+                _restore(target, size, mtime_ns)
+            shutil.rmtree(cache, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(neutral, ignore_errors=True)
+    out = {}
+    for name, rs in figures.items():
+        out[name] = {"median_s": statistics.median(r["wall_s"] for r in rs), "runs": [r["wall_s"] for r in rs],
+                     "peak_mib": max(r["peak_mib"] for r in rs)}
+    base = out["ccusage"]["median_s"]
+    for name in ("cold", "warm", "grow"):
+        out[name]["ratio"] = out[name]["median_s"] / base
+    out["totals"] = totals
+    return out
+
+
+def report(store: str, out: dict) -> str:
+    n, mb = sum(1 for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")), sum(
+        os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")) / 1e6
+    lines = [f"{os.path.basename(store)}: {n} sessions, {mb:.0f} MB",
+             "| usage daily | time (median) | ratio to ccusage-pi | peak memory |", "|---|---|---|---|",
+             f"| ccusage-pi daily --json | {out['ccusage']['median_s']:.2f} s | 1x | {out['ccusage']['peak_mib']:.0f} MiB |"]
+    for name, what in (("cold", "pitui usage, cold (empty cache)"), ("warm", "pitui usage, warm"),
+                       ("grow", "pitui usage, one session grew")):
+        f = out[name]
+        lines.append(f"| {what} | {f['median_s']:.2f} s | {f['ratio']:.3f}x | {f['peak_mib']:.0f} MiB |")
+    t = out["totals"]
+    if t.get("ccusage") and t.get("pitui"):
+        lines.append(f"totals: ccusage ${t['ccusage']['totalCost']:.2f}, {t['ccusage']['inputTokens']:,} input; "
+                     f"pitui ${t['pitui']['totalCost']:.2f}, {t['pitui']['inputTokens']:,} input")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", default="store", help="a store under benchmarks/data (gen.py makes it)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", metavar="OUT")
+    args = ap.parse_args(argv)
+    if pi_side._marker(args.store) is None:
+        subprocess.run([PY, os.path.join(BENCH, "gen.py"), args.store], check=True)
+    store = os.path.join(pi_side.DATA, args.store)
+    subprocess.run([PY, "-m", "compileall", "-q", os.path.join(REPO, "pitui")], check=True, stdout=subprocess.DEVNULL)
+    print(f"load average: {os.getloadavg()}", flush=True)
+    out = bench(store, args.runs)
+    print(f"load average: {os.getloadavg()}")
+    print(report(store, out))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
