@@ -91,10 +91,11 @@ def bench(store: str, runs: int) -> dict:
     out = {}
     for name, rs in figures.items():
         out[name] = {"median_s": statistics.median(r["wall_s"] for r in rs), "runs": [r["wall_s"] for r in rs],
-                     "peak_mib": max(r["peak_mib"] for r in rs)}
-    base = out["ccusage"]["median_s"]
+                     "cpu_s": statistics.median(r["cpu_s"] for r in rs), "peak_mib": max(r["peak_mib"] for r in rs)}
+    base, base_cpu = out["ccusage"]["median_s"], out["ccusage"]["cpu_s"]
     for name in ("cold", "warm", "grow"):
         out[name]["ratio"] = out[name]["median_s"] / base
+        out[name]["cpu_ratio"] = out[name]["cpu_s"] / base_cpu if base_cpu else None
     out["totals"] = totals
     return out
 
@@ -103,12 +104,16 @@ def report(store: str, out: dict) -> str:
     n, mb = sum(1 for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")), sum(
         os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")) / 1e6
     lines = [f"{os.path.basename(store)}: {n} sessions, {mb:.0f} MB",
-             "| usage daily | time (median) | ratio to ccusage-pi | peak memory |", "|---|---|---|---|",
-             f"| ccusage-pi daily --json | {out['ccusage']['median_s']:.2f} s | 1x | {out['ccusage']['peak_mib']:.0f} MiB |"]
+             "| usage daily | time (median) | ratio | CPU time (user+sys, workers too) | CPU ratio | peak memory |",
+             "|---|---|---|---|---|---|",
+             f"| ccusage-pi daily --json | {out['ccusage']['median_s']:.2f} s | 1x | {out['ccusage']['cpu_s']:.2f} s | 1x "
+             f"| {out['ccusage']['peak_mib']:.0f} MiB |"]
     for name, what in (("cold", "pitui usage, cold (empty cache)"), ("warm", "pitui usage, warm"),
                        ("grow", "pitui usage, one session grew")):
         f = out[name]
-        lines.append(f"| {what} | {f['median_s']:.2f} s | {f['ratio']:.3f}x | {f['peak_mib']:.0f} MiB |")
+        cpu_ratio = f"{f['cpu_ratio']:.3f}x" if f["cpu_ratio"] is not None else "?"
+        lines.append(f"| {what} | {f['median_s']:.2f} s | {f['ratio']:.3f}x | {f['cpu_s']:.2f} s | {cpu_ratio} "
+                     f"| {f['peak_mib']:.0f} MiB |")
     t = out["totals"]
     if t.get("ccusage") and t.get("pitui"):
         lines.append(f"totals: ccusage ${t['ccusage']['totalCost']:.2f}, {t['ccusage']['inputTokens']:,} input; "

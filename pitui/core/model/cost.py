@@ -28,7 +28,7 @@ import orjson
 
 from .parts import subagent_runs
 
-__all__ = ["Figures", "usage_figures", "entry_usages", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
+__all__ = ["Figures", "usage_figures", "entry_usages", "assistant_key", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
            "MAX_TOKENS", "MAX_COST", "USAGE_TYPES"]
 
 TOOLS_KEY = "Tools/summaries"
@@ -111,6 +111,13 @@ def _model_key(provider, model) -> str:
     return f"{provider}/{model}"
 
 
+def assistant_key(message: dict) -> str:
+    """The key an assistant message's usage counts under: ``provider/model`` (its
+    ``responseModel`` when it names one)."""
+    return _model_key(_text(message.get("provider")),
+                      _text(message.get("responseModel")) or _text(message.get("model")))
+
+
 def entry_usages(entry: dict) -> list[tuple[str, Figures | str, int]]:
     """What an entry (parsed) costs, as ``(key, figures or why not, calls)``: an assistant
     message under ``provider/model`` (its ``responseModel`` when it names one), a ``usage``
@@ -125,8 +132,7 @@ def entry_usages(entry: dict) -> list[tuple[str, Figures | str, int]]:
         if role == "assistant":
             if "usage" not in m:
                 return []
-            return [(_model_key(_text(m.get("provider")), _text(m.get("responseModel")) or _text(m.get("model"))),
-                     usage_figures(m.get("usage")), 1)]
+            return [(assistant_key(m), usage_figures(m.get("usage")), 1)]
         if role == "toolResult":
             runs = _subagent_usages(m)
             if runs:

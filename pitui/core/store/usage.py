@@ -37,7 +37,7 @@ from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..read.lines import bytes_fingerprint, open_regular
 from ..read.sniff import stream_kind
 
-__all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "report", "REPORTS", "DayOf", "normal_date",
+__all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "report", "overview", "Overview", "REPORTS", "DayOf", "normal_date",
            "model_name", "cache_hit_ratio"]
 
 REPORTS = ("daily", "weekly", "monthly", "session", "project", "model")
@@ -664,3 +664,42 @@ def day_of_ts(ts: str, day_of: DayOf) -> str:
 
     ms = ccusage_timestamp(ts)
     return day_of(ms) if ms is not None else ""
+
+
+@dataclass
+class Overview:
+    """What the usage screen shows of a period: spend per day (every day of the period, zero
+    where nothing was spent), the totals (:func:`report`'s, pitui's figures among them), by
+    model and by project (costliest first), the costliest sessions."""
+
+    days: list[tuple[str, float]]
+    totals: dict
+    models: list[dict]
+    projects: list[dict]
+    sessions: list[dict]
+    projects_all: list[str]  # every project folder with usage (the filter's choices)
+
+
+def overview(usage: StoreUsage, *, since: str | None, until: str | None, project: str | None = None,
+             tz: str | None = None, top: int = 50) -> Overview:
+    """The usage screen's figures (``since`` / ``until``: ``YYYYMMDD``; None: from the first
+    day spent / to the last)."""
+    daily = report(usage, "daily", tz=tz, since=since, until=until, project=project, order="asc")
+    if not daily:
+        return Overview([], {}, [], [], [], sorted({f.project for f in usage.files}))
+    spent = {r["date"]: r["totalCost"] for r in daily["daily"]}
+    first = since or min(spent).replace("-", "")
+    last = until or max(spent).replace("-", "")
+    day = date(int(first[:4]), int(first[4:6]), int(first[6:]))
+    end = date(int(last[:4]), int(last[4:6]), int(last[6:]))
+    days = []
+    while day <= end:
+        key = day.isoformat()
+        days.append((key, spent.get(key, 0.0)))
+        day += timedelta(days=1)
+    models = report(usage, "model", tz=tz, since=since, until=until, project=project)
+    projects = report(usage, "project", tz=tz, since=since, until=until, project=project)
+    sessions = report(usage, "session", tz=tz, since=since, until=until, project=project, sort="cost")
+    return Overview(days, daily["totals"], models["models"] if models else [],
+                    projects["projects"] if projects else [], sessions["sessions"][:top] if sessions else [],
+                    sorted({f.project for f in usage.files}))

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from ..model.cost import USAGE_TYPES, Figures, entry_usages, fast_assistant_usage, usage_figures
-from ..model.parts import raw_result_end, raw_result_head, raw_tool_calls, run_transcripts, tool_kind, tool_name
+from ..model.cost import USAGE_TYPES, Figures, assistant_key, entry_usages, usage_figures
+from ..model.parts import raw_result_end, raw_result_head, run_transcripts, tool_kind, tool_name
 from ..read.lines import parse_line
 from ..timeutil import iso_to_ms
 
@@ -224,9 +224,10 @@ class FileScan:
                             figures.cost, calls])
 
     def _tool(self, name: str, error: bool, call: bool) -> None:
-        k = self.tools.get(tool_kind(name))
+        kind = tool_kind(name)
+        k = self.tools.get(kind)
         if k is None:
-            k = self.tools[tool_kind(name)] = [0, 0]
+            k = self.tools[kind] = [0, 0]
         if call:
             k[0] += 1
         if error:
@@ -308,20 +309,15 @@ class FileScan:
 
     def _assistant(self, e: dict, m: dict, index: int, data: bytes) -> None:
         content = m.get("content")
-        fast = raw_tool_calls(data) if e.get("type") == "message" else None
-        if fast is not None:
-            for _cid, name in fast:
-                self._tool(name, False, True)
-        elif type(content) is list:
+        if type(content) is list:
             for b in content:
                 if type(b) is dict and b.get("type") == "toolCall":
                     self._tool(tool_name(b, None), False, True)
         if "usage" not in m:
             return
-        own = entry_usages(e) if e.get("type") == "message" else []
-        for key, figures, calls in own:
-            self._own(index, key, figures, calls)
         figures = usage_figures(m.get("usage"))
+        if e.get("type") == "message":  # (pitui's own reading: entry_usages' of an assistant message)
+            self._own(index, assistant_key(m), figures, 1)
         if type(figures) is str:
             self._skip(figures)
             return
