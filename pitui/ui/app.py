@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App
@@ -22,7 +22,6 @@ from textual.screen import Screen
 from ..core import gc_policy
 from ..core import settings as settings_file
 from ..core.paths import take_notices
-from ..core.read.stream import StreamSession
 from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionIndex
 from ..core.text import visible
@@ -30,10 +29,12 @@ from .bindings import bindings_for
 from .browser.screen import BrowserScreen
 from .clock import Clock, system_clock
 from .commands import PituiCommands
-from .screens.help import HelpScreen
 
-# (the context, stats and search screens and the Markdown export are imported when first
-# used: a start that opens a session never needs them)
+# (the help, context, stats and search screens, the Markdown export and the reading of an
+# event stream are imported when first used: a start that opens a session never needs
+# them, and each would add to every start: benchmarks/startup_budget.py)
+if TYPE_CHECKING:
+    from ..core.read.stream import StreamSession
 
 __all__ = ["PituiApp", "parse_keymap", "run_app"]
 
@@ -134,6 +135,8 @@ class PituiApp(App):
         return None
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

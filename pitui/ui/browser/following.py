@@ -10,7 +10,6 @@ from textual import work
 
 from ...core.model.layout import layout_tree
 from ...core.read.session import Session
-from ...core.read.stream import StreamSession
 from ..messages import Refreshed
 
 if TYPE_CHECKING:
@@ -35,8 +34,9 @@ class Following:
         s = self.session
         if s is None or self.session_path is None or self._refreshing is s:
             return
-        if isinstance(s, StreamSession) and s.is_live:
-            # (a stream read from standard input: what came through the pipe since)
+        if getattr(s, "is_live", False):
+            # (a stream read from standard input, a live StreamSession: what came through
+            # the pipe since; the class is not imported for this test, nor at start)
             if s.has_news():
                 self._refreshing = s
                 tree = self.branch_tree
