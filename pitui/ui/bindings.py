@@ -11,15 +11,16 @@ model.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from textual.binding import Binding
 
 __all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette", "key_shown"]
 
 
-@dataclass(frozen=True)
-class Key:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class Key(NamedTuple):
     target: str  # where the binding lives: app, browser, tree, sidebar, pane, … (see TARGETS)
     id: str  # binding id (PITUI_KEYMAP); unique
     keys: str  # Textual key names, comma-separated

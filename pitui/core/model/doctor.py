@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..read.lines import open_regular, parse_line
 from ..read.normalize import norm_id
@@ -65,8 +65,9 @@ _PI_CUT_LAST = "skips the line, and adds the missing newline to the file"
 _PI_EMPTY = "starts a new session in the file, writing a header to it"
 
 
-@dataclass(slots=True, frozen=True)
-class Finding:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class Finding(NamedTuple):
     """One thing wrong with a session file: its ``kind`` (a key of :data:`KINDS`), the line
     (None when it is the whole file's), the entry's id when it has one, what is wrong, and
     what Pi does with it. The texts hold the file's own ids as they are: whoever shows

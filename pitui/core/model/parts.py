@@ -6,6 +6,12 @@ message's title and model label, a tool call's title and state, a result's outpu
 images and truncation, a subagent run's status, usage and transcript files, the one-line
 entries (markers), how a usage reads. Text is returned as the
 session holds it; making it safe for the medium (``core.text``) is each writer's last step.
+
+The records that never change once made (:class:`ToolState`, :class:`ImageFacts`,
+:class:`Marker`, :class:`SummaryParts`, :class:`AppEvent`, :class:`AppInput`) are
+NamedTuples rather than frozen dataclasses: this module is imported before the first
+screen, and a frozen dataclass takes several times longer to make (its methods are written
+and compiled as the module loads).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -121,8 +127,7 @@ def cap_first(text: str) -> str:
 # ---------------------------------------------------------------------------- tool calls
 
 
-@dataclass(frozen=True, slots=True)
-class ToolState:
+class ToolState(NamedTuple):
     """Where a call stands: ``name`` for styles and classes, ``glyph`` to show."""
 
     name: str
@@ -470,8 +475,7 @@ def usage_bits(usage: Any, *, cache: bool = True) -> list[str]:
 # ---------------------------------------------------------------------------- images
 
 
-@dataclass(frozen=True, slots=True)
-class ImageFacts:
+class ImageFacts(NamedTuple):
     """What an image block says of itself without being decoded."""
 
     mime: str
@@ -513,8 +517,7 @@ def image_facts(block: dict) -> ImageFacts:
 # ---------------------------------------------------------------------------- markers
 
 
-@dataclass(frozen=True, slots=True)
-class Marker:
+class Marker(NamedTuple):
     """A one-line entry (a setting changed, a label, a name, a context edit, usage) as its
     pieces: ``(text, kind)`` with kind None for plain words, ``"value"`` for what was set
     (a writer may set it in code or bold) and ``"ref"`` for another entry's id (the
@@ -603,8 +606,7 @@ def marker(session: Session, e: dict) -> Marker | None:
 CUSTOM_MESSAGE = "custom message"
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryParts:
+class SummaryParts(NamedTuple):
     """A compaction or a branch summary, beside its summary text: what it replaced, what it
     kept, the files its history touched, what making it cost."""
 
@@ -734,8 +736,7 @@ def session_id_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and _ID_RE.fullmatch(value) else None
 
 
-@dataclass(frozen=True, slots=True)
-class AppEvent:
+class AppEvent(NamedTuple):
     """A ``custom`` entry of customType ``assistant.event``: one UI event of the app that
     wrote the session (``chatEventType`` and its ``payload``), for replay only."""
 
@@ -809,8 +810,7 @@ def app_event(e: dict) -> AppEvent | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class AppInput:
+class AppInput(NamedTuple):
     """A ``custom_message`` of customType ``assistant.input``: input another agent wrote
     (``agent``) or a callback's input the app hides (``callback``); the model saw both."""
 

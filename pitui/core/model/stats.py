@@ -11,7 +11,7 @@ runs' ``usage`` as ``model/parts.py`` reads them), instead of their sum under
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from ..numbers import as_number
 from ..read.session import Session
@@ -161,8 +161,9 @@ def branch_stats(session: Session, leaf: int | None = None) -> Stats:
 # ---------------------------------------------------------------------------- tools by kind
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class ToolCall(NamedTuple):
     """One tool call among some entries, with what its result says when that is among them
     too (a result whose call is not among them stands alone: ``called`` False)."""
 

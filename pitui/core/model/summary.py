@@ -8,8 +8,7 @@ tokens]`` …) with a few additions Pi lacks (system prompts, subagent runs, usa
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import orjson
 
@@ -20,8 +19,9 @@ __all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for
            "shorten_home", "shown_path"]
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class Summary(NamedTuple):
     kind: str  # user assistant tool tool-error bash compaction branch-summary model thinking label
     #          title system context-edit custom custom-message usage unknown damaged
     prefix: str  # "user: ", "assistant: ", "[branch summary]: " ... (may be "")

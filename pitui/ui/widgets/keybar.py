@@ -9,7 +9,7 @@ all again whenever the focus moves or a key is enabled or disabled: on a busy ma
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -23,8 +23,9 @@ __all__ = ["KeyBar", "KeyItem", "ALWAYS_SHOWN"]
 ALWAYS_SHOWN = frozenset({"quit", "help", "app.quit", "app.help"})
 
 
-@dataclass(frozen=True, slots=True)
-class KeyItem:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class KeyItem(NamedTuple):
     """One key shown: where it is drawn (columns ``start``..``end``) and what it does."""
 
     key: str
