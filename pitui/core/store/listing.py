@@ -357,6 +357,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
             info.error = f"cannot be read ({exc.strerror or exc})"
             return info
     entry_decode = _ENTRY_DECODE
+    unset, ts_min, ts_max = UNSET, _TS_MIN, _TS_MAX
     ws = _WS_START
     first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
     # what the lines add up to, kept in locals while the loop runs (written back after it)
@@ -379,17 +380,21 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
             # "\r" too. A "\r" that does not end its line (none in a file Pi wrote: its JSON
             # escapes them) ends a line here as well.
             cr = find(b"\r", pos, limit)
+            if cr < 0:
+                cr = limit  # (none: past every line's end)
             while pos < limit:
                 nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
                 e = nl
                 term = whole
-                if cr >= 0 and cr < nl:
+                if cr < nl:
                     if cr < nl - 1:  # (a "\r" inside the line: it ends there)
                         nl = e = cr
                         term = True
                     else:  # "\r\n", or a last line's closing "\r"
                         e -= 1
                     cr = find(b"\r", nl + 1, limit)
+                    if cr < 0:
+                        cr = limit
                 ln += 1
                 p = pos
                 pos = nl + 1
@@ -442,13 +447,13 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                         if (
                             msg is None
                             or (role == "user" and not first_found)
-                            or (type(ts) is int and not _TS_MIN <= ts <= _TS_MAX)
+                            or (type(ts) is int and not ts_min <= ts <= ts_max)
                         ):
                             ent = None
                         elif role == "toolResult" and msg.toolName == "subagent":
                             # the transcripts its runs record, read from its details alone
                             # (where they are not of the usual shape, the line is parsed)
-                            if msg.content is not UNSET and msg.details is not UNSET:
+                            if msg.content is not unset and msg.details is not unset:
                                 try:
                                     runs = _RUNS_DECODE(msg.details).results
                                 except Exception:
@@ -459,7 +464,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                                 count += 1
                         else:
                             count += 1
-                            if (role == "user" or role == "assistant") and msg.content is not UNSET:
+                            if (role == "user" or role == "assistant") and msg.content is not unset:
                                 if type(ts) is int or type(ts) is float:
                                     act = float(ts)
                                     if last_act is None or act > last_act:
