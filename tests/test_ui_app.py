@@ -189,8 +189,9 @@ async def test_pane_follows_the_selection(make_app, settle, srv_app_file):
         # the header counts that branch: its entries, and its tokens and cost worked out
         stats = branch_stats(s, leaf).total
         usage = str(b.query_one("#header-usage").render())
-        assert usage.startswith(f"branch {fmt_tokens_short(stats.tokens, truncate=True)} tok "
-                                f"{fmt_cost(stats.cost, zero='$0')} · ")
+        # (after the context meter at the selected entry)
+        assert usage.startswith("context 64k/200k 32% · branch "
+                                f"{fmt_tokens_short(stats.tokens, truncate=True)} tok {fmt_cost(stats.cost, zero='$0')} · ")
         assert usage.endswith(f" · {len(s.path_to(leaf))}/{len(s)} entries")
 
 

@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ...core.model.meter import context_meter
 from ...core.model.summary import shown_path
 from ...core.text import visible
 from .. import lookahead
@@ -254,6 +255,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
 
     def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
         self._update_tree_title()
+        if self.session is not None:
+            self.header.set_context(context_meter(self.session, event.entry))
         if self.following and event.entry >= 0 and event.entry != self._follow_entry():
             self.following = False
             self._update_tree_title()

@@ -23,6 +23,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ...core.model.doctor import Finding
+from ...core.model.meter import ContextMeter
 from ...core.read.session import SessionWarning
 from ...core.model.stats import Stats, is_own_model
 from ...core.model.summary import one_line, shorten_home
@@ -131,15 +132,21 @@ def _usage(stats: Stats | None, tokens: bool = True) -> str:
     return f"{fmt_tokens_short(stats.total.tokens, truncate=True)} tok {cost}" if tokens else cost
 
 
-def usage_line(width: int, branch: Stats | None, session: Stats | None, branch_len: int, entries: int) -> Text:
-    """``branch 1.2M tok $3.40 · session 2.0M tok $5.10 · 80/120 entries`` in ``width``
-    cells. Whole phrases give way, never the word that says what a number is: the
-    session's tokens first, then the branch's, then the session's cost (the ``s`` screen
-    has them all), then the entry count; what is left is cut at its end."""
+def usage_line(width: int, branch: Stats | None, session: Stats | None, branch_len: int, entries: int,
+               meter: ContextMeter | None = None) -> Text:
+    """``context 253k / 1M · 25% · branch 1.2M tok $3.40 · session 2.0M tok $5.10 · 80/120
+    entries`` in ``width`` cells. Whole phrases give way, never the word that says what a
+    number is: the compaction mark first, then the session's tokens, the branch's, the
+    session's cost (the ``s`` screen has them all), the entry count, the meter's own long
+    form; what is left is cut at its end."""
     count = f"{branch_len or '…'}/{entries} entries"
 
-    def line(branch_tokens: bool, whole: int, entries_shown: bool = True) -> Text:
+    def line(branch_tokens: bool, whole: int, entries_shown: bool = True, context: int = 2) -> Text:
         t = Text()
+        if meter is not None and context:
+            t.append("context ", style="bold")
+            t.append(meter.text(short=context < 2), style="bold yellow" if (meter.percent or 0) >= 80 else "")
+            t.append(" · ")
         t.append("branch ", style="bold")
         t.append(_usage(branch, branch_tokens))
         if whole:
@@ -150,8 +157,9 @@ def usage_line(width: int, branch: Stats | None, session: Stats | None, branch_l
             t.append(" · " + count)
         return t
 
-    return first_fit(width, (line(True, 2), line(True, 1), line(False, 1), line(False, 0),
-                             line(False, 0, False)))
+    return first_fit(width, (line(True, 2), line(True, 2, context=1), line(True, 1, context=1),
+                             line(False, 1, context=1), line(False, 0, context=1),
+                             line(False, 0, False, context=1), line(False, 0, False, context=0)))
 
 
 class WarningsBadge(Static):
@@ -200,6 +208,8 @@ class SessionHeader(Vertical):
     """Three lines of facts about the open session."""
 
     _problems_path: str | None = None
+    _usage: tuple | None = None  # (what show_session gave the usage line)
+    _meter: ContextMeter | None = None
     _check_timer = None
 
     DEFAULT_CSS = """
@@ -228,6 +238,7 @@ class SessionHeader(Vertical):
         self._line("title").show(lambda width: Text(cut_words(title, width)))
         self._line("meta").show(lambda width: Text(cut_end(meta, width)))
         self._line("usage").show(lambda width: Text())
+        self._usage = None
         self._problems_path = None
         self.set_warnings([])
 
@@ -251,7 +262,21 @@ class SessionHeader(Vertical):
         fork = one_line(forked_from, 300) if forked_from is not None else None
         current = branch.current if branch is not None else None
         self._line("meta").show(lambda width: meta_line(width, path, created, fork, current, session))
-        self._line("usage").show(lambda width: usage_line(width, branch, session, branch_len, entries))
+        self._usage = (branch, session, branch_len, entries)
+        self._show_usage()
+
+    def set_context(self, meter: ContextMeter | None) -> None:
+        """The context meter at the selected entry (``core.model.meter``) on the usage line."""
+        if meter == self._meter:
+            return
+        self._meter = meter
+        if self._usage is not None:
+            self._show_usage()
+
+    def _show_usage(self) -> None:
+        branch, session, branch_len, entries = self._usage
+        meter = self._meter
+        self._line("usage").show(lambda width: usage_line(width, branch, session, branch_len, entries, meter))
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
         """The badge as opening the file left it: the problems met reading it."""
