@@ -164,6 +164,32 @@ async def test_dragging_a_gap_resizes_the_panels_and_is_remembered(make_app, set
         assert int(_saved()["tree_share"] * (SIZE[0] - 52) / 100) == 49
 
 
+async def test_a_gap_shows_its_line_under_the_mouse_and_while_dragged_only(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        gap = app.screen.query_one("#sidebar-splitter")
+
+        def drawn() -> list[str]:  # the gap's column, row by row, as drawn now
+            return ["".join(seg.text for seg in gap.render_line(y)) for y in range(gap.size.height)]
+
+        assert set(drawn()) == {" "}  # at rest: the panels' borders show where they meet
+        await pilot.hover("#sidebar-splitter")
+        await settle(pilot)
+        assert set(drawn()) == {"┃"}
+        await pilot.hover("#tree")
+        await settle(pilot)
+        assert set(drawn()) == {" "}
+        assert await pilot.mouse_down("#sidebar-splitter")
+        await pilot.hover(None, offset=(45, 10))  # (dragged away from it: still drawn)
+        await settle(pilot)
+        assert set(drawn()) == {"┃"}
+        await pilot.mouse_up(None, offset=(45, 10))
+        await pilot.hover("#tree")
+        await settle(pilot)
+        assert set(drawn()) == {" "}
+
+
 async def test_the_layout_is_remembered_across_runs(make_app, settle, demo_root):
     first = make_app(demo_root, demo=True)
     async with first.run_test(size=SIZE) as pilot:

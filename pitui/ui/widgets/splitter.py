@@ -51,13 +51,29 @@ class Splitter(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._x = 0  # the pointer's last screen column in a drag
+        # The one line drawn on every row, made once per look: working out its colours
+        # (rich_style walks every ancestor's styles) for each of the screen's rows was
+        # a part of every full repaint. Made again after a restyle or a refresh (the
+        # mouse over it, a drag, a theme), as Textual's own style caches are.
+        self._line: Strip | None = None
+
+    def notify_style_update(self) -> None:
+        self._line = None
+        super().notify_style_update()
+
+    def refresh(self, *regions, **kwargs) -> Splitter:
+        self._line = None
+        return super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
         # a thin line, seen only under the mouse and while dragged (then in the accent
         # colour): at rest the panels' own borders show where they meet
-        glyph = "┃" if self.mouse_hover or self.has_class("-dragging") else " "
-        color = self.rich_style.color if glyph != " " else None
-        return Strip([Segment(glyph, Style(color=color, bgcolor=self.rich_style.bgcolor))], 1)
+        if self._line is None:
+            glyph = "┃" if self.mouse_hover or self.has_class("-dragging") else " "
+            style = self.rich_style
+            color = style.color if glyph != " " else None
+            self._line = Strip([Segment(glyph, Style(color=color, bgcolor=style.bgcolor))], 1)
+        return self._line
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         event.stop()
