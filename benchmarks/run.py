@@ -30,9 +30,10 @@ Figures:
            round, and the rounds' median and range are reported, with CPU seconds.
   --only usage  `pitui usage daily` cold / warm / after one session grew, beside
            `ccusage-pi daily` on the same store in turns (benchmarks/usage_bench.py).
-  search   `pitui search Q STORE --limit 20` for each query form, index warm, beside one
-           `grep -rliF` pass over the store; the index built cold and its size
-           (benchmarks/search_bench.py; `--only search` runs it alone).
+  search   `pitui search Q STORE --limit 20` for each query form, index warm: to its first 20
+           hits and to its exit, beside one `grep -rliF` pass over the store; the index built
+           cold and its size (benchmarks/search_bench.py; `--only search` runs it alone, on
+           --stores, default store,storebig: the newest four sessions 229 MB each).
   startup  what `pitui` imports before its first screen, by group (textual, rich, pitui.core,
            pitui.ui, ...) against the start-up budget (benchmarks/startup_budget.py; `--only
            startup` runs it alone, with --compare SRC beside another tree).
@@ -371,8 +372,9 @@ def main(argv=None) -> int:
                     help="search: only the search figures (benchmarks/search_bench.py); list: only the "
                     "listing figures, for each of --stores; startup: only the import budget "
                     "(benchmarks/startup_budget.py)")
-    ap.add_argument("--stores", default="store,store15k,store50k",
-                    help="with --only list: stores under benchmarks/data (comma-separated; gen.py makes them)")
+    ap.add_argument("--stores", default=None,
+                    help="with --only list or search: stores under benchmarks/data (comma-separated; gen.py makes "
+                    "them; default store,store15k,store50k for list, store,storebig for search)")
     ap.add_argument("--compare", metavar="SRC",
                     help="with --only list, search or startup: another pitui source tree, in the same rounds")
     ap.add_argument("--pi-runs", type=int, default=None,
@@ -380,7 +382,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.only == "list":
         stores = []
-        for name in args.stores.split(","):
+        for name in (args.stores or "store,store15k,store50k").split(","):
             if pi_side._marker(name) is None:
                 subprocess.run([PY, os.path.join(BENCH, "gen.py"), name], check=True)
             stores.append(os.path.join(pi_side.DATA, name))
@@ -406,7 +408,8 @@ def main(argv=None) -> int:
 
         return usage_bench.main(["--runs", str(args.runs)] + (["--json", args.json] if args.json else []))
     if args.only == "search":
-        return search_bench.main(["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
+        stores = [x for name in (args.stores or "store,storebig").split(",") for x in ("--store", name)]
+        return search_bench.main(stores + ["--runs", str(max(args.runs, 5))] + (["--markdown"] if args.markdown else [])
                                  + (["--json", args.json] if args.json else [])
                                  + (["--compare", args.compare] if args.compare else []))
     big, store = ensure_inputs()

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Searching the benchmark store: the first results of each query form, beside grep.
 
-    python benchmarks/search_bench.py [--runs 5] [--compare SRC] [--json OUT] [--skip-cold]
+    python benchmarks/search_bench.py [--store store|storebig|PATH]... [--runs 5] [--compare SRC]
+                                      [--json OUT] [--skip-cold]
 
 Each figure is a whole process, `pitui search QUERY STORE --limit 20` (20 sessions, newest
-first, each with its hits), with the search index warm, timed from process start to exit (the
-wrapper of ``pi_side.measure_once``), the median of ``--runs``. Beside it, in the same rounds,
+first, each with its hits), with the search index warm, the median of ``--runs``: the time
+from its start to the 20th hit line it prints (its **first 20 hits**, what a screen shows
+first; the whole output when there are fewer), and to its exit. Beside it, in the same rounds,
 one full ``grep -rliF`` pass over the store for a word found nowhere (the cost of reading every
 byte once, page cache warm): the target is at most half of it. Runs are taken in turns (grep,
 then each query, round after round), so a drift in the machine's speed touches all alike.
+
+``--store``: a sessions root, or the name of a store under ``benchmarks/data`` (made by
+``gen.py`` when missing), several times for several (default: ``store``); ``storebig`` is
+the store whose four newest sessions are 229 MB each (issue 32).
 
 ``--compare SRC``: also run the pitui source tree at SRC (``PYTHONPATH=SRC``, e.g. an older
 commit unpacked with ``git archive``) in the same rounds, each query's two runs back to back.
@@ -32,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
@@ -73,10 +80,30 @@ def _env(src: str, cache: str) -> dict:
     return {**os.environ, "PYTHONPATH": src, "PITUI_CACHE_DIR": cache}
 
 
+_HIT_LINE = re.compile(rb"^ +(#\d+|header) ")  # (a hit's line in `pitui search`'s output)
+
+
 def _search(src: str, cache: str, query: str, store: str) -> dict:
+    """One run: wall seconds to exit and to the ``LIMIT``-th hit line printed (``first_s``;
+    the exit when fewer), the command's CPU seconds and peak memory."""
     # (run from the tree itself: ``python -m`` puts the working folder first on sys.path)
-    return pi_side.measure_once([PY, "-m", "pitui.cli", "search", query, store, "--limit", str(LIMIT)],
-                                cwd=src, env=_env(src, cache))
+    cmd = [PY, "-m", "pitui.cli", "search", query, store, "--limit", str(LIMIT)]
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=src, env=_env(src, cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    hits, first = 0, None
+    for line in p.stdout:
+        if _HIT_LINE.match(line):
+            hits += 1
+            if hits == LIMIT:
+                first = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    p.stdout.close()
+    p.stderr.close()
+    return {"wall_s": wall, "first_s": first if first is not None else wall, "cpu_s": ru.ru_utime + ru.ru_stime,
+            "peak_mib": ru.ru_maxrss / 1024, "rc": p.returncode, "stderr": err}
 
 
 def _sessions_shown(src: str, cache: str, query: str, store: str) -> int:
@@ -151,6 +178,7 @@ def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict)
                 if r["rc"] != 0:
                     raise pi_side.MeasureError(f"{name}: pitui search {q!r} failed: {r['stderr'][-500:]}")
                 times.setdefault((form, name), []).append(r["wall_s"])
+                times.setdefault((form, name, "first"), []).append(r["first_s"])
                 times.setdefault((form, name, "cpu"), []).append(r["cpu_s"])
                 times.setdefault((form, name, "mib"), []).append(r["peak_mib"])
     for form, q in qs:
@@ -161,7 +189,10 @@ def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict)
     for form, q in qs:
         row = {"form": form, "query": q}
         for name in trees:
+            first = times[(form, name, "first")]
             row[name] = {"median_s": statistics.median(times[(form, name)]), "runs": times[(form, name)],
+                         "first_s": statistics.median(first), "first_runs": first,
+                         "first_x_grep": statistics.median(first) / grep_s,
                          "cpu_s": statistics.median(times[(form, name, "cpu")]),
                          "peak_mib": max(times[(form, name, "mib")]), "sessions": shown[(form, name)],
                          "x_grep": statistics.median(times[(form, name)]) / grep_s}  # fmt: skip
@@ -176,17 +207,21 @@ def report(res: dict, markdown: bool = False) -> str:
     names = list(res["trees"])
     g = res["grep"]["median_s"]
     if markdown:
-        head = " | ".join(f"{n}: s (x grep)" for n in names)
+        head = " | ".join(f"{n}: first {LIMIT} hits / whole, s (x grep)" for n in names)
         lines.append(f"| query (`--limit {LIMIT}`) | {head} | sessions shown |")
         lines.append("|---" * (2 + len(names)) + "|")
         for row in res["queries"]:
-            cells = " | ".join(f"{row[n]['median_s']:.2f} ({row[n]['x_grep']:.2f}x)" for n in names)
+            cells = " | ".join(f"{row[n]['first_s']:.2f} ({row[n]['first_x_grep']:.2f}x) / "
+                               f"{row[n]['median_s']:.2f} ({row[n]['x_grep']:.2f}x)" for n in names)
             lines.append(f"| {row['form']}: `{row['query']}` | {cells} | {row[names[0]]['sessions']} |")
         lines.append(f"| one `grep -rliF` pass, a word found nowhere | {g:.2f} s | | |")
     else:
+        lines.append(f"store: {res.get('store', '?')}")
         for row in res["queries"]:
-            cells = "; ".join(f"{n} {row[n]['median_s']:.2f} s ({row[n]['x_grep']:.2f}x grep, "
-                              f"{row[n]['cpu_s']:.2f} s CPU, {row[n]['peak_mib']:.0f} MiB)" for n in names)
+            cells = "; ".join(f"{n} first {LIMIT} hits {row[n]['first_s']:.2f} s ({row[n]['first_x_grep']:.2f}x grep; "
+                              f"{_spread(row[n]['first_runs'])}), whole {row[n]['median_s']:.2f} s "
+                              f"({row[n]['x_grep']:.2f}x; {_spread(row[n]['runs'])}), "
+                              f"{row[n]['cpu_s']:.2f} s CPU, {row[n]['peak_mib']:.0f} MiB" for n in names)
             lines.append(f"{row['form']} {row['query']!r}: {cells}; {row[names[0]]['sessions']} sessions shown")
         lines.append(f"grep -rliF over the store: {g:.2f} s (runs {', '.join(f'{x:.2f}' for x in res['grep']['runs'])})"
                      "  [target: first results <= 0.5x]")
@@ -199,24 +234,40 @@ def report(res: dict, markdown: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _spread(runs: list[float]) -> str:
+    return f"{min(runs):.2f}-{max(runs):.2f}"
+
+
+def _store_path(arg: str) -> str:
+    """A sessions root given as a path, or by its name under benchmarks/data (made first)."""
+    if os.path.sep in arg or arg.startswith("."):
+        return os.path.abspath(arg)
+    if pi_side._marker(arg) is None:
+        subprocess.run([PY, os.path.join(BENCH, "gen.py"), arg], check=True)
+    return os.path.join(pi_side.DATA, arg)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--compare", metavar="SRC", help="another pitui source tree, run in the same rounds")
     ap.add_argument("--skip-cold", action="store_true", help="do not time the index built from nothing")
-    ap.add_argument("--store", help="a sessions root (default: benchmarks/data/store, generated on first use)")
+    ap.add_argument("--store", action="append",
+                    help="a sessions root or a store's name under benchmarks/data, made on first use "
+                    "(default: store; several: each in turn)")
     ap.add_argument("--json", metavar="OUT", help="also write all figures as JSON to OUT")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
-    store = os.path.abspath(args.store) if args.store else pi_side.store_root()
-    if store is None:
-        subprocess.run([PY, os.path.join(BENCH, "gen.py"), "store"], check=True)
-        store = pi_side.store_root()
-    res = bench_search(store, args.runs, args.compare, cold=not args.skip_cold)
-    print(report(res, args.markdown))
+    every = {}
+    for arg in args.store or ["store"]:
+        store = _store_path(arg)
+        res = bench_search(store, args.runs, args.compare, cold=not args.skip_cold)
+        res["store"] = store
+        every[store] = res
+        print(report(res, args.markdown), flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(res, f, indent=2, default=str)
+            json.dump(every if len(every) > 1 else res, f, indent=2, default=str)
     return 0
 
 

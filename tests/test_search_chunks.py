@@ -25,7 +25,8 @@ QUERIES = ["the", "read file", '"the file"', "re:fun.tion", r"re:\d+\.\d+", "hai
            # word pairs (the chunks' pair bitmaps): adjacent, never adjacent, across rows, one
            # character between two literals, short words, a made tool-call text, folded letters
            '"file read"', '"read file"', '"pad first"', "re:file.read", "re:e.rea", "re:fil.\\s", '"x a b"',
-           '"path: /"', '"echo timeout"', '"kelvin and"', '"and stop"', "re:KELVIN.and"]
+           '"path: /"', '"echo timeout"', '"kelvin and"', '"and stop"', "re:KELVIN.and",
+           '"alpha beta gamma delta epsilon"', '"beta gamma"']
 
 
 @pytest.fixture(autouse=True)
@@ -78,6 +79,8 @@ def _store(tmp_path, n=60):
         objs.append(user(f"u{k}", None, k, f"first {k} the file read haiku{k % 7} function {k}.{k} " + "pad " * 40))
         if k == n // 2:
             objs.extend(_hostile_entries())
+        if k == n // 3:  # (in a dense chunk: a phrase's words apart by escaped and non-ASCII whitespace)
+            objs.append(user(f"w{k}", None, k, "alpha\n\tbeta\u00a0gamma\u2028delta  epsilon"))
     write(proj / "2026-11-20T10-00-00-000Z_a.jsonl", objs)
     shutil.copy(CORPUS / "--Users-badlogic-workspaces-pi-mono--" / BIG, proj / BIG)
     return root

@@ -85,6 +85,15 @@ def test_the_index_and_a_scan_without_it_agree(form, corpus_index, tmp_path):
     for max_hits in (1, 3):  # (counting stops one hit past those kept: at the same row either way)
         few = search(root, query, index_dir=corpus_index, max_hits=max_hits)
         assert full_results(few) == full_results(search(root, query, max_hits=max_hits, use_index=False)), max_hits
+    for use_index in (True, False):  # a session's first hits handed out first: then the same session whole
+        steps = list(search(root, query, index_dir=corpus_index, max_hits=5, first_hits=2, use_index=use_index))
+        whole = [r for r in steps if not r.partial]
+        assert full_results(whole) == full_results(search(root, query, index_dir=corpus_index, max_hits=5))
+        for k, r in enumerate(steps):
+            if r.partial:
+                after = steps[k + 1]
+                assert (after.path, after.partial, r.hits) == (r.path, False, after.hits[: len(r.hits)]), query
+                assert len(r.hits) >= 2 and not r.hit_count_complete, query
     assert not (tmp_path / "none").exists() or not any(p.name.startswith("search-") for p in (tmp_path / "none").iterdir())
 
 

@@ -313,3 +313,26 @@ async def test_a_hit_deep_in_a_long_tool_result_opens_at_its_line_highlighted(ma
         line = next(strip for strip in shown if "line 150  zebrafish spotted here" in strip.text)
         # the match is drawn in the hit's colours
         assert any(seg.text == "zebrafish" and seg.style and seg.style.bgcolor is not None for seg in line)
+
+
+async def test_a_sessions_first_hits_come_first_then_it_whole(runs, settle):
+    """A big session's first hits are listed as soon as they are found (``partial``); the
+    session whole then takes their place: one title, the same lines as if it came at once."""
+    import dataclasses
+
+    app = runs()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        whole = [row.result for row in res.rows if row.kind == "session"]
+        at_once = _shown(res)
+        res.clear()
+        hits = whole[0].hits[:4]
+        first = dataclasses.replace(whole[0], hits=hits, hit_count=sum(h.repeats for h in hits),
+                                    hit_count_complete=False, partial=True)  # fmt: skip
+        res.add_result(first)
+        res.add_result(whole[1])
+        assert _shown(res)[0].endswith(" · 10+ hits") and res.sessions == 2
+        assert _shown(res)[4] == "                                … 1+ more in this session · Enter lists them"
+        res.add_result(whole[0])
+        assert _shown(res) == at_once and (res.sessions, res.hits) == (2, 11)

@@ -187,24 +187,43 @@ def _pieces(needles: Iterable[str], cut: re.Pattern) -> tuple[bytes, ...]:
     return tuple(p.encode("ascii") for p in sorted(got, key=len, reverse=True))
 
 
-def _line_filter(q: Query) -> list[tuple[tuple[bytes, ...], tuple[bytes, ...] | None]] | None:
+# Whitespace between a phrase's words as a dense chunk's raw JSON may write it: a space, a
+# character above ASCII (as UTF-8: U+00A0, U+2028, ...), a \\t-style or \\u escape (lowercased).
+_RAW_SPACE = rb"(?:[ \x80-\xff]|\\[bfnrt]|\\u[0-9a-f]{4})+"
+_RAW_SAFE = re.compile(r"[\x20-\x7e]+")  # (a word of these is written as it is, unless it holds " \\ /)
+
+
+def _raw_phrase(t) -> re.Pattern | None:
+    """For a phrase whose words a JSON writer writes as they are, a bytes regex that a
+    dense chunk's lowercased raw line matches wherever a row of it holds the phrase: the
+    words with :data:`_RAW_SPACE` between them (None for any other term)."""
+    if t.kind != "phrase":
+        return None
+    words = t.value.split()
+    if not all(_RAW_SAFE.fullmatch(w) and not any(c in w for c in '"\\/') for w in words):
+        return None
+    return re.compile(_RAW_SPACE.join(re.escape(w.lower().encode("ascii")) for w in words))
+
+
+def _line_filter(q: Query) -> list[tuple] | None:
     """What a raw JSON line (lowercased) must hold to be worth parsing for ``q``: for any
-    one term, every strict piece of its needles, or (in a line holding a tool call or a
+    one term, every strict piece of its needles (and, for a phrase, its words with only
+    whitespace between them, :func:`_raw_phrase`), or (in a line holding a tool call or a
     label) every loose piece (None in place of the loose pieces: the same as the strict
     ones). None: every line is read (a term without a piece to look for)."""
     if not q.terms:  # ``kind:`` alone: the lines that hold calls (or ``!`` commands)
         from ..model.parts import SHELL_EXEC
 
-        alts = [((b"toolcall",), None)]
+        alts = [((b"toolcall",), None, None)]
         if SHELL_EXEC in q.kinds:
-            alts.append(((b"bashexecution",), None))
+            alts.append(((b"bashexecution",), None, None))
         return alts
     alts = []
     for t in q.terms:
         strict, loose = _pieces(t.needles, _STRICT_CUT), _pieces(t.needles, _LOOSE_CUT)
         if not strict or not loose:
             return None  # (a row may match this term without a piece to look for)
-        alts.append((strict, None if strict == loose else loose))
+        alts.append((strict, None if strict == loose else loose, _raw_phrase(t)))
     return alts
 
 
@@ -229,9 +248,14 @@ def _chosen_lines(data: bytes, alts, made: Iterable[int]) -> list[int]:
                 chosen.add(ls)
             pos = find(first, le + 1) if le < n else -1
 
-    for strict, loose in alts:
-        scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
-        if loose is not None:
+    made = list(made)
+    for strict, loose, phrase in alts:
+        if phrase is None:
+            scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
+        else:  # (a line pitui makes the text of is looked at below, for its loose pieces)
+            scan(strict[0], lambda ls, le, rx=phrase: rx.search(low, ls, le) is not None)
+        if loose is not None or phrase is not None:
+            loose = loose or strict
             for ls in made:
                 le = find(b"\n", ls)
                 if le < 0:

@@ -76,7 +76,7 @@ from ..read.lines import file_fingerprint, open_regular
 from .discovery import SessionRoot, utf8_name
 from .listing import SessionInfo, default_cache_dir
 from .search_chunks import IndexStats, _Changed, _ChunkRows, _chunks, _ready
-from .search_match import MAX_HITS, Hit, SessionHits, _match_open_file, _scan_file, match_rows
+from .search_match import MAX_HITS, Hit, SessionHits, _finished, _match_open_file, _scan_file, match_steps
 from .search_query import Query, _gap_fts
 from .search_rows import _FileState, _identity
 from .search_words import _chunk_may, _may_pair
@@ -709,26 +709,29 @@ class SearchIndex:
     def match_file(
         self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None,
         chunks: list[tuple] | None = None, count_to: int | None = None, per_term: list[set] | None = None,
-    ) -> tuple[list[Hit], int, bool] | None:
+        first_hits: int | None = None,
+    ) -> Iterator[tuple[list[Hit], int, bool, bool]]:
         """Exact hits of ``q`` in file ``fid``, read back from the file's chunks at their
-        offsets, as :func:`~.search_match.match_rows` gives them (``count_to``: where its
-        counting stops), or None when some term matches none of its rows (or
-        ``should_stop()`` came true on the way). ``chunks``: the chunks that may hold a hit
-        (default: all), ``per_term`` the starts of those that may hold each term
-        (:meth:`_narrowed`). A file that no longer is what the index says (another size, time
-        or inode) is read from its start."""
+        offsets, step by step as :func:`~.search_match.match_steps` gives them (``count_to``:
+        where its counting stops; ``first_hits``: when a first step is given); nothing when
+        some term matches none of its rows (or ``should_stop()`` came true on the way).
+        ``chunks``: the chunks that may hold a hit (default: all), ``per_term`` the starts of
+        those that may hold each term (:meth:`_narrowed`). A file that no longer is what the
+        index says (another size, time or inode) is read from its start (after a first step:
+        its steps again, from the first)."""
         st = self._state_of(fid)
         if st is None or st.error is not None:
-            return None
+            return
         try:
             f = open_regular(st.path)
         except OSError:
-            return None
+            return
         with f:
             try:
                 if _identity(os.fstat(f.fileno())) != (st.dev, st.ino, st.size, st.mtime_ns) or st.stream:
                     # (a stream is read whole: its entries are rebuilt from all its records)
-                    return _match_open_file(f, st.path, q, max_hits, should_stop, count_to)
+                    yield from _match_open_file(f, st.path, q, max_hits, should_stop, count_to, first_hits)
+                    return
                 if chunks is None:
                     chunks = self.conn.execute(
                         "SELECT start, end, entry, lineno, lines, dense, made FROM chunks WHERE file=? ORDER BY start",
@@ -736,13 +739,15 @@ class SearchIndex:
                     ).fetchall()
                 stopped: list = [should_stop] if should_stop is not None else []
                 rows = _ChunkRows(f, st, chunks, q, stopped, per_term)
-                got = match_rows(rows, q, max_hits, should_stop, count_to)
-                return None if len(stopped) > 1 else got
+                for got in match_steps(rows, q, max_hits, should_stop, count_to, first_hits):
+                    if len(stopped) > 1:
+                        return
+                    yield got
             except _Changed:
                 f.seek(0)
-                return _match_open_file(f, st.path, q, max_hits, should_stop, count_to)
+                yield from _match_open_file(f, st.path, q, max_hits, should_stop, count_to, first_hits)
             except (OSError, ValueError):
-                return None
+                return
 
     def query(
         self,
@@ -757,9 +762,12 @@ class SearchIndex:
         on_progress: Callable[[int, int], None] | None = None,
         stats: IndexStats | None = None,
         count_to: int | None = None,
+        first_hits: int | None = None,
     ) -> Iterator[SessionHits]:
         """Results in the order of ``infos`` (pass them newest first); ``count_to``: where
-        counting a session's hits stops (:func:`~.search_match.match_rows`).
+        counting a session's hits stops (:func:`~.search_match.match_rows`); ``first_hits``:
+        a session's first hits are handed out as soon as there are that many (a result with
+        ``partial`` set, followed by the same session whole, see :func:`.search.search`).
 
         With ``update``, files that changed are (re)indexed on the way, each just before it
         is searched, so results stream in order even while the index is being built. An
@@ -772,8 +780,9 @@ class SearchIndex:
                 for r in self._query(q, [i for i in infos if i.path not in given],
                                      limit=None if limit is None else limit - len(given), max_hits=max_hits,
                                      should_stop=should_stop, update=update or attempt > 0, root=root,
-                                     on_progress=on_progress, stats=stats, count_to=count_to):
-                    given.add(r.path)
+                                     on_progress=on_progress, stats=stats, count_to=count_to, first_hits=first_hits):
+                    if not r.partial:
+                        given.add(r.path)
                     yield r
                 return
             except sqlite3.DatabaseError as exc:
@@ -794,6 +803,7 @@ class SearchIndex:
         on_progress: Callable[[int, int], None] | None,
         stats: IndexStats | None,
         count_to: int | None,
+        first_hits: int | None,
     ) -> Iterator[SessionHits]:
         stats = stats if stats is not None else IndexStats()
         stale: set[str] = set()
@@ -851,20 +861,19 @@ class SearchIndex:
                         if chunks == []:
                             continue
                 if fid is None:  # (its indexing failed: read whole, as without the index)
-                    got = _scan_file(info.path, q, max_hits, should_stop, count_to)
+                    steps = _scan_file(info.path, q, max_hits, should_stop, count_to, first_hits)
                 else:
-                    got = self.match_file(fid, q, max_hits, should_stop, chunks, count_to, per_term)
-                if got is None:
-                    continue
-                txn.commit()  # never hold the write lock while the caller holds the results
-                hits, count, complete = got
-                yield SessionHits(
-                    info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count, info,
-                    complete,
-                )
-                n += 1
-                if limit is not None and n >= limit:
-                    return
+                    steps = self.match_file(fid, q, max_hits, should_stop, chunks, count_to, per_term, first_hits)
+                given = False
+                for hits, count, complete, partial in _finished(steps):
+                    txn.commit()  # never hold the write lock while the caller holds the results
+                    given = not partial
+                    yield SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms,
+                                      hits, count, info, complete, partial)  # fmt: skip
+                if given:
+                    n += 1
+                    if limit is not None and n >= limit:
+                        return
 
 
 class _Txn:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from ..read.lines import open_regular
 from ..text import CONTROL_RE, visible
@@ -80,6 +80,9 @@ class SessionHits:
     # whether ``hit_count`` counts every matching row (False: counting stopped there, one row
     # past the hits kept, and the session may hold more: see search_match.match_rows)
     hit_count_complete: bool = True
+    # the session's first hits, handed out while the rest are looked for: the same session
+    # comes next, whole (a new object; see search.search's ``first_hits``)
+    partial: bool = False
 
     @property
     def title(self) -> str:
@@ -203,6 +206,25 @@ def match_rows(
     each such call is a hit (and a session without one is no result).
     ``should_stop()`` is polled every :data:`_STOP_EVERY` rows (a huge session, or a regex
     no trigram narrows, is a long scan): None once it is true."""
+    got = None
+    for got in match_steps(rows, q, max_hits, should_stop, count_to):
+        pass
+    return got[:3] if got is not None else None
+
+
+def match_steps(
+    rows: Iterable[tuple[str, int, str | None, str, str | None]],
+    q: Query,
+    max_hits: int = MAX_HITS,
+    should_stop: Callable[[], bool] | None = None,
+    count_to: int | None = None,
+    first_hits: int | None = None,
+) -> Iterator[tuple[list[Hit], int, bool, bool]]:
+    """:func:`match_rows` step by step: ``(hits, hit_count, all_counted, partial)``, the
+    last one its result (``partial`` False; nothing when it is None). ``first_hits``: once
+    that many hits are kept and every term has matched, while more rows are to be read, a
+    first step is given with them (``partial`` True, a copy of the hits so far), so that a
+    session's first hits can be shown while the rest are looked for."""
     terms = q.terms
     keep = _kind_filter(q.kinds) if q.kinds else None
     matched = [False] * len(terms)
@@ -215,16 +237,21 @@ def match_rows(
     active = range(len(terms))  # the terms each row is matched against
     counting = True  # (False once count_to rows are counted: only the terms not yet matched are looked for)
     hits = _Kept(max_hits, q.fold)
+    wait = first_hits if first_hits is not None and first_hits < max_hits else None  # (the first step not given yet)
     count = 0
     for n, (kind, entry, eid, text, when) in enumerate(rows, 1):
         if should_stop is not None and n % _STOP_EVERY == 0 and should_stop():
-            return None
+            return
         if keep is not None and not keep(kind, text):
             continue
         if not terms:  # ``kind:`` alone: the call is the hit (its first line; nothing to mark)
             count += 1
             if hits.add(eid, entry, kind, text, when, None) == count_to:
-                return hits.done(), count, False
+                yield hits.done(), count, False, False
+                return
+            if wait is not None and wait <= len(hits.hits) < max_hits:
+                wait = None
+                yield list(hits.done()), count, False, True
             continue
         ascii_text = text.isascii()  # O(1) in CPython
         low = None
@@ -252,20 +279,25 @@ def match_rows(
         if not counting:
             active = [k for k in active if not matched[k]]
             if not active:
-                return hits.done(), count, False
+                yield hits.done(), count, False, False
+                return
             continue
         count += 1
-        if hits.add(eid, entry, kind, text, when, (first, patterns, fixed)) == count_to:
+        found = hits.add(eid, entry, kind, text, when, (first, patterns, fixed))
+        if wait is not None and wait <= len(hits.hits) < max_hits and found != count_to and all(matched):
+            wait = None
+            yield list(hits.done()), count, False, True
+        if found == count_to:
             active = [k for k in active if not matched[k]]
             if not active:
-                return hits.done(), count, False
+                yield hits.done(), count, False, False
+                return
             counting = False
             narrow = getattr(rows, "narrow", None)
             if narrow is not None:
                 narrow(active)
-    if not all(matched) or not count:
-        return None
-    return hits.done(), count, counting
+    if all(matched) and count:
+        yield hits.done(), count, counting, False
 
 
 class _Kept:
@@ -315,28 +347,47 @@ class _Kept:
         return [h if k == 1 else replace(h, repeats=k) for h, k in zip(self.hits, self.repeats)]
 
 
+def _finished(steps: Iterator[tuple]) -> Iterator[tuple]:
+    """``steps`` (:func:`~.search_match.match_steps`), a first step that no whole result
+    follows (the file could not be read on) given again as the result."""
+    last = None
+    for last in steps:
+        yield last
+    if last is not None and last[3]:
+        yield (*last[:3], False)
+
+
 def count_to_of(max_hits: int, count_all: bool) -> int | None:
     """Where counting a session's hits stops: one row past the hits kept (so that a result
     says whether there are more than it shows), or nowhere (``count_all``)."""
     return None if count_all or max_hits >= sys.maxsize else max_hits + 1
 
 
-def _scan_file(path: str, q: Query, max_hits: int, should_stop, count_to: int | None) -> tuple | None:
-    """The exact hits of ``q`` in the session file ``path`` (:func:`match_rows`), its rows
-    read from the start (None when it cannot be read: it is left out)."""
+def _scan_file(path: str, q: Query, max_hits: int, should_stop, count_to: int | None,
+               first_hits: int | None = None) -> Iterator[tuple]:
+    """The exact hits of ``q`` in the session file ``path``, its rows read from the start,
+    step by step as :func:`match_steps` gives them (nothing when it cannot be read: it is
+    left out)."""
     try:
         f = open_regular(path)
     except OSError:
-        return None
+        return
     with f:
-        return _match_open_file(f, path, q, max_hits, should_stop, count_to)
+        yield from _match_open_file(f, path, q, max_hits, should_stop, count_to, first_hits)
 
 
-def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop, count_to: int | None) -> tuple | None:
-    """The exact hits of ``q`` in the open session file ``f``, its rows read from the start."""
+def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop, count_to: int | None,
+                     first_hits: int | None = None) -> Iterator[tuple]:
+    """The exact hits of ``q`` in the open session file ``f``, its rows read from the start
+    (:func:`match_steps`)."""
     st = _FileState(0, path)
-    try:
-        got = match_rows(_file_rows(f, st), q, max_hits, should_stop, count_to)
-    except Exception:  # (a file that cannot be read is left out, as the index leaves it out)
-        return None
-    return got if st.error is None and st.has_header else None
+    steps = match_steps(_file_rows(f, st), q, max_hits, should_stop, count_to, first_hits)
+    while True:
+        try:
+            got = next(steps)
+        except StopIteration:
+            return
+        except Exception:  # (a file that cannot be read is left out, as the index leaves it out)
+            return
+        if st.error is None and st.has_header:
+            yield got

@@ -159,6 +159,7 @@ class SearchResults(LineList):
         self.counted_all = True  # (False: some session holds more hits than ``hits`` counts)
         self._keys: list[tuple] = []  # the results' sort keys, in the order shown
         self._results: list[SessionHits] = []  # ... and the results
+        self._partial: dict[str, SessionHits] = {}  # results shown with their first hits, by path
         self.moved = False  # the user moved the cursor since the results were cleared
 
     # ------------------------------------------------------------------ data
@@ -166,6 +167,7 @@ class SearchResults(LineList):
         self.rows = []
         self._keys = []
         self._results = []
+        self._partial = {}
         self.cursor_row = -1
         self.sessions = self.hits = 0
         self.counted_all = True
@@ -189,7 +191,14 @@ class SearchResults(LineList):
     def add_result(self, r: SessionHits) -> None:
         """Show ``r`` in its place (newest session first); the cursor stays on its row and
         the lines in view stay where they are, unless the user has not moved yet: then the
-        cursor is on the first hit of the newest session."""
+        cursor is on the first hit of the newest session. A session whose first hits came
+        first (``partial``) has its rows made again from ``r``, it whole."""
+        first = self._partial.pop(r.path, None)
+        if first is not None:
+            self._replace(first, r)
+            return
+        if r.partial:
+            self._partial[r.path] = r
         key = _newest_key(r)
         at = bisect.bisect_right(self._keys, key)
         rows = self._group_rows(r)
@@ -204,8 +213,30 @@ class SearchResults(LineList):
         self._results.insert(at, r)
         self.sessions += 1
         self.hits += r.hit_count
-        self.counted_all = self.counted_all and r.hit_count_complete
+        self.counted_all = self.counted_all and (r.partial or r.hit_count_complete)
         self._rows_inserted(start, len(rows))
+
+    def _replace(self, first: SessionHits, r: SessionHits) -> None:
+        """The rows of ``first`` (a session's first hits) made again from ``r`` (it whole),
+        opened if they were; the rows after them and the cursor move with them."""
+        at = next(k for k, x in enumerate(self._results) if x is first)
+        start = next(k for k, row in enumerate(self.rows) if row.kind == "session" and row.result is first)
+        end = start + 1
+        while end < len(self.rows) and self.rows[end].kind != "session":
+            end += 1
+        opened = end - start != len(self._group_rows(first))
+        rows = self._group_rows(r, expanded=opened)
+        self.rows[start:end] = rows
+        self._results[at] = r
+        self.hits += r.hit_count - first.hit_count
+        self.counted_all = self.counted_all and r.hit_count_complete
+        grown = len(rows) - (end - start)
+        if grown and self.moved and self.cursor_row >= end:
+            self.cursor_row += grown
+            if end < round(self.scroll_y):  # (what the user is looking at stays in place)
+                self.scroll_to(y=self.scroll_y + grown, animate=False, force=True, immediate=True)
+        self._update_virtual_size()
+        self.refresh()
 
     def _rows_inserted(self, start: int, count: int) -> None:
         self._update_virtual_size()
@@ -542,6 +573,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
                 index_dir=self.index_dir,
                 infos=self.infos,
                 max_hits=self.MAX_HITS,
+                first_hits=SHOWN_HITS + 1,  # (a big session's first lines, and its "more" line, at once)
                 fold=True,
                 on_progress=progress,
                 should_stop=lambda: worker.is_cancelled,
