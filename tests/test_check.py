@@ -249,6 +249,25 @@ def test_a_number_beyond_a_double(tmp_path):
     assert got.pi == KINDS["huge-number"]
 
 
+def test_a_line_longer_than_pitui_reads(tmp_path):
+    """A run of NUL bytes past MAX_LINE (a hole in a sparse file): read past, one finding;
+    Pi cannot open a file with a line past V8's longest string (checked with Pi 1.6.0 on a
+    600 MB line: RangeError: Invalid string length)."""
+    from pitui.core.read.lines import MAX_LINE
+
+    f = tmp_path / "s.jsonl"
+    head = (line(HEADER) + "\n" + line(user("u1", None, 1)) + "\n").encode()
+    with open(f, "wb") as out:
+        out.write(head)
+        out.truncate(len(head) + MAX_LINE + 1)
+    with open(f, "ab") as out:
+        out.write(b"\n" + (line(user("u2", "u1", 2)) + "\n").encode())
+    got = only(f)
+    assert (got.kind, got.line, got.entry_id) == ("too-long", 3, None)
+    assert got.message == f"the line is longer than {MAX_LINE >> 20} MB and is skipped"
+    assert got.pi == KINDS["too-long"]
+
+
 def test_every_kind_has_a_test_file_here():
     import re
 

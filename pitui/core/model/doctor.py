@@ -23,7 +23,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
-from ..read.lines import open_regular, parse_line
+from ..read.lines import iter_line_spans, open_regular, parse_line
 from ..read.normalize import norm_id
 from ..read.session import _HEAD_RE, NotASession, Session, SessionWarning
 
@@ -34,6 +34,8 @@ KINDS: dict[str, str] = {
     "missing-header": "refuses to open the file (not a valid session)",
     "unparsable": "skips the line",
     "too-deep": "reads the line whole: JavaScript has no such limit",
+    "too-long": "reads a line of up to 512 M characters (V8's longest string); past that it cannot open "
+                "the session at all (RangeError: Invalid string length)",
     "not-an-object": "skips null, false, 0 and \"\"; any other value it keeps as an entry with no id: an empty "
                      "root in /tree, and as the last line it leaves Pi with no leaf and an empty context",
     "not-utf8": "reads the bad bytes as \ufffd too",
@@ -375,14 +377,20 @@ def _cut_last_line(s: Session) -> list[Finding]:
     size = s.file_size
     if s.scanned_to >= size:
         return []
+    last = None
     try:
         with open_regular(s.path) as f:
-            f.seek(s.scanned_to)
-            tail = f.read(size - s.scanned_to)
+            for buf, pos, e, _off, lineno, _end, terminated in iter_line_spans(f, s.scanned_to, s.next_lineno, size):
+                last = None if terminated else (lineno, bytes(buf[pos:e]))
     except OSError:
         return []
-    last = tail.rpartition(b"\n")[2]  # (blank lines may come before it)
-    if not last.strip() or parse_line(last).value is not None:
+    if last is None:
         return []
-    return [Finding("unparsable", s.next_lineno + tail.count(b"\n"), None,
-                    "the last line has no newline and is not valid JSON (cut short)", _PI_CUT_LAST)]
+    lineno, data = last
+    res = parse_line(data)
+    if res.value is not None:
+        return []
+    if res.too_long:
+        return [Finding("too-long", lineno, None, f"the last line has no newline and is {res.why}", KINDS["too-long"])]
+    return [Finding("unparsable", lineno, None, "the last line has no newline and is not valid JSON (cut short)",
+                    _PI_CUT_LAST)]

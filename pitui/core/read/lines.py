@@ -2,7 +2,9 @@
 
 Lines are split on ``\\n`` only (U+2028, U+2029 and ``\\x85`` occur raw inside JSON
 strings and are not line breaks); a trailing ``\\r`` is dropped; blank lines are
-skipped. Files are read in chunks so memory stays bounded by the largest line.
+skipped. Files are read in chunks so memory stays bounded by the largest line, and a line
+longer than :data:`MAX_LINE` is never held: it is read past, and given as the stand-in
+:data:`LONG_LINE`, which :func:`parse_line` reports as too long.
 """
 
 from __future__ import annotations
@@ -19,10 +21,23 @@ from typing import BinaryIO, Iterator
 import orjson
 
 __all__ = ["RawLine", "iter_lines", "parse_line", "replace_surrogates", "read_span", "BOM", "ParseResult",
-           "NotRegular", "not_regular", "open_regular", "open_small"]
+           "NotRegular", "not_regular", "open_regular", "open_small", "MAX_LINE", "LONG_LINE"]
 
 BOM = b"\xef\xbb\xbf"
 CHUNK = 4 * 1024 * 1024
+
+#: The longest line read, in bytes. Far above any real entry: the biggest reach tens of
+#: megabytes (a provider refuses a request of more than about 32 MB, so no message the model
+#: saw is bigger), and half of what Pi itself reads: past V8's longest string (2**29 - 24
+#: characters) Pi cannot open the session at all ("RangeError: Invalid string length").
+#: Reading a line costs a few times its size in memory, so this bounds what one line of a
+#: hostile file (a gigabyte of NUL bytes, a pipe that never sends a newline) can take.
+MAX_LINE = 256 * 1024 * 1024
+#: What a line longer than MAX_LINE is read as: no JSON (a raw NUL is never valid), told
+#: apart by :func:`parse_line`. It is given ending where the long line ends (the offset after
+#: it is right; the offset of its start is not the long line's).
+LONG_LINE = b"\x00pitui: a line longer than MAX_LINE bytes, read past\x00"
+_TOO_LONG = f"longer than {MAX_LINE // (1024 * 1024)} MB"
 
 
 class NotRegular(OSError):
@@ -130,8 +145,15 @@ class ParseResult:
     huge: bool = False  # numbers beyond a double's range (JavaScript's Infinity) were read as null
 
     @property
+    def too_long(self) -> bool:
+        """The line was longer than :data:`MAX_LINE` and read past (:data:`LONG_LINE`)."""
+        return self.error == _TOO_LONG
+
+    @property
     def why(self) -> str:
-        """Why the line did not parse, for a warning: "not valid JSON" or the depth."""
+        """Why the line did not parse, for a warning: "not valid JSON", its length or depth."""
+        if self.error == _TOO_LONG:
+            return _TOO_LONG
         if self.error and "depth limit" in self.error:
             return "nested more than 1,024 levels deep"
         return "not valid JSON"
@@ -159,6 +181,8 @@ def parse_line(data: bytes) -> ParseResult:
         return ParseResult(orjson.loads(data), False, None)
     except orjson.JSONDecodeError as exc:
         first_error = str(exc)
+    if data == LONG_LINE:
+        return ParseResult(None, False, _TOO_LONG)
     replaced = False
     try:
         text = data.decode("utf-8")
@@ -304,14 +328,19 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
     while mapped kills the reader with SIGBUS (the scan workers, whose caller then reads
     the file itself). A file that cannot be mapped is read the usual way.
 
-    ``f`` may also be the file's bytes, read whole already: one block of them, not copied."""
+    ``f`` may also be the file's bytes, read whole already: one block of them, not copied.
+
+    A line longer than :data:`MAX_LINE` is never held in memory: it is read past, and
+    given as :data:`LONG_LINE` in a block of its own."""
     if isinstance(f, bytes):
-        yield from _bytes_blocks(f, start, stop)
-        return
+        if len(f) - start <= MAX_LINE:  # (no line can be too long: always so for a small file)
+            yield from _bytes_blocks(f, start, stop)
+            return
+        f = io.BytesIO(f)  # (read as a file, for its long lines: it shares the bytes)
     if mapped:
         m = _map(f)
         if m is not None:
-            yield from _mapped_blocks(m, start, stop)
+            yield from _mapped_blocks(m, f, start, stop)
             return
     f.seek(start)
     buf = bytearray(_first_buffer(f, start))
@@ -347,9 +376,52 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
             filled = remaining
             pos = 0
         if filled == len(buf):
-            buf.extend(bytes(len(buf)))  # a line longer than the buffer
+            # A line longer than the buffer: where it ends is found by reading on without
+            # keeping what is read; the buffer grows to hold it, or it is read past.
+            nl, found = _newline_at_or_after(f, base + filled, stop)
+            if nl - base > MAX_LINE:
+                yield from _long_line(nl, found)
+                if not found:
+                    return
+                base, filled, pos = nl + 1, 0, 0
+                f.seek(base)
+                if len(buf) > CHUNK:
+                    buf = bytearray(CHUNK)
+                continue
+            buf.extend(bytes(nl + 1 - base - len(buf)))  # (room for it and its newline)
+            f.seek(base + filled)
     if pos < filled:
         yield buf, pos, filled, base, False
+
+
+def _newline_at_or_after(f: BinaryIO, offset: int, stop: int | None) -> tuple[int, bool]:
+    """``(the offset of the first newline at or after offset, True)``, or ``(the offset
+    where the file or stop ends, False)``: read in chunks that are not kept."""
+    f.seek(offset)
+    scratch = bytearray(CHUNK)
+    readinto = f.readinto
+    while True:
+        room = CHUNK if stop is None else min(CHUNK, stop - offset)
+        n = 0
+        if room > 0:
+            with memoryview(scratch) as mv:
+                n = readinto(mv[:room])
+        if not n:
+            return offset, False
+        k = scratch.find(b"\n", 0, n)
+        if k >= 0:
+            return offset + k, True
+        offset += n
+
+
+def _long_line(end: int, terminated: bool):
+    """The block of a line longer than MAX_LINE that ends at ``end`` (its newline's offset,
+    or the file's end): :data:`LONG_LINE` in its place, ending where it ends."""
+    if terminated:
+        block = LONG_LINE + b"\n"
+        yield block, 0, len(block), end + 1 - len(block), True
+    else:
+        yield LONG_LINE, 0, len(LONG_LINE), end - len(LONG_LINE), False
 
 
 def _first_buffer(f: BinaryIO, start: int) -> int:
@@ -391,8 +463,8 @@ def _bytes_blocks(data: bytes, start: int, stop: int | None):
         yield data, pos, end, 0, False
 
 
-def _mapped_blocks(m, start: int, stop: int | None):
-    """:func:`iter_line_blocks` over a whole-file mapping ``m`` (``base`` is 0)."""
+def _mapped_blocks(m, f: BinaryIO, start: int, stop: int | None):
+    """:func:`iter_line_blocks` over a whole-file mapping ``m`` of ``f`` (``base`` is 0)."""
     import mmap
 
     end = len(m) if stop is None else min(stop, len(m))
@@ -407,9 +479,17 @@ def _mapped_blocks(m, start: int, stop: int | None):
         while pos < end:
             limit = min(end, pos + window)
             last = m.rfind(b"\n", pos, limit)
-            while last < 0 and limit < end:  # a line longer than the window
-                limit = min(end, limit + window)
-                last = m.rfind(b"\n", pos, limit)
+            if last < 0 and limit < end:  # a line longer than the window
+                # (where it ends found by reading, not through the mapping: a line of a
+                # gigabyte would be mapped in whole)
+                nl, found = _newline_at_or_after(f, limit, end)
+                if nl - pos > MAX_LINE:
+                    yield from _long_line(nl, found)
+                    if not found:
+                        return
+                    pos = nl + 1
+                    continue
+                last = nl if found else -1
             if last < 0:
                 yield m, pos, end, 0, False
                 return

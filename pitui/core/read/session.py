@@ -1449,8 +1449,10 @@ def _as_stream(path: str | os.PathLike) -> "Session | None":
 
 
 def _unparsable(res) -> str:
-    """The kind of the warning for a line that did not parse: nested too deeply for pitui
-    (JavaScript reads it), or not JSON at all."""
+    """The kind of the warning for a line that did not parse: longer than pitui reads or
+    nested too deeply for it (JavaScript reads both, up to its own limits), or not JSON at all."""
+    if res.too_long:
+        return "too-long"
     return "too-deep" if res.error and "depth limit" in res.error else "unparsable"
 
 

@@ -42,10 +42,10 @@ from typing import Any, BinaryIO, Callable
 
 import orjson
 
-from .lines import iter_lines, parse_line
+from .lines import LONG_LINE, MAX_LINE, iter_lines, parse_line
 from .normalize import normalize_entry
 from .session import (F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_CHECKED, NotASession, Session, SessionWarning, _has_text,
-                      _repair_warnings, open_session_file)
+                      _repair_warnings, _unparsable, open_session_file)
 from .sniff import STREAM, kind_of_records
 from ..timeutil import iso_to_ms, ms_to_iso
 
@@ -538,68 +538,97 @@ def _message_entry(msg: dict | None, eid: str, parent: str | None, last_ts: str 
 
 class LineSplitter:
     """Bytes in, whole records out: splits only on LF (a CR before it dropped), keeps a
-    last record without its LF until the LF comes, and counts lines as the file would."""
+    last record without its LF until the LF comes, and counts lines as the file would. A
+    record longer than :data:`~.lines.MAX_LINE` is not kept: it is read past, and given as
+    :data:`~.lines.LONG_LINE` (a warning) when its LF comes."""
 
     def __init__(self) -> None:
-        self._rest = b""
+        self._rest = bytearray()  # the record not ended yet (at most MAX_LINE bytes)
+        self._long = False  # the record not ended yet is past MAX_LINE: read past, not kept
+        self._fed = 0  # bytes fed so far
         self.lineno = 0  # lines taken so far
         self.offset = 0  # bytes taken so far (whole lines)
 
     def feed(self, data: bytes) -> list[tuple[int, int, bytes]]:
         """``(line number, offset, bytes)`` of each whole line ``data`` completes (blank
-        lines counted, not returned)."""
-        buf = self._rest + data
+        lines counted, not returned). Only ``data`` is searched for LFs: a record fed in
+        many pieces is put together once."""
         out = []
         start = 0
-        while True:
-            nl = buf.find(b"\n", start)
-            if nl < 0:
-                break
+        nl = data.find(b"\n")
+        while nl >= 0:
             self.lineno += 1
-            line = buf[start:nl]
+            if self._long or len(self._rest) + nl - start > MAX_LINE:
+                line = LONG_LINE
+            elif self._rest:
+                self._rest += memoryview(data)[start:nl]
+                line = bytes(self._rest)
+            else:
+                line = data[start:nl]
+            self._rest.clear()
+            self._long = False
             if line.endswith(b"\r"):
                 line = line[:-1]
             if line.strip():
-                out.append((self.lineno, self.offset + start, line))
+                out.append((self.lineno, self.offset, line))
+            self.offset = self._fed + nl + 1
             start = nl + 1
-        self.offset += start
-        self._rest = buf[start:]
+            nl = data.find(b"\n", start)
+        if not self._long:
+            if len(self._rest) + len(data) - start > MAX_LINE:
+                self._rest = bytearray()  # (its memory given back, not only emptied)
+                self._long = True
+            else:
+                self._rest += memoryview(data)[start:]
+        self._fed += len(data)
         return out
 
     @property
+    def has_pending(self) -> bool:
+        """Bytes of a record not ended yet came."""
+        return bool(self._rest) or self._long
+
+    @property
     def pending(self) -> bytes:
-        """The bytes of a record not ended yet."""
-        return self._rest
+        """The bytes of a record not ended yet (:data:`~.lines.LONG_LINE` for one read past)."""
+        return LONG_LINE if self._long else bytes(self._rest)
 
 
 class _Inbox:
-    """The bytes a live stream was fed and not yet taken in, and whether it ended."""
+    """The records a live stream was fed and not yet taken in, and whether it ended. The
+    bytes are split into records as they come (on the reading thread), so what waits is
+    whole records and at most one record not ended yet, itself capped
+    (:class:`LineSplitter`): a pipe of endless bytes without a newline never fills memory."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._data = bytearray()
+        self._splitter = LineSplitter()
+        self._lines: list[tuple[int, int, bytes]] = []
         self.closed = False
         self._told_end = False
 
     def put(self, data: bytes) -> None:
         with self._lock:
-            self._data += data
+            self._lines += self._splitter.feed(data)
 
     def close(self) -> None:
         with self._lock:
             self.closed = True
+            if self._splitter.has_pending:
+                self._lines += self._splitter.feed(b"\n")  # (the stream's last record, without its LF)
 
-    def has_news(self, pending: bool) -> bool:
+    def has_news(self) -> bool:
         with self._lock:
-            return bool(self._data) or (self.closed and (pending or not self._told_end))
+            return bool(self._lines) or (self.closed and not self._told_end)
 
-    def take(self) -> tuple[bytes, bool]:
+    def take(self) -> tuple[list[tuple[int, int, bytes]], int]:
+        """The records that came since the last take (``(line number, offset, bytes)``),
+        and the offset after the last whole one."""
         with self._lock:
-            data = bytes(self._data)
-            self._data.clear()
+            lines, self._lines = self._lines, []
             if self.closed:
                 self._told_end = True
-            return data, self.closed
+            return lines, self._splitter.offset
 
 
 class StreamSession(Session):
@@ -621,7 +650,6 @@ class StreamSession(Session):
         # live: fed from a pipe (see live())
         self.is_live = False
         self._inbox: _Inbox | None = None  # (shared with snapshots: the bytes fed go to one place)
-        self._splitter: LineSplitter | None = None
         self._builder: StreamBuilder | None = None
         self._line_warnings: list[SessionWarning] = []
 
@@ -646,7 +674,6 @@ class StreamSession(Session):
         s = cls(name)
         s.is_live = True
         s._inbox = _Inbox()
-        s._splitter = LineSplitter()
         s._builder = StreamBuilder()
         s._rebuild(s._builder)
         return s
@@ -679,7 +706,7 @@ class StreamSession(Session):
     def _take(self, builder: StreamBuilder, warnings: list[SessionWarning], line: int, data: bytes, res=None) -> None:
         res = parse_line(data) if res is None else res
         if res.value is None and res.error is not None:
-            warnings.append(SessionWarning(line, f"line {line} is {res.why} and is skipped", "unparsable"))
+            warnings.append(SessionWarning(line, f"line {line} is {res.why} and is skipped", _unparsable(res)))
             return
         if res.replaced:
             warnings.append(SessionWarning(line, f"line {line} has bytes that are not UTF-8 (shown as \ufffd)",
@@ -764,7 +791,7 @@ class StreamSession(Session):
 
     def has_news(self) -> bool:
         """Bytes came (or the stream ended) since :meth:`refresh` took them in."""
-        return self._inbox is not None and self._inbox.has_news(bool(self._splitter and self._splitter.pending))
+        return self._inbox is not None and self._inbox.has_news()
 
     def read_from(self, fd: int, chunk: int = 1 << 16) -> None:
         """Feed everything read from ``fd`` until its end, then :meth:`end` (run it on a
@@ -802,20 +829,17 @@ class StreamSession(Session):
     def _take_fed(self, before: int) -> int:
         """Take in the bytes fed since the last time; the number of entries added (at least
         1 when anything came: a message still streaming changes without adding one)."""
-        assert self._inbox is not None and self._splitter is not None and self._builder is not None
-        data, ended = self._inbox.take()
-        # (the builder and splitter are the stream's own: a snapshot shares them, and
-        # only the refresh worker, one at a time, feeds them)
-        lines = self._splitter.feed(data)
-        if ended and self._splitter.pending:
-            lines += self._splitter.feed(b"\n")  # (the stream's last record, without its LF)
+        assert self._inbox is not None and self._builder is not None
+        # (the builder is the stream's own: a snapshot shares it, and only the refresh
+        # worker, one at a time, feeds it)
+        lines, offset = self._inbox.take()
         if not lines:
             return 0
         warnings = list(self._line_warnings)
         for line, _off, raw in lines:
             self._take(self._builder, warnings, line, raw)
         self._line_warnings = warnings
-        self.scanned_to = self._splitter.offset
+        self.scanned_to = offset
         self._rebuild(self._builder)
         return max(1, len(self.ids) - before)
 

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ..read.lines import file_fingerprint, open_regular, parse_line
+from ..read.lines import LONG_LINE, file_fingerprint, open_regular, parse_line
 from .search_query import Query
 from .search_rows import _FileState, _entry_time, _file_lines, _identity, _norm_id, entry_rows
 from .search_words import _has_fold, _words_of, _words_text
@@ -98,6 +98,14 @@ def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
         return None
 
     for off, nxt, lineno, idx, _eid, rows, data, _when in _file_lines(f, st):
+        if data == LONG_LINE:
+            # (a line read past: in no chunk, or reading a chunk back would read it all)
+            if cur is not None:
+                got = close()
+                if got:
+                    yield got
+                cur = None
+            continue
         header = idx == -1
         if cur is not None and (header or cur[6] >= CHUNK_CHARS):
             got = close()
