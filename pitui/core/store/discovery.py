@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 __all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd",
            "SUBAGENT_DIR", "transcript_candidates", "utf8_name"]
@@ -13,8 +12,9 @@ __all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "
 SUBAGENT_DIR = "subagent-artifacts"
 
 
-@dataclass(frozen=True)
-class SessionRoot:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class SessionRoot(NamedTuple):
     """A place to look for sessions.
 
     ``kind``: ``tree`` (a sessions folder of ``--<cwd>--`` project folders, plus loose files),
@@ -40,8 +40,9 @@ class SessionRoot:
         return path.startswith(prefix) and (self.kind != "flat" or os.sep not in path[len(prefix):])
 
 
-@dataclass(frozen=True)
-class SessionFile:
+# (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
+# loads, before the first screen: benchmarks/startup_budget.py)
+class SessionFile(NamedTuple):
     path: str
     project: str  # the project folder's name ('' for loose files and flat roots)
     kind: str  # "session" or "subagent" (a transcript in <project>/subagent-artifacts/)
