@@ -15,12 +15,14 @@ from pitui.ui.pane.scroller import BlockScroller
 from pitui.ui.screens.search import SearchResults, SearchScreen
 from pitui.ui.widgets.sidebar import SessionList
 from pitui.ui.screens.stats import StatsScreen
+from pitui.ui.screens.usage import UsageScreen
 from pitui.ui.widgets.branch_tree import BranchTree
 
 TARGETS = {"app": PituiApp, "browser": BrowserScreen, "tree": BranchTree, "sidebar": SessionList,
            "pane": BlockScroller, "search_bar": SearchBar, "export": ExportScreen, "empty": EmptyScreen,
            "help": HelpScreen, "warnings": WarningsScreen, "stats": StatsScreen, "context": ContextScreen,
-           "context_view": ContextView, "search_all": SearchScreen, "search_results": SearchResults}
+           "context_view": ContextView, "search_all": SearchScreen, "search_results": SearchResults,
+           "usage": UsageScreen}
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))

@@ -140,6 +140,26 @@ class PituiApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_usage(self) -> None:
+        """The usage screen over whatever is shown; the session chosen there opens in the browser."""
+        from .screens.usage import UsageScreen
+
+        if isinstance(self.screen, UsageScreen):
+            return
+
+        def chosen(path: str | None) -> None:
+            browser = self.browser
+            if path is None or browser is None:
+                return
+            while self.screen is not browser and len(self.screen_stack) > 1:
+                self.pop_screen()
+            browser.open_session(path)
+            browser.branch_tree.focus()
+
+        browser = self.browser
+        titles = {p: i.title for p, i in browser.infos.items()} if browser is not None else {}
+        self.push_screen(UsageScreen(self.root, clock=self.clock, cache_dir=self.index.dir, titles=titles), chosen)
+
     def switch_to_root(self, root: SessionRoot, *, demo: bool = False) -> None:
         """Browse another root (the empty screen's "open the demo")."""
         self.root = root

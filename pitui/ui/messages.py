@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # (names for the annotations only: nothing is imported for th
     from ..core.store.listing import SessionInfo
     from ..core.model.summary import Summary
     from ..core.store.search import SessionHits
+    from ..core.store.usage import Overview
     from .pane.out import Rendered
 
 __all__ = [
@@ -51,6 +52,8 @@ __all__ = [
     "StatsWorkedOut",
     "ToolStatsWorkedOut",
     "StatsFailed",
+    "UsageWorkedOut",
+    "UsageFailed",
     "FileChecked",
     "SearchFound",
     "SearchProgress",
@@ -287,6 +290,24 @@ class StatsFailed(Message, bubble=False):
 
     def __init__(self, reason: str) -> None:
         super().__init__()
+        self.reason = reason
+
+
+class UsageWorkedOut(Message, bubble=False):
+    """The usage screen's figures for its ``gen``-th period or filter (older ones are dropped)."""
+
+    def __init__(self, gen: int, figures: Overview) -> None:
+        super().__init__()
+        self.gen = gen
+        self.figures = figures
+
+
+class UsageFailed(Message, bubble=False):
+    """The usage screen's figures could not be worked out, and why."""
+
+    def __init__(self, gen: int, reason: str) -> None:
+        super().__init__()
+        self.gen = gen
         self.reason = reason
 
 

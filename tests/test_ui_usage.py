@@ -1,0 +1,112 @@
+"""The usage screen (``$``): the store's spend per day, totals, by model and project, the
+costliest sessions (Enter opens one), tool calls and cache; the period keys and the project
+filter change every figure at once. Snapshots at 100x30 and 160x45 (fixed clock
+2026-11-21T12:00Z, UTC) in snapshots/test_ui_usage/."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Sparkline, Static
+
+from pitui.core.model.stats import session_stats
+from pitui.core.read.session import Session
+from pitui.core.store.discovery import resolve_root
+from pitui.core.store.usage import load_usage, report
+from pitui.ui.screens.usage import UsageScreen
+
+
+@pytest.fixture(autouse=True)
+def _home(ui_home):
+    return ui_home
+
+
+def _text(screen, wid: str) -> str:
+    return str(screen.query_one(wid, Static).render())
+
+
+def _demo_daily(demo_root, tmp_path, **kwargs) -> dict:
+    return report(load_usage(resolve_root(str(demo_root)), cache_dir=tmp_path / "u"), "daily", **kwargs)
+
+
+async def _open_usage(pilot, settle) -> UsageScreen:
+    await settle(pilot)
+    await pilot.press("dollar_sign")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, UsageScreen)
+    return screen
+
+
+async def test_dollar_opens_the_store_usage_with_the_reports_figures(make_app, settle, demo_root, tmp_path):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _open_usage(pilot, settle)
+        want = _demo_daily(demo_root, tmp_path, since="20261023", until="20261121")
+        assert _text(screen, "#usage-totals").startswith(f"${want['totals']['totalCost']:.2f} spent · ")
+        chart = screen.query_one(Sparkline)
+        assert len(chart.data) == 30
+        by_day = {r["date"]: r["totalCost"] for r in want["daily"]}
+        assert sum(chart.data) == pytest.approx(sum(by_day.values()))
+        assert (_text(screen, "#usage-axis-first"), _text(screen, "#usage-axis-last")) == ("2026-10-23", "2026-11-21")
+        assert _text(screen, "#usage-models").splitlines()[:2] == ["By model", "claude-sonnet-4-5" + " " * 28 + "$4.18"]
+        # the costliest session's cost is the one its header and stats screen show
+        table = screen.query_one(DataTable)
+        first = screen._paths[0]  # private: the rows' paths (what Enter opens)
+        whole = session_stats(Session.open(first)).total.cost
+        assert str(table.get_row_at(0)[0]) == f"${whole:,.2f}"
+
+
+async def test_period_keys_and_the_project_filter_change_every_figure(make_app, settle, demo_root, tmp_path):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _open_usage(pilot, settle)
+        await pilot.press("1")
+        await settle(pilot)
+        week = _demo_daily(demo_root, tmp_path, since="20261115", until="20261121")
+        assert _text(screen, "#usage-totals").startswith(f"${week['totals']['totalCost']:.2f} spent · ")
+        assert len(screen.query_one(Sparkline).data) == 7
+        assert "last 7 days" in str(screen.query_one("#usage-box").border_title)
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.press(*"blog")
+        await settle(pilot)
+        blog = _demo_daily(demo_root, tmp_path, project="blog")
+        assert _text(screen, "#usage-totals").startswith(f"${blog['totals']['totalCost']:.4f} spent · ")
+        assert [line.split()[0] for line in _text(screen, "#usage-projects").splitlines()[1:]] == ["--home-demo-blog--"]
+        assert all("blog" in p for p in screen._paths)  # private: the rows' paths
+        await pilot.press("escape")  # (out of the filter)
+        assert isinstance(app.screen, UsageScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, UsageScreen)
+
+
+async def test_enter_on_a_session_opens_it(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _open_usage(pilot, settle)
+        want = screen._paths[1]  # private: the rows' paths
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, UsageScreen)
+        assert app.browser.session_path == want
+
+
+async def test_nothing_spent_says_so(make_app, settle, tmp_path):
+    (tmp_path / "--p--").mkdir()
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open_usage(pilot, settle)
+        assert _text(screen, "#usage-totals") == "Nothing was spent in this period."
+        assert not screen.query_one(Sparkline).display
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 45)], ids=["100x30", "160x45"])
+def test_usage_screen_snapshot(snap_compare, make_app, settle, demo_root, size):
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await _open_usage(pilot, settle)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
