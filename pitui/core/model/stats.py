@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, NamedTuple
 
 from ..numbers import as_number
+from ..timeutil import iso_to_ms
 from ..read.session import Session
 from .cost import SUBAGENT_SUFFIX, TOOLS_KEY, USAGE_TYPES, Figures, entry_usages, fast_assistant_usage
 from .parts import raw_result_end, raw_result_head, raw_tool_calls, tool_kind, tool_name
@@ -174,6 +175,10 @@ class ToolCall(NamedTuple):
     done: bool  # its result is among them
     failed: bool  # its result says isError
     duration_ms: float | None  # how long the tool ran, when its result says (durationMs)
+    #: when the result does not say: the time from its call's entry to its result's entry
+    #: (an estimate: the call's entry is written when the reply ends, the result's when the
+    #: tool does; calls run together share a start)
+    estimated_ms: float | None = None
 
 
 def _result_facts(session: Session, i: int, data: bytes) -> tuple[str | None, str, bool, float | None]:
@@ -196,16 +201,19 @@ def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -
     each with its result among them (by ``toolCallId``), then the results left over.
     ``args``: read the calls' arguments too (the assistant messages are parsed); without,
     names and results are read from the raw lines where Pi's own layout allows."""
-    types, roles = session.types, session.roles
-    calls: list[tuple[str | None, str, dict]] = []
-    results: dict[str, tuple[str, bool, float | None]] = {}
-    loose: list[tuple[str, bool, float | None]] = []
+    types, roles, stamps = session.types, session.roles, session.timestamps
+    # (each with its entry's timestamp as stored: read as a time only for a result that does
+    # not say how long it ran)
+    calls: list[tuple[str | None, str, dict, object]] = []  # (id, name, arguments, its entry's time)
+    results: dict[str, tuple[str, bool, float | None, object]] = {}  # id -> (name, failed, durationMs, time)
+    loose: list[tuple[str, bool, float | None, object]] = []
     asked = [i for i in indices if types[i] == "message" and roles[i] in ("assistant", "toolResult")]
     for i, data in session.raw_lines(asked):
+        when = stamps[i]
         if roles[i] == "assistant":
             fast = None if args else raw_tool_calls(data)
             if fast is not None:
-                calls += [(cid, name, {}) for cid, name in fast]
+                calls += [(cid, name, {}, when) for cid, name in fast]
                 continue
             content = (session.message(i) or {}).get("content")
             for b in content if isinstance(content, list) else ():
@@ -213,19 +221,25 @@ def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -
                     cid = b.get("id")
                     a = b.get("arguments") if args else None
                     calls.append((cid if isinstance(cid, str) else None, tool_name(b, None),
-                                  a if isinstance(a, dict) else {}))
+                                  a if isinstance(a, dict) else {}, when))
         else:
             cid, name, failed, duration = _result_facts(session, i, data)
             if cid is not None and cid not in results:
-                results[cid] = (name, failed, duration)
+                results[cid] = (name, failed, duration, when)
             else:
-                loose.append((name, failed, duration))
+                loose.append((name, failed, duration, when))
     out = []
-    for cid, name, a in calls:
+    for cid, name, a, called_at in calls:
         r = results.pop(cid, None) if cid is not None else None
-        out.append(ToolCall(name, tool_kind(name), a, True, r is not None, r is not None and r[1],
-                            r[2] if r is not None else None))
-    for name, failed, duration in list(results.values()) + loose:
+        if r is None:
+            out.append(ToolCall(name, tool_kind(name), a, True, False, False, None))
+            continue
+        estimate = None
+        if r[2] is None:
+            took = iso_to_ms(r[3]) - iso_to_ms(called_at)
+            estimate = took if took >= 0 else None  # (NaN, an unreadable time, compares False)
+        out.append(ToolCall(name, tool_kind(name), a, True, True, r[1], r[2], estimate))
+    for name, failed, duration, _ in list(results.values()) + loose:
         out.append(ToolCall(name, tool_kind(name), {}, False, True, failed, duration))
     return out
 
@@ -240,10 +254,14 @@ class KindStats:
     duration_ms: float = 0
     timed: int = 0
     tools: list[str] = field(default_factory=list)  # the tools of this kind seen, by first use
+    #: the time of the calls whose result does not say, estimated from the entries' times
+    #: (``ToolCall.estimated_ms``), ``estimated`` of them
+    estimated_ms: float = 0
+    estimated: int = 0
 
     def to_json(self) -> dict:
         return {"calls": self.calls, "errors": self.errors, "durationMs": self.duration_ms, "timed": self.timed,
-                "tools": self.tools}
+                "tools": self.tools, "estimatedMs": self.estimated_ms, "estimated": self.estimated}
 
 
 def kind_stats(calls: Iterable[ToolCall]) -> dict[str, KindStats]:
@@ -260,6 +278,9 @@ def kind_stats(calls: Iterable[ToolCall]) -> dict[str, KindStats]:
         if d is not None:
             k.duration_ms += d
             k.timed += 1
+        elif c.estimated_ms is not None:
+            k.estimated_ms += c.estimated_ms
+            k.estimated += 1
         if c.name not in k.tools:
             k.tools.append(c.name)
     return dict(sorted(by.items(), key=lambda kv: (-kv[1].calls, kv[0])))

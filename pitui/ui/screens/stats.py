@@ -22,10 +22,10 @@ from ...core.numbers import fmt_cost, fmt_duration, fmt_tokens_short
 from ...core.read.session import Session
 from ...core.model.files import ACTIONS, files_touched
 from ...core.model.stats import SUBAGENT_SUFFIX, TOOLS_KEY, Stats, Usage, branch_stats, session_stats
-from ...core.model.stats import branch_indices, kind_stats, session_indices, tool_calls
+from ...core.model.stats import KindStats, branch_indices, kind_stats, session_indices, tool_calls
 from ...core.model.summary import one_line, shown_path, text_of
 from ..bindings import bindings_for
-from ..cuts import FitLine, cell_len, cut_end, cut_words
+from ..cuts import FitLine, cell_len, cut_end, cut_start, cut_words
 from ..messages import StatsFailed, StatsWorkedOut, ToolStatsWorkedOut
 from ...core.text import visible
 
@@ -44,6 +44,20 @@ def bar(fraction: float, width: int) -> str:
     eighths = max(1, eighths)
     full, rem = divmod(eighths, 8)
     return "█" * full + _EIGHTHS[rem]
+
+
+def _kind_time(k: KindStats) -> str:
+    """A kind's time: as the results say (``durationMs``), with ``~`` where some of it was
+    estimated from the entries' times (Pi wrote no ``durationMs``), and how many calls it
+    covers when not all; ``—`` when nothing says."""
+    known = k.timed + k.estimated
+    if not known:
+        return "—"
+    total = fmt_duration(k.duration_ms + k.estimated_ms, fine=True)
+    text = f"~{total}" if k.estimated else total
+    if known < k.calls:
+        text += f" ({known} of {k.calls})"
+    return text
 
 
 def _int(n: float) -> str:
@@ -234,15 +248,28 @@ class StatsScreen(ModalScreen):
             yield Static(note, id="stats-note", markup=False)
             yield Static("computing…", id="stats-status", markup=False)
             with VerticalScroll(id="stats-body"):
-                yield Static("This branch (root → leaf)", classes="stats-heading", markup=False)
+                one = self.one_branch
+                yield Static("The session (one branch)" if one else "This branch (root → leaf)",
+                             classes="stats-heading", markup=False)
                 yield DataTable(id="branch-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
                 yield CostChart(id="branch-chart")
-                yield Static("Whole session (every branch)", classes="stats-heading", markup=False)
-                yield DataTable(id="session-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
-                yield CostChart(id="session-chart")
+                # (a session of one branch: the whole session is that branch, shown once)
+                yield Static("Whole session (every branch)", classes="stats-heading -whole", markup=False)
+                yield DataTable(id="session-table", classes="-whole", show_cursor=False, zebra_stripes=True,
+                                cursor_type="none")
+                yield CostChart(id="session-chart", classes="-whole")
                 yield from self._compose_tools()
 
+    @property
+    def one_branch(self) -> bool:
+        """The session is one branch, the one shown (no fork, one root): its tables once."""
+        s = self.session
+        return self.leaf >= 0 and len(s.path_to(self.leaf)) == len(s)
+
     def on_mount(self) -> None:
+        if self.one_branch:
+            for widget in self.query(".-whole"):
+                widget.display = False
         self._compute_tools(self.session, self.leaf)
         self.query_one("#stats-body").display = False
         if self.branch is not None and self.whole is not None:
@@ -323,13 +350,15 @@ class StatsScreen(ModalScreen):
 
     # ------------------------------------------------------------------ tools by kind, files touched
     def _compose_tools(self) -> ComposeResult:
-        yield Static("Tool calls by kind, this branch", classes="stats-heading", markup=False)
+        yield Static("Tool calls by kind" if self.one_branch else "Tool calls by kind, this branch",
+                     classes="stats-heading", markup=False)
         yield Static("computing…", id="kinds-status", markup=False)
         yield DataTable(id="branch-kinds", show_cursor=False, zebra_stripes=True, cursor_type="none")
-        yield Static("Tool calls by kind, whole session", classes="stats-heading", markup=False)
-        yield DataTable(id="session-kinds", show_cursor=False, zebra_stripes=True, cursor_type="none")
-        yield Static("Files touched, this branch (ls, grep and find: searched; failed calls left out)",
-                     classes="stats-heading", markup=False)
+        yield Static("Tool calls by kind, whole session", classes="stats-heading -whole", markup=False)
+        yield DataTable(id="session-kinds", classes="-whole", show_cursor=False, zebra_stripes=True,
+                        cursor_type="none")
+        yield Static(f"Files touched{'' if self.one_branch else ', this branch'} "
+                     "(ls, grep and find: searched; failed calls left out)", classes="stats-heading", markup=False)
         yield DataTable(id="files-table", show_cursor=False, zebra_stripes=True, cursor_type="none")
 
     @work(thread=True, exclusive=True, group="stats-tools", exit_on_error=False)
@@ -357,9 +386,7 @@ class StatsScreen(ModalScreen):
             for label in ("Calls", "Errors", "Time"):
                 table.add_column(Text(label, justify="right"), key=label.lower())
             for kind, k in kinds.items():
-                time = fmt_duration(k.duration_ms, fine=True) if k.timed else "—"
-                if k.timed and k.timed < k.calls:
-                    time += f" ({k.timed} of {k.calls})"
+                time = _kind_time(k)
                 # (session text as Text: a plain str cell would be read as markup)
                 table.add_row(Text(visible(kind)), Text(visible(", ".join(k.tools))),
                               *(Text(str(c), justify="right") for c in (k.calls, k.errors or "", time)), key=kind)
@@ -370,8 +397,13 @@ class StatsScreen(ModalScreen):
         table.add_column("Path", key="path")
         for action in ACTIONS:
             table.add_column(Text(action.capitalize(), justify="right"), key=action)
-        for t in message.files:
-            table.add_row(Text(shown_path(t.path)), *(Text(str(getattr(t, a) or ""), justify="right") for a in ACTIONS))
+        # (the paths cut at their start so that every action's column fits: the room of the
+        # table less each column's widest cell and one cell of padding each side)
+        counts = [[str(getattr(t, a) or "") for a in ACTIONS] for t in message.files]
+        numbers = sum(max([len(a)] + [len(c[k]) for c in counts]) + 2 for k, a in enumerate(ACTIONS))
+        path_w = max(12, self.app.size.width - 5 - numbers - 2)
+        for t, row in zip(message.files, counts):
+            table.add_row(Text(cut_start(shown_path(t.path), path_w)), *(Text(c, justify="right") for c in row))
         if not message.files:
             table.add_row(Text("no files", style="dim"), *[""] * len(ACTIONS))
 
