@@ -333,6 +333,19 @@ def _highlight(line: str, spans, tty: bool) -> str:
     return "".join(out)
 
 
+def _progress(verb: str, at_least: int):
+    """A progress line on a terminal's stderr (``pitui: <verb> 12/345 sessions``) for work on
+    at least ``at_least`` sessions, ended when the count reaches the total."""
+    err_tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if err_tty and total >= at_least:
+            sys.stderr.write(f"\rpitui: {verb} {done}/{total} sessions" + ("\n" if done == total else ""))
+            sys.stderr.flush()
+
+    return progress
+
+
 def cmd_search(argv: list[str]) -> int:
     """``pitui search QUERY [ROOT] [--session-dir DIR] [--json] [--limit N] [--max-hits N]``."""
     args = _search_parser().parse_args(argv)
@@ -350,12 +363,7 @@ def cmd_search(argv: list[str]) -> int:
         root = _resolve_root(args.root, args.session_dir)
     except CliError as exc:
         return _fail(exc.path, exc.reason)
-    err_tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if err_tty and total >= 20:
-            sys.stderr.write(f"\rpitui: indexing {done}/{total} sessions" + ("\n" if done == total else ""))
-            sys.stderr.flush()
+    progress = _progress("indexing", 20)
 
     # the human output folds a session's identical hits into one and lists a few of them;
     # --json keeps every hit, as it always has
@@ -461,16 +469,7 @@ def cmd_usage(argv: list[str]) -> int:
         return _fail(exc.path, exc.reason)
     from .core.text import json_safe, visible
 
-    err_tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if err_tty and total >= 200:
-            sys.stderr.write(f"\rpitui: reading {done}/{total} sessions")
-            sys.stderr.flush()
-
-    usage = load_usage(root, use_cache=not args.no_cache, progress=progress)
-    if err_tty and len(usage.files) >= 200:
-        sys.stderr.write("\r\x1b[K")
+    usage = load_usage(root, use_cache=not args.no_cache, progress=_progress("reading", 200))
     out = report(usage, args.report, tz=args.timezone, since=bounds[0], until=bounds[1], project=args.project,
                  sort=args.sort)
     skipped = usage.skipped()

@@ -24,11 +24,13 @@ making no :class:`Rec`; anything else makes them all at once (:meth:`Table.recs`
 
 from __future__ import annotations
 
-import zlib
 from itertools import accumulate, repeat
 from typing import Iterable, NamedTuple
 
 import orjson
+
+from . import framed
+from .framed import Damaged, OtherVersion
 
 __all__ = ["Rec", "Table", "encode", "decode", "frame", "MAGIC", "Damaged", "OtherVersion"]
 
@@ -52,15 +54,6 @@ class Rec(NamedTuple):
     info: object = None  # the decoded SessionInfo, when there is one
 
 
-class Damaged(Exception):
-    """The file is not a readable index (the message says why)."""
-
-
-class OtherVersion(Exception):
-    """The file is another version's index (rebuilt without a word)."""
-
-
-_HEAD_MAX = 256  # (the first two lines are shorter: a version, two lengths and a checksum)
 _STR_COLS = ("path", "project", "kind")
 _HEAD_COLS = ("path", "project", "kind", "dev", "ino", "size", "mtime_ns")  # a Rec's first fields, in its order
 _INT_COLS = ("dev", "ino", "size", "mtime_ns", "row", "frag")
@@ -84,9 +77,7 @@ def encode(recs: Iterable[Rec], version: int, frag_keep: int) -> list[bytes]:
 
 def frame(meta: bytes, blob: list, version: int) -> list[bytes]:
     """The file of columns ``meta`` (JSON) and the rows' texts ``blob``, in pieces."""
-    data = b"".join(blob)  # (one copy, one checksum and one write, not one per piece)
-    crc = zlib.crc32(data, zlib.crc32(meta))
-    return [MAGIC + b"%d\n" % version, b"%d %d %d\n" % (len(meta), len(data), crc), meta, data]
+    return framed.frame(MAGIC, meta, blob, version)
 
 
 def decode(raw: bytes, version: int) -> list[Rec]:
@@ -103,24 +94,7 @@ class Table:
 
     def __init__(self, raw, version: int):
         view = memoryview(raw)  # (bytes, or the file mapped: its texts are slices of it, not copies)
-        head = bytes(view[:_HEAD_MAX])
-        nl = head.find(b"\n")
-        if not head.startswith(MAGIC) or nl < 0:
-            raise Damaged("not a listing index")
-        if not head[len(MAGIC):nl].isdigit():
-            raise Damaged("its first line is damaged")
-        if head[len(MAGIC):nl] != b"%d" % version:
-            raise OtherVersion()
-        nl2 = head.find(b"\n", nl + 1)
-        try:
-            meta_len, blob_len, crc = (int(x) for x in head[nl + 1:nl2].split(b" "))
-        except ValueError:
-            raise Damaged("its lengths line is damaged") from None
-        start = nl2 + 1
-        if nl2 < 0 or meta_len < 0 or blob_len < 0 or start + meta_len + blob_len != len(view):
-            raise Damaged("its length is not the one it records")
-        if zlib.crc32(view[start:]) != crc:
-            raise Damaged("its checksum does not match")
+        start, meta_len = framed.unframe(view, MAGIC, version, "listing index")
         try:
             cols = orjson.loads(view[start:start + meta_len])
         except orjson.JSONDecodeError as exc:
@@ -142,7 +116,7 @@ class Table:
         if any(x < 0 for x in cols["row"]) or any(x < 0 for x in cols["frag"]):
             raise Damaged("a row's length is negative")
         lens = [x for pair in zip(cols["row"], cols["frag"]) for x in pair]
-        if sum(lens) != blob_len:
+        if sum(lens) != len(view) - start - meta_len:
             raise Damaged("its rows' lengths do not add up to its blob")
         self.cols = cols
         self.n = n or 0

@@ -336,7 +336,7 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
     def tick() -> None:
         nonlocal done
         done += 1
-        if progress is not None and done % 16 == 0:
+        if progress is not None and (done % 16 == 0 or done == len(whole) + len(grown)):
             progress(done, len(whole) + len(grown))
 
     if (parallel and workers > 1 and len(whole) >= PARALLEL_MIN_FILES

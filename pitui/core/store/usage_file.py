@@ -1,36 +1,29 @@
 """The usage index's file: per session file, its identity and three JSON texts.
 
-Layout: ``pitui-usage <version>\\n``, then ``<meta length> <blob length> <crc32>\\n``, the meta
-(a JSON list of rows: path, device, inode, size, mtime in ns, bytes read, the fingerprint of
-what was read, and the lengths of the row's three texts) and the blob (each row's texts
-one after the other: its summary; its compatible messages' timestamps and their sums by
-quarter hour and model; the messages' other columns). The CRC covers meta and blob, so a
-damaged file is found at once; every field's type is checked when read. The summary is
-decoded for every row (small), the timestamps and sums when a report reads them, the other
-columns only when the report must compare a file's messages one by one. Each file's scan state, read only when that file grew,
-is a file of its own beside this one (:mod:`.usage`).
+Framed as every index file is (:mod:`.framed`: ``pitui-usage <version>``, the lengths and a
+CRC), then the meta (a JSON list of rows: path, device, inode, size, mtime in ns, bytes
+read, the fingerprint of what was read, and the lengths of the row's three texts) and the
+blob (each row's texts one after the other: its summary; its compatible messages'
+timestamps and their sums by quarter hour and model; the messages' other columns). Every
+field's type is checked when read. The summary is decoded for every row (small), the
+timestamps and sums when a report reads them, the other columns only when the report must
+compare a file's messages one by one. Each file's scan state, read only when that file
+grew, is a file of its own beside this one (:mod:`.usage`).
 """
 
 from __future__ import annotations
 
-import zlib
 from typing import NamedTuple
 
 import orjson
+
+from . import framed
+from .framed import Damaged, OtherVersion
 
 __all__ = ["Row", "encode", "decode", "check_summary", "VERSION", "Damaged", "OtherVersion"]
 
 VERSION = 3  # 2: scan states in files of their own; sums by quarter hour and model; 3: timestamps apart
 MAGIC = b"pitui-usage "
-_HEAD_MAX = 256
-
-
-class Damaged(Exception):
-    """The file is not a readable usage index (the message says why)."""
-
-
-class OtherVersion(Exception):
-    """Another version's index (rebuilt without a word)."""
 
 
 class Row(NamedTuple):
@@ -53,9 +46,7 @@ class Row(NamedTuple):
 def encode(rows: list[Row]) -> list[bytes]:
     meta = orjson.dumps([[r.path, r.dev, r.ino, r.size, r.mtime_ns, r.offset, r.fingerprint,
                           len(r.summary), len(r.keys), len(r.columns)] for r in rows])
-    blob = b"".join(x for r in rows for x in (r.summary, r.keys, r.columns))
-    crc = zlib.crc32(blob, zlib.crc32(meta))
-    return [MAGIC + b"%d\n" % VERSION, b"%d %d %d\n" % (len(meta), len(blob), crc), meta, blob]
+    return framed.frame(MAGIC, meta, [x for r in rows for x in (r.summary, r.keys, r.columns)], VERSION)
 
 
 _TYPES = (str, int, int, int, int, int, str, int, int, int)
@@ -63,22 +54,7 @@ _TYPES = (str, int, int, int, int, int, str, int, int, int)
 
 def decode(raw: bytes) -> list[Row]:
     """The rows of an index file. Raises :class:`OtherVersion` or :class:`Damaged`."""
-    head = raw[:_HEAD_MAX]
-    nl = head.find(b"\n")
-    if not head.startswith(MAGIC) or nl < 0 or not head[len(MAGIC):nl].isdigit():
-        raise Damaged("not a usage index")
-    if head[len(MAGIC):nl] != b"%d" % VERSION:
-        raise OtherVersion()
-    nl2 = head.find(b"\n", nl + 1)
-    try:
-        meta_len, blob_len, crc = (int(x) for x in head[nl + 1:nl2].split(b" "))
-    except ValueError:
-        raise Damaged("its lengths line is damaged") from None
-    start = nl2 + 1
-    if nl2 < 0 or meta_len < 0 or blob_len < 0 or start + meta_len + blob_len != len(raw):
-        raise Damaged("its length is not the one it records")
-    if zlib.crc32(raw[start:]) != crc:
-        raise Damaged("its checksum does not match")
+    start, meta_len = framed.unframe(memoryview(raw), MAGIC, VERSION, "usage index")
     try:
         meta = orjson.loads(raw[start:start + meta_len])
     except orjson.JSONDecodeError:
