@@ -34,7 +34,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
 
-import msgspec
 import orjson
 
 from . import listing_file
@@ -60,53 +59,6 @@ INDEX_VERSION = 8  # 4: first messages kept as a bounded prefix and where their 
 FIRST_MESSAGE_CHARS = 512
 FIRST_MESSAGE_LEAD = 4096
 
-class _Message(msgspec.Struct):
-    """The fields of an entry's message the list reads (Pi's buildSessionInfo): content
-    kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
-
-    role: object = None
-    timestamp: object = None
-    model: object = None
-    toolName: object = None
-    content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for a subagent's result)
-
-
-class _Entry(msgspec.Struct):
-    """The fields of a session entry the list reads; the rest of the line is checked to be
-    JSON and skipped, nothing made of it."""
-
-    type: object = None
-    timestamp: object = None
-    message: _Message | None = None
-    name: object = None  # (session_info)
-    modelId: object = None  # (model_change)
-
-
-class _Run(msgspec.Struct, gc=False):
-    """What a subagent run records of its transcripts (``parts.run_transcripts`` reads them)."""
-
-    artifactPaths: object = None
-    sessionFile: object = None
-
-
-class _Runs(msgspec.Struct, gc=False):
-    """A subagent result's details: its runs, the rest skipped (a result holds the runs'
-    messages, often most of the line)."""
-
-    results: list[_Run] | None = None
-
-
-#: a subagent result's details to _Runs (an error where they are not of that shape: the
-#: line is then parsed whole)
-_RUNS_DECODE = msgspec.json.Decoder(_Runs).decode
-
-#: One line to an _Entry, or an error where the line is not JSON (the decoder is stricter
-#: than JSON.parse about lone surrogate escapes, numbers past a double's range, bytes that
-#: are not UTF-8 in the fields it keeps and nesting deeper than 1,000: such lines go to
-#: parse_line, which reads them as JSON.parse does).
-_ENTRY_DECODE = msgspec.json.Decoder(_Entry).decode
-UNSET = msgspec.UNSET
 #: a message's own integer timestamp beyond these is read by parse_line (as a float, as
 #: JavaScript reads every number)
 _TS_MIN, _TS_MAX = -(2**63), 2**64 - 1
@@ -356,7 +308,11 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         except OSError as exc:
             info.error = f"cannot be read ({exc.strerror or exc})"
             return info
-    entry_decode = _ENTRY_DECODE
+    # (the line decoder is loaded by the first scan, not with this module: a start that
+    # lists from the index, or none yet, never needs it: benchmarks/startup_budget.py)
+    from .listing_decoder import ENTRY_DECODE, RUNS_DECODE, UNSET
+
+    entry_decode, runs_decode = ENTRY_DECODE, RUNS_DECODE
     unset, ts_min, ts_max = UNSET, _TS_MIN, _TS_MAX
     ws = _WS_START
     first_entry = not have_header  # (the line after the header tells a JSON-mode stream)
@@ -455,7 +411,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
                             # (where they are not of the usual shape, the line is parsed)
                             if msg.content is not unset and msg.details is not unset:
                                 try:
-                                    runs = _RUNS_DECODE(msg.details).results
+                                    runs = runs_decode(msg.details).results
                                 except Exception:
                                     ent = None
                                 else:

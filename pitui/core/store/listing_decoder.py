@@ -1,0 +1,59 @@
+"""The decoder the listing reads each line of a session with (``listing._scan_info``): one
+C call per line checks it is JSON as ``JSON.parse`` does and keeps only the few fields the
+list needs. Its own module, loaded by the first scan: msgspec and these types are not needed
+to start the app or to list from the index."""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["ENTRY_DECODE", "RUNS_DECODE", "UNSET"]
+
+
+class _Message(msgspec.Struct):
+    """The fields of an entry's message the list reads (Pi's buildSessionInfo): content
+    kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
+
+    role: object = None
+    timestamp: object = None
+    model: object = None
+    toolName: object = None
+    content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for a subagent's result)
+
+
+class _Entry(msgspec.Struct):
+    """The fields of a session entry the list reads; the rest of the line is checked to be
+    JSON and skipped, nothing made of it."""
+
+    type: object = None
+    timestamp: object = None
+    message: _Message | None = None
+    name: object = None  # (session_info)
+    modelId: object = None  # (model_change)
+
+
+class _Run(msgspec.Struct, gc=False):
+    """What a subagent run records of its transcripts (``parts.run_transcripts`` reads them)."""
+
+    artifactPaths: object = None
+    sessionFile: object = None
+
+
+class _Runs(msgspec.Struct, gc=False):
+    """A subagent result's details: its runs, the rest skipped (a result holds the runs'
+    messages, often most of the line)."""
+
+    results: list[_Run] | None = None
+
+
+#: a subagent result's details to _Runs (an error where they are not of that shape: the
+#: line is then parsed whole)
+RUNS_DECODE = msgspec.json.Decoder(_Runs).decode
+
+#: One line to an _Entry, or an error where the line is not JSON (the decoder is stricter
+#: than JSON.parse about lone surrogate escapes, numbers past a double's range, bytes that
+#: are not UTF-8 in the fields it keeps and nesting deeper than 1,000: such lines go to
+#: parse_line, which reads them as JSON.parse does).
+ENTRY_DECODE = msgspec.json.Decoder(_Entry).decode
+UNSET = msgspec.UNSET
