@@ -195,7 +195,9 @@ async def test_pane_follows_the_selection(make_app, settle, srv_app_file):
         assert usage.endswith(f" · {len(s.path_to(leaf))}/{len(s)} entries")
 
 
-async def test_copy_resume_command(make_app, settle, srv_app_file):
+async def test_copy_resume_command(make_app, settle, srv_app_file, monkeypatch):
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(srv_app_file.parent.parent.parent))  # (Pi looks there)
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR", raising=False)
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

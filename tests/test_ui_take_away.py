@@ -181,7 +181,11 @@ async def test_copy_entry_per_kind(make_app, settle, session_path, clipboard, no
         assert any(f"{len(want):,} characters" in n for n in notes)
 
 
-async def test_copy_id_path_and_resume(make_app, settle, session_path, clipboard, notes):
+async def test_copy_id_path_and_resume(make_app, settle, session_path, clipboard, notes, monkeypatch):
+    """``y`` copies ``pi --session <id>`` where Pi looks for sessions (here its agent folder
+    is the test's), else the path, which Pi opens wherever it lies (issue 34)."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(session_path.parent.parent.parent))
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR", raising=False)
     app = make_app(session_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -189,6 +193,33 @@ async def test_copy_id_path_and_resume(make_app, settle, session_path, clipboard
         await settle(pilot)
         assert clipboard == ["sess-1", str(session_path), "pi --session sess-1"]
         assert any("sess-1" in n for n in notes)
+
+
+async def test_resume_copies_the_path_where_pi_would_not_find_the_id(make_app, settle, session_path, clipboard,
+                                                                    monkeypatch, tmp_path):
+    import shlex
+    import shutil as sh
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR", raising=False)
+    app = make_app(session_path)  # (a store opened by path, not Pi's own folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    assert clipboard == [f"pi --session {shlex.quote(str(session_path))}"]
+    # in Pi's own folder, but another session has the same id (a copy): the path again
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(session_path.parent.parent.parent))
+    copy = session_path.parent / "2026-11-21T10-00-00-000Z_sess-1.jsonl"
+    sh.copyfile(session_path, copy)
+    clipboard.clear()
+    app = make_app(session_path.parent.parent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        shown = app.screen.session.path
+    assert clipboard == [f"pi --session {shlex.quote(shown)}"]
 
 
 def test_help_lists_the_new_keys():

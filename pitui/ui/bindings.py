@@ -107,7 +107,7 @@ KEYS: tuple[Key, ...] = (
         section=SESSION, show=True),
     Key("browser", "session.stats", "s", "stats", "Stats",
         "Tokens and cost per model, for the branch and the whole session", section=SESSION),
-    Key("browser", "session.copy", "y", "copy_resume", "Copy", "Copy `pi --session <id>` to the clipboard",
+    Key("browser", "session.copy", "y", "copy_resume", "Copy", "Copy `pi --session …` (resume it in Pi) to the clipboard",
         section=SESSION, show=True),
     Key("browser", "session.pager", "e", "pager", "Raw", "The selected entry's line in $PAGER", section=SESSION),
     Key("browser", "session.warnings", "w", "show_warnings", "Warnings",

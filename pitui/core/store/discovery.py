@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
-__all__ = ["SessionRoot", "SessionFile", "resolve_root", "find_session_files", "find_session_by_id", "encode_cwd",
+__all__ = ["SessionRoot", "SessionFile", "resolve_root", "session_argument", "find_session_files", "find_session_by_id", "encode_cwd",
            "SUBAGENT_DIR", "transcript_candidates", "utf8_name"]
 
 SUBAGENT_DIR = "subagent-artifacts"
@@ -79,6 +79,22 @@ def resolve_root(
         return SessionRoot(Path(env["PI_CODING_AGENT_DIR"]).expanduser() / "sessions", "tree", "$PI_CODING_AGENT_DIR")
     home = Path(env.get("HOME") or Path.home())
     return SessionRoot(home / ".pi" / "agent" / "sessions", "tree", "default")
+
+
+def session_argument(path: str, session_id: str, *, id_is_shared: bool = False,
+                     environ: Mapping[str, str] | None = None) -> str:
+    """What to give ``pi --session`` for the session file at ``path``: its id where Pi, run
+    with this environment, looks for sessions (its own sessions folder holds the file, and no
+    other session listed has that id), else the path, which Pi opens wherever it lies."""
+    if not session_id or id_is_shared:
+        return path
+    pi_root = resolve_root(None, None, environ)
+    try:
+        real = os.path.realpath(path)
+        holds = pi_root.holds(path) or pi_root._replace(path=Path(os.path.realpath(pi_root.path))).holds(real)
+    except (OSError, ValueError):
+        holds = False
+    return session_id if holds else path
 
 
 def _looks_like_project(p: Path) -> bool:

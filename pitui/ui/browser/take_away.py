@@ -16,6 +16,7 @@ from textual.app import SuspendNotSupported
 
 from ...core.export.entry import entry_text, safe_name, write_entry_file
 from ...core.model.summary import shorten_home, shown_path
+from ...core.store.discovery import session_argument
 from ...core.read.session import FileChanged, Session
 from ...core.text import visible
 from ..widgets.header import WarningsBadge, WarningsScreen
@@ -51,7 +52,8 @@ class TakeAway:
         s = self.session
         if s is None or not s.id:
             return
-        text = f"pi --session {s.id}"
+        shared = any(info.id == s.id and path != s.path for path, info in self.infos.items())
+        text = f"pi --session {shlex.quote(session_argument(s.path, s.id, id_is_shared=shared))}"
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied: {visible(text)}", timeout=2)
 
