@@ -313,9 +313,10 @@ def test_the_cutting_helpers_count_cells_and_end_in_an_ellipsis():
 
 
 async def test_one_line_statuses_end_in_an_ellipsis_and_dialog_hints_wrap(make_app, settle, session):
-    # the sidebar's filter line: a filter longer than the sidebar ends in "…"
+    # the sidebar's filter line: a filter longer than the sidebar ends in "…" (at 120
+    # columns: three panels)
     app = make_app(session)
-    async with app.run_test(size=(100, HEIGHT)) as pilot:
+    async with app.run_test(size=(120, HEIGHT)) as pilot:
         await settle(pilot)
         rows = app.screen.session_list
         rows.focus()

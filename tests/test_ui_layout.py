@@ -1,7 +1,9 @@
-"""The panels' layout, as a user meets it: widths that follow the terminal's size, the
-sidebar hidden and shown with ``b`` from every panel, the widths changed by keys and by
-dragging the gap between two panels, and all of it remembered in the settings file
-(``$PITUI_CONFIG_DIR``, a private folder per test: conftest.py), a damaged one ignored."""
+"""The panels' layout, as a user meets it: the message pane gets the room at every
+terminal size, fewer panels in a narrow terminal (the sidebar one key away, in the tree's
+place), the sidebar hidden and shown with ``b``, the widths changed by keys and by
+dragging the gap between two panels, the focused panel drawn apart, and all of it
+remembered per size class in the settings file (``$PITUI_CONFIG_DIR``, a private folder
+per test: conftest.py), a damaged one ignored."""
 
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ def _lines(widget) -> list[str]:
     return [widget.render_line(y).text for y in range(widget.size.height)]
 
 
-def _saved() -> dict:
-    return json.loads(settings_file.settings_path().read_text())
+def _saved(width_class: str = "wide") -> dict:
+    return json.loads(settings_file.settings_path().read_text())[width_class]
 
 
 async def _focus(pilot, selector: str) -> None:
@@ -36,26 +38,105 @@ async def _focus(pilot, selector: str) -> None:
 
 
 @pytest.mark.parametrize("size, widths", [
-    ((100, 30), (24, 37, 37)),  # the tree usable: 37, not 24
-    ((160, 45), (32, 69, 57)),  # the tree wide enough for a [bash: …] row cut by Pi at 50 characters
-    ((220, 60), (44, 87, 87)),  # the sidebar wider than 38
+    ((80, 24), (0, 19, 60)),  # a tmux split: the tree and the pane, the pane 60 wide
+    ((100, 30), (0, 39, 60)),
+    ((120, 30), (28, 30, 60)),  # three panels from 120 columns on
+    ((160, 45), (35, 53, 70)),  # the pane 70 wide, more than the tree
+    ((220, 60), (44, 72, 102)),  # the tree what a row needs, the pane the rest
 ])
-async def test_the_panels_follow_the_terminals_width(make_app, settle, demo_root, size, widths):
+async def test_the_message_pane_gets_the_room_at_every_size(make_app, settle, demo_root, size, widths):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         assert _panels(app) == widths
-        assert sum(widths) + 2 == size[0]  # (and the two gaps between them)
+        side, tree, pane = widths
+        assert side + tree + pane + (2 if side else 1) == size[0]  # (and the gaps between them)
+        assert pane >= tree and pane >= 60
         tree_rows = _lines(app.screen.query_one("#tree"))
         bash_rows = [r for r in tree_rows if "[bash: " in r]
         assert len(bash_rows) == 2
-        if size[0] >= 160:
+        if size[0] >= 220:
             # whole, with Pi's own "...]" at the end, not cut by the tree
             assert all(r.rstrip().endswith("...]") for r in bash_rows), bash_rows
-        if size[0] >= 220:
             # a session's name past the 33 cells it had at every size
             names = _lines(app.screen.query_one("#session-list"))
             assert any("Feedly shows my posts in a random order" in r for r in names), names
+
+
+async def test_a_narrow_terminal_shows_the_sidebar_in_the_trees_place(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        b = app.screen
+        tree, sidebar = b.query_one("#tree"), b.query_one("#sidebar")
+        first = b.session_path
+        await pilot.press("b")
+        await settle(pilot)
+        assert sidebar.display and not tree.display and b.focused is b.session_list
+        assert (sidebar.outer_size.width, b.query_one("#right").outer_size.width) == (19, 60)
+        visited = set()
+        for _ in range(4):
+            await pilot.press("tab")
+            visited.add(b.focused.id)
+        assert visited == {"session-list", "pane"}  # (Tab goes to the panels shown)
+        b.session_list.focus()
+        await pilot.press("D", "i", "s", "c", "o", "u", "n", "t")
+        await settle(pilot)
+        await pilot.press("enter")  # opens the session; the tree is back, with the focus
+        await settle(pilot)
+        assert b.session_path != first and b.session_path.endswith(b.session_list.current.key.rsplit("/", 1)[-1])
+        assert tree.display and not sidebar.display and b.focused is b.branch_tree
+        assert _panels(app) == (0, 19, 60)
+        await pilot.press("b", "x", "escape")  # the sessions, a letter typed and cleared
+        await settle(pilot)
+        assert sidebar.display and b.focused is b.session_list and b.session_list.filter_text == ""
+        await pilot.press("escape")  # and Escape again: the tree is back
+        await settle(pilot)
+        assert tree.display and not sidebar.display and b.focused is b.branch_tree
+
+
+async def test_the_layout_is_kept_per_size_class(make_app, settle, demo_root):
+    # hiding the sidebar in a narrow split leaves it shown in a later wide window, and back
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b", "minus")  # hidden, the tree narrower, at 160 columns
+        await settle(pilot)
+        wide = _panels(app)
+        assert wide[0] == 0
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert _panels(app) == (0, 19, 60)  # the narrow defaults
+        await pilot.press("plus")
+        await settle(pilot)
+        assert _panels(app) == (0, 23, 56)
+        await pilot.resize_terminal(*SIZE)
+        await settle(pilot)
+        assert _panels(app) == wide
+        await pilot.press("b")
+        await settle(pilot)
+        assert _panels(app)[0] == 35
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert _panels(app) == (0, 23, 56)  # (the narrow class's own)
+    assert _saved("narrow")["sidebar_hidden"] is True and _saved("narrow")["tree_share"] is not None
+    assert _saved("wide")["sidebar_hidden"] is False and _saved("wide")["tree_share"] is not None
+
+
+async def test_the_focused_panel_has_a_heavy_border(make_app, settle, demo_root):
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = app.screen
+        panels = {"tree": b.query_one("#tree"), "session-list": b.query_one("#sidebar"),
+                  "pane": b.query_one("#right")}
+        assert b.focused.id == "tree"  # focus starts in the tree
+        for _ in range(3):
+            for name, panel in panels.items():
+                kind = panel.styles.border_top[0]
+                assert kind == ("heavy" if b.focused.id == name else "round"), (b.focused.id, name, kind)
+            await pilot.press("tab")
+            await settle(pilot)
 
 
 async def test_b_hides_and_shows_the_sidebar_from_the_tree_and_the_pane(make_app, settle, demo_root):
@@ -68,7 +149,7 @@ async def test_b_hides_and_shows_the_sidebar_from_the_tree_and_the_pane(make_app
             await pilot.press("b")
             await settle(pilot)
             hidden = _panels(app)
-            assert hidden[0] == 0 and hidden[1] > shown[1] and sum(hidden) == SIZE[0] - 1  # (one gap left)
+            assert hidden[0] == 0 and hidden[2] > shown[2] and sum(hidden) == SIZE[0] - 1  # (one gap left)
             assert _saved()["sidebar_hidden"] is True
             assert app.screen.focused.id == where[1:]
             await pilot.press("b")
@@ -123,6 +204,7 @@ async def test_keys_resize_the_sidebar_and_the_tree_and_0_resets(make_app, settl
         await settle(pilot)
         assert _panels(app) == start
         assert _saved() == {"sidebar_hidden": False, "sidebar_width": None, "tree_share": None}
+        assert _saved("narrow") == {"sidebar_hidden": True, "sidebar_width": None, "tree_share": None}
 
 
 async def test_a_panel_is_never_made_narrower_than_12(make_app, settle, demo_root):
@@ -213,7 +295,7 @@ async def test_the_layout_is_remembered_across_runs(make_app, settle, demo_root)
     third = make_app(demo_root, demo=True)
     async with third.run_test(size=(200, 45)) as pilot:
         await settle(pilot)
-        assert _panels(third)[0] == round(shown[0] * 200 / SIZE[0])
+        assert abs(_panels(third)[0] - shown[0] * 200 / SIZE[0]) < 1
 
 
 @pytest.mark.parametrize("content", [
@@ -228,11 +310,11 @@ async def test_a_damaged_settings_file_does_not_stop_the_app(make_app, settle, d
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert _panels(app) == (32, 69, 57)  # the defaults
+        assert _panels(app) == (35, 53, 70)  # the defaults
         await pilot.press("b")
         await settle(pilot)
         assert _panels(app)[0] == 0
-        assert settings_file.load() == settings_file.Settings(sidebar_hidden=True)  # written anew
+        assert settings_file.load() == settings_file.Settings(wide=settings_file.Layout(sidebar_hidden=True))
 
 
 async def test_a_settings_folder_that_cannot_be_used_is_said_once(make_app, settle, demo_root, notes, monkeypatch,

@@ -215,10 +215,11 @@ def test_pane_cursor_on_a_subagent_run(snap_compare, make_app, settle, demo_root
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", [(100, 30), (220, 60)], ids=["100x30", "220x60"])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (220, 60)], ids=["80x24", "100x30", "220x60"])
 def test_startup_on_the_demo_at_other_sizes(snap_compare, make_app, settle, demo_root, size):
-    """The panels' widths follow the terminal's: at 100 columns a tree of 37, at 220 a
-    sidebar of 44 (the session names past 33 cells)."""
+    """The message pane gets the room: at 80 and 100 columns the tree and the pane only
+    (the pane 60 wide), at 220 a sidebar of 44 (the session names whole), the tree 72, the
+    pane the rest."""
     app = make_app(demo_root, demo=True)
 
     async def run_before(pilot):
@@ -241,6 +242,22 @@ def test_zoomed_pane(snap_compare, make_app, settle, demo_root):
         await _settle_pane(pilot, settle)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_sessions_in_the_trees_place_at_80x24(snap_compare, make_app, settle, demo_root):
+    """b in a narrow terminal: the sessions in the tree's place, focused (a heavy border),
+    the pane keeping its 60 columns."""
+    app = make_app(demo_root, demo=True)
+
+    async def run_before(pilot):
+        await _settle_pane(pilot, settle)
+        _hide_pane_scrollbar(pilot)
+        await pilot.press("b")
+        await _settle_pane(pilot, settle)
+        pilot.app.clear_notifications()  # (the toast saying so)
+        await _settle_pane(pilot, settle)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 def test_sidebar_hidden(snap_compare, make_app, settle, demo_root):

@@ -89,3 +89,43 @@ async def test_a_folded_row_keeps_its_count_when_its_text_is_cut(make_app, settl
         line = tree_lines(tree)[3]
         assert line.startswith("› └⊞ user: a prompt far longer") and line.endswith("… (+2)")
         assert len(line) <= tree.scrollable_content_region.width
+
+
+@pytest.fixture
+def deep_forks_file(tmp_path) -> Path:
+    """Forty forks, each nested in the one before: every branch point sends the
+    conversation one level deeper (a retry kept beside each answer)."""
+    project = tmp_path / "--home-u-proj--"
+    project.mkdir()
+    objs, parent, n = [], None, 0
+    for depth in range(40):
+        u, a, retry = f"u{depth:02d}", f"a{depth:02d}", f"r{depth:02d}"
+        objs.append(user(u, parent, n, f"question {depth} about the deep fork, in words enough to fill a row"))
+        objs.append(assistant(a, u, n + 1, f"answer {depth}"))
+        objs.append(assistant(retry, u, n + 2, f"retry {depth}"))
+        parent, n = a, n + 3
+    return write(project / "2026-11-20T10-00-00-000Z_deep.jsonl", objs)
+
+
+@pytest.mark.parametrize("size", [(160, 45), (220, 60)])
+async def test_a_deep_fork_keeps_room_for_its_rows_text(make_app, settle, deep_forks_file, size):
+    from pitui.ui.widgets.branch_tree import GUIDES_MOST
+
+    app = make_app(deep_forks_file)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        tree = app.screen.branch_tree
+        tree.focus()
+        await pilot.press("home")
+        await settle(pilot)
+        width = tree.scrollable_content_region.width
+        seen_deep = False
+        for _ in range(6):  # (a page at a time, down to the deepest rows)
+            for line in tree_lines(tree):
+                text_at = min(line.find(w) for w in ("user:", "assistant:") if w in line)
+                assert text_at <= 2 + GUIDES_MOST + 2, line  # (the cursor column, the guides, "• ")
+                assert text_at <= 2 + width // 3 + 2, line
+                seen_deep |= line[2:].startswith("…")
+            await pilot.press("pagedown")
+            await settle(pilot)
+        assert seen_deep  # (rows deeper than the guides shown: their nearest guides after "…")

@@ -1,6 +1,11 @@
 """pitui's settings: the few choices the app remembers from one run to the next (the
 sidebar hidden, the panels' widths), in one small JSON file in the user's config folder.
 
+The layout is kept per terminal-size class (:data:`WIDTH_CLASSES`): hiding the sidebar in a
+narrow tmux split leaves it shown in a later wide window. The file holds one object per
+class, ``{"narrow": {...}, "wide": {...}}``; a file of an older pitui (one flat layout, for
+every size) is read as the wide class's.
+
 The file is read as untrusted data: a missing, damaged, oversized or hostile file (wrong
 types, numbers out of range, not a regular file) gives the defaults for what it gets wrong,
 and never stops the app. It is written whole or not at all, private (``0600`` in a ``0700``
@@ -12,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import orjson
@@ -20,7 +25,7 @@ import orjson
 from .paths import notice, private_dir, write_private
 from .read.lines import open_regular
 
-__all__ = ["Settings", "config_dir", "settings_path", "load", "save",
+__all__ = ["Layout", "Settings", "WIDTH_CLASSES", "config_dir", "settings_path", "load", "save",
            "SIDEBAR_WIDTH_RANGE", "TREE_SHARE_RANGE"]
 
 FILE_NAME = "settings.json"
@@ -32,19 +37,42 @@ SIDEBAR_WIDTH_RANGE = (5.0, 60.0)
 TREE_SHARE_RANGE = (10.0, 90.0)
 
 
+#: The terminal-size classes a layout is kept for (the app says which width is which).
+WIDTH_CLASSES = ("narrow", "wide")
+
+
 @dataclass(frozen=True, slots=True)
-class Settings:
-    """What the app remembers. A width of None: the default, from the terminal's size."""
+class Layout:
+    """The panels as chosen for one size class. A width of None: the default, from the
+    terminal's size."""
 
     sidebar_hidden: bool = False
     sidebar_width: float | None = None  # percent of the screen (SIDEBAR_WIDTH_RANGE)
     tree_share: float | None = None  # percent of the tree and the pane (TREE_SHARE_RANGE)
 
-    def but(self, **changes) -> "Settings":
-        """These settings with ``changes`` (widths kept inside their ranges)."""
+    def but(self, **changes) -> "Layout":
+        """This layout with ``changes`` (widths kept inside their ranges)."""
         new = replace(self, **changes)
         return replace(new, sidebar_width=_in_range(new.sidebar_width, SIDEBAR_WIDTH_RANGE),
                        tree_share=_in_range(new.tree_share, TREE_SHARE_RANGE))
+
+
+def _narrow_default() -> Layout:
+    return Layout(sidebar_hidden=True)  # (the message pane keeps its room: the sidebar one key away)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the app remembers: a layout per size class."""
+
+    narrow: Layout = field(default_factory=_narrow_default)
+    wide: Layout = field(default_factory=Layout)
+
+    def layout(self, width_class: str) -> Layout:
+        return self.narrow if width_class == "narrow" else self.wide
+
+    def with_layout(self, width_class: str, layout: Layout) -> "Settings":
+        return replace(self, **{"narrow" if width_class == "narrow" else "wide": layout})
 
 
 def _in_range(value: object, bounds: tuple[float, float]) -> float | None:
@@ -84,9 +112,18 @@ def load(path: str | os.PathLike | None = None) -> Settings:
         return Settings()
     if not isinstance(data, dict):
         return Settings()
+    if not any(name in data for name in WIDTH_CLASSES):  # (an older pitui's one flat layout)
+        return Settings(wide=_layout(data, Layout()))
+    return Settings(narrow=_layout(data.get("narrow"), _narrow_default()), wide=_layout(data.get("wide"), Layout()))
+
+
+def _layout(data: object, default: Layout) -> Layout:
+    """The layout ``data`` holds; ``default``'s value for anything missing or wrong."""
+    if not isinstance(data, dict):
+        return default
     hidden = data.get("sidebar_hidden")
-    return Settings().but(
-        sidebar_hidden=hidden if isinstance(hidden, bool) else False,
+    return default.but(
+        sidebar_hidden=hidden if isinstance(hidden, bool) else default.sidebar_hidden,
         sidebar_width=data.get("sidebar_width"),
         tree_share=data.get("tree_share"),
     )

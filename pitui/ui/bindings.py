@@ -145,8 +145,9 @@ KEYS: tuple[Key, ...] = (
     Key("sidebar", "sidebar.quit", "ctrl+q", "app.quit", "Quit", "Quit pitui (q types into the filter here)",
         section=SIDEBAR, show=True, palette=False, priority=True),
     # ------------------------------------------------------------------ the panels
-    Key("browser", "layout.sidebar", "b", "toggle_sidebar", "Sidebar", "Hide or show the sidebar (remembered)",
-        section=LAYOUT),
+    Key("browser", "layout.sidebar", "b", "toggle_sidebar", "Sidebar",
+        "Hide or show the sidebar (remembered per terminal size); below 120 columns the sessions take the "
+        "tree's place, and Enter or Esc brings the tree back", section=LAYOUT),
     Key("browser", "layout.sidebar_narrower", "less_than_sign", "sidebar_width(-1)", "Sidebar narrower",
         "Make the sidebar narrower (remembered; dragging the gap between panels does it too)", section=LAYOUT,
         key_display="<"),
@@ -209,9 +210,10 @@ KEYS: tuple[Key, ...] = (
 
 #: Keys Textual handles itself, listed in help beside the table's.
 EXTRA_HELP: dict[str, list[tuple[str, str]]] = {
-    LAYOUT: [("drag a gap", "Drag the gap between two panels to resize them (remembered, as the keys' changes are, "
-                            "in settings.json in pitui's config folder)")],
-    APP: [("tab / shift+tab", "Move between the sidebar, the tree and the message pane"),
+    LAYOUT: [("drag a gap", "Drag the gap between two panels to resize them (remembered per terminal size, as the "
+                            "keys' changes are, in settings.json in pitui's config folder)")],
+    APP: [("tab / shift+tab", "Move between the panels shown: focus starts in the tree, Tab goes on to the "
+                              "message pane, then the sidebar; the focused panel has a heavy border"),
           ("ctrl+p", "Command palette: every action, filter modes, sessions by name")],
 }
 

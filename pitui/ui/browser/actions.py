@@ -110,10 +110,10 @@ class Actions:
         bar = self.search_bar
         bar.display = False
         origin = self._search_origin
-        if origin is not None and origin.is_attached and origin is not bar:
+        if origin is not None and origin.is_attached and origin is not bar and origin.display:
             origin.focus()
         else:
-            self.branch_tree.focus()
+            self.focus_tree()
 
     def search_pane(self: "BrowserScreen", query: str) -> None:
         """Find ``query`` in the branch shown and go to the first hit; an empty query ends
@@ -196,7 +196,7 @@ class Actions:
                 return
             path, entry_id, match = result
             self.open_session(path, select_id=entry_id, find=match)
-            self.branch_tree.focus()
+            self.focus_tree()
 
         from ..screens.search import SearchScreen
 

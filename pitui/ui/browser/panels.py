@@ -1,33 +1,86 @@
-"""The panels' layout: the sidebar hidden or shown (``b``), the sidebar's and the tree's
-widths changed by keys (``<`` ``>``, ``-`` ``+``, ``0`` for the defaults) or by dragging the
-gap between two panels, and all of it remembered in pitui's settings
-(:mod:`pitui.core.settings`).
+"""The panels' layout: how the sidebar, the tree and the message pane share the width, the
+sidebar hidden or shown (``b``), the widths changed by keys (``<`` ``>``, ``-`` ``+``, ``0``
+for the defaults) or by dragging the gap between two panels, and all of it remembered in
+pitui's settings (:mod:`pitui.core.settings`), per terminal-size class.
 
-By default the widths follow the terminal's (``app.tcss``): the sidebar a fifth of it within
-bounds, the tree and the pane half of the rest each. A width the user chose is kept as a
-share (a percent of the screen for the sidebar, of the tree and the pane together for the
-tree), so it fits any later terminal size too. Nothing here runs while drawing: only when a
-key, a drag or a zoom changes the layout.
+The message pane is what people read, so it gets the room: in a
+wide terminal (:data:`WIDE_FROM` columns on) the sidebar takes what a session's title
+needs, the tree what its rows need up to a cap, never more than the pane, and the pane the
+rest, at least 70 columns where there are (:func:`panel_widths`). In a narrow one (a tmux split) three panels
+cannot each be useful: the tree and the pane share the width, the pane keeping at least
+60 columns, and the sidebar is one key away (``b``), in the tree's place until a session
+is opened from it. A width the user chose is kept as a share (a percent of the screen for
+the sidebar, of the tree and the pane together for the tree), so it fits any later
+terminal of that class too. Nothing here runs while drawing: only when a key, a drag, a
+zoom or a resize changes the layout.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.widget import Widget
 
 from ...core import settings as settings_file
-from ...core.settings import Settings
+from ...core.settings import Layout, Settings
 from ..widgets.splitter import Splitter
 
 if TYPE_CHECKING:
     from .screen import BrowserScreen
 
-__all__ = ["Panels"]
+__all__ = ["Panels", "panel_widths", "width_class", "WIDE_FROM"]
+
+#: From this many columns on the terminal is wide: three panels, each useful.
+WIDE_FROM = 120
+#: What a tree row needs: a ``[bash: …]`` row whole, as Pi cuts its command at 50
+#: characters, one fork deep, with the tree's border and scrollbar.
+TREE_NEEDS = 72
+#: The tree's least width when there is little room (its rows still say what they are).
+TREE_LEAST = 30
+TREE_LEAST_NARROW = 16
+#: The message pane's least width, wide and narrow, where the tree can spare it.
+PANE_LEAST = 70
+PANE_LEAST_NARROW = 60
+#: The sidebar: a share of the width, within what a session's title needs.
+SIDEBAR_SHARE = 0.22
+SIDEBAR_RANGE = (28, 44)
+
+
+def width_class(width: int) -> str:
+    """The terminal-size class of a screen ``width`` columns wide (its layout is kept apart)."""
+    return "wide" if width >= WIDE_FROM else "narrow"
+
+
+def panel_widths(width: int, layout: Layout) -> tuple[int, int]:
+    """The widths of the sidebar (0 when hidden) and of the left panel beside the pane (the
+    tree, or at narrow widths the sidebar in its place), in cells, for a screen ``width``
+    columns wide laid out as ``layout`` says; the pane has the rest but the gaps between
+    panels. The widths the user chose are shares of the width (kept in ``layout``), the
+    others the defaults: see the module's docstring."""
+    shown = not layout.sidebar_hidden
+    chosen_sidebar = int(layout.sidebar_width * width / 100) if layout.sidebar_width is not None else None
+    if width_class(width) == "narrow":
+        rest = width - 1  # (one gap: the left panel and the pane)
+        left = max(min(TREE_NEEDS, rest // 2, rest - PANE_LEAST_NARROW), min(TREE_LEAST_NARROW, rest // 2))
+        if shown:  # (in the tree's place)
+            return (chosen_sidebar if chosen_sidebar is not None else left), 0
+        tree_least, pane_least = TREE_LEAST_NARROW, PANE_LEAST_NARROW
+        sidebar = 0
+    else:
+        sidebar = 0
+        if shown:
+            sidebar = chosen_sidebar if chosen_sidebar is not None else min(
+                SIDEBAR_RANGE[1], max(SIDEBAR_RANGE[0], round(width * SIDEBAR_SHARE)))
+        rest = width - (sidebar + 2 if shown else 1)
+        tree_least, pane_least = TREE_LEAST, PANE_LEAST
+    if layout.tree_share is not None:
+        return sidebar, int(layout.tree_share * rest / 100)
+    return sidebar, max(min(TREE_NEEDS, rest // 2, rest - pane_least), min(tree_least, rest // 2))
 
 
 class Panels:
-    """Part of :class:`BrowserScreen`: the sidebar shown or hidden, the panels' widths."""
+    """Part of :class:`BrowserScreen`: which panels are shown, and their widths."""
 
     #: Cells a width key moves a panel's edge by.
     WIDTH_STEP = 4
@@ -40,31 +93,46 @@ class Panels:
         self.apply_panels()
 
     @property
-    def settings(self: "BrowserScreen") -> Settings:
-        return self.papp.settings
+    def width_class(self: "BrowserScreen") -> str:
+        return width_class(self.size.width or self.app.size.width)
 
-    def _set_settings(self: "BrowserScreen", new: Settings, *, save: bool = True) -> None:
-        """Use ``new`` (the panels follow), and remember it unless ``save`` is false (a drag
-        saves once, when it ends)."""
-        self.papp.settings = new
+    @property
+    def settings(self: "BrowserScreen") -> Layout:
+        """The layout chosen for the terminal's size class."""
+        return self.papp.settings.layout(self.width_class)
+
+    @property
+    def sidebar_in_tree_place(self: "BrowserScreen") -> bool:
+        """At narrow widths the sidebar, when shown, takes the tree's place."""
+        return self.width_class == "narrow" and not self.settings.sidebar_hidden
+
+    def _set_settings(self: "BrowserScreen", new: Layout, *, save: bool = True) -> None:
+        """Use ``new`` for this size class (the panels follow), and remember it unless
+        ``save`` is false (a drag saves once, when it ends)."""
+        whole: Settings = self.papp.settings.with_layout(self.width_class, new)
+        self.papp.settings = whole
         self.apply_panels()
-        if save and new != self._settings_saved:
-            settings_file.save(new)
-            self._settings_saved = new
+        if save and whole != self._settings_saved:
+            settings_file.save(whole)
+            self._settings_saved = whole
+
+    def on_resize(self: "BrowserScreen", event: events.Resize) -> None:
+        # (the defaults follow the width, and crossing into the other size class brings
+        # that class's layout)
+        self.apply_panels()
 
     def apply_panels(self: "BrowserScreen") -> None:
-        """Show the panels as the settings say: the sidebar shown or not, and the widths
-        the user chose set on the panels (the others left to ``app.tcss``). A zoomed panel
-        keeps the whole screen."""
-        s = self.papp.settings
-        sidebar, tree, right = self.sidebar, self.branch_tree, self.query_one("#right")
-        zoomed = self.maximized
+        """Show the panels as the layout of this size class says, with their widths. A
+        zoomed panel keeps the whole screen."""
+        s = self.settings
+        sidebar, tree = self.sidebar, self.branch_tree
+        in_place = self.sidebar_in_tree_place
         sidebar.display = self.query_one("#sidebar-splitter").display = not s.sidebar_hidden
-        _set_width(sidebar, None if zoomed is sidebar or s.sidebar_width is None else f"{s.sidebar_width}%",
-                   self.MIN_PANEL)
-        share = s.tree_share
-        _set_width(tree, None if zoomed is tree or share is None else f"{share}fr", self.MIN_PANEL)
-        _set_width(right, None if zoomed is right or share is None else f"{100 - share:.3f}fr", self.MIN_PANEL)
+        tree.display = self.query_one("#tree-splitter").display = not in_place
+        side_cells, tree_cells = panel_widths(self.size.width or self.app.size.width, s)
+        zoomed = self.maximized
+        _set_width(sidebar, None if zoomed is sidebar else max(self.MIN_PANEL, side_cells))
+        _set_width(tree, None if zoomed is tree or in_place else max(self.MIN_PANEL, tree_cells))
 
     def watch_maximized(self: "BrowserScreen") -> None:
         # a zoomed panel takes the screen's width (app.tcss), never the width chosen for it
@@ -75,10 +143,24 @@ class Panels:
         hide = not self.settings.sidebar_hidden
         if self.maximized is self.sidebar:
             self.minimize()
+        in_place = self.width_class == "narrow"
         if hide and self.focused is not None and self.sidebar in self.focused.ancestors_with_self:
             self.branch_tree.focus()  # (focus leaves with the sidebar; Tab skips it while hidden)
         self._set_settings(self.settings.but(sidebar_hidden=hide))
-        self.notify("Sidebar hidden (b shows it)" if hide else "Sidebar shown (b hides it)", timeout=1.5)
+        if in_place:
+            # the sidebar and the tree take turns beside the pane: focus goes with them
+            (self.branch_tree if hide else self.session_list).focus()
+            self.notify("The tree is back (b shows the sessions)" if hide
+                        else "Sessions, in the tree's place (Enter opens one, Esc brings the tree back)", timeout=2)
+        else:
+            self.notify("Sidebar hidden (b shows it)" if hide else "Sidebar shown (b hides it)", timeout=1.5)
+
+    def focus_tree(self: "BrowserScreen") -> None:
+        """Focus the tree; at narrow widths, where the sidebar may be in its place, the
+        tree comes back first (a session was opened: the tree shows it)."""
+        if self.sidebar_in_tree_place:
+            self._set_settings(self.settings.but(sidebar_hidden=True))
+        self.branch_tree.focus()
 
     # ------------------------------------------------------------------ widths
     def action_sidebar_width(self: "BrowserScreen", step: int) -> None:
@@ -88,6 +170,9 @@ class Panels:
         self._set_sidebar(self._sidebar_cells() + step * self.WIDTH_STEP)
 
     def action_tree_width(self: "BrowserScreen", step: int) -> None:
+        if self.sidebar_in_tree_place:
+            self._set_sidebar(self._sidebar_cells() + step * self.WIDTH_STEP)
+            return
         self._set_tree(self._tree_cells() + step * self.WIDTH_STEP)
 
     def action_reset_layout(self: "BrowserScreen") -> None:
@@ -96,7 +181,7 @@ class Panels:
 
     # (A width is worked out from the one chosen rather than the one on screen, so keys
     # pressed faster than the screen is laid out add up; and kept as the share that gives
-    # that many cells and a hundredth: Textual floors where a panel ends.)
+    # that many cells and a hundredth, as the cells are worked out by flooring.)
     def _sidebar_cells(self: "BrowserScreen") -> int:
         chosen = self.settings.sidebar_width
         if chosen is None:
@@ -116,7 +201,7 @@ class Panels:
         """The sidebar ``cells`` wide, within bounds (a bell at a bound)."""
         whole = self.size.width
         if whole > 0:
-            cells = max(self.MIN_PANEL, cells)
+            cells = min(whole - self.MIN_PANEL - 1, max(self.MIN_PANEL, cells))
             self._set_width_setting(self.settings.but(sidebar_width=(cells + 0.01) * 100 / whole), save)
 
     def _set_tree(self: "BrowserScreen", cells: int, *, save: bool = True) -> None:
@@ -126,7 +211,7 @@ class Panels:
             cells = min(both - self.MIN_PANEL, max(self.MIN_PANEL, cells))
             self._set_width_setting(self.settings.but(tree_share=(cells + 0.01) * 100 / both), save)
 
-    def _set_width_setting(self: "BrowserScreen", new: Settings, save: bool) -> None:
+    def _set_width_setting(self: "BrowserScreen", new: Layout, save: bool) -> None:
         if new == self.settings and save:
             self.app.bell()  # (already at its narrowest or widest)
         self._set_settings(new, save=save)
@@ -141,16 +226,10 @@ class Panels:
             self._set_tree(event.x - self.branch_tree.region.x, save=event.done)
 
 
-def _set_width(panel: Widget, width: str | None, min_width: int) -> None:
-    """``width`` set on ``panel`` (a chosen width, no bounds but ``min_width``), or, for
-    None, what ``app.tcss`` says."""
-    styles = panel.styles
-    if width is None:
-        if styles.inline.has_rule("width"):
-            styles.width = None
-            styles.min_width = None
-            styles.max_width = None
-        return
-    styles.width = width
-    styles.min_width = min_width
-    styles.max_width = "100%"
+def _set_width(panel: Widget, cells: int | None) -> None:
+    """``panel`` ``cells`` wide, or, for None, as ``app.tcss`` says (a zoomed panel)."""
+    if cells is None:
+        if panel.styles.inline.has_rule("width"):
+            panel.styles.width = None
+    else:
+        panel.styles.width = cells  # (Textual lays out again only when it changes)

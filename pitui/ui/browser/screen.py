@@ -32,7 +32,7 @@ from .following import Following
 from .header_stats import HeaderStats
 from .listing import Listing
 from .loading import Loading
-from .panels import Panels
+from .panels import WIDE_FROM, Panels
 from .take_away import TakeAway
 
 if TYPE_CHECKING:
@@ -64,8 +64,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
 
     AUTO_FOCUS = "#tree"  # (from the first frame: not the sidebar first, then the tree)
 
-    #: Classes by the screen's width, which the panels' widths follow (``app.tcss``).
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
+    #: Classes by the screen's size class (the panels' layout is kept per class: panels.py).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
 
     BINDINGS = bindings_for("browser")
 
@@ -190,7 +190,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self.show_notice("Reading sessions…", f"in {shown_path(root.path)} ({root.source})")
         self.header.show_message("pitui", f"{shown_path(root.path)} ({root.source})")
         self.branch_tree.placeholder = "reading sessions…"
-        self.branch_tree.focus()
+        self.focus_tree()
         want = app.select_path
         if want is not None and (os.path.isfile(want) or (app.live is not None and want == app.live.path)):
             # A session named on the command line opens at once; the sidebar's listing
@@ -334,10 +334,15 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         if linked:
             self.notify(f"A subagent's transcript: {key} goes back to the session that ran it", timeout=5)
 
+    def on_session_list_leave_requested(self, event: SessionList.LeaveRequested) -> None:
+        event.stop()
+        if self.sidebar_in_tree_place:
+            self.focus_tree()  # (Escape in the sessions shown in the tree's place: the tree again)
+
     def on_session_list_open_requested(self, event: SessionList.OpenRequested) -> None:
         event.stop()
         self.open_session(event.path)
-        self.branch_tree.focus()
+        self.focus_tree()
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
@@ -355,6 +360,6 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         """Show the notice over the pane (which cannot be focused under it), or take it away."""
         pane = self.pane
         if cover and pane.has_focus:
-            self.branch_tree.focus()
+            self.focus_tree()
         pane.can_focus = not cover
         self.query_one("#notice").display = cover

@@ -54,6 +54,17 @@ def _summary(session: Session, entry: int) -> Summary:
         return Summary("damaged", "", visible(f"[cannot summarise: {exc}]"), True)
 
 
+#: The most columns a row's indent guides take, however deep its fork: past that depth the
+#: guides nearest the row are kept after a "…" (the rest of the row is for its text).
+GUIDES_MOST = 24  # (eight levels)
+
+
+def _guides_budget(width: int) -> int:
+    """The columns a row's indent guides may take in a tree ``width`` cells wide: at most a
+    third of it and :data:`GUIDES_MOST`, at least two levels."""
+    return max(6, min(GUIDES_MOST, width // 3))
+
+
 _KIND_CLASS = {
     "user": "branch-tree--user",
     "assistant": "branch-tree--assistant",
@@ -485,10 +496,12 @@ class BranchTree(TreeLayouts, LineList):
         self.move_to_row(row_no, center=False)
         # the fold glyph: in the connector, or (a folded root's) after the prefix
         glyph_x = None
+        # (where the prefix is drawn cut to its end, its columns moved left by the cut)
+        cut = max(0, row.indent * 3 - _guides_budget(self.scrollable_content_region.width))
         if row.connector and (row.foldable or row.folded):
-            glyph_x = 2 + (row.indent - 1) * 3 + 1
+            glyph_x = 2 + (row.indent - 1) * 3 + 1 - cut
         elif row.folded:
-            glyph_x = 2 + row.indent * 3
+            glyph_x = 2 + row.indent * 3 - cut
         if glyph_x is not None and abs(at.x - glyph_x) <= 1:
             self.action_toggle_fold()
             return
@@ -555,7 +568,7 @@ class BranchTree(TreeLayouts, LineList):
         segs: list[Segment] = []
         segs.append(Segment("› " if is_cursor else "  ", st("branch-tree--active") if is_cursor else base))
         prefix = row.prefix()
-        budget = max(8, width // 2)
+        budget = _guides_budget(width)
         if len(prefix) > budget:
             prefix = "…" + prefix[len(prefix) - budget + 1 :]
         if prefix:

@@ -83,6 +83,9 @@ class SessionList(LineList):
             super().__init__()
             self.path = path
 
+    class LeaveRequested(Message):
+        """Escape with nothing to clear (at narrow widths the tree comes back)."""
+
     class StateChanged(Message):
         """Filter, sort or contents changed (the sidebar redraws its status lines)."""
 
@@ -227,6 +230,8 @@ class SessionList(LineList):
     def action_clear_filter(self) -> None:
         if self.filter_text:
             self.set_query("")
+        else:
+            self.post_message(self.LeaveRequested())
 
     def action_toggle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
