@@ -110,3 +110,33 @@ def test_usage_screen_snapshot(snap_compare, make_app, settle, demo_root, size):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_the_sidebar_sorts_by_cost_and_shows_each_sessions_cost(make_app, settle, demo_root):
+    """ctrl+s: recent, name, cost. In the cost sort each row says what the session cost (its
+    header's and stats screen's figure) and the costliest come first."""
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        sl = app.browser.session_list
+        sl.focus()
+        await pilot.press("ctrl+s", "ctrl+s")
+        await settle(pilot)
+        assert sl.sort == "cost"
+        top = [it.info for it in sl.items if it.kind == "session" and it.depth == 0 and it.info.error is None]
+        by_project: dict[str, list[float]] = {}
+        for i in top:
+            by_project.setdefault(i.project, []).append(sl.costs[i.path])
+        # (costliest project first, and in each, costliest session first)
+        assert all(c == sorted(c, reverse=True) for c in by_project.values())
+        totals = [sum(c) for c in by_project.values()]
+        assert totals == sorted(totals, reverse=True)
+        first = top[0]
+        whole = session_stats(Session.open(first.path)).total.cost
+        assert sl.costs[first.path] == pytest.approx(whole)
+        row = next(k for k, it in enumerate(sl.items) if it.kind == "session" and it.info is first)
+        line = sum(it.height for it in sl.items[:row]) + 1  # (the row's second line)
+        meta = "".join(seg.text for seg in sl.render_line(line - sl.scroll_offset.y))
+        assert f"${whole:,.2f} · " in meta
+        await pilot.press("ctrl+s")
+        assert sl.sort == "recent"

@@ -54,6 +54,7 @@ __all__ = [
     "StatsFailed",
     "UsageWorkedOut",
     "UsageFailed",
+    "SessionCosts",
     "FileChecked",
     "SearchFound",
     "SearchProgress",
@@ -300,6 +301,14 @@ class UsageWorkedOut(Message, bubble=False):
         super().__init__()
         self.gen = gen
         self.figures = figures
+
+
+class SessionCosts(Message, bubble=False):
+    """Each session's own cost by path (the usage index's), for the sidebar's cost sort."""
+
+    def __init__(self, costs: dict[str, float]) -> None:
+        super().__init__()
+        self.costs = costs
 
 
 class UsageFailed(Message, bubble=False):

@@ -19,7 +19,7 @@ from ...core.model.summary import shown_path
 from ...core.text import visible
 from .. import lookahead
 from ..bindings import bindings_for, key_shown
-from ..messages import EntryFocused, OpenSessionFile
+from ..messages import EntryFocused, OpenSessionFile, SessionCosts
 from ..pane import MessagePane
 from ..textual_internals import PaintGate
 from ..widgets.branch_tree import BranchTree
@@ -343,6 +343,23 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         event.stop()
         self.open_session(event.path)
         self.focus_tree()
+
+    def on_session_list_costs_wanted(self, event: SessionList.CostsWanted) -> None:
+        """The sidebar's cost sort: each session's own cost, from the usage index (on a worker)."""
+        event.stop()
+        app = self.papp
+        root, cache_dir = app.root, app.index.dir
+
+        def work() -> None:
+            from ...core.store.usage import load_usage
+
+            usage = load_usage(root, cache_dir=cache_dir)
+            self.post_message(SessionCosts({f.path: f.session_cost for f in usage.files}))
+
+        self.run_worker(work, thread=True, group="session-costs", exclusive=True, exit_on_error=False)
+
+    def on_session_costs(self, message: SessionCosts) -> None:
+        self.session_list.set_costs(message.costs)
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:

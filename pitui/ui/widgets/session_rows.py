@@ -21,7 +21,7 @@ from ...core.text import visible
 
 __all__ = ["Item", "LOOSE", "SORTS", "SessionRows", "Texts", "build_items", "make_texts"]
 
-SORTS = ("recent", "name")
+SORTS = ("recent", "name", "cost")
 LOOSE = "\x00loose"  # project key of files outside project folders
 
 
@@ -98,17 +98,24 @@ class SessionRows:
 
     def __init__(self, infos: Iterable[SessionInfo], *, sort: str = "recent",
                  loose_label: str = "(no project folder)",
-                 texts: Texts | None = None) -> None:
+                 texts: Texts | None = None, costs: dict[str, float] | None = None) -> None:
         """``texts``: each session's text to match, kept by the caller from one list of
-        sessions to the next (:func:`make_texts`)."""
+        sessions to the next (:func:`make_texts`). ``costs``: each session's cost by path,
+        for the ``cost`` sort (costliest first; a session without one last)."""
         infos = list(infos)
         self.sort = sort
+        self.costs = costs if costs is not None else {}
         self.loose_label = loose_label
         self._at = {id(i): k for k, i in enumerate(infos)}  # (ties broken as listed)
         self._runs = subagent_parents(infos)  # (all rows: a transcript whose parent is filtered out is not unlinked)
         if sort == "name":
             def key(i: SessionInfo):
                 return (i.error is not None, (i.name or i.first_message).casefold(), i.path)
+        elif sort == "cost":
+            costs = self.costs
+
+            def key(i: SessionInfo):
+                return (i.error is not None, -costs.get(i.path, -1.0), -(i.modified_ms or 0), os.path.basename(i.path))
         else:
             def key(i: SessionInfo):
                 return (i.error is not None, -(i.modified_ms or 0), os.path.basename(i.path))
@@ -231,6 +238,9 @@ class SessionRows:
         first = {pk: min(map(at.__getitem__, map(id, members))) for pk, members in projects.items()}
         if self.sort == "name":
             order = sorted(projects, key=lambda pk: (pk == LOOSE, labels[pk].casefold(), first[pk]))
+        elif self.sort == "cost":
+            costs = self.costs
+            order = sorted(projects, key=lambda pk: (-sum(costs.get(m.path, 0.0) for m in projects[pk]), first[pk]))
         else:
             order = sorted(
                 projects,

@@ -29,6 +29,7 @@ from textual.widgets import Static
 
 from ...core.store.listing import SessionInfo
 from ...core.model.summary import one_line
+from ...core.numbers import fmt_cost
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
@@ -89,6 +90,10 @@ class SessionList(LineList):
     class StateChanged(Message):
         """Filter, sort or contents changed (the sidebar redraws its status lines)."""
 
+    class CostsWanted(Message):
+        """The cost sort was chosen before the sessions' costs were known: the browser
+        works them out (from the usage index) and hands them in with :meth:`set_costs`."""
+
     def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.clock: Clock = clock or system_clock
@@ -103,6 +108,7 @@ class SessionList(LineList):
         self.loose_label = "(no project folder)"
         self._rows: SessionRows | None = None  # the rows of these infos in this sort, for any filter
         self._texts: Texts = {}  # each session's text to match (SessionRows), kept across lists
+        self.costs: dict[str, float] | None = None  # each session's own cost by path, once asked for
 
     # ------------------------------------------------------------------ data
     def set_infos(self, infos: list[SessionInfo]) -> None:
@@ -111,6 +117,14 @@ class SessionList(LineList):
         if len(self._texts) > 2 * len(infos) + 1000:  # (texts of sessions no longer listed)
             self._texts = {}
         self.rebuild()
+
+    def set_costs(self, costs: dict[str, float]) -> None:
+        """Each session's cost (what its header and stats screen show), by path: shown in
+        the rows and sorted by in the cost sort."""
+        self.costs = costs
+        if self.sort == "cost":
+            self._rows = None
+            self.rebuild()
 
     def make_texts_ahead(self) -> None:
         """Each listed session's text to match, made on a worker thread now, so that the
@@ -124,7 +138,7 @@ class SessionList(LineList):
         rows = self._rows
         if rows is None or rows.sort != self.sort or rows.loose_label != self.loose_label:
             rows = self._rows = SessionRows(self.infos, sort=self.sort, loose_label=self.loose_label,
-                                            texts=self._texts)
+                                            texts=self._texts, costs=self.costs)
         self.items = rows.items(self.filter_text, named_only=self.named_only, collapsed=self.collapsed)
         starts, y = [], 0
         for it in self.items:
@@ -235,6 +249,9 @@ class SessionList(LineList):
 
     def action_toggle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        if self.sort == "cost" and self.costs is None:
+            self.costs = {}
+            self.post_message(self.CostsWanted())
         self.rebuild()
 
     def action_toggle_named(self) -> None:
@@ -315,6 +332,9 @@ class SessionList(LineList):
             segs.append(Segment("⚠ " + visible(info.error), st("session-list--error")))
             return segs
         bits = []
+        if self.sort == "cost":
+            cost = (self.costs or {}).get(info.path)
+            bits.append(fmt_cost(cost, zero="$0") if cost is not None else "$…")
         if info.kind == "subagent":
             bits.append("subagent, parent not found" if it.unlinked else "subagent")
         if info.log != "session":
