@@ -429,7 +429,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         self._timer: Timer | None = None
         self._gen = 0  # bumped per search: late messages of an old search are dropped
         self._searched: str | None = None  # the query the results are for
-        self._running = False
+        self._searching = False
         self._progress: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
@@ -452,7 +452,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     def searching(self) -> bool:
         """Whether a search is under way, or typed and about to start (the status line
         says "Searching…" once it starts)."""
-        return self._running or self._timer is not None
+        return self._searching or self._timer is not None
 
     def on_mount(self) -> None:
         self.input.focus()
@@ -470,7 +470,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
     def _update_status(self) -> None:
         res = self.results
-        if self._running:
+        if self._searching:
             text = "Searching…"
             if res.sessions:
                 text += f" {_count(res.sessions, 'session')}, {_hits(res)}"
@@ -488,7 +488,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     def _changed(self, event: Input.Changed) -> None:
         if self._timer is not None:
             self._timer.stop()
-        if self._running and event.value != self._searched:
+        if self._searching and event.value != self._searched:
             self._cancel_search()  # a key ends the search for what the query no longer is
         self._timer = self.set_timer(self.DEBOUNCE, self._debounced)
 
@@ -497,7 +497,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         self.workers.cancel_group(self, "search-all")
         self._gen += 1  # (its late messages are dropped)
         self._searched = None
-        self._running = False
+        self._searching = False
         self._progress = None
         res = self.results
         self._set_status(f"{_count(res.sessions, 'session')}, {_count(res.hits, 'hit')} so far" if res.sessions else "")
@@ -541,17 +541,17 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         self._progress = None
         if not query.strip():
             self.workers.cancel_group(self, "search-all")
-            self._running = False
+            self._searching = False
             self._set_status("Type to search every session.")
             return
         try:
             q = parse_query(query)
         except QueryError as exc:
             self.workers.cancel_group(self, "search-all")
-            self._running = False
+            self._searching = False
             self._set_status(str(exc), error=True)
             return
-        self._running = True
+        self._searching = True
         self._update_status()
         self._search_worker(q, self._gen)
 
@@ -625,7 +625,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             self._update_status()
 
     def on_index_progress(self, message: IndexProgress) -> None:
-        if message.gen == self._gen and not self._running:
+        if message.gen == self._gen and not self._searching:
             if message.done < message.total:
                 self._set_status(f"Updating the search index: {message.done}/{message.total} sessions…")
             else:
@@ -633,13 +633,13 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
     def on_search_done(self, message: SearchDone) -> None:
         if message.gen == self._gen:
-            self._running = False
+            self._searching = False
             self._progress = None
             self._update_status()
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.gen == self._gen:
-            self._running = False
+            self._searching = False
             self._progress = None
             self._set_status(message.reason, error=True)
 
