@@ -200,14 +200,46 @@ def _fence_lexer(name: str):
     return lexer
 
 
+#: What ends a code line cut at the pane's width (the rest of the line is not wrapped).
+CUT_MARK = "…"
+_MARK_STYLE = Style(dim=True, bold=True)
+
+
+def _cut_line(parts: list[tuple[str, Style]], width: int, base: Style) -> list[Segment]:
+    """A code line's coloured ``parts`` cut to exactly ``width`` cells (a wide character
+    that would straddle the end gives its place to a space of ``base``)."""
+    out: list[Segment] = []
+    room = width
+    for text, style in parts:
+        n = cell_len(text)
+        if n <= room:
+            out.append(Segment(text, style))
+            room -= n
+            continue
+        kept = []
+        for ch in text:
+            w = cell_len(ch)
+            if w > room:
+                break
+            kept.append(ch)
+            room -= w
+        if kept:
+            out.append(Segment("".join(kept), style))
+        break
+    if room:
+        out.append(Segment(" " * room, base))
+    return out
+
+
 class _Fence(CodeBlock):
-    """A fenced code block drawn as Rich's ``CodeBlock`` draws it (``Syntax`` with word
-    wrap and a padding of one cell on the theme's background), cell for cell, but
-    straight from the lexer's tokens: Rich builds a ``Text`` of the whole block and then
-    renders, wraps, pads and styles every line through its generic machinery, ~0.4 ms a
-    line; this is several times faster. A line too long for the width is still wrapped by
-    Rich itself (its word wrapping, exactly); a theme without a background (never ours)
-    goes to Rich whole."""
+    """A fenced code block drawn as Rich's ``CodeBlock`` draws it (``Syntax`` with a
+    padding of one cell on the theme's background), cell for cell, but straight from the
+    lexer's tokens: Rich builds a ``Text`` of the whole block and then renders, wraps,
+    pads and styles every line through its generic machinery, ~0.4 ms a line; this is
+    several times faster. A line too long for the width is never wrapped (a command or a
+    URL stays one line, as it was written): it is cut, and :data:`CUT_MARK` ends it (the
+    entry's text, ``Y``, holds it whole). A theme without a background (never ours) goes
+    to Rich whole."""
 
     def __rich_console__(self, console: Console, options) -> Any:
         from rich.syntax import Syntax
@@ -251,6 +283,14 @@ class _Fence(CodeBlock):
         for parts in lines:
             plain = "".join(t for t, _ in parts)
             n = len(plain) if plain.isascii() and plain.isprintable() else cell_len(plain)
+            if n > code_width and cell_len(plain.rstrip()) <= code_width:
+                # too long only by its trailing blanks: cut where the width ends, no mark
+                # (as Rich's wrapping drops the blanks past it)
+                yield pad
+                yield from _cut_line(parts, code_width, base)
+                yield pad
+                yield new_line
+                continue
             if n <= code_width:
                 yield pad
                 for t, st in parts:
@@ -258,14 +298,11 @@ class _Fence(CodeBlock):
                 yield Segment(" " * (code_width - n + 1), base)
                 yield new_line
                 continue
-            text = Text(justify="left", style=base, tab_size=4, no_wrap=False)
-            text.append_tokens(parts)
-            for wrapped in console.render_lines(text, options.update(width=code_width, height=None, justify="left"),
-                                                style=base, pad=True):
-                yield pad
-                yield from wrapped
-                yield pad
-                yield new_line
+            yield pad
+            yield from _cut_line(parts, code_width - 1, base)
+            yield Segment(CUT_MARK, base + _MARK_STYLE)
+            yield pad
+            yield new_line
         yield blank
         yield new_line
 
