@@ -74,7 +74,8 @@ def _export_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="pitui export", description="Export one session (its tree, or one branch).")
     p.add_argument("file", help="a session .jsonl file")
-    p.add_argument("--format", choices=("json", "markdown", "html"), default="json")
+    p.add_argument("--format", choices=("json", "markdown", "html", "session"), default="json",
+                   help="session: a Pi session file of the branch alone, as Pi's /fork writes it (pi --fork OUT)")
     p.add_argument("--leaf", metavar="ID", help="the entry whose branch to export (default: the current leaf)")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
     return p
@@ -273,6 +274,12 @@ def cmd_export(argv: list[str]) -> int:
         from .core.export.markdown import export_markdown
 
         data = export_markdown(session, leaf).encode()
+    elif args.format == "session":
+        from .core.export.fork import export_session
+        from .core.text import json_safe
+
+        # (json_safe: the same JSON, with what a terminal would act on escaped)
+        data = json_safe(export_session(session, leaf)[1])
     else:
         from .core.export.html import export_html
 
