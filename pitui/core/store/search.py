@@ -46,7 +46,7 @@ from .discovery import SessionRoot, find_session_files
 from .listing import SessionIndex, SessionInfo, list_sessions
 from .search_chunks import IndexStats
 from .search_index import SCHEMA_VERSION, SearchIndex
-from .search_match import MAX_HITS, Hit, SessionHits, _finished, _scan_file, count_to_of, match_rows
+from .search_match import MAX_HITS, Hit, SessionHits, _first_hits, _in_turns, _scan_file, count_to_of, match_rows
 from .search_query import Query, QueryError, Term, describe_kinds, parse_kind, parse_query
 from .search_rows import HEAD_CAP, KINDS, TAIL_CAP, entry_rows
 
@@ -116,10 +116,12 @@ def search(
     ``limit`` caps the sessions yielded, ``max_hits`` the hits kept per session;
     ``hit_count`` counts one row more than that, no further (``hit_count_complete`` says
     whether it counted every one: a session's first hits come without reading the rest of
-    it), or every matching row with ``count_all``. ``first_hits``: a session that has that
-    many hits (fewer than ``max_hits``, every term matched) while the rest of it is still
-    being read is handed out at once with them (``partial`` set), then again, whole, as a
-    new object (each session's result is the last one given for it). Raises :class:`QueryError` at once for a query that
+    it), or every matching row with ``count_all``. ``first_hits``: a big session
+    (:data:`~.search_match.BIG_SESSION` bytes or more) that has that many hits (fewer than
+    ``max_hits``, every term matched) while the rest of it is still to be read is handed out
+    at once with them (``partial`` set), and read on once every other session has had its
+    turn, then handed out again, whole, as a new object (each session's result is the last
+    one given for it; ``limit`` counts sessions at their first). Raises :class:`QueryError` at once for a query that
     cannot run. Stop iterating (or make ``should_stop()`` true) to cancel; the index keeps
     what was done. ``infos``: the sessions to search, in the order wanted (default: every
     readable session under ``root``, newest first, from the listing index); an app that has
@@ -155,17 +157,12 @@ def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_sto
 def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_to, first_hits):
     """:func:`search` without the index: each session file read (as the index reads it,
     :func:`~.search_rows._file_rows`) and matched (:func:`match_rows`) in turn."""
-    n = 0
-    for info in _session_infos(root, index_dir, infos):
-        if should_stop is not None and should_stop():
-            return
-        given = False
-        for hits, count, complete, partial in _finished(_scan_file(info.path, q, max_hits, should_stop, count_to,
-                                                                   first_hits)):  # fmt: skip
-            given = not partial
-            yield SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits,
-                              count, info, complete, partial)  # fmt: skip
-        if given:
-            n += 1
-            if limit is not None and n >= limit:
+
+    def found():
+        for info in _session_infos(root, index_dir, infos):
+            if should_stop is not None and should_stop():
                 return
+            first = _first_hits(info, first_hits)
+            yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, first)
+
+    return _in_turns(found(), limit, should_stop)

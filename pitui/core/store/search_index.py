@@ -76,7 +76,8 @@ from ..read.lines import file_fingerprint, open_regular
 from .discovery import SessionRoot, utf8_name
 from .listing import SessionInfo, default_cache_dir
 from .search_chunks import IndexStats, _Changed, _ChunkRows, _chunks, _ready
-from .search_match import MAX_HITS, Hit, SessionHits, _finished, _match_open_file, _scan_file, match_steps
+from .search_match import (MAX_HITS, Hit, SessionHits, _first_hits, _in_turns, _match_open_file, _scan_file,
+                           match_steps)
 from .search_query import Query, _gap_fts
 from .search_rows import _FileState, _identity
 from .search_words import _chunk_may, _may_pair
@@ -814,66 +815,64 @@ class SearchIndex:
         fids = self.file_ids()
         unindexed = self.unindexed()
         cands = self.candidates(q)  # over what is indexed now: not used for stale files
-        total = len(stale)
-        done = 0
-        if total and on_progress is not None:
-            on_progress(0, total)
-        n = 0
+        if stale and on_progress is not None:
+            on_progress(0, len(stale))
         prepared = self._prepared([i.path for i in infos if i.path in stale])
         with _Txn(self.conn) as txn, contextlib.closing(prepared):
-            for info in infos:
-                if should_stop is not None and should_stop():
-                    stats.cancelled = True
-                    return
-                chunks = per_term = None
-                if info.path in stale:
-                    txn.begin()
-                    _p, got = next(prepared)
-                    chars, fid = self._index_file_guarded(info.path, stats, got)
-                    txn.wrote(chars)
-                    done += 1
-                    if on_progress is not None:
-                        on_progress(done, total)
-                    if fid is None:
-                        if not self._unindexed(info.path):
+            yield from _in_turns(self._steps(q, infos, stale, prepared, txn, fids, unindexed, cands, max_hits,
+                                             should_stop, on_progress, stats, count_to, first_hits),
+                                 limit, should_stop, txn.commit)  # fmt: skip
+
+    def _steps(self, q, infos, stale, prepared, txn, fids, unindexed, cands, max_hits, should_stop, on_progress,
+               stats, count_to, first_hits) -> Iterator[tuple[SessionInfo, Iterator[tuple]]]:
+        """:meth:`_query`'s sessions in turn, each that may be a result with its steps
+        (:func:`~.search_match.match_steps`), files that changed indexed on the way."""
+        total = len(stale)
+        done = 0
+        for info in infos:
+            if should_stop is not None and should_stop():
+                stats.cancelled = True
+                return
+            chunks = per_term = None
+            if info.path in stale:
+                txn.begin()
+                _p, got = next(prepared)
+                chars, fid = self._index_file_guarded(info.path, stats, got)
+                txn.wrote(chars)
+                done += 1
+                if on_progress is not None:
+                    on_progress(done, total)
+                if fid is None:
+                    if not self._unindexed(info.path):
+                        continue
+                elif self.fresh is not None:  # (its chunks only: most queries need none of them)
+                    chunks, per_term = _fresh_candidates(q, self.fresh)
+                    if chunks == []:
+                        continue
+                else:
+                    mine = self.candidates(q, fid)
+                    if mine is not None:
+                        if fid not in mine:
                             continue
-                    elif self.fresh is not None:  # (its chunks only: most queries need none of them)
-                        chunks, per_term = _fresh_candidates(q, self.fresh)
+                        chunks, per_term = self._narrowed(mine[fid])
                         if chunks == []:
                             continue
-                    else:
-                        mine = self.candidates(q, fid)
-                        if mine is not None:
-                            if fid not in mine:
-                                continue
-                            chunks, per_term = self._narrowed(mine[fid])
-                            if chunks == []:
-                                continue
-                else:
-                    fid = fids.get(info.path)
-                    if fid is None:
-                        if info.path not in unindexed:
-                            continue
-                    elif cands is not None:
-                        if fid not in cands:
-                            continue
-                        chunks, per_term = self._narrowed(cands[fid])
-                        if chunks == []:
-                            continue
-                if fid is None:  # (its indexing failed: read whole, as without the index)
-                    steps = _scan_file(info.path, q, max_hits, should_stop, count_to, first_hits)
-                else:
-                    steps = self.match_file(fid, q, max_hits, should_stop, chunks, count_to, per_term, first_hits)
-                given = False
-                for hits, count, complete, partial in _finished(steps):
-                    txn.commit()  # never hold the write lock while the caller holds the results
-                    given = not partial
-                    yield SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms,
-                                      hits, count, info, complete, partial)  # fmt: skip
-                if given:
-                    n += 1
-                    if limit is not None and n >= limit:
-                        return
+            else:
+                fid = fids.get(info.path)
+                if fid is None:
+                    if info.path not in unindexed:
+                        continue
+                elif cands is not None:
+                    if fid not in cands:
+                        continue
+                    chunks, per_term = self._narrowed(cands[fid])
+                    if chunks == []:
+                        continue
+            first = _first_hits(info, first_hits)
+            if fid is None:  # (its indexing failed: read whole, as without the index)
+                yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, first)
+            else:
+                yield info, self.match_file(fid, q, max_hits, should_stop, chunks, count_to, per_term, first)
 
 
 class _Txn:

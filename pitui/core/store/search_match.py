@@ -31,7 +31,8 @@ from .search_query import Query, _kind_filter
 from .search_rows import _FileState, _file_rows
 
 
-MAX_HITS = 100  # hits kept per session by default (all are counted)
+MAX_HITS = 100  # hits kept per session by default (counted one past that)
+BIG_SESSION = 8 * 1024 * 1024  # bytes of a session file from which search's first_hits apply (_first_hits)
 CONTEXT_WIDTH = 160  # characters of context around a hit
 CONTEXT_BEFORE = 48  # ... of which at most this many before the match
 _STOP_EVERY = 64  # rows matched between two polls of should_stop
@@ -81,7 +82,7 @@ class SessionHits:
     # past the hits kept, and the session may hold more: see search_match.match_rows)
     hit_count_complete: bool = True
     # the session's first hits, handed out while the rest are looked for: the same session
-    # comes next, whole (a new object; see search.search's ``first_hits``)
+    # comes later, whole (a new object; see search.search's ``first_hits``)
     partial: bool = False
 
     @property
@@ -345,6 +346,49 @@ class _Kept:
         if self.seen is None:
             return self.hits
         return [h if k == 1 else replace(h, repeats=k) for h, k in zip(self.hits, self.repeats)]
+
+
+def _in_turns(found: Iterator[tuple], limit: int | None, should_stop, before_yield=None) -> Iterator[SessionHits]:
+    """The results of ``found``'s sessions (``(info, steps)``, newest first; steps as
+    :func:`match_steps` gives them) in turn: each session's first step as it comes; a big
+    session whose first step is its first hits (``partial``) is read on once every other
+    session has had its turn (the first screen of results is not kept waiting by the rest
+    of a few huge sessions), then handed out whole. ``limit`` counts sessions at their first
+    step; ``before_yield()`` is called before each result is handed out."""
+    later = []
+    n = 0
+    for info, steps in found:
+        steps = _finished(steps)
+        step = next(steps, None)
+        if step is None:
+            continue
+        if before_yield is not None:
+            before_yield()
+        yield _result(info, step)
+        if step[3]:
+            later.append((info, steps))
+        n += 1
+        if limit is not None and n >= limit:
+            break
+    for info, steps in later:
+        if should_stop is not None and should_stop():
+            return
+        for step in steps:
+            if before_yield is not None:
+                before_yield()
+            yield _result(info, step)
+
+
+def _first_hits(info: SessionInfo, first_hits: int | None) -> int | None:
+    """``first_hits`` for a big session (:data:`BIG_SESSION`), None for another: a small one is
+    read through at once."""
+    return first_hits if info.size >= BIG_SESSION else None
+
+
+def _result(info: SessionInfo, step: tuple) -> SessionHits:
+    hits, count, complete, partial = step
+    return SessionHits(info.path, info.id, info.name, info.first_message, info.cwd, info.modified_ms, hits, count,
+                       info, complete, partial)  # fmt: skip
 
 
 def _finished(steps: Iterator[tuple]) -> Iterator[tuple]:
