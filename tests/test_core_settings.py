@@ -149,3 +149,19 @@ def test_but_keeps_widths_in_range():
     s = Layout().but(sidebar_width=99.0, tree_share=-1.0)
     assert (s.sidebar_width, s.tree_share) == (settings.SIDEBAR_WIDTH_RANGE[1], settings.TREE_SHARE_RANGE[0])
     assert Layout().but(sidebar_width=float("nan")).sidebar_width is None
+
+
+def test_the_pi_command_is_kept_and_split(tmp_path):
+    from pitui.core.settings import Settings, load, pi_command, save
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"wide": {"sidebar_hidden": true}, "pi_command": "npx @earendil-works/pi-coding-agent"}')
+    got = load(path)
+    assert got.pi_command == "npx @earendil-works/pi-coding-agent" and got.wide.sidebar_hidden
+    assert pi_command(got, {}) == ["npx", "@earendil-works/pi-coding-agent"]
+    assert pi_command(got, {"PITUI_PI_COMMAND": "'/opt/my pi' --x"}) == ["/opt/my pi", "--x"]
+    assert pi_command(Settings(), {}) == ["pi"]
+    save(got.with_layout("wide", got.wide.but(sidebar_hidden=False)), path)
+    assert load(path).pi_command == "npx @earendil-works/pi-coding-agent"  # (kept when the layout is saved)
+    path.write_text('{"pi_command": 7}')
+    assert load(path).pi_command is None

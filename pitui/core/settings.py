@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import orjson
 from .paths import notice, private_dir, write_private
 from .read.lines import open_regular
 
-__all__ = ["Layout", "Settings", "WIDTH_CLASSES", "config_dir", "settings_path", "load", "save",
+__all__ = ["Layout", "Settings", "WIDTH_CLASSES", "config_dir", "settings_path", "load", "save", "pi_command",
            "SIDEBAR_WIDTH_RANGE", "TREE_SHARE_RANGE"]
 
 FILE_NAME = "settings.json"
@@ -67,6 +68,10 @@ class Settings:
 
     narrow: Layout = field(default_factory=_narrow_default)
     wide: Layout = field(default_factory=Layout)
+    #: the command that runs Pi (``r`` resumes a session in it, ``R`` forks one), as a shell
+    #: would split it: ``npx @earendil-works/pi-coding-agent``; None: ``pi`` on the PATH.
+    #: ``$PITUI_PI_COMMAND`` comes first.
+    pi_command: str | None = None
 
     def layout(self, width_class: str) -> Layout:
         return self.narrow if width_class == "narrow" else self.wide
@@ -112,9 +117,12 @@ def load(path: str | os.PathLike | None = None) -> Settings:
         return Settings()
     if not isinstance(data, dict):
         return Settings()
+    command = data.get("pi_command")
+    command = command if isinstance(command, str) and command.strip() else None
     if not any(name in data for name in WIDTH_CLASSES):  # (an older pitui's one flat layout)
-        return Settings(wide=_layout(data, Layout()))
-    return Settings(narrow=_layout(data.get("narrow"), _narrow_default()), wide=_layout(data.get("wide"), Layout()))
+        return Settings(wide=_layout(data, Layout()), pi_command=command)
+    return Settings(narrow=_layout(data.get("narrow"), _narrow_default()), wide=_layout(data.get("wide"), Layout()),
+                    pi_command=command)
 
 
 def _layout(data: object, default: Layout) -> Layout:
@@ -129,6 +137,20 @@ def _layout(data: object, default: Layout) -> Layout:
     )
 
 
+def pi_command(settings: Settings, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The command that runs Pi, split as a shell would: ``$PITUI_PI_COMMAND``, else the
+    settings' ``pi_command``, else ``pi``. Raises ValueError for one that cannot be split (an
+    unclosed quote) or is empty."""
+    import shlex
+
+    env = os.environ if environ is None else environ
+    text = env.get("PITUI_PI_COMMAND") or settings.pi_command or "pi"
+    words = shlex.split(text)
+    if not words:
+        raise ValueError("the Pi command is empty")
+    return words
+
+
 def save(settings: Settings, path: str | os.PathLike | None = None) -> bool:
     """Write ``settings`` to ``path`` (default :func:`settings_path`), whole or not at all,
     private. False (and a notice) when it cannot be written."""
@@ -137,7 +159,10 @@ def save(settings: Settings, path: str | os.PathLike | None = None) -> bool:
     if folder is None:
         return False
     try:
-        write_private(path, orjson.dumps(asdict(settings), option=orjson.OPT_INDENT_2) + b"\n")
+        data = asdict(settings)
+        if data["pi_command"] is None:  # (written only when the user set one)
+            del data["pi_command"]
+        write_private(path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     except OSError as exc:
         notice(f"{path}: the settings cannot be saved ({exc.strerror or exc})")
         return False

@@ -34,6 +34,7 @@ from .listing import Listing
 from .loading import Loading
 from .panels import WIDE_FROM, Panels
 from .take_away import TakeAway
+from . import into_pi
 
 if TYPE_CHECKING:
     from ..app import PituiApp
@@ -73,7 +74,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
     SESSION_ACTIONS = frozenset({
         "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
         "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "stats",
-        "toggle_follow", "export_markdown", "copy_entry", "copy_id", "copy_path",
+        "toggle_follow", "export_markdown", "copy_entry", "copy_id", "copy_path", "resume_in_pi", "fork_in_pi",
     })
 
     #: Seconds without input after which what the next moves would show is drawn ahead,
@@ -380,3 +381,21 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
             self.focus_tree()
         pane.can_focus = not cover
         self.query_one("#notice").display = cover
+
+    # ------------------------------------------------------------------ back into Pi (into_pi.py)
+    def action_resume_in_pi(self) -> None:
+        into_pi.resume_in_pi(self)
+
+    def action_fork_in_pi(self) -> None:
+        into_pi.fork_in_pi(self)
+
+    def reopen_after_pi(self, path: str) -> None:
+        """Pi, resumed here, exited: the session read again (Pi wrote to it), its newest
+        entry selected, and the sidebar listed again."""
+        if path == self.session_path:
+            self.open_session(path, remember=False, force=True)
+        self.relist_after_pi()
+
+    def relist_after_pi(self) -> None:
+        """The sidebar listed again now (Pi may have written a session), not at the next tick."""
+        self._relist_tick()
