@@ -54,6 +54,7 @@ if __name__ == "__main__":
         prestart(sys.argv[1], int(sys.argv[sys.argv.index("--jobs") + 1]), freeze=True)
     else:
         start_reading([] if "--choose" in sys.argv or "--no-prestart" in sys.argv else [sys.argv[1]])
+    READ_STARTED_CPU = time.thread_time()
 
 import asyncio  # noqa: E402
 import json  # noqa: E402
@@ -67,6 +68,8 @@ except ImportError:  # a tree from before core/ had folders (d66a267 and older),
     from pitui.core.discovery import resolve_root  # type: ignore[no-redef]  # noqa: E402
     from pitui.core.listing import SessionIndex  # type: ignore[no-redef]  # noqa: E402
 from pitui.ui.app import PituiApp  # noqa: E402
+
+IMPORTED_CPU = time.thread_time()
 
 KEYS = ["k", "k", "j", "u", "U", "left_square_bracket", "right_square_bracket", "left_curly_bracket", "right_curly_bracket",
         "g", "G", "pageup", "pagedown", "f", "f", "f", "f", "f", "t", "t", "o", "o"]
@@ -157,6 +160,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
 
     def timed_refresh(self, *a, **k):
         r = real_refresh(self, *a, **k)
+        state.setdefault("first_paint_cpu", time.thread_time())
         t = time.perf_counter()
         repaints.append(t)
         if "usable" not in state:
@@ -188,6 +192,10 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         # other work on a shared machine than the wall times), and of the whole process
         # (the open's thread that takes in the worker's output too) to the usable screen
         out["startup_cpu_s"] = opened_cpu[0] - CPU0 if opened_cpu else None
+        # (and on the way: the file's read started, the imports done, the first paint)
+        out["read_started_cpu_s"] = READ_STARTED_CPU - CPU0 if "READ_STARTED_CPU" in globals() else None
+        out["imported_cpu_s"] = IMPORTED_CPU - CPU0
+        out["first_paint_cpu_s"] = state["first_paint_cpu"] - CPU0
         out["usable_cpu_s"] = state["usable_cpu"] - CPU0
         out["usable_process_cpu_s"] = state["usable_process_cpu"]
         import resource
