@@ -141,3 +141,38 @@ async def test_R_forks_at_the_selected_entry_through_pitui_s_cache(make_app, set
     f = Session.open(fork)
     assert f.ids == ["u1"] and f.header["parentSession"] == str(path)
     assert path.read_bytes().count(b"\n") == 3  # the session itself untouched
+
+
+async def test_a_run_resumes_the_session_file_it_names(make_app, settle, tmp_path, fake_pi, no_suspend,
+                                                      monkeypatch):
+    """A saved `pi -p --mode json` run written by Pi 1.6.0: `r` finds the session file the
+    run wrote (beside it here) by the id its first record names; its folder is gone, so fork
+    it here. A run that names no session (this RPC one asked for no state) says so."""
+    import shutil
+
+    src = Path(__file__).parent / "fixtures" / "pi-written" / "pi-1.6.0"
+    runs_made = json.loads((src / "runs.json").read_text())
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shutil.copy(src / "json-reasoning-dropped.jsonl", folder)
+    shutil.copy(src / "rpc-abort-batch.jsonl", folder)
+    (session_file,) = runs_made["json-reasoning-dropped"]["sessionFiles"]
+    shutil.copy(src / session_file, folder)
+    monkeypatch.chdir(tmp_path)
+    app = make_app(folder / "json-reasoning-dropped.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, FolderGoneScreen)  # (/tmp/pitui-headless/greet is gone)
+        await pilot.press("f")
+        await settle(pilot)
+    (run,) = runs(fake_pi)
+    assert run["argv"] == ["--fork", str(folder / session_file)] and run["cwd"] == str(tmp_path)
+    app = make_app(folder / "rpc-abort-batch.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert not isinstance(app.screen, FolderGoneScreen)
+    assert len(runs(fake_pi)) == 1

@@ -22,9 +22,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...core.export.fork import export_session
+from ...core.model.parts import session_id_or_none
 from ...core.model.summary import shown_path
 from ...core.paths import cache_dir, write_private
 from ...core.settings import pi_command
+from ...core.store.discovery import find_session_by_id, resolve_root
 from ...core.text import visible
 
 if TYPE_CHECKING:
@@ -96,6 +98,29 @@ def _run(screen: "BrowserScreen", argv: list[str], cwd: str, after: Callable[[],
     after()
 
 
+def _session_file(s) -> str | None:
+    """The session file to resume: the session's own; for a run (a saved or piped-in event
+    stream) the newest session file it names that exists, else the file of the newest
+    session id it names, looked for beside it and in Pi's sessions folder."""
+    names = getattr(s, "session_files", None)
+    if names is None:  # (a session file)
+        return s.path if os.path.isfile(s.path) else None
+    for name in reversed(names):
+        if os.path.isfile(name):
+            return name
+    pi_root = str(resolve_root(None).path)
+    for raw in reversed(getattr(s, "session_ids", [])):
+        plain = session_id_or_none(raw)
+        if plain is None:
+            continue
+        # (beside the stream's file, then every project folder of Pi's sessions folder)
+        for near in (s.path, os.path.join(pi_root, "-", "-")):
+            found = find_session_by_id(near, plain)
+            if found is not None:
+                return found
+    return None
+
+
 def resume_in_pi(screen: "BrowserScreen") -> None:
     """``r``: Pi resumes the shown session in its folder; back here, the session read again
     and its newest entry selected."""
@@ -103,9 +128,10 @@ def resume_in_pi(screen: "BrowserScreen") -> None:
     if s is None:
         screen.app.bell()
         return
-    path = getattr(s, "resume_path", None) or s.path  # (a run piped in: the session file it names)
-    if not path or not os.path.isfile(path):
-        screen.notify("This run names no session file to resume", severity="warning", timeout=4)
+    path = _session_file(s)
+    if path is None:
+        screen.notify("This run names no session file that can be found: nothing to resume yet",
+                      severity="warning", timeout=4)
         return
     cwd = s.cwd
     if not cwd or not os.path.isdir(cwd):
