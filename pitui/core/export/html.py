@@ -33,7 +33,7 @@ from ..model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, Mar
                            model_label, requested_edit, result_parts, role_title, summary_parts, tool_args_summary,
                            tool_name, tool_state, usage_bits)
 from ..model.summary import one_line, shorten_home, text_of
-from ..text import json_compact, json_pretty, strip_ansi, text_lines
+from ..text import BIDI_CONTROLS, json_compact, json_pretty, strip_ansi, text_lines
 
 
 __all__ = ["export_html", "render_markdown"]
@@ -51,15 +51,37 @@ MAX_DEPTH = 6  # nested subagent conversations shown inside each other at most t
 _CTRL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 
 
+# The bidi controls (core/text.py): shown as the app shows them, ``\u202e``, never raw (an
+# override would reorder the page's text after it, as far as its block goes).
+_BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
+# A right-to-left letter or mark (Hebrew, Arabic, Syriac, Thaana, N'Ko and the rest up to
+# U+08FF, their presentation forms, the RTL and Arabic letter marks, and the right-to-left
+# scripts past the BMP): text holding one is isolated in a <bdi>, so the browser's bidi
+# algorithm cannot move the page's own text around it.
+_RTL_RE = re.compile("[\u0590-\u08ff\u061c\u200f\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff"
+                     "\U0001e800-\U0001efff]")
+
+
 def _clean(value: Any) -> str:
-    """A string fit for an HTML page: ANSI escapes dropped, control characters replaced."""
+    """A string fit for an HTML page: ANSI escapes dropped, control characters replaced,
+    bidi controls as visible stand-ins."""
     s = strip_ansi(value if isinstance(value, str) else ("" if value is None else str(value)))
     s = s.replace("\r\n", "\n").replace("\r", "\n")
-    return _CTRL_RE.sub("\ufffd", s)
+    s = _CTRL_RE.sub("\ufffd", s)
+    if _BIDI_RE.search(s) is None:
+        return s
+    return _BIDI_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
 
 
 def _e(value: Any) -> str:
-    """Escaped text (also safe inside double-quoted attributes)."""
+    """Escaped text for the page's text (a string with a right-to-left letter isolated in a
+    ``<bdi>``: see :data:`_RTL_RE`). Never inside an attribute or the title: :func:`_a`."""
+    s = escape(_clean(value), quote=True)
+    return s if _RTL_RE.search(s) is None else f"<bdi>{s}</bdi>"
+
+
+def _a(value: Any) -> str:
+    """Escaped text for a double-quoted attribute or the title (no markup there)."""
     return escape(_clean(value), quote=True)
 
 
@@ -94,7 +116,7 @@ def _markdown_parser():
     def code(tokens, idx, options, env):
         tok = tokens[idx]
         lang = tok.info.strip().split(maxsplit=1)[0] if tok.info.strip() else ""
-        cls = f' class="lang-{_e(lang)}"' if lang and _LANG_RE.fullmatch(lang) else ""
+        cls = f' class="lang-{_a(lang)}"' if lang and _LANG_RE.fullmatch(lang) else ""
         body = tok.content[:-1] if tok.content.endswith("\n") else tok.content
         return f'<pre class="code"><code{cls}>{_e(body)}</code></pre>'
 
@@ -151,7 +173,7 @@ def _image(block: dict) -> str:
     if ok:
         src = f"data:{mime};base64,{re.sub(r'[^A-Za-z0-9+/=]', '', data)}"
         tiny = ' class="tiny"' if dims and 0 < max(dims) < 96 else ""
-        return (f'<figure class="image"><img{tiny} src="{src}" alt="{_e(mime_s)} image, {_bytes(size)}">'
+        return (f'<figure class="image"><img{tiny} src="{src}" alt="{_a(mime_s)} image, {_bytes(size)}">'
                 f"{caption}</figure>")
     return f'<figure class="image broken"><div class="noimg">image not shown (not base64 {_e(mime_s)})</div>{caption}</figure>'
 
@@ -279,7 +301,7 @@ class _Renderer:
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<meta name="generator" content="pitui">'
-            f"<title>{_e(title)} · Pi session</title><style>{CSS}</style></head>"
+            f"<title>{_a(title)} · Pi session</title><style>{CSS}</style></head>"
             f"<body>{''.join(body)}<script>{JS}</script></body></html>\n"
         )
 
@@ -393,7 +415,7 @@ class _Renderer:
         e = s.entry(i)
         t = e.get("type")
         if s.flags[i] & F_DAMAGED or "pituiError" in e:
-            return (f'<section class="{self._classes(i, "damaged")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+            return (f'<section class="{self._classes(i, "damaged")}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                     f'{self._head(i, "Damaged line", "damaged")}'
                     f'<p class="error">{_e(e.get("pituiError") or f"line {s.linenos[i]} is damaged")}</p></section>')
         if t == "message":
@@ -424,7 +446,7 @@ class _Renderer:
                 return self.app_event(i, ev)
             return self.marker(i, "ext-state", f"{_e(cap_first(CUSTOM_ENTRY))} <code>{_e(e.get('customType') or 'custom')}</code>",
                                _raw_details("data", e.get("data")) if "data" in e else "")
-        return (f'<section class="{self._classes(i, "unknown")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+        return (f'<section class="{self._classes(i, "unknown")}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                 f'{self._head(i, f"[{t}]", "unknown")}{_raw_details("entry", e)}</section>')
 
     def _marker_html(self, m: Marker) -> str:
@@ -448,7 +470,7 @@ class _Renderer:
         when = when_utc(s.timestamps[i])
         label = s.label_of(i)
         lab = " " + _badge(label, "label") if label else ""
-        return (f'<div class="{self._classes(i, kind, "marker")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+        return (f'<div class="{self._classes(i, kind, "marker")}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                 f'<span class="marker-text">{html}{lab}</span><span class="right">'
                 f'{f"<time>{_e(when)}</time> " if when else ""}<a class="eid" href="#e{i}">{_e(s.ids[i])}</a></span>'
                 f"{extra}</div>")
@@ -456,7 +478,7 @@ class _Renderer:
     def message_entry(self, i: int, m: dict) -> str:
         s = self.s
         role = m.get("role")
-        open_ = lambda kind: f'<section class="{self._classes(i, kind)}" id="e{i}" data-entry="{_e(s.ids[i])}">'  # noqa: E731
+        open_ = lambda kind: f'<section class="{self._classes(i, kind)}" id="e{i}" data-entry="{_a(s.ids[i])}">'  # noqa: E731
         if role == "user":
             return open_("user") + self._head(i, cap_first(role_title(m)[0]), "user") + _content(m.get("content")) + "</section>"
         if role == "assistant":
@@ -556,7 +578,7 @@ class _Renderer:
         a = args if isinstance(args, dict) else {}
         state = tool_state(result)
         call_id = (call or {}).get("id") if call else (result or {}).get("toolCallId")
-        attrs = f' data-call="{_e(call_id)}"' if isinstance(call_id, str) else ""
+        attrs = f' data-call="{_a(call_id)}"' if isinstance(call_id, str) else ""
         out = [f'<div class="tool {state.name}"{attrs}><div class="tool-head"><span class="glyph">{state.glyph}</span>'
                f'<span class="tool-name">{_e(name)}</span>']
         if call is not None:
@@ -582,15 +604,15 @@ class _Renderer:
             if result_entry is not None and depth == 0:
                 rid = self.s.ids[result_entry]
                 cls = "tool-result" + (" out-ctx" if self.has_compaction and result_entry not in self.in_ctx else "")
-                out.append(f'<div class="{cls}" id="e{result_entry}" data-entry="{_e(rid)}"'
-                           f' data-result-for="{_e(result.get("toolCallId"))}">')
+                out.append(f'<div class="{cls}" id="e{result_entry}" data-entry="{_a(rid)}"'
+                           f' data-result-for="{_a(result.get("toolCallId"))}">')
                 edit = self.edits.get(rid)
                 if edit is not None:
                     ei, e = edit
                     what = "omitted from the model's context" if e.get("replacement") is None else "content replaced in context"
                     out.append(f'<a class="badge edit" href="#e{ei}">{_e(what)}</a>')
             else:
-                out.append(f'<div class="tool-result" data-result-for="{_e(result.get("toolCallId"))}">')
+                out.append(f'<div class="tool-result" data-result-for="{_a(result.get("toolCallId"))}">')
             out.append(self.result_body(result_parts(name, result), depth))
             out.append("</div>")
         out.append("</div>")
@@ -788,7 +810,7 @@ class _Renderer:
         if details is not None:
             body += _raw_details("details", details)
         cls = "custom" + (" hidden-msg" if hidden else "")
-        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                 f'{self._head(i, cap_first(CUSTOM_MESSAGE), "custom", " ".join(extra))}{body}</section>')
 
     # -------------------------------------------------------------- a Pi-based app's entries
@@ -802,7 +824,7 @@ class _Renderer:
             extra.append(f'<span class="muted">from session <code>{_e(inp.from_session)}</code></span>')
         kind = "user" if inp.kind == "agent" else "custom"
         cls = kind + (" hidden-msg" if hidden else "")
-        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_e(self.s.ids[i])}">'
+        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{_a(self.s.ids[i])}">'
                 f'{self._head(i, cap_first(inp.title), kind, " ".join(extra))}{_content(content)}</section>')
 
     def app_event(self, i: int, ev: AppEvent) -> str:
@@ -822,7 +844,7 @@ class _Renderer:
                 body.append(f'<p class="muted">From session <code>{_e(ev.from_session)}</code>.</p>')
         else:
             body.append(_raw_details("payload", ev.payload))
-        return (f'<section class="{self._classes(i, "custom")}" id="e{i}" data-entry="{_e(self.s.ids[i])}">'
+        return (f'<section class="{self._classes(i, "custom")}" id="e{i}" data-entry="{_a(self.s.ids[i])}">'
                 f'{self._head(i, cap_first(ev.title), "custom", " ".join(extra))}{"".join(body)}</section>')
 
     def _callback_line(self, j: int, ev: AppEvent) -> str:
@@ -844,7 +866,7 @@ class _Renderer:
         sm = e.get("systemMessage")
         if isinstance(sm, dict):
             body.append(f'<details class="checkpoint"><summary>{_e(sp.checkpoint_text)}</summary>{self.system(sm)}</details>')
-        return (f'<section class="{self._classes(i, "compaction")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+        return (f'<section class="{self._classes(i, "compaction")}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                 f'{self._head(i, "✂ Compaction", "compaction", " ".join(extra + self._summary_usage(sp)))}'
                 f'{"".join(body)}</section>')
 
@@ -855,7 +877,7 @@ class _Renderer:
         if sp.from_note is not None:
             extra.append(f'<span class="muted">{self._marker_html(sp.from_note)}</span>')
         body = _md_block(sp.summary) + "".join(self._summary_details(sp))
-        return (f'<section class="{self._classes(i, "branch-summary")}" id="e{i}" data-entry="{_e(s.ids[i])}">'
+        return (f'<section class="{self._classes(i, "branch-summary")}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                 f'{self._head(i, "Branch summary", "summary", " ".join(extra + self._summary_usage(sp)))}{body}</section>')
 
     def _kept(self, sp: SummaryParts) -> str:
