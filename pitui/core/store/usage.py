@@ -46,7 +46,7 @@ _STR = frozenset({str})
 _MODEL = (str, type(None))
 _COLUMN_TYPES = {"ts": _STR, "ms": _NUMBERS, "total": _NUMBERS, "input": _NUMBERS, "output": _NUMBERS,
                  "cache_read": _NUMBERS, "cache_write": _NUMBERS, "cost": _NUMBERS, "model": frozenset(_MODEL)}
-_EMPTY_KEYS = {"ts": [], "buckets": [], "last": "", "unique": True}
+_EMPTY_KEYS = {"keys": [], "buckets": [], "last": "", "unique": True}
 
 
 @dataclass
@@ -65,11 +65,11 @@ class FileUsage:
     columns_raw: bytes  # their other columns (JSON)
 
     def keys(self) -> dict:
-        """The compatible messages' timestamps and sums (:meth:`.usage_scan.Compat.keys_json`;
+        """The compatible messages' dedupe keys and sums (:meth:`.usage_scan.Compat.keys_json`;
         empty when the cache's are damaged)."""
         try:
             c = orjson.loads(self.keys_raw)
-            if (type(c["ts"]) is not list or not set(map(type, c["ts"])) <= _STR
+            if (type(c["keys"]) is not list or not set(map(type, c["keys"])) <= _STR
                     or type(c["last"]) is not str or type(c["unique"]) is not bool or type(c["buckets"]) is not list
                     or not all(type(b) is list and len(b) == 7 and type(b[0]) is int and type(b[1]) in _MODEL
                                and set(map(type, b[2:])) <= _NUMBERS for b in c["buckets"])):
@@ -91,6 +91,20 @@ class FileUsage:
             return None
         return Compat.from_json(c)
 
+    def gone(self) -> tuple[float, float]:
+        """Tokens and cost of this session's subagent runs whose transcript is in no file
+        (looked for once per load: where the run records it, then in the session's
+        ``subagent-artifacts``)."""
+        got = self.__dict__.get("_gone")
+        if got is None:
+            tokens = cost = 0.0
+            for recorded, _model, inp, out, cr, cw, run_cost in self.summary["runs"]:
+                if not _transcript_exists(recorded, self.path):
+                    tokens += inp + out + cr + cw
+                    cost += run_cost
+            got = self.__dict__["_gone"] = (tokens, cost)
+        return got
+
     @property
     def session_cost(self) -> float:
         """What the session's stats screen counts (every branch, tools, subagent runs)."""
@@ -108,6 +122,39 @@ class StoreUsage:
     files: list[FileUsage] = field(default_factory=list)
     unreadable: int = 0  # files that could not be read (gone, not a file, no permission)
     read: int = 0  # files read this time (whole or from where they stopped)
+    _kept: list | None = field(default=None, repr=False)  # (see kept())
+
+    def kept(self) -> list[tuple["FileUsage", list, str]]:
+        """Each file's sums of the messages it alone holds, and its latest one's timestamp,
+        by path (a project's sessions oldest first, as Pi names them, so that a message a
+        fork copied counts in the session it was first written in); worked out once.
+
+        Each message counts once, by (timestamp, total tokens). Where no message of a file
+        was met before (nearly always), its own sums are taken whole; where one was, its
+        messages are compared one by one with those met before."""
+        if self._kept is not None:
+            return self._kept
+        out = []
+        seen: set[str] = set()  # the dedupe keys met (usage_scan.dedupe_key)
+        for f in sorted(self.files, key=lambda f: f.path):
+            c = f.keys()
+            keys = c["keys"]
+            if not keys:
+                continue
+            if c["unique"] and seen.isdisjoint(keys):
+                out.append((f, c["buckets"], c["last"]))
+                seen.update(keys)
+                continue
+            cols = f.columns()
+            if cols is None or len(cols.ts) != len(keys):
+                continue
+            keep = []
+            for key in keys:
+                keep.append(key not in seen)
+                seen.add(key)
+            out.append((f, cols.buckets(keep), max((t for t, k in zip(cols.ts, keep) if k), default="")))
+        self._kept = out
+        return out
 
     def skipped(self) -> dict[str, int]:
         """Usages not counted, by reason, over every file."""
@@ -518,10 +565,9 @@ def _session_extras(files: list[FileUsage]) -> dict:
                 t = tools[kind] = {"calls": 0, "errors": 0}
             t["calls"] += calls
             t["errors"] += errors
-        for recorded, _model, inp, out, cr, cw, run_cost in s["runs"]:
-            if not _transcript_exists(recorded, f.path):
-                gone_tokens += inp + out + cr + cw
-                gone_cost += run_cost
+        gone = f.gone()
+        gone_tokens += gone[0]
+        gone_cost += gone[1]
     return {"sessionCost": cost, "sessionTokens": _num(tokens), "abandonedCost": ab_cost,
             "abandonedTokens": _num(ab_tokens), "subagentGoneCost": gone_cost, "subagentGoneTokens": _num(gone_tokens),
             "modelMs": model_ms, "toolMs": tool_ms,
@@ -543,49 +589,7 @@ def report(usage: StoreUsage, by: str = "daily", *, tz: str | None = None, since
     groups: dict[object, _Sum] = {}
     used_files: list[FileUsage] = []
     want = project.casefold() if project else None
-    # (by path: a project's sessions oldest first, as Pi names them, so that a message a
-    # fork copied counts in the session it was first written in)
-    files = sorted(usage.files, key=lambda f: f.path)
-    # Each message once, by (timestamp, total tokens). Where no timestamp of a file was
-    # met before (nearly always), its own sums are read whole; where one was, its messages
-    # are compared one by one with those of the files that hold that timestamp.
-    owners: dict[str, object] = {}  # timestamp -> index of the file (or list of them) holding it
-    pairs: dict[int, set] = {}  # a file's (timestamp, total) pairs, made when compared with
-
-    def pairs_of(k: int) -> set:
-        got = pairs.get(k)
-        if got is None:
-            cols = files[k].columns()
-            got = pairs[k] = set(zip(cols.ts, cols.total)) if cols is not None else set()
-        return got
-
-    for idx, f in enumerate(files):
-        c = f.keys()
-        ts = c["ts"]
-        if not ts:
-            continue
-        if c["unique"] and owners.keys().isdisjoint(ts):
-            buckets, last = c["buckets"], c["last"]
-            owners.update(dict.fromkeys(ts, idx))
-        else:
-            cols = f.columns()
-            if cols is None:
-                continue
-            keep = []
-            mine: set = set()
-            for t, total in zip(cols.ts, cols.total):
-                key = (t, total)
-                held = owners.get(t)
-                dup = key in mine or (held is not None and any(
-                    key in pairs_of(k) for k in (held if type(held) is list else (held,)) if k != idx))
-                keep.append(not dup)
-                mine.add(key)
-                if held is None:
-                    owners[t] = idx
-                elif held != idx and (type(held) is not list or held[-1] != idx):
-                    owners[t] = (held if type(held) is list else [held]) + [idx]
-            buckets = cols.buckets(keep)
-            last = max((t for t, k in zip(cols.ts, keep) if k), default="")
+    for f, buckets, last in usage.kept():
         if want is not None and want not in f.project.casefold():
             continue
         used = False

@@ -3,11 +3,11 @@
 Framed as every index file is (:mod:`.framed`: ``pitui-usage <version>``, the lengths and a
 CRC), then the meta (a JSON list of rows: path, device, inode, size, mtime in ns, bytes
 read, the fingerprint of what was read, and the lengths of the row's three texts) and the
-blob (each row's texts one after the other: its summary; its compatible messages'
-timestamps and their sums by quarter hour and model; the messages' other columns). Every
-field's type is checked when read. The summary is decoded for every row (small), the
-timestamps and sums when a report reads them, the other columns only when the report must
-compare a file's messages one by one. Each file's scan state, read only when that file
+blob (each row's texts one after the other: its summary; its compatible messages' dedupe
+keys and their sums by quarter hour and model; the messages' columns). Every field's type
+is checked when read. The summary is decoded for every row (small), the keys and sums when
+a report reads them, the columns only when the report must compare a file's messages one by
+one. Each file's scan state, read only when that file
 grew, is a file of its own beside this one (:mod:`.usage`).
 """
 
@@ -22,7 +22,8 @@ from .framed import Damaged, OtherVersion
 
 __all__ = ["Row", "encode", "decode", "check_summary", "VERSION", "Damaged", "OtherVersion"]
 
-VERSION = 3  # 2: scan states in files of their own; sums by quarter hour and model; 3: timestamps apart
+VERSION = 4  # 2: scan states in files of their own; sums by quarter hour and model; 3: timestamps apart;
+# 4: each message's dedupe key (timestamp and total) apart
 MAGIC = b"pitui-usage "
 
 
@@ -35,7 +36,7 @@ class Row(NamedTuple):
     offset: int  # bytes read (the end of the last whole line)
     fingerprint: str  # of the bytes read (core/read/lines.py)
     summary: bytes  # JSON: pitui's own figures, the header's id and the session's name
-    keys: bytes  # JSON: the timestamps of the messages ccusage counts, and their sums
+    keys: bytes  # JSON: the dedupe keys of the messages ccusage counts, and their sums
     columns: bytes  # JSON: those messages' other columns
     parsed: dict | None = None  # the summary decoded (and checked)
 

@@ -35,7 +35,7 @@ from ..model.parts import raw_result_end, raw_result_head, run_transcripts, tool
 from ..read.lines import parse_line
 from ..timeutil import iso_to_ms
 
-__all__ = ["FileScan", "Compat", "scan_bytes", "ccusage_timestamp", "session_id_of", "QUARTER_MS"]
+__all__ = ["FileScan", "Compat", "scan_bytes", "ccusage_timestamp", "session_id_of", "dedupe_key", "QUARTER_MS"]
 
 #: a quarter of an hour: every time zone's offset is a whole number of them (since 1900)
 QUARTER_MS = 900_000
@@ -98,6 +98,15 @@ def _entry_ms(value) -> int | float | None:
     return None if math.isnan(ms) else ms
 
 
+def dedupe_key(ts: str, total) -> str:
+    """What ccusage counts a message once by, ``pi:<timestamp>:<total tokens>``, as one
+    string: the timestamp as written, the total as JavaScript's ``String`` writes a number
+    (a whole float without its ``.0``)."""
+    if type(total) is float and total.is_integer():
+        total = int(total)
+    return f"{ts} {total!r}"
+
+
 def session_id_of(path: str) -> str:
     """ccusage's session id: the file name without ``.jsonl``, after its first ``_``."""
     name = path.rsplit("/", 1)[-1]
@@ -141,10 +150,12 @@ class Compat:
         return {k: getattr(self, k) for k in self.COLUMNS}
 
     def keys_json(self) -> dict:
-        """What a report reads of every file: the timestamps, :meth:`buckets`, the latest
-        timestamp (``last``) and whether no message is there twice (``unique``)."""
-        return {"ts": self.ts, "buckets": self.buckets(), "last": max(self.ts, default=""),
-                "unique": len(set(zip(self.ts, self.total))) == len(self.ts)}
+        """What a report reads of every file: each message's dedupe key (:func:`dedupe_key`),
+        :meth:`buckets`, the latest timestamp (``last``) and whether no message is there
+        twice (``unique``)."""
+        keys = list(map(dedupe_key, self.ts, self.total))
+        return {"keys": keys, "buckets": self.buckets(), "last": max(self.ts, default=""),
+                "unique": len(set(keys)) == len(keys)}
 
     @classmethod
     def from_json(cls, d: dict) -> "Compat":
