@@ -63,9 +63,15 @@ def clipboard(monkeypatch) -> list[str]:
 
 @pytest.fixture
 def out_dir(tmp_path, monkeypatch) -> Path:
+    """The home folder, where the export dialog starts (there is no Downloads folder in it);
+    the tests run in another folder, which the dialog never offers."""
     d = tmp_path / "out"
     d.mkdir()
-    monkeypatch.chdir(d)
+    monkeypatch.setenv("HOME", str(d))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     return d
 
 
@@ -277,3 +283,35 @@ async def test_default_path_leaves_the_sessions_folder(make_app, settle, session
         assert b.session is not None
         leaf_id = b.session.ids[b.session.leaf]
         assert b.default_export_path() == str(home / f"sess-1-{leaf_id}.md")
+
+
+async def test_export_as_html_and_the_folder_is_remembered(make_app, settle, session_path, clipboard, notes,
+                                                           out_dir, tmp_path):
+    """``x`` starts in the home folder (here; never the folder pitui runs in), ctrl+t makes
+    the path an .html one, Enter writes the HTML page; the next ``x`` starts in that folder,
+    also in the next run (settings.json)."""
+    from pitui.core.export.html import export_html
+
+    app = make_app(session_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        s = b.session
+        await pilot.press("x")
+        await settle(pilot)
+        box = app.screen.query_one("#export-path")
+        assert os.path.dirname(box.value) == str(out_dir)
+        elsewhere = tmp_path / "exports"
+        elsewhere.mkdir()
+        box.value = str(elsewhere / "page.md")
+        await pilot.press("ctrl+t")
+        assert box.value == str(elsewhere / "page.html")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (elsewhere / "page.html").read_text(encoding="utf-8") == export_html(s, b.export_leaf())
+        assert clipboard == []  # (a page is not copied)
+        assert os.path.dirname(b.default_export_path()) == str(elsewhere)
+    app = make_app(session_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert os.path.dirname(browser(app).default_export_path()) == str(elsewhere)

@@ -72,6 +72,8 @@ class Settings:
     #: would split it: ``npx @earendil-works/pi-coding-agent``; None: ``pi`` on the PATH.
     #: ``$PITUI_PI_COMMAND`` comes first.
     pi_command: str | None = None
+    #: the folder the last export went to (the export dialog starts there)
+    export_folder: str | None = None
 
     def layout(self, width_class: str) -> Layout:
         return self.narrow if width_class == "narrow" else self.wide
@@ -119,10 +121,12 @@ def load(path: str | os.PathLike | None = None) -> Settings:
         return Settings()
     command = data.get("pi_command")
     command = command if isinstance(command, str) and command.strip() else None
+    folder = data.get("export_folder")
+    folder = folder if isinstance(folder, str) and folder.strip() else None
     if not any(name in data for name in WIDTH_CLASSES):  # (an older pitui's one flat layout)
-        return Settings(wide=_layout(data, Layout()), pi_command=command)
+        return Settings(wide=_layout(data, Layout()), pi_command=command, export_folder=folder)
     return Settings(narrow=_layout(data.get("narrow"), _narrow_default()), wide=_layout(data.get("wide"), Layout()),
-                    pi_command=command)
+                    pi_command=command, export_folder=folder)
 
 
 def _layout(data: object, default: Layout) -> Layout:
@@ -160,8 +164,9 @@ def save(settings: Settings, path: str | os.PathLike | None = None) -> bool:
         return False
     try:
         data = asdict(settings)
-        if data["pi_command"] is None:  # (written only when the user set one)
-            del data["pi_command"]
+        for key in ("pi_command", "export_folder"):  # (written only once there is one)
+            if data[key] is None:
+                del data[key]
         write_private(path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     except OSError as exc:
         notice(f"{path}: the settings cannot be saved ({exc.strerror or exc})")

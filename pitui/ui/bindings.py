@@ -123,7 +123,7 @@ KEYS: tuple[Key, ...] = (
     Key("browser", "session.follow", "F", "toggle_follow", "Follow",
         "Follow the session as Pi writes it: keep the newest entry selected and in view", section=SESSION, show=True),
     Key("browser", "session.export_md", "x", "export_markdown", "Export",
-        "Export the branch shown to a Markdown file (and copy it)", section=SESSION),
+        "Export the branch shown to a Markdown file or an HTML page (asks where)", section=SESSION),
     Key("browser", "session.copy_entry", "Y", "copy_entry", "Copy entry",
         "Copy the selected entry's text to the clipboard", section=SESSION),
     Key("browser", "session.copy_id", "i", "copy_id", "Copy id", "Copy the session id to the clipboard",
@@ -174,6 +174,8 @@ KEYS: tuple[Key, ...] = (
     # ------------------------------------------------------------------ dialogs and other screens
     Key("search_bar", "search.cancel", "escape", "cancel", "Cancel", show=True, palette=False),
     Key("export", "export.cancel", "escape", "cancel", "Cancel", show=True, palette=False),
+    Key("export", "export.format", "ctrl+t", "switch_format", "Markdown/HTML",
+        "In the export dialog: switch the file's ending between .md and .html", show=True, palette=False),
     Key("empty", "empty.demo", "d", "demo", "Open the demo", show=True, palette=False),
     Key("empty", "empty.quit", "q", "app.quit", "Quit", show=True, palette=False),
     Key("help", "help.close", "escape,q,question_mark", "close", "Close", show=True, palette=False),

@@ -44,6 +44,16 @@ def wait_for_enter() -> None:
         pass
 
 
+def _downloads() -> str | None:
+    """The user's Downloads folder, where platformdirs knows one."""
+    try:
+        from platformdirs import user_downloads_dir
+
+        return user_downloads_dir()
+    except Exception:  # (a platform or an environment it cannot answer for)
+        return None
+
+
 class TakeAway:
     """Part of :class:`BrowserScreen`: copy, export, pager, warnings."""
 
@@ -96,15 +106,21 @@ class TakeAway:
         return self._branch_leaf if 0 <= self._branch_leaf < len(s) else s.leaf
 
     def default_export_path(self: "BrowserScreen") -> str:
+        """Where the export dialog starts: the folder of the last export, else the Downloads
+        folder, else the home folder; never silently the folder pitui was started in (a
+        git checkout, say)."""
         s = self.session
         assert s is not None
         leaf = self.export_leaf()
         name = safe_name(s.name or s.id or os.path.splitext(os.path.basename(s.path))[0])
         leaf_id = safe_name(s.ids[leaf]) if leaf >= 0 else "empty"
-        path = os.path.join(os.getcwd(), f"{name}-{leaf_id}.md")
-        if self.export_refusal(path) is not None:  # started inside the sessions folder
-            path = os.path.join(os.path.expanduser("~"), f"{name}-{leaf_id}.md")
-        return path
+        home = os.path.expanduser("~")
+        for folder in (self.papp.settings.export_folder, _downloads(), home):
+            if folder and os.path.isdir(folder):
+                path = os.path.join(folder, f"{name}-{leaf_id}.md")
+                if self.export_refusal(path) is None:
+                    return path
+        return os.path.join(home, f"{name}-{leaf_id}.md")
 
     def export_refusal(self: "BrowserScreen", path: str) -> str | None:
         """Why ``path`` may not be written (see :func:`pitui.core.export.guard.export_refusal`:
@@ -121,8 +137,8 @@ class TakeAway:
         leaf = self.export_leaf()
 
         def chosen(path: str | None) -> None:
-            if path:
-                self.export_to(path, s, leaf)
+            if path and self.export_to(path, s, leaf) is not None:
+                self._remember_export_folder(os.path.dirname(os.path.abspath(os.path.expanduser(path.strip()))))
 
         from ..screens.export import ExportScreen
 
@@ -130,9 +146,11 @@ class TakeAway:
 
     def export_to(self: "BrowserScreen", path: str, session: Session | None = None,
                   leaf: int | None = None) -> str | None:
-        """Write the branch ending at ``leaf`` to ``path`` as Markdown and copy it. Returns
-        the path written, or None (refused or failed, with a notify)."""
+        """Write the branch ending at ``leaf`` to ``path``, as HTML when it ends in ``.html``
+        (:func:`format_of`), else as Markdown (then copied too). Returns the path written, or
+        None (refused or failed, with a notify)."""
         from ...core.export.markdown import export_markdown
+        from ..screens.export import format_of
 
         s = session or self.session
         if s is None:
@@ -143,16 +161,39 @@ class TakeAway:
         if why is not None:
             self.notify(f"Not exported: {why}", severity="error", timeout=5)
             return None
+        html = format_of(path) == "html"
         try:
-            text = export_markdown(s, leaf)
+            if html:
+                from ...core.export.html import export_html
+
+                text = export_html(s, leaf)
+            else:
+                text = export_markdown(s, leaf)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
         except Exception as exc:
             self.notify(f"Could not export to {path}: {exc}", severity="error", timeout=6)
             return None
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Exported to {shown_path(path)} (and copied, {len(text):,} characters)", timeout=4)
+        if html:
+            self.notify(f"Exported to {shown_path(path)} (an HTML page, {len(text):,} characters)", timeout=4)
+        else:
+            self.app.copy_to_clipboard(text)
+            self.notify(f"Exported to {shown_path(path)} (and copied, {len(text):,} characters)", timeout=4)
         return path
+
+    def _remember_export_folder(self: "BrowserScreen", folder: str) -> None:
+        """The next export's dialog starts in ``folder`` (kept in settings.json)."""
+        from dataclasses import replace
+
+        from ...core import settings as settings_file
+
+        whole = self.papp.settings
+        if whole.export_folder == folder:
+            return
+        whole = replace(whole, export_folder=folder)
+        self.papp.settings = whole
+        if settings_file.save(whole):
+            self._settings_saved = whole
 
     # ------------------------------------------------------------------ warnings
     def action_show_warnings(self: "BrowserScreen") -> None:

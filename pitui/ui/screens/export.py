@@ -1,4 +1,6 @@
-"""``x``: the dialog that asks where the Markdown export of the branch shown is written."""
+"""``x``: the dialog that asks where the export of the branch shown is written, and as what:
+the file's ending says (``.md`` Markdown, ``.html`` a self-contained HTML page); ctrl+t
+switches the ending the path has."""
 
 from __future__ import annotations
 
@@ -14,16 +16,17 @@ from textual.widgets import Input, Static
 from ...core.model.summary import shown_path
 from ..bindings import bindings_for
 
-__all__ = ["ExportScreen"]
+__all__ = ["ExportScreen", "format_of", "switched_format"]
 
 
 class ExportScreen(ModalScreen[str | None]):
-    """Where to write the Markdown export (Enter writes, Esc cancels). A file that exists is
-    overwritten only after a second Enter on the same path. Dismissed with the path typed
-    (a refused one too: the caller says why) or None."""
+    """Where to write the export (Enter writes, Esc cancels); a path ending in ``.html`` is
+    written as HTML, any other as Markdown. A file that exists is overwritten only after a
+    second Enter on the same path. Dismissed with the path typed (a refused one too: the
+    caller says why) or None."""
 
     BINDINGS = bindings_for("export")
-    PROMPT = "Export the branch shown to Markdown (Enter: write, Esc: cancel)"
+    PROMPT = "Export the branch shown: .md Markdown, .html a web page (ctrl+t switches; Enter: write, Esc: cancel)"
 
     def __init__(self, default: str, refusal: Callable[[str], str | None] | None = None) -> None:
         super().__init__(id="export")
@@ -63,3 +66,24 @@ class ExportScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def action_switch_format(self) -> None:
+        """The path's ending swapped: ``.md`` and ``.html`` (added where it has neither)."""
+        field = self.query_one("#export-path", Input)
+        field.value = switched_format(field.value)
+        field.cursor_position = len(field.value)
+
+
+def switched_format(path: str) -> str:
+    """``path`` with its ending switched between ``.md`` and ``.html``."""
+    stem, ending = os.path.splitext(path.rstrip())
+    if ending.lower() in (".html", ".htm"):
+        return stem + ".md"
+    if ending.lower() in (".md", ".markdown"):
+        return stem + ".html"
+    return path.rstrip() + ".html"
+
+
+def format_of(path: str) -> str:
+    """``html`` for a path ending in ``.html`` or ``.htm``, else ``markdown``."""
+    return "html" if os.path.splitext(path.strip())[1].lower() in (".html", ".htm") else "markdown"
