@@ -87,3 +87,51 @@ def test_cli_json_keeps_every_hit_and_adds_its_time(store, capsys):
     assert len(hits) == 10  # (not folded: one object per matching row, as before)
     assert hits[1] == {"entryId": "a1", "entryIndex": 1, "kind": "tool-call", "context": "bash command: pytest -q",
                        "spans": [[14, 20]], "timestamp": "2026-11-20T10:01:00.000Z"}
+
+
+# ---------------------------------------------------------------------------- while the index is built
+
+
+def _flat(results):
+    return sorted((r.path, r.hit_count, [(h.entry_id, h.context, h.repeats) for h in r.hits]) for r in results)
+
+
+def _sized_store(root):
+    """Sessions of several sizes and ages, each with the word ``needle``: a big old one, a
+    big new one, small ones in between."""
+    from helpers import assistant, user, write
+    from tools import piwriter
+
+    project = root / "--home-u-p--"
+    project.mkdir(parents=True)
+    sizes = {"a-big-old": 2 << 20, "b-small": 0, "c-small": 0, "d-big-new": 2 << 20, "e-small": 0}
+    for n, (name, pad) in enumerate(sizes.items()):
+        header = piwriter.header(f"sess-{name}", f"2026-11-1{n}T10:00:00.000Z", "/home/u/p")
+        entries = [user("u1", None, n * 100, f"find the needle in {name}")]
+        if pad:
+            entries.append(assistant("a1", "u1", n * 100 + 1, text="x " * (pad // 2)))
+        write(project / f"2026-11-1{n}T10-00-00-000Z_sess-{name}.jsonl", entries, header=header)
+    return root
+
+
+def test_search_while_indexing_reads_what_is_not_indexed_small_and_recent_first(tmp_path, monkeypatch):
+    from pitui.core.store import search as S
+
+    monkeypatch.setattr(S, "SERVE_SIZES", (1 << 20,))
+    root = resolve_root(_sized_store(tmp_path / "root"))
+    idx = tmp_path / "idx"
+    progress = []
+    got = list(S.search_while_indexing(root, "needle", index_dir=idx, on_progress=lambda *a: progress.append(a)))
+    names = [r.path.rsplit("sess-", 1)[1] for r in got]
+    # (nothing indexed: every file read whole, the small ones newest first, then the big ones)
+    assert names == ["e-small.jsonl", "c-small.jsonl", "b-small.jsonl", "d-big-new.jsonl", "a-big-old.jsonl"]
+    assert progress[0][0] == 0 and progress[-1][0] == progress[-1][1] > 4 << 20  # (bytes, not sessions)
+    assert _flat(got) == _flat(search(root, "needle", index_dir=tmp_path / "other", use_index=False))
+    with S.SearchIndex(idx) as index:
+        assert index.file_ids() == {}  # (it wrote nothing)
+        # half indexed: what the index holds comes from it first, newest first; the rest read whole
+        index.update([r.path for r in got if "small" not in r.path])
+    again = list(S.search_while_indexing(root, "needle", index_dir=idx))
+    assert [r.path.rsplit("sess-", 1)[1] for r in again] == [
+        "d-big-new.jsonl", "a-big-old.jsonl", "e-small.jsonl", "c-small.jsonl", "b-small.jsonl"]
+    assert _flat(again) == _flat(got)

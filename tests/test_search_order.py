@@ -240,7 +240,7 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
     root = resolve_root(corpus_root)
     idx = tmp_path / "idx"
     update_index(root, index_dir=idx)
-    real = screen_mod.search
+    real = screen_mod.search_while_indexing
     old_running, old_stopped = threading.Event(), threading.Event()
 
     def slow_for_the(root_, q, **kw):
@@ -256,7 +256,7 @@ async def test_a_new_query_cancels_the_old_one_and_shows_only_its_hits(
         # a search that goes on regardless: its results must not show
         yield from real(root_, q, **{**kw, "should_stop": None})
 
-    monkeypatch.setattr(screen_mod, "search", slow_for_the)
+    monkeypatch.setattr(screen_mod, "search_while_indexing", slow_for_the)
     monkeypatch.setattr(SearchScreen, "DEBOUNCE", 60.0)  # the new search starts with Enter only
     screen = SearchScreen(root, clock=clock, index_dir=idx)
     app = Host(screen)

@@ -387,8 +387,12 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
     async with app.run_test(size=(100, 12)) as pilot:
         await pilot.pause()
         pane = app.pane
-        # user 1, thinking 1 + text 1, command 1 + output 1
-        assert pane.search("NEEDLE") == 5
+        # user 1, thinking 1 + text 1, command 1 + output 1 (the blocks matched in slices:
+        # a few at once, the rest in turns)
+        pane.search("NEEDLE")
+        while not pane.search_complete:
+            await pilot.pause(0.01)
+        assert pane.hit_count == 5
         visited = [pane.next_hit() for _ in range(5)]
         assert visited == [0, 1, 1, 4, 4]  # the command and the output: the bash call's result entry
         await pilot.pause()
@@ -400,7 +404,10 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
         assert pane.next_hit(backwards=True) == 4
         # the thinking hit opened the folded thinking
         assert any("where is the needle?" in ln for ln in lines_of(pane, pane.block_of(1)))
-        assert pane.search("no such text") == 0
+        pane.search("no such text")
+        while not pane.search_complete:
+            await pilot.pause(0.01)
+        assert pane.hit_count == 0
         assert pane.next_hit() is None
         assert pane.search("") == 0
 

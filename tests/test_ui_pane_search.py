@@ -86,3 +86,34 @@ async def test_a_query_is_text_on_the_border_never_markup(make_app, settle, sess
         await settle(pilot)
         await _search(pilot, settle, "[b]x")
         assert _subtitle(app) == "/[b]x  no match · esc clears"
+
+
+async def test_the_pane_cursor_goes_to_the_hit(make_app, settle, tmp_path):
+    """The cursor was on the pane's last row; after `/` and Enter it is on the hit's line
+    (and n moves it to the next hit's)."""
+    project = tmp_path / "--home-u-proj--"
+    project.mkdir()
+    entries, parent = [], None
+    for k in range(30):
+        text = "the word zebrafish is here" if k in (3, 20) else f"message number {k}"
+        entries.append(user(f"u{k}", parent, 2 * k, text) if k % 2 == 0 else
+                       assistant(f"u{k}", parent, 2 * k + 1, text=text))
+        parent = f"u{k}"
+    app = make_app(write(project / "2026-11-20T10-00-00-000Z_s.jsonl", entries))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.screen.pane
+        pane.focus()
+        await pilot.press("end")
+        await settle(pilot)
+        await _search(pilot, settle, "zebrafish")
+        assert app.screen.focused is pane and pane.hit_count == 2
+        # (the first hit from the view down: the view was at the end, message 20's)
+        assert _subtitle(app) == "/zebrafish  2/2 · n N · esc clears"
+        assert "the word zebrafish is here" in pane.render_line(pane.cursor_line).text
+        assert pane.entry_at_cursor() == app.screen.session.ids.index("u20")
+        await pilot.press("n")
+        await settle(pilot)
+        assert _subtitle(app) == "/zebrafish  1/2 · n N · esc clears"
+        assert "the word zebrafish is here" in pane.render_line(pane.cursor_line).text
+        assert pane.entry_at_cursor() == app.screen.session.ids.index("u3")

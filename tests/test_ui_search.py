@@ -336,3 +336,30 @@ async def test_a_sessions_first_hits_come_first_then_it_whole(runs, settle):
         assert _shown(res)[4] == "                                … 1+ more in this session · Enter lists them"
         res.add_result(whole[0])
         assert _shown(res) == at_once and (res.sessions, res.hits) == (2, 11)
+
+
+async def test_results_come_while_the_app_is_still_listing_and_nothing_is_indexed(clock, tmp_path, ui_home, settle):
+    """ctrl+f before the sidebar has listed every session, on a cold cache: the sessions
+    listed so far are searched at once (read whole: nothing is indexed), those listed later
+    when they come, and the results stand newest first."""
+    from helpers import runs_store
+
+    root = resolve_root(runs_store(tmp_path / "root"))
+    every = list_sessions(root, SessionIndex(tmp_path / "listing"))
+    older = [i for i in every if i.path.endswith("sess-lib.jsonl")]
+    asked = []
+
+    def listed():  # (the app's sidebar: first the older session alone, then both, done)
+        asked.append(len(asked))
+        return (older, False) if len(asked) < 3 else (every, True)
+
+    idx = tmp_path / "idx"
+    app = Host(lambda: SearchScreen(root, infos=listed, clock=clock, index_dir=idx, query="pytest"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, settle)
+        res = app.screen.query_one(SearchResults)
+        assert len(asked) >= 3
+        titles = [row.result.path.rsplit("_", 1)[1] for row in res.rows if row.kind == "session"]
+        assert titles == ["sess-app.jsonl", "sess-lib.jsonl"]  # (newest first, whatever came first)
+        assert res.cursor_row == 1 and res.current.result.path.endswith("sess-app.jsonl")
+        assert str(app.screen.query_one("#search-status").render()).startswith("2 sessions, 11")

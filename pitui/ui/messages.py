@@ -83,13 +83,15 @@ class OpenSessionFile(Message, namespace="message_pane"):
 
 class SearchChanged(Message, namespace="message_pane"):
     """The pane's search changed: its query ("" when none), the hit that is current (1-based;
-    0 before ``n``) and how many there are."""
+    0 before ``n``), how many there are, and whether that count is final (False while the
+    rest of the branch is being matched)."""
 
-    def __init__(self, query: str, position: int, count: int) -> None:
+    def __init__(self, query: str, position: int, count: int, complete: bool = True) -> None:
         super().__init__()
         self.query = query
         self.position = position
         self.count = count
+        self.complete = complete
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, SearchChanged)
@@ -340,7 +342,8 @@ class SearchFound(Message, bubble=False):
 
 
 class SearchProgress(Message, bubble=False):
-    """How far the search numbered ``gen`` is: ``done`` sessions of ``total`` indexed."""
+    """How far the search numbered ``gen`` is: ``done`` bytes of the ``total`` it reads
+    whole (the sessions the index has not reached)."""
 
     def __init__(self, gen: int, done: int, total: int) -> None:
         super().__init__()
@@ -370,8 +373,8 @@ class SearchFailed(Message, bubble=False):
 
 
 class IndexProgress(Message, bubble=False):
-    """How far the index brought up to date while the user types is (``gen``: the search
-    shown then): ``done`` sessions of ``total``."""
+    """How far the index brought up to date while the search screen is open is: ``done``
+    sessions of ``total`` (``gen``: unused, 0)."""
 
     def __init__(self, gen: int, done: int, total: int) -> None:
         super().__init__()

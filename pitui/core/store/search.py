@@ -31,6 +31,12 @@ the chunks that may hold a term not matched yet are read, to tell whether it is 
 Files that changed are indexed on the way, each just before it is searched; which chunks of
 a session are read is the index's (:meth:`~.search_index.SearchIndex.query`).
 
+While the index is being built (the app builds it apart, :func:`update_index`),
+:func:`search_while_indexing` does not wait for it: what the index holds up to date is
+searched from it, and every other session file is read whole and matched as without the
+index, the smallest and most recent first; results come in that order, for a caller that
+places them (the app's results are ordered newest first as they come).
+
 ``search(..., use_index=False)`` reads the session files themselves with the same line
 reader and matcher (:func:`~.search_rows._file_lines`, :func:`~.search_match.match_rows`):
 the same hits in the same order, and nothing written.
@@ -48,7 +54,7 @@ from .search_chunks import IndexStats
 from .search_index import SCHEMA_VERSION, SearchIndex
 from .search_match import MAX_HITS, Hit, SessionHits, _first_hits, _in_turns, _scan_file, count_to_of, match_rows
 from .search_query import Query, QueryError, Term, describe_kinds, parse_kind, parse_query
-from .search_rows import HEAD_CAP, KINDS, TAIL_CAP, entry_rows
+from .search_rows import HEAD_CAP, KINDS, TAIL_CAP, _identity, entry_rows
 
 __all__ = [
     "Hit",
@@ -63,6 +69,7 @@ __all__ = [
     "describe_kinds",
     "entry_rows",
     "search",
+    "search_while_indexing",
     "match_rows",
     "update_index",
     "HEAD_CAP",
@@ -166,3 +173,72 @@ def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_
             yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, first)
 
     return _in_turns(found(), limit, should_stop)
+
+
+#: Sessions read first while the index is built: those below each size, in turn, newest first.
+SERVE_SIZES = (1 << 20, 8 << 20)
+
+
+def search_while_indexing(
+    root: SessionRoot,
+    query: str | Query,
+    *,
+    index_dir: str | os.PathLike | None = None,
+    infos: Iterable[SessionInfo] | None = None,
+    max_hits: int = MAX_HITS,
+    should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    fold: bool = False,
+    first_hits: int | None = None,
+) -> Iterator[SessionHits]:
+    """:func:`search` that never waits for the index to be built, and writes nothing: the
+    sessions the index holds as they are now are searched from it first (newest first); then
+    every other session file is read whole and matched as ``use_index=False`` does, the small
+    ones first (below each of :data:`SERVE_SIZES` in turn), newest first among them. The
+    results come in that order, not newest first: the caller places them; ``first_hits`` as
+    :func:`search` gives them (a session's first hits, then the session whole).
+    ``on_progress(bytes read, bytes to read)`` counts the files read whole (called with
+    ``(0, total)`` first when there are any)."""
+    q = query if isinstance(query, Query) else parse_query(query)
+    if fold:
+        q = dataclasses.replace(q, fold=True)
+    count_to = count_to_of(max_hits, False)
+    infos = _session_infos(root, index_dir, infos)
+    indexed: list[SessionInfo] = []
+    unread: list[tuple[SessionInfo, int]] = []
+    with SearchIndex(index_dir) as idx:
+        known = idx._known()
+        for info in infos:
+            try:
+                st = os.stat(info.path)
+            except OSError:
+                continue
+            k = known.get(info.path)
+            if k is not None and k[1] == _identity(st):
+                indexed.append(info)
+            else:
+                unread.append((info, st.st_size))
+        if indexed:
+            yield from idx.query(q, indexed, max_hits=max_hits, should_stop=should_stop, count_to=count_to,
+                                 first_hits=first_hits)  # fmt: skip
+    unread.sort(key=lambda x: (_size_class(x[1]), -(x[0].modified_ms or 0)))
+    total = sum(size for _info, size in unread)
+    done = 0
+    if unread and on_progress is not None:
+        on_progress(0, total)
+
+    def found():
+        nonlocal done
+        for info, size in unread:
+            if should_stop is not None and should_stop():
+                return
+            yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, _first_hits(info, first_hits))
+            done += size  # (its first step given: a big session's rest is read after the others)
+            if on_progress is not None:
+                on_progress(done, total)
+
+    yield from _in_turns(found(), None, should_stop)
+
+
+def _size_class(size: int) -> int:
+    return sum(size >= limit for limit in SERVE_SIZES)

@@ -258,9 +258,14 @@ class SearchIndex:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA cache_size=-32000")
+            names = ",".join(f"'{t}'" for t in _TABLES)
+            # (an index in use is opened without the write lock: an update under way in
+            # another thread or process holds it, one transaction after another)
+            have = conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({names})").fetchall()
+            if len(have) == len(_TABLES) and conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return conn
             conn.execute("BEGIN IMMEDIATE")
             try:
-                names = ",".join(f"'{t}'" for t in _TABLES)
                 have = conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({names})").fetchall()
                 if len(have) != len(_TABLES):
                     if have:

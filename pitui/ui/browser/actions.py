@@ -124,12 +124,26 @@ class Actions:
         if not query.strip():
             self.pane.clear_search()
             return
-        count = self.pane.search(query)
-        if not count:
-            self.notify(f"No match for {query!r} on this branch", timeout=2)
-            return
-        self.notify(f"{count} match{'es' if count != 1 else ''} for {query!r} (n / N)", timeout=2)
-        self._goto_hit(False)
+        self._pane_search_said = False  # (whether the count, or no match, was told)
+        self._goto_first_hit = True
+        self.pane.search(query)
+        self._first_hit_found()
+
+    def _first_hit_found(self: "BrowserScreen") -> None:
+        """Once the pane's search (under way: the branch is matched in slices) has a hit, go
+        to it, once; say how many there are when all are counted, or that there is none."""
+        pane = self.pane
+        if self._goto_first_hit and pane.hit_count:
+            self._goto_first_hit = False
+            self._goto_hit(False)
+        if pane.search_complete and not self._pane_search_said and pane.search_query:
+            self._goto_first_hit = False
+            self._pane_search_said = True
+            query, count = pane.search_query, pane.hit_count
+            if not count:
+                self.notify(f"No match for {query!r} on this branch", timeout=2)
+            else:
+                self.notify(f"{count} match{'es' if count != 1 else ''} for {query!r} (n / N)", timeout=2)
 
     def find_in_pane(self: "BrowserScreen", text: str) -> None:
         """Search the pane for ``text`` (the text a search-all hit matched) and go to its
@@ -137,8 +151,10 @@ class Actions:
         long tool result too (its fold opens for the hit)."""
         if self.session is None or not text.strip():
             return
-        if self.pane.search(text):
-            self._goto_hit(False)
+        self._pane_search_said = True  # (nothing to tell: the hit is shown)
+        self._goto_first_hit = True
+        self.pane.search(text)
+        self._first_hit_found()
 
     def _goto_hit(self: "BrowserScreen", backwards: bool) -> None:
         entry = self.pane.next_hit(backwards=backwards)
@@ -160,17 +176,20 @@ class Actions:
 
     def on_message_pane_search_changed(self: "BrowserScreen", event: SearchChanged) -> None:
         """The pane's border says where the search stands: ``/query  3/17``."""
+        more = "" if event.complete else "+"  # (the rest of the branch is still being matched)
         if not event.query:
             subtitle = ""
         elif not event.count:
-            subtitle = f"/{event.query}  no match · esc clears"
+            subtitle = f"/{event.query}  no match · esc clears" if event.complete else f"/{event.query}  searching…"
         elif event.position:
-            subtitle = f"/{event.query}  {event.position}/{event.count} · n N · esc clears"
+            subtitle = f"/{event.query}  {event.position}/{event.count}{more} · n N · esc clears"
         else:
-            subtitle = f"/{event.query}  {event.count} hits · n N · esc clears"
+            subtitle = f"/{event.query}  {event.count}{more} hits · n N · esc clears"
         if self._searching != bool(event.query):
             self._searching = bool(event.query)
             self.refresh_bindings()  # (esc clears only while there is a search)
+        if event.query:
+            self._first_hit_found()
         # (as Content: a str would be read as markup)
         self.query_one("#right").border_subtitle = Content(visible(subtitle)) if subtitle else ""
 
@@ -188,6 +207,10 @@ class Actions:
 
         self.app.push_screen(ContextScreen(s, sel))
 
+    def _listed_so_far(self: "BrowserScreen") -> tuple[list, bool]:
+        """The sessions the sidebar has listed so far, and whether that is all of them."""
+        return list(self.infos.values()), self.listing_done
+
     def action_search_all(self: "BrowserScreen") -> None:
         """Every session under the root; the chosen hit opens with its entry selected."""
 
@@ -202,6 +225,9 @@ class Actions:
 
         app = self.papp
         self.app.push_screen(
-            SearchScreen(app.root, infos=list(self.infos.values()), clock=app.clock, index_dir=app.index.dir),
+            # (while the sidebar is still listing, the screen searches the sessions listed so
+            # far, then those listed since, until the listing is done)
+            SearchScreen(app.root, infos=list(self.infos.values()) if self.listing_done else self._listed_so_far,
+                         clock=app.clock, index_dir=app.index.dir),
             opened,
         )

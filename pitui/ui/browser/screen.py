@@ -91,6 +91,8 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._from_pane = False  # the tree moves because the pane did: the pane stays
         self._search_origin: Any = None  # the widget focused before the search bar
         self._searching = False  # the pane has a query (SearchChanged)
+        self._goto_first_hit = False  # the pane's search under way goes to its first hit when it has one
+        self._pane_search_said = True  # (False: the count, or that there is no match, is yet to be told)
         self._resumed = False  # has been the screen on top
         self._lookahead_timer: Timer | None = None
         self._transcript_path: str | None = None  # opened from the pane's link, not shown yet

@@ -1,10 +1,19 @@
 """Search inside the pane, for :class:`BlockScroller`: every block's text matched
 (drawn in text mode, so that hits are counted in exactly the text the pane can show),
-hits highlighted where they are drawn, and ``n`` / ``N`` moving between them."""
+hits highlighted where they are drawn, and ``n`` / ``N`` moving between them.
+
+Drawing every block of a long branch takes a while, so a search does not wait for it: the
+blocks are matched from the one at the top of the view down to the end, then from the start,
+in slices between the app's other work (:data:`SEARCH_SLICE`), each slice's hits told at
+once (:class:`~pitui.ui.messages.SearchChanged`: the browser goes to the first one as soon
+as there is one), the count on the border growing as they come."""
 
 from __future__ import annotations
 
+import bisect
 import re
+import time
+from functools import partial
 
 from rich.segment import Segment
 from textual.strip import Strip
@@ -13,6 +22,11 @@ from ..messages import SearchChanged
 from .out import Rendered
 
 __all__ = ["PaneSearch"]
+
+#: Seconds of matching at a time while the rest of a search's hits are counted, and the pause
+#: between two such slices (a timer: the app's other work, its repaints, run in between).
+SEARCH_SLICE = 0.05
+SEARCH_PAUSE = 0.002
 
 
 class PaneSearch:
@@ -23,11 +37,14 @@ class PaneSearch:
         self._hits = []
         self._hit_pos = -1
         self._match_cache.clear()
+        self._search_todo: list[int] = []  # blocks not matched yet, the next last (reversed)
+        self._search_gen = getattr(self, "_search_gen", 0) + 1  # (a slice of an older search stops)
         self._search_changed()
 
     def _search_changed(self) -> None:
-        """Tell the screen where the search stands (its query, the current hit, the count)."""
-        state = (self.search_query, self._hit_pos + 1, len(self._hits))
+        """Tell the screen where the search stands (its query, the current hit, the count,
+        whether that is all)."""
+        state = (self.search_query, self._hit_pos + 1, len(self._hits), not self._search_todo)
         if state != self._search_said:  # (only a change: the pane is often filled anew)
             self._search_said = state
             self.post_message(SearchChanged(*state))
@@ -37,7 +54,9 @@ class PaneSearch:
         self.search("")
 
     def search(self, query: str) -> int:
-        """Find ``query`` (case-insensitive) in every block; highlight hits; return the count."""
+        """Find ``query`` (case-insensitive) in every block, highlight hits; returns the
+        count of those found so far (the blocks are matched in turns: see the module
+        docstring; :attr:`search_complete` says when all are)."""
         anchor = self._top_anchor()
         self._clear_search_state()
         query = query or ""
@@ -49,21 +68,54 @@ class PaneSearch:
             return 0
         self._query = re.compile(re.escape(query), re.IGNORECASE)
         self._query_text = query
-        counts = {}
-        hits = []
-        for b in range(len(self._blocks)):
+        first = anchor[0] if anchor is not None else 0
+        n = len(self._blocks)
+        self._search_todo = list(range(first - 1, -1, -1)) + list(range(n - 1, first - 1, -1))
+        self._match_blocks()
+        self._relayout(anchor)
+        self._search_changed()
+        if self._search_todo:
+            self.set_timer(SEARCH_PAUSE, partial(self._match_more, self._search_gen))
+        return len(self._hits)
+
+    @property
+    def search_complete(self) -> bool:
+        """Whether every block has been matched (the count is final)."""
+        return not self._search_todo
+
+    def _match_blocks(self) -> bool:
+        """Match blocks not matched yet for :data:`SEARCH_SLICE` seconds (at least one).
+        Returns whether it found hits."""
+        todo = self._search_todo
+        query = self._query
+        found = False
+        end = time.perf_counter() + SEARCH_SLICE
+        while todo:
+            b = todo.pop()
             text = self.block_text(b)
             if not text:
                 continue
-            n = sum(1 for _ in self._query.finditer(text))
-            if n:
-                counts[b] = n
-                hits.extend((b, k) for k in range(n))
-        self._hit_counts = counts
-        self._hits = hits
-        self._relayout(anchor)
+            count = sum(1 for _ in query.finditer(text))
+            if count:
+                self._hit_counts[b] = count
+                at = bisect.bisect_left(self._hits, (b, 0))
+                self._hits[at:at] = [(b, k) for k in range(count)]
+                if 0 <= self._hit_pos and at <= self._hit_pos:
+                    self._hit_pos += count  # (the current hit keeps its place)
+                found = True
+            if time.perf_counter() >= end:
+                break
+        return found
+
+    def _match_more(self, gen: int) -> None:
+        """One slice of a search's matching (see the module docstring), then the next."""
+        if gen != self._search_gen or self._query is None or not self.is_mounted:
+            return
+        if self._match_blocks():
+            self._relayout(self._top_anchor())
         self._search_changed()
-        return len(hits)
+        if self._search_todo:
+            self.set_timer(SEARCH_PAUSE, partial(self._match_more, gen))
 
     @property
     def search_query(self) -> str:
@@ -153,6 +205,8 @@ class PaneSearch:
         return self._block_entry(b, k)
 
     def _scroll_to_hit(self, b: int, k: int) -> None:
+        """Bring hit ``k`` of block ``b`` into view, the pane's cursor on its line (Enter and
+        the arrows go on from the hit, not from where the cursor was)."""
         r = self._rendered(b)
         self._measure(b)
         self._update_virtual_size()
@@ -163,6 +217,7 @@ class PaneSearch:
         y = top if line < view_h - 2 else top + line - view_h // 3
         self._scroll_to_y(y)
         self._settle()
+        self._set_cursor(b, min(line, max(0, self._heights[b] - 1)), repaint=False)
         self.refresh()
 
     def _block_entry(self, b: int, k: int = 0) -> int | None:

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import bisect
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
 from rich.segment import Segment
 from textual import events, on, work
@@ -41,7 +42,15 @@ from textual.worker import get_current_worker
 
 from ...core.store.discovery import SessionRoot
 from ...core.store.listing import SessionInfo
-from ...core.store.search import Hit, QueryError, SessionHits, parse_query, search, update_index
+from ...core.store.search import (
+    SERVE_SIZES,
+    Hit,
+    QueryError,
+    SessionHits,
+    parse_query,
+    search_while_indexing,
+    update_index,
+)
 from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age, local_minute
 from ..clock import Clock, system_clock
@@ -415,14 +424,17 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         self,
         root: SessionRoot,
         *,
-        infos: Iterable[SessionInfo] | None = None,
+        infos: Iterable[SessionInfo] | Callable[[], tuple[list[SessionInfo], bool]] | None = None,
         clock: Clock | None = None,
         index_dir: str | Path | None = None,
         query: str = "",
     ) -> None:
         super().__init__()
         self.root = root
-        self.infos = _newest_first(infos) if infos is not None else None
+        # the sessions to search: a list, or (while the app is still listing them) what
+        # gives the sessions listed so far and whether that is all, called on the UI thread
+        self.listed = infos if callable(infos) else None
+        self.infos = _newest_first(infos) if infos is not None and not callable(infos) else None
         self.clock: Clock = clock or system_clock
         self.index_dir = index_dir
         self.initial_query = query
@@ -430,7 +442,9 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
         self._gen = 0  # bumped per search: late messages of an old search are dropped
         self._searched: str | None = None  # the query the results are for
         self._searching = False
-        self._progress: tuple[int, int] | None = None
+        self._progress: tuple[int, int] | None = None  # bytes of unindexed sessions read, of all
+        self._indexing: tuple[int, int] | None = None  # sessions the index has brought up to date, of all
+        self._index_stop = threading.Event()  # (set: the index's update stops)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box") as box:
@@ -456,11 +470,11 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
     def on_mount(self) -> None:
         self.input.focus()
+        self._update_index()  # (searches meanwhile read what it has not reached)
         if self.initial_query.strip():
             self.start_search(self.initial_query)
         else:
             self._set_status("Type to search every session.")
-            self._warm_index()
 
     # ------------------------------------------------------------------ status
     def _set_status(self, text: str, error: bool = False) -> None:
@@ -480,7 +494,9 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             text = "No matches."
         if self._progress is not None:
             done, total = self._progress
-            text += f" · indexing {done}/{total} sessions"
+            text += f" · reading sessions not indexed yet: {_mb(done)} of {_mb(total)}"
+        if self._indexing is not None:
+            text += f" · index {_percent(*self._indexing)}"
         self._set_status(text)
 
     # ------------------------------------------------------------------ typing
@@ -522,12 +538,14 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
     def action_close(self) -> None:
         self.workers.cancel_node(self)
+        self._index_stop.set()
         self.dismiss(None)
 
     @on(SearchResults.Chosen)
     def _chosen(self, event: SearchResults.Chosen) -> None:
         event.stop()
         self.workers.cancel_node(self)
+        self._index_stop.set()
         self.dismiss((event.path, event.entry_id, event.match))
 
     # ------------------------------------------------------------------ searching
@@ -557,54 +575,101 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
     @work(thread=True, exclusive=True, group="search-all", exit_on_error=False)
     def _search_worker(self, q, gen: int) -> None:
+        """The results of ``q``: what the index holds from it, the sessions it has not
+        reached read whole meanwhile, small and recent ones first (they come in that order
+        and :class:`SearchResults` places them)."""
         worker = get_current_worker()
         last = [0.0]
+        latest = [(0, 0)]  # the last progress told, over every batch so far
 
         def progress(done: int, total: int) -> None:
+            latest[0] = (done, total)
             now = time.perf_counter()
             if done == total or now - last[0] > 0.1:
                 last[0] = now
                 self._post(SearchProgress(gen, done, total))
 
+        before = [0, 0]  # (bytes read, bytes to read) of the batches searched before
+
+        def batch_progress(done: int, total: int) -> None:
+            progress(before[0] + done, before[1] + total)
+
         try:
-            for r in search(
-                self.root,
-                q,
-                index_dir=self.index_dir,
-                infos=self.infos,
-                max_hits=self.MAX_HITS,
-                first_hits=SHOWN_HITS + 1,  # (a big session's first lines, and its "more" line, at once)
-                fold=True,
-                on_progress=progress,
-                should_stop=lambda: worker.is_cancelled,
-            ):
-                if worker.is_cancelled:
-                    return
-                self._post(SearchFound(gen, r))
+            for batch in self._batches(worker):
+                for r in search_while_indexing(
+                    self.root,
+                    q,
+                    index_dir=self.index_dir,
+                    infos=batch,
+                    max_hits=self.MAX_HITS,
+                    first_hits=SHOWN_HITS + 1,  # (a big session's first lines, and its "more" line, at once)
+                    fold=True,
+                    on_progress=batch_progress,
+                    should_stop=lambda: worker.is_cancelled,
+                ):
+                    if worker.is_cancelled:
+                        return
+                    self._post(SearchFound(gen, r))
+                before[:] = latest[0]
         except Exception as exc:  # an unreadable index, a full disk...: say so, keep the app
             self._post(SearchFailed(gen, f"search failed: {exc}"))
             return
         if not worker.is_cancelled:
             self._post(SearchDone(gen))
 
-    @work(thread=True, exclusive=True, group="search-all", exit_on_error=False)
-    def _warm_index(self) -> None:
-        """Bring the index up to date while the user types (a search supersedes this)."""
-        worker = get_current_worker()
-        gen = self._gen
+    LISTED_POLL = 0.3  # seconds between two looks at the sessions the app has listed so far
+
+    def _batches(self, worker) -> Iterator[list[SessionInfo] | None]:
+        """The sessions to search, in batches (from the worker's thread): all at once, or
+        while the app is still listing them, those listed so far, then each time the
+        listing has gone on, those it added, and once it is done the biggest, held back
+        till then (each takes a while to read). None: every session under the root, listed
+        by the search."""
+        if self.listed is None:
+            yield self.infos
+            return
+        seen: set[str] = set()
+        big: list[SessionInfo] = []  # (held back until the listing is done)
+        while not worker.is_cancelled:
+            try:
+                listed, complete = self.app.call_from_thread(self.listed)
+            except RuntimeError:  # (the app is closing)
+                return
+            new = [i for i in _newest_first(listed) if i.path not in seen]
+            seen.update(i.path for i in new)
+            big.extend(i for i in new if i.size >= SERVE_SIZES[-1])
+            small = [i for i in new if i.size < SERVE_SIZES[-1]]
+            if complete:
+                yield small + big
+                return
+            if small:
+                yield small
+            time.sleep(self.LISTED_POLL)
+
+    def _update_index(self) -> None:
+        """Bring the index up to date while the screen is open, in a thread of its own (not
+        one of the app's workers: it may run a while, and must not hold back a search's):
+        searches do not wait for it (what it has not reached they read whole), and the next
+        one finds more of it. Stopped when the screen closes; the index keeps what was done."""
+        stop = self._index_stop
         last = [0.0]
 
         def progress(done: int, total: int) -> None:
             now = time.perf_counter()
             if done == total or now - last[0] > 0.1:
                 last[0] = now
-                self._post(IndexProgress(gen, done, total))
+                self._post(IndexProgress(0, done, total))
 
-        try:
-            update_index(self.root, index_dir=self.index_dir, on_progress=progress,
-                         should_stop=lambda: worker.is_cancelled)  # fmt: skip
-        except Exception:
-            return  # the search itself will index (and report a failure)
+        def run() -> None:
+            try:
+                update_index(self.root, index_dir=self.index_dir, on_progress=progress, should_stop=stop.is_set)
+            except Exception:
+                pass  # (searches read what is not indexed; the next screen tries again)
+
+        threading.Thread(target=run, name="pitui-search-index", daemon=True).start()
+
+    def on_unmount(self) -> None:
+        self._index_stop.set()
 
     def _post(self, message: Message) -> None:
         """Post ``message`` (from a worker) to this screen."""
@@ -625,11 +690,12 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             self._update_status()
 
     def on_index_progress(self, message: IndexProgress) -> None:
-        if message.gen == self._gen and not self._searching:
-            if message.done < message.total:
-                self._set_status(f"Updating the search index: {message.done}/{message.total} sessions…")
-            else:
-                self._set_status("Type to search every session.")
+        self._indexing = (message.done, message.total) if message.done < message.total else None
+        if self._searching or self.results.sessions:
+            self._update_status()
+        elif self._searched is None or not self._searched.strip():
+            self._set_status("Type to search every session."
+                             + (f" (index {_percent(*self._indexing)})" if self._indexing else ""))
 
     def on_search_done(self, message: SearchDone) -> None:
         if message.gen == self._gen:
@@ -648,6 +714,14 @@ def _hits(res: SearchResults) -> str:
     """The hits the results hold: "120 hits", or "120+ hits" when a session holds more
     than it counted."""
     return f"{res.hits}+ hits" if not res.counted_all else _count(res.hits, "hit")
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
+
+
+def _percent(done: int, total: int) -> str:
+    return f"{100 * done // max(1, total)}%"
 
 
 def _count(n: int, word: str) -> str:
