@@ -155,3 +155,12 @@ def runs_store(root: Path) -> Path:
     write(older / "2026-11-19T09-00-00-000Z_sess-lib.jsonl",
           [user("v0", None, 0, "tidy the parser"), call("b1", "v0", 30, "pytest -q")], header=lib_header)
     return root
+
+
+def app_screen_text(app) -> str:
+    """The text of the app's whole screen as the user reads it (the screenshot's SVG
+    without its markup)."""
+    import re
+    from html import unescape
+
+    return unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")

@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import HEADER, assistant, entry, line, ts, user, write
+from helpers import HEADER, app_screen_text, assistant, entry, line, ts, user, write
 from pitui.cli import main
 from pitui.core.model.context import build_context
 from pitui.core.store.discovery import SessionFile, resolve_root
@@ -190,7 +190,7 @@ async def test_the_app_opens_a_file_with_a_number_beyond_a_double(make_app, sett
         assert b.listing_done
         assert all(i.error is None for i in b.infos.values())
         assert b.session is not None and b.session.path.endswith("_huge.jsonl")
-        screen = _screen_text(app)
+        screen = app_screen_text(app)
         assert "first question" in screen and "broken \ufffd text" in screen and "the answer" in screen
         await pilot.press("w")
         await settle(pilot)
@@ -237,20 +237,13 @@ async def test_a_timestamp_of_the_wrong_type_opens_and_stays_open(make_app, sett
         await settle(pilot)
         b = app.browser
         assert b.session is not None and b.session.path.endswith("_new.jsonl")
-        screen = _screen_text(app)
+        screen = app_screen_text(app)
         assert "first question" in screen and "an answer" in screen and "second question" in screen
         s = b.session
         assert all(t is None or isinstance(t, str) for t in s.timestamps)
         warned = [w for w in s.all_warnings if "timestamp" in w.message]
         number = type(value) in (int, float)  # (a number is what a message's own timestamp is)
         assert sorted({w.line for w in warned}) == ([2, 3] if number else [2, 3, 4])
-
-
-def _screen_text(app) -> str:
-    import re
-    from html import unescape
-
-    return unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
 
 
 # ----------------------------------------------------------------------------- deep nesting
@@ -653,7 +646,7 @@ async def test_one_row_that_cannot_be_drawn_leaves_the_rest_of_the_sidebar(make_
     app = make_app(surrogate_store)
     async with app.run_test(size=(200, 45)) as pilot:  # (a sidebar of 40: its rows whole)
         await settle(pilot)
-        screen = _screen_text(app)
+        screen = app_screen_text(app)
         assert "alpha question" in screen and "\ufffd gamma question" in screen
         assert "2026-11-20T10-00-00-000Z_b.json" in screen and "⚠ cannot be shown (ValueError)" in screen
 
@@ -670,7 +663,7 @@ async def test_a_header_date_beyond_what_python_holds_opens(make_app, settle, tm
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         assert app.browser.session is not None
-        screen = _screen_text(app)
+        screen = app_screen_text(app)
         assert "late question" in screen and "/home/u/proj · ? · " in screen  # (the header's meta line)
 
 

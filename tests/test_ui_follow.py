@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import HEADER, assistant, line, user
+from helpers import HEADER, app_screen_text, assistant, line, user
 from pitui.ui.app import PituiApp
 from pitui.ui.browser.screen import BrowserScreen
 
@@ -180,13 +180,6 @@ async def test_a_replaced_file_is_read_again(make_app, settle, tmp_path):
         assert selected_id(b) == "e18"
 
 
-def _screen_text(app) -> str:
-    import re
-    from html import unescape
-
-    return unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
-
-
 @pytest.mark.parametrize("follow", [False, True], ids=["still", "following"])
 @pytest.mark.parametrize("how", ["truncated", "replaced"])
 async def test_a_file_cut_back_to_its_header_shows_the_header_only_session(make_app, settle, tmp_path, how, follow):
@@ -204,7 +197,7 @@ async def test_a_file_cut_back_to_its_header_shows_the_header_only_session(make_
         if follow:
             await pilot.press("F")
             await settle(pilot)
-        assert "reply 9" in _screen_text(app)
+        assert "reply 9" in app_screen_text(app)
         if how == "truncated":
             with open(f, "r+", encoding="utf-8") as fh:
                 fh.truncate(0)
@@ -217,7 +210,7 @@ async def test_a_file_cut_back_to_its_header_shows_the_header_only_session(make_
         await settle(pilot)
         assert app.is_running and app.screen is b
         assert len(b.session) == 0 and row_ids(b) == [] and b.pane.branch == []
-        screen = _screen_text(app)
+        screen = app_screen_text(app)
         assert "no entries yet" in screen and "0 entries" in screen
         gone = [f"message {k}" for k in range(2, 10, 2)] + [f"reply {k}" for k in range(1, 10, 2)]
         assert [t for t in gone if t in screen] == []  # (the old branch left the pane)
@@ -227,7 +220,7 @@ async def test_a_file_cut_back_to_its_header_shows_the_header_only_session(make_
         await settle(pilot)
         assert b.following == follow
         assert selected_id(b) == ("e2" if follow else "e0")  # (following: the newest; else the first)
-        assert "message 2" in _screen_text(app)
+        assert "message 2" in app_screen_text(app)
 
 
 async def test_new_sessions_appear_in_the_sidebar(make_app, settle, tmp_path):
