@@ -76,3 +76,17 @@ def test_json_output_escapes_bidi_controls_and_stays_the_same_value():
     assert "\u202e".encode() not in safe and b"\\u202e" in safe and b"\\u202c" in safe
     assert orjson.loads(safe) == orjson.loads(data)
     assert "—".encode() in safe  # (other characters that start with the same byte stay raw)
+
+
+def test_clusters_terminals_draw_at_other_widths_are_shown_as_all_draw_them():
+    """Issue 33, hole 9: an emoji with VS16, a joined (ZWJ) sequence, a flag and the Hangul
+    fillers are one width to the width table and another on many terminals, so a row holding
+    one spilled past its panel. Shown as every terminal draws alike: the selector and the
+    joiner dropped, a flag's letters, a filler's code; the width table then agrees."""
+    from rich.cells import cell_len
+
+    got = visible("\u2764\ufe0f \U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f1fa\U0001f1f8 a\u3164b\u115f\u1160\uffa0")
+    assert got == "\u2764 \U0001f468\U0001f469\U0001f467 US a\\u3164b\\u115f\\u1160\\uffa0"
+    assert cell_len(got) == 1 + 1 + 6 + 1 + 2 + 1 + 8 + 18
+    assert visible("1\ufe0f\u20e3\n\U0001f3f3\ufe0f\u200d\U0001f308", block=True) == "1\u20e3\n\U0001f3f3\U0001f308"
+    assert visible("plain 😀 text") == "plain 😀 text"

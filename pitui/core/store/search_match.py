@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 
 from ..read.lines import open_regular
-from ..text import CONTROL_RE, visible
+from ..text import shown_as_is, visible
 from .listing import SessionInfo, _utf8
 from .search_query import Query, _kind_filter
 from .search_rows import _FileState, _file_rows
@@ -111,7 +111,7 @@ _SPACES = {9: " ", 10: " ", 13: " "}  # (same length: the spans stay where they 
 def _shown(line: str, spans: list[tuple[int, int]]) -> tuple[str, tuple[tuple[int, int], ...]]:
     """``line`` with its control characters as visible stand-ins (``core.text.visible``,
     the one rule for showing session text), and ``spans`` moved to match."""
-    if CONTROL_RE.search(line) is None:
+    if shown_as_is(line):
         return line, tuple(spans)
     parts: list[str] = []
     at: dict[int, int] = {}
