@@ -1,9 +1,10 @@
 """Every message pitui posts: by its widgets to the screen, and by its thread workers.
 
 A worker posts one of these (``post_message`` is safe from any thread) to the widget or
-screen that started it, whose handler applies it on the UI thread. (One exception: the open
-worker, ``browser/loading.py``, calls ``prepare()`` on the pane and the tree from its thread;
-they work out data the UI thread takes later, and nothing on screen changes.)
+screen that started it, whose handler applies it on the UI thread. (Two also hand data over
+otherwise, changing nothing on screen: the open worker, ``browser/loading.py``, calls
+``prepare()`` on the pane and the tree from its thread, and the listing worker,
+``browser/listing.py``, appends rows to a locked buffer the UI thread drains.)
 A message posted to a widget that is gone is dropped with its queue. Messages a widget posts
 to itself do not bubble. Messages that come at a high rate say so with ``can_replace``: the
 queue keeps only the newest.
