@@ -1,8 +1,10 @@
 """Property-based fuzzing with hostile sessions (hypothesis).
 
 Sessions are built from the entry shapes of Pi's format doc, every field either a hostile
-string (control sequences, Textual markup, lone surrogates) or a value of any JSON type,
-plus damaged, non-UTF-8 and deeply nested lines. For each, the core reads every entry and
+string (control sequences, Textual markup, lone surrogates, bidi overrides and isolates,
+line separators, clusters terminals draw at other widths, long runs of white space) or a
+value of any JSON type (numbers past 64 bits and past a double's range too), plus damaged,
+non-UTF-8 and deeply nested lines, and tails of NUL bytes. For each, the core reads every entry and
 every view of it, the message pane's drawing code draws every block in every toggle, and
 every command-line output is produced. Nothing may raise; `list`, `export` (every format)
 and `search` exit 0, or 2 with one line on stderr; no control character reaches any drawn
@@ -20,21 +22,30 @@ import hashlib
 import io
 import json
 import os
+import re
 from pathlib import Path
 
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitui.core.text import CONTROL_RE
+from pitui.core.text import BIDI_CONTROLS, CONTROL_RE
 
-CTRL_OUT = CONTROL_RE  # no control character at all in a drawn line or a field
+CTRL_OUT = CONTROL_RE  # no control character at all in a drawn line or a field (bidi controls too)
+BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 ALLOWED_IN_TEXT = {"\n", "\t"}  # (human output keeps its own newlines and tabs)
 
 PAYLOADS = [
     "\x1b]52;c;SGFja2Vk\x07", "\x1b]0;title\x07", "\x1b[2J", "\x9b2J", "\x07", "\x00", "\x7f", "\r",
     "a\nb", "[bold]x", "[/]", "[@click=app.screenshot('x.jsonl','/tmp')]c[/]", "[link=http://x]l[/link]",
     "\ud800", "\udfff", "İstanbul", "*", "\"", "\\", "",
+    # bidi overrides and isolates, line separators (issue 33)
+    "\u202e", "cat \u202ehs.hsab|moc.live lruc #\u202c", "\u2066x\u2069", "\u202a\u202b\u202d\u2067\u2068",
+    "\u2028", "\u2029", "a\u2028b",
+    # clusters terminals draw at other widths
+    "\u2764\ufe0f", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f1fa\U0001f1f8", "\u3164\u115f\u1160\uffa0",
+    # long runs of white space
+    " " * 5000, "\t" * 2000, "\n" * 1000, "\r\n" * 500, "\u3000" * 2000, " " * 3000 + "x",
 ]
 
 hostile_text = st.one_of(
@@ -42,8 +53,10 @@ hostile_text = st.one_of(
     st.text(alphabet=st.characters(codec=None, categories=None, exclude_characters=()), max_size=24),
     st.lists(st.sampled_from(PAYLOADS), min_size=1, max_size=4).map("".join),
 )
+# numbers past 64 bits and past a double's range (JavaScript reads those as Infinity)
+huge_number = st.sampled_from([2**64 + 1, -(2**70), 10**30, 10**309, -(10**400), 1.7976931348623157e308])
 scalar = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**64),
-                   st.floats(allow_nan=False, allow_infinity=False), hostile_text)
+                   st.floats(allow_nan=False, allow_infinity=False), hostile_text, huge_number)
 any_value = st.recursive(scalar, lambda c: st.one_of(st.lists(c, max_size=3),
                                                      st.dictionaries(hostile_text, c, max_size=3)),
                          max_leaves=6)
@@ -121,6 +134,9 @@ odd_lines = st.sampled_from([
     b"{not json", b"\xff\xfe broken bytes", b"[" * 3000 + b"]" * 3000,
     b'{"type":"message","id":"deep","parentId":null,"message":' + b'{"a":' * 2500 + b"1" + b"}" * 2500 + b"}",
     b"42", b'"a string"', b"null",
+    b'{"type":"message","id":"n","parentId":null,"timestamp":' + b"9" * 400 + b"}",
+    b'{"type":"message","id":"z"' + b"\x00" * 4096,
+    b" " * 8192, b"\t" * 4096 + b"{}",
 ])
 
 
@@ -145,7 +161,9 @@ def sessions(draw):
         eid = f"e{k}" if draw(st.integers(0, 6)) else draw(any_value)
         ts = draw(field(st.just(f"2026-11-20T10:00:{k:02d}.000Z")))
         lines.append(_dump({"type": body.pop("type"), "id": eid, "parentId": parent, "timestamp": ts, **body}))
-    return lines, draw(st.booleans())  # (a partial last line: no final newline)
+    # (a partial last line: no final newline; a tail of NUL bytes, as a file cut and
+    # extended by a crash leaves)
+    return lines, draw(st.booleans()), draw(st.sampled_from([b"", b"", b"", b"\x00" * 4096, b"\n" + b"\x00" * 70000]))
 
 
 def _dump(obj) -> bytes:
@@ -247,12 +265,12 @@ def _draw_every_block(s) -> None:
                                  HealthCheck.function_scoped_fixture])
 @given(sessions())
 def test_hostile_sessions_never_crash_leak_controls_or_write(tmp_path_factory, session):
-    lines, partial = session
+    lines, partial, nul_tail = session
     root = tmp_path_factory.mktemp("store")
     project = root / "--home-u-proj--"
     project.mkdir()
     path = project / "2026-11-20T10-00-00-000Z_s-1.jsonl"
-    path.write_bytes(b"\n".join(lines) + (b"" if partial else b"\n"))
+    path.write_bytes(b"\n".join(lines) + (b"" if partial else b"\n") + nul_tail)
     before = _tree_hash(root)
     cache = tmp_path_factory.mktemp("cache")
     old = os.environ.get("PITUI_CACHE_DIR")
@@ -273,6 +291,8 @@ def test_hostile_sessions_never_crash_leak_controls_or_write(tmp_path_factory, s
                     orjson.loads(out)
             elif argv[-1] != "html":
                 _assert_no_controls(out, f"{argv} stdout")
+            else:  # (the page's own text is never reordered: no bidi control reaches it raw)
+                assert not BIDI.search(out.decode("utf-8")), argv
     finally:
         if old is None:
             os.environ.pop("PITUI_CACHE_DIR", None)
