@@ -42,15 +42,20 @@ def _state(app) -> dict:
     }
 
 
+async def _sidebar_focused(pilot, settle):
+    """The browser screen and its session list, focused, once the app has settled."""
+    await settle(pilot)
+    b = pilot.app.screen
+    b.session_list.focus()
+    await settle(pilot)
+    return b, b.session_list
+
+
 async def test_every_printable_character_typed_into_the_focused_sidebar_is_in_its_filter(
         make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        b = app.screen
-        sl = b.session_list
-        sl.focus()
-        await settle(pilot)
+        b, sl = await _sidebar_focused(pilot, settle)
         before = _state(app)
         for ch in TYPED:
             await pilot.press(_character_to_key(ch))
@@ -89,11 +94,7 @@ async def test_a_word_typed_from_an_empty_filter_is_the_filter(make_app, settle,
 async def test_keys_that_are_no_characters_keep_their_jobs_in_the_sidebar(make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        b = app.screen
-        sl = b.session_list
-        sl.focus()
-        await settle(pilot)
+        b, sl = await _sidebar_focused(pilot, settle)
         row = sl.cursor_row
         await pilot.press("down")
         assert sl.cursor_row > row  # arrows move

@@ -3,16 +3,16 @@ sidebar hidden or shown (``b``), the widths changed by keys (``<`` ``>``, ``-`` 
 for the defaults) or by dragging the gap between two panels, and all of it remembered in
 pitui's settings (:mod:`pitui.core.settings`), per terminal-size class.
 
-The message pane is what people read, so it gets the room: in a
+The message pane is what people read, so it gets the room (:func:`panel_widths`): in a
 wide terminal (:data:`WIDE_FROM` columns on) the sidebar takes what a session's title
-needs, the tree what its rows need up to a cap, never more than the pane, and the pane the
-rest, at least 70 columns where there are (:func:`panel_widths`). In a narrow one (a tmux split) three panels
-cannot each be useful: the tree and the pane share the width, the pane keeping at least
-60 columns, and the sidebar is one key away (``b``), in the tree's place until a session
-is opened from it. A width the user chose is kept as a share (a percent of the screen for
-the sidebar, of the tree and the pane together for the tree), so it fits any later
-terminal of that class too. Nothing here runs while drawing: only when a key, a drag, a
-zoom or a resize changes the layout.
+needs, the tree what its rows need up to a cap, never more than the pane, and the pane
+the rest, at least 70 columns where there are. In a narrow one (a tmux split) three
+panels cannot each be useful: the tree and the pane share the width, the pane keeping at
+least 60 columns, and the sidebar is one key away (``b``), in the tree's place until a
+session is opened from it (or Escape). A width the user chose is kept as a share (a
+percent of the screen for the sidebar, of the tree and the pane together for the tree),
+so it fits any later terminal of that class too. Nothing here runs while drawing: only
+when a key, a drag, a zoom or a resize changes the layout.
 """
 
 from __future__ import annotations
