@@ -378,7 +378,7 @@ def test_an_open_folder_the_user_named_is_left_alone(tmp_path, monkeypatch, vari
         assert not skeleton_cache.save(Session.open(_big(tmp_path), validate=False))
         what, without = "cache folder", "running without caches"
     else:
-        assert settings.save(Settings(sidebar_hidden=True)) is False
+        assert settings.save(Settings()) is False
         what, without = "settings folder", "settings not saved"
     assert _mode(mine) == 0o755 and list(mine.iterdir()) == []
     assert paths.take_notices() == [f"{mine}: the {what} is open to other users and is not pitui's own: {without}"]
@@ -387,7 +387,7 @@ def test_an_open_folder_the_user_named_is_left_alone(tmp_path, monkeypatch, vari
     if variable == "PITUI_CACHE_DIR":
         assert len(list_sessions(resolve_root(root), SessionIndex())) == 2
     else:
-        assert settings.save(Settings(sidebar_hidden=True)) is True
+        assert settings.save(Settings()) is True
     assert _mode(made) == 0o700 and paths.take_notices() == []
 
 

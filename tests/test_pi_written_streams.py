@@ -205,6 +205,9 @@ async def test_the_app_opens_a_run_pi_wrote(make_app, settle, folder):
         await settle(pilot)
         screen = app.screen
         assert screen.error is None
+        screen.branch_tree.focus()
+        await pilot.press("z")  # (the tree zoomed: its rows whole, the pane has the room otherwise)
+        await settle(pilot)
         tree = [r.strip(" ›•") for r in _rows(screen.branch_tree) if r.strip()]
         assert tree[0].startswith(f"[run of session {_records(folder / 'json-fix.jsonl')[0]['id'][:20]}")
         assert tree[1:4] == ["[system prompt]: 2 sections +read,bash,edit,write",
