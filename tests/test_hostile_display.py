@@ -323,7 +323,8 @@ async def test_every_screen_shows_hostile_text_as_stand_ins(make_app, settle, ho
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))  # where `e` writes (headless: no pager)
-    monkeypatch.chdir(elsewhere)  # where `x` offers to write
+    monkeypatch.setenv("HOME", str(elsewhere))  # where `x` offers to write (the home folder here)
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
     before = hostile.state()
     app = make_app(hostile.root)
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -168,11 +168,15 @@ async def test_the_session_header_gives_way_in_order_and_cuts_with_an_ellipsis(m
             usage_w = header.query_one("#header-usage")
             usage = usage_w.render_line(0).text.strip()
             room = usage_w.content_size.width
+            # (the context meter at the selected entry first; its long form gives way first,
+            # the whole of it last)
             forms = [
-                "branch 37.0k tok $0.7623 · session 37.0k tok $0.7623 · 7/7 entries",
-                "branch 37.0k tok $0.7623 · session $0.7623 · 7/7 entries",
-                "branch $0.7623 · session $0.7623 · 7/7 entries",
-                "branch $0.7623 · 7/7 entries",
+                "context 12k / 200k · 6% · branch 37.0k tok $0.7623 · session 37.0k tok $0.7623 · 7/7 entries",
+                "context 12k/200k 6% · branch 37.0k tok $0.7623 · session 37.0k tok $0.7623 · 7/7 entries",
+                "context 12k/200k 6% · branch 37.0k tok $0.7623 · session $0.7623 · 7/7 entries",
+                "context 12k/200k 6% · branch $0.7623 · session $0.7623 · 7/7 entries",
+                "context 12k/200k 6% · branch $0.7623 · 7/7 entries",
+                "context 12k/200k 6% · branch $0.7623",
                 "branch $0.7623",
             ]
             want = _first_fitting(room, forms)
@@ -238,7 +242,8 @@ async def test_stats_give_each_subagent_model_its_row_with_costs_aligned(make_ap
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
-        rows = _cells(app.screen.query_one("#session-table", DataTable))
+        # (one branch: its table is the session's, shown once)
+        rows = _cells(app.screen.query_one("#branch-table", DataTable))
         # (the result's own usage, the runs' sum, is not counted twice; a row's calls are
         # its runs' turns; costs as everywhere, their decimal points in one column)
         assert rows == [
@@ -248,7 +253,7 @@ async def test_stats_give_each_subagent_model_its_row_with_costs_aligned(make_ap
             ["openai/gpt-5-mini (subagent)", "2", "200", "20", "0", "0", "$0.0021", "0.1%"],
             ["Total", "11", "620", "100", "0", "0", "$1.56  ", "100.0%"],
         ]
-        chart = app.screen.query_one("#session-chart").render().plain.splitlines()
+        chart = app.screen.query_one("#branch-chart").render().plain.splitlines()
         assert [ln.split()[0] for ln in chart] == ["anthropic/claude-haiku-4-5", "anthropic/claude-sonnet-4-5",
                                                     "openai/gpt-5-mini"]
         assert [ln.split()[-2:] for ln in chart] == [["$1.50", "96.0%"], ["$0.0600", "3.8%"], ["$0.0021", "0.1%"]]
@@ -258,7 +263,7 @@ async def test_stats_give_each_subagent_model_its_row_with_costs_aligned(make_ap
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
-        table = app.screen.query_one("#session-table", DataTable)
+        table = app.screen.query_one("#branch-table", DataTable)
         names = [r[0] for r in _cells(table)]
         assert names == ["claude-haiku-4-5 (subagent)", "anthropic/claude-sonnet-4-5",
                          "openai/gpt-5-mini (subagent)", "Total"]
@@ -272,7 +277,7 @@ async def test_the_header_model_list_leaves_subagents_and_tools_out(make_app, se
         meta = app.screen.header.query_one("#header-meta").render_line(0).text.strip()
         assert meta == "/home/u/proj · 2026-11-20 10:00 · claude-sonnet-4-5"
         usage = app.screen.header.query_one("#header-usage").render_line(0).text.strip()
-        assert usage == "branch 720 tok $1.56 · session 720 tok $1.56 · 4/4 entries"
+        assert usage == "context 10 / 200k · 0% · branch 720 tok $1.56 · session 720 tok $1.56 · 4/4 entries"
 
 
 async def test_wide_characters_are_cut_by_cells(make_app, settle, tmp_path):

@@ -80,6 +80,11 @@ def _index_of(ids: list[str], damaged: list[int]) -> dict[str, int]:
     return {eid: i for i, eid in enumerate(ids) if i not in gone}
 
 
+#: the entry types Pi writes: a file with no header is shown only when it holds one of them
+_PI_ENTRY_TYPES = frozenset({"message", "compaction", "branch_summary", "model_change", "thinking_level_change",
+                             "custom", "custom_message", "label", "session_info", "usage", "context_edit"})
+
+
 class NotASession(Exception):
     """The file is not a Pi session; ``reason`` is one line for the user. ``no_header``:
     the file was read and has no session header (``line``: the line that should have been
@@ -257,6 +262,26 @@ class Session:
         s = cls(path)
         s._scan(validate=validate, progress=progress)
         return s
+
+    @classmethod
+    def open_headerless(cls, path: str | os.PathLike) -> "Session":
+        """A file with no session header (:meth:`open` raised :class:`NotASession` with
+        ``no_header``), read as if a version-3 header stood before its first line, so that
+        the app can show what it holds. Pi refuses such a file, and so do ``pitui list``,
+        ``export`` and ``check``: ``headerless`` marks it, and line 1's warning says so."""
+        s = cls(path)
+        stem = os.path.splitext(os.path.basename(s.path))[0]
+        s.header = {"type": "session", "version": CURRENT_VERSION, "id": stem.rpartition("_")[2] or stem, "cwd": ""}
+        s.headerless = True
+        s.warnings.append(SessionWarning(1, "line 1: no session header: Pi will not open this file", "no-header"))
+        s._scan(validate=True)
+        if not any(t in _PI_ENTRY_TYPES for t in s.types):  # (a JSONL file of something else)
+            raise NotASession(s.path, "no session header line and no Pi entry in it (not a Pi session)",
+                              no_header=True)
+        return s
+
+    #: the file has no session header (:meth:`open_headerless`)
+    headerless = False
 
     # ------------------------------------------------------------------ scanning
     def _scan(

@@ -48,6 +48,8 @@ class HeaderStats:
         first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES and len(s) \
             else None
         title = s.name or first or os.path.basename(s.path)
+        if s.headerless:
+            title = f"⚠ No session header, Pi won't open it · {title}"  # (shown read-only)
         nav = self.branch_tree.nav
         if self._branch_leaf < 0:
             branch_len = 0

@@ -128,6 +128,10 @@ def resume_in_pi(screen: "BrowserScreen") -> None:
     if s is None:
         screen.app.bell()
         return
+    if s.headerless:
+        screen.notify("Pi will not open this file (it has no session header); R forks what it holds into a "
+                      "new session", severity="warning", timeout=6)
+        return
     path = _session_file(s)
     if path is None:
         screen.notify("This run names no session file that can be found: nothing to resume yet",

@@ -225,9 +225,19 @@ class Loading:
                 except Exception:
                     pass
         except NotASession as exc:
-            if not worker.is_cancelled:
-                self.post_message(OpenFailed(path, exc.reason))
-            return
+            session = None
+            if exc.no_header and not worker.is_cancelled:
+                # Pi refuses a file with no header; the app shows what it holds, read-only,
+                # under a banner saying so (the header's title)
+                try:
+                    session = Session.open_headerless(path)
+                    layout = opening.layout(session, mode)
+                except Exception:
+                    session = None
+            if session is None or session.leaf < 0:
+                if not worker.is_cancelled:
+                    self.post_message(OpenFailed(path, exc.reason))
+                return
         except Exception as exc:  # never a traceback for a file
             if not worker.is_cancelled:
                 self.post_message(OpenFailed(path, f"cannot be read ({type(exc).__name__}: {exc})"))
