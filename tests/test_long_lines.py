@@ -44,20 +44,32 @@ def _sparse_session(path: Path, run: int, *, after: bool = True) -> Path:
     return path
 
 
+#: Runs the command and prints its peak memory (wait4). The test starts this small launcher,
+#: which starts the command: Linux counts in a process's peak what the process it was forked
+#: from held at the fork, and a test runner late in a long run holds a gigabyte and more.
+_LAUNCH = """
+import os, subprocess, sys
+stdin = subprocess.PIPE if sys.argv[1] == "pipe" else subprocess.DEVNULL
+with open(sys.argv[2], "wb") as fo, open(sys.argv[3], "wb") as fe:
+    proc = subprocess.Popen(sys.argv[4:], stdout=fo, stderr=fe, stdin=stdin)
+    if stdin is subprocess.PIPE:
+        proc.stdin.write(sys.stdin.buffer.read())
+        proc.stdin.close()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024)
+"""
+
+
 def _run(args: list[str], tmp_path: Path, stdin: bytes | None = None) -> tuple[int, str, int]:
     """``args`` run with this Python; its exit code, output and peak memory in bytes."""
     out, err = tmp_path / "out", tmp_path / "err"
     env = {**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache"), "PITUI_CONFIG_DIR": str(tmp_path / "config")}
-    with open(out, "wb") as fo, open(err, "wb") as fe:
-        proc = subprocess.Popen([sys.executable, *args], stdout=fo, stderr=fe, env=env,
-                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
-        if stdin is not None:
-            proc.stdin.write(stdin)
-            proc.stdin.close()
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode in (0, 1), err.read_text()
-    return proc.returncode, out.read_text(), usage.ru_maxrss * 1024
+    launched = subprocess.run([sys.executable, "-c", _LAUNCH, "pipe" if stdin is not None else "none", str(out),
+                               str(err), sys.executable, *args], input=stdin or b"", capture_output=True, env=env,
+                              check=True)
+    code, peak = (int(x) for x in launched.stdout.split())
+    assert code in (0, 1), err.read_text()
+    return code, out.read_text(), peak
 
 
 @pytest.fixture(scope="module")
