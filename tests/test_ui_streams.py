@@ -105,3 +105,21 @@ async def test_a_stream_piped_in_is_shown_as_it_comes_and_stays(make_app, settle
         assert screen.session is live and screen.error is None  # (the view stays)
         tree = [r.strip(" ›•") for r in rows(screen.branch_tree) if r.strip()]
         assert tree[-1].startswith("[run ended · ok")
+
+
+async def test_a_stream_piped_in_with_no_store_hides_the_empty_sidebar(make_app, settle, tmp_path):
+    """``pitui -`` where no sessions store exists: no sidebar of "0 sessions" titled with a
+    folder that is not there (issue 34); `b` still shows it, and the saved layout is kept."""
+    from pitui.core.read.stream import StreamSession
+
+    live = StreamSession.live()
+    live.feed(json_stream("List the posts").encode())
+    app = make_app(tmp_path / "no-sessions-here", live=live)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.session is live
+        assert not screen.sidebar.display
+        await pilot.press("b")
+        await settle(pilot)
+        assert screen.sidebar.display

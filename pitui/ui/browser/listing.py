@@ -138,6 +138,10 @@ class Listing:
         if not infos and self.papp.live is None:  # (a stream piped in is shown all the same)
             self.app.push_screen(EmptyScreen(self.papp.root))
             return
+        if not infos and not self.settings.sidebar_hidden:
+            # `pitui -` with no sessions store: no empty sidebar of "0 sessions" (b shows it;
+            # the layout saved is left as it was)
+            self._set_settings(self.settings.but(sidebar_hidden=True), save=False)
         if self.session_path is None:
             path = self._first_to_open()
             if path is not None:
