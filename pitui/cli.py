@@ -180,6 +180,13 @@ def cmd_list(argv: list[str]) -> int:
     import shutil
     import time
 
+    from .ui.cells import cell_len as _cells
+    from .ui.cells import cut_end as _cut_end
+    from .ui.cells import cut_start as _cut_start
+
+    def _pad(text: str, cells: int) -> str:
+        return text + " " * max(0, cells - _cells(text))
+
     # One row per session whatever its text holds: every field from the files is shown
     # with its control characters as stand-ins (a newline in a cwd is ^J, not a row).
     # Columns: age, messages, the id `pi --session` takes (or the path, --paths), the
@@ -202,47 +209,6 @@ def cmd_list(argv: list[str]) -> int:
         title = _cut_end(visible(" ".join((i.name or i.first_message).split())), cells)
         sys.stdout.write(f"{head}{title}\n")
     return 0
-
-
-def _cells(text: str) -> int:
-    """Terminal cells ``text`` takes (Rich's table, imported only for text that is not ASCII)."""
-    if text.isascii():
-        return len(text)
-    from rich.cells import cell_len
-
-    return cell_len(text)
-
-
-def _pad(text: str, cells: int) -> str:
-    return text + " " * max(0, cells - _cells(text))
-
-
-def _head(text: str, cells: int) -> int:
-    """How many characters from the start of ``text`` fit in ``cells`` cells (one pass)."""
-    if text.isascii():
-        return min(len(text), cells)
-    from rich.cells import get_character_cell_size
-
-    total = 0
-    for k, ch in enumerate(text):
-        total += get_character_cell_size(ch)
-        if total > cells:
-            return k
-    return len(text)
-
-
-def _cut_end(text: str, cells: int) -> str:
-    """``text`` in at most ``cells`` cells, ``…`` at the end when cut."""
-    if _cells(text) <= cells:
-        return text
-    return text[:_head(text, cells - 1)] + "…"
-
-
-def _cut_start(text: str, cells: int) -> str:
-    """``text`` in at most ``cells`` cells, ``…`` and its end when cut (a path's end says most)."""
-    if _cells(text) <= cells:
-        return text
-    return "…" + text[len(text) - _head(text[::-1], cells - 1):]
 
 
 def cmd_export(argv: list[str]) -> int:
