@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ..core.model.summary import cut_words as _cut_words
-from .cells import ELLIPSIS, cut_end, cut_middle, cut_start
+from .cells import ELLIPSIS, _head_len, cut_end, cut_middle, cut_start
 
 __all__ = ["ELLIPSIS", "cell_len", "cut_end", "cut_start", "cut_middle", "cut_words", "cut_text", "cut_segments",
            "first_fit", "FitLine"]
