@@ -3,8 +3,9 @@
 The stats screen and the header (:mod:`.stats`), the store-wide usage report and screen
 (:mod:`pitui.core.store.usage`) all read a usage with :func:`usage_figures` and an entry's
 usages with :func:`entry_usages` (or, for an assistant line in Pi's own layout, with
-:func:`fast_assistant_usage`, which gives the same answer without parsing the line), so a
-session's cost never reads two ways.
+:func:`fast_assistant_usage`, which gives the same answer without parsing the line), and
+add a session's (or a branch's) per-model sums up with :func:`spent`, so a session's cost
+never reads two ways: the header, ``s``, the sidebar and the usage screen show one figure.
 
 A usage is read as ``@ccusage/pi`` reads it: ``input`` and ``output`` numbers, ``cacheRead``,
 ``cacheWrite`` and ``totalTokens`` numbers when present, ``cost.total`` a number when present
@@ -22,13 +23,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import NamedTuple
+from typing import Iterable, NamedTuple, Sequence
 
 import orjson
 
 from .parts import subagent_runs
 
-__all__ = ["Figures", "usage_figures", "entry_usages", "assistant_key", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
+__all__ = ["Figures", "usage_figures", "spent", "entry_usages", "assistant_key", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
            "MAX_TOKENS", "MAX_COST", "USAGE_TYPES"]
 
 TOOLS_KEY = "Tools/summaries"
@@ -101,6 +102,20 @@ def usage_figures(usage) -> Figures | str:
     if cost < 0 or not cost <= MAX_COST:
         return "cost is negative or absurd"
     return Figures(inp, out, cr, cw, total, cost, strict)
+
+
+def spent(by_model: Iterable[Sequence[float]]) -> tuple[float, float]:
+    """``(tokens, cost)`` of a session or a branch from its sums per model, each
+    ``(input, output, cacheRead, cacheWrite, cost, ...)`` added up in the entries' order:
+    the one total every screen shows. The costs are added exactly rounded (``math.fsum``),
+    so the total does not hang on the order the models are met in, nor on how each place
+    keeps its sums."""
+    tokens = 0
+    costs = []
+    for row in by_model:
+        tokens += row[0] + row[1] + row[2] + row[3]
+        costs.append(row[4])
+    return tokens, math.fsum(costs)
 
 
 def _text(value) -> str | None:

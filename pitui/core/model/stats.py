@@ -16,7 +16,7 @@ from typing import Iterable, NamedTuple
 from ..numbers import as_number
 from ..timeutil import iso_to_ms
 from ..read.session import Session
-from .cost import SUBAGENT_SUFFIX, TOOLS_KEY, USAGE_TYPES, Figures, entry_usages, fast_assistant_usage
+from .cost import SUBAGENT_SUFFIX, TOOLS_KEY, USAGE_TYPES, Figures, entry_usages, fast_assistant_usage, spent
 from .parts import raw_result_end, raw_result_head, raw_tool_calls, tool_kind, tool_name
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY", "SUBAGENT_SUFFIX",
@@ -41,6 +41,10 @@ class Usage:
     @property
     def tokens(self) -> float:
         return self.input + self.output + self.cache_read + self.cache_write
+
+    def row(self) -> tuple[float, float, float, float, float]:
+        """``(input, output, cacheRead, cacheWrite, cost)``, as :func:`.cost.spent` adds them."""
+        return self.input, self.output, self.cache_read, self.cache_write, self.cost
 
     def add(self, f: Figures, calls: int = 1) -> None:
         """One usage's figures (:func:`.cost.usage_figures`)."""
@@ -122,6 +126,8 @@ def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
             stats.current = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
         for key, figures, calls in entry_usages(e):
             _add(stats, key, figures, calls)
+    # (the total cost as every screen shows it: the usage index's figure of the session too)
+    stats.total.cost = spent(u.row() for u in stats.by_model.values())[1]
     stats.by_model = {k: v for k, v in stats.by_model.items() if v.cost > 0 or v.tokens > 0}
     return stats
 

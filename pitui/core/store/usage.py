@@ -21,6 +21,7 @@ there:
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ import orjson
 from . import usage_file
 from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates, utf8_name
 from .usage_scan import QUARTER_MS, Compat, FileScan, scan_bytes, session_id_of
+from ..model.cost import spent
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..read.lines import bytes_fingerprint, open_regular
 from ..read.sniff import stream_kind
@@ -107,12 +109,13 @@ class FileUsage:
 
     @property
     def session_cost(self) -> float:
-        """What the session's stats screen counts (every branch, tools, subagent runs)."""
-        return sum(v[4] for v in self.summary["byModel"].values())
+        """What the session's header and stats screen show (every branch, tools, subagent
+        runs): :func:`..model.cost.spent` of its sums per model, as they add them."""
+        return spent(self.summary["byModel"].values())[1]
 
     @property
     def session_tokens(self) -> float:
-        return sum(v[0] + v[1] + v[2] + v[3] for v in self.summary["byModel"].values())
+        return spent(self.summary["byModel"].values())[0]
 
 
 @dataclass
@@ -546,14 +549,15 @@ def _week_of(day: str) -> str:
 
 def _session_extras(files: list[FileUsage]) -> dict:
     """pitui's own figures of some session files, summed."""
-    cost = tokens = ab_cost = ab_tokens = gone_cost = gone_tokens = model_ms = tool_ms = 0.0
+    tokens = ab_cost = ab_tokens = gone_cost = gone_tokens = model_ms = tool_ms = 0.0
     tools: dict[str, dict] = {}
     skipped = 0
+    costs = []
     for f in files:
         s = f.summary
-        for v in s["byModel"].values():
-            cost += v[4]
-            tokens += v[0] + v[1] + v[2] + v[3]
+        f_tokens, f_cost = spent(s["byModel"].values())
+        tokens += f_tokens
+        costs.append(f_cost)
         ab_tokens += s["abandoned"][0]
         ab_cost += s["abandoned"][1]
         model_ms += s["modelMs"]
@@ -568,7 +572,7 @@ def _session_extras(files: list[FileUsage]) -> dict:
         gone = f.gone()
         gone_tokens += gone[0]
         gone_cost += gone[1]
-    return {"sessionCost": cost, "sessionTokens": _num(tokens), "abandonedCost": ab_cost,
+    return {"sessionCost": math.fsum(costs), "sessionTokens": _num(tokens), "abandonedCost": ab_cost,
             "abandonedTokens": _num(ab_tokens), "subagentGoneCost": gone_cost, "subagentGoneTokens": _num(gone_tokens),
             "modelMs": model_ms, "toolMs": tool_ms,
             "tools": dict(sorted(tools.items(), key=lambda kv: (-kv[1]["calls"], kv[0]))), "skipped": skipped}
