@@ -1,4 +1,5 @@
-"""pitui's command line: the app, and ``list`` / ``export`` / ``search`` / ``check`` / ``usage`` for scripts."""
+"""pitui's command line: the app, and ``list`` / ``export`` / ``search`` / ``check`` / ``usage`` / ``compare``
+for scripts."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 # (argparse, pathlib and the rest are imported where used: ``pitui FILE`` starts reading
 # the file before anything it does not need is imported, see start_reading)
 
-SUBCOMMANDS = ("list", "export", "search", "check", "usage")
+SUBCOMMANDS = ("list", "export", "search", "check", "usage", "compare")
 
 
 class CliError(Exception):
@@ -45,7 +46,7 @@ def _app_parser() -> argparse.ArgumentParser:
         description="Browse Pi coding agent sessions in the terminal (read-only).",
         epilog="Scripts: pitui list [ROOT] [--json] | pitui export FILE --format json|markdown|html [--leaf ID] | "
         "pitui search QUERY [--json] | pitui check FILE... [--json] | pitui usage [daily|weekly|monthly|session|project|"
-        "model] [--json]",
+        "model] [--json] | pitui compare FILE LEAF_A LEAF_B [--json|--markdown]",
     )
     p.add_argument("path", nargs="?", help="a sessions root, one project folder, one .jsonl session file or saved "
                    "event stream (pi --mode json or rpc), or - for an event stream piped in (pi -p --mode json ... | "
@@ -78,6 +79,20 @@ def _export_parser() -> argparse.ArgumentParser:
                    help="session: a Pi session file of the branch alone, as Pi's /fork writes it (pi --fork OUT)")
     p.add_argument("--leaf", metavar="ID", help="the entry whose branch to export (default: the current leaf)")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    return p
+
+
+def _compare_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="pitui compare",
+        description="Compare the branches ending at two (or more) entries of one session, from their fork on.")
+    p.add_argument("file", help="a session .jsonl file")
+    p.add_argument("leaves", nargs="+", metavar="LEAF", help="the entry ids the branches end at (two or more)")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="the comparison as JSON")
+    form.add_argument("--markdown", action="store_true", help="the comparison as Markdown")
     return p
 
 
@@ -258,6 +273,40 @@ def cmd_export(argv: list[str]) -> int:
             return _fail(args.output, f"cannot be written ({exc.strerror or exc})")
     else:
         sys.stdout.buffer.write(data)
+    return 0
+
+
+def cmd_compare(argv: list[str]) -> int:
+    """``pitui compare FILE LEAF_A LEAF_B [--json|--markdown]``: what each branch did after
+    the fork (core/model/compare.py)."""
+    parser = _compare_parser()
+    args = parser.parse_args(argv)
+    if len(args.leaves) < 2:
+        parser.error("give two or more entry ids")
+    from .core.model.compare import compare_branches
+    from .core.read.session import NotASession, Session
+
+    try:
+        session = Session.open(args.file)
+    except NotASession as exc:
+        return _fail(args.file, exc.reason)
+    leaves = []
+    for leaf_id in args.leaves:
+        i = session.index_of.get(leaf_id)
+        if i is None:
+            return _fail(args.file, f"no entry with id {leaf_id!r}")
+        leaves.append(i)
+    comparison = compare_branches(session, leaves)
+    if args.json:
+        import orjson
+
+        from .core.text import json_safe
+
+        sys.stdout.buffer.write(json_safe(orjson.dumps(comparison.to_json(session), option=orjson.OPT_INDENT_2)) + b"\n")
+    else:
+        from .core.export.compare import compare_markdown, compare_text
+
+        sys.stdout.write((compare_markdown if args.markdown else compare_text)(session, comparison))
     return 0
 
 
@@ -678,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             cmd, rest = argv[0], argv[1:]
             return {"list": cmd_list, "export": cmd_export, "search": cmd_search, "check": cmd_check,
-                    "usage": cmd_usage}[cmd](rest)
+                    "usage": cmd_usage, "compare": cmd_compare}[cmd](rest)
         return cmd_app(argv)
     except BrokenPipeError:
         try:

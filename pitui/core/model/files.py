@@ -6,6 +6,13 @@ way Pi's tools take them: ``read`` reads a file; ``write`` writes one; ``edit`` 
 counted as *searched*, not read, since what they name is mostly a folder. A call whose
 result is an error touched nothing and is left out; a call still waiting for its result
 counts. A shell command may touch files too, but which ones is not known.
+
+Given the session, the lines each edit and write changed are counted too (the comparison of
+branches shows them): an edit's from the diff Pi wrote in its result (``details.diff``, each
+``+`` and ``-`` line; else its unified ``details.patch``), or, with neither (a call still
+waiting, an older Pi), from its ``oldText`` / ``newText`` with their common first and last
+lines left out; a write's as the lines of its content, all added (Pi's ``write`` records no
+diff, so what it replaced is not known).
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..read.session import Session
+from ..text import text_lines
 from .stats import ToolCall
 
-__all__ = ["ACTIONS", "FileTouch", "files_touched", "touch_path"]
+__all__ = ["ACTIONS", "FileTouch", "changed_lines", "files_touched", "touch_path"]
 
 #: what a call did to its path, by tool, in the order a file's actions are listed
 ACTIONS = ("read", "written", "edited", "searched")
@@ -32,6 +41,11 @@ class FileTouch:
     written: int = 0
     edited: int = 0
     searched: int = 0
+    #: lines its edits and writes added and removed (counted only when the session is given)
+    added: int = 0
+    removed: int = 0
+    #: the entry of the first call that touched it
+    first: int = -1
 
     def actions(self) -> list[tuple[str, int]]:
         """``[("read", 2), ("edited", 1)]``: the actions done to it, in :data:`ACTIONS` order."""
@@ -62,8 +76,59 @@ def touch_path(path: str, cwd: str = "") -> str:
     return path
 
 
-def files_touched(calls: Iterable[ToolCall], cwd: str = "") -> list[FileTouch]:
-    """Each path the calls read, wrote, edited or searched, by path."""
+def _diff_counts(text: str, unified: bool) -> tuple[int, int]:
+    added = removed = 0
+    for line in text.split("\n"):
+        if line.startswith("+") and not (unified and line.startswith("+++")):
+            added += 1
+        elif line.startswith("-") and not (unified and line.startswith("---")):
+            removed += 1
+    return added, removed
+
+
+def _replaced(old: str, new: str) -> tuple[int, int]:
+    """Lines added and removed when ``old`` becomes ``new``: their lines less the common
+    first and last ones."""
+    a, b = text_lines(old), text_lines(new)
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return len(b) - head - tail, len(a) - head - tail
+
+
+def changed_lines(session: Session, call: ToolCall) -> tuple[int, int]:
+    """``(added, removed)``: the lines an ``edit`` or ``write`` call changed (0, 0 for
+    any other call)."""
+    a = call.args
+    if call.name == "write":
+        content = a.get("content")
+        return (len(text_lines(content)) if isinstance(content, str) and content else 0), 0
+    if call.name != "edit":
+        return 0, 0
+    if call.result_at >= 0:
+        details = (session.message(call.result_at) or {}).get("details")
+        if isinstance(details, dict):
+            for key, unified in (("diff", False), ("patch", True)):
+                text = details.get(key)
+                if isinstance(text, str) and text.strip():
+                    return _diff_counts(text, unified)
+    pairs = [a] + [e for e in a.get("edits") if isinstance(e, dict)] if isinstance(a.get("edits"), list) else [a]
+    added = removed = 0
+    for p in pairs:
+        old, new = p.get("oldText"), p.get("newText")
+        if isinstance(old, str) and isinstance(new, str):
+            plus, minus = _replaced(old, new)
+            added += plus
+            removed += minus
+    return added, removed
+
+
+def files_touched(calls: Iterable[ToolCall], cwd: str = "", session: Session | None = None) -> list[FileTouch]:
+    """Each path the calls read, wrote, edited or searched, by path; with ``session``, the
+    lines each edit and write changed (:func:`changed_lines`)."""
     by: dict[str, FileTouch] = {}
     for c in calls:
         action = _ACTION.get(c.name)
@@ -78,6 +143,10 @@ def files_touched(calls: Iterable[ToolCall], cwd: str = "") -> list[FileTouch]:
         path = touch_path(raw, cwd)
         t = by.get(path)
         if t is None:
-            t = by[path] = FileTouch(path)
+            t = by[path] = FileTouch(path, first=c.at)
         setattr(t, action, getattr(t, action) + 1)
+        if session is not None and action in ("written", "edited"):
+            plus, minus = changed_lines(session, c)
+            t.added += plus
+            t.removed += minus
     return [by[p] for p in sorted(by)]

@@ -185,6 +185,10 @@ class ToolCall(NamedTuple):
     #: (an estimate: the call's entry is written when the reply ends, the result's when the
     #: tool does; calls run together share a start)
     estimated_ms: float | None = None
+    #: the entry of its call (its assistant message; a result standing alone: the result's)
+    at: int = -1
+    #: the entry of its result (-1: none among the entries)
+    result_at: int = -1
 
 
 def _result_facts(session: Session, i: int, data: bytes) -> tuple[str | None, str, bool, float | None]:
@@ -210,16 +214,17 @@ def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -
     types, roles, stamps = session.types, session.roles, session.timestamps
     # (each with its entry's timestamp as stored: read as a time only for a result that does
     # not say how long it ran)
-    calls: list[tuple[str | None, str, dict, object]] = []  # (id, name, arguments, its entry's time)
-    results: dict[str, tuple[str, bool, float | None, object]] = {}  # id -> (name, failed, durationMs, time)
-    loose: list[tuple[str, bool, float | None, object]] = []
+    calls: list[tuple[str | None, str, dict, object, int]] = []  # (id, name, arguments, its entry's time, entry)
+    # id -> (name, failed, durationMs, time, entry)
+    results: dict[str, tuple[str, bool, float | None, object, int]] = {}
+    loose: list[tuple[str, bool, float | None, object, int]] = []
     asked = [i for i in indices if types[i] == "message" and roles[i] in ("assistant", "toolResult")]
     for i, data in session.raw_lines(asked):
         when = stamps[i]
         if roles[i] == "assistant":
             fast = None if args else raw_tool_calls(data)
             if fast is not None:
-                calls += [(cid, name, {}, when) for cid, name in fast]
+                calls += [(cid, name, {}, when, i) for cid, name in fast]
                 continue
             content = (session.message(i) or {}).get("content")
             for b in content if isinstance(content, list) else ():
@@ -227,26 +232,26 @@ def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -
                     cid = b.get("id")
                     a = b.get("arguments") if args else None
                     calls.append((cid if isinstance(cid, str) else None, tool_name(b, None),
-                                  a if isinstance(a, dict) else {}, when))
+                                  a if isinstance(a, dict) else {}, when, i))
         else:
             cid, name, failed, duration = _result_facts(session, i, data)
             if cid is not None and cid not in results:
-                results[cid] = (name, failed, duration, when)
+                results[cid] = (name, failed, duration, when, i)
             else:
-                loose.append((name, failed, duration, when))
+                loose.append((name, failed, duration, when, i))
     out = []
-    for cid, name, a, called_at in calls:
+    for cid, name, a, called_at, at in calls:
         r = results.pop(cid, None) if cid is not None else None
         if r is None:
-            out.append(ToolCall(name, tool_kind(name), a, True, False, False, None))
+            out.append(ToolCall(name, tool_kind(name), a, True, False, False, None, None, at))
             continue
         estimate = None
         if r[2] is None:
             took = iso_to_ms(r[3]) - iso_to_ms(called_at)
             estimate = took if took >= 0 else None  # (NaN, an unreadable time, compares False)
-        out.append(ToolCall(name, tool_kind(name), a, True, True, r[1], r[2], estimate))
-    for name, failed, duration, _ in list(results.values()) + loose:
-        out.append(ToolCall(name, tool_kind(name), {}, False, True, failed, duration))
+        out.append(ToolCall(name, tool_kind(name), a, True, True, r[1], r[2], estimate, at, r[4]))
+    for name, failed, duration, _, at in list(results.values()) + loose:
+        out.append(ToolCall(name, tool_kind(name), {}, False, True, failed, duration, None, at, at))
     return out
 
 
