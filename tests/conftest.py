@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# Fuzz tests (tests/test_fuzz_hostile.py): a fixed seed and a bounded number of examples in
+# Fuzz tests (tests/hostile/test_fuzz_hostile.py): a fixed seed and a bounded number of examples in
 # the normal run; `pytest --hypothesis-profile=long` for deep runs.
 settings.register_profile("default", max_examples=30, deadline=None, derandomize=True)
 settings.register_profile("long", max_examples=2000, deadline=None)

@@ -10,6 +10,11 @@ from pathlib import Path
 
 from tools import piwriter
 
+# Where the tests' files are, for a test in any of tests/' folders
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+
 HEADER = piwriter.header("sess-1", "2026-11-20T10:00:00.000Z", "/home/u/proj")
 
 
@@ -164,3 +169,72 @@ def app_screen_text(app) -> str:
     from html import unescape
 
     return unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+
+
+def call(cid, name, **args):
+    return piwriter.tool_call_block(cid, name, args)
+
+
+def result(eid, parent, n, cid, name, text="ok", *, error=False, duration=None, details=None):
+    return entry("message", eid, parent, n, message=piwriter.tool_result_message(
+        cid, name, [piwriter.text_block(text)], is_error=error, timestamp=_ms(n), details=details,
+        duration_ms=duration))
+
+
+def bash_run(eid, parent, n, command):
+    return entry("message", eid, parent, n, message=piwriter.bash_execution_message(
+        command, "out", 0, truncated=False, timestamp=_ms(n)))
+
+
+def tool_use(eid, parent, n, *calls, text=None):
+    content = ([piwriter.text_block(text)] if text else []) + list(calls)
+    return assistant(eid, parent, n, content=content, stopReason="toolUse")
+
+
+def build_kinds_session(path):
+    """A session with every tool kind, a failed call, times on some results, and a fork: the
+    other branch writes a file and holds a user's ``!`` command; the current leaf is a5."""
+    return write(path, [
+        user("u1", None, 1, "fix the tests"),
+        tool_use("b1", "u1", 2, call("d1", "write", path="notes.md", content="x\n")),
+        result("rd1", "b1", 3, "d1", "write"),
+        bash_run("x1", "rd1", 4, "npm ci"),
+        tool_use("a1", "u1", 5, call("c1", "read", path="/home/u/proj/src/a.py"),
+                 call("c2", "bash", command="npm test"), text="Looking first."),
+        result("r1", "a1", 6, "c1", "read", duration=5),
+        result("r2", "r1", 7, "c2", "bash", "1 failed", error=True, duration=1500),
+        tool_use("a2", "r2", 8, call("c3", "edit", path="./src/a.py", oldText="a", newText="b")),
+        result("r3", "a2", 9, "c3", "edit", details={"durationMs": 20}),
+        tool_use("a3", "r3", 10, call("c4", "grep", pattern="TODO"), call("c5", "ls", path="src"),
+                 call("c6", "edit", path="src/b.py", oldText="x", newText="y")),
+        result("r4", "a3", 11, "c4", "grep"),
+        result("r5", "r4", 12, "c5", "ls"),
+        result("r6", "r5", 13, "c6", "edit", "no match", error=True),
+        tool_use("a4", "r6", 14, call("c7", "subagent", agent="worker", task="run it")),
+        result("r7", "a4", 15, "c7", "subagent", duration=60_000),
+        assistant("a5", "r7", 16, "Done."),
+    ])
+
+
+def two_roots(path: Path) -> Path:
+    """A first conversation with a fork, then a second root holding the current leaf."""
+    return write(path, [
+        user("u1", None, 1, "first conversation"),
+        assistant("a1", "u1", 2, "answer one"),
+        user("u2", "a1", 3, "follow up"),
+        assistant("a2", "u2", 4, "answer two"),
+        user("u2b", "a1", 5, "other follow up"),
+        assistant("a2b", "u2b", 6, "other answer"),
+        entry("label", "l1", "a2b", 7, targetId="u2", label="kept"),
+        user("v1", None, 8, "second conversation"),
+        assistant("b1", "v1", 9, "second answer"),
+        user("v2", "b1", 10, "second follow"),
+    ])
+
+
+def tree_state(app) -> tuple[str, str, list[str]]:
+    """The open session's file name, the tree's title and its rows' texts, as on screen."""
+    screen = app.screen
+    tree = screen.branch_tree
+    rows = [tree.render_line(y).text.strip() for y in range(tree.scrollable_content_region.height)]
+    return Path(screen.session_path).name, str(tree.border_title), [r for r in rows if r]

@@ -5,7 +5,7 @@ a temporary folder, writes the usage test store (:mod:`tools.usage_store`) into
 ``tests/fixtures/usage/sessions``, and runs ``ccusage-pi daily|monthly|session --json
 --piPath STORE --timezone TZ`` (``TZ`` set too) on it and on the corpus
 (``tests/fixtures/pi-corpus/agent/sessions``), saving each output as
-``tests/fixtures/usage/expected/<store>-<report>-<zone>.json``. ``tests/test_usage_agreement.py``
+``tests/fixtures/usage/expected/<store>-<report>-<zone>.json``. ``tests/cli/test_usage_agreement.py``
 compares ``pitui usage`` with them; the tests never run npm. Both stores sit in a folder
 named ``sessions``: ccusage names a session's project by the folder after the first path
 segment called so.

@@ -1,4 +1,4 @@
-// Pi's own /tree rows for a session file, to compare pitui's tree with (tests/test_layout_roots.py
+// Pi's own /tree rows for a session file, to compare pitui's tree with (tests/core/test_layout_roots.py
 // holds rows made by this). Uses the TreeList of Pi's installed tree-selector.js with its
 // imports (terminal drawing, theme, keys) replaced by plain stand-ins: colours dropped, no
 // width limit. Prints one JSON string per row, without the cursor's column.

@@ -4,7 +4,7 @@ pitui draws big sessions at key speed by steering a few of Textual's internals: 
 scrolling widget's size without a layout of the whole screen, laying the screen out at
 once, holding paints back until the screen has settled. Textual is pinned in
 pyproject.toml; :data:`NAMES` lists every private name used here and
-``tests/test_textual_internals.py`` checks each still exists, so an upgrade that removes
+``tests/ui/test_textual_internals.py`` checks each still exists, so an upgrade that removes
 one fails loudly in the tests rather than quietly in the app. Nothing outside this module
 touches a private Textual name.
 """

@@ -3,7 +3,7 @@
 It writes ``pitui/demo/sessions/``, a small Pi sessions store laid out like
 ``~/.pi/agent/sessions`` (``pitui/demo/README.md`` says what each file shows). Standard
 library only, and deterministic: every id, time and token count comes from fixed seeds and
-start times, so a run writes the same bytes as the files shipped (tests/test_demo_data.py).
+start times, so a run writes the same bytes as the files shipped (tests/core/test_demo_data.py).
 The lines are made by the repository's session writer, ``tools/piwriter.py``; tool results
 follow Pi's real tools, computed on a small in-memory project so that reads, edits and test
 runs agree with each other.

@@ -2,7 +2,7 @@
 
 By default into ``pitui/demo/sessions/``, the store ``pitui --demo`` opens. The output is
 the same on every run (fixed seeds and start times), so running it changes the shipped
-files only when a story changed; tests/test_demo_data.py checks that they match."""
+files only when a story changed; tests/core/test_demo_data.py checks that they match."""
 
 from __future__ import annotations
 

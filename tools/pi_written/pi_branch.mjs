@@ -1,6 +1,6 @@
 // What Pi's own SessionManager.createBranchedSession writes for chosen entries of session
 // files: the file Pi's /fork would make of the branch from the root to that entry. For
-// `pitui export FILE --format session --leaf ID` to be compared with (tests/test_fork_export.py).
+// `pitui export FILE --format session --leaf ID` to be compared with (tests/core/test_fork_export.py).
 //   node tools/pi_written/pi_branch.mjs PI_PACKAGE_DIR OUT_DIR FILE...
 // For each FILE (opened as a copy: Pi may rewrite what it opens) and each chosen entry (its
 // leaf, the middle entry, the first labelled one, the entry after its first compaction and

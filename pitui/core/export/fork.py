@@ -10,7 +10,7 @@ entry that hung from one hangs from the entry before it, and a compaction whose
 ``firstKeptEntryId`` named one names the entry that took its place); then one label entry
 for each label an entry of the branch carries, in the order Pi's label map holds them, each
 with the time it was set and a new id. Tested against Pi's own code on every version-3 file
-of the corpus (tests/test_fork_export.py).
+of the corpus (tests/core/test_fork_export.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import assistant, user, write
-from test_layout_roots import two_roots
+from helpers import two_roots
 
 SIZE = (160, 45)
 

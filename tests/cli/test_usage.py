@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, entry, line, user, write as _write_file
+from helpers import FIXTURES, REPO, assistant, entry, line, user, write as _write_file
 from pitui.cli import main, usage_table
 from pitui.core.model.cost import usage_figures
 from pitui.core.model.stats import session_stats
@@ -21,10 +21,9 @@ from pitui.core.read.session import NotASession, Session
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.usage import load_usage, report
 
-FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 STORE = FIXTURES / "usage" / "sessions"
-DEMO = Path(__file__).parent.parent / "pitui" / "demo" / "sessions"
+DEMO = REPO / "pitui" / "demo" / "sessions"
 PI_WRITTEN = FIXTURES / "pi-written"
 
 

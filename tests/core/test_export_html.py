@@ -15,9 +15,8 @@ from pitui.core.export.html import export_html, render_markdown
 from pitui.core.read.session import Session
 from pitui.core.model.summary import text_of
 
-from helpers import assistant, entry, user, write
+from helpers import REPO, assistant, entry, user, write
 
-REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "pitui" / "demo" / "sessions"
 CORPUS = REPO / "tests" / "fixtures" / "pi-corpus" / "agent" / "sessions"
 SHOP_TREE = next((DEMO / "--home-demo-shop--").glob("2026-11-14T09-12-03-417Z_*.jsonl"))

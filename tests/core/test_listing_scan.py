@@ -2,7 +2,7 @@
 taken as one block gives the same row as the file read in blocks from disk, and what it
 finds (a message's count, time and model, each line read by the entry decoder) is what
 parsing every line finds, on the corpus and on odd files. Lines that are not JSON only in
-their middle: tests/test_listing_count.py."""
+their middle: tests/core/test_listing_count.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import HEADER, assistant, entry, line, user
+from helpers import FIXTURES, HEADER, assistant, entry, line, user
 from pitui.core.read import lines as lines_module
 from pitui.core.read.lines import BOM, iter_line_blocks, parse_line
 from pitui.core.store import listing
@@ -21,7 +21,6 @@ from pitui.core.store.discovery import SessionFile
 from pitui.core.store.listing import NO_MESSAGES, scan_info
 from pitui.core.timeutil import iso_to_ms
 
-FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = sorted(p for p in FIXTURES.rglob("*.jsonl"))
 
 

@@ -1,5 +1,5 @@
 """pitui's settings file (core/settings.py): read as untrusted data, written privately and
-whole. The app's use of it is in tests/test_ui_layout.py."""
+whole. The app's use of it is in tests/ui/test_ui_layout.py."""
 
 from __future__ import annotations
 

@@ -8,17 +8,16 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from pathlib import Path
 
 import orjson
 import pytest
 
-from helpers import full_results
+from helpers import FIXTURES, full_results
 from pitui.core.model.parts import tool_kind
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import QueryError, parse_query, search
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 BIG = "2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
 OTHER = "2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl"
 SRV = "2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"

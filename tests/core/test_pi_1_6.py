@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, user, write
+from helpers import TESTS, assistant, user, write
 from pitui.core.export.html import export_html
 from pitui.core.export.markdown import export_markdown
 from pitui.core.model.context import build_context
 from pitui.core.model.notices import new_reasoning_drop, provider_error, reasoning_drop
 from pitui.core.read.session import Session
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pi-written" / "pi-1.6.0"
+FIXTURES = TESTS / "fixtures" / "pi-written" / "pi-1.6.0"
 RUNS = json.loads((FIXTURES / "runs.json").read_text())
 
 

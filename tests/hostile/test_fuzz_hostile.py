@@ -12,7 +12,7 @@ line or human-readable output; `--json` output stays valid JSON; the sessions fo
 byte-identical afterwards.
 
 The normal run uses a fixed seed and a bounded number of examples (profile ``default``);
-``pytest --hypothesis-profile=long tests/test_fuzz_hostile.py`` runs many more.
+``pytest --hypothesis-profile=long tests/hostile/test_fuzz_hostile.py`` runs many more.
 """
 
 from __future__ import annotations

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, entry, user, write
+from helpers import FIXTURES, assistant, entry, user, write
 from pitui.cli import main
 from pitui.core.export.fork import export_session
 from pitui.core.model.context import build_context
 from pitui.core.read.session import Session
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
-BRANCHED = Path(__file__).parent / "fixtures" / "pi-written" / "branched"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
+BRANCHED = FIXTURES / "pi-written" / "branched"
 MANIFEST = json.loads((BRANCHED / "manifest.json").read_text())
 CASES = [(name, int(index), made) for name, made_by in sorted(MANIFEST.items()) for index, made in made_by.items()]
 

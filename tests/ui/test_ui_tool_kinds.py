@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from test_tool_kinds import build_kinds_session
-from test_ui_tree_filter import tree_state
+from helpers import build_kinds_session, tree_state
 
 SIZE = (160, 45)
 
@@ -106,7 +105,7 @@ async def test_the_stats_screen_shows_a_one_branch_session_once(make_app, settle
 async def test_the_files_table_fits_the_screen_with_long_paths(make_app, settle, tmp_path):
     """At 160 columns the last header ("Searched") was cut to "Se" by a long path."""
     from helpers import user, write
-    from test_tool_kinds import call, result, tool_use
+    from helpers import call, result, tool_use
 
     project = tmp_path / "--home-u-proj--"
     project.mkdir()

@@ -6,7 +6,7 @@ from helpers import assistant, user, write
 from pitui.core.export.html import export_html
 from pitui.core.export.markdown import export_markdown
 from pitui.core.read.session import Session
-from test_tool_kinds import build_kinds_session, call, result, tool_use
+from helpers import build_kinds_session, call, result, tool_use
 
 
 def test_the_markdown_transcript_ends_with_the_files_the_branch_touched(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, user, write
+from helpers import FIXTURES, assistant, user, write
 from pitui.core.read.session import Session
 from pitui.ui.browser.into_pi import FolderGoneScreen
 
@@ -150,7 +150,7 @@ async def test_a_run_resumes_the_session_file_it_names(make_app, settle, tmp_pat
     it here. A run that names no session (this RPC one asked for no state) says so."""
     import shutil
 
-    src = Path(__file__).parent / "fixtures" / "pi-written" / "pi-1.6.0"
+    src = FIXTURES / "pi-written" / "pi-1.6.0"
     runs_made = json.loads((src / "runs.json").read_text())
     folder = tmp_path / "runs"
     folder.mkdir()

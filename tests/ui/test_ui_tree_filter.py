@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, user, write
+from helpers import assistant, tree_state, user, write
 
 SIZE = (160, 45)
 
@@ -26,14 +26,6 @@ def two_sessions(tmp_path) -> tuple[Path, Path]:
         assistant("n2", "n1", 3602, "newer answer"),
     ])
     return older, newer
-
-
-def tree_state(app) -> tuple[str, str, list[str]]:
-    """The open session's file name, the tree's title and its rows' texts, as on screen."""
-    screen = app.screen
-    tree = screen.branch_tree
-    rows = [tree.render_line(y).text.strip() for y in range(tree.scrollable_content_region.height)]
-    return Path(screen.session_path).name, str(tree.border_title), [r for r in rows if r]
 
 
 async def _open_from_sidebar(pilot, settle, key: str) -> None:

@@ -21,7 +21,7 @@ from pitui.core.open.parallel import ParallelOpen
 from pitui.core.read.session import NotASession, Session
 from pitui.core.model.layout import layout_tree
 
-from helpers import HEADER, assistant, entry, line, user
+from helpers import HEADER, TESTS, assistant, entry, line, user
 
 FIELDS = ("ids", "parent_ids", "types", "roles", "timestamps", "offsets", "lengths", "linenos", "flags",
           "parent", "roots", "children", "shadowed", "leaf", "index_of", "label_by_target",
@@ -411,7 +411,7 @@ def test_a_streamed_session_reads_on_and_copies_before_its_children_are_made(tmp
 
 _FORK_SCRIPT = r'''
 import os, sys, threading
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = sys.argv[1].split(os.pathsep)
 from test_open_parallel import _awkward_file, _same
 from pathlib import Path
 from pitui.core.open import parallel as open_parallel
@@ -498,8 +498,8 @@ def test_forked_workers_read_as_started_ones(tmp_path):
     is only done while no other thread runs)."""
     import subprocess
 
-    tests_dir = os.path.dirname(os.path.abspath(__file__))
-    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT, tests_dir, str(tmp_path)],
+    tests_dirs = os.pathsep.join([os.path.dirname(os.path.abspath(__file__)), str(TESTS)])  # this module, helpers
+    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT, tests_dirs, str(tmp_path)],
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")})
     assert out.returncode == 0, out.stderr

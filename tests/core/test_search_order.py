@@ -9,18 +9,17 @@ from __future__ import annotations
 import os
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from textual.app import App
 
-from helpers import HEADER, full_results, user, write
+from helpers import FIXTURES, HEADER, full_results, user, write
 from pitui.core.store import search_match
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import search, update_index
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 BIG = "2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
 OTHER = "2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl"
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-from helpers import entry, user, write
+from helpers import FIXTURES, REPO, entry, user, write
 from pitui.core.export.html import export_html
 from pitui.core.export.markdown import export_markdown
 from pitui.core.model.context import build_context
@@ -23,10 +22,10 @@ from pitui.core.store.discovery import find_session_by_id
 from pitui.ui.pane.scroller import BlockScroller
 from pitui.ui.screens.context import ContextScreen
 
-DEMO = Path(__file__).resolve().parent.parent / "pitui" / "demo" / "sessions" / "--home-demo-assistant--"
+DEMO = REPO / "pitui" / "demo" / "sessions" / "--home-demo-assistant--"
 PLANNER = DEMO / "2026-11-12T09-30-04-634Z_01a1cf17-becd-7396-b5cc-096b1032081b.jsonl"
 RESEARCHER = DEMO / "2026-11-12T09-30-09-268Z_01a1cf17-d0e7-7396-b5cc-096dbf313a51.jsonl"
-EXPECTED = Path(__file__).parent / "fixtures" / "pi-written" / "expected"
+EXPECTED = FIXTURES / "pi-written" / "expected"
 SIZE = (160, 45)
 
 

@@ -5,7 +5,6 @@ computed in a worker, as tables and bar charts. Snapshots in snapshots/test_ui_s
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 from textual.app import App
@@ -16,9 +15,8 @@ from pitui.core.model.stats import Stats, Usage, branch_stats, session_stats
 from pitui.ui.screens import stats as stats_module
 from pitui.ui.screens.stats import CostChart, StatsScreen, bar
 
-from helpers import assistant, user, write
+from helpers import REPO, assistant, user, write
 
-REPO = Path(__file__).resolve().parent.parent
 SHOP_TREE = next((REPO / "pitui" / "demo" / "sessions" / "--home-demo-shop--").glob("2026-11-14T09-12-03-417Z_*.jsonl"))
 SIZE = (120, 40)
 # the branch that goes through the GPT-5 detour and back: two models on the branch,

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from helpers import FIXTURES
 from pitui.cli import main
 from pitui.core.model.context import build_context
 from pitui.core.open import parallel as open_parallel
 from pitui.core.open.parallel import ParallelOpen
 from pitui.core.read.session import Session
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus"
+CORPUS = FIXTURES / "pi-corpus"
 SESSIONS = CORPUS / "agent" / "sessions"
 EXPECTED = sorted((CORPUS / "expected").glob("*.jsonl.json"))
 

@@ -10,9 +10,10 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+
+from helpers import REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -58,7 +59,7 @@ def test_r_hands_the_terminal_to_pi_and_takes_it_back(tmp_path):
     env.pop("PITUI_PI_COMMAND", None)
     command = f"{sys.executable} -m pitui.cli {tmp_path / 'sessions'}"
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-c",
-                    str(Path(__file__).resolve().parent.parent), command], env=env, check=True)
+                    str(REPO), command], env=env, check=True)
 
     def screen() -> str:
         return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-t", name], capture_output=True, text=True).stdout

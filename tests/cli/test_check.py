@@ -14,9 +14,9 @@ from pitui.cli import main
 from pitui.core.model.doctor import KINDS, check_file
 from tools import piwriter
 
-from helpers import HEADER, assistant, entry, line, ts, user, write
+from helpers import FIXTURES, HEADER, assistant, entry, line, ts, user, write
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 SIZE = (140, 40)
 
 

@@ -1088,7 +1088,7 @@ async def test_the_key_bar_keeps_quit_and_help_at_any_width(make_app, settle, sr
 
 
 async def test_the_sidebar_says_where_typing_goes_and_keeps_its_filter_when_left(make_app, settle, demo_root):
-    # (every printable key typed into it: tests/test_ui_sidebar_keys.py)
+    # (every printable key typed into it: tests/ui/test_ui_sidebar_keys.py)
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from helpers import TESTS
 from pitui.core.model.context import build_context
 from pitui.core.read.session import Session
 from pitui.core.read.sniff import RPC_LOG, STREAM, stream_kind
 from pitui.core.read.stream import STREAM_EVENT, StreamSession
 from pitui.core.store.discovery import find_session_by_id
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pi-written" / "streams"
+FIXTURES = TESTS / "fixtures" / "pi-written" / "streams"
 RUNS = json.loads((FIXTURES / "runs.json").read_text())
 # (entries Pi writes when it creates a session, before any run: no event says them)
 _SESSION_START = ("model_change", "thinking_level_change")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import HEADER, entry, line, user, write
+from helpers import FIXTURES, HEADER, entry, line, user, write
 from pitui.core.store import search as S
 from pitui.core.store import search_chunks, search_match, search_query, search_rows, search_words
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
@@ -28,7 +28,7 @@ from pitui.core.store.search import (
 )
 from pitui.core.read.session import NotASession, Session
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 
 
 def assistant(eid, parent, n, content):

@@ -9,7 +9,7 @@ import os
 import orjson
 import pytest
 
-from helpers import _ms, assistant, entry, user, write
+from helpers import FIXTURES, build_kinds_session, call, result, tool_use, user, write
 from pitui.core.model.files import files_touched
 from pitui.core.model.layout import FILTERS, call_kinds, is_shown, layout_tree
 from pitui.core.model.parts import tool_kind
@@ -18,7 +18,7 @@ from pitui.core.model.summary import summarize
 from pitui.core.read.session import Session
 from tools import piwriter
 
-CORPUS = os.path.join(os.path.dirname(__file__), "fixtures", "pi-corpus", "agent", "sessions")
+CORPUS = str(FIXTURES / "pi-corpus" / "agent" / "sessions")
 
 # The reference mapping (shared/reference/seeds/000_b3a281fc6a165124.txt), written out again.
 SEED = {"read": "file_read", "write": "file_write", "edit": "file_edit", "bash": "shell_exec",
@@ -32,54 +32,9 @@ def test_each_pi_tool_has_its_canonical_kind_and_any_other_tool_is_its_own():
     assert tool_kind("web_fetch") == "web_fetch"
 
 
-def call(cid, name, **args):
-    return piwriter.tool_call_block(cid, name, args)
-
-
-def result(eid, parent, n, cid, name, text="ok", *, error=False, duration=None, details=None):
-    return entry("message", eid, parent, n, message=piwriter.tool_result_message(
-        cid, name, [piwriter.text_block(text)], is_error=error, timestamp=_ms(n), details=details,
-        duration_ms=duration))
-
-
-def bash_run(eid, parent, n, command):
-    return entry("message", eid, parent, n, message=piwriter.bash_execution_message(
-        command, "out", 0, truncated=False, timestamp=_ms(n)))
-
-
-def tool_use(eid, parent, n, *calls, text=None):
-    content = ([piwriter.text_block(text)] if text else []) + list(calls)
-    return assistant(eid, parent, n, content=content, stopReason="toolUse")
-
-
 @pytest.fixture
 def built(tmp_path):
     return Session.open(build_kinds_session(tmp_path / "s.jsonl"))
-
-
-def build_kinds_session(path):
-    """A session with every kind, a failed call, times on some results, and a fork: the
-    other branch writes a file and holds a user's ``!`` command; the current leaf is a5."""
-    return write(path, [
-        user("u1", None, 1, "fix the tests"),
-        tool_use("b1", "u1", 2, call("d1", "write", path="notes.md", content="x\n")),
-        result("rd1", "b1", 3, "d1", "write"),
-        bash_run("x1", "rd1", 4, "npm ci"),
-        tool_use("a1", "u1", 5, call("c1", "read", path="/home/u/proj/src/a.py"),
-                 call("c2", "bash", command="npm test"), text="Looking first."),
-        result("r1", "a1", 6, "c1", "read", duration=5),
-        result("r2", "r1", 7, "c2", "bash", "1 failed", error=True, duration=1500),
-        tool_use("a2", "r2", 8, call("c3", "edit", path="./src/a.py", oldText="a", newText="b")),
-        result("r3", "a2", 9, "c3", "edit", details={"durationMs": 20}),
-        tool_use("a3", "r3", 10, call("c4", "grep", pattern="TODO"), call("c5", "ls", path="src"),
-                 call("c6", "edit", path="src/b.py", oldText="x", newText="y")),
-        result("r4", "a3", 11, "c4", "grep"),
-        result("r5", "r4", 12, "c5", "ls"),
-        result("r6", "r5", 13, "c6", "edit", "no match", error=True),
-        tool_use("a4", "r6", 14, call("c7", "subagent", agent="worker", task="run it")),
-        result("r7", "a4", 15, "c7", "subagent", duration=60_000),
-        assistant("a5", "r7", 16, "Done."),
-    ])
 
 
 def rows(s: Session, mode: str) -> list[str]:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, full_results, same_results_of_two_indexes, user, write
+from helpers import FIXTURES, assistant, full_results, same_results_of_two_indexes, user, write
 # private: the chunk size, the worker thresholds and the dead chunks' bound, made small
 from pitui.core.store import search_chunks, search_index, search_worker
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import SearchIndex, search, update_index
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 BIG = "2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
 QUERIES = ["the", "read file", '"the file"', "re:fun.tion", r"re:\d+\.\d+", "haiku", "legacy", "zebrafishqq",
            "kind:file_read", "kind:shell_exec npm", "re:.", "bash command", "path: /", "1e5", "KELVIN STOP",

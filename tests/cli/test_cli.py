@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, entry, ts, user, write
+from helpers import FIXTURES, assistant, entry, ts, user, write
 from pitui.core import gc_policy
 from pitui.cli import main
 
-CORPUS_SESSIONS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS_SESSIONS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 
 
 def _make(path: Path, text: str) -> Path:

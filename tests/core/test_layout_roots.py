@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, entry, user, write
+from helpers import assistant, entry, two_roots, user, write
 from pitui.core.model.layout import layout_tree
 from pitui.core.model.summary import summarize
 from pitui.core.read.session import Session
@@ -31,22 +31,6 @@ def rows(s: Session, mode: str = "default", folded: tuple[str, ...] = ()) -> lis
         summ = summarize(s, r.entry)
         out.append(r.prefix() + r.fold_mark + r.path_mark + (f"[{label}] " if label else "") + summ.prefix + summ.text)
     return out
-
-
-def two_roots(path: Path) -> Path:
-    """A first conversation with a fork, then a second root holding the current leaf."""
-    return write(path, [
-        user("u1", None, 1, "first conversation"),
-        assistant("a1", "u1", 2, "answer one"),
-        user("u2", "a1", 3, "follow up"),
-        assistant("a2", "u2", 4, "answer two"),
-        user("u2b", "a1", 5, "other follow up"),
-        assistant("a2b", "u2b", 6, "other answer"),
-        entry("label", "l1", "a2b", 7, targetId="u2", label="kept"),
-        user("v1", None, 8, "second conversation"),
-        assistant("b1", "v1", 9, "second answer"),
-        user("v2", "b1", 10, "second follow"),
-    ])
 
 
 def orphan(path: Path) -> Path:

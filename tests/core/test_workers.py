@@ -15,14 +15,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import HEADER, assistant, full_results, user, write
+from helpers import FIXTURES, HEADER, assistant, full_results, user, write
 from pitui.core.store import listing, search_worker, workers
 from pitui.core.store.discovery import find_session_files, resolve_root
 from pitui.core.store.listing import list_json, list_sessions
 from pitui.core.store.search import search, update_index
 from pitui.core.store.workers import Workers
 
-CORPUS = Path(__file__).parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 
 # A test worker. Its payload: {"items": [...], "die_at": n (write half a message, then exit),
 # "pad": bytes added to each message, "wait_for": a file to wait for before the first message,

@@ -12,9 +12,9 @@ from pitui.ui.pane import MessagePane
 from pitui.ui.screens.context import ContextScreen
 from pitui.ui.pane.out import CUT_LINES
 
-from helpers import bare_pane_app, write
+from helpers import FIXTURES, bare_pane_app, write
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "pi-corpus" / "agent" / "sessions"
+CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 SIZE = (120, 40)
 
 
