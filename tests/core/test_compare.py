@@ -15,15 +15,13 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-from helpers import assistant, entry, user, write
+from helpers import FIXTURES, assistant, entry, user, write
 from pitui.cli import main
 from pitui.core.model.compare import compare_branches, shared_paths
 from pitui.core.read.session import Session
 from tools import piwriter
 
-FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = (FIXTURES / "pi-corpus" / "agent" / "sessions" / "--srv-app--"
           / "2026-07-26T09-11-13-741Z_019f9db0-8a75-7764-9ff2-3d62e33da863.jsonl")
 SHOP = FIXTURES / "compare" / "shop-discounts.jsonl"
