@@ -1,5 +1,6 @@
 """pitui's settings: the few choices the app remembers from one run to the next (the
-sidebar hidden, the panels' widths), in one small JSON file in the user's config folder.
+sidebar hidden, the panels' widths, costs in the sidebar), in one small JSON file in the
+user's config folder.
 
 The layout is kept per terminal-size class (:data:`WIDTH_CLASSES`): hiding the sidebar in a
 narrow tmux split leaves it shown in a later wide window. The file holds one object per
@@ -74,6 +75,8 @@ class Settings:
     pi_command: str | None = None
     #: the folder the last export went to (the export dialog starts there)
     export_folder: str | None = None
+    #: each session's cost shown in its sidebar row (ctrl+d), in every sort
+    sidebar_costs: bool = False
 
     def layout(self, width_class: str) -> Layout:
         return self.narrow if width_class == "narrow" else self.wide
@@ -123,10 +126,11 @@ def load(path: str | os.PathLike | None = None) -> Settings:
     command = command if isinstance(command, str) and command.strip() else None
     folder = data.get("export_folder")
     folder = folder if isinstance(folder, str) and folder.strip() else None
+    costs = data.get("sidebar_costs") is True
     if not any(name in data for name in WIDTH_CLASSES):  # (an older pitui's one flat layout)
-        return Settings(wide=_layout(data, Layout()), pi_command=command, export_folder=folder)
+        return Settings(wide=_layout(data, Layout()), pi_command=command, export_folder=folder, sidebar_costs=costs)
     return Settings(narrow=_layout(data.get("narrow"), _narrow_default()), wide=_layout(data.get("wide"), Layout()),
-                    pi_command=command, export_folder=folder)
+                    pi_command=command, export_folder=folder, sidebar_costs=costs)
 
 
 def _layout(data: object, default: Layout) -> Layout:
@@ -164,8 +168,8 @@ def save(settings: Settings, path: str | os.PathLike | None = None) -> bool:
         return False
     try:
         data = asdict(settings)
-        for key in ("pi_command", "export_folder"):  # (written only once there is one)
-            if data[key] is None:
+        for key in ("pi_command", "export_folder", "sidebar_costs"):  # (written only once chosen)
+            if data[key] is None or data[key] is False:
                 del data[key]
         write_private(path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     except OSError as exc:

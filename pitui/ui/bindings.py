@@ -144,6 +144,8 @@ KEYS: tuple[Key, ...] = (
         show=True),
     Key("sidebar", "sidebar.named", "ctrl+n", "toggle_named", "Named only", "Show named sessions only",
         section=SIDEBAR, show=True),
+    Key("sidebar", "sidebar.costs", "ctrl+d", "toggle_costs", "Costs",
+        "Show or hide each session's cost in its row, in every sort (remembered)", section=SIDEBAR),
     Key("sidebar", "sidebar.clear", "escape", "clear_filter", "Clear filter", section=SIDEBAR),
     # (q and ? type into the filter there: Textual's ctrl+q quits, shown here so the footer
     # says so; a priority binding, as Textual's own, which would otherwise hide it)

@@ -309,11 +309,13 @@ class UsageWorkedOut(Message, bubble=False):
 
 
 class SessionCosts(Message, bubble=False):
-    """Each session's own cost by path (the usage index's), for the sidebar's cost sort."""
+    """Each session's own cost by path (the usage index's), for the sidebar's rows;
+    ``partial``: only the sessions that changed."""
 
-    def __init__(self, costs: dict[str, float]) -> None:
+    def __init__(self, costs: dict[str, float], partial: bool = False) -> None:
         super().__init__()
         self.costs = costs
+        self.partial = partial
 
 
 class UsageFailed(Message, bubble=False):

@@ -165,3 +165,15 @@ def test_the_pi_command_is_kept_and_split(tmp_path):
     assert load(path).pi_command == "npx @earendil-works/pi-coding-agent"  # (kept when the layout is saved)
     path.write_text('{"pi_command": 7}')
     assert load(path).pi_command is None
+
+
+def test_costs_in_the_sidebar_are_kept_only_once_chosen_and_only_as_true(tmp_path):
+    f = tmp_path / "settings.json"
+    settings.save(Settings(sidebar_costs=True), f)
+    assert settings.load(f).sidebar_costs is True
+    assert '"sidebar_costs": true' in f.read_text()
+    settings.save(Settings(), f)
+    assert "sidebar_costs" not in f.read_text()
+    for wrong in ('"yes"', "1", "null", "[true]"):
+        f.write_text('{"sidebar_costs": %s}' % wrong)
+        assert settings.load(f).sidebar_costs is False

@@ -140,3 +140,72 @@ async def test_the_sidebar_sorts_by_cost_and_shows_each_sessions_cost(make_app, 
         assert f"${whole:,.2f} · " in meta
         await pilot.press("ctrl+s")
         assert sl.sort == "recent"
+
+
+def _meta_line(sl, info) -> str:
+    """The second line of ``info``'s row (its session's, by path), as drawn."""
+    row = next(k for k, it in enumerate(sl.items) if it.kind == "session" and it.key == info.path)
+    line = sum(it.height for it in sl.items[:row]) + 1
+    return "".join(seg.text for seg in sl.render_line(line - sl.scroll_offset.y))
+
+
+async def test_ctrl_d_shows_each_sessions_cost_in_its_row_and_is_remembered(make_app, settle, demo_root):
+    """ctrl+d: each row's second line starts with what the session cost (the header's
+    figure) in the recent sort too; the choice is saved and the next start shows them."""
+    from pitui.core import settings
+
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        sl = app.browser.session_list
+        sl.focus()
+        first = next(it.info for it in sl.items if it.kind == "session" and it.info.error is None)
+        assert app.browser.session_path == first.path
+        assert _meta_line(sl, first).startswith("▌ 16h · 14 msgs · ")
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        assert sl.sort == "recent"
+        whole = session_stats(Session.open(first.path)).total.cost
+        assert _meta_line(sl, first).startswith(f"▌ ${whole:,.4f} · 16h · 14 msgs · ")
+        assert f"${whole:,.4f}" in str(app.browser.query_one("#header-usage").render())  # (the header's, the same)
+        assert settings.load().sidebar_costs is True
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        sl = app.browser.session_list
+        assert _meta_line(sl, first).startswith(f"▌ ${whole:,.4f} · ")
+        sl.focus()
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        assert _meta_line(sl, first).startswith("▌ 16h · 14 msgs · ")
+        assert settings.load().sidebar_costs is False
+
+
+async def test_a_session_that_grows_has_its_cost_in_the_sidebar_counted_again(make_app, settle, tmp_path):
+    """With costs shown, a session listed again after it grew gets its new cost: the open
+    one from its header's figures, another from its file read again."""
+    from helpers import assistant, line, user, write
+
+    store = tmp_path / "sessions" / "--home-u-proj--"
+    store.mkdir(parents=True)
+    older = write(store / "2026-11-20T09-00-00-000Z_a.jsonl", [user("u1", None, 1), assistant("a1", "u1", 2)])
+    newer = write(store / "2026-11-20T10-00-00-000Z_b.jsonl", [user("u1", None, 3), assistant("a1", "u1", 4)])
+    app = make_app(tmp_path / "sessions")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        assert app.browser.session_path == str(newer)
+        sl = app.browser.session_list
+        sl.focus()
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        assert sl.costs == {str(older): 0.03, str(newer): 0.03}
+        for path, n in ((older, 5), (newer, 6)):
+            with open(path, "a") as f:
+                f.write(line(assistant(f"a{n}", "a1", n)) + "\n")
+        app.browser._relist_tick()  # private: what the relist timer runs every 2 s
+        app.browser._watch_tick()  # private: the open session's watch (it reads what was added)
+        await settle(pilot)
+        await settle(pilot)  # (the open session's figures come after it is read again)
+        assert sl.costs == {str(older): 0.06, str(newer): 0.06}
+        older_info = next(it.info for it in sl.items if it.kind == "session" and it.key == str(older))
+        assert _meta_line(sl, older_info).startswith("  $0.0600 · ")

@@ -39,7 +39,7 @@ from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..read.lines import bytes_fingerprint, open_regular
 from ..read.sniff import stream_kind
 
-__all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "report", "overview", "Overview", "REPORTS", "DayOf", "normal_date",
+__all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "file_spent", "report", "overview", "Overview", "REPORTS", "DayOf", "normal_date",
            "model_name", "cache_hit_ratio"]
 
 REPORTS = ("daily", "weekly", "monthly", "session", "project", "model")
@@ -313,6 +313,13 @@ def read_row(path: str, prev: usage_file.Row | None, index: UsageIndex) -> usage
     return usage_file.Row(path, st.st_dev, st.st_ino, size, st.st_mtime_ns, scan.offset, fingerprint,
                           orjson.dumps(summary), orjson.dumps(scan.compat.keys_json()),
                           orjson.dumps(scan.compat.to_json()), summary)
+
+
+def file_spent(path: str) -> tuple[float, float]:
+    """``(tokens, cost)`` of one session file read now, whole (the header's and the usage
+    screen's figure: :func:`..model.cost.spent`). Raises OSError."""
+    row = read_row(path, None, UsageIndex(enabled=False))
+    return spent(row.summary_dict()["byModel"].values())
 
 
 #: Read in worker processes when at least this many files (and bytes) need reading.

@@ -124,6 +124,8 @@ class HeaderStats:
         self._branch_stats[event.leaf] = event.branch
         if event.whole is not None:
             self._session_stats = event.whole
+            if self.session_list.costs is not None:  # (the sidebar's row shows the same figure)
+                self.session_list.set_costs({event.session.path: event.whole.total.cost}, partial=True)
         self._update_header()
 
     def action_stats(self: "BrowserScreen") -> None:

@@ -135,6 +135,8 @@ class Listing:
         self.sidebar.set_progress(1, 1)
         self.session_list.set_infos(infos)
         self.session_list.make_texts_ahead()
+        if self.session_list.costs_shown:
+            self.session_list.want_costs()
         if not infos and self.papp.live is None:  # (a stream piped in is shown all the same)
             self.app.push_screen(EmptyScreen(self.papp.root))
             return

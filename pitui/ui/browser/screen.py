@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ...core import settings as settings_file
 from ...core.model.meter import context_meter
 from ...core.model.summary import shown_path
 from ...core.text import visible
@@ -40,6 +41,12 @@ if TYPE_CHECKING:
     from ..app import PituiApp
 
 __all__ = ["BrowserScreen", "SearchBar"]
+
+
+#: A session file bigger than this that keeps changing has its cost in the sidebar read again
+#: at most once every BIG_COST_SECONDS (each time is a read of the whole file).
+BIG_COST_BYTES = 32 * 1024 * 1024
+BIG_COST_SECONDS = 60.0
 
 
 class SearchBar(Input):
@@ -87,6 +94,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._init_loading()
         self._init_following()
         self._init_header_stats()
+        self._big_costs: dict[str, float] = {}  # a big file's path -> when its cost was last read
         self._pane_key: tuple[int, int] | None = None  # (id(session), leaf) shown in the pane
         self._from_pane = False  # the tree moves because the pane did: the pane stays
         self._search_origin: Any = None  # the widget focused before the search bar
@@ -170,6 +178,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         # is drawn in the same frame as the tree, from the first session shown on.
         self.branch_tree.selection_hook = self.on_branch_tree_selection_changed
         self._init_panels()  # (before the first frame: the panels are laid out once)
+        self.session_list.show_costs = self.papp.settings.sidebar_costs
         self.reload()
         self.set_interval(self.WATCH_SECONDS, self._watch_tick)
         self.set_interval(self.RELIST_SECONDS, self._relist_tick)
@@ -184,6 +193,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self._pane_key = None
         self.branch_tree.clear()
         self.session_list.open_path = None
+        self.session_list.costs = None  # (another root's: asked for again once it is listed)
         self.session_list.set_infos([])
         self.session_list.loose_label = shown_path(root.path) if root.kind == "flat" else "(no project folder)"
         self.sidebar.border_title = "Sessions · demo" if app.demo else "Sessions"
@@ -348,21 +358,49 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
         self.focus_tree()
 
     def on_session_list_costs_wanted(self, event: SessionList.CostsWanted) -> None:
-        """The sidebar's cost sort: each session's own cost, from the usage index (on a worker)."""
+        """The sidebar's costs: every session's from the usage index, or those of the files
+        that changed since, each read again (on a worker). The open session's comes with
+        its header's figures (:meth:`on_stats_ready`); a big file is read again at most
+        once every :data:`BIG_COST_SECONDS`."""
         event.stop()
         app = self.papp
-        root, cache_dir = app.root, app.index.dir
+        root, cache_dir, paths = app.root, app.index.dir, event.paths
+        if paths is not None:
+            now = time.monotonic()
+            paths = [p for p in paths if p != self.session_path and now - self._big_costs.get(p, -1e9) >= BIG_COST_SECONDS]
 
         def work() -> None:
-            from ...core.store.usage import load_usage
+            from ...core.store.usage import file_spent, load_usage
 
-            usage = load_usage(root, cache_dir=cache_dir)
-            self.post_message(SessionCosts({f.path: f.session_cost for f in usage.files}))
+            if paths is None:
+                usage = load_usage(root, cache_dir=cache_dir)
+                self.post_message(SessionCosts({f.path: f.session_cost for f in usage.files}))
+                return
+            costs = {}
+            for path in paths:
+                try:
+                    if os.path.getsize(path) > BIG_COST_BYTES:
+                        self._big_costs[path] = time.monotonic()
+                    costs[path] = file_spent(path)[1]
+                except OSError:
+                    continue
+            self.post_message(SessionCosts(costs, partial=True))
 
-        self.run_worker(work, thread=True, group="session-costs", exclusive=True, exit_on_error=False)
+        if paths is None or paths:
+            self.run_worker(work, thread=True, group="session-costs", exclusive=paths is None, exit_on_error=False)
 
     def on_session_costs(self, message: SessionCosts) -> None:
-        self.session_list.set_costs(message.costs)
+        self.session_list.set_costs(message.costs, partial=message.partial)
+
+    def on_session_list_costs_toggled(self, event: SessionList.CostsToggled) -> None:
+        """Ctrl+D: the choice kept in settings.json."""
+        event.stop()
+        from dataclasses import replace
+
+        whole = replace(self.papp.settings, sidebar_costs=event.shown)
+        self.papp.settings = whole
+        if settings_file.save(whole):
+            self._settings_saved = whole
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:

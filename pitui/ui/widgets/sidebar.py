@@ -9,8 +9,9 @@ parent, and subagent transcripts (marked ⚙) under the session that ran them
 long for the row end in "…" after a whole word. With the list focused, every printable key
 types into its filter (``q`` and ``/`` too: the keys that act on the session work from the
 tree and the pane); Backspace erases, Escape clears, Ctrl+S switches the sort between
-recent and name, Ctrl+N shows named sessions only, and the other keys that are no
-characters (arrows, Enter, Tab, ctrl-keys) keep their jobs.
+recent, name and cost, Ctrl+N shows named sessions only, Ctrl+D shows each session's cost
+first on its second line (in the cost sort it always is; the choice is remembered), and the
+other keys that are no characters (arrows, Enter, Tab, ctrl-keys) keep their jobs.
 """
 
 from __future__ import annotations
@@ -91,8 +92,20 @@ class SessionList(LineList):
         """Filter, sort or contents changed (the sidebar redraws its status lines)."""
 
     class CostsWanted(Message):
-        """The cost sort was chosen before the sessions' costs were known: the browser
-        works them out (from the usage index) and hands them in with :meth:`set_costs`."""
+        """Costs are to be shown and some are not known (``paths``; None: all of them, none
+        is known yet): the browser works them out (from the usage index, or the files that
+        changed since) and hands them in with :meth:`set_costs`."""
+
+        def __init__(self, paths: list[str] | None = None) -> None:
+            super().__init__()
+            self.paths = paths
+
+    class CostsToggled(Message):
+        """Ctrl+D showed or hid the costs in the rows (the browser remembers the choice)."""
+
+        def __init__(self, shown: bool) -> None:
+            super().__init__()
+            self.shown = shown
 
     def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -109,6 +122,9 @@ class SessionList(LineList):
         self._rows: SessionRows | None = None  # the rows of these infos in this sort, for any filter
         self._texts: Texts = {}  # each session's text to match (SessionRows), kept across lists
         self.costs: dict[str, float] | None = None  # each session's own cost by path, once asked for
+        self.show_costs = False  # each row's cost shown in every sort (ctrl+d)
+        self._costed: dict[str, tuple[int, int]] = {}  # (size, mtime) of each file when its cost was known
+        self._all_costs_asked = False  # every session's cost asked for, not come yet
 
     # ------------------------------------------------------------------ data
     def set_infos(self, infos: list[SessionInfo]) -> None:
@@ -116,15 +132,50 @@ class SessionList(LineList):
         self._rows = None
         if len(self._texts) > 2 * len(infos) + 1000:  # (texts of sessions no longer listed)
             self._texts = {}
+        if self.costs_shown and self.costs is not None and not self._all_costs_asked:
+            self.want_costs(changed_only=True)
         self.rebuild()
 
-    def set_costs(self, costs: dict[str, float]) -> None:
+    @property
+    def costs_shown(self) -> bool:
+        """Whether the rows show each session's cost (the cost sort, or ctrl+d)."""
+        return self.show_costs or self.sort == "cost"
+
+    def want_costs(self, changed_only: bool = False) -> None:
+        """Ask for the costs not known: all of them the first time, then those of the
+        sessions that changed (grew, new) since their cost came."""
+        if not changed_only:
+            if self.costs is not None:
+                return
+            self.costs = {}
+            self._all_costs_asked = True
+            self.post_message(self.CostsWanted(None))
+            return
+        costed = self._costed
+        paths = [i.path for i in self.infos if i.error is None and costed.get(i.path) != (i.size, i.mtime_ns)]
+        if paths:
+            asked = set(paths)
+            costed.update((i.path, (i.size, i.mtime_ns)) for i in self.infos if i.path in asked)
+            self.post_message(self.CostsWanted(paths))
+
+    def set_costs(self, costs: dict[str, float], *, partial: bool = False) -> None:
         """Each session's cost (what its header and stats screen show), by path: shown in
-        the rows and sorted by in the cost sort."""
-        self.costs = costs
+        the rows and sorted by in the cost sort. ``partial``: these sessions' only (the
+        others keep theirs)."""
+        if partial:
+            self.costs = {**(self.costs or {}), **costs}
+        else:
+            self.costs = costs
+            self._all_costs_asked = False
+            # (known as the sessions are listed now; one listed since, or changed, is asked for)
+            self._costed = {i.path: (i.size, i.mtime_ns) for i in self.infos if i.path in costs}
+            if self.costs_shown:
+                self.want_costs(changed_only=True)
         if self.sort == "cost":
             self._rows = None
             self.rebuild()
+        else:
+            self.refresh()
 
     def make_texts_ahead(self) -> None:
         """Each listed session's text to match, made on a worker thread now, so that the
@@ -249,10 +300,16 @@ class SessionList(LineList):
 
     def action_toggle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        if self.sort == "cost" and self.costs is None:
-            self.costs = {}
-            self.post_message(self.CostsWanted())
+        if self.sort == "cost":
+            self.want_costs()
         self.rebuild()
+
+    def action_toggle_costs(self) -> None:
+        self.show_costs = not self.show_costs
+        if self.show_costs:
+            self.want_costs()
+        self.refresh()
+        self.post_message(self.CostsToggled(self.show_costs))
 
     def action_toggle_named(self) -> None:
         self.named_only = not self.named_only
@@ -332,7 +389,7 @@ class SessionList(LineList):
             segs.append(Segment("⚠ " + visible(info.error), st("session-list--error")))
             return segs
         bits = []
-        if self.sort == "cost":
+        if self.costs_shown:  # (first: at any width the cost is what stays in view)
             cost = (self.costs or {}).get(info.path)
             bits.append(fmt_cost(cost, zero="$0") if cost is not None else "$…")
         if info.kind == "subagent":
@@ -400,7 +457,7 @@ class Sidebar(Vertical):
         sl = self.session_list
         flt = self.query_one("#sidebar-filter", Static)
         if sl.has_focus:
-            flt.update(f"filter: {sl.filter_text}▏" if sl.filter_text else "type to filter ^S sort ^N named")
+            flt.update(f"filter: {sl.filter_text}▏" if sl.filter_text else "type to filter ^S sort ^N named ^D cost")
             flt.add_class("-active")
         elif sl.filter_text:
             flt.update(f"filter: {sl.filter_text}")
