@@ -6,9 +6,12 @@ these add the tests' fixed clock and defaults (one session id, one model, one us
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
-from tools import piwriter
+from pitui.core.store.discovery import encode_cwd
+from tools import piwriter, session_walk
 
 # Where the tests' files are, for a test in any of tests/' folders
 TESTS = Path(__file__).resolve().parent
@@ -238,3 +241,24 @@ def tree_state(app) -> tuple[str, str, list[str]]:
     tree = screen.branch_tree
     rows = [tree.render_line(y).text.strip() for y in range(tree.scrollable_content_region.height)]
     return Path(screen.session_path).name, str(tree.border_title), [r for r in rows if r]
+
+
+class SessionWalk:
+    """``tools/session_walk.py`` as a process writing one session under ``root`` as Pi
+    does: ``walk("tool_call")`` returns once the step is on disk (the live board's tests)."""
+
+    def __init__(self, root: Path) -> None:
+        folder = root / encode_cwd(session_walk.CWD)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"2026-11-29T07-00-00-000Z_{session_walk.SESSION_ID}.jsonl"
+        self.proc = subprocess.Popen([sys.executable, "-m", "tools.session_walk", str(self.path)], cwd=REPO,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def __call__(self, command: str) -> None:
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "ok"
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=30) == 0

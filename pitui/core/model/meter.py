@@ -17,7 +17,7 @@ from ..numbers import as_number
 from ..read.session import Session
 from .windows import BY_MODEL, BY_PROVIDER_MODEL
 
-__all__ = ["ContextMeter", "context_meter", "model_window"]
+__all__ = ["ContextMeter", "context_meter", "model_window", "prompt_tokens"]
 
 #: entries walked up from the entry to find the reply before it (a loop, not recursion; a
 #: branch with no reply in this many entries shows no meter)
@@ -71,7 +71,7 @@ class ContextMeter:
         return out
 
 
-def _prompt_tokens(msg: dict) -> int | None:
+def prompt_tokens(msg: dict) -> int | None:
     """The prompt tokens of a reply Pi counts (None for one it skips)."""
     if msg.get("stopReason") in ("aborted", "error"):
         return None
@@ -102,7 +102,7 @@ def context_meter(session: Session, i: int) -> ContextMeter | None:
             compacted_at = int(before) if before is not None and before > 0 else None
         elif kind == "message" and roles[x] == "assistant":
             msg = session.message(x) or {}
-            tokens = _prompt_tokens(msg)
+            tokens = prompt_tokens(msg)
             if tokens is not None:
                 window = model_window(msg.get("provider"), msg.get("model"))
                 return ContextMeter(None if compacted else tokens, window, compacted_at)

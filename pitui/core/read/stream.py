@@ -510,17 +510,26 @@ class StreamBuilder:
         if msg is not None:
             self._message(msg, op["line"], op["raw"])
 
-    def entries(self) -> list[tuple[dict, int, bytes]]:
+    @property
+    def streaming_role(self) -> str | None:
+        """The role of the message still streaming (started, not ended), or None."""
+        if self._open is None:
+            return None
+        role = self._open["message"].get("role")
+        return role if isinstance(role, str) else None
+
+    def entries(self, *, open_message: bool = True) -> list[tuple[dict, int, bytes]]:
         """Every entry so far: then the results of tools that ended and whose messages did
-        not come yet, and a message still open last (interrupted)."""
-        if self._open is None and not self._pending:
+        not come yet, and a message still open last (interrupted; left out when not
+        ``open_message``: the board reads a stream still written, not one that ended)."""
+        if (self._open is None or not open_message) and not self._pending:
             return self.out
         more: list[tuple[dict, int, bytes]] = []
         parent = self.last_id
         for msg, line, raw, eid in self._pending_in_order():
             more.append((_message_entry(msg, eid, parent, self.last_ts), line, raw))
             parent = eid
-        if self._open is not None:
+        if self._open is not None and open_message:
             msg = self._partial()
             more.append((_message_entry(msg, f"L{self._open['line']}", parent, self.last_ts), self._open["line"],
                          self._open["raw"]))
