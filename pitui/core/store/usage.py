@@ -148,6 +148,8 @@ class StoreUsage:
                 out.append((f, c["buckets"], c["last"]))
                 seen.update(keys)
                 continue
+            if seen.issuperset(keys):
+                continue  # (a copy: every message of it was met before)
             cols = f.columns()
             if cols is None or len(cols.ts) != len(keys):
                 continue
@@ -596,81 +598,110 @@ def report(usage: StoreUsage, by: str = "daily", *, tz: str | None = None, since
     after theirs. ``since`` / ``until``: ``YYYYMMDD`` (:func:`normal_date`), days in ``tz``;
     ``project``: only project folders whose name holds it (case-insensitive); ``sort``
     (session rows): ``cost``, ``tokens`` or ``date`` (the default, as ccusage)."""
+    return reports(usage, (by,), tz=tz, since=since, until=until, project=project, sort=sort, order=order)[by]
+
+
+_ROW_NAME = {"daily": "date", "weekly": "week", "monthly": "month", "project": "project", "model": "model"}
+_REPORT_KEY = {"daily": "daily", "weekly": "weekly", "monthly": "monthly", "session": "sessions",
+               "project": "projects", "model": "models"}
+
+
+def reports(usage: StoreUsage, bys: tuple[str, ...], *, tz: str | None = None, since: str | None = None,
+            until: str | None = None, project: str | None = None, sort: str | None = None,
+            order: str = "desc") -> dict[str, dict | list]:
+    """:func:`report` of each of ``bys`` (same arguments), by report name, from one pass over
+    the store's sums."""
     day_of = DayOf(tz)
-    groups: dict[object, _Sum] = {}
-    used_files: list[FileUsage] = []
+    groups: dict[str, dict[object, _Sum]] = {by: {} for by in bys}
+    dated = [by for by in bys if by != "session"]
+    sessions = groups.get("session")
+    dated_files: list[FileUsage] = []  # (the files with usage in the period)
     want = project.casefold() if project else None
     for f, buckets, last in usage.kept():
         if want is not None and want not in f.project.casefold():
             continue
         used = False
         for q, model, inp, out, cw, cr, cost in buckets:
-            if by == "session":
-                gk = (f.project, f.session_id)
-            else:
-                day = day_of.quarter(q)
-                if since is not None or until is not None:
-                    d8 = day.replace("-", "")
-                    if (since is not None and d8 < since) or (until is not None and d8 > until):
-                        continue
+            name = model_name(model)
+            if sessions is not None:
+                g = sessions.get((f.project, f.session_id))
+                if g is None:
+                    g = sessions[(f.project, f.session_id)] = _Sum()
+                g.add(name, inp, out, cw, cr, cost)
+                if not g.files or g.files[-1] is not f:
+                    g.files.append(f)
+                    if last > g.last_ts:
+                        g.last_ts = last
+            if not dated:
+                continue
+            day = day_of.quarter(q)
+            if since is not None or until is not None:
+                d8 = day.replace("-", "")
+                if (since is not None and d8 < since) or (until is not None and d8 > until):
+                    continue
+            for by in dated:
                 gk = (day if by == "daily" else day[:7] if by == "monthly" else _week_of(day) if by == "weekly"
-                      else f.project if by == "project" else model_name(model))
-            g = groups.get(gk)
-            if g is None:
-                g = groups[gk] = _Sum()
-            g.add(model_name(model), inp, out, cw, cr, cost)
-            if not g.files or g.files[-1] is not f:
-                g.files.append(f)
-                if last > g.last_ts:
-                    g.last_ts = last
+                      else f.project if by == "project" else name)
+                g = groups[by].get(gk)
+                if g is None:
+                    g = groups[by][gk] = _Sum()
+                g.add(name, inp, out, cw, cr, cost)
             used = True
         if used:
-            used_files.append(f)
-    rows = []
-    if by == "session":
-        for (proj, sid), g in groups.items():
-            last = day_of_ts(g.last_ts, day_of)
-            d8 = last.replace("-", "")
-            if (since is not None and d8 < since) or (until is not None and d8 > until):
-                continue
-            first = g.files[0]
-            extras = _session_extras(g.files)
-            rows.append({"sessionId": sid, "projectPath": proj, "source": "pi-agent", **g.fields(),
-                         "lastActivity": last, **g.models_fields(), **g.extras(),
-                         "path": first.path, "id": first.header_id, "name": first.name, **extras,
-                         "_files": g.files})
-        key = {"cost": lambda r: r["totalCost"], "tokens": lambda r: r["totalTokens"]}.get(sort or "date")
-        if key is None:
-            rows.sort(key=lambda r: r["lastActivity"], reverse=order == "desc")
-        else:
-            rows.sort(key=key, reverse=True)
-        used_files = [f for r in rows for f in r.pop("_files")]
-    else:
-        name = {"daily": "date", "weekly": "week", "monthly": "month", "project": "project", "model": "model"}[by]
-        for gk, g in groups.items():
-            rows.append({name: gk, "source": "pi-agent", **g.fields(), **g.models_fields(), **g.extras()})
-        if by in ("project", "model"):
-            rows.sort(key=lambda r: (-r["totalCost"], r[name]))
-        else:
-            rows.sort(key=lambda r: r[name], reverse=order == "desc")
-        if by == "model":
-            for r in rows:
-                del r["modelsUsed"], r["modelBreakdowns"]
-    if not rows:
-        return []
-    totals = _Sum()
-    for r in rows:
-        totals.input += r["inputTokens"]
-        totals.output += r["outputTokens"]
-        totals.cache_write += r["cacheCreationTokens"]
-        totals.cache_read += r["cacheReadTokens"]
-        totals.cost += r["totalCost"]
-    key = {"daily": "daily", "weekly": "weekly", "monthly": "monthly", "session": "sessions", "project": "projects",
-           "model": "models"}[by]
+            dated_files.append(f)
     skipped = usage.skipped()
-    return {key: rows, "totals": {**totals.fields(), **totals.extras(), **_session_extras(used_files),
-                                  "sessions": len({f.path for f in used_files}),
-                                  "skippedReasons": dict(sorted(skipped.items()))}}
+    dated_extras = None
+    out: dict[str, dict | list] = {}
+    for by in bys:
+        rows = []
+        if by == "session":
+            for (proj, sid), g in groups[by].items():
+                last = day_of_ts(g.last_ts, day_of)
+                d8 = last.replace("-", "")
+                if (since is not None and d8 < since) or (until is not None and d8 > until):
+                    continue
+                first = g.files[0]
+                extras = _session_extras(g.files)
+                rows.append({"sessionId": sid, "projectPath": proj, "source": "pi-agent", **g.fields(),
+                             "lastActivity": last, **g.models_fields(), **g.extras(),
+                             "path": first.path, "id": first.header_id, "name": first.name, **extras,
+                             "_files": g.files})
+            key = {"cost": lambda r: r["totalCost"], "tokens": lambda r: r["totalTokens"]}.get(sort or "date")
+            if key is None:
+                rows.sort(key=lambda r: r["lastActivity"], reverse=order == "desc")
+            else:
+                rows.sort(key=key, reverse=True)
+            used_files = [f for r in rows for f in r.pop("_files")]
+            extras = _session_extras(used_files) if rows else None
+        else:
+            name = _ROW_NAME[by]
+            for gk, g in groups[by].items():
+                rows.append({name: gk, "source": "pi-agent", **g.fields(), **g.models_fields(), **g.extras()})
+            if by in ("project", "model"):
+                rows.sort(key=lambda r: (-r["totalCost"], r[name]))
+            else:
+                rows.sort(key=lambda r: r[name], reverse=order == "desc")
+            if by == "model":
+                for r in rows:
+                    del r["modelsUsed"], r["modelBreakdowns"]
+            used_files = dated_files
+            if rows and dated_extras is None:
+                dated_extras = _session_extras(dated_files)
+            extras = dated_extras
+        if not rows:
+            out[by] = []
+            continue
+        totals = _Sum()
+        for r in rows:
+            totals.input += r["inputTokens"]
+            totals.output += r["outputTokens"]
+            totals.cache_write += r["cacheCreationTokens"]
+            totals.cache_read += r["cacheReadTokens"]
+            totals.cost += r["totalCost"]
+        out[by] = {_REPORT_KEY[by]: rows, "totals": {**totals.fields(), **totals.extras(), **extras,
+                                                     "sessions": len({f.path for f in used_files}),
+                                                     "skippedReasons": dict(sorted(skipped.items()))}}
+    return out
 
 
 def day_of_ts(ts: str, day_of: DayOf) -> str:
@@ -699,7 +730,9 @@ def overview(usage: StoreUsage, *, since: str | None, until: str | None, project
              tz: str | None = None, top: int = 50) -> Overview:
     """The usage screen's figures (``since`` / ``until``: ``YYYYMMDD``; None: from the first
     day spent / to the last)."""
-    daily = report(usage, "daily", tz=tz, since=since, until=until, project=project, order="asc")
+    got = reports(usage, ("daily", "model", "project", "session"), tz=tz, since=since, until=until, project=project,
+                  sort="cost", order="asc")
+    daily = got["daily"]
     if not daily:
         return Overview([], {}, [], [], [], sorted({f.project for f in usage.files}))
     spent = {r["date"]: r["totalCost"] for r in daily["daily"]}
@@ -712,9 +745,7 @@ def overview(usage: StoreUsage, *, since: str | None, until: str | None, project
         key = day.isoformat()
         days.append((key, spent.get(key, 0.0)))
         day += timedelta(days=1)
-    models = report(usage, "model", tz=tz, since=since, until=until, project=project)
-    projects = report(usage, "project", tz=tz, since=since, until=until, project=project)
-    sessions = report(usage, "session", tz=tz, since=since, until=until, project=project, sort="cost")
+    models, projects, sessions = got["model"], got["project"], got["session"]
     return Overview(days, daily["totals"], models["models"] if models else [],
                     projects["projects"] if projects else [], sessions["sessions"][:top] if sessions else [],
                     sorted({f.project for f in usage.files}))
