@@ -23,6 +23,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # (names for the annotations only: nothing is imported for them at start)
     import threading
 
+    from ..core.model.compare import Comparison
     from ..core.model.layout import TreeLayout
     from ..core.model.stats import Stats
     from ..core.read.session import Session
@@ -293,6 +294,22 @@ class ToolStatsWorkedOut(Message, bubble=False):
 
 class StatsFailed(Message, bubble=False):
     """The stats screen's numbers could not be worked out, and why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class ComparisonWorkedOut(Message, bubble=False):
+    """The comparison screen's branches, summed up (``core/model/compare.py``)."""
+
+    def __init__(self, comparison: Comparison) -> None:
+        super().__init__()
+        self.comparison = comparison
+
+
+class ComparisonFailed(Message, bubble=False):
+    """The comparison could not be worked out, and why."""
 
     def __init__(self, reason: str) -> None:
         super().__init__()

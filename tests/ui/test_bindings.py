@@ -17,12 +17,14 @@ from pitui.ui.widgets.sidebar import SessionList
 from pitui.ui.screens.stats import StatsScreen
 from pitui.ui.screens.usage import UsageScreen
 from pitui.ui.widgets.branch_tree import BranchTree
+from pitui.ui.screens.compare import CompareList, CompareScreen, LeafPickScreen
 
 TARGETS = {"app": PituiApp, "browser": BrowserScreen, "tree": BranchTree, "sidebar": SessionList,
            "pane": BlockScroller, "search_bar": SearchBar, "export": ExportScreen, "empty": EmptyScreen,
            "help": HelpScreen, "warnings": WarningsScreen, "stats": StatsScreen, "context": ContextScreen,
            "context_view": ContextView, "search_all": SearchScreen, "search_results": SearchResults,
-           "usage": UsageScreen}
+           "usage": UsageScreen, "compare": CompareScreen, "compare_pick": LeafPickScreen,
+           "compare_list": CompareList}
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))

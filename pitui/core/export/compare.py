@@ -9,13 +9,15 @@ value can never fake a row of its own; longer texts cut to a few hundred charact
 from __future__ import annotations
 
 from ..model.compare import BranchFacts, Comparison, shared_paths
+from ..model.stats import KindStats, Usage
 from ..model.summary import one_line
 from ..numbers import fmt_cost, fmt_duration
 from ..read.session import Session
 from ..text import visible
 from .markdown import _code
 
-__all__ = ["compare_text", "compare_markdown", "branch_lines"]
+__all__ = ["compare_text", "compare_markdown", "branch_lines", "entries_text", "tokens_text", "calls_text",
+           "fork_text"]
 
 #: the characters a prompt, an answer or a summary is cut to in the readable forms
 TEXT_CAP = 300
@@ -27,11 +29,34 @@ def _count(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def _fork_line(session: Session, comparison: Comparison) -> str:
+def entries_text(b: BranchFacts) -> str:
+    """``62 entries after the fork``."""
+    n = len(b.entries)
+    return f"{n:,} entr{'y' if n == 1 else 'ies'} after the fork"
+
+
+def tokens_text(u: Usage) -> str:
+    """``9 input · 96 output · 8,524 cache read · 1,190 cache write``."""
+    return (f"{_count(u.input)} input · {_count(u.output)} output · {_count(u.cache_read)} cache read"
+            f" · {_count(u.cache_write)} cache write")
+
+
+def calls_text(k: KindStats) -> str:
+    """``8 calls, 1 error``."""
+    return (f"{k.calls:,} call{'s' if k.calls != 1 else ''}"
+            + (f", {k.errors:,} error{'s' if k.errors != 1 else ''}" if k.errors else ""))
+
+
+def fork_text(session: Session, comparison: Comparison) -> str:
+    """``ebb82575 (session_info, line 10)``, or that there is none."""
     if comparison.fork < 0:
-        return "fork: none (the branches have different roots)"
+        return "none (the branches have different roots)"
     f = comparison.fork
-    return f"fork: {visible(session.ids[f])} ({visible(session.types[f])}, line {session.linenos[f]})"
+    return f"{visible(session.ids[f])} ({visible(session.types[f])}, line {session.linenos[f]})"
+
+
+def _fork_line(session: Session, comparison: Comparison) -> str:
+    return "fork: " + fork_text(session, comparison)
 
 
 def branch_lines(session: Session, b: BranchFacts, shared: set[str]) -> list[tuple[str, str]]:
@@ -47,13 +72,10 @@ def branch_lines(session: Session, b: BranchFacts, shared: set[str]) -> list[tup
 
     u = b.usage
     flags = ["current branch"] if b.current else []
-    rows.append(("leaf", " · ".join([visible(session.ids[b.leaf]), f"{len(b.entries):,} entries after the fork"]
-                                     + flags)))
+    rows.append(("leaf", " · ".join([visible(session.ids[b.leaf]), entries_text(b)] + flags)))
     many("prompts", [one_line(text, TEXT_CAP) for _, text in b.prompts])
     rows.append(("answer", one_line(b.answer[1], TEXT_CAP) if b.answer else "—"))
-    many("tools", [f"{visible(kind)}: {k.calls:,} call{'s' if k.calls != 1 else ''}"
-                   + (f", {k.errors:,} error{'s' if k.errors != 1 else ''}" if k.errors else "")
-                   for kind, k in b.tools.items()])
+    many("tools", [f"{visible(kind)}: {calls_text(k)}" for kind, k in b.tools.items()])
 
     def path(t) -> str:
         return visible(t.path) + (f" {SHARED_MARK}" if t.path in shared else "")
@@ -61,8 +83,7 @@ def branch_lines(session: Session, b: BranchFacts, shared: set[str]) -> list[tup
     many("read", [path(t) for t in b.read])
     many("modified", [f"{path(t)}  +{t.added} −{t.removed}" for t in b.modified])
     many("commands", [("✗ " if c.failed else "✓ ") + one_line(c.command, TEXT_CAP) for c in b.commands])
-    rows.append(("tokens", f"{_count(u.input)} input · {_count(u.output)} output · {_count(u.cache_read)} cache read"
-                           f" · {_count(u.cache_write)} cache write"))
+    rows.append(("tokens", tokens_text(u)))
     rows.append(("cost", fmt_cost(u.cost, zero="$0")))
     rows.append(("duration", fmt_duration(b.duration_ms, fine=True) or "—"))
     rows.append(("stop", visible(b.stop_reason) if b.stop_reason else "—"))
@@ -87,9 +108,8 @@ def _md_branch(session: Session, n: int, b: BranchFacts, shared: set[str]) -> li
     u = b.usage
     title = f"## Branch {n}: {_code(visible(session.ids[b.leaf]))}" + (" (current)" if b.current else "")
     out = [title, "",
-           f"- entries after the fork: {len(b.entries):,}",
-           f"- tokens: {_count(u.input)} input, {_count(u.output)} output, {_count(u.cache_read)} cache read, "
-           f"{_count(u.cache_write)} cache write",
+           f"- {entries_text(b)}",
+           f"- tokens: {tokens_text(u)}",
            f"- cost: {fmt_cost(u.cost, zero='$0')}",
            f"- duration: {fmt_duration(b.duration_ms, fine=True) or '—'}",
            f"- last stop reason: {_code(visible(b.stop_reason)) if b.stop_reason else '—'}"]

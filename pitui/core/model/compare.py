@@ -26,7 +26,7 @@ from .parts import SHELL_EXEC, result_text
 from .stats import KindStats, Usage, compute_stats, kind_stats, tool_calls
 from .summary import text_of
 
-__all__ = ["BranchFacts", "Command", "Comparison", "compare_branches", "fork_of", "shared_paths"]
+__all__ = ["BranchFacts", "Command", "Comparison", "compare_branches", "fork_of", "leaves", "shared_paths"]
 
 #: what Pi's bash tool (and its ``!`` command) appends to the output of a command that failed
 _EXIT_RE = re.compile(r"Command exited with code (-?\d+)\s*\Z")
@@ -54,6 +54,7 @@ class BranchFacts:
     prompts: list[tuple[int, str]] = field(default_factory=list)  # (entry, text)
     answer: tuple[int, str] | None = None  # the last assistant message with text
     tools: dict[str, KindStats] = field(default_factory=dict)
+    kind_first: dict[str, int] = field(default_factory=dict)  # each kind's first call's entry
     files: list[FileTouch] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
@@ -183,6 +184,8 @@ def _branch(session: Session, leaf: int, entries: list[int], summaries: dict[str
                 break
     calls = tool_calls(session, entries)
     b.tools = kind_stats(calls)
+    for c in calls:
+        b.kind_first.setdefault(c.kind, c.at)
     b.files = files_touched(calls, session.cwd, session)
     b.commands = _commands(session, entries, calls)
     b.usage = compute_stats(session, entries).total
@@ -200,6 +203,13 @@ def compare_branches(session: Session, leaves: list[int]) -> Comparison:
     fork, parts = fork_of(session, leaves)
     summaries = _summaries(session)
     return Comparison(fork, [_branch(session, leaf, part, summaries) for leaf, part in zip(leaves, parts)])
+
+
+def leaves(session: Session) -> list[int]:
+    """Every leaf of the session (an entry with no children), newest (last written) first."""
+    parents = set(session.parent)
+    shadowed = session.shadowed
+    return [i for i in range(len(session) - 1, -1, -1) if i not in parents and i not in shadowed]
 
 
 def shared_paths(comparison: Comparison) -> set[str]:

@@ -207,6 +207,15 @@ class Actions:
 
         self.app.push_screen(ContextScreen(s, sel))
 
+    def action_compare(self: "BrowserScreen") -> None:
+        """``C``: the branches of the fork selected, or this branch and one picked."""
+        s, sel = self.session, self.branch_tree.selected_entry
+        if s is None or sel < 0:
+            return
+        from ..screens.compare import open_compare
+
+        open_compare(self, s, sel)
+
     def _listed_so_far(self: "BrowserScreen") -> tuple[list, bool]:
         """The sessions the sidebar has listed so far, and whether that is all of them."""
         return list(self.infos.values()), self.listing_done

@@ -81,7 +81,7 @@ class BrowserScreen(Listing, Loading, Following, HeaderStats, Actions, TakeAway,
     SESSION_ACTIONS = frozenset({
         "cycle_filter", "sibling", "fork", "root", "leaf", "user", "toggle_thinking", "toggle_tool_output",
         "toggle_hidden", "search", "next_hit", "context", "copy_resume", "pager", "show_warnings", "stats",
-        "toggle_follow", "export_markdown", "copy_entry", "copy_id", "copy_path", "resume_in_pi", "fork_in_pi",
+        "toggle_follow", "export_markdown", "copy_entry", "copy_id", "copy_path", "resume_in_pi", "fork_in_pi", "compare",
     })
 
     #: Seconds without input after which what the next moves would show is drawn ahead,

@@ -58,7 +58,7 @@ from ..bindings import bindings_for
 from ..cuts import cut_end
 from ..messages import IndexProgress, SearchDone, SearchFailed, SearchFound, SearchProgress
 from ...core.text import visible
-from ..widgets.line_list import LineList
+from ..widgets.line_list import LineList, nearest_selectable
 
 __all__ = ["SearchScreen", "SearchResults"]
 
@@ -283,15 +283,7 @@ class SearchResults(LineList):
         """``row`` kept within the rows; from a line with no cursor on it on to the next
         row in ``direction`` that has one, else back to the nearest before it."""
         k = super()._cursor_target(row, direction)
-        if k is None:
-            return None
-        while 0 <= k < len(self.rows) and not self.rows[k].selectable:
-            k += direction
-        if not 0 <= k < len(self.rows):
-            k -= direction
-            while 0 <= k < len(self.rows) and not self.rows[k].selectable:
-                k -= direction
-        return k if 0 <= k < len(self.rows) else None
+        return None if k is None else nearest_selectable(self.rows, k, direction)
 
     def move_to_row(self, row: int, direction: int = 1) -> None:
         self.moved = True

@@ -17,7 +17,7 @@ defined here.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -29,7 +29,20 @@ from textual.strip import Strip
 from ..textual_internals import set_virtual_size_quietly
 from ..cuts import cut_segments
 
-__all__ = ["LineList"]
+__all__ = ["LineList", "nearest_selectable"]
+
+
+def nearest_selectable(rows: Sequence[Any], k: int, direction: int) -> int | None:
+    """From row ``k`` on in ``direction`` (1 down, -1 up) to the first row whose
+    ``selectable`` is true, else back to the nearest one before ``k`` (None: there is none):
+    where the cursor of a list with rows it skips (headings, blank lines) lands."""
+    while 0 <= k < len(rows) and not rows[k].selectable:
+        k += direction
+    if not 0 <= k < len(rows):
+        k -= direction
+        while 0 <= k < len(rows) and not rows[k].selectable:
+            k -= direction
+    return k if 0 <= k < len(rows) else None
 
 
 class LineList(ScrollView, can_focus=True):
