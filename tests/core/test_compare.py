@@ -18,7 +18,7 @@ import sys
 
 from helpers import FIXTURES, assistant, entry, user, write
 from pitui.cli import main
-from pitui.core.model.compare import compare_branches, shared_paths
+from pitui.core.model.compare import compare_branches, leaves, shared_paths
 from pitui.core.read.session import Session
 from tools import piwriter
 
@@ -184,3 +184,11 @@ def test_a_deep_chain_is_walked_without_recursion(tmp_path):
     c = compare_branches(s, [s.index_of["left"], s.index_of["right"]])
     assert s.ids[c.fork] == "e19999"
     assert [[t for _, t in b.prompts] for b in c.branches] == [["try A"], ["try B"]]
+
+
+def test_leaves_newest_first_and_each_kinds_first_call():
+    s = Session.open(SHOP)
+    assert [s.ids[i] for i in leaves(s)] == ["8d234614", "e2235cb9", "66dac600", "d2be939c", "b69c3ab9"]
+    c = compare_branches(s, [s.index_of["d2be939c"], s.index_of["66dac600"]])
+    first = c.branches[0].kind_first  # (the assistant messages that called them)
+    assert {k: s.ids[i] for k, i in first.items()} == {"file_write": "d7eacdf2", "shell_exec": "5b55609e"}
