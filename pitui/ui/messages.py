@@ -317,12 +317,16 @@ class ComparisonFailed(Message, bubble=False):
 
 
 class UsageWorkedOut(Message, bubble=False):
-    """The usage screen's figures for its ``gen``-th period or filter (older ones are dropped)."""
+    """The usage screen's figures for its ``gen``-th period or filter (older ones are
+    dropped), with how many session files they come from and how many usages were not
+    counted."""
 
-    def __init__(self, gen: int, figures: Overview) -> None:
+    def __init__(self, gen: int, figures: Overview, files: int, skipped: int) -> None:
         super().__init__()
         self.gen = gen
         self.figures = figures
+        self.files = files
+        self.skipped = skipped
 
 
 class SessionCosts(Message, bubble=False):

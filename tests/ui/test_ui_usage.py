@@ -209,3 +209,43 @@ async def test_a_session_that_grows_has_its_cost_in_the_sidebar_counted_again(ma
         assert sl.costs == {str(older): 0.06, str(newer): 0.06}
         older_info = next(it.info for it in sl.items if it.kind == "session" and it.key == str(older))
         assert _meta_line(sl, older_info).startswith("  $0.0600 · ")
+
+
+async def test_a_store_where_nothing_changed_shows_the_figures_kept_at_once(make_app, settle, demo_root, tmp_path,
+                                                                            monkeypatch):
+    """The second screen on an unchanged store shows the figures the first worked out before
+    the usage index is read (here it cannot be: the kept figures are all there is); once a
+    session grew they are worked out again."""
+    import shutil
+
+    from helpers import assistant, line
+    from pitui.ui.screens import usage as usage_screen
+
+    shutil.copytree(demo_root, tmp_path / "sessions")
+    app = make_app(tmp_path / "sessions", demo=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _open_usage(pilot, settle)
+        first = _text(screen, "#usage-totals")
+        assert first.startswith("$") and " spent · " in first
+        await pilot.press("escape")
+        await settle(pilot)
+
+        def no_index(*args, **kwargs):
+            raise OSError("the usage index is not read in this test")
+
+        monkeypatch.setattr(usage_screen, "load_usage", no_index)
+        screen = await _open_usage(pilot, settle)
+        assert _text(screen, "#usage-totals") == first
+        assert _text(screen, "#usage-status").startswith("The usage could not be read")  # (after them)
+        await pilot.press("escape")
+        await settle(pilot)
+        monkeypatch.undo()
+        grown = sorted((tmp_path / "sessions").glob("*/*.jsonl"))[0]
+        with open(grown, "a") as f:
+            f.write(line(assistant("more1", None, 9, usage={
+                "input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+                "cost": {"total": 100.0}})) + "\n")
+        screen = await _open_usage(pilot, settle)
+        assert _text(screen, "#usage-totals") != first
+        assert float(_text(screen, "#usage-totals")[1:].split()[0].replace(",", "")) == pytest.approx(
+            float(first[1:].split()[0].replace(",", "")) + 100, abs=0.01)

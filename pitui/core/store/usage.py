@@ -725,6 +725,16 @@ class Overview:
     sessions: list[dict]
     projects_all: list[str]  # every project folder with usage (the filter's choices)
 
+    def to_json(self) -> dict:
+        return {"days": [list(d) for d in self.days], "totals": self.totals, "models": self.models,
+                "projects": self.projects, "sessions": self.sessions, "projects_all": self.projects_all}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Overview":
+        """(``d`` checked by :mod:`.usage_quick`.)"""
+        return cls([(day, cost) for day, cost in d["days"]], d["totals"], d["models"], d["projects"], d["sessions"],
+                   d["projects_all"])
+
 
 def overview(usage: StoreUsage, *, since: str | None, until: str | None, project: str | None = None,
              tz: str | None = None, top: int = 50) -> Overview:

@@ -2,8 +2,10 @@
 the costliest sessions, tool calls and cache efficiency, for a period and a project filter.
 
 The figures are the core's (:func:`pitui.core.store.usage.overview`, the same numbers as
-``pitui usage``), worked out in a thread worker from the usage index (a warm one answers at
-once; a cold one reads every file first, the status line says so). The period keys (``1``
+``pitui usage``), worked out in a thread worker from the usage index (a cold one reads every
+file first, the status line says so). A store where nothing changed since the screen last
+showed this period shows the figures kept then at once (:mod:`pitui.core.store.usage_quick`),
+while they are worked out again for the next period or filter. The period keys (``1``
 7 days, ``2`` 30 days, the default, ``3`` this month, ``4`` everything) and the project
 filter (``/``, a part of the project folder's name) change every figure at once. Enter on a
 session dismisses the screen with its path: the app opens it.
@@ -26,7 +28,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Sparkline, Static
 
 from ...core.numbers import fmt_cost, fmt_duration, fmt_tokens_short
-from ...core.store.discovery import SessionRoot
+from ...core.paths import default_cache_dir
+from ...core.store import usage_quick
+from ...core.store.discovery import SessionRoot, find_session_files
 from ...core.store.usage import Overview, load_usage, overview
 from ...core.text import visible
 from ..bindings import bindings_for
@@ -87,6 +91,7 @@ class UsageScreen(Screen[str | None]):
         self.project = ""
         self.figures: Overview | None = None
         self._usage = None  # the store's usage, read once (a period or filter changes only the report)
+        self._digest: str | None = None  # what it was read from (usage_quick.files_digest)
         self._gen = 0
         self._paths: list[str] = []
 
@@ -188,13 +193,30 @@ class UsageScreen(Screen[str | None]):
     @work(thread=True, exclusive=True, group="usage")
     def _work(self, gen: int, since: str | None, until: str | None, project: str | None) -> None:
         try:
+            cache = self.cache_dir if self.cache_dir is not None else default_cache_dir()
             if self._usage is None:
-                self._usage = load_usage(self.root, cache_dir=self.cache_dir)
-            figures = overview(self._usage, since=since, until=until, project=project, top=SESSIONS_SHOWN)
+                files = find_session_files(self.root)
+                self._digest = usage_quick.files_digest(files)
+                key = usage_quick.store_key(self._digest, since=since, until=until, project=project, tz=None,
+                                            top=SESSIONS_SHOWN)
+                quick = usage_quick.get(cache, key)
+                if quick is not None:  # (nothing changed since they were worked out: shown now)
+                    self.post_message(UsageWorkedOut(gen, Overview.from_json(quick.figures), quick.files,
+                                                     quick.skipped))
+                self._usage = load_usage(self.root, cache_dir=self.cache_dir, files=files)
+                if quick is not None:
+                    return
+            usage = self._usage
+            figures = overview(usage, since=since, until=until, project=project, top=SESSIONS_SHOWN)
+            skipped = sum(usage.skipped().values())
+            if project is None:  # (a screen opens on a period without a filter: those are kept)
+                key = usage_quick.store_key(self._digest, since=since, until=until, project=None, tz=None,
+                                            top=SESSIONS_SHOWN)
+                usage_quick.put(cache, key, usage_quick.Quick(figures.to_json(), len(usage.files), skipped))
         except Exception as exc:  # (shown on the screen; the app goes on)
             self.post_message(UsageFailed(gen, f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(UsageWorkedOut(gen, figures))
+        self.post_message(UsageWorkedOut(gen, figures, len(usage.files), skipped))
 
     def on_usage_failed(self, message: UsageFailed) -> None:
         if message.gen == self._gen:
@@ -204,11 +226,10 @@ class UsageScreen(Screen[str | None]):
         if message.gen != self._gen:
             return  # (a period or filter changed since)
         self.figures = f = message.figures
-        usage = self._usage
         totals = f.totals
         status = self.query_one("#usage-status", Static)
-        skipped = sum(usage.skipped().values()) if usage is not None else 0
-        status.update(f"{len(usage.files) if usage else 0} session files"
+        skipped = message.skipped
+        status.update(f"{message.files} session files"
                       + (f" · {skipped} messages' usage not counted (bad numbers or times)" if skipped else ""))
         chart = self.query_one("#usage-chart", Sparkline)
         chart.display = bool(totals)

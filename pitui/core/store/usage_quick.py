@@ -1,0 +1,160 @@
+"""The usage screen's figures as last worked out, kept with what they came from.
+
+A usage screen opened on a store where nothing changed since shows them at once, before the
+usage index is read and the figures are worked out again from it (:func:`.usage.overview`:
+seconds at 15,000 sessions). What they came from is a key: every session file's path and
+identity (device, inode, size, mtime in ns, as the usage index keys its rows), the index's
+version, the period, the project filter, the time zone and how many sessions are shown. Any
+change in these (a session grew, was added or removed, another day began) is another key, and
+the figures are worked out from the index as before.
+
+One small JSON file in pitui's cache folder holding the last :data:`KEEP` keys' figures,
+written whole (temporary file and rename). A file that is damaged, of another version or of
+the wrong shape is ignored (and written again): every value the screen reads is checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from . import usage_file
+from .discovery import SessionFile
+from ..paths import open_cache_file, private_dir, write_private
+
+__all__ = ["Quick", "files_digest", "store_key", "get", "put", "KEEP"]
+
+VERSION = 1
+KEEP = 8
+MAX_BYTES = 4 * 1024 * 1024  # (a few periods' figures: anything bigger is not ours)
+
+
+@dataclass
+class Quick:
+    """Figures kept: the screen's :class:`.usage.Overview` as JSON, the number of session
+    files and of usages not counted (its status line)."""
+
+    figures: dict
+    files: int
+    skipped: int
+
+
+def _file(cache_dir: str | os.PathLike) -> Path:
+    return Path(cache_dir) / f"usage-screen-v{VERSION}.json"
+
+
+def _zone() -> list:
+    """The local time zone as the days are counted in it."""
+    return [os.environ.get("TZ"), list(time.tzname), time.timezone, time.altzone]
+
+
+def store_key(digest: str | None, *, since: str | None, until: str | None, project: str | None,
+              tz: str | None, top: int) -> str | None:
+    """The key of the figures of the files of ``digest`` (:func:`files_digest`) for that
+    period and filter, in that zone (None with no digest)."""
+    if digest is None:
+        return None
+    return hashlib.blake2b(orjson.dumps([VERSION, usage_file.VERSION, digest, since, until, project, tz, top, _zone()]),
+                           digest_size=20).hexdigest()
+
+
+def files_digest(files: list[SessionFile]) -> str | None:
+    """What the figures of ``files`` come from, in a few bytes: each file's path, project
+    folder, kind and identity (None when a file cannot be looked at)."""
+    h = hashlib.blake2b(digest_size=20)
+    stat = os.stat
+    for sf in files:
+        try:
+            st = stat(sf.path)
+        except OSError:
+            return None
+        h.update(b"%s\0%s\0%s\0%d %d %d %d\n" % (sf.path.encode("utf-8", "surrogateescape"),
+                                               sf.project.encode("utf-8", "surrogateescape"), sf.kind.encode(),
+                                               st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return h.hexdigest()
+
+
+def _load(cache_dir: str | os.PathLike) -> dict:
+    try:
+        with open_cache_file(_file(cache_dir)) as fh:
+            raw = fh.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            return {}
+        data = orjson.loads(raw)
+    except (OSError, ValueError):
+        return {}
+    return data if type(data) is dict and type(data.get("entries")) is list else {}
+
+
+def get(cache_dir: str | os.PathLike | None, key: str | None) -> Quick | None:
+    """The figures kept under ``key`` (None: none, or not of the right shape)."""
+    if cache_dir is None or key is None:
+        return None
+    for e in _load(cache_dir).get("entries", ()):
+        if type(e) is dict and e.get("key") == key:
+            figures, files, skipped = e.get("figures"), e.get("files"), e.get("skipped")
+            if type(files) is int and type(skipped) is int and _figures_ok(figures):
+                return Quick(figures, files, skipped)
+            return None
+    return None
+
+
+def put(cache_dir: str | os.PathLike | None, key: str | None, quick: Quick) -> None:
+    """Keep ``quick`` under ``key`` (with the last :data:`KEEP` others); a cache that cannot
+    be written only costs the next screen its wait."""
+    if cache_dir is None or key is None or private_dir(cache_dir) is None:
+        return
+    kept = [e for e in _load(cache_dir).get("entries", ()) if type(e) is dict and e.get("key") != key]
+    entries = [{"key": key, "figures": quick.figures, "files": quick.files, "skipped": quick.skipped}, *kept][:KEEP]
+    try:
+        write_private(_file(cache_dir), orjson.dumps({"entries": entries}))
+    except (OSError, TypeError):
+        pass
+
+
+_NUM = (int, float)
+
+
+def _is(value, *types) -> bool:
+    return type(value) in types
+
+
+def _figures_ok(f) -> bool:
+    """Whether ``f`` holds every value the usage screen reads, of its type."""
+    if type(f) is not dict:
+        return False
+    try:
+        days, totals = f["days"], f["totals"]
+        if not all(type(d) is list and len(d) == 2 and _is(d[0], str) and _is(d[1], *_NUM) for d in days):
+            return False
+        if type(totals) is not dict:
+            return False
+        if totals:
+            for k in ("totalCost", "totalTokens", "cacheReadTokens", "cacheCreationTokens", "abandonedCost",
+                      "subagentGoneCost", "modelMs", "toolMs"):
+                if not _is(totals[k], *_NUM):
+                    return False
+            if not _is(totals["sessions"], int) or not _is(totals["cacheHitRatio"], *_NUM, type(None)):
+                return False
+            tools = totals["tools"]
+            if type(tools) is not dict or not all(
+                    type(t) is dict and _is(t["calls"], int) and _is(t["errors"], int) for t in tools.values()):
+                return False
+        if not all(type(m) is dict and _is(m["model"], str) and _is(m["totalCost"], *_NUM) for m in f["models"]):
+            return False
+        if not all(type(p) is dict and _is(p["project"], str) and _is(p["totalCost"], *_NUM) for p in f["projects"]):
+            return False
+        for s in f["sessions"]:
+            if type(s) is not dict or not (_is(s["sessionCost"], *_NUM) and _is(s["sessionTokens"], *_NUM)
+                                           and _is(s["lastActivity"], str) and _is(s["projectPath"], str)
+                                           and _is(s["sessionId"], str) and _is(s["path"], str)
+                                           and _is(s["name"], str, type(None))):
+                return False
+        return type(f["projects_all"]) is list and all(_is(p, str) for p in f["projects_all"])
+    except (KeyError, TypeError, AttributeError):
+        return False
