@@ -190,8 +190,10 @@ KEYS: tuple[Key, ...] = (
     Key("stats", "stats.close_s", "s", "close", "Close", palette=False),
     Key("context", "context.close", "escape", "close", "Close", show=True, palette=False),
     Key("compare", "compare.close", "escape,q,C", "close", "Close", show=True, palette=False),
-    Key("compare", "compare.next_column", "right,tab", "column(1)", "Next branch", palette=False),
-    Key("compare", "compare.prev_column", "left,shift+tab", "column(-1)", "Previous branch", palette=False),
+    # (priority: the columns' scrolling container would take right and left as scrolling)
+    Key("compare", "compare.next_column", "right,tab", "column(1)", "Next branch", palette=False, priority=True),
+    Key("compare", "compare.prev_column", "left,shift+tab", "column(-1)", "Previous branch", palette=False,
+        priority=True),
     Key("compare_pick", "compare_pick.close", "escape,q", "close", "Cancel", show=True, palette=False),
     Key("compare_list", "compare_list.down", "down,j", "cursor_down", "Down", palette=False),
     Key("compare_list", "compare_list.up", "up,k", "cursor_up", "Up", palette=False),

@@ -191,3 +191,17 @@ async def test_hostile_text_is_shown_as_it_is_stored(settle, tmp_path):
         assert "rm -rf / [bold red]x[/] ^[[2J" in text
         assert "[link=x]p[/link]^[[31m.py" in text
         assert "\x1b" not in text
+
+
+async def test_more_branches_than_fit_scroll_sideways(settle):
+    app = _host(("8d234614", "e2235cb9", "66dac600", "b69c3ab9"))  # (the first fork's four tries)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        lists = list(app.screen.query(CompareList))
+        # (three fit, each 52 wide; the fourth starts past the screen's right edge)
+        assert [(lst.region.x, lst.region.width) for lst in lists] == [(2, 52), (54, 52), (106, 52), (158, 52)]
+        await pilot.press("right", "right", "right")  # (typed at once: each goes to the column it moved to)
+        await settle(pilot)
+        assert lists[3].has_focus
+        assert [lst.region.x for lst in lists] == [-50, 2, 54, 106]  # (scrolled to it)
+        assert lists[3].rows[1].pieces == (("2 entries after the fork · $0.0085 · 8.7s", "meta"),)

@@ -45,6 +45,8 @@ __all__ = ["CompareScreen", "CompareList", "LeafPickScreen", "open_compare", "go
 
 #: from this many columns the branches are side by side; below, one above the other
 SIDE_BY_SIDE_FROM = 120
+#: side by side, a branch's column is at least this wide (more branches than fit scroll sideways)
+COLUMN_MIN = 52
 #: the mark beside a file more than one branch touched
 SHARED = "◆"
 #: an item's whole text, opened: at most this many lines of it
@@ -89,6 +91,17 @@ def _wrapped(text: str, width: int, console) -> list[str]:
     return out
 
 
+def _packed(facts: list[str], width: int) -> list[str]:
+    """``facts`` joined by `` · `` on as few lines of ``width`` cells as hold them whole."""
+    lines: list[str] = []
+    for fact in facts:
+        if lines and cell_len(lines[-1]) + 3 + cell_len(fact) <= width:
+            lines[-1] += " · " + fact
+        else:
+            lines.append(fact)
+    return lines
+
+
 def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], opened: set[tuple],
                 width: int, console) -> list[_Row]:
     """The rows of branch ``n`` (from 1): its heading and figures, then each section's
@@ -102,8 +115,8 @@ def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], open
     u = b.usage
     figures = [entries_text(b), fmt_cost(u.cost, zero="$0"), fmt_duration(b.duration_ms, fine=True) or "no time",
                f"stop: {visible(b.stop_reason)}" if b.stop_reason else "no stop reason"]
-    rows.append(_line((" · ".join(figures), "meta")))
-    rows.append(_line((tokens_text(u), "meta")))
+    rows += [_line((line, "meta")) for line in _packed(figures, width)]
+    rows += [_line((line, "meta")) for line in _packed(tokens_text(u).split(" · "), width)]
 
     def section(name: str, items: list[_Row]) -> None:
         rows.append(_line(("", "meta")))
@@ -282,9 +295,8 @@ class CompareScreen(ModalScreen):
     CompareScreen #compare-fork { height: auto; color: $text-muted; }
     CompareScreen #compare-status { height: auto; color: $text-muted; padding: 1 0; }
     CompareScreen #compare-columns { height: 1fr; }
-    CompareScreen #compare-columns > CompareList { width: 1fr; min-width: 52; border: round $panel; }
+    CompareScreen #compare-columns > CompareList { width: 1fr; border: round $panel; }
     CompareScreen #compare-columns > CompareList:focus { border: heavy $accent; }
-    CompareScreen #compare-columns.-stacked > CompareList { min-width: 0; }
     """
 
     def __init__(self, session: Session, leaves: list[int], *, id: str | None = None):
@@ -355,8 +367,22 @@ class CompareScreen(ModalScreen):
             await columns.remove_children()
             had = [CompareList() for _ in range(count)]
             await columns.mount_all(had)
+        self._size_columns()
         self.call_after_refresh(self._fill)
         had[min(focused, count - 1)].focus()
+
+    def _size_columns(self) -> None:
+        """Side by side, the columns share the width, each at least :data:`COLUMN_MIN`
+        wide: as many as fit are on screen, the rest scrolled to."""
+        lists = self.lists
+        if len(lists) < 2:
+            for lst in lists:
+                lst.styles.width = "1fr"
+            return
+        room = self.app.size.width - 4  # (the box's border and padding)
+        shown = max(1, min(len(lists), room // COLUMN_MIN))
+        for lst in lists:
+            lst.styles.width = room // shown
 
     def _fill(self, keep: dict[int, tuple] | None = None) -> None:
         """Each list's rows, worked out for its width."""
@@ -382,6 +408,7 @@ class CompareScreen(ModalScreen):
         if self._wide is not None and (self.app.size.width >= SIDE_BY_SIDE_FROM) != self._wide:
             await self._lay_out()
         elif self.comparison is not None:
+            self._size_columns()
             self.call_after_refresh(self._fill, self._kept())
 
     def _kept(self) -> dict[int, tuple]:
