@@ -18,6 +18,7 @@ import sys
 
 from helpers import FIXTURES, assistant, entry, user, write
 from pitui.cli import main
+from pitui.core.export.compare import compare_markdown
 from pitui.core.model.compare import compare_branches, leaves, shared_paths
 from pitui.core.read.session import Session
 from tools import piwriter
@@ -118,9 +119,18 @@ def test_markdown(capsys):
     assert main(["compare", str(SHOP), "b69c3ab9", "66dac600", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# Branches compared\n\nFork: ebb82575 (session_info, line 10)\n\n## Branch 1: `b69c3ab9`\n")
+    s, tries = _at(SHOP, "d2be939c", "66dac600")
+    two = compare_markdown(s, compare_branches(s, tries))
+    assert "\n\n`*` marks a file more than one branch read or modified\n\n" in two
+    assert "- modified `tests/test_checkout_page.py` *: +13 −0\n" in two
     assert "- modified `shop/checkout.py`: +13 −6\n" in out
     assert "| `shell_exec` | 6 | 1 |\n" in out
     assert "- ✗ failed `python -m pytest -q`\n" in out
+
+
+def _at(path, *ids):
+    s = Session.open(path)
+    return s, [s.index_of[i] for i in ids]
 
 
 def test_bad_ids_and_too_few():

@@ -146,7 +146,7 @@ def compare_markdown(session: Session, comparison: Comparison) -> str:
     shared = shared_paths(comparison)
     out = ["# Branches compared", "", _fork_line(session, comparison).replace("fork: ", "Fork: ", 1)]
     if shared:
-        out += ["", f"{SHARED_MARK} a file more than one branch read or modified"]
+        out += ["", f"`{SHARED_MARK}` marks a file more than one branch read or modified"]
     for n, b in enumerate(comparison.branches, 1):
         out += [""] + _md_branch(session, n, b, shared)
     return "\n".join(out) + "\n"
