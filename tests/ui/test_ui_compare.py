@@ -205,3 +205,20 @@ async def test_more_branches_than_fit_scroll_sideways(settle):
         assert lists[3].has_focus
         assert [lst.region.x for lst in lists] == [-50, 2, 54, 106]  # (scrolled to it)
         assert lists[3].rows[1].pieces == (("2 entries after the fork · $0.0085 · 8.7s", "meta"),)
+
+
+async def test_a_long_command_opens_whole(settle):
+    app = _host()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        right = list(app.screen.query(CompareList))[1]
+        await pilot.press("right")
+        while not "".join(t for t, _ in right.current.pieces).startswith("✓ git add shop/discounts.py"):
+            await pilot.press("down")
+        before = len(right.rows)
+        await pilot.press("space")
+        assert len(right.rows) == before + 2  # (its 145 characters on three lines of 73, at words)
+        at = right.cursor_row
+        shown = ["".join(t for t, _ in r.pieces) for r in right.rows[at:at + 3]]
+        assert shown == ["✓ git add shop/discounts.py shop/checkout.py tests/test_checkout.py && git",
+                         '  commit -q -m "Add discount codes to compute_totals" && git log --oneline', "  -1"]

@@ -85,7 +85,7 @@ def _wrapped(text: str, width: int, console) -> list[str]:
         if not safe:
             out.append("")
         else:
-            out += [line.plain for line in Text(safe).wrap(console, max(8, width))]
+            out += [line.plain.rstrip() for line in Text(safe).wrap(console, max(8, width))]
         if len(out) >= OPEN_LINES:
             return out[:OPEN_LINES] + ["…"]
     return out
@@ -123,20 +123,21 @@ def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], open
         rows.append(_line((name, "section")))
         rows.extend(items or [_line(("  none", "none"))])
 
-    def text_item(kind: str, entry: int, text: str, mark: str = "  ") -> list[_Row]:
+    def text_item(kind: str, entry: int, text: str, mark: tuple[str, str] = ("  ", "meta")) -> list[_Row]:
+        """An item of one line (``mark``, then ``text`` on one line), or, opened, of
+        ``text``'s lines wrapped."""
         key = (n, kind, entry)
         if key not in opened:
-            return [_line((mark, "meta"), (one_line(text, 400), "text"), target=entry, leaf=leaf, key=key, text=text)]
+            return [_line(mark, (one_line(text, 400), "text"), target=entry, leaf=leaf, key=key, text=text)]
         lines = _wrapped(text, width - 2, console)
-        first = _line((mark, "meta"), (lines[0] if lines else "", "text"), target=entry, leaf=leaf, key=key,
-                      text=text)
+        first = _line(mark, (lines[0] if lines else "", "text"), target=entry, leaf=leaf, key=key, text=text)
         return [first] + [_line(("  ", "meta"), (line, "text")) for line in lines[1:]]
 
     if b.labels:
         section("Labels", [_line(("  ", "meta"), (one_line(label, 200), "label"), target=i, leaf=leaf)
                            for i, label in b.labels])
     section(f"Prompts ({len(b.prompts)})",
-            [row for i, text in b.prompts for row in text_item("prompt", i, text, "› ")])
+            [row for i, text in b.prompts for row in text_item("prompt", i, text, ("› ", "meta"))])
     section("Last answer", text_item("answer", *b.answer) if b.answer else [])
     kind_w = max((cell_len(visible(kind)) for kind in b.tools), default=0)
     section("Tool calls", [_line(("  ", "meta"), (visible(kind).ljust(kind_w), "kind"),
@@ -151,18 +152,9 @@ def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], open
     section("Files read", [_line(*path(t), target=t.first, leaf=leaf) for t in b.read])
     section("Files modified", [_line(*path(t), (f"  +{t.added}", "added"), (f" −{t.removed}", "removed"),
                                      target=t.first, leaf=leaf) for t in b.modified])
-    commands = []
-    for c in b.commands:
-        mark = ("✗ ", "error") if c.failed else ("✓ ", "ok")
-        key = (n, "command", c.entry)
-        if key in opened and "\n" in c.command:
-            lines = _wrapped(c.command, width - 2, console)
-            commands.append(_line(mark, (lines[0], "text"), target=c.entry, leaf=leaf, key=key, text=c.command))
-            commands += [_line(("  ", "meta"), (line, "text")) for line in lines[1:]]
-        else:
-            commands.append(_line(mark, (one_line(c.command, 400), "text"), target=c.entry, leaf=leaf, key=key,
-                                  text=c.command))
-    section(f"Commands ({len(b.commands)})", commands)
+    section(f"Commands ({len(b.commands)})",
+            [row for c in b.commands
+             for row in text_item("command", c.entry, c.command, ("✗ ", "error") if c.failed else ("✓ ", "ok"))])
     section("Summary written when it was left", text_item("summary", *b.summary) if b.summary else [])
     return [r._replace(branch=n) for r in rows]
 
