@@ -29,7 +29,7 @@ import orjson
 
 from .parts import subagent_runs
 
-__all__ = ["Figures", "usage_figures", "spent", "entry_usages", "assistant_key", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
+__all__ = ["Figures", "usage_figures", "spent", "model_key", "text_or_none", "entry_usages", "assistant_key", "fast_assistant_usage", "TOOLS_KEY", "SUBAGENT_SUFFIX",
            "MAX_TOKENS", "MAX_COST", "USAGE_TYPES"]
 
 TOOLS_KEY = "Tools/summaries"
@@ -118,19 +118,21 @@ def spent(by_model: Iterable[Sequence[float]]) -> tuple[float, float]:
     return tokens, math.fsum(costs)
 
 
-def _text(value) -> str | None:
+def text_or_none(value) -> str | None:
+    """``value`` when it is a string (what a key is made of), else None."""
     return value if type(value) is str else None
 
 
-def _model_key(provider, model) -> str:
+def model_key(provider: str | None, model: str | None) -> str:
+    """The key a usage counts under: ``provider/model``."""
     return f"{provider}/{model}"
 
 
 def assistant_key(message: dict) -> str:
     """The key an assistant message's usage counts under: ``provider/model`` (its
     ``responseModel`` when it names one)."""
-    return _model_key(_text(message.get("provider")),
-                      _text(message.get("responseModel")) or _text(message.get("model")))
+    return model_key(text_or_none(message.get("provider")),
+                     text_or_none(message.get("responseModel")) or text_or_none(message.get("model")))
 
 
 def entry_usages(entry: dict) -> list[tuple[str, Figures | str, int]]:
@@ -156,9 +158,9 @@ def entry_usages(entry: dict) -> list[tuple[str, Figures | str, int]]:
                 return [(TOOLS_KEY, usage_figures(m["usage"]), 1)]
         return []
     if t == "usage" and "usage" in entry:
-        return [(_model_key(_text(entry.get("provider")), _text(entry.get("model"))),
+        return [(model_key(text_or_none(entry.get("provider")), text_or_none(entry.get("model"))),
                  usage_figures(entry.get("usage")), 1)]
-    if t in USAGE_TYPES and type(entry.get("usage")) is dict:
+    if type(t) is str and t in USAGE_TYPES and type(entry.get("usage")) is dict:  # (a type may be a list)
         return [(TOOLS_KEY, usage_figures(entry["usage"]), 1)]
     return []
 

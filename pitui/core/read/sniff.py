@@ -10,7 +10,7 @@ import re
 
 from .lines import iter_line_spans, open_regular, parse_line
 
-__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "is_pi_file", "kind_of_records", "event_type_at", "Sniffer"]
+__all__ = ["STREAM", "RPC_LOG", "EVENT_TYPES", "stream_kind", "stream_kind_of", "is_pi_file", "kind_of_records", "event_type_at", "Sniffer"]
 
 #: a JSON-mode stream (``pi --mode json``): a session header, then events
 STREAM = "stream"
@@ -108,12 +108,23 @@ def stream_kind(path: str | os.PathLike) -> str | None:
         f = open_regular(path)
     except (OSError, ValueError):
         return None
+    with f:
+        return _sniffed(f)
+
+
+def stream_kind_of(data: bytes) -> str | None:
+    """:func:`stream_kind` of a file's bytes already read (not read again)."""
+    import io
+
+    return _sniffed(io.BytesIO(data))
+
+
+def _sniffed(f) -> str | None:
     sniffer = Sniffer()
     try:
-        with f:
-            for buf, pos, e, _off, _ln, _end, _term in iter_line_spans(f):
-                if sniffer.see(bytes(buf[pos:min(e, pos + _HEAD_LIMIT + 1)])):
-                    break
+        for buf, pos, e, _off, _ln, _end, _term in iter_line_spans(f):
+            if sniffer.see(bytes(buf[pos:min(e, pos + _HEAD_LIMIT + 1)])):
+                break
     except OSError:
         return None
     return sniffer.kind

@@ -37,7 +37,7 @@ from .usage_scan import QUARTER_MS, Compat, FileScan, scan_bytes, session_id_of
 from ..model.cost import spent
 from ..paths import default_cache_dir, notice, private_dir, write_private
 from ..read.lines import bytes_fingerprint, open_regular
-from ..read.sniff import stream_kind
+from ..read.sniff import stream_kind_of
 
 __all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "file_spent", "report", "overview", "Overview", "REPORTS", "DayOf", "normal_date",
            "model_name", "cache_hit_ratio"]
@@ -267,9 +267,9 @@ class UsageIndex:
 
 
 def _read_file(path: str, prev: usage_file.Row | None, st: os.stat_result,
-               index: UsageIndex) -> tuple[FileScan, str, int]:
-    """The file's scan (``prev``'s read on when the file only grew), its fingerprint and the
-    size read. Raises OSError."""
+               index: UsageIndex) -> tuple[FileScan, str, int, bool]:
+    """The file's scan (``prev``'s read on when the file only grew), its fingerprint, the
+    size read and whether it is an event stream. Raises OSError."""
     with open_regular(path) as fh:
         data = fh.read()
     scan = None
@@ -279,7 +279,7 @@ def _read_file(path: str, prev: usage_file.Row | None, st: os.stat_result,
     if scan is None:
         scan = FileScan()
     scan_bytes(scan, data, scan.offset, True)
-    return scan, bytes_fingerprint(data, scan.offset), len(data)
+    return scan, bytes_fingerprint(data, scan.offset), len(data), stream_kind_of(data) is not None
 
 
 def _stream_summary(path: str, summary: dict) -> dict:
@@ -305,10 +305,10 @@ def read_row(path: str, prev: usage_file.Row | None, index: UsageIndex) -> usage
     """The index row of the file at ``path`` read (``prev``'s scan read on when the file
     only grew), its scan state kept. Raises OSError."""
     st = os.stat(path)
-    scan, fingerprint, size = _read_file(path, prev, st, index)
+    scan, fingerprint, size, stream = _read_file(path, prev, st, index)
     summary = scan.summary()
     state = orjson.dumps({"path": path, "offset": scan.offset, "fingerprint": fingerprint, "scan": scan.to_state()})
-    if stream_kind(path) is not None:
+    if stream:
         summary, state = _stream_summary(path, summary), b""  # (read whole when it changes)
     summary["id"], summary["name"] = scan.header_id, scan.name
     index.keep_state(path, state)

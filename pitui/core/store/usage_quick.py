@@ -6,7 +6,9 @@ seconds at 15,000 sessions). What they came from is a key: every session file's 
 identity (device, inode, size, mtime in ns, as the usage index keys its rows), the index's
 version, the period, the project filter, the time zone and how many sessions are shown. Any
 change in these (a session grew, was added or removed, another day began) is another key, and
-the figures are worked out from the index as before.
+the figures are worked out from the index as before. (One input is not in the key: whether a
+subagent run's transcript recorded outside the store still exists; such a file deleted shows
+in the figures once anything else changes.)
 
 One small JSON file in pitui's cache folder holding the last :data:`KEEP` keys' figures,
 written whole (temporary file and rename). A file that is damaged, of another version or of

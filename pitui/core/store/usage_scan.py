@@ -15,11 +15,14 @@ Two readings come out of one pass:
   may be, time the model took against time tools took, tool calls by kind and their
   errors; and the assistant messages the compatible reading refused, by reason.
 
-A line in Pi's own layout is read from its head (type, id, parent, timestamp, role) and only
-parsed whole when it may count: an assistant message, a subagent's result, a usage or a
-summary entry, the header and names. Anything else that is not in Pi's layout is parsed
-whole. Lines are split as Node's ``readline`` splits them (``\\n``, ``\\r\\n`` or a lone
-``\\r``) and trimmed, as ccusage reads them.
+Each line is decoded once by msgspec into the few fields counted (:data:`_LINE_DECODE`: an
+entry's type, id, parent, time, its message's role, usage, model, tool name and error, an
+assistant's tool calls), the rest of it checked to be JSON and skipped, nothing made of it;
+a line msgspec refuses, or one that needs more (a subagent's result: its runs), is parsed
+whole (:meth:`FileScan._parsed`, JSON.parse's reading where orjson is stricter) and read the
+same way from the object. A line that is not JSON counts nothing, as Pi skips it. Lines are
+split as Node's ``readline`` splits them (``\\n``, ``\\r\\n`` or a lone ``\\r``) and
+trimmed, as ccusage reads them.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
+import msgspec
 import orjson
 
-from ..model.cost import USAGE_TYPES, Figures, assistant_key, entry_usages, usage_figures
-from ..model.parts import raw_result_end, raw_result_head, run_transcripts, tool_kind, tool_name
+from ..model.cost import (TOOLS_KEY, USAGE_TYPES, Figures, assistant_key, entry_usages, model_key, text_or_none,
+                          usage_figures)
+from ..model.parts import run_transcripts, tool_kind, tool_name
 from ..read.lines import parse_line
 from ..timeutil import iso_to_ms
 
@@ -42,16 +47,59 @@ QUARTER_MS = 900_000
 
 # ccusage's timestamp: YYYY-MM-DDTHH:MM:SS[.mmm] then Z or ±HH:MM, nothing around it
 _ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
-_HEAD = re.compile(
-    rb'\{"type":"([a-z_]{1,40})","id":"([^"\\]{1,200})","parentId":(?:null|"([^"\\]{0,200})"),'
-    rb'"timestamp":"([^"\\]{0,64})"(?:,"message":\{"role":"([A-Za-z]{1,40})")?')
-# what a line must hold, in Pi's layout, to be parsed whole
-_USAGE_KEY = b'"usage"'
-_SUBAGENT = b'"toolName":"subagent"'
-_OTHER_PARSED = frozenset({"session", "session_info"}) | USAGE_TYPES
 # JavaScript's String.prototype.trim: white space and line ends, U+FEFF among them
 _JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
             "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+class _Block(msgspec.Struct, gc=False):
+    """A content block of an assistant message: what a tool call is counted by."""
+
+    type: object = None
+    name: object = None
+
+
+class _Message(msgspec.Struct, gc=False):
+    """The fields of an entry's message the usage reads (absent: UNSET, as ``in`` says)."""
+
+    role: object = msgspec.UNSET
+    content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for an assistant's tool calls)
+    usage: object = msgspec.UNSET
+    provider: object = msgspec.UNSET
+    model: object = msgspec.UNSET
+    responseModel: object = msgspec.UNSET
+    toolName: object = msgspec.UNSET
+    isError: object = msgspec.UNSET
+
+
+class _Line(msgspec.Struct, gc=False):
+    """The fields of an entry the usage reads; the rest of the line is checked to be JSON
+    and skipped, nothing made of it."""
+
+    type: object = msgspec.UNSET
+    id: object = msgspec.UNSET
+    parentId: object = msgspec.UNSET
+    timestamp: object = msgspec.UNSET
+    message: _Message | None = None
+    name: object = msgspec.UNSET  # (session_info)
+    usage: object = msgspec.UNSET  # (usage, compaction, branch_summary entries)
+    provider: object = msgspec.UNSET
+    model: object = msgspec.UNSET
+
+
+#: A line to the fields counted (an error where it is not JSON to msgspec or not an object
+#: of that shape: the line is then parsed whole, :meth:`FileScan._parsed`).
+_LINE_DECODE = msgspec.json.Decoder(_Line).decode
+#: An assistant message's content to its blocks' types and names (an error where it is not
+#: a list of objects).
+_BLOCKS_DECODE = msgspec.json.Decoder(list[_Block]).decode
+_UNSET = msgspec.UNSET
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+
+
+def _given(value):
+    """A decoded field's value as ``dict.get`` gives it (absent: None)."""
+    return None if value is _UNSET else value
 
 
 _DAY_MS: dict[str, int] = {}  # "YYYY-MM-DD" -> its start in epoch ms (UTC)
@@ -245,39 +293,62 @@ class FileScan:
             k[1] += 1
 
     def line(self, data: bytes) -> None:
-        """One line (without its line end)."""
-        m = _HEAD.match(data)
-        if m is None:
-            data = data.strip()
-            if not data:
-                return
-            m = _HEAD.match(data)
-        if m is not None:
-            t = m.group(1).decode()
-            role = m.group(5)
-            if t == "message" and role is not None and data.count(b'"message":') == 1:
-                role = role.decode()
-                if role == "assistant":
-                    return self._parsed(data)
-                if role == "toolResult":
-                    if _SUBAGENT in data:
-                        return self._parsed(data)
-                    return self._result(data, m)
-                self._entry(m.group(2).decode("utf-8", "replace"), _opt(m.group(3)), m.group(4).decode(), "")
-                return
-            if t == "message" or t in _OTHER_PARSED or _USAGE_KEY in data:
-                return self._parsed(data)
-            self._entry(m.group(2).decode("utf-8", "replace"), _opt(m.group(3)), m.group(4).decode(), "")
-            return
-        self._parsed(data)
-
-    def _result(self, data: bytes, m) -> None:
-        """A tool result in Pi's layout: its tool and whether it failed, from the raw line."""
-        head, end = raw_result_head(data), raw_result_end(data)
-        if head is None or end is None or _USAGE_KEY in data:
+        """One line (without its line end): decoded into the fields counted, else (a line
+        msgspec refuses, or one that needs more: a subagent's result, a name of another type)
+        parsed whole, as :meth:`_object` reads it."""
+        try:
+            e = _LINE_DECODE(data)
+        except _DECODE_ERRORS:
             return self._parsed(data)
-        self._entry(m.group(2).decode("utf-8", "replace"), _opt(m.group(3)), m.group(4).decode(), "t")
-        self._tool(head[1], end[0], False)
+        t = _given(e.type)
+        if t == "session":
+            if self.header_id is None and not self.ids and type(e.id) is str:
+                self.header_id = e.id
+            return
+        m = e.message
+        role = _given(m.role) if m is not None else None
+        names = ()
+        if t == "message" and role == "toolResult":
+            tool = m.toolName
+            if tool == "subagent" or not (tool is _UNSET or tool is None or type(tool) is str):
+                return self._parsed(data)  # (its runs read from its details; a name str() makes)
+        elif role == "assistant" and (t is None or t == "message"):
+            content = m.content
+            if content is not _UNSET and memoryview(content)[:1] == b"[":  # (a list: its tool calls; else none)
+                try:
+                    blocks = _BLOCKS_DECODE(content)
+                except _DECODE_ERRORS:
+                    return self._parsed(data)  # (not all objects: those skipped, as parsed)
+                names = []
+                for b in blocks:
+                    if b.type == "toolCall":
+                        name = b.name
+                        if name is not None and type(name) is not str:
+                            return self._parsed(data)
+                        names.append(name or "tool")
+        if t == "session_info" and type(e.name) is str:
+            self.name = e.name.strip() or None
+        eid = e.id
+        index = -1
+        if type(eid) is str:
+            index = self._entry(eid, _given(e.parentId), _given(e.timestamp),
+                                "a" if t == "message" and role == "assistant" else
+                                "t" if t == "message" and role == "toolResult" else "")
+        if role == "assistant" and (t is None or t == "message"):
+            self._counted(names, m.usage is not _UNSET, _given(m.usage), t == "message", _given(e.timestamp),
+                          model_key(text_or_none(m.provider), text_or_none(m.responseModel) or text_or_none(m.model)),
+                          m.model is not _UNSET, _given(m.model), e.type is not _UNSET and type(e.type) is not str,
+                          index)
+        elif t == "message" and role == "toolResult":
+            self._tool(str(m.toolName or "tool"), m.isError is True, False)
+            if type(m.usage) is dict:
+                self._own(index, TOOLS_KEY, usage_figures(m.usage), 1)
+        elif t != "message":
+            if t == "usage" and e.usage is not _UNSET:
+                self._own(index, model_key(text_or_none(e.provider), text_or_none(e.model)),
+                          usage_figures(_given(e.usage)), 1)
+            elif type(t) is str and t in USAGE_TYPES and type(e.usage) is dict:
+                self._own(index, TOOLS_KEY, usage_figures(e.usage), 1)
 
     def _parsed(self, data: bytes) -> None:
         try:
@@ -320,31 +391,41 @@ class FileScan:
 
     def _assistant(self, e: dict, m: dict, index: int, data: bytes) -> None:
         content = m.get("content")
-        if type(content) is list:
-            for b in content:
-                if type(b) is dict and b.get("type") == "toolCall":
-                    self._tool(tool_name(b, None), False, True)
-        if "usage" not in m:
+        names = [tool_name(b, None) for b in content if type(b) is dict and b.get("type") == "toolCall"] \
+            if type(content) is list else []
+        self._counted(names, "usage" in m, m.get("usage"), e.get("type") == "message", e.get("timestamp"),
+                      assistant_key(m), "model" in m, m.get("model"),
+                      ("type" in e and type(e["type"]) is not str) or ("role" in m and type(m["role"]) is not str),
+                      index)
+
+    def _counted(self, tools: list[str], has_usage: bool, usage, is_message: bool, ts, key: str, has_model: bool,
+                 model, odd_types: bool, index: int) -> None:
+        """An assistant message: its tool calls (by name), its usage in pitui's own figures
+        (under ``key``, when its entry is a ``message``) and, where ccusage's schema takes
+        it, in ccusage's (``odd_types``: its entry's ``type`` or its ``role`` is there and
+        not a string)."""
+        for name in tools:
+            self._tool(name, False, True)
+        if not has_usage:
             return
-        figures = usage_figures(m.get("usage"))
-        if e.get("type") == "message":  # (pitui's own reading: entry_usages' of an assistant message)
-            self._own(index, assistant_key(m), figures, 1)
+        figures = usage_figures(usage)
+        if is_message:  # (pitui's own reading: entry_usages' of an assistant message)
+            self._own(index, key, figures, 1)
         if type(figures) is str:
             self._skip(figures)
             return
         # ccusage's schema, beyond the usage's own numbers
-        ms = ccusage_timestamp(e.get("timestamp"))
-        model = m.get("model")
+        ms = ccusage_timestamp(ts)
         if ms is None:
             self._skip("timestamp is not an ISO time")
         elif not figures.strict:
             self._skip("a cost or count of another type")
-        elif (model is not None or "model" in m) and type(model) is not str:
+        elif (model is not None or has_model) and type(model) is not str:
             self._skip("model is not a string")
-        elif ("type" in e and type(e["type"]) is not str) or ("role" in m and type(m["role"]) is not str):
+        elif odd_types:
             self._skip("type is not a string")
         else:
-            self.compat.add(e["timestamp"], ms, figures, model)
+            self.compat.add(ts, ms, figures, model)
 
     def _runs(self, m: dict, index: int) -> None:
         details = m.get("details")
@@ -414,10 +495,6 @@ class FileScan:
         runs = [r[1:] for r in self.runs if r[0] < 0 or live[r[0]]]
         return {"byModel": by_model, "abandoned": abandoned, "modelMs": model_ms, "toolMs": tool_ms,
                 "tools": self.tools, "runs": runs, "skipped": self.skipped}
-
-
-def _opt(b: bytes | None) -> str | None:
-    return b.decode("utf-8", "replace") if b is not None else None
 
 
 def scan_bytes(scan: FileScan, data, start: int, final: bool) -> None:
