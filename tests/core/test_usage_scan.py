@@ -117,3 +117,37 @@ def test_the_decoder_is_what_reads_a_line(monkeypatch):
     monkeypatch.setattr(usage_scan.FileScan, "_parsed", lambda self, data: seen.append("parsed"))
     _scan(HEAD + b"\n" + _assistant("," + USAGE) + b"\n", False)
     assert len(seen) == 2 and "parsed" not in seen
+
+
+def _general_ms(value, ccusage: bool):
+    """A time's epoch ms the long way: the ISO form matched, then read (what the minutes
+    kept by usage_scan must give)."""
+    import math
+
+    from pitui.core.timeutil import iso_to_ms
+
+    if type(value) is not str:
+        return None
+    if usage_scan._ISO.fullmatch(value) is not None:
+        ms = usage_scan._canonical_ms(value)
+        if ms is not None:
+            return ms
+    elif ccusage:
+        return None
+    ms = iso_to_ms(value)
+    return None if math.isnan(ms) else ms
+
+
+def test_times_read_from_a_minute_met_before_are_the_times_read_whole():
+    import random
+
+    rng = random.Random(36)
+    values = [f"2026-11-20T10:0{rng.randrange(3)}:{rng.randrange(62):02d}.{rng.randrange(1000):03d}Z"
+              for _ in range(3000)]
+    values += ["2026-11-20T10:00:60.000Z", "2026-11-20T10:00:5\u0663.000Z", "2026-11-20T10:00:05.00Z",
+               "2026-11-20T10:00:05.000+00:00", "2026-02-30T10:00:05.000Z", "2026-11-20T24:00:00.000Z",
+               "2026-11-20T10:00:05.000z", "2026-11-20T10:00:05Z", "2026-11-20T10:00:+5.000Z",
+               "2026-11-20T10:00: 5.000Z", "2026-11-20T10:00:05.+00Z", 5, None]
+    for value in values * 2:  # (the second time, every minute is known)
+        assert usage_scan.ccusage_timestamp(value) == _general_ms(value, True), value
+        assert usage_scan._entry_ms(value) == _general_ms(value, False), value

@@ -122,12 +122,45 @@ def _canonical_ms(value: str) -> int | None:
     return day + ((hours * 60 + minutes) * 60 + seconds) * 1000 + int(value[20:23])
 
 
+# Pi's times of one minute share their first 17 characters ("2026-11-20T10:00:"): each such
+# start met in a time matched whole by _ISO, with the minute's epoch ms; the seconds and
+# milliseconds after it read by lookup, which also checks they are digits in range.
+_MINUTE_MS: dict[str, int] = {}
+_SECOND_MS = {f"{n:02d}": n * 1000 for n in range(60)}
+_MILLIS = {f"{n:03d}": n for n in range(1000)}
+
+
+def _known_minute_ms(value: str) -> int | None:
+    """Epoch ms of ``YYYY-MM-DDTHH:MM:SS.mmmZ`` whose minute was met before (None: not so)."""
+    if len(value) == 24 and value[19] == "." and value[23] == "Z":
+        base = _MINUTE_MS.get(value[:17])
+        if base is not None:
+            seconds, millis = _SECOND_MS.get(value[17:19]), _MILLIS.get(value[20:23])
+            if seconds is not None and millis is not None:
+                return base + seconds + millis
+    return None
+
+
+def _iso_ms(value: str) -> int | None:
+    """Epoch ms of a time that matches :data:`_ISO`, in Pi's form (else None); its minute
+    kept for :func:`_known_minute_ms`."""
+    ms = _canonical_ms(value)
+    if ms is not None and len(_MINUTE_MS) < 200_000:
+        _MINUTE_MS[value[:17]] = ms - _SECOND_MS[value[17:19]] - int(value[20:23])
+    return ms
+
+
 def ccusage_timestamp(value) -> float | None:
     """Epoch milliseconds of an entry's ``timestamp`` when ccusage accepts it (its exact
     ISO form, a real date), else None."""
-    if type(value) is not str or _ISO.fullmatch(value) is None:
+    if type(value) is not str:
         return None
-    ms = _canonical_ms(value)
+    ms = _known_minute_ms(value)
+    if ms is not None:
+        return ms
+    if _ISO.fullmatch(value) is None:
+        return None
+    ms = _iso_ms(value)
     if ms is not None:
         return ms
     ms = iso_to_ms(value)
@@ -138,8 +171,11 @@ def _entry_ms(value) -> int | float | None:
     """Epoch milliseconds of any entry's ``timestamp`` the core reads (None: none)."""
     if type(value) is not str:
         return None
+    ms = _known_minute_ms(value)
+    if ms is not None:
+        return ms
     if _ISO.fullmatch(value) is not None:
-        ms = _canonical_ms(value)
+        ms = _iso_ms(value)
         if ms is not None:
             return ms
     ms = iso_to_ms(value)
