@@ -10,7 +10,11 @@ temporary folder. Each round runs, in turns: ``ccusage-pi daily --json --piPath 
 nothing changed), and after one session grew by a message (read on from where the index
 stopped; the file is cut back to its old size after). Time zone UTC for both. Each figure
 is the median of the rounds; memory is the peak RSS of the process or of its largest worker
-process (the wrapper's RUSAGE_CHILDREN). The totals of both are printed, to show they agree.
+process (the wrapper's RUSAGE_CHILDREN). The totals of both are printed, to show they agree;
+with ``--agree``, the ``daily`` and ``monthly`` reports of both (and ``session`` with
+``--agree-sessions``: on a store without copies of sessions, where which session keeps a copied
+message is not defined) are compared row by row after the timed rounds: every token count
+equal, every cost within $0.005.
 """
 
 from __future__ import annotations
@@ -100,6 +104,37 @@ def bench(store: str, runs: int) -> dict:
     return out
 
 
+def agree(store: str, reports: tuple[str, ...]) -> list[str]:
+    """Each of ``reports`` by both tools on ``store`` (UTC), compared row by row; the rows
+    that differ (none: they agree)."""
+    tmp = tempfile.mkdtemp(prefix="pitui-usage-agree-")
+    try:
+        ccusage = install_ccusage(tmp)
+        env = {**os.environ, "TZ": "UTC", "PYTHONPATH": REPO, "PITUI_CACHE_DIR": os.path.join(tmp, "cache")}
+        label = {"daily": ("daily", "date"), "monthly": ("monthly", "month"), "session": ("sessions", "sessionId")}
+        bad = []
+        for name in reports:
+            theirs = json.loads(subprocess.run([ccusage, name, "--json", "--piPath", store, "--timezone", "UTC"],
+                                               env=env, capture_output=True, check=True).stdout)
+            ours = json.loads(subprocess.run([PY, "-m", "pitui.cli", "usage", name, store, "--json", "--timezone",
+                                              "UTC"], env=env, capture_output=True, check=True).stdout)
+            key, row = label[name]
+            a = {r[row]: r for r in theirs[key]}
+            b = {r[row]: r for r in ours[key]}
+            if set(a) != set(b):
+                bad.append(f"{name}: rows {sorted(set(a) ^ set(b))[:5]} in one only")
+            for k in set(a) & set(b):
+                for f in ("inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens"):
+                    if a[k][f] != b[k][f]:
+                        bad.append(f"{name} {k} {f}: ccusage {a[k][f]}, pitui {b[k][f]}")
+                if abs(a[k]["totalCost"] - b[k]["totalCost"]) > 0.005:
+                    bad.append(f"{name} {k} cost: ccusage {a[k]['totalCost']}, pitui {b[k]['totalCost']}")
+            print(f"agree {name}: {len(a)} rows compared, {len(bad)} differences so far", flush=True)
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def report(store: str, out: dict) -> str:
     n, mb = sum(1 for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")), sum(
         os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl")) / 1e6
@@ -126,15 +161,24 @@ def main(argv=None) -> int:
     ap.add_argument("--store", default="store", help="a store under benchmarks/data (gen.py makes it)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--agree", action="store_true", help="compare the daily and monthly reports row by row too")
+    ap.add_argument("--agree-sessions", action="store_true", help="and the session report (a store without copies)")
+    ap.add_argument("--skip-timing", action="store_true", help="only compare (with --agree)")
     args = ap.parse_args(argv)
     if pi_side._marker(args.store) is None:
         subprocess.run([PY, os.path.join(BENCH, "gen.py"), args.store], check=True)
     store = os.path.join(pi_side.DATA, args.store)
     subprocess.run([PY, "-m", "compileall", "-q", os.path.join(REPO, "pitui")], check=True, stdout=subprocess.DEVNULL)
-    print(f"load average: {os.getloadavg()}", flush=True)
-    out = bench(store, args.runs)
-    print(f"load average: {os.getloadavg()}")
-    print(report(store, out))
+    out = {}
+    if not args.skip_timing:
+        print(f"load average: {os.getloadavg()}", flush=True)
+        out = bench(store, args.runs)
+        print(f"load average: {os.getloadavg()}")
+        print(report(store, out))
+    if args.agree:
+        bad = agree(store, ("daily", "monthly") + (("session",) if args.agree_sessions else ()))
+        print("\n".join(bad[:40]) if bad else "every row agrees")
+        out["agree"] = bad
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
