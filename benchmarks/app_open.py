@@ -79,7 +79,8 @@ def _worker_peaks(browser) -> list[float]:
     """Peak memory (MiB) of the open's worker processes still alive (a streaming worker
     goes on to save the skeleton after the app has what it needs, so it is not waited for)."""
     peaks = []
-    for p in getattr(getattr(browser, "_opening", None), "_procs", []):
+    opening = getattr(getattr(browser, "opener", browser), "_opening", None)  # (older trees: the screen's own)
+    for p in getattr(opening, "_procs", []):
         if p.poll() is not None:
             continue  # ended (and now waited for: RUSAGE_CHILDREN counts it)
         try:

@@ -130,10 +130,11 @@ def make_app(clock, tmp_path_factory, monkeypatch):
         kwargs.setdefault("index", SessionIndex(tmp_path_factory.mktemp("index")))
         return app_module.PituiApp(root, **kwargs)
 
-    from pitui.ui.browser.screen import BrowserScreen
+    from pitui.ui.browser.opener import SessionOpener
+    from pitui.ui.widgets.header import SessionHeader
 
-    monkeypatch.setattr(BrowserScreen, "STATS_DELAY", 0)
-    monkeypatch.setattr(BrowserScreen, "BACKGROUND_DELAY", 0)
+    monkeypatch.setattr(SessionHeader, "STATS_DELAY", 0)
+    monkeypatch.setattr(SessionOpener, "BACKGROUND_DELAY", 0)
     yield make
 
 

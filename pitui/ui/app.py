@@ -87,6 +87,17 @@ class PituiApp(App):
         self.demo = demo
         #: What the user chose to keep from one run to the next (the panels' layout).
         self.settings: settings_file.Settings = settings_file.load()
+        self._settings_saved = self.settings  # (what the settings file holds)
+        #: The keys remapped by ``PITUI_KEYMAP`` (binding id -> keys), as given to Textual.
+        self.keymap: dict[str, str] = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
+
+    def save_settings(self, whole: settings_file.Settings, *, save: bool = True) -> None:
+        """Use ``whole`` from now on, and write it to the settings file unless ``save`` is
+        false (a drag saves once, when it ends) or the file holds it already."""
+        self.settings = whole
+        if save and whole != self._settings_saved:
+            settings_file.save(whole)  # (a notice says when it cannot be written; not tried again)
+            self._settings_saved = whole
 
     def get_default_screen(self) -> Screen:
         return BrowserScreen()
@@ -116,9 +127,8 @@ class PituiApp(App):
 
     def on_mount(self) -> None:
         gc_policy.tune_for_app()
-        keymap = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
-        if keymap:
-            self.set_keymap(keymap)
+        if self.keymap:
+            self.set_keymap(self.keymap)
         self.set_timer(self.START_PAUSE_SECONDS, gc_policy.end_start_pause)
         self.set_interval(self.NOTICE_SECONDS, self.show_notices)
 

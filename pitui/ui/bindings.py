@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 from textual.binding import Binding
 
-__all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette", "key_shown"]
+__all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette", "key_shown",
+           "session_actions", "keymap_of"]
 
 
 # (a NamedTuple rather than a frozen dataclass: several times quicker to make as this module
@@ -32,6 +33,7 @@ class Key(NamedTuple):
     key_display: str | None = None
     palette: bool = True  # offered in the command palette (when its target is on screen)
     priority: bool = False  # checked before the focused widget sees the key (Textual's priority)
+    anytime: bool = False  # a browser key of the session's sections that works with no session open
 
     def binding(self) -> Binding:
         return Binding(self.keys, self.action, self.label, show=self.show, key_display=self.key_display,
@@ -78,20 +80,21 @@ KEYS: tuple[Key, ...] = (
     Key("browser", "nav.next_user", "U", "user(1)", "Next user message", "Next user message on the branch",
         section=MOVE),
     # ------------------------------------------------------------------ the message pane
-    Key("browser", "view.thinking", "t", "toggle_thinking", "Thinking", "Show or fold thinking blocks",
+    Key("browser", "view.thinking", "t", "pane_toggle('thinking')", "Thinking", "Show or fold thinking blocks",
         section=MESSAGES, show=True),
-    Key("browser", "view.tool_output", "o", "toggle_tool_output", "Output", "Tool output: a few lines, or all of it",
+    Key("browser", "view.tool_output", "o", "pane_toggle('tool_output')", "Output", "Tool output: a few lines, or all of it",
         section=MESSAGES, show=True),
-    Key("browser", "view.hidden", "h", "toggle_hidden", "Hidden msgs", "Show custom messages marked display:false",
+    Key("browser", "view.hidden", "h", "pane_toggle('hidden')", "Hidden msgs", "Show custom messages marked display:false",
         section=MESSAGES),
     Key("browser", "search.start", "slash", "search", "Search", "Search the branch in the message pane",
         section=MESSAGES, show=True),
     Key("browser", "search.next", "n", "next_hit(False)", "Next hit", "Next search hit", section=MESSAGES),
     Key("browser", "search.prev", "N", "next_hit(True)", "Previous hit", "Previous search hit", section=MESSAGES),
     Key("browser", "search.clear", "escape", "clear_search", "Clear search",
-        "End the search in the pane: highlights gone, folds opened for a hit closed", section=MESSAGES),
+        "End the search in the pane: highlights gone, folds opened for a hit closed", section=MESSAGES,
+        anytime=True),
     Key("browser", "view.zoom", "z", "zoom", "Zoom", "Zoom the focused panel to the whole screen, or back",
-        section=MESSAGES),
+        section=MESSAGES, anytime=True),
     Key("pane", "pane.cursor_down", "down", "cursor_down", "Next",
         "In the pane: the cursor to the next message, fold or transcript link",
         section=MESSAGES, palette=False),
@@ -120,9 +123,9 @@ KEYS: tuple[Key, ...] = (
     Key("browser", "session.warnings", "w", "show_warnings", "Warnings",
         "What was wrong in the file (damaged lines, orphans, duplicate ids), by line", section=SESSION),
     Key("browser", "session.back", "backspace", "back", "Back",
-        "Back to the session opened before (e.g. after a subagent's transcript)", section=SESSION),
+        "Back to the session opened before (e.g. after a subagent's transcript)", section=SESSION, anytime=True),
     Key("browser", "search.all", "ctrl+f", "search_all", "All sessions", "Search every session (Enter opens the hit)",
-        section=SESSION, show=True),
+        section=SESSION, show=True, anytime=True),
     Key("browser", "session.follow", "F", "toggle_follow", "Follow",
         "Follow the session as Pi writes it: keep the newest entry selected and in view", section=SESSION, show=True),
     Key("browser", "session.export_md", "x", "export_markdown", "Export",
@@ -268,6 +271,14 @@ def bindings_for(target: str) -> list[Binding]:
     return [k.binding() for k in KEYS if k.target == target]
 
 
+def session_actions(target: str = "browser") -> frozenset[str]:
+    """The actions of ``target`` that need an open session (greyed out in the footer
+    without one): its keys listed under the tree, branch, message and session sections,
+    but those marked ``anytime``."""
+    return frozenset(k.action.split("(", 1)[0] for k in KEYS if k.target == target and not k.anytime
+                     and k.section in (MOVE, BRANCHES, MESSAGES, SESSION))
+
+
 def by_id(binding_id: str) -> Key | None:
     return _BY_ID.get(binding_id)
 
@@ -275,11 +286,14 @@ def by_id(binding_id: str) -> Key | None:
 def key_shown(app, binding_id: str) -> str:
     """How the (first) key of binding ``binding_id`` is shown (``⌫``), remapped as the app's
     keymap says."""
-    from .textual_internals import keymap_of
-
     k = _BY_ID[binding_id]
     keys = keymap_of(app).get(binding_id, k.keys).split(",")[0].strip()
     return app.get_key_display(Binding(keys, k.action))
+
+
+def keymap_of(app) -> dict[str, str]:
+    """The keys ``app`` was told to remap (binding id -> keys: ``PituiApp.keymap``)."""
+    return getattr(app, "keymap", None) or {}
 
 
 def in_palette() -> list[Key]:

@@ -1,5 +1,5 @@
 """Text cut to a number of terminal cells, needing only Rich's cell table (no Textual): the
-cuts of :mod:`pitui.ui.cuts` (which re-exports them) and of ``pitui list``, whose rows must
+cuts of :mod:`pitui.ui.text_fit` (which re-exports them) and of ``pitui list``, whose rows must
 fit a terminal without loading the app. Widths are cells, not code points: a CJK character
 or an emoji is two, and a cut never splits one (the text is then one cell short)."""
 

@@ -1,10 +1,9 @@
 """Every message pitui posts: by its widgets to the screen, and by its thread workers.
 
 A worker posts one of these (``post_message`` is safe from any thread) to the widget or
-screen that started it, whose handler applies it on the UI thread. (Two also hand data over
-otherwise, changing nothing on screen: the open worker, ``browser/loading.py``, calls
-``prepare()`` on the pane and the tree from its thread, and the listing worker,
-``browser/listing.py``, appends rows to a locked buffer the UI thread drains.)
+screen that started it, whose handler applies it on the UI thread; no worker touches a
+widget. (One also hands data over otherwise: the sidebar's listing worker,
+``widgets/sidebar.py``, appends rows to a locked buffer the UI thread drains.)
 A message posted to a widget that is gone is dropped with its queue. Messages a widget posts
 to itself do not bubble. Messages that come at a high rate say so with ``can_replace``: the
 queue keeps only the newest.
@@ -32,14 +31,15 @@ if TYPE_CHECKING:  # (names for the annotations only: nothing is imported for th
     from ..core.model.summary import Summary
     from ..core.store.search import SessionHits
     from ..core.store.usage import Overview
-    from .pane.out import Rendered
+    from .pane.branch_model import BranchModel
+    from .pane.canvas import Rendered
 
 __all__ = [
     "EntryFocused",
     "OpenSessionFile",
     "SearchChanged",
+    "FirstRowsListed",
     "ListingDone",
-    "ListingFailed",
     "Relisted",
     "OpenProgress",
     "OpenFailed",
@@ -101,13 +101,13 @@ class SearchChanged(Message, namespace="message_pane"):
         return isinstance(message, SearchChanged)
 
 
-# ------------------------------------------------------------------ from the browser's workers
-class FirstRowsListed(Message):
+# ------------------------------------------------------------------ from the sidebar's workers
+class FirstRowsListed(Message, bubble=False):
     """The sidebar's first screen of rows, from the listing index, is in the buffer the
     listing fills: show it now rather than at the next drain."""
 
 
-class ListingDone(Message):
+class ListingDone(Message, bubble=False):
     """Every session under ``root`` listed (the rows came before, in batches)."""
 
     def __init__(self, root: SessionRoot, infos: list[SessionInfo]) -> None:
@@ -116,15 +116,7 @@ class ListingDone(Message):
         self.infos = infos
 
 
-class ListingFailed(Message):
-    """The store could not be listed at all."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-
-
-class Relisted(Message):
+class Relisted(Message, bubble=False):
     """The periodic listing of ``root`` (None: it failed this time)."""
 
     def __init__(self, root: SessionRoot, infos: list[SessionInfo] | None) -> None:
@@ -133,6 +125,7 @@ class Relisted(Message):
         self.infos = infos
 
 
+# ------------------------------------------------------------------ from the browser's workers
 class OpenProgress(Message):
     """How far the read of the session at ``path`` is (bytes ``done`` of ``total``)."""
 
@@ -156,14 +149,19 @@ class OpenFailed(Message):
 
 
 class SessionRead(Message):
-    """The session at ``path`` is read, and its tree laid out in filter ``mode``."""
+    """The session at ``path`` is read, and its tree laid out in filter ``mode``; ``pane``:
+    the blocks of the branch the pane shows first (``pane.prepare_branch``), ``summaries``:
+    the tree's first rows (``summaries_around``), when worked out ahead."""
 
-    def __init__(self, path: str, session: Session, layout: Any, mode: str) -> None:
+    def __init__(self, path: str, session: Session, layout: Any, mode: str, *, pane: BranchModel | None = None,
+                 summaries: dict[int, Summary] | None = None) -> None:
         super().__init__()
         self.path = path
         self.session = session
         self.layout = layout
         self.mode = mode
+        self.pane = pane
+        self.summaries = summaries
 
 
 class Validated(Message):
@@ -198,7 +196,7 @@ class Refreshed(Message):
         self.folded = folded
 
 
-class StatsReady(Message):
+class StatsReady(Message, bubble=False):
     """Tokens and cost of the branch ending at ``leaf`` (and of the whole session)."""
 
     def __init__(self, session: Session, leaf: int, branch: Stats, whole: Stats | None) -> None:

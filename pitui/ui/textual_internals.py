@@ -16,7 +16,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 
-__all__ = ["NAMES", "missing_names", "keymap_of", "set_virtual_size_quietly", "lay_out_now", "PaintGate",
+__all__ = ["NAMES", "missing_names", "set_virtual_size_quietly", "lay_out_now", "PaintGate",
            "begin_batch", "end_batch", "has_pending_work"]
 
 #: (class, name): the private methods used here; instance flags are checked on instances.
@@ -30,7 +30,7 @@ NAMES: tuple[tuple[type, str], ...] = (
 #: Attributes every widget (and screen) has once constructed.
 INSTANCE_NAMES = ("_layout_required", "_repaint_required", "_scroll_required", "_message_queue")
 SCREEN_INSTANCE_NAMES = ("_dirty_widgets",)
-APP_INSTANCE_NAMES = ("_keymap",)
+APP_INSTANCE_NAMES: tuple[str, ...] = ()  # (none: the keymap pitui gave is its own, PituiApp.keymap)
 
 
 def missing_names(widget: Widget, screen: Screen) -> list[str]:
@@ -40,11 +40,6 @@ def missing_names(widget: Widget, screen: Screen) -> list[str]:
     missing += [f"Screen().{n}" for n in SCREEN_INSTANCE_NAMES if not hasattr(screen, n)]
     missing += [f"App().{n}" for n in APP_INSTANCE_NAMES if not hasattr(screen.app, n)]
     return missing
-
-
-def keymap_of(app: App) -> dict[str, str]:
-    """The keymap the app was given (binding id -> keys), as ``App.set_keymap`` keeps it."""
-    return getattr(app, "_keymap", None) or {}
 
 
 def set_virtual_size_quietly(widget: Widget, size: Size) -> None:

@@ -16,7 +16,7 @@ from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.open.parallel import ParallelOpen
 from pitui.core.store.search import search
 from pitui.core.read.session import FileChanged, Session
-from pitui.ui.browser.screen import BrowserScreen
+from pitui.ui.browser.follower import FileFollower
 
 SIZE = (120, 40)
 
@@ -124,7 +124,7 @@ async def _wait_for(pilot, cond, rounds: int = 200) -> None:
 
 async def test_the_app_reads_again_a_file_replaced_by_one_of_the_same_size_and_mtime(
         make_app, settle, tmp_path, monkeypatch, notes):
-    monkeypatch.setattr(BrowserScreen, "WATCH_SECONDS", 0.1)
+    monkeypatch.setattr(FileFollower, "WATCH_SECONDS", 0.1)
     f = _session(tmp_path / "sessions" / "--p--")
     app = make_app(f)
     async with app.run_test(size=SIZE) as pilot:
@@ -142,11 +142,11 @@ async def test_e_never_shows_the_new_files_bytes_under_an_old_entry(make_app, se
     """``e`` pressed before the watch notices: the pager never gets the new file's line."""
     import contextlib
 
-    from pitui.ui.browser import take_away
+    from pitui.ui.browser import copy_export
 
-    monkeypatch.setattr(BrowserScreen, "WATCH_SECONDS", 3600.0)
+    monkeypatch.setattr(FileFollower, "WATCH_SECONDS", 3600.0)
     shown: list[str] = []
-    monkeypatch.setattr(take_away.subprocess, "call", lambda cmd: shown.append(Path(cmd[-1]).read_text()))
+    monkeypatch.setattr(copy_export.subprocess, "call", lambda cmd: shown.append(Path(cmd[-1]).read_text()))
     monkeypatch.setenv("PAGER", "less")
     f = _session(tmp_path / "sessions" / "--p--")
     app = make_app(f)

@@ -260,14 +260,14 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
     from pitui.ui.pane import MessagePane
 
     prepared: list[tuple] = []
-    real_prepare = MessagePane.prepare
+    real_adopt = MessagePane.adopt_prepared
 
-    def prepare_spy(self, session, leaf):
-        real_prepare(self, session, leaf)
-        # private: which branch model the pane shows is a speed trick with no public face
-        prepared.append((session, leaf, self._prepared[2]))
+    def adopt_spy(self, session, leaf, model):
+        real_adopt(self, session, leaf, model)
+        # (which branch model the pane shows is a speed trick with no public face)
+        prepared.append((session, leaf, model))
 
-    monkeypatch.setattr(MessagePane, "prepare", prepare_spy)
+    monkeypatch.setattr(MessagePane, "adopt_prepared", adopt_spy)
     path = corpus_root / "--srv-app--/2026-07-26T22-53-28-020Z_019fa0a1-52c6-7764-9ff2-3d86c310d892.jsonl"
     app = make_app(path)
     async with app.run_test(size=(160, 45)) as pilot:

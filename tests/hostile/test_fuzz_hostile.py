@@ -245,8 +245,8 @@ def _draw_every_block(s) -> None:
     from rich.console import Console
 
     from pitui.ui.pane.branch_model import model_for
-    from pitui.ui.pane.draw_entry import EntryDrawer
-    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.entry_drawer import EntryDrawer
+    from pitui.ui.pane.canvas import Out, RenderCtx
     from pitui.ui.pane.palette import DEFAULT_PALETTE
 
     for thinking, full, hidden in ((False, False, False), (True, True, True)):

@@ -549,9 +549,9 @@ def _draw_branch(session: Session, leaf: int) -> list[str]:
     from rich.console import Console
 
     from pitui.ui.pane.branch_model import model_for
-    from pitui.ui.pane.draw_entry import EntryDrawer
+    from pitui.ui.pane.entry_drawer import EntryDrawer
     from pitui.ui.pane.palette import DEFAULT_PALETTE
-    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.canvas import Out, RenderCtx
 
     model = model_for(session, leaf, True)
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
@@ -572,7 +572,7 @@ def _draw_context(session: Session, entry: int) -> list[str]:
 
     from pitui.ui.screens.context import ContextView, _sources
     from pitui.ui.pane.palette import DEFAULT_PALETTE
-    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.canvas import Out, RenderCtx
 
     view = ContextView(build_context(session, entry)["messages"], _sources(session, entry))
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,

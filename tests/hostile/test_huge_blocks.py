@@ -14,8 +14,8 @@ import pytest
 from rich.console import Console
 
 from helpers import assistant, user, write
-from pitui.ui.pane.blocks import _output_lines
-from pitui.ui.pane.out import CUT_LINES, TEXT_CAP, UNCAP, DrawStopped, Out, RenderCtx
+from pitui.ui.pane.pieces import _output_lines
+from pitui.ui.pane.canvas import CUT_LINES, TEXT_CAP, UNCAP, DrawStopped, Out, RenderCtx
 from pitui.ui.pane.palette import DEFAULT_PALETTE
 
 MB = 1_000_000

@@ -43,7 +43,7 @@ def tmpdir_(tmp_path, monkeypatch) -> Path:
 def pager_runs(monkeypatch) -> list[list[str]]:
     """The pager commands run; the app suspends as in a terminal (the headless test
     driver cannot), and the pager reads the file it is given."""
-    from pitui.ui.browser import take_away
+    from pitui.ui.browser import copy_export
 
     runs: list[list[str]] = []
 
@@ -51,7 +51,7 @@ def pager_runs(monkeypatch) -> list[list[str]]:
         runs.append(list(cmd) + [Path(cmd[-1]).read_text()])
         return 0
 
-    monkeypatch.setattr(take_away.subprocess, "call", call)
+    monkeypatch.setattr(copy_export.subprocess, "call", call)
     monkeypatch.setattr(PituiApp, "suspend", lambda self: contextlib.nullcontext())
     return runs
 
@@ -100,12 +100,12 @@ async def test_e_removes_its_file_after_the_pager(make_app, settle, tmp_path, mo
 
 
 async def test_e_when_the_pager_cannot_be_run_leaves_no_file(make_app, settle, tmp_path, monkeypatch, notes, tmpdir_):
-    from pitui.ui.browser import take_away
+    from pitui.ui.browser import copy_export
 
     def call(cmd):
         raise FileNotFoundError(2, "No such file or directory", cmd[0])
 
-    monkeypatch.setattr(take_away.subprocess, "call", call)
+    monkeypatch.setattr(copy_export.subprocess, "call", call)
     monkeypatch.setattr(PituiApp, "suspend", lambda self: contextlib.nullcontext())
     monkeypatch.setenv("PAGER", "no-such-pager")
     app = make_app(_session(tmp_path))
@@ -148,11 +148,11 @@ class _Terminal:
 async def test_a_pager_that_leaves_at_once_is_read_before_the_app_comes_back(
         make_app, settle, tmp_path, monkeypatch, tmpdir_, pager_runs, at_once, waits):
     # PAGER=cat prints the entry and returns: its output would vanish under the app at once
-    from pitui.ui.browser import take_away
+    from pitui.ui.browser import copy_export
 
-    monkeypatch.setattr(take_away, "PAGER_LEFT_AT_ONCE", at_once)  # (every pager is quick / none is)
+    monkeypatch.setattr(copy_export, "PAGER_LEFT_AT_ONCE", at_once)  # (every pager is quick / none is)
     terminal = _Terminal()
-    monkeypatch.setattr(take_away.sys, "stdin", terminal)
+    monkeypatch.setattr(copy_export.sys, "stdin", terminal)
     monkeypatch.setenv("PAGER", "cat")
     app = make_app(_session(tmp_path))
     async with app.run_test(size=SIZE) as pilot:

@@ -8,9 +8,9 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from pitui.core.read.session import Session
-from pitui.ui.pane import MessagePane
+from pitui.ui.pane import MessagePane, prepare_branch
 from pitui.ui.screens.context import ContextScreen
-from pitui.ui.pane.out import CUT_LINES
+from pitui.ui.pane.canvas import CUT_LINES
 
 from helpers import FIXTURES, bare_pane_app, write
 
@@ -638,7 +638,7 @@ def _pane_view(pane: MessagePane) -> tuple:
 
 async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here():
     """The app's open thread works out the first branch's blocks and estimates while the
-    session is still being opened (MessagePane.prepare); the pane then shows exactly what
+    session is still being opened (prepare_branch); the pane then shows exactly what
     it would have worked out itself, here for sessions with compactions, hidden custom
     messages, context edits, labels and subagent runs."""
     import threading
@@ -655,11 +655,13 @@ async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here(
                 await pilot.pause()
                 pane = app.pane
                 if prepared:
-                    t = threading.Thread(target=pane.prepare, args=(s, s.leaf))
+                    made: list = []
+                    shape = pane.branch_shape()
+                    t = threading.Thread(target=lambda: made.append(prepare_branch(s, s.leaf, shape)))
                     t.start()
                     t.join()
-                    assert pane._prepared is not None
-                    model = pane._prepared[2]
+                    model = made[0]
+                    pane.adopt_prepared(s, s.leaf, model)
                 pane.show_leaf(s, s.leaf, s.leaf)
                 await pilot.pause()
                 assert pane._prepared is None  # taken (or, unprepared, never there)
@@ -678,8 +680,8 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
-        pane.prepare(s, other)
-        model = pane._prepared[2]  # private: (see above) which model the pane shows is a speed trick
+        model = prepare_branch(s, other, pane.branch_shape())
+        pane.adopt_prepared(s, other, model)  # (private below: which model the pane shows is a speed trick)
         pane.show_leaf(s, s.leaf, s.leaf)
         await pilot.pause()
         assert pane._bstart is not model._bstart and pane.branch == s.path_to(s.leaf)
@@ -700,8 +702,8 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
             await pilot.pause()
             pane = app.pane
             if prepared:
-                pane.prepare(s, s.leaf)
-                model = pane._prepared[2]
+                model = prepare_branch(s, s.leaf, pane.branch_shape())
+                pane.adopt_prepared(s, s.leaf, model)
             pane.show_hidden = True
             await pilot.pause()
             pane.show_leaf(s, s.leaf, s.leaf)
@@ -738,7 +740,7 @@ def test_markdown_headings_and_inline_code_read_well_on_light_and_dark_themes():
 
     from rich.console import Console
 
-    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.canvas import Out, RenderCtx
     from pitui.ui.pane.palette import palette_from_variables
 
     for dark in (True, False):

@@ -431,8 +431,8 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
 def test_render_cache_is_bounded_by_lines_and_keeps_what_is_recent():
     from textual.strip import Strip
 
-    from pitui.ui.pane import drawing
-    from pitui.ui.pane.out import Rendered
+    from pitui.ui.pane import worker_drawing as drawing
+    from pitui.ui.pane.canvas import Rendered
 
     # private: the cache's bounds are its tuning, read here to check it keeps them
     cache = drawing.RenderCache()

@@ -18,7 +18,7 @@ from rich.markdown import Markdown
 from rich.segment import Segment
 
 from pitui.ui.pane.code import CUT_MARK, _Markdown, _PlainFenceMarkdown
-from pitui.ui.pane.out import Out, RenderCtx
+from pitui.ui.pane.canvas import Out, RenderCtx
 
 SAMPLES = {
     "python": "```python\ndef f(x):\n\treturn {'a': x}  # comment\n\n\nclass C:  pass\n```",

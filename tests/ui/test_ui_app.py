@@ -20,6 +20,7 @@ from pitui.core.numbers import fmt_cost, fmt_tokens_short
 from pitui.core.export.entry import write_entry_file
 from pitui.ui.app import PituiApp
 from pitui.ui.browser.screen import BrowserScreen
+from pitui.ui.first_paint import FirstPaint
 from pitui.ui.screens.empty import EmptyScreen
 from pitui.ui.widgets.sidebar import build_items
 from pitui.core.model.navigation import Nav, fork_target, sibling_target
@@ -314,7 +315,7 @@ async def test_a_session_named_at_start_is_drawn_once_read_its_panels_held_back_
         assert b.pane.virtual_size.width == b.pane.scrollable_content_region.width > 0  # laid out at its width
         held = app.export_screenshot()
     # private: the same start without the hold, to compare with (no setting turns it off)
-    monkeypatch.setattr(BrowserScreen, "_hold", lambda self: None)
+    monkeypatch.setattr(FirstPaint, "hold", lambda self, panels: None)
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
         await _pauses(pilot, 0.3)
@@ -355,7 +356,7 @@ async def test_a_held_start_paints_the_panels_with_the_session_in_them(
     blank nor at a size the pane has not taken in yet; also when waiting for the panels to
     settle gives up at once (SETTLE_SECONDS: the screen is never held for good). Nothing
     is painted before them (not even the key bar alone: the terminal stays blank)."""
-    monkeypatch.setattr(BrowserScreen, "SETTLE_SECONDS", settle_seconds)
+    monkeypatch.setattr(FirstPaint, "SETTLE_SECONDS", settle_seconds)
     from textual.screen import Screen
 
     paints: list[tuple[bool, bool]] = []  # (panels shown, session shown) of each paint
@@ -395,7 +396,7 @@ async def test_a_long_read_at_start_shows_the_panels_and_its_progress(make_app, 
         gates[0].go.set()
         await settle(pilot)
         assert b.session is not None and not b.query_one("#notice").display
-    monkeypatch.setattr(BrowserScreen, "HOLD_SECONDS", 0.2)
+    monkeypatch.setattr(FirstPaint, "HOLD_SECONDS", 0.2)
     steps.clear()  # no progress at all
     gates.clear()
     app = make_app(srv_app_file)
@@ -694,7 +695,7 @@ async def test_a_layout_from_another_process_gets_its_shown_children_made_after_
         await settle(pilot)
         assert b.branch_tree.tree_layout is crossed and not crossed.has_children
         # private: what the open does once the session is on screen, called at once here
-        b._after_first_paint(s)
+        b.opener.after_first_paint(s)
         await settle(pilot)
         assert crossed.has_children
         assert crossed.visible_children == {k: tuple(v) for k, v in local.visible_children.items()}
@@ -727,7 +728,6 @@ async def test_the_first_rows_of_the_tree_are_summarised_in_the_opening_thread(m
         shown = {tree.tree_layout.rows[k].entry for k in range(top, top + tree.size.height)}
         assert selected_id(app) == "w1999" and len(shown) == tree.size.height
         assert not shown & set(on_ui)
-        assert tree._prepared is None  # (taken; private: the opening thread's hand-off)
 
 
 async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):

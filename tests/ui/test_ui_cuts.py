@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 
 from helpers import assistant, entry, ts, user, write
 from tools import piwriter
-from pitui.ui.cuts import cut_end, cut_middle, cut_segments, cut_start, cut_words
+from pitui.ui.text_fit import cut_end, cut_middle, cut_segments, cut_start, cut_words
 from pitui.ui.screens.stats import StatsScreen
 
 # terminal widths the app is driven at: the pane and header widths they give cover each

@@ -64,9 +64,9 @@ async def test_the_first_rows_show_from_the_index_before_the_store_is_listed(mak
 
 
 def listing_first_rows() -> int:
-    from pitui.ui.browser.listing import Listing
+    from pitui.ui.widgets.sidebar import Sidebar
 
-    return Listing.FIRST_SCREEN_ROWS
+    return Sidebar.FIRST_SCREEN_ROWS
 
 
 async def test_rows_listed_while_the_user_types_wait_for_a_pause(make_app, settle, tmp_path, monkeypatch):
@@ -87,15 +87,16 @@ async def test_rows_listed_while_the_user_types_wait_for_a_pause(make_app, settl
             await pilot.pause(0.1)
             b = app.browser
             assert not b.listing_done and not b.session_list.infos
-            with b._list_lock:  # (as the listing's worker hands them over)
-                b._list_buffer.extend(everything[:10])
-                b._list_progress = (10, 30)
+            sidebar = b.sidebar
+            with sidebar._list_lock:  # (as the listing's worker hands them over)
+                sidebar._list_buffer.extend(everything[:10])
+                sidebar._list_progress = (10, 30)
             app.last_input_at = time.monotonic()  # (a key just now)
-            b._list_next_drain = 0.0
-            b._drain_listing()
+            sidebar._list_next_drain = 0.0
+            sidebar._drain_listing()
             assert not b.session_list.infos and b.sidebar.progress == (10, 30)
             app.last_input_at = time.monotonic() - 1.0  # (input paused)
-            b._drain_listing()
+            sidebar._drain_listing()
             assert {i.path for i in b.session_list.infos} == {i.path for i in everything[:10]}
             assert b.sidebar.progress == (10, 30)
             gate.set()

@@ -15,6 +15,8 @@ import pytest
 
 from helpers import HEADER, app_screen_text, assistant, line, user
 from pitui.ui.app import PituiApp
+from pitui.ui.browser.follower import FileFollower
+from pitui.ui.widgets.sidebar import Sidebar
 from pitui.ui.browser.screen import BrowserScreen
 
 SIZE = (160, 45)
@@ -22,8 +24,8 @@ SIZE = (160, 45)
 
 @pytest.fixture(autouse=True)
 def fast_watch(monkeypatch):
-    monkeypatch.setattr(BrowserScreen, "WATCH_SECONDS", 0.1)
-    monkeypatch.setattr(BrowserScreen, "RELIST_SECONDS", 0.3)
+    monkeypatch.setattr(FileFollower, "WATCH_SECONDS", 0.1)
+    monkeypatch.setattr(Sidebar, "RELIST_SECONDS", 0.3)
 
 
 def chain(start: int, stop: int) -> list[dict]:

@@ -37,30 +37,53 @@ def rows_of(tree) -> list[int]:
     return list(tree.tree_layout.rows.entry)
 
 
-async def test_the_pane_follows_the_tree_in_the_same_call(make_app, settle, srv_app_file):
+async def test_the_pane_follows_the_tree_in_the_same_frame(make_app, settle, srv_app_file, monkeypatch):
+    """Every paint that shows the tree's cursor shows the pane on the branch through it:
+    the tree's SelectionChanged is handled before the screen's next paint, never a frame
+    later."""
+    from textual.screen import Screen
+
+    stale: list[tuple[str, int]] = []
+    real = Screen._compositor_refresh  # private: a paint of the screen has no public hook in Textual
+    pressing = [""]
+
+    def spy(self):
+        if isinstance(self, BrowserScreen) and self.session is not None and pressing[0]:
+            tree, pane = self.branch_tree, self.pane
+            sel = tree.selected_entry
+            if sel >= 0 and (pane.session is not self.session or sel not in pane.branch
+                             or pane.branch[-1] != tree.nav.leaf_below(sel)):
+                stale.append((pressing[0], sel))
+        return real(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", spy)
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         b = browser(app)
         tree, pane = b.branch_tree, b.pane
-        assert tree.selection_hook is not None  # installed when the screen mounts
-        for action in (tree.action_cursor_down, tree.action_cursor_down, tree.action_page_up,
-                       tree.action_first, tree.action_last, tree.action_cursor_up):
-            action()  # no await: no message is processed in between
+        keys = ["down", "down", "pageup", "home", "end", "up", "right_square_bracket", "left_square_bracket",
+                "g", "G", "u", "U", "left_curly_bracket", "right_curly_bracket"]
+        for key in keys:
+            pressing[0] = key
+            await pilot.press(key)
             sel = tree.selected_entry
             leaf = tree.nav.leaf_below(sel)
-            assert pane.branch == b.session.path_to(leaf), action.__name__
+            assert pane.branch == b.session.path_to(leaf), key
             # private: the screen's note of the branch shown must agree, or the next move
             # would show the same branch again (no public behaviour differs, only work)
             assert b._pane_key == (id(b.session), leaf)
             await settle(pilot)
             assert pane.branch == b.session.path_to(leaf)  # nothing later changed it
-        # the branch keys on the screen, likewise
-        b.action_root()
+        pressing[0] = ""
+        assert stale == []
         # the root: the first entry the tree shows of the branch shown (the filter may hide
         # the very first, a system prompt or a setting)
+        await pilot.press("g")
+        await settle(pilot)
         assert tree.selected_entry == next(x for x in pane.branch if tree.nav.shown(x))
-        b.action_leaf()
+        await pilot.press("G")
+        await settle(pilot)
         assert pane.branch[-1] == tree.nav.leaf_below(tree.selected_entry)
 
 

@@ -14,6 +14,7 @@ from helpers import HEADER, assistant, entry, line, user
 from pitui.core.export.markdown import export_markdown
 from pitui.core.export.entry import entry_text
 from pitui.ui.app import PituiApp
+from pitui.ui.browser import copy_export
 from pitui.ui.browser.screen import BrowserScreen
 from pitui.ui.screens.export import ExportScreen
 
@@ -97,7 +98,7 @@ async def test_export_writes_the_branch_shown(make_app, settle, session_path, cl
         # the other branch (u0 -> v8 -> w9): the pane shows it, x exports it
         await select(pilot, settle, b, "v8")
         leaf = s.index_of["w9"]
-        assert b.export_leaf() == leaf
+        assert copy_export.export_leaf(b) == leaf
         await pilot.press("x")
         await settle(pilot)
         assert isinstance(app.screen, ExportScreen)
@@ -123,8 +124,8 @@ async def test_export_default_name_uses_the_session_name(make_app, settle, tmp_p
         await settle(pilot)
         b = browser(app)
         assert b.session is not None and b.session.name == "Fix the RSS feed / dates"
-        leaf_id = b.session.ids[b.export_leaf()]
-        assert b.default_export_path() == str(out_dir / f"Fix-the-RSS-feed-dates-{leaf_id}.md")
+        leaf_id = b.session.ids[copy_export.export_leaf(b)]
+        assert copy_export.default_export_path(b) == str(out_dir / f"Fix-the-RSS-feed-dates-{leaf_id}.md")
 
 
 async def test_export_refuses_the_sessions_folder(make_app, settle, session_path, clipboard, notes, out_dir):
@@ -152,7 +153,7 @@ async def test_export_refuses_the_sessions_folder(make_app, settle, session_path
         await settle(pilot)
         assert not isinstance(app.screen, ExportScreen)
         assert list(out_dir.iterdir()) == []
-        assert b.export_to(str(out_dir / "ok.md")) == str(out_dir / "ok.md")
+        assert copy_export.export_to(b, str(out_dir / "ok.md")) == str(out_dir / "ok.md")
 
 
 @pytest.mark.parametrize(
@@ -282,7 +283,7 @@ async def test_default_path_leaves_the_sessions_folder(make_app, settle, session
         b = browser(app)
         assert b.session is not None
         leaf_id = b.session.ids[b.session.leaf]
-        assert b.default_export_path() == str(home / f"sess-1-{leaf_id}.md")
+        assert copy_export.default_export_path(b) == str(home / f"sess-1-{leaf_id}.md")
 
 
 async def test_export_as_html_and_the_folder_is_remembered(make_app, settle, session_path, clipboard, notes,
@@ -308,10 +309,10 @@ async def test_export_as_html_and_the_folder_is_remembered(make_app, settle, ses
         assert box.value == str(elsewhere / "page.html")
         await pilot.press("enter")
         await settle(pilot)
-        assert (elsewhere / "page.html").read_text(encoding="utf-8") == export_html(s, b.export_leaf())
+        assert (elsewhere / "page.html").read_text(encoding="utf-8") == export_html(s, copy_export.export_leaf(b))
         assert clipboard == []  # (a page is not copied)
-        assert os.path.dirname(b.default_export_path()) == str(elsewhere)
+        assert os.path.dirname(copy_export.default_export_path(b)) == str(elsewhere)
     app = make_app(session_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert os.path.dirname(browser(app).default_export_path()) == str(elsewhere)
+        assert os.path.dirname(copy_export.default_export_path(browser(app))) == str(elsewhere)

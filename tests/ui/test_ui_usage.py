@@ -202,8 +202,8 @@ async def test_a_session_that_grows_has_its_cost_in_the_sidebar_counted_again(ma
         for path, n in ((older, 5), (newer, 6)):
             with open(path, "a") as f:
                 f.write(line(assistant(f"a{n}", "a1", n)) + "\n")
-        app.browser._relist_tick()  # private: what the relist timer runs every 2 s
-        app.browser._watch_tick()  # private: the open session's watch (it reads what was added)
+        app.browser.sidebar.relist()  # what the relist timer runs every 2 s
+        app.browser.follower.tick()  # the open session's watch (it reads what was added)
         await settle(pilot)
         await settle(pilot)  # (the open session's figures come after it is read again)
         assert sl.costs == {str(older): 0.06, str(newer): 0.06}

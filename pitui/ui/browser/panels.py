@@ -17,19 +17,14 @@ when a key, a drag, a zoom or a resize changes the layout.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-from textual import events
 from textual.widget import Widget
 
-from ...core import settings as settings_file
-from ...core.settings import Layout, Settings
+from ...core.settings import Layout
 from ..widgets.splitter import Splitter
 
-if TYPE_CHECKING:
-    from .screen import BrowserScreen
-
-__all__ = ["Panels", "panel_widths", "width_class", "WIDE_FROM"]
+__all__ = ["PanelLayout", "panel_widths", "width_class", "WIDE_FROM"]
 
 #: From this many columns on the terminal is wide: three panels, each useful.
 WIDE_FROM = 120
@@ -79,151 +74,142 @@ def panel_widths(width: int, layout: Layout) -> tuple[int, int]:
     return sidebar, max(min(TREE_NEEDS, rest // 2, rest - pane_least), min(tree_least, rest // 2))
 
 
-class Panels:
-    """Part of :class:`BrowserScreen`: which panels are shown, and their widths."""
+class PanelLayout:
+    """Which of ``screen``'s panels are shown, and their widths (a helper the browser owns)."""
 
     #: Cells a width key moves a panel's edge by.
     WIDTH_STEP = 4
     #: The narrowest a panel can be made by keys or the mouse, in cells.
     MIN_PANEL = 12
 
-    def _init_panels(self: "BrowserScreen") -> None:
-        """The panels as the settings read at the start say."""
-        self._settings_saved = self.papp.settings  # (what the settings file holds)
-        self.apply_panels()
+    def __init__(self, screen: Any) -> None:
+        """``screen``: the browser screen (its panels, size and zoom)."""
+        self.screen = screen
 
     @property
-    def width_class(self: "BrowserScreen") -> str:
-        return width_class(self.size.width or self.app.size.width)
+    def width_class(self) -> str:
+        screen = self.screen
+        return width_class(screen.size.width or screen.app.size.width)
 
     @property
-    def settings(self: "BrowserScreen") -> Layout:
+    def layout(self) -> Layout:
         """The layout chosen for the terminal's size class."""
-        return self.papp.settings.layout(self.width_class)
+        return self.screen.papp.settings.layout(self.width_class)
 
     @property
-    def sidebar_in_tree_place(self: "BrowserScreen") -> bool:
+    def sidebar_in_tree_place(self) -> bool:
         """At narrow widths the sidebar, when shown, takes the tree's place."""
-        return self.width_class == "narrow" and not self.settings.sidebar_hidden
+        return self.width_class == "narrow" and not self.layout.sidebar_hidden
 
-    def _set_settings(self: "BrowserScreen", new: Layout, *, save: bool = True) -> None:
+    def set_layout(self, new: Layout, *, save: bool = True) -> None:
         """Use ``new`` for this size class (the panels follow), and remember it unless
         ``save`` is false (a drag saves once, when it ends)."""
-        whole: Settings = self.papp.settings.with_layout(self.width_class, new)
-        self.papp.settings = whole
-        self.apply_panels()
-        if save and whole != self._settings_saved:
-            settings_file.save(whole)
-            self._settings_saved = whole
+        app = self.screen.papp
+        app.save_settings(app.settings.with_layout(self.width_class, new), save=save)
+        self.apply()
 
-    def on_resize(self: "BrowserScreen", event: events.Resize) -> None:
-        # (the defaults follow the width, and crossing into the other size class brings
-        # that class's layout)
-        self.apply_panels()
-
-    def apply_panels(self: "BrowserScreen") -> None:
+    def apply(self) -> None:
         """Show the panels as the layout of this size class says, with their widths. A
         zoomed panel keeps the whole screen."""
-        s = self.settings
-        sidebar, tree = self.sidebar, self.branch_tree
+        screen = self.screen
+        layout = self.layout
+        sidebar, tree = screen.sidebar, screen.branch_tree
         in_place = self.sidebar_in_tree_place
-        sidebar.display = self.query_one("#sidebar-splitter").display = not s.sidebar_hidden
-        tree.display = self.query_one("#tree-splitter").display = not in_place
-        side_cells, tree_cells = panel_widths(self.size.width or self.app.size.width, s)
-        zoomed = self.maximized
+        sidebar.display = screen.query_one("#sidebar-splitter").display = not layout.sidebar_hidden
+        tree.display = screen.query_one("#tree-splitter").display = not in_place
+        side_cells, tree_cells = panel_widths(screen.size.width or screen.app.size.width, layout)
+        zoomed = screen.maximized
         _set_width(sidebar, None if zoomed is sidebar else max(self.MIN_PANEL, side_cells))
         _set_width(tree, None if zoomed is tree or in_place else max(self.MIN_PANEL, tree_cells))
 
-    def watch_maximized(self: "BrowserScreen") -> None:
-        # a zoomed panel takes the screen's width (app.tcss), never the width chosen for it
-        self.apply_panels()
-
     # ------------------------------------------------------------------ the sidebar shown or hidden
-    def action_toggle_sidebar(self: "BrowserScreen") -> None:
-        hide = not self.settings.sidebar_hidden
-        if self.maximized is self.sidebar:
-            self.minimize()
+    def toggle_sidebar(self) -> None:
+        screen = self.screen
+        hide = not self.layout.sidebar_hidden
+        if screen.maximized is screen.sidebar:
+            screen.minimize()
         in_place = self.width_class == "narrow"
-        if hide and self.focused is not None and self.sidebar in self.focused.ancestors_with_self:
-            self.branch_tree.focus()  # (focus leaves with the sidebar; Tab skips it while hidden)
-        self._set_settings(self.settings.but(sidebar_hidden=hide))
+        if hide and screen.focused is not None and screen.sidebar in screen.focused.ancestors_with_self:
+            screen.branch_tree.focus()  # (focus leaves with the sidebar; Tab skips it while hidden)
+        self.set_layout(self.layout.but(sidebar_hidden=hide))
         if in_place:
             # the sidebar and the tree take turns beside the pane: focus goes with them
-            (self.branch_tree if hide else self.session_list).focus()
-            self.notify("The tree is back (b shows the sessions)" if hide
-                        else "Sessions, in the tree's place (Enter opens one, Esc brings the tree back)", timeout=2)
+            (screen.branch_tree if hide else screen.session_list).focus()
+            screen.notify("The tree is back (b shows the sessions)" if hide
+                          else "Sessions, in the tree's place (Enter opens one, Esc brings the tree back)", timeout=2)
         else:
-            self.notify("Sidebar hidden (b shows it)" if hide else "Sidebar shown (b hides it)", timeout=1.5)
+            screen.notify("Sidebar hidden (b shows it)" if hide else "Sidebar shown (b hides it)", timeout=1.5)
 
-    def focus_tree(self: "BrowserScreen") -> None:
+    def focus_tree(self) -> None:
         """Focus the tree; at narrow widths, where the sidebar may be in its place, the
         tree comes back first (a session was opened: the tree shows it)."""
         if self.sidebar_in_tree_place:
-            self._set_settings(self.settings.but(sidebar_hidden=True))
-        self.branch_tree.focus()
+            self.set_layout(self.layout.but(sidebar_hidden=True))
+        self.screen.branch_tree.focus()
 
     # ------------------------------------------------------------------ widths
-    def action_sidebar_width(self: "BrowserScreen", step: int) -> None:
-        if self.settings.sidebar_hidden:
-            self.notify("The sidebar is hidden (b shows it)", timeout=1.5)
+    def sidebar_width(self, step: int) -> None:
+        if self.layout.sidebar_hidden:
+            self.screen.notify("The sidebar is hidden (b shows it)", timeout=1.5)
             return
         self._set_sidebar(self._sidebar_cells() + step * self.WIDTH_STEP)
 
-    def action_tree_width(self: "BrowserScreen", step: int) -> None:
+    def tree_width(self, step: int) -> None:
         if self.sidebar_in_tree_place:
             self._set_sidebar(self._sidebar_cells() + step * self.WIDTH_STEP)
             return
         self._set_tree(self._tree_cells() + step * self.WIDTH_STEP)
 
-    def action_reset_layout(self: "BrowserScreen") -> None:
-        self._set_settings(self.settings.but(sidebar_width=None, tree_share=None))
-        self.notify("Panel widths: the defaults for the terminal's size", timeout=1.5)
+    def reset(self) -> None:
+        self.set_layout(self.layout.but(sidebar_width=None, tree_share=None))
+        self.screen.notify("Panel widths: the defaults for the terminal's size", timeout=1.5)
 
     # (A width is worked out from the one chosen rather than the one on screen, so keys
     # pressed faster than the screen is laid out add up; and kept as the share that gives
     # that many cells and a hundredth, as the cells are worked out by flooring.)
-    def _sidebar_cells(self: "BrowserScreen") -> int:
-        chosen = self.settings.sidebar_width
+    def _sidebar_cells(self) -> int:
+        chosen = self.layout.sidebar_width
         if chosen is None:
-            return self.sidebar.outer_size.width
-        return int(chosen * self.size.width / 100)
+            return self.screen.sidebar.outer_size.width
+        return int(chosen * self.screen.size.width / 100)
 
-    def _tree_cells(self: "BrowserScreen") -> int:
-        chosen = self.settings.tree_share
+    def _tree_cells(self) -> int:
+        chosen = self.layout.tree_share
         if chosen is None:
-            return self.branch_tree.outer_size.width
+            return self.screen.branch_tree.outer_size.width
         return int(chosen * self._tree_and_pane() / 100)
 
-    def _tree_and_pane(self: "BrowserScreen") -> int:
-        return self.branch_tree.outer_size.width + self.query_one("#right").outer_size.width
+    def _tree_and_pane(self) -> int:
+        screen = self.screen
+        return screen.branch_tree.outer_size.width + screen.query_one("#right").outer_size.width
 
-    def _set_sidebar(self: "BrowserScreen", cells: int, *, save: bool = True) -> None:
+    def _set_sidebar(self, cells: int, *, save: bool = True) -> None:
         """The sidebar ``cells`` wide, within bounds (a bell at a bound)."""
-        whole = self.size.width
+        whole = self.screen.size.width
         if whole > 0:
             cells = min(whole - self.MIN_PANEL - 1, max(self.MIN_PANEL, cells))
-            self._set_width_setting(self.settings.but(sidebar_width=(cells + 0.01) * 100 / whole), save)
+            self._set_width_setting(self.layout.but(sidebar_width=(cells + 0.01) * 100 / whole), save)
 
-    def _set_tree(self: "BrowserScreen", cells: int, *, save: bool = True) -> None:
+    def _set_tree(self, cells: int, *, save: bool = True) -> None:
         """The tree ``cells`` wide, the pane the rest, each within bounds."""
         both = self._tree_and_pane()
         if both > 2 * self.MIN_PANEL:
             cells = min(both - self.MIN_PANEL, max(self.MIN_PANEL, cells))
-            self._set_width_setting(self.settings.but(tree_share=(cells + 0.01) * 100 / both), save)
+            self._set_width_setting(self.layout.but(tree_share=(cells + 0.01) * 100 / both), save)
 
-    def _set_width_setting(self: "BrowserScreen", new: Layout, save: bool) -> None:
-        if new == self.settings and save:
-            self.app.bell()  # (already at its narrowest or widest)
-        self._set_settings(new, save=save)
+    def _set_width_setting(self, new: Layout, save: bool) -> None:
+        if new == self.layout and save:
+            self.screen.app.bell()  # (already at its narrowest or widest)
+        self.set_layout(new, save=save)
 
-    def on_splitter_dragged(self: "BrowserScreen", event: Splitter.Dragged) -> None:
+    def dragged(self, event: Splitter.Dragged) -> None:
         """A gap dragged: the panel on its left ends where the pointer is (remembered when
         the drag ends)."""
-        event.stop()
+        screen = self.screen
         if event.splitter.id == "sidebar-splitter":
-            self._set_sidebar(event.x - self.sidebar.region.x, save=event.done)
+            self._set_sidebar(event.x - screen.sidebar.region.x, save=event.done)
         else:
-            self._set_tree(event.x - self.branch_tree.region.x, save=event.done)
+            self._set_tree(event.x - screen.branch_tree.region.x, save=event.done)
 
 
 def _set_width(panel: Widget, cells: int | None) -> None:

@@ -5,6 +5,6 @@ cached by (entry, width, toggles). The context view (``ui/screens/context.py``) 
 messages with the same pieces.
 """
 
-from .message_pane import MessagePane
+from .message_pane import BranchShape, MessagePane, prepare_branch
 
-__all__ = ["MessagePane"]
+__all__ = ["MessagePane", "BranchShape", "prepare_branch"]

@@ -20,7 +20,7 @@ from typing import Any, Hashable
 
 from ...core.read.arrays import pick
 from ...core.read.session import F_ASSISTANT_TEXT, Session
-from .out import CUT_LINES
+from .canvas import CUT_LINES
 
 _MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label", "session_info", "context_edit",
                       "stream_event"})

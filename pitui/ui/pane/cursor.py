@@ -25,7 +25,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from .out import Rendered
+from .canvas import Rendered
 
 __all__ = ["PaneCursor"]
 

@@ -21,7 +21,7 @@ import os
 from array import array
 from bisect import bisect_right
 from dataclasses import replace
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from textual.timer import Timer
 
@@ -29,11 +29,30 @@ from ...core.read.session import Session
 from ...core.store.discovery import transcript_candidates
 from ..messages import EntryFocused, OpenSessionFile
 from .branch_model import _KM, _KR, BranchModel, _Block, model_for
-from .draw_entry import EntryDrawer
-from .out import Out
+from .entry_drawer import EntryDrawer
+from .canvas import Out
 from .scroller import BlockScroller
 
-__all__ = ["MessagePane"]
+__all__ = ["MessagePane", "BranchShape", "prepare_branch"]
+
+
+class BranchShape(NamedTuple):
+    """What the blocks of a branch depend on beyond the session: the pane's width (0: not
+    laid out yet) and two of its toggles."""
+
+    width: int
+    show_hidden: bool
+    full_tool_output: bool
+
+
+def prepare_branch(session: Session, leaf: int, shape: BranchShape) -> BranchModel:
+    """The blocks of ``session``'s branch to ``leaf`` and their estimated heights, as a pane
+    of ``shape`` would work them out: made ahead of showing them, on any thread (it
+    touches no widget). :meth:`MessagePane.adopt_prepared` hands them to the pane."""
+    model = model_for(session, leaf, shape.show_hidden)
+    if shape.width > 0:
+        model._ensure_estimates(shape.width, shape.full_tool_output)
+    return model
 
 
 class _Blocks(Sequence):
@@ -112,17 +131,32 @@ class MessagePane(BranchModel, BlockScroller):
         whole path: only the entries up to the branch shown now are walked."""
         self._show(session, leaf, None, selected)
 
-    def prepare(self, session: Session, leaf: int) -> None:
-        """Work out the blocks of ``session``'s branch to ``leaf`` and their estimated
-        heights at the pane's width ahead of showing them: for a session being opened, in
-        the thread that opens it (it touches nothing the pane shows). The next
+    def branch_shape(self) -> BranchShape:
+        """What :func:`prepare_branch` needs of this pane (taken on the UI thread)."""
+        return BranchShape(self._width, self.show_hidden, self.full_tool_output)
+
+    def adopt_prepared(self, session: Session, leaf: int, model: BranchModel) -> None:
+        """The blocks of ``session``'s branch to ``leaf``, made by :func:`prepare_branch`
+        (for a session being opened, in the thread that opened it): the next
         :meth:`show_leaf` of that very branch, for that session's first time in the pane,
         takes them instead of working them out (~0.1 s for a 50,000-entry branch)."""
-        m = model_for(session, leaf, self.show_hidden)
-        width = self._width
-        if width > 0:
-            m._ensure_estimates(width, self.full_tool_output)
-        self._prepared = (session, leaf, m)
+        self._prepared = (session, leaf, model)
+
+    # ------------------------------------------------------------------ the view's toggles
+    #: The toggles the browser's keys flip (``pane_toggle('name')`` in ``bindings.py``):
+    #: the reactive each flips, what the toast calls it, and its words for off and on.
+    TOGGLES: dict[str, tuple[str, str, tuple[str, str]]] = {
+        "thinking": ("show_thinking", "Thinking", ("off", "on")),
+        "tool_output": ("full_tool_output", "Tool output", ("short", "full")),
+        "hidden": ("show_hidden", "Hidden messages", ("off", "on")),
+    }
+
+    def toggle(self, name: str) -> None:
+        """Flip the toggle ``name`` (:attr:`TOGGLES`), and say so in a toast."""
+        attr, what, words = self.TOGGLES[name]
+        value = not getattr(self, attr)
+        setattr(self, attr, value)
+        self.notify(f"{what}: {words[value]}", timeout=1.5)
 
     def _take_prepared(self, session: Session, leaf: int | None) -> BranchModel | None:
         got, self._prepared = self._prepared, None

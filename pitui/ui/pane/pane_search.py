@@ -19,7 +19,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 
 from ..messages import SearchChanged
-from .out import Rendered
+from .canvas import Rendered
 
 __all__ = ["PaneSearch"]
 

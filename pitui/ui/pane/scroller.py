@@ -28,9 +28,9 @@ from textual.timer import Timer
 from ..bindings import bindings_for
 from ..textual_internals import set_virtual_size_quietly
 from .cursor import PaneCursor
-from .drawing import RenderCache, WorkerDrawing
+from .worker_drawing import RenderCache, WorkerDrawing
 from .heights import Heights
-from .out import DEP_OUTPUT, DEP_THINKING, UNCAP, DrawStopped, Out, RenderCtx, Rendered
+from .canvas import DEP_OUTPUT, DEP_THINKING, UNCAP, DrawStopped, Out, RenderCtx, Rendered
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
 from .pane_search import PaneSearch
 

@@ -34,7 +34,7 @@ from ...core.numbers import fmt_cost, fmt_duration
 from ...core.read.session import Session
 from ...core.text import visible
 from ..bindings import bindings_for, key_shown
-from ..cuts import cell_len
+from ..text_fit import cell_len
 from ..messages import ComparisonFailed, ComparisonWorkedOut
 from ..widgets.line_list import LineList, nearest_selectable
 

@@ -15,8 +15,8 @@ from textual.widgets import Static
 
 from ...core.model.context import build_context, context_entry_indices, project_entry
 from ...core.read.session import Session
-from ..pane.out import CUT_LINES, fmt_time, Out
-from ..pane.render import group_messages, message_header, render_message
+from ..pane.canvas import CUT_LINES, fmt_time, Out
+from ..pane.renderers import group_messages, message_header, render_message
 from ..pane.scroller import BlockScroller
 from ..bindings import bindings_for
 from ...core.text import visible

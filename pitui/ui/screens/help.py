@@ -10,8 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..bindings import EXTRA_HELP, KEYS, NOTES, SECTIONS, bindings_for
-from ..textual_internals import keymap_of
+from ..bindings import EXTRA_HELP, KEYS, NOTES, SECTIONS, bindings_for, keymap_of
 
 __all__ = ["HelpScreen", "help_sections"]
 

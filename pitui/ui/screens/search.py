@@ -55,7 +55,7 @@ from ...core.model.summary import one_line, shorten_home
 from ...core.timeutil import format_age, local_minute
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
-from ..cuts import cut_end
+from ..text_fit import cut_end
 from ..messages import IndexProgress, SearchDone, SearchFailed, SearchFound, SearchProgress
 from ...core.text import visible
 from ..widgets.line_list import LineList, nearest_selectable

@@ -25,7 +25,7 @@ from ...core.model.stats import SUBAGENT_SUFFIX, TOOLS_KEY, Stats, Usage, branch
 from ...core.model.stats import KindStats, branch_indices, kind_stats, session_indices, tool_calls
 from ...core.model.summary import one_line, shown_path, text_of
 from ..bindings import bindings_for
-from ..cuts import FitLine, cell_len, cut_end, cut_start, cut_words
+from ..text_fit import FitLine, cell_len, cut_end, cut_start, cut_words
 from ..messages import StatsFailed, StatsWorkedOut, ToolStatsWorkedOut
 from ...core.text import visible
 

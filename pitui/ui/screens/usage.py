@@ -35,7 +35,7 @@ from ...core.store.usage import Overview, load_usage, overview
 from ...core.text import visible
 from ..bindings import bindings_for
 from ..clock import Clock, system_clock
-from ..cuts import cell_len, cut_end
+from ..text_fit import cell_len, cut_end
 from ..messages import UsageFailed, UsageWorkedOut
 from ..widgets.keybar import KeyBar
 

@@ -5,8 +5,9 @@ rows on screen only; summaries are computed when a row is first drawn and cached
 here is per-row widgets or recursion, so a 50,000-entry session or a 20,000-deep chain
 scrolls as smoothly as a short one.
 
-Where the navigation keys go is worked out in ``core.model.navigation``; the keys are
-bound on the browser screen.
+Where the navigation keys go is worked out in ``core.model.navigation``; the tree moves
+there (:meth:`BranchTree.go_sibling` and the others). The keys are bound on the browser
+screen, so they work from the pane too.
 """
 
 from __future__ import annotations
@@ -26,16 +27,16 @@ from textual.worker import get_current_worker
 from ...core.read.session import Session
 from ...core.model.summary import Summary, summarize
 from ...core.model.layout import TreeLayout, TreeRow, layout_tree
-from ...core.model.navigation import Nav
+from ...core.model.navigation import Nav, fork_target, leaf_target, root_target, sibling_target, user_target
 from ...core.text import visible
 from ..bindings import bindings_for
-from ..cuts import cut_segments
+from ..text_fit import cut_segments
 from ..messages import SummariesMade
 from ..textual_internals import set_virtual_size_quietly
 from .line_list import LineList
 from .tree_layouts import TreeLayouts
 
-__all__ = ["BranchTree"]
+__all__ = ["BranchTree", "summaries_around"]
 
 
 # --------------------------------------------------------------------------- widget
@@ -52,6 +53,17 @@ def _summary(session: Session, entry: int) -> Summary:
         return summarize(session, entry)
     except Exception as exc:
         return Summary("damaged", "", visible(f"[cannot summarise: {exc}]"), True)
+
+
+def summaries_around(session: Session, layout: TreeLayout, entry: int, rows: int = 120) -> dict[int, Summary]:
+    """The summaries of the rows around ``entry`` (what a first screen centred on it shows),
+    made ahead of :meth:`BranchTree.set_session`: for a session being opened, in the thread
+    that opens it (each summary reads its entry from the file)."""
+    if not layout.rows:
+        return {}
+    r = layout.nearest_row(session, entry)
+    return {layout.rows[k].entry: _summary(session, layout.rows[k].entry)
+            for k in range(max(0, r - rows // 2), min(len(layout.rows), r + rows // 2))}
 
 
 #: The most columns a row's indent guides take, however deep its fork: past that depth the
@@ -120,6 +132,8 @@ class BranchTree(TreeLayouts, LineList):
     BINDINGS = bindings_for("tree")
 
     mode: reactive[str] = reactive("default", init=False)
+    #: The session is followed as it grows (the title says so): bound to the browser's.
+    following: reactive[bool] = reactive(False, init=False)
 
     class SelectionChanged(Message):
         """The selected entry changed (``entry`` is -1 when there is none)."""
@@ -144,7 +158,6 @@ class BranchTree(TreeLayouts, LineList):
         self.folded: set[int] = set()
         self._summaries: dict[int, Summary] = {}
         self._summaries_gen = 0  # bumped when summaries are dropped (see _summarised)
-        self._prepared: tuple[Session, dict[int, Summary]] | None = None  # (see prepare)
         self._pending_select: int | None = None
         # Layouts made for the session as it is, by (mode, folds), and the navigation
         # caches of each (see relayout).
@@ -160,11 +173,6 @@ class BranchTree(TreeLayouts, LineList):
         self.laying_out = False
         #: Shown when no session is open ("opening…", "not a session").
         self.placeholder = ""
-        #: When set, called at once with each SelectionChanged instead of posting it: the
-        #: screen then updates the pane within the same frame as the tree's cursor (a
-        #: posted message is handled after the tree has been repainted, so the pane would
-        #: follow a frame, 16-33 ms, later).
-        self.selection_hook: Callable[["BranchTree.SelectionChanged"], None] | None = None
         self._border_only = False  # (see set_subtitle)
 
     def set_subtitle(self, subtitle: str) -> None:
@@ -212,15 +220,16 @@ class BranchTree(TreeLayouts, LineList):
         self._set_row_count(0)
         self.refresh()
 
-    def set_session(self, session: Session, layout: TreeLayout | None = None, select: int | None = None) -> None:
-        """Show ``session`` (``layout`` may be precomputed in a worker for the current mode)."""
+    def set_session(self, session: Session, layout: TreeLayout | None = None, select: int | None = None,
+                    summaries: dict[int, Summary] | None = None) -> None:
+        """Show ``session`` (``layout`` may be precomputed in a worker for the current mode,
+        and the ``summaries`` of the first rows: :func:`summaries_around`)."""
         self.session = session
         self.folded = set()
         self._summaries.clear()
         self._summaries_gen += 1
-        prepared, self._prepared = self._prepared, None
-        if prepared is not None and prepared[0] is session:
-            self._summaries.update(prepared[1])
+        if summaries:
+            self._summaries.update(summaries)
         self._strips.clear()
         self._forget_layouts()
         self._fresh_session = True
@@ -233,19 +242,6 @@ class BranchTree(TreeLayouts, LineList):
             # The next filter's layout is made a moment after the session is shown (while
             # the user reads it), so even the first f answers at once.
             self.set_timer(self.NEXT_FILTER_DELAY, lambda: self._prepare_next_filter() if session is self.session else None)
-
-    def prepare(self, session: Session, layout: TreeLayout, entry: int, rows: int = 120) -> None:
-        """Summarise the rows around ``entry`` (what a first screen centred on it shows)
-        ahead of the :meth:`set_session` of ``session``: for a session being opened, in
-        the thread that opens it (each summary reads its entry from the file)."""
-        if not layout.rows:
-            return
-        r = layout.nearest_row(session, entry)
-        got: dict[int, Summary] = {}
-        for k in range(max(0, r - rows // 2), min(len(layout.rows), r + rows // 2)):
-            e = layout.rows[k].entry
-            got[e] = _summary(session, e)
-        self._prepared = (session, got)
 
     def rows_for(self, entry: int, how: str = "center") -> range:
         """The rows on screen once ``entry`` is selected: by :meth:`select_entry`
@@ -417,11 +413,12 @@ class BranchTree(TreeLayouts, LineList):
             self._selection_changed()
 
     def _selection_changed(self) -> None:
+        # Posted to the screen, not bubbled up from the tree: the screen handles it before
+        # its next paint, so the pane is drawn in the same frame as the tree's cursor (on
+        # its way through the tree's queue and its parents', a paint could come first).
         message = self.SelectionChanged(self, self.selected_entry)
-        if self.selection_hook is not None:
-            self.selection_hook(message)
-        else:
-            self.post_message(message)
+        if self.is_attached:
+            self.screen.post_message(message)
 
     def select_entry(self, entry: int, *, notify: bool = True, center: bool | None = True) -> bool:
         """Select ``entry``, unfolding folds that hide it. False when it is not shown."""
@@ -487,6 +484,64 @@ class BranchTree(TreeLayouts, LineList):
         else:
             self.folded.add(target)
         self.relayout(keep=target)
+
+    # ------------------------------------------------------------------ the branch keys
+    def _go(self, target: int | None, what: str) -> None:
+        """Select ``target``; a bell and a toast saying there is no ``what`` when None."""
+        if self.session is None or self.nav is None:
+            return
+        if target is None or target < 0:
+            self.app.bell()
+            self.notify(f"No {what}", timeout=1.5)
+            return
+        self.select_entry(target)
+
+    def go_sibling(self, step: int) -> None:
+        """``[`` ``]``: the previous (``step`` -1) or next sibling branch at the nearest fork."""
+        if self.nav is not None:
+            self._go(sibling_target(self.nav, self.selected_entry, step),
+                     "previous sibling branch" if step < 0 else "next sibling branch")
+
+    def go_fork(self, step: int) -> None:
+        """``{`` ``}``: the fork above or below on the branch shown."""
+        if self.nav is not None:
+            self._go(fork_target(self.nav, self.selected_entry, step), "fork above" if step < 0 else "fork below")
+
+    def go_root(self) -> None:
+        """``g``: the root of the selection's tree."""
+        if self.nav is not None:
+            self._go(root_target(self.nav, self.selected_entry), "root")
+
+    def go_leaf(self) -> None:
+        """``G``: the leaf of the branch shown."""
+        if self.nav is not None:
+            self._go(leaf_target(self.nav, self.selected_entry), "leaf")
+
+    def go_user(self, step: int) -> None:
+        """``u`` ``U``: the user message above or below on the branch shown."""
+        if self.nav is not None:
+            self._go(user_target(self.nav, self.selected_entry, step),
+                     "user message above" if step < 0 else "user message below")
+
+    def show_entry(self, entry: int) -> None:
+        """Select ``entry``, or the nearest row shown when the filter hides it."""
+        if self.session is not None and self.tree_layout is not None and not self.select_entry(entry):
+            self.move_to_row(self.tree_layout.nearest_row(self.session, entry))
+
+    # ------------------------------------------------------------------ title
+    def update_title(self) -> None:
+        """The border's title (the filter, following) and subtitle (the cursor's row)."""
+        title = f"Tree · {self.mode}" + (" · following" if self.following else "")
+        layout = self.tree_layout
+        subtitle = f"{self.cursor_row + 1}/{self.row_count}" if layout is not None and layout.rows else ""
+        # (setting the title repaints the whole tree, even to the same text; the
+        # subtitle, which changes with every move, only its line: set_subtitle)
+        if self.border_title != title:
+            self.border_title = title
+        self.set_subtitle(subtitle)
+
+    def watch_following(self) -> None:
+        self.update_title()
 
     # ------------------------------------------------------------------ mouse
     def _row_clicked(self, row_no: int, at: Offset, event: events.Click) -> None:

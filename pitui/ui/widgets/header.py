@@ -2,7 +2,8 @@
 
 Line 1: the session's name (or first message) and a warnings badge.
 Line 2: cwd, created, model(s). Line 3: tokens and cost of the shown branch and of the
-whole session (computed in a worker; ``…`` until then). Each line is made for its width
+whole session (worked out by the header on a worker when the branch it is given,
+:attr:`SessionHeader.branch`, changes; ``…`` until then; ``s`` shows them in full). Each line is made for its width
 when drawn: what gives way first, when it is narrow, is said by ``meta_line`` and
 ``usage_line``; the title is cut at a word.
 """
@@ -10,31 +11,34 @@ when drawn: what gives way first, when it is narrow, is said by ``meta_line`` an
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ...core.model.doctor import Finding
 from ...core.model.meter import ContextMeter
-from ...core.read.session import SessionWarning
-from ...core.model.stats import Stats, is_own_model
+from ...core.read.session import Session, SessionWarning
+from ...core.model.stats import Stats, branch_stats, is_own_model, session_stats
+from ...core.store.listing import NO_MESSAGES, SessionInfo
 from ...core.model.summary import one_line, shorten_home
 from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.timeutil import iso_to_ms
 from ..bindings import bindings_for
-from ..messages import FileChecked
+from ..messages import FileChecked, StatsReady
 from ...core.text import visible
-from ..cuts import FitLine, cell_len, cut_end, cut_middle, cut_words, first_fit
+from ..text_fit import FitLine, cell_len, cut_end, cut_middle, cut_words, first_fit
 
-__all__ = ["SessionHeader", "WarningsScreen", "cut_cwd", "fmt_time", "meta_line", "usage_line"]
+__all__ = ["SessionHeader", "ShownBranch", "WarningsScreen", "cut_cwd", "fmt_time", "meta_line", "usage_line"]
 
 
 def fmt_time(value) -> str:
@@ -204,6 +208,18 @@ def _remember(key: tuple, findings: list[Finding]) -> None:
         del _CHECKED[next(iter(_CHECKED))]
 
 
+class ShownBranch(NamedTuple):
+    """The branch the pane shows: its session, its leaf (-1: none yet) and how many entries
+    it has (the pane walked it)."""
+
+    session: Session | None
+    leaf: int = -1
+    length: int = 0
+
+
+NO_BRANCH = ShownBranch(None)
+
+
 class SessionHeader(Vertical):
     """Three lines of facts about the open session."""
 
@@ -211,6 +227,20 @@ class SessionHeader(Vertical):
     _usage: tuple | None = None  # (what show_session gave the usage line)
     _meter: ContextMeter | None = None
     _check_timer = None
+
+    STATS_DELAY = 0.25  # (after a move: a key held down does not start a worker per row)
+
+    class Counted(Message):
+        """The whole session's cost is worked out (the sidebar's row shows the same)."""
+
+        def __init__(self, path: str, cost: float) -> None:
+            super().__init__()
+            self.path = path
+            self.cost = cost
+
+    #: The branch shown: set by the screen when it changes (or must be counted again), the
+    #: header shows it and works its tokens and cost out.
+    branch: reactive[ShownBranch] = reactive(NO_BRANCH, always_update=True, init=False)
 
     DEFAULT_CSS = """
     SessionHeader { height: 3; background: $panel; }
@@ -221,6 +251,15 @@ class SessionHeader(Vertical):
     """
     # (Each line is one row of the full width whatever it says: new text is repainted, with
     # no layout of the screen.)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: The sessions listed, by path (the sidebar's): titles of sessions forked from.
+        self.listing: Mapping[str, SessionInfo] = {}
+        self._stats_timer = None
+        self._branch_stats: dict[int, Stats] = {}
+        self._session_stats: Stats | None = None
+        self._fork_title: tuple[tuple, str] | None = None  # (session, parent, listing size) -> title
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -355,6 +394,127 @@ class SessionHeader(Vertical):
             text += f" (line{'s' if len(lines) != 1 else ''} {shown})"
         badge.update(text + " w")
         badge.remove_class("-empty")
+
+
+    # ------------------------------------------------------------------ the session's facts
+    @property
+    def branch_leaf(self) -> int:
+        """The leaf of the branch the header counts (-1: none)."""
+        return self.branch.leaf
+
+    def forget(self, session: Session | None = None) -> None:
+        """The session changed (another one, or it grew or lost lines): no branch counted
+        yet, its numbers to be worked out again."""
+        self.set_reactive(SessionHeader.branch, ShownBranch(session))
+        self._branch_stats = {}
+        self._session_stats = None
+        if self._stats_timer is not None:
+            self._stats_timer.stop()
+            self._stats_timer = None
+        self.workers.cancel_group(self, "stats")
+
+    def watch_branch(self, branch: ShownBranch) -> None:
+        self.update_session()
+        self._schedule_stats()
+
+    def update_session(self) -> None:
+        """Show the session's facts as they are known now."""
+        s, leaf, branch_len = self.branch
+        if s is None:
+            return
+        info = self.listing.get(s.path)
+        # the first user message as the listing has it (not Pi's "(no messages)"), else the
+        # file (and for a session of no entries, which may have been cut back since listed)
+        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES and len(s) \
+            else None
+        title = s.name or first or os.path.basename(s.path)
+        if s.headerless:
+            title = f"⚠ No session header, Pi won't open it · {title}"  # (shown read-only)
+        self.show_session(
+            title=title,
+            forked_from=self._forked_from(s),
+            named=bool(s.name),
+            cwd=s.cwd,
+            created=s.header.get("timestamp"),
+            branch=self._branch_stats.get(leaf),
+            session=self._session_stats,
+            entries=len(s),
+            branch_len=branch_len if leaf >= 0 else 0,
+        )
+
+    def _forked_from(self, s: Session) -> str | None:
+        """The title of the session ``s`` was forked from (its header's ``parentSession``),
+        found in the listing by path or, as a store moved to another machine keeps its file
+        names but not its paths, by file name; else that file's name. None when not a fork."""
+        parent = s.header.get("parentSession")
+        if not isinstance(parent, str):
+            parent = s.header.get("branchedFrom")  # (older releases)
+        if not isinstance(parent, str) or not parent:
+            return None
+        listing = self.listing
+        cached = self._fork_title
+        if cached is not None and cached[0] == (s.path, parent, len(listing)):
+            return cached[1]
+        info = listing.get(parent)
+        if info is None:
+            name = os.path.basename(parent)
+            info = next((i for p, i in listing.items() if os.path.basename(p) == name), None)
+        title = (info.name or info.first_message if info is not None and info.error is None else "") or \
+            os.path.basename(parent)
+        self._fork_title = ((s.path, parent, len(listing)), title)
+        return title
+
+    def count_now(self) -> None:
+        """Work the numbers out now (not after STATS_DELAY)."""
+        self._schedule_stats(now=True)
+
+    def _schedule_stats(self, now: bool = False) -> None:
+        if self._stats_timer is not None:
+            self._stats_timer.stop()
+            self._stats_timer = None
+        s, leaf, _ = self.branch
+        if s is None:
+            return
+        need_session = self._session_stats is None
+        if leaf in self._branch_stats and not need_session:
+            self.update_session()
+            return
+        if now or self.STATS_DELAY <= 0:
+            self._count(s, leaf, need_session)
+        else:
+            self._stats_timer = self.set_timer(self.STATS_DELAY, lambda: self._count(s, leaf, need_session))
+
+    def _count(self, session: Session, leaf: int, need_session: bool) -> None:
+        def work() -> None:
+            worker = get_current_worker()
+            branch = branch_stats(session, leaf) if leaf >= 0 else Stats()
+            if worker.is_cancelled:
+                return
+            whole = session_stats(session) if need_session else None
+            if not worker.is_cancelled:
+                self.post_message(StatsReady(session, leaf, branch, whole))
+
+        self.run_worker(work, thread=True, exclusive=True, group="stats", exit_on_error=False)
+
+    def on_stats_ready(self, event: StatsReady) -> None:
+        event.stop()
+        if event.session is not self.branch.session:
+            return
+        self._branch_stats[event.leaf] = event.branch
+        if event.whole is not None:
+            self._session_stats = event.whole
+            self.post_message(self.Counted(event.session.path, event.whole.total.cost))
+        self.update_session()
+
+    def show_stats(self) -> None:
+        """``s``: the stats screen of the branch counted (the session's leaf before one is)."""
+        s, leaf, _ = self.branch
+        if s is None:
+            return
+        leaf = leaf if leaf >= 0 else s.leaf
+        from ..screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen(s, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats))
 
 
 class WarningsScreen(ModalScreen[None]):

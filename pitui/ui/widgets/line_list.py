@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..textual_internals import set_virtual_size_quietly
-from ..cuts import cut_segments
+from ..text_fit import cut_segments
 
 __all__ = ["LineList", "nearest_selectable"]
 

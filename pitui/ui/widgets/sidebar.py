@@ -6,7 +6,13 @@ Sessions forked from another one (``SessionInfo.forked_from``) are nested under 
 parent, and subagent transcripts (marked ⚙) under the session that ran them
 (:func:`subagent_parents`; one no listed session records stays at the top, marked
 "parent not found"); unreadable files are listed dimmed with their reason. Titles too
-long for the row end in "…" after a whole word. With the list focused, every printable key
+long for the row end in "…" after a whole word.
+
+The sidebar lists the sessions itself (:meth:`Sidebar.start_listing`): the first screen of
+rows comes from the listing index at once (the newest, as the index last had them), then
+rows come in batches while the store is looked at, and it is listed again now and then to
+catch new sessions. It posts :class:`Sidebar.Listed` when every session is listed and
+:class:`Sidebar.ListingFailed` when the store cannot be listed. With the list focused, every printable key
 types into its filter (``q`` and ``/`` too: the keys that act on the session work from the
 tree and the pane); Backspace erases, Escape clears, Ctrl+S switches the sort between
 recent, name and cost, Ctrl+N shows named sessions only, Ctrl+D shows each session's cost
@@ -17,6 +23,8 @@ other keys that are no characters (arrows, Enter, Tab, ctrl-keys) keep their job
 from __future__ import annotations
 
 import os
+import threading
+import time
 from bisect import bisect_right
 
 from rich.cells import cell_len
@@ -27,19 +35,27 @@ from textual.containers import Vertical
 from textual.geometry import Offset
 from textual.message import Message
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
-from ...core.store.listing import SessionInfo
+from ...core.store.discovery import SessionRoot
+from ...core.store.listing import SessionInfo, list_sessions
 from ...core.model.summary import one_line
 from ...core.numbers import fmt_cost
 from ...core.timeutil import format_age
 from ..clock import Clock, system_clock
 from ..bindings import bindings_for
-from ..cuts import cut_start, cut_words
+from ..text_fit import cut_start, cut_words
 from ...core.text import visible
+from ..messages import FirstRowsListed, ListingDone, Relisted, SessionCosts
 from .line_list import LineList
 from .session_rows import SORTS, Item, SessionRows, Texts, build_items, make_texts
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]  # (the rows: session_rows.py)
+
+#: A session file bigger than this that keeps changing has its cost in the sidebar read again
+#: at most once every BIG_COST_SECONDS (each time is a read of the whole file).
+BIG_COST_BYTES = 32 * 1024 * 1024
+BIG_COST_SECONDS = 60.0
 
 #: The characters of the keys whose names Textual does not turn back into one when it asks
 #: which bindings a focused widget takes (so ``/`` would stay bound to the pane's search).
@@ -93,7 +109,7 @@ class SessionList(LineList):
 
     class CostsWanted(Message):
         """Costs are to be shown and some are not known (``paths``; None: all of them, none
-        is known yet): the browser works them out (from the usage index, or the files that
+        is known yet): the sidebar works them out (from the usage index, or the files that
         changed since) and hands them in with :meth:`set_costs`."""
 
         def __init__(self, paths: list[str] | None = None) -> None:
@@ -101,7 +117,7 @@ class SessionList(LineList):
             self.paths = paths
 
     class CostsToggled(Message):
-        """Ctrl+D showed or hid the costs in the rows (the browser remembers the choice)."""
+        """Ctrl+D showed or hid the costs in the rows (kept in settings.json)."""
 
         def __init__(self, shown: bool) -> None:
             super().__init__()
@@ -408,7 +424,7 @@ class SessionList(LineList):
 
 
 class Sidebar(Vertical):
-    """The filter line, a status line, and the session list."""
+    """The filter line, a status line, and the session list; it lists the sessions."""
 
     ALLOW_MAXIMIZE = True  # zoomed as a whole
 
@@ -420,11 +436,43 @@ class Sidebar(Vertical):
     Sidebar > SessionList { height: 1fr; }
     """
 
+    LIST_DRAIN_SECONDS = 0.15  # how often the rows listed so far are shown, at most
+    LIST_DRAIN_IDLE = 4  # ... and at least this many times as long as showing them took apart
+    LIST_DRAIN_QUIET = 0.5  # ... and not until the user's last input (a key, the mouse) is this long past
+    RELIST_SECONDS = 2.0
+    FIRST_SCREEN_ROWS = 200  # rows shown from the index before the store is looked at
+
+    class Listed(Message):
+        """Every session under ``root`` is listed (the rows came before, in batches)."""
+
+        def __init__(self, root: SessionRoot, infos: list[SessionInfo]) -> None:
+            super().__init__()
+            self.root = root
+            self.infos = infos
+
+    class ListingFailed(Message):
+        """The store could not be listed at all, and why."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
     def __init__(self, *, clock: Clock | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
         self.progress: tuple[int, int] | None = None  # (done, total) while reading
         self.note: str | None = None
+        #: Every session listed so far, by path (the same dict for the sidebar's life: the
+        #: header reads titles from it).
+        self.infos: dict[str, SessionInfo] = {}
+        self.listing_done = False
+        self._list_lock = threading.Lock()
+        self._list_buffer: list[SessionInfo] = []  # listed by the worker, not shown yet
+        self._list_progress: tuple[int, int] = (0, 0)
+        self._list_timer = None
+        self._list_next_drain = 0.0  # (time.monotonic) the next drain shows rows no sooner
+        self._relisting = False
+        self._big_costs: dict[str, float] = {}  # a big file's path -> when its cost was last read
 
     def compose(self) -> ComposeResult:
         yield Static("", id="sidebar-filter", markup=False)
@@ -436,13 +484,69 @@ class Sidebar(Vertical):
         return self.query_one(SessionList)
 
     def on_mount(self) -> None:
+        self.session_list.show_costs = self.app.settings.sidebar_costs
         self.update_status()
+        self.set_interval(self.RELIST_SECONDS, self.relist)
 
     def on_session_list_state_changed(self, event: SessionList.StateChanged) -> None:
         event.stop()
         self.update_status()
 
     # (the filter line says whether typing goes to the filter: the list focused or not)
+    def on_session_list_costs_wanted(self, event: SessionList.CostsWanted) -> None:
+        """The rows' costs: every session's from the usage index, or those of the files
+        that changed since, each read again (on a worker). The open session's comes with
+        its header's figures (``SessionHeader.Counted``); a big file is read again at most
+        once every :data:`BIG_COST_SECONDS`."""
+        event.stop()
+        app = self.app
+        root, cache_dir, paths = app.root, app.index.dir, event.paths
+        if paths is not None:
+            now = time.monotonic()
+            open_path = self.session_list.open_path
+            paths = [p for p in paths if p != open_path and now - self._big_costs.get(p, -1e9) >= BIG_COST_SECONDS]
+
+        def work() -> None:
+            from ...core.store.usage import file_spent, load_usage
+
+            if paths is None:
+                usage = load_usage(root, cache_dir=cache_dir)
+                self.post_message(SessionCosts({f.path: f.session_cost for f in usage.files}))
+                return
+            costs = {}
+            for path in paths:
+                try:
+                    if os.path.getsize(path) > BIG_COST_BYTES:
+                        self._big_costs[path] = time.monotonic()
+                    costs[path] = file_spent(path)[1]
+                except OSError:
+                    continue
+            self.post_message(SessionCosts(costs, partial=True))
+
+        if paths is None or paths:
+            self.run_worker(work, thread=True, group="session-costs", exclusive=paths is None, exit_on_error=False)
+
+    def on_session_costs(self, message: SessionCosts) -> None:
+        self.session_list.set_costs(message.costs, partial=message.partial)
+
+    def on_session_list_costs_toggled(self, event: SessionList.CostsToggled) -> None:
+        """Ctrl+D: the choice kept in settings.json."""
+        event.stop()
+        from dataclasses import replace
+
+        self.app.save_settings(replace(self.app.settings, sidebar_costs=event.shown))
+
+    def first_to_open(self, want: str | None) -> str | None:
+        """The session opened when none is: ``want`` (the one named on the command line)
+        when listed, else the first in the list that can be read, else the first."""
+        if want is not None and want in self.infos:
+            return want
+        items = [it for it in self.session_list.items if it.kind == "session"]
+        for it in items:
+            if it.info is not None and it.info.error is None:
+                return it.key
+        return items[0].key if items else None
+
     def on_descendant_focus(self) -> None:
         self.update_status()
 
@@ -480,3 +584,133 @@ class Sidebar(Vertical):
         if sl.named_only:
             bits.append("named only")
         self.query_one("#sidebar-status", Static).update(" · ".join(bits))
+
+    # ------------------------------------------------------------------ listing
+    def start_listing(self) -> None:
+        """List the sessions under the app's root (again), from the first screen of rows on."""
+        self.listing_done = False
+        self.infos.clear()
+        with self._list_lock:
+            self._list_buffer = []
+            self._list_progress = (0, 0)
+        self._list_next_drain = 0.0
+        if self._list_timer is not None:
+            self._list_timer.stop()
+        self._list_timer = self.set_interval(self.LIST_DRAIN_SECONDS, self._drain_listing)
+        root = self.app.root
+        self.run_worker(lambda: self._list(root), thread=True, exclusive=True, group="listing",
+                        exit_on_error=False)
+
+    def _list(self, root: SessionRoot) -> None:
+        """The listing worker."""
+        worker = get_current_worker()
+
+        def on_info(info: SessionInfo, done: int, total: int) -> None:
+            # (a buffer the UI thread drains on a timer: one message per row would flood
+            # the queue on a big store)
+            with self._list_lock:
+                self._list_buffer.append(info)
+                self._list_progress = (done, total)
+
+        index = self.app.index
+        if index is not None and index.enabled:
+            # the first screen, from the index alone (a big store takes a while to stat)
+            try:
+                first = index.recent(root, self.FIRST_SCREEN_ROWS)
+            except Exception:  # (only a head start: the listing below says what is wrong)
+                first = []
+            if first and not worker.is_cancelled:
+                with self._list_lock:
+                    self._list_buffer.extend(first)
+                self.post_message(FirstRowsListed())
+        try:
+            infos = list_sessions(root, index, on_info=on_info)
+        except Exception as exc:  # a store we cannot read at all
+            if not worker.is_cancelled:
+                self.post_message(self.ListingFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(ListingDone(root, infos))
+
+    def _drain_listing(self) -> None:
+        # Showing the rows works out the sidebar's rows from every session listed so far
+        # (on the UI thread, longer the more there are): shown no more often than that
+        # leaves the UI thread free most of the time, and not while the user types or uses
+        # the mouse (a key typed into the filter meanwhile would wait for it, or its repaint
+        # would); the progress is shown all the same.
+        now = time.monotonic()
+        typing = now - getattr(self.app, "last_input_at", 0.0) < self.LIST_DRAIN_QUIET
+        with self._list_lock:
+            batch = None
+            if now >= self._list_next_drain and not typing:
+                batch, self._list_buffer = self._list_buffer, []
+            done, total = self._list_progress
+        if batch:
+            for info in batch:
+                self.infos[info.path] = info
+            self.session_list.set_infos(list(self.infos.values()))
+            end = time.monotonic()
+            self._list_next_drain = end + self.LIST_DRAIN_IDLE * (end - now)
+        if total:
+            self.set_progress(done, total)
+
+    def on_first_rows_listed(self, event: FirstRowsListed) -> None:
+        event.stop()
+        self._drain_listing()
+
+    def _stop_draining(self) -> None:
+        if self._list_timer is not None:
+            self._list_timer.stop()
+            self._list_timer = None
+        with self._list_lock:
+            self._list_buffer = []
+
+    def on_sidebar_listing_failed(self, event: ListingFailed) -> None:
+        # (the worker's message, on its way to the screen)
+        self._stop_draining()
+        self.listing_done = True
+
+    def on_listing_done(self, event: ListingDone) -> None:
+        event.stop()
+        if event.root is not self.app.root:
+            return  # listed before the app moved to another root
+        self._stop_draining()
+        infos = event.infos
+        self.listing_done = True
+        self.infos.clear()
+        self.infos.update((i.path, i) for i in infos)
+        self.set_progress(1, 1)
+        self.session_list.set_infos(infos)
+        self.session_list.make_texts_ahead()
+        if self.session_list.costs_shown:
+            self.session_list.want_costs()
+        self.post_message(self.Listed(event.root, infos))
+
+    def relist(self) -> None:
+        """List the sessions again (every RELIST_SECONDS, and when Pi, run from here, exits)."""
+        if not self.listing_done or self._relisting:
+            return
+        self._relisting = True
+        root, index = self.app.root, self.app.index
+
+        def work() -> None:
+            try:
+                infos = list_sessions(root, index)
+            except Exception:
+                infos = None
+            self.post_message(Relisted(root, infos))
+
+        self.run_worker(work, thread=True, exclusive=True, group="relist", exit_on_error=False)
+
+    def on_relisted(self, event: Relisted) -> None:
+        event.stop()
+        self._relisting = False
+        infos = event.infos
+        if infos is None or event.root is not self.app.root or not self.listing_done or not infos:
+            return
+        new = {i.path: i for i in infos}
+        if new == self.infos:
+            return
+        self.infos.clear()
+        self.infos.update(new)
+        self.session_list.set_infos(infos)  # keeps the selected row (by path)

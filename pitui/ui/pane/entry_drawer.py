@@ -19,9 +19,9 @@ from ...core.store.discovery import find_session_by_id
 from ...core.read.session import Session
 from ...core.text import clean, visible
 from .branch_model import _Block
-from .blocks import GIVE_ID, GIVE_TIME, file_link, render_content, render_header, render_marker
-from .out import Out, _field, date_of, fmt_time
-from .render import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
+from .pieces import GIVE_ID, GIVE_TIME, file_link, render_content, render_header, render_marker
+from .canvas import Out, _field, date_of, fmt_time
+from .renderers import (message_header, render_assistant, render_bash_execution, render_branch_summary, render_compaction,
                      render_custom_entry, render_json_body, render_message, render_tool_results)
 
 __all__ = ["EntryDrawer"]

@@ -23,11 +23,11 @@ from ...core.model.parts import (AppEvent, ResultParts, SubagentRun, SummaryPart
 from ...core.model.notices import provider_error
 from ...core.model.summary import one_line, shorten_home, text_of
 from ...core.text import clean, json_compact, json_pretty, text_lines
-from ..cuts import cut_words
+from ..text_fit import cut_words
 
-from .blocks import (GIVE_DETAIL, GIVE_ID, GIVE_TIME, GIVE_TOKENS, SHRINK, _fold_line, _image_line, _output_lines,
+from .pieces import (GIVE_DETAIL, GIVE_ID, GIVE_TIME, GIVE_TOKENS, SHRINK, _fold_line, _image_line, _output_lines,
                      file_link, fit_line, render_content, render_header)
-from .out import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
+from .canvas import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
 
 #: files read and modified named under a summary; the rest counted (``+3``)
 SUMMARY_FILES_SHOWN = 6

@@ -16,10 +16,10 @@ from rich.segment import Segment
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ..cuts import cut_segments
+from ..text_fit import cut_segments
 from ..messages import BlockDrawingStopped, BlockDrawn, BlockDrawnAhead, LexersMade
 from .code import lexer_ready, prepare_lexers
-from .out import UNCAP, RenderCtx, Rendered
+from .canvas import UNCAP, RenderCtx, Rendered
 
 __all__ = ["WorkerDrawing", "RenderCache"]
 

@@ -23,7 +23,7 @@ from ...core.model.parts import plural
 from ...core.text import clean, visible
 from ...core.timeutil import iso_to_ms
 from .palette import Palette, markdown_theme
-from ..cuts import cut_end
+from ..text_fit import cut_end
 
 from .code import _Markdown, _PlainFenceMarkdown, _fences_not_ready
 

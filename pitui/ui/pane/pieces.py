@@ -16,9 +16,9 @@ from ...core.model.summary import one_line
 from ...core.model.parts import image_facts, plural
 from ...core.text import clean, json_compact, text_lines
 
-from ..cuts import cut_end, cut_segments, cut_text
+from ..text_fit import cut_end, cut_segments, cut_text
 from .code import _THEMES, _lexer_for
-from .out import CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
+from .canvas import CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
 
 __all__ = [
     "file_link",
