@@ -277,7 +277,7 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
         assert b.session is not None
         # the open thread worked out the pane's first branch, and the pane took it
         assert [(s, leaf) for s, leaf, _ in prepared] == [(b.session, b.session.leaf)]
-        assert b.pane._bstart is prepared[0][2]._bstart
+        assert b.pane.model.bstart is prepared[0][2].bstart
         seq = Session.open(path, validate=False)
         seq.validate_lazy_lines()  # as the app did after its first paint
         _same(seq, b.session)

@@ -253,12 +253,12 @@ def _draw_every_block(s) -> None:
         m = model_for(s, s.leaf, hidden)
         # private: every block of the branch model drawn headless (its blocks have a public
         # face only on a mounted pane)
-        for b in range(len(m._bstart)):
+        for b in range(len(m.bstart)):
             console = Console(width=80, file=io.StringIO(), force_terminal=True, color_system="truecolor")
             ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking, full_output=full,
                             show_hidden=hidden)
             out = Out(ctx, 80)
-            EntryDrawer(s).draw(m._block(b), out)
+            EntryDrawer(s).draw(m.block(b), out)
             for strip in out.strips:
                 text = "".join(seg.text for seg in strip)
                 assert not set(CTRL_OUT.findall(text)) - SEPARATORS, repr(text)

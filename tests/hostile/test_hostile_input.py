@@ -559,9 +559,9 @@ def _draw_branch(session: Session, leaf: int) -> list[str]:
     lines: list[str] = []
     # private: every block of the branch model drawn headless (its blocks have a public
     # face only on a mounted pane)
-    for b in range(len(model._bstart)):
+    for b in range(len(model.bstart)):
         out = Out(ctx, 100)
-        EntryDrawer(session).draw(model._block(b), out)
+        EntryDrawer(session).draw(model.block(b), out)
         lines += [s.text for s in out.result().strips]
     return lines
 

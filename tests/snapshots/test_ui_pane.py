@@ -630,8 +630,8 @@ def _pane_view(pane: MessagePane) -> tuple:
     """What the pane shows of its branch: its blocks, their heights and the view."""
     # private: the branch model's fields (entry codes, block bounds and kinds, the facts a
     # block is drawn with) must match field by field; nothing public shows them all undrawn
-    return (pane.branch, bytes(pane._codes), list(pane._bstart), list(pane._bend), bytes(pane._bkind),
-            pane._override, pane._spec, pane._edits, pane._first_out,
+    return (pane.branch, bytes(pane.model.codes), list(pane.model.bstart), list(pane.model.bend), bytes(pane.model.bkind),
+            pane.model.override, pane.model.spec, pane.model.edits, pane.model.first_out,
             [pane.block_height(b) for b in range(pane.block_count)],
             round(pane.scroll_y), pane.virtual_size.height)
 
@@ -666,7 +666,7 @@ async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here(
                 await pilot.pause()
                 assert pane._prepared is None  # taken (or, unprepared, never there)
                 if prepared:
-                    assert pane._bstart is model._bstart  # the prepared blocks, not made again
+                    assert pane.model.bstart is model.bstart  # the prepared blocks, not made again
                 views.append(_pane_view(pane))
         assert views[0] == views[1], prefix
 
@@ -684,7 +684,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
         pane.adopt_prepared(s, other, model)  # (private below: which model the pane shows is a speed trick)
         pane.show_leaf(s, s.leaf, s.leaf)
         await pilot.pause()
-        assert pane._bstart is not model._bstart and pane.branch == s.path_to(s.leaf)
+        assert pane.model.bstart is not model.bstart and pane.branch == s.path_to(s.leaf)
         got = _pane_view(pane)
     app = bare_pane_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -709,7 +709,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
             pane.show_leaf(s, s.leaf, s.leaf)
             await pilot.pause()
             if prepared:
-                assert pane._bstart is not model._bstart
+                assert pane.model.bstart is not model.bstart
             views.append(_pane_view(pane))
     assert views[0] == views[1]
 

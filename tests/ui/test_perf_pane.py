@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-import pitui.ui.pane.message_pane as mp
+import pitui.ui.pane.branch_model as bm
 from pitui.core.read.session import Session
 from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
@@ -106,13 +106,13 @@ class Counts:
         self.estimated = 0
         self.made = 0
         self.drawn = 0
-        real_estimate = MessagePane._estimate_blocks
-        real_block = mp._Block
+        real_estimate = bm.BranchModel.estimate_blocks
+        real_block = bm._Block
         real_draw = MessagePane._draw
 
-        def estimate(pane, b0, b1, width, full):
+        def estimate(model, b0, b1, width, full):
             self.estimated += max(0, b1 - b0)
-            return real_estimate(pane, b0, b1, width, full)
+            return real_estimate(model, b0, b1, width, full)
 
         def block(*args, **kw):
             self.made += 1
@@ -122,8 +122,8 @@ class Counts:
             self.drawn += 1
             return real_draw(pane, item, ctx, width)
 
-        monkeypatch.setattr(MessagePane, "_estimate_blocks", estimate)
-        monkeypatch.setattr(mp, "_Block", block)
+        monkeypatch.setattr(bm.BranchModel, "estimate_blocks", estimate)
+        monkeypatch.setattr(bm, "_Block", block)
         monkeypatch.setattr(MessagePane, "_draw", draw)
 
     def reset(self) -> None:
@@ -134,11 +134,11 @@ def _fresh(session: Session, branch: list[int], width: int, hidden: bool = False
     """A pane that has only ever seen ``branch`` (not mounted: blocks and estimates only)."""
     # private: an unmounted pane's blocks are worked out from the branch model's own steps
     p = MessagePane()
-    p._built_hidden = hidden
-    p._session = session
-    p._tree = session.parent
-    p._update_branch(branch, 0, p._codes_of(session, branch, 0))
-    p._update_decorations()
+    p.model.built_hidden = hidden
+    p.model.session = session
+    p.model.tree = session.parent
+    p.model.update_branch(branch, 0, p.model.codes_of(session, branch, 0))
+    p.model.update_decorations()
     return p
 
 
@@ -152,13 +152,13 @@ def _same_layout(pane: MessagePane, session: Session, leaf: int) -> None:
     fresh = _fresh(session, branch, width, pane.show_hidden)
     n = fresh.block_count
     assert pane.block_count == n
-    assert list(pane._bstart) == list(fresh._bstart) and bytes(pane._bkind) == bytes(fresh._bkind)
+    assert list(pane.model.bstart) == list(fresh.model.bstart) and bytes(pane.model.bkind) == bytes(fresh.model.bkind)
     for b in list(range(0, n, max(1, n // 500))) + list(range(max(0, n - 50), n)):
         assert pane._blocks[b].key == fresh._blocks[b].key, b
     for i in branch[:: max(1, len(branch) // 500)] + branch[-60:]:
         assert pane.block_of(i) == fresh.block_of(i), i
     for full in (False, True):
-        assert pane._ensure_estimates(width, full) == fresh._ensure_estimates(width, full)
+        assert pane.model.ensure_estimates(width, full) == fresh.model.ensure_estimates(width, full)
     # the layout: every height is its real one (drawn) or the estimate; tops add up
     est = fresh._base_heights(width) if not pane.full_tool_output else None
     if est is not None:
@@ -194,11 +194,11 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
         # while the user reads, the estimates for the other state of `o` are worked out
         # (from the long results only: no block is estimated again)
         # private: estimates worked out ahead are a speed trick with no public face
-        pane._est.pop(True, None)
+        pane.model.est.pop(True, None)
         pane._base_heights(pane.scrollable_content_region.width)
         counts.reset()
         await pilot.pause(1.2)
-        assert set(pane._est) == {False, True}
+        assert set(pane.model.est) == {False, True}
         assert counts.estimated == 0
 
         # the same branch again (the app echoing a selection in view): nothing at all
@@ -419,7 +419,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
         for _ in range(100):
             await app.workers.wait_for_complete()
             await pilot.pause(0.02)
-            if not pane._provisional:
+            if not pane.worker_drawing.provisional:
                 break
         assert not pane._rendered(b).pending_lexers
         again = code_on_screen()

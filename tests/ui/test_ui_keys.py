@@ -357,7 +357,8 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
         # private: which lexer a draw waits for, which thread draws a block and the moment
         # a worker's drawing is handed over show nowhere; the pane's functions are wrapped
         assert pane._rendered(b).pending_lexers == {("file", "src/actor.pony")}
-        real_draw, real_done = pane._draw, pane._render_done
+        drawing = pane.worker_drawing
+        real_draw, real_done = pane._draw, drawing.render_done
 
         def draw(*a, **k):
             draws.append(threading.current_thread() is threading.main_thread())
@@ -367,11 +368,11 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
             seen_at_done.append(styles(code_on_screen()) == styles(first))  # plain until this moment
             return real_done(b_, key, r, *rest)
 
-        pane._draw, pane._render_done = draw, done
+        pane._draw, drawing.render_done = draw, done
         for _ in range(100):
             await app.workers.wait_for_complete()
             await pilot.pause(0.02)
-            if not pane._provisional and not pane.drawing:
+            if not drawing.provisional and not pane.drawing:
                 break
         assert not pane._rendered(b).pending_lexers
         again = code_on_screen()

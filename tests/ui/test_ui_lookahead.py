@@ -67,7 +67,7 @@ class KeyDraws:
     # nowhere on screen; the pane's draw functions are wrapped to see it (GatedDraws too)
     def __init__(self, pane) -> None:
         self.drawn: list = []
-        real_draw, real_later = pane._draw, pane._render_later
+        real_draw, real_later = pane._draw, pane.worker_drawing.render_later
 
         def draw(item, ctx, width):
             if threading.current_thread() is threading.main_thread():
@@ -78,7 +78,7 @@ class KeyDraws:
             self.drawn.append(("worker", key[0]))
             return real_later(b, key)
 
-        pane._draw, pane._render_later = draw, later
+        pane._draw, pane.worker_drawing.render_later = draw, later
 
 
 class GatedDraws:
@@ -240,7 +240,7 @@ async def test_a_key_waits_for_the_block_being_drawn_ahead_not_a_second_drawing(
         assert draws.drawn.count(a0_key) == 1
         text = pane_text(pane)
         assert "Plan 0" in text and PLACEHOLDER not in text
-        assert not pane._placeheld  # private: no block left marked as a placeholder shown
+        assert not pane.worker_drawing.placeheld  # private: no block left marked as a placeholder shown
 
 
 async def test_summaries_made_ahead_are_dropped_when_the_tree_forgot_them(ahead_app, settle):

@@ -5,7 +5,7 @@ starts and ends on the branch, its kind, its estimated height at a width) and th
 its blocks are decorated from (the last compaction, context edits, labels). It is plain
 Python: the pane (:class:`~pitui.ui.pane.message_pane.MessagePane`) is one, and a
 session's first branch can be worked out in a thread of its own, while the session is
-still being opened, and handed to the pane (:meth:`MessagePane.prepare`).
+still being opened, and handed to the pane (``prepare_branch``, ``MessagePane.adopt_prepared``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, compress, count, repeat
 from operator import floordiv
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from ...core.read.arrays import pick
 from ...core.read.session import F_ASSISTANT_TEXT, Session
@@ -87,35 +87,22 @@ class _Block:
 
 
 class BranchModel:
-    """One branch of a session as blocks (see the module's docstring)."""
+    """One branch of a session as blocks (see the module's docstring). The pane that shows
+    it hears when its blocks change: :attr:`on_reset` (none left) and :attr:`on_dropped`
+    (blocks from ``b`` on built again)."""
 
-    @classmethod
-    def blank(cls) -> "BranchModel":
-        """A model showing nothing (a pane's own state is set up by the pane)."""
-        m = cls.__new__(cls)
-        m._init_model()
-        return m
-
-    def _init_model(self) -> None:
-        self._session: Session | None = None
-        self._built_hidden = False  # show_hidden as the blocks were built
-        self._reset_session_facts()
-        self._reset_branch()
-
-    def _reset_layout(self) -> None:
-        """(A pane forgets the heights and positions of the blocks it had.)"""
-
-    def _blocks_dropped(self, b: int) -> None:
-        """(Blocks ``b``.. are being built again: a pane forgets what it measured of them.)"""
-
-    def model_state(self) -> dict[str, Any]:
-        """The state of a model made by :meth:`blank` (all its attributes), to hand over."""
-        return dict(self.__dict__)
+    def __init__(self) -> None:
+        self.on_reset: Callable[[], None] | None = None
+        self.on_dropped: Callable[[int], None] | None = None
+        self.session: Session | None = None
+        self.built_hidden = False  # show_hidden as the blocks were built
+        self.reset_session_facts()
+        self.reset_branch()
 
     # ------------------------------------------------------------------ the branch
-    def _path_from(self, session: Session, leaf: int) -> tuple[list[int], int]:
+    def path_from(self, session: Session, leaf: int) -> tuple[list[int], int]:
         """The path to ``leaf`` from the branch shown: walk up to the first entry on it."""
-        pos = self._pos
+        pos = self.pos
         parent = session.parent
         walk = []
         x = leaf
@@ -124,14 +111,14 @@ class BranchModel:
             if k is not None:
                 p = k + 1
                 walk.reverse()
-                return self._branch[:p] + walk, p
+                return self.branch[:p] + walk, p
             walk.append(x)
             x = parent[x]
         walk.reverse()
         return walk, 0
 
     @staticmethod
-    def _common_prefix(branch: list[int], old: list[int]) -> int:
+    def common_prefix(branch: list[int], old: list[int]) -> int:
         if not old or not branch:
             return 0
         if branch[0] != old[0]:
@@ -149,36 +136,37 @@ class BranchModel:
         return lo if branch[:lo] == old[:lo] else 0
 
     # ------------------------------------------------------------------ blocks
-    def _reset_session_facts(self) -> None:
-        self._tree: Any = None  # the session's parent array the facts below were read with
+    def reset_session_facts(self) -> None:
+        self.tree: Any = None  # the session's parent array the facts below were read with
         self._scodes = bytearray()  # a code byte per entry of the session
         self._hidden_cache: dict[int, bool] = {}
         self._edit_cache: dict[int, tuple[Any, str]] = {}
 
-    def _reset_branch(self) -> None:
-        self._branch: list[int] = []
-        self._pos: dict[int, int] = {}  # entry -> position on the branch
-        self._codes = bytearray()  # code byte per position
+    def reset_branch(self) -> None:
+        self.branch: list[int] = []
+        self.pos: dict[int, int] = {}  # entry -> position on the branch
+        self.codes = bytearray()  # code byte per position
         self._gstart = array("q")  # groups: the position each starts at
         self._gblock = array("q")  # ... the first block it made (a hidden entry makes none)
-        self._bstart = array("q")  # blocks: the position of the first entry
-        self._bend = array("q")  # ... the position after the last one (assistant and results)
-        self._bkind = bytearray()
-        self._override: dict[int, int] = {}  # entry -> block where bisecting _bstart is wrong
+        self.bstart = array("q")  # blocks: the position of the first entry
+        self.bend = array("q")  # ... the position after the last one (assistant and results)
+        self.bkind = bytearray()
+        self.override: dict[int, int] = {}  # entry -> block where bisecting _bstart is wrong
         self._bobj: dict[int, _Block] = {}
         self._special: dict[int, list[int]] = {_CP: [], _SY: [], _X: []}  # positions by code
-        self._blen = array("q")  # byte length of the entry at each position
-        self._est_w = 0  # the width the estimates are for
-        self._est: dict[bool, array] = {}  # full tool output -> estimated height of every block
-        self._first_out: set[int] = set()
-        self._spec: tuple = ()
-        self._edits: dict[str, str] = {}
+        self.blen = array("q")  # byte length of the entry at each position
+        self.est_w = 0  # the width the estimates are for
+        self.est: dict[bool, array] = {}  # full tool output -> estimated height of every block
+        self.first_out: set[int] = set()
+        self.spec: tuple = ()
+        self.edits: dict[str, str] = {}
         self._labels: dict[str, str] = {}
         self._deco_state: Any = None
-        self._dgen = 0
-        self._reset_layout()
+        self.dgen = 0
+        if self.on_reset is not None:
+            self.on_reset()
 
-    def _codes_of(self, s: Session, branch: list[int], p: int) -> bytearray:
+    def codes_of(self, s: Session, branch: list[int], p: int) -> bytearray:
         """The code bytes of ``branch`` (those before ``p`` are the branch shown's)."""
         sc = self._scodes
         n0, n = len(sc), len(s.types)
@@ -192,14 +180,14 @@ class BranchModel:
             for m in _NONZERO_RE.finditer(tcodes):
                 codes[m.start()] = tcodes[m.start()]
             sc.extend(codes)
-        codes = bytearray(self._codes[:p])
+        codes = bytearray(self.codes[:p])
         codes.extend(pick(sc, branch[p:]))
         return codes
 
     def _is_hidden(self, i: int) -> bool:
         got = self._hidden_cache.get(i)
         if got is None:
-            s = self._session
+            s = self.session
             try:
                 e = s.entry(i)
                 if s.types[i] == "custom_message":
@@ -212,19 +200,19 @@ class BranchModel:
             got = self._hidden_cache[i] = display is False
         return got
 
-    def _update_branch(self, branch: list[int], p: int, codes: bytearray) -> None:
+    def update_branch(self, branch: list[int], p: int, codes: bytearray) -> None:
         """Show ``branch``, which shares its first ``p`` entries with the branch shown."""
-        old = self._branch
-        pos = self._pos
+        old = self.branch
+        pos = self.pos
         for x in old[p:]:
             pos.pop(x, None)
         pos.update(zip(branch[p:], range(p, len(branch))))
-        old_codes = self._codes
+        old_codes = self.codes
         # The first group to build again: those that start at or after p, and those before
         # whose grouping looked at p or later (an assistant's run of results, and labels
         # after it), or that hid entries for a block made later.
         gstart, gblock = self._gstart, self._gblock
-        ng, nb = len(gstart), len(self._bstart)
+        ng, nb = len(gstart), len(self.bstart)
         G = bisect_left(gstart, p)
         g = G - 1
         while g >= 0:
@@ -248,24 +236,25 @@ class BranchModel:
         P = gstart[G] if G < ng else min(p, len(old))
         B = gblock[G] if G < ng else nb
         del gstart[G:], gblock[G:]
-        del self._bstart[B:], self._bend[B:], self._bkind[B:]
-        del self._blen[p:]
-        self._blen.extend(array("q", pick(self._session.lengths, branch[p:])))
-        if self._override:
-            self._override = {e: b for e, b in self._override.items() if b < B}
+        del self.bstart[B:], self.bend[B:], self.bkind[B:]
+        del self.blen[p:]
+        self.blen.extend(array("q", pick(self.session.lengths, branch[p:])))
+        if self.override:
+            self.override = {e: b for e, b in self.override.items() if b < B}
         if self._bobj:
             self._bobj = {b: o for b, o in self._bobj.items() if b < B}
-        self._blocks_dropped(B)
+        if self.on_dropped is not None:
+            self.on_dropped(B)
         for c, lst in self._special.items():
             del lst[bisect_left(lst, p):]
         for m in _SPECIAL_RE.finditer(codes, p):
             self._special[codes[m.start()]].append(m.start())
-        self._branch = branch
-        self._codes = codes
+        self.branch = branch
+        self.codes = codes
         self._build_from(P)
-        for full, est in self._est.items():
+        for full, est in self.est.items():
             del est[B:]
-            est.extend(self._estimate_blocks(B, len(self._bstart), self._est_w, full))
+            est.extend(self.estimate_blocks(B, len(self.bstart), self.est_w, full))
 
     def _build_from(self, P: int) -> None:
         """Group the branch from position ``P`` (a group's start) on into blocks.
@@ -274,7 +263,7 @@ class BranchModel:
         one block, so the block arrays are extended with whole slices. Only groups that
         hide an entry (a custom message with ``display: false``) or hold labels between an
         assistant's results are handled one by one."""
-        branch, codes = self._branch, self._codes
+        branch, codes = self.branch, self.codes
         groups = _GROUP_RE.findall(codes, P)
         if not groups:
             return
@@ -291,13 +280,13 @@ class BranchModel:
             if starts[g] != k:
                 special[g] = False
             k = codes.find(b"T", k + 1)
-        if not self._built_hidden:
+        if not self.built_hidden:
             g = first.find(b"C")
             while g >= 0:
                 if self._is_hidden(branch[starts[g]]):
                     special[g] = True
                 g = first.find(b"C", g + 1)
-        bstart, bend, bkind, gblock = self._bstart, self._bend, self._bkind, self._gblock
+        bstart, bend, bkind, gblock = self.bstart, self.bend, self.bkind, self._gblock
         self._gstart.extend(starts)
         nb = len(bstart)
         if not special:
@@ -306,7 +295,7 @@ class BranchModel:
             bkind.extend(kinds)
             gblock.extend(range(nb, nb + ng))
             return
-        override = self._override
+        override = self.override
         hidden: list[int] = []
         prev = 0
         for g in sorted(special) + [ng]:
@@ -347,19 +336,19 @@ class BranchModel:
             for h in hidden:
                 override[h] = nb - 1
 
-    def _rebuild(self) -> None:
+    def rebuild(self) -> None:
         """Build every block again (show_hidden changed)."""
-        branch = self._branch
-        codes = self._codes
-        self._reset_branch()
-        self._update_branch(branch, 0, codes)
+        branch = self.branch
+        codes = self.codes
+        self.reset_branch()
+        self.update_branch(branch, 0, codes)
 
     # ------------------------------------------------------------------ decorations
-    def _update_decorations(self) -> None:
+    def update_decorations(self) -> None:
         """Work out the facts of the branch that blocks are decorated from; when they
         changed, every block's look (and so its key) is worked out again when asked for."""
-        s = self._session
-        branch = self._branch
+        s = self.session
+        branch = self.branch
         comps = self._special[_CP]
         comp = comps[-1] if comps else -1
         fk = None
@@ -367,7 +356,7 @@ class BranchModel:
             try:
                 first_kept = s.entry(branch[comp]).get("firstKeptEntryId")
                 x = s.index_of.get(first_kept) if isinstance(first_kept, str) else None
-                k = self._pos.get(x) if x is not None else None
+                k = self.pos.get(x) if x is not None else None
                 fk = k if k is not None and k < comp else None
             except Exception:
                 comp = -1  # as if everything were in context
@@ -377,21 +366,21 @@ class BranchModel:
             if isinstance(target, str):
                 edits[target] = mark
         labels = s.label_by_target if s is not None else {}
-        state = (comp, fk, self._built_hidden)
-        if state != self._deco_state or edits != self._edits or labels != self._labels:
+        state = (comp, fk, self.built_hidden)
+        if state != self._deco_state or edits != self.edits or labels != self._labels:
             self._deco_state = state
-            self._spec = (comp, fk)
-            self._edits = edits
+            self.spec = (comp, fk)
+            self.edits = edits
             self._labels = dict(labels)
-            self._dgen += 1
+            self.dgen += 1
             self._bobj = {}
-        self._first_out = self._first_out_blocks()
+        self.first_out = self._first_out_blocks()
 
     def _edit_of(self, i: int) -> tuple[Any, str]:
         got = self._edit_cache.get(i)
         if got is None:
             try:
-                e = self._session.entry(i)
+                e = self.session.entry(i)
                 got = (e.get("targetId"), "omitted" if e.get("replacement") is None else "edited")
             except Exception:
                 got = (None, "")
@@ -400,17 +389,17 @@ class BranchModel:
 
     def _in_context(self, k: int) -> bool:
         """Whether the entry at position ``k`` reaches the model at the branch's leaf."""
-        comp, fk = self._spec
-        return comp < 0 or k >= comp or (fk is not None and k >= fk and self._codes[k] != _SY)
+        comp, fk = self.spec
+        return comp < 0 or k >= comp or (fk is not None and k >= fk and self.codes[k] != _SY)
 
     def _first_out_blocks(self) -> set[int]:
         """The first block of each run of blocks outside the model's context (markers are
         neither in nor out of a run)."""
-        comp, fk = self._spec
+        comp, fk = self.spec
         out: set[int] = set()
         if comp < 0:
             return out
-        bstart, bkind = self._bstart, self._bkind
+        bstart, bkind = self.bstart, self.bkind
         nb = len(bstart)
         boundary = fk if fk is not None else comp
         b = 0
@@ -435,17 +424,17 @@ class BranchModel:
                     out.add(b)
         return out
 
-    def _block(self, b: int) -> _Block:
+    def block(self, b: int) -> _Block:
         blk = self._bobj.get(b)
-        if blk is not None and blk.gen == self._dgen:
+        if blk is not None and blk.gen == self.dgen:
             return blk
-        s = self._session
-        branch, codes = self._branch, self._codes
-        st = self._bstart[b]
-        kind = self._bkind[b]
+        s = self.session
+        branch, codes = self.branch, self.codes
+        st = self.bstart[b]
+        kind = self.bkind[b]
         i = branch[st]
         if kind == _KA or kind == _KR:
-            e = self._bend[b]
+            e = self.bend[b]
             if kind == _KA and e - st > 2 and codes.find(b"T", st + 1, e) >= 0:
                 entries = tuple(branch[k] for k in range(st, e) if codes[k] != _T)
             else:
@@ -453,26 +442,37 @@ class BranchModel:
         else:
             entries = (i,)
         in_context = kind == _KM or self._in_context(st)
-        first_out = b in self._first_out
+        first_out = b in self.first_out
         ids = s.ids
-        mark = self._edits.get(ids[i])
+        mark = self.edits.get(ids[i])
         label = s.label_of(i) if ids[i] in s.label_by_target else None
-        prev_ts = s.timestamps[branch[self._bstart[b - 1]]] if b > 0 else None
+        prev_ts = s.timestamps[branch[self.bstart[b - 1]]] if b > 0 else None
         lengths = s.lengths
         n = lengths[i] if len(entries) == 1 else sum(lengths[x] for x in entries)
         name = _KIND_NAMES[kind]
-        key = (name, entries, n, in_context, first_out, mark, label, prev_ts, self._built_hidden)
-        blk = _Block(name, entries, key, in_context, first_out, mark, label, prev_ts, self._dgen)
+        key = (name, entries, n, in_context, first_out, mark, label, prev_ts, self.built_hidden)
+        blk = _Block(name, entries, key, in_context, first_out, mark, label, prev_ts, self.dgen)
         if len(self._bobj) >= _BLOCK_OBJECTS:  # (a search makes one per block: made again when asked)
             self._bobj = {}
         self._bobj[b] = blk
         return blk
 
-    def _block_key(self, b: int) -> Hashable:
-        return self._block(b).key
+    def block_key(self, b: int) -> Hashable:
+        return self.block(b).key
+
+    def block_of(self, i: int) -> int | None:
+        """The block that shows entry ``i`` (None when it is not on the branch)."""
+        b = self.override.get(i)
+        if b is not None:
+            return b
+        k = self.pos.get(i)
+        if k is None:
+            return None
+        b = bisect_right(self.bstart, k) - 1
+        return b if b >= 0 else None
 
     # ------------------------------------------------------------------ heights
-    def _estimate_blocks(self, b0: int, b1: int, width: int, full: bool) -> array:
+    def estimate_blocks(self, b0: int, b1: int, width: int, full: bool) -> array:
         """Estimated heights of blocks ``b0``..``b1`` at ``width``, from the skeleton only,
         in bulk (C-speed maps and a few list comprehensions; the note above the first
         block out of the context is added in ``_base_heights``).
@@ -482,13 +482,13 @@ class BranchModel:
         lines (all of them, when ``full``) for each of its tool results."""
         if b0 >= b1:
             return array("q")
-        s = self._session
-        branch, codes, blen = self._branch, self._codes, self._blen
-        starts = self._bstart[b0:b1]
-        ends = self._bend[b0:b1]
-        kinds = self._bkind[b0:b1]
+        s = self.session
+        branch, codes, blen = self.branch, self.codes, self.blen
+        starts = self.bstart[b0:b1]
+        ends = self.bend[b0:b1]
+        kinds = self.bkind[b0:b1]
         p0 = starts[0]
-        p1 = self._bstart[b1] if b1 < len(self._bstart) else len(branch)
+        p1 = self.bstart[b1] if b1 < len(self.bstart) else len(branch)
         w = max(20, width - 4)
         w2 = w * 2
         cap = 400 if full else CUT_LINES + 1
@@ -530,18 +530,18 @@ class BranchModel:
         # an assistant message without results has a line more
         return array("q", [h + (r or a) for h, r, a in zip(head, sums, kinds.translate(_ASSISTANT_TABLE))])
 
-    def _ensure_estimates(self, width: int, full: bool) -> array:
-        if self._est_w != width:
-            self._est = {}
-            self._est_w = width
-        est = self._est.get(full)
+    def ensure_estimates(self, width: int, full: bool) -> array:
+        if self.est_w != width:
+            self.est = {}
+            self.est_w = width
+        est = self.est.get(full)
         if est is None:
-            other = self._est.get(not full)
+            other = self.est.get(not full)
             if other is not None:
                 est = self._toggled_estimates(other, width, full)
             else:
-                est = self._estimate_blocks(0, len(self._bstart), width, full)
-            self._est[full] = est
+                est = self.estimate_blocks(0, len(self.bstart), width, full)
+            self.est[full] = est
         return est
 
     def _toggled_estimates(self, other: array, width: int, full: bool) -> array:
@@ -550,8 +550,8 @@ class BranchModel:
         est = array("q", other)
         w = max(20, width - 4)
         cut = CUT_LINES + 1
-        codes, blen, branch = self._codes, self._blen, self._branch
-        bstart, override = self._bstart, self._override
+        codes, blen, branch = self.codes, self.blen, self.branch
+        bstart, override = self.bstart, self.override
         least = (cut + 1) * w
         results = list(compress(count(), codes.translate(_RESULT_TABLE)))
         long = [k for k, n in zip(results, map(blen.__getitem__, results)) if n >= least]
@@ -578,11 +578,11 @@ class BranchModel:
 def model_for(session: Session, leaf: int, hidden: bool) -> BranchModel:
     """The blocks of ``session``'s branch to ``leaf``, worked out apart from the pane (on
     any thread: it touches nothing the pane shows)."""
-    m = BranchModel.blank()
-    m._session = session
-    m._built_hidden = hidden
-    m._tree = session.parent
+    m = BranchModel()
+    m.session = session
+    m.built_hidden = hidden
+    m.tree = session.parent
     branch = session.path_to(leaf) if leaf >= 0 else []
-    m._update_branch(branch, 0, m._codes_of(session, branch, 0))
-    m._update_decorations()
+    m.update_branch(branch, 0, m.codes_of(session, branch, 0))
+    m.update_decorations()
     return m

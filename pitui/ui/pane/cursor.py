@@ -1,5 +1,5 @@
-"""The pane's cursor, for :class:`BlockScroller`: the place Enter acts on, an entry or a
-fold or link inside it.
+"""The pane's cursor, a helper of :class:`BlockScroller`: the place Enter acts on, an
+entry or a fold or link inside it.
 
 The cursor rests on *stops*: each block's header line, each tool result's first line (a
 block's sections) and the first line of each fold or link (a line with an action). Up and
@@ -12,14 +12,14 @@ last) stop in view: the next time it is drawn or used, never in between.
 
 The cursor is kept as (block key, block, line in the block): a block's index stays while
 heights around it change, and its key says when the block there is another one. It is
-drawn over the lines on screen (``render_line`` calls :meth:`_cursor_overlay`), only while
+drawn over the lines on screen (``render_line`` calls :meth:`PaneCursor.overlay`), only while
 the pane has focus: no block is drawn again for it, and a move repaints the lines it
 left and reached.
 """
 
 from __future__ import annotations
 
-from typing import Hashable
+from typing import Any, Hashable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -55,72 +55,74 @@ def _span(r: Rendered, line: int) -> int:
 
 
 class PaneCursor:
-    """Part of :class:`BlockScroller`: the cursor (see the module docstring)."""
+    """The cursor of ``pane`` (a :class:`BlockScroller`, whose layout it reads): see the
+    module docstring. The pane hands it its keys, clicks, focus and lines to draw."""
 
-    def _init_cursor(self) -> None:
-        self._cursor: tuple[Hashable, int, int] | None = None  # (block key, block, line)
-        self._cursor_styles: tuple[Style, Style] | None = None  # (the mark, the lines)
-        self._cursor_lines: tuple[int, int] | None = None  # virtual lines drawn as the cursor now
+    def __init__(self, pane: Any) -> None:
+        self.pane = pane
+        self._where: tuple[Hashable, int, int] | None = None  # (block key, block, line)
+        self._styles: tuple[Style, Style] | None = None  # (the mark, the lines)
+        self.lines: tuple[int, int] | None = None  # virtual lines drawn as the cursor now
 
     # ------------------------------------------------------------------ public state
     @property
-    def cursor_line(self) -> int | None:
+    def screen_line(self) -> int | None:
         """The cursor's first line on screen (0: the pane's first line), None without blocks."""
-        at = self._cursor_at()
+        at = self.at()
         if at is None:
             return None
-        return self._heights.top(at[0]) + at[1] - round(self.scroll_y)
+        return self.pane._heights.top(at[0]) + at[1] - round(self.pane.scroll_y)
 
     @property
-    def cursor_action(self) -> tuple | None:
+    def action(self) -> tuple | None:
         """What Enter does at the cursor: ``("fold", key)``, ``("open", path)``, or None."""
-        at = self._cursor_at()
-        return None if at is None else self._rendered(at[0]).actions.get(at[1])
+        at = self.at()
+        return None if at is None else self.pane._rendered(at[0]).actions.get(at[1])
 
     # ------------------------------------------------------------------ where it is
     def _view(self) -> tuple[int, int]:
-        return round(self.scroll_y), max(1, self.scrollable_content_region.height)
+        return round(self.pane.scroll_y), max(1, self.pane.scrollable_content_region.height)
 
-    def _set_cursor(self, b: int, line: int, repaint: bool = True) -> None:
+    def set(self, b: int, line: int, repaint: bool = True) -> None:
         """Put the cursor there, repainting the lines it left and the lines it reached."""
-        old = self._cursor_lines
-        self._cursor = (self._block_key(b), b, line)
+        old = self.lines
+        self._where = (self.pane._block_key(b), b, line)
         if not repaint:
             return
         if old is not None:
-            self.refresh_lines(old[0], old[1] - old[0])
-        self.refresh_lines(self._heights.top(b) + line, _span(self._rendered(b), line))
+            self.pane.refresh_lines(old[0], old[1] - old[0])
+        self.pane.refresh_lines(self.pane._heights.top(b) + line, _span(self.pane._rendered(b), line))
 
-    def _scroll_to_cursor(self) -> None:
+    def scroll_into_view(self) -> None:
         """Scroll as little as shows the cursor's lines (again if drawing the blocks that
         came into view moved them)."""
         for _ in range(3):
-            if self._cursor is None:
+            if self._where is None:
                 return
-            _, b, line = self._cursor
-            y = self._heights.top(b) + line
-            n = _span(self._rendered(b), line)
+            _, b, line = self._where
+            y = self.pane._heights.top(b) + line
+            n = _span(self.pane._rendered(b), line)
             top, height = self._view()
             if y < top:
-                self._scroll_to_y(y)
+                self.pane._scroll_to_y(y)
             elif y + n > top + height:
-                self._scroll_to_y(min(y, y + n - height))
+                self.pane._scroll_to_y(min(y, y + n - height))
             else:
                 return
 
-    def _cursor_at(self) -> tuple[int, int] | None:
+    def at(self) -> tuple[int, int] | None:
         """The cursor's (block, line), brought back into view first when the view left it."""
-        if not self._blocks or self._width <= 0:
+        if not self.pane._blocks or self.pane._width <= 0:
             return None
         top, height = self._view()
-        cur = self._cursor
+        cur = self._where
         down = True
         if cur is not None:
             key, b, line = cur
-            if b < len(self._blocks) and self._block_key(b) == key:
-                if self._measured[b]:
-                    line = min(line, self._heights[b] - 1)
-                y = self._heights.top(b) + line
+            if b < len(self.pane._blocks) and self.pane._block_key(b) == key:
+                if self.pane._measured[b]:
+                    line = min(line, self.pane._heights[b] - 1)
+                y = self.pane._heights.top(b) + line
                 if top <= y < top + height:
                     return b, line
                 down = y < top  # the view went down past it
@@ -128,7 +130,7 @@ class PaneCursor:
         if at is not None and final:
             # (the lines it left are out of view; drawn in a frame, the lines it reached
             # are being drawn now: a repaint asked for here would be a second frame)
-            self._set_cursor(*at, repaint=self._frame_style is None)
+            self.set(*at, repaint=self.pane._frame_style is None)
         return at
 
     def _stop_in_view(self, first: bool) -> tuple[tuple[int, int] | None, bool]:
@@ -137,7 +139,7 @@ class PaneCursor:
         the frame that shows them would), so that their stops count; and whether that is
         final (False while a block in view is a placeholder for a drawing on a worker)."""
         top, height = self._view()
-        heights = self._heights
+        heights = self.pane._heights
         if heights.total <= 0:
             return None, True
         final = True
@@ -146,12 +148,12 @@ class PaneCursor:
         y = top
         while y < min(top + height, heights.total):
             b = heights.block_at(y)
-            if not self._measured[b]:
-                self._measure(b)
-                self._update_virtual_size()
-                self.call_after_refresh(self._settle)  # (as render_line does)
-            r = self._rendered(b)
-            final = final and b not in self._placeheld
+            if not self.pane._measured[b]:
+                self.pane._measure(b)
+                self.pane._update_virtual_size()
+                self.pane.call_after_refresh(self.pane._settle)  # (as render_line does)
+            r = self.pane._rendered(b)
+            final = final and b not in self.pane.worker_drawing.placeheld
             btop = heights.top(b)
             for ln in _stops(r):
                 if top <= btop + ln < top + height:
@@ -166,117 +168,132 @@ class PaneCursor:
 
     def _measure_keeping_view(self, b: int) -> None:
         """Draw block ``b`` (for its stops) keeping what is on screen where it is."""
-        if self._measured[b]:
+        if self.pane._measured[b]:
             return
-        anchor = self._top_anchor()
-        self._measure(b)
-        self._update_virtual_size()
+        anchor = self.pane._top_anchor()
+        self.pane._measure(b)
+        self.pane._update_virtual_size()
         if anchor is not None and anchor[0] > b:
-            self._scroll_to_y(self._heights.top(anchor[0]) + anchor[1])
+            self.pane._scroll_to_y(self.pane._heights.top(anchor[0]) + anchor[1])
 
     def _next_stop(self, b: int, line: int, step: int) -> tuple[int, int] | None:
         """The stop after (``step`` 1) or before (-1) line ``line`` of block ``b``."""
-        stops = _stops(self._rendered(b))
+        stops = _stops(self.pane._rendered(b))
         if step > 0:
             after = [s for s in stops if s > line]
             if after:
                 return b, after[0]
-            if b + 1 < len(self._blocks):
+            if b + 1 < len(self.pane._blocks):
                 self._measure_keeping_view(b + 1)
-                return b + 1, _stops(self._rendered(b + 1))[0]
+                return b + 1, _stops(self.pane._rendered(b + 1))[0]
             return None
         before = [s for s in stops if s < line]
         if before:
             return b, before[-1]
         if b > 0:
             self._measure_keeping_view(b - 1)
-            return b - 1, _stops(self._rendered(b - 1))[-1]
+            return b - 1, _stops(self.pane._rendered(b - 1))[-1]
         return None
 
     # ------------------------------------------------------------------ moving it
-    def move_cursor(self, step: int) -> None:
+    def move(self, step: int) -> None:
         """To the next stop (``step`` 1) or the previous one (-1); see the module docstring."""
-        at = self._cursor_at()
+        at = self.at()
         if at is None:
             return
         target = self._next_stop(*at, step)
         top, height = self._view()
-        heights = self._heights
+        heights = self.pane._heights
         if target is not None:
             y = heights.top(target[0]) + target[1]
             near = y < top + 2 * height - 1 if step > 0 else y >= top - height + 1
             if near:
-                self._set_cursor(*target)
-                self._scroll_to_cursor()
-                self._cursor_moved()
+                self.set(*target)
+                self.scroll_into_view()
+                self.pane._cursor_moved()
                 return
         # nothing near: a page, with the cursor on its far edge
-        new_top = max(0, min(top + step * max(1, height - 1), round(self.max_scroll_y)))
+        new_top = max(0, min(top + step * max(1, height - 1), round(self.pane.max_scroll_y)))
         if new_top != top:
-            self._scroll_to_y(new_top)
+            self.pane._scroll_to_y(new_top)
         top, height = self._view()
         y = min(top + height, heights.total) - 1 if step > 0 else top
         b = heights.block_at(y)
         line = y - heights.top(b)
-        if self._cursor is not None and self._cursor[1:] == (b, line):
-            self.app.bell()  # at the very end (or start) already
+        if self._where is not None and self._where[1:] == (b, line):
+            self.pane.app.bell()  # at the very end (or start) already
             return
-        self._set_cursor(b, line)
-        self._cursor_moved()
+        self.set(b, line)
+        self.pane._cursor_moved()
 
-    def place_cursor(self, b: int, line: int) -> None:
+    def place(self, b: int, line: int) -> None:
         """Put the cursor on line ``line`` of block ``b`` (the first line of a fold or
         link there): a click."""
-        actions = self._rendered(b).actions
+        actions = self.pane._rendered(b).actions
         a = actions.get(line)
         while a is not None and line > 0 and actions.get(line - 1) == a:
             line -= 1
-        self._set_cursor(b, line)
-        self._cursor_moved()
+        self.set(b, line)
+        self.pane._cursor_moved()
 
-    def _cursor_moved(self) -> None:
-        """The user moved the cursor (a key, a click): for subclasses."""
+    def click(self, event: Any) -> None:
+        """A click: the cursor on the line clicked, and its fold or link acted on."""
+        pane = self.pane
+        offset = event.get_content_offset(pane)
+        if offset is None:
+            return
+        hit = pane._line_at(offset.y + round(pane.scroll_y))
+        if hit is None:
+            return
+        b, line = hit
+        self.place(b, line)
+        action = pane._rendered(b).actions.get(line)
+        if action is not None:
+            event.stop()
+            pane._do_action(b, action)
 
-    def action_cursor_down(self) -> None:
-        self.move_cursor(1)
-
-    def action_cursor_up(self) -> None:
-        self.move_cursor(-1)
+    def activate(self) -> None:
+        """Enter: open or close the fold, or follow the link, at the cursor."""
+        at = self.at()
+        if at is None:
+            return
+        b, line = at
+        action = self.pane._rendered(b).actions.get(line)
+        if action is None:
+            self.pane.app.bell()  # (an entry's header, or text: nothing to open there)
+            return
+        self.pane._do_action(b, action)
 
     # ------------------------------------------------------------------ drawing it
-    def _cursor_frame(self) -> tuple[int, int] | None:
+    def frame(self) -> tuple[int, int] | None:
         """The virtual lines drawn as the cursor (None: none, the pane has no focus)."""
-        if not self.has_focus:
+        if not self.pane.has_focus:
             return None
-        at = self._cursor_at()
+        at = self.at()
         if at is None:
             return None
         b, line = at
-        y = self._heights.top(b) + line
-        return y, y + _span(self._rendered(b), line)
+        y = self.pane._heights.top(b) + line
+        return y, y + _span(self.pane._rendered(b), line)
 
-    def _cursor_overlay(self, strip: Strip, vy: int) -> Strip:
+    def overlay(self, strip: Strip, vy: int) -> Strip:
         """Line ``vy`` (``strip``, drawn at the pane's width) as a line of the cursor."""
-        styles = self._cursor_styles
+        styles = self._styles
         if styles is None:
-            style = self.get_component_rich_style("block-scroller--cursor")
-            styles = self._cursor_styles = (Style(color=style.color, bgcolor=style.bgcolor, bold=True),
+            style = self.pane.get_component_rich_style("block-scroller--cursor")
+            styles = self._styles = (Style(color=style.color, bgcolor=style.bgcolor, bold=True),
                                             Style(bgcolor=style.bgcolor))
         mark, under = styles
         segs = [Segment(CURSOR_MARK, mark)]
         segs.extend(Segment(t, s + under if s else under) for t, s, _ in strip.crop(1, strip.cell_length))
         return Strip(segs, strip.cell_length)
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()  # type: ignore[misc]
-        self._cursor_styles = None
+    def style_changed(self) -> None:
+        self._styles = None
 
-    def on_focus(self) -> None:
-        lines = self._cursor_frame()
+    def focus_changed(self, focused: bool) -> None:
+        """The pane took or lost focus: the cursor's lines drawn again (as they are now,
+        or as last drawn)."""
+        lines = self.frame() if focused else self.lines
         if lines is not None:
-            self.refresh_lines(lines[0], lines[1] - lines[0])
-
-    def on_blur(self) -> None:
-        lines = self._cursor_lines  # (as last drawn)
-        if lines is not None:
-            self.refresh_lines(lines[0], lines[1] - lines[0])
+            self.pane.refresh_lines(lines[0], lines[1] - lines[0])

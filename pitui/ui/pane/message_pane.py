@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import os
 from array import array
-from bisect import bisect_right
 from dataclasses import replace
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, Iterator, NamedTuple, Sequence
 
 from textual.timer import Timer
 
@@ -51,7 +50,7 @@ def prepare_branch(session: Session, leaf: int, shape: BranchShape) -> BranchMod
     touches no widget). :meth:`MessagePane.adopt_prepared` hands them to the pane."""
     model = model_for(session, leaf, shape.show_hidden)
     if shape.width > 0:
-        model._ensure_estimates(shape.width, shape.full_tool_output)
+        model.ensure_estimates(shape.width, shape.full_tool_output)
     return model
 
 
@@ -64,25 +63,25 @@ class _Blocks(Sequence):
         self._pane = pane
 
     def __len__(self) -> int:
-        return len(self._pane._bstart)
+        return len(self._pane.model.bstart)
 
     def __bool__(self) -> bool:
-        return len(self._pane._bstart) > 0
+        return len(self._pane.model.bstart) > 0
 
     def __getitem__(self, b: int) -> _Block:  # type: ignore[override]
-        n = len(self._pane._bstart)
+        n = len(self._pane.model.bstart)
         if b < 0:
             b += n
         if not 0 <= b < n:
             raise IndexError(b)
-        return self._pane._block(b)
+        return self._pane.model.block(b)
 
     def __iter__(self) -> Iterator[_Block]:
-        for b in range(len(self._pane._bstart)):
-            yield self._pane._block(b)
+        for b in range(len(self._pane.model.bstart)):
+            yield self._pane.model.block(b)
 
 
-class MessagePane(BranchModel, BlockScroller):
+class MessagePane(BlockScroller):
     """The branch through the selected entry, drawn lazily with the line API."""
 
     EntryFocused = EntryFocused
@@ -104,17 +103,17 @@ class MessagePane(BranchModel, BlockScroller):
         self._artifact_cache: dict[str, str | None] = {}
         self._other_timer: Timer | None = None
         self._prepared: tuple[Session, int, BranchModel] | None = None  # see prepare()
-        self._init_model()
+        self.model = self._adopt(BranchModel())  # the branch shown, as blocks
         self._blocks = _Blocks(self)
 
     # ------------------------------------------------------------------ public API
     @property
     def session(self) -> Session | None:
-        return self._session
+        return self.model.session
 
     @property
     def branch(self) -> list[int]:
-        return self._branch
+        return self.model.branch
 
     def show_branch(self, session: Session, branch: list[int], selected: int) -> None:
         """Show ``branch`` (entry indices root..leaf) with ``selected``'s block at the top.
@@ -163,7 +162,7 @@ class MessagePane(BranchModel, BlockScroller):
         if got is None or got[0] is not session or got[1] != leaf:
             return None
         m = got[2]
-        if m._built_hidden != self._built_hidden or m._tree is not session.parent:
+        if m.built_hidden != self.model.built_hidden or m.tree is not session.parent:
             return None  # shown differently, or the session was read further meanwhile
         return m
 
@@ -182,7 +181,7 @@ class MessagePane(BranchModel, BlockScroller):
         self._measure(b)
         self._update_virtual_size()
         off = 0
-        if i != self._branch[self._bstart[b]]:
+        if i != self.model.branch[self.model.bstart[b]]:
             for line, entry in r.sections:
                 if entry == i:
                     off = line
@@ -200,12 +199,12 @@ class MessagePane(BranchModel, BlockScroller):
 
     def entry_at_cursor(self) -> int | None:
         """The entry the pane's cursor is on (a tool result when on its call or output)."""
-        at = self._cursor_at()
+        at = self.pane_cursor.at()
         return None if at is None else self._entry_at(*at)
 
     def _entry_at(self, b: int, line: int) -> int:
         """The entry drawn on line ``line`` of block ``b``."""
-        entry = self._branch[self._bstart[b]]
+        entry = self.model.branch[self.model.bstart[b]]
         for ln, e in self._rendered(b).sections:
             if ln <= line:
                 entry = e
@@ -225,8 +224,8 @@ class MessagePane(BranchModel, BlockScroller):
         into view. The branch's blocks are worked out on the worker thread, as
         :meth:`prepare` does; their block numbers and state keys are those the pane will
         have once it shows that branch."""
-        session = self._session
-        if session is None or self._width <= 0 or leaf < 0 or self.show_hidden != self._built_hidden:
+        session = self.model.session
+        if session is None or self._width <= 0 or leaf < 0 or self.show_hidden != self.model.built_hidden:
             return None
         width, full, hidden = self._width, self.full_tool_output, self.show_hidden
         view_h = max(1, self.scrollable_content_region.height)
@@ -237,11 +236,11 @@ class MessagePane(BranchModel, BlockScroller):
 
         def produce() -> Iterator[tuple]:
             m = model_for(session, leaf, hidden)
-            b = MessagePane.block_of(m, entry)  # type: ignore[arg-type]
-            n = len(m._bstart)
+            b = m.block_of(entry)
+            n = len(m.bstart)
             if b is None:
                 return
-            est = m._estimate_blocks(b, min(n, b + 64), width, full)
+            est = m.estimate_blocks(b, min(n, b + 64), width, full)
             last, room = b, view_h
             for h in est:
                 room -= max(1, h)
@@ -250,14 +249,14 @@ class MessagePane(BranchModel, BlockScroller):
                 last += 1
             first = b
             if room > 0 and b > 0:  # the branch ends within the view: the last screenful
-                back = m._estimate_blocks(max(0, b - 64), b, width, full)
+                back = m.estimate_blocks(max(0, b - 64), b, width, full)
                 for h in reversed(back):
                     first -= 1
                     room -= max(1, h)
                     if room <= 0:
                         break
             for x in range(first, min(n, last + 1)):
-                blk = m._block(x)
+                blk = m.block(x)
                 yield x, self._key_of(blk.key, common), (session, blk), replace(
                     template, inverted=inverted.get(blk.key, frozenset()))
 
@@ -265,14 +264,7 @@ class MessagePane(BranchModel, BlockScroller):
 
     def block_of(self, i: int) -> int | None:
         """The block that shows entry ``i`` (None when it is not on the branch)."""
-        b = self._override.get(i)
-        if b is not None:
-            return b
-        k = self._pos.get(i)
-        if k is None:
-            return None
-        b = bisect_right(self._bstart, k) - 1
-        return b if b >= 0 else None
+        return self.model.block_of(i)
 
     # ------------------------------------------------------------------ showing a branch
     def _show(self, session: Session, leaf: int | None, branch: list[int] | None, selected: int) -> None:
@@ -280,14 +272,14 @@ class MessagePane(BranchModel, BlockScroller):
             # laid out, and its Resize not handled yet (the app lays the screen out just
             # before a first session): draw at that width now, not blank first
             self._width = self.scrollable_content_region.width
-        if self.show_hidden != self._built_hidden:  # (a first read may run the watcher)
-            self._built_hidden = self.show_hidden
-            self._reset_branch()
-        same_session = session is self._session
-        old = self._branch
+        if self.show_hidden != self.model.built_hidden:  # (a first read may run the watcher)
+            self.model.built_hidden = self.show_hidden
+            self.model.reset_branch()
+        same_session = session is self.model.session
+        old = self.model.branch
         if not same_session:
             self._generation += 1
-            self._stop_drawing_all()
+            self.worker_drawing.stop_drawing_all()
             self._rcache.clear()
             self._hcache.clear()
             self._deps.clear()
@@ -295,38 +287,38 @@ class MessagePane(BranchModel, BlockScroller):
             self._artifact_cache.clear()
             prepared = self._take_prepared(session, leaf) if branch is None else None
             if prepared is not None:
-                self.__dict__.update(prepared.model_state())
+                self.model = self._adopt(prepared)
                 self._reset_layout()
             else:
-                self._session = session
-                self._reset_session_facts()
-                self._reset_branch()
-            old = self._branch
-        tree_changed = session.parent is not self._tree
+                self.model.session = session
+                self.model.reset_session_facts()
+                self.model.reset_branch()
+            old = self.model.branch
+        tree_changed = session.parent is not self.model.tree
         if tree_changed:
             # The session was read further (or again): codes and facts read from entries
             # may have changed for its last entries, and so may the paths.
-            self._reset_session_facts()
-            self._tree = session.parent
+            self.model.reset_session_facts()
+            self.model.tree = session.parent
         # the new branch, and how long a prefix it shares with the branch shown
         if branch is None:
             if old and not tree_changed:
-                branch, p = self._path_from(session, leaf)
+                branch, p = self.model.path_from(session, leaf)
             else:
                 branch = session.path_to(leaf) if leaf >= 0 else []
-                p = self._common_prefix(branch, old)
+                p = self.model.common_prefix(branch, old)
         else:
-            p = self._common_prefix(branch, old)
+            p = self.model.common_prefix(branch, old)
         if tree_changed:
-            codes = self._codes_of(session, branch, 0)
+            codes = self.model.codes_of(session, branch, 0)
             lengths = session.lengths
-            if p and (codes[:p] != self._codes[:p] or array("q", map(lengths.__getitem__, branch[:p])) != self._blen[:p]):
+            if p and (codes[:p] != self.model.codes[:p] or array("q", map(lengths.__getitem__, branch[:p])) != self.model.blen[:p]):
                 p = 0
         else:
-            codes = self._codes_of(session, branch, p)
+            codes = self.model.codes_of(session, branch, p)
         same = same_session and bool(old) and p == len(old)
         keep = None
-        if same and self._width > 0 and self._bstart:
+        if same and self._width > 0 and self.model.bstart:
             anchor = self._top_anchor()
             was_bottom = round(self.scroll_y) >= self.max_scroll_y and self.max_scroll_y > 0
             sel_b = self.block_of(selected)
@@ -336,24 +328,24 @@ class MessagePane(BranchModel, BlockScroller):
                 self._heights.top(sel_b) < view_bottom and self._heights.top(sel_b) + self._heights[sel_b] > view_top
             )
             if anchor is not None and sel_visible:
-                keep = (self._branch[self._bstart[anchor[0]]], anchor[1], was_bottom and len(branch) > len(old))
-        query = self._query_text if same else ""
+                keep = (self.model.branch[self.model.bstart[anchor[0]]], anchor[1], was_bottom and len(branch) > len(old))
+        query = self.finder.query_text if same else ""
         changed = p < len(old) or len(branch) > len(old)
         if changed:
-            self._update_branch(branch, p, codes)
-        gen = self._dgen
-        self._update_decorations()
-        if not changed and gen == self._dgen and same:
+            self.model.update_branch(branch, p, codes)
+        gen = self.model.dgen
+        self.model.update_decorations()
+        if not changed and gen == self.model.dgen and same:
             # The very same blocks: nothing to lay out again.
             if self._width <= 0:
                 self._pending_scroll = ("entry", selected)
             elif keep is None:
                 self.scroll_to_entry(selected)
             return
-        self._clear_search_state()
+        self.finder.clear_state()
         if not same:
-            self._query = None
-            self._query_text = ""
+            self.finder.query = None
+            self.finder.query_text = ""
         if self._width <= 0:
             self._placeholder_layout()
             self._pending_scroll = ("entry", selected)
@@ -371,6 +363,15 @@ class MessagePane(BranchModel, BlockScroller):
         if query:
             self.search(query)
 
+    def _adopt(self, model: BranchModel) -> BranchModel:
+        """``model`` is the pane's: it tells the pane when its blocks change."""
+        model.on_reset = self._reset_layout
+        model.on_dropped = self._blocks_dropped
+        return model
+
+    def _block_key(self, b: int) -> Hashable:
+        return self.model.block_key(b)
+
     def _reset_layout(self) -> None:
         self._measured = bytearray()
         self._known = set()
@@ -381,7 +382,7 @@ class MessagePane(BranchModel, BlockScroller):
 
     def _placeholder_layout(self) -> None:
         """Laid out when the pane gets its width; until then every block is a line."""
-        n = len(self._bstart)
+        n = len(self.model.bstart)
         self._heights.reset(array("q", [1]) * n)
         self._measured = bytearray(n)
         self._known = set()
@@ -389,11 +390,11 @@ class MessagePane(BranchModel, BlockScroller):
     def _block_entry(self, b: int, k: int = 0) -> int | None:
         """The entry of block ``b`` that holds its ``k``-th search hit (a tool result when
         the hit is in a call's section)."""
-        if not 0 <= b < len(self._bstart):
+        if not 0 <= b < len(self.model.bstart):
             return None
-        entry = self._branch[self._bstart[b]]
+        entry = self.model.branch[self.model.bstart[b]]
         r = self._rendered(b)
-        matches = self._block_matches(b, r)
+        matches = self.finder.block_matches(b, r)
         if matches and r.sections:
             line = matches[min(k, len(matches) - 1)][0]
             for ln, e in r.sections:
@@ -405,10 +406,10 @@ class MessagePane(BranchModel, BlockScroller):
 
     def _base_heights(self, width: int) -> array:
         full = self.full_tool_output
-        heights = array("q", self._ensure_estimates(width, full))
-        for b in self._first_out:
+        heights = array("q", self.model.ensure_estimates(width, full))
+        for b in self.model.first_out:
             heights[b] += 1
-        if (not full) not in self._est and self.is_mounted:
+        if (not full) not in self.model.est and self.is_mounted:
             # the other state of the tool output toggle, worked out while the user reads
             if self._other_timer is not None:
                 self._other_timer.stop()
@@ -417,14 +418,14 @@ class MessagePane(BranchModel, BlockScroller):
 
     def _other_estimates(self) -> None:
         self._other_timer = None
-        if self._est_w and self._bstart:
-            self._ensure_estimates(self._est_w, not self.full_tool_output)
+        if self.model.est_w and self.model.bstart:
+            self.model.ensure_estimates(self.model.est_w, not self.full_tool_output)
 
     def _estimate(self, b: int, width: int) -> int:
         full = self.full_tool_output
-        est = self._est.get(full) if width == self._est_w else None
-        h = est[b] if est is not None and b < len(est) else self._estimate_blocks(b, b + 1, width, full)[0]
-        return h + (1 if b in self._first_out else 0)
+        est = self.model.est.get(full) if width == self.model.est_w else None
+        h = est[b] if est is not None and b < len(est) else self.model.estimate_blocks(b, b + 1, width, full)[0]
+        return h + (1 if b in self.model.first_out else 0)
 
     # ------------------------------------------------------------------ focus reporting
     def _covers_top(self, b: int) -> bool:
@@ -441,7 +442,7 @@ class MessagePane(BranchModel, BlockScroller):
         self._report_focus_soon()
 
     def _report_focus_soon(self) -> None:
-        if not self._bstart or not self.is_mounted:
+        if not self.model.bstart or not self.is_mounted:
             return
         if self._focus_timer is not None:
             self._focus_timer.stop()
@@ -461,15 +462,15 @@ class MessagePane(BranchModel, BlockScroller):
 
     # ------------------------------------------------------------------ toggles
     def watch_show_hidden(self, value: bool) -> None:
-        if self._session is None or value == self._built_hidden:
+        if self.model.session is None or value == self.model.built_hidden:
             return
-        self._built_hidden = value
+        self.model.built_hidden = value
         anchor = self._top_anchor()
-        entry = (self._branch[self._bstart[anchor[0]]], anchor[1]) if anchor else None
-        query = self._query_text
-        self._rebuild()
-        self._update_decorations()
-        self._clear_search_state()
+        entry = (self.model.branch[self.model.bstart[anchor[0]]], anchor[1]) if anchor else None
+        query = self.finder.query_text
+        self.model.rebuild()
+        self.model.update_decorations()
+        self.finder.clear_state()
         b = self.block_of(entry[0]) if entry else None
         if self._width <= 0:
             self._placeholder_layout()
@@ -482,7 +483,7 @@ class MessagePane(BranchModel, BlockScroller):
         if path in self._artifact_cache:
             return self._artifact_cache[path]
         found = None
-        s = self._session
+        s = self.model.session
         for c in transcript_candidates(path, s.path if s is not None else ""):
             try:
                 if os.path.isfile(c):
@@ -500,7 +501,7 @@ class MessagePane(BranchModel, BlockScroller):
             super()._do_action(b, action)
 
     def _block_item(self, b: int) -> Any:
-        return (self._session, self._block(b))
+        return (self.model.session, self.model.block(b))
 
     def _draw_item(self, item: Any, out: Out) -> None:
         session, blk = item
@@ -508,11 +509,11 @@ class MessagePane(BranchModel, BlockScroller):
 
     def _block_cost(self, b: int) -> int:
         """Bytes of text drawn as Markdown (what makes a block slow to draw)."""
-        kind = self._bkind[b]
+        kind = self.model.bkind[b]
         if kind == _KM:
             return 0
-        s = self._session
-        entries = self._block(b).entries
+        s = self.model.session
+        entries = self.model.block(b).entries
         # Tool output is cheap while cut to a few lines; in full it counts.
         out = sum(s.lengths[x] for x in entries[1:]) // 2 if self.full_tool_output else 0
         if kind == _KR:
@@ -533,7 +534,7 @@ class MessagePane(BranchModel, BlockScroller):
         lines may have a line of 10 KB or more: drawn on a worker for its length, it cost
         a second frame for a drawing of a millisecond. Asked only for lines that long."""
         try:
-            msg = self._session.entry(i).get("message")  # (kept: the drawing reads it next)
+            msg = self.model.session.entry(i).get("message")  # (kept: the drawing reads it next)
         except Exception:
             return n
         content = msg.get("content") if isinstance(msg, dict) else None

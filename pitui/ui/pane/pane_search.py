@@ -1,4 +1,4 @@
-"""Search inside the pane, for :class:`BlockScroller`: every block's text matched
+"""Search inside the pane, a helper of :class:`BlockScroller`: every block's text matched
 (drawn in text mode, so that hits are counted in exactly the text the pane can show),
 hits highlighted where they are drawn, and ``n`` / ``N`` moving between them.
 
@@ -14,8 +14,10 @@ import bisect
 import re
 import time
 from functools import partial
+from typing import Any
 
 from rich.segment import Segment
+from textual.cache import LRUCache
 from textual.strip import Strip
 
 from ..messages import SearchChanged
@@ -30,26 +32,40 @@ SEARCH_PAUSE = 0.002
 
 
 class PaneSearch:
-    """Part of :class:`BlockScroller`: search."""
+    """The search of ``pane`` (a :class:`BlockScroller`, whose blocks it matches): see the
+    module docstring. The pane hands it its queries and asks it for highlights."""
 
-    def _clear_search_state(self) -> None:
-        self._hit_counts = {}
-        self._hits = []
-        self._hit_pos = -1
-        self._match_cache.clear()
-        self._search_todo: list[int] = []  # blocks not matched yet, the next last (reversed)
-        self._search_gen = getattr(self, "_search_gen", 0) + 1  # (a slice of an older search stops)
-        self._search_changed()
+    def __init__(self, pane: Any) -> None:
+        self.pane = pane
+        self.query: re.Pattern | None = None
+        self.query_text = ""
+        self.hit_counts: dict[int, int] = {}  # block -> hits in it
+        self.hits: list[tuple[int, int]] = []  # (block, k-th hit in the block)
+        self.hit_pos = -1
+        self.said: tuple = ("", 0, 0)  # the search state last posted (SearchChanged; none yet)
+        # (Rendered's id, query) -> the hits drawn in it: (line, start cell, end cell)
+        self.match_cache: LRUCache[tuple, list] = LRUCache(200)
+        self.todo: list[int] = []  # blocks not matched yet, the next last (reversed)
+        self.gen = 0  # (a slice of an older search stops)
 
-    def _search_changed(self) -> None:
+    def clear_state(self) -> None:
+        self.hit_counts = {}
+        self.hits = []
+        self.hit_pos = -1
+        self.match_cache.clear()
+        self.todo = []
+        self.gen += 1
+        self.changed()
+
+    def changed(self) -> None:
         """Tell the screen where the search stands (its query, the current hit, the count,
         whether that is all)."""
-        state = (self.search_query, self._hit_pos + 1, len(self._hits), not self._search_todo)
-        if state != self._search_said:  # (only a change: the pane is often filled anew)
-            self._search_said = state
-            self.post_message(SearchChanged(*state))
+        state = (self.search_query, self.hit_pos + 1, len(self.hits), not self.todo)
+        if state != self.said:  # (only a change: the pane is often filled anew)
+            self.said = state
+            self.pane.post_message(SearchChanged(*state))
 
-    def clear_search(self) -> None:
+    def clear(self) -> None:
         """No query: highlights gone, and folds opened for a hit closed again."""
         self.search("")
 
@@ -57,51 +73,51 @@ class PaneSearch:
         """Find ``query`` (case-insensitive) in every block, highlight hits; returns the
         count of those found so far (the blocks are matched in turns: see the module
         docstring; :attr:`search_complete` says when all are)."""
-        anchor = self._top_anchor()
-        self._clear_search_state()
+        anchor = self.pane._top_anchor()
+        self.clear_state()
         query = query or ""
         if not query.strip():
-            self._query = None
-            self._query_text = ""
-            self._relayout(anchor)
-            self._search_changed()
+            self.query = None
+            self.query_text = ""
+            self.pane._relayout(anchor)
+            self.changed()
             return 0
-        self._query = re.compile(re.escape(query), re.IGNORECASE)
-        self._query_text = query
+        self.query = re.compile(re.escape(query), re.IGNORECASE)
+        self.query_text = query
         first = anchor[0] if anchor is not None else 0
-        n = len(self._blocks)
-        self._search_todo = list(range(first - 1, -1, -1)) + list(range(n - 1, first - 1, -1))
+        n = len(self.pane._blocks)
+        self.todo = list(range(first - 1, -1, -1)) + list(range(n - 1, first - 1, -1))
         self._match_blocks()
-        self._relayout(anchor)
-        self._search_changed()
-        if self._search_todo:
-            self.set_timer(SEARCH_PAUSE, partial(self._match_more, self._search_gen))
-        return len(self._hits)
+        self.pane._relayout(anchor)
+        self.changed()
+        if self.todo:
+            self.pane.set_timer(SEARCH_PAUSE, partial(self._match_more, self.gen))
+        return len(self.hits)
 
     @property
-    def search_complete(self) -> bool:
+    def complete(self) -> bool:
         """Whether every block has been matched (the count is final)."""
-        return not self._search_todo
+        return not self.todo
 
     def _match_blocks(self) -> bool:
         """Match blocks not matched yet for :data:`SEARCH_SLICE` seconds (at least one).
         Returns whether it found hits."""
-        todo = self._search_todo
-        query = self._query
+        todo = self.todo
+        query = self.query
         found = False
         end = time.perf_counter() + SEARCH_SLICE
         while todo:
             b = todo.pop()
-            text = self.block_text(b)
+            text = self.pane.block_text(b)
             if not text:
                 continue
             count = sum(1 for _ in query.finditer(text))
             if count:
-                self._hit_counts[b] = count
-                at = bisect.bisect_left(self._hits, (b, 0))
-                self._hits[at:at] = [(b, k) for k in range(count)]
-                if 0 <= self._hit_pos and at <= self._hit_pos:
-                    self._hit_pos += count  # (the current hit keeps its place)
+                self.hit_counts[b] = count
+                at = bisect.bisect_left(self.hits, (b, 0))
+                self.hits[at:at] = [(b, k) for k in range(count)]
+                if 0 <= self.hit_pos and at <= self.hit_pos:
+                    self.hit_pos += count  # (the current hit keeps its place)
                 found = True
             if time.perf_counter() >= end:
                 break
@@ -109,54 +125,54 @@ class PaneSearch:
 
     def _match_more(self, gen: int) -> None:
         """One slice of a search's matching (see the module docstring), then the next."""
-        if gen != self._search_gen or self._query is None or not self.is_mounted:
+        if gen != self.gen or self.query is None or not self.pane.is_mounted:
             return
         if self._match_blocks():
-            self._relayout(self._top_anchor())
-        self._search_changed()
-        if self._search_todo:
-            self.set_timer(SEARCH_PAUSE, partial(self._match_more, gen))
+            self.pane._relayout(self.pane._top_anchor())
+        self.changed()
+        if self.todo:
+            self.pane.set_timer(SEARCH_PAUSE, partial(self._match_more, gen))
 
     @property
     def search_query(self) -> str:
         """The query searched for; "" when there is no search."""
-        return self._query_text if self._query is not None else ""
+        return self.query_text if self.query is not None else ""
 
     @property
     def hit_count(self) -> int:
-        return len(self._hits)
+        return len(self.hits)
 
-    def _block_matches(self, b: int, r: Rendered) -> list[tuple[int, int, int]]:
-        key = (id(r), self._query_text)
-        got = self._match_cache.get(key)
+    def block_matches(self, b: int, r: Rendered) -> list[tuple[int, int, int]]:
+        key = (id(r), self.query_text)
+        got = self.match_cache.get(key)
         if got is not None:
             return got
         matches = []
-        if self._query is not None:
+        if self.query is not None:
             for line, strip in enumerate(r.strips):
                 if line in r.chrome:
                     continue
                 text = strip.text if type(strip) is Strip else strip.plain
-                for m in self._query.finditer(text):
+                for m in self.query.finditer(text):
                     if m.end() > m.start():
                         if type(strip) is not Strip:
                             strip = strip.strip()  # (a Row: made a Strip only where a hit is)
                         matches.append((line, strip.index_to_cell_position(m.start()),
                                         strip.index_to_cell_position(m.end())))
-        self._match_cache[key] = matches
+        self.match_cache[key] = matches
         return matches
 
-    def _highlight(self, b: int, r: Rendered, line: int, strip: Strip) -> Strip:
-        matches = self._block_matches(b, r)
+    def highlight(self, b: int, r: Rendered, line: int, strip: Strip) -> Strip:
+        matches = self.block_matches(b, r)
         spans = [(i, s, e) for i, (ln, s, e) in enumerate(matches) if ln == line]
         if not spans:
             return strip
         current = -1
-        if 0 <= self._hit_pos < len(self._hits):
-            hb, hk = self._hits[self._hit_pos]
+        if 0 <= self.hit_pos < len(self.hits):
+            hb, hk = self.hits[self.hit_pos]
             if hb == b and matches:
                 current = min(hk, len(matches) - 1)
-        p = self.palette
+        p = self.pane.palette
         cuts = []
         styles = []
         pos = 0
@@ -184,42 +200,39 @@ class PaneSearch:
 
     def next_hit(self, backwards: bool = False) -> int | None:
         """Scroll to the next (or previous) hit; returns the entry it is in."""
-        if not self._hits:
+        if not self.hits:
             return None
-        n = len(self._hits)
-        if self._hit_pos < 0:
+        n = len(self.hits)
+        if self.hit_pos < 0:
             # start from the view: the first hit at or after the top (or before, backwards)
-            top = self._top_anchor()
+            top = self.pane._top_anchor()
             tb = top[0] if top else 0
             if backwards:
-                cands = [k for k, (b, _) in enumerate(self._hits) if b <= tb]
-                self._hit_pos = cands[-1] if cands else n - 1
+                cands = [k for k, (b, _) in enumerate(self.hits) if b <= tb]
+                self.hit_pos = cands[-1] if cands else n - 1
             else:
-                cands = [k for k, (b, _) in enumerate(self._hits) if b >= tb]
-                self._hit_pos = cands[0] if cands else 0
+                cands = [k for k, (b, _) in enumerate(self.hits) if b >= tb]
+                self.hit_pos = cands[0] if cands else 0
         else:
-            self._hit_pos = (self._hit_pos + (-1 if backwards else 1)) % n
-        b, k = self._hits[self._hit_pos]
+            self.hit_pos = (self.hit_pos + (-1 if backwards else 1)) % n
+        b, k = self.hits[self.hit_pos]
         self._scroll_to_hit(b, k)
-        self._search_changed()
-        return self._block_entry(b, k)
+        self.changed()
+        return self.pane._block_entry(b, k)
 
     def _scroll_to_hit(self, b: int, k: int) -> None:
         """Bring hit ``k`` of block ``b`` into view, the pane's cursor on its line (Enter and
         the arrows go on from the hit, not from where the cursor was)."""
-        r = self._rendered(b)
-        self._measure(b)
-        self._update_virtual_size()
-        matches = self._block_matches(b, r)
+        r = self.pane._rendered(b)
+        self.pane._measure(b)
+        self.pane._update_virtual_size()
+        matches = self.block_matches(b, r)
         line = matches[min(k, len(matches) - 1)][0] if matches else 0
-        view_h = max(1, self.scrollable_content_region.height)
-        top = self._heights.top(b)
+        view_h = max(1, self.pane.scrollable_content_region.height)
+        top = self.pane._heights.top(b)
         y = top if line < view_h - 2 else top + line - view_h // 3
-        self._scroll_to_y(y)
-        self._settle()
-        self._set_cursor(b, min(line, max(0, self._heights[b] - 1)), repaint=False)
-        self.refresh()
-
-    def _block_entry(self, b: int, k: int = 0) -> int | None:
-        return None
+        self.pane._scroll_to_y(y)
+        self.pane._settle()
+        self.pane.pane_cursor.set(b, min(line, max(0, self.pane._heights[b] - 1)), repaint=False)
+        self.pane.refresh()
 

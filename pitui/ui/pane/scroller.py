@@ -8,24 +8,26 @@ the first block on screen that was already measured keeps its place on screen.
 A relayout (another width, a toggle) costs O(blocks) only in C: the estimates come as one
 array from ``_base_heights`` and only the blocks drawn before (``_known``) are looked up
 in the height cache in Python.
+
+Three helpers the scroller owns do the rest, each in a module of its own: the drawing on
+worker threads (``worker_drawing.py``: ``self.worker_drawing``), the search
+(``pane_search.py``: ``self.finder``) and the cursor (``cursor.py``: ``self.pane_cursor``).
+They read the scroller's layout and caches; the scroller hands them its keys and messages.
 """
 
 from __future__ import annotations
 
-import re
-import threading
 from array import array
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable, Iterable, NamedTuple
 
 from textual import events
-from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.timer import Timer
 
 from ..bindings import bindings_for
+from ..messages import BlockDrawingStopped, BlockDrawn, BlockDrawnAhead, LexersMade
 from ..textual_internals import set_virtual_size_quietly
 from .cursor import PaneCursor
 from .worker_drawing import RenderCache, WorkerDrawing
@@ -37,11 +39,25 @@ from .pane_search import PaneSearch
 __all__ = ["BlockScroller"]
 
 _ALL_DEPS = DEP_THINKING | DEP_OUTPUT
+
+
+class StateKey(NamedTuple):
+    """What a drawn block looks like depends on: the key of the render cache (and of the
+    height cache). A toggle a block does not use is None in its key (``Rendered.deps``
+    says which it used), so flipping it keeps that block's drawing."""
+
+    block: Hashable  # the block: its entries and what the branch says about them
+    width: int
+    look: tuple  # the palette's name and the pane's generation (another session)
+    thinking: bool | None  # show_thinking, for a block with thinking
+    output: bool | None  # full_tool_output, for a block with tool output
+    folds: frozenset  # the folds the user flipped in it (UNCAP: drawn whole)
+    query: str | None  # the search query, for a block with a hit
 _EMPTY: frozenset = frozenset()
 _OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
 
 
-class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus=True):
+class BlockScroller(ScrollView, can_focus=True):
     """Base for the message pane and the context view. Subclasses provide the blocks."""
 
     COMPONENT_CLASSES = {"block-scroller--cursor"}
@@ -80,30 +96,14 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         self._inverted: dict[Hashable, frozenset] = {}
         self._palette: Palette | None = None
         self._bg: str | None | bool = False  # the widget's background, once known
-        self._query: re.Pattern | None = None
-        self._query_text = ""
-        self._hit_counts: dict[int, int] = {}
-        self._hits: list[tuple[int, int]] = []  # (block, k-th hit in the block)
-        self._hit_pos = -1
-        self._search_said = ("", 0, 0)  # the search state last posted (SearchChanged)
-        # (Rendered's id, query) -> the hits drawn in it: (line, start cell, end cell)
-        self._match_cache: LRUCache[tuple, list] = LRUCache(200)
         self._pending_scroll: tuple | None = None
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
-        self._pending: set[tuple] = set()  # state keys being drawn on a worker thread
-        # state keys of blocks drawn whole (UNCAP) on a worker -> set to give that drawing up
-        self._stops: dict[tuple, threading.Event] = {}
-        self._held: tuple[tuple, Rendered] | None = None  # the last of _drawn_capped
-        self._placeheld: dict[int, tuple] = {}  # block -> state key shown as a placeholder
-        self._ahead_current: tuple | None = None  # the key the drawing-ahead thread draws now
-        self._ahead_sent: set[tuple] = set()  # keys drawn ahead, their BlockDrawnAhead not handled yet
-        self._provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
-        self._lexers_asked: set = set()  # lexers asked for (see _await_lexers)
-        self._lexers_wanted: set = set()  # ... and not yet given to a worker
-        self._lexer_timer: Timer | None = None
         self._generation = 0  # bumped when what the blocks mean changes (another session)
-        self._init_cursor()
+        self._cursor_lines: tuple[int, int] | None = None  # virtual lines drawn as the cursor now
+        self.worker_drawing = WorkerDrawing(self)
+        self.finder = PaneSearch(self)
+        self.pane_cursor = PaneCursor(self)
         # Blocks with more Markdown than this are drawn on a worker thread (None: never).
         self.async_bytes: int | None = self.ASYNC_BYTES
 
@@ -134,6 +134,13 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
 
     def _resolve_artifact(self, path: str) -> str | None:
         return None
+
+    def _block_entry(self, b: int, k: int = 0) -> int | None:
+        """The entry of block ``b`` that holds its ``k``-th search hit (None: not known)."""
+        return None
+
+    def _cursor_moved(self) -> None:
+        """The user moved the cursor (a key, a click)."""
 
     # ------------------------------------------------------------------ read-only face
     # What the pane lays out and draws, for tests and tools (nothing here changes the view).
@@ -175,7 +182,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
     def drawing(self) -> bool:
         """Whether a block is being drawn on a worker thread (shown as a placeholder until
         it is done)."""
-        return bool(self._pending)
+        return bool(self.worker_drawing.pending)
 
     # ------------------------------------------------------------------ state keys
     @property
@@ -188,34 +195,37 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
                 self._palette = DEFAULT_PALETTE
         return self._palette
 
-    def _state_key(self, b: int, common: tuple | None = None) -> tuple:
+    def _state_key(self, b: int, common: tuple | None = None) -> StateKey:
         """What block ``b`` looks like depends on: the block, the width, theme and session,
         the toggles it uses, the folds the user flipped in it, and a search hit in it."""
         if common is None:
             common = self._key_common()
-        return self._key_of(self._block_key(b), common, bool(self._hit_counts.get(b)))
+        return self._key_of(self._block_key(b), common, bool(self.finder.hit_counts.get(b)))
 
-    def _key_of(self, bkey: Hashable, common: tuple, hit: bool = False) -> tuple:
+    def _key_of(self, bkey: Hashable, common: tuple, hit: bool = False) -> StateKey:
         """:meth:`_state_key` of the block whose key is ``bkey`` (``hit``: a search hit is
         in it); also for blocks of a branch not shown yet (MessagePane.branch_ahead)."""
-        width, pal, thinking, output = common
+        width, look, thinking, output = common
         deps = self._deps.get(bkey, _ALL_DEPS)
-        return (
+        return StateKey(
             bkey,
             width,
-            pal,
+            look,
             thinking if deps & DEP_THINKING else None,
             output if deps & DEP_OUTPUT else None,
             self._inverted.get(bkey, _EMPTY),
-            self._query_text if hit else None,
+            self.finder.query_text if hit else None,
         )
 
     def _key_common(self) -> tuple:
+        """The parts of a :class:`StateKey` every block shares now: (width, look,
+        thinking, output)."""
         return (self._width, (self.palette.name, self._generation), self.show_thinking, self.full_tool_output)
 
     def _ctx(self, b: int | None, text_mode: bool = False) -> RenderCtx:
         inverted = self._inverted.get(self._block_key(b), frozenset()) if b is not None else frozenset()
-        query = self._query if (text_mode or (b is not None and self._hit_counts.get(b))) else None
+        finder = self.finder
+        query = finder.query if (text_mode or (b is not None and finder.hit_counts.get(b))) else None
         return RenderCtx(
             console=None if text_mode else self.app.console,
             palette=self.palette,
@@ -255,18 +265,16 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         return r
 
     @staticmethod
-    def _refine(key: tuple, deps: int | None) -> tuple:
+    def _refine(key: StateKey, deps: int | None) -> StateKey:
         """The state key once the block's dependencies on the toggles are known."""
         if deps is None:
             return key
-        return key[:3] + (
-            key[3] if deps & DEP_THINKING else None,
-            key[4] if deps & DEP_OUTPUT else None,
-        ) + key[5:]
+        return key._replace(thinking=key.thinking if deps & DEP_THINKING else None,
+                            output=key.output if deps & DEP_OUTPUT else None)
 
     def _store(self, b: int, key: tuple, r: Rendered) -> tuple:
         """Cache a rendered block under its state key (refined by what the render used)."""
-        self._deps[key[0]] = r.deps
+        self._deps[key.block] = r.deps
         key = self._refine(key, r.deps)
         self._rcache.put(key, r)
         self._hcache[key] = r.height
@@ -278,14 +286,14 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         if got is not None:
             self._rcache.move_to_end(key)
             return got
-        if UNCAP in key[5] or (self.async_bytes is not None and self._block_cost(b) > self.async_bytes):
-            return self._render_later(b, key)
+        if UNCAP in key.folds or (self.async_bytes is not None and self._block_cost(b) > self.async_bytes):
+            return self.worker_drawing.render_later(b, key)
         r = self._draw(self._block_item(b), self._ctx(b), self._width)
         assert r is not None  # (only a drawing with should_stop can be given up)
         self.render_count += 1
         key = self._store(b, key, r)
         if r.pending_lexers:
-            self._await_lexers(key, r.pending_lexers)
+            self.worker_drawing.await_lexers(key, r.pending_lexers)
         return r
 
     def _set_measured(self, b: int, height: int) -> None:
@@ -312,8 +320,8 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         self._measured = bytearray(len(blocks))
         self._known = set()
         self._heights = Heights(array("q", [1]) * len(blocks))
-        self._placeheld.clear()
-        self._clear_search_state()
+        self.worker_drawing.placeheld.clear()
+        self.finder.clear_state()
 
     def _relayout(self, anchor: tuple[int, int] | None = None, settle: bool = True) -> None:
         """Recompute every height (cached real ones or estimates), keep ``anchor`` (block,
@@ -406,7 +414,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         if width != self._width:
             anchor = self._top_anchor() if self._width > 0 else None
             self._width = width
-            self._match_cache.clear()
+            self.finder.match_cache.clear()
             if self._pending_scroll is not None:
                 pending, self._pending_scroll = self._pending_scroll, None
                 self._relayout()
@@ -493,7 +501,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         # The widget's style is worked out once a frame, not once a line (Textual walks
         # every ancestor's styles for it).
         self._frame_style = self.rich_style
-        self._cursor_lines = self._cursor_frame()
+        self._cursor_lines = self.pane_cursor.frame()
         try:
             return super().render_lines(crop)
         finally:
@@ -518,13 +526,13 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         if line >= r.height or line < 0:
             return Strip.blank(width, style)
         strip = r.strip(line)
-        if self._hit_counts.get(b) and line not in r.chrome:
-            strip = self._highlight(b, r, line, strip)
+        if self.finder.hit_counts.get(b) and line not in r.chrome:
+            strip = self.finder.highlight(b, r, line, strip)
         # (both cached on the Strip: repeated frames make no new Strips)
         strip = strip.adjust_cell_length(width).apply_style(style)
-        cursor = self._cursor_lines if self._frame_style is not None else self._cursor_frame()
+        cursor = self._cursor_lines if self._frame_style is not None else self.pane_cursor.frame()
         if cursor is not None and cursor[0] <= vy < cursor[1]:
-            strip = self._cursor_overlay(strip, vy)
+            strip = self.pane_cursor.overlay(strip, vy)
         return strip
 
     # ------------------------------------------------------------------ folds and clicks
@@ -538,7 +546,7 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
         bkey = self._block_key(b)
         keys = set(self._inverted.get(bkey, frozenset()))
         keys ^= {key}
-        self._stop_drawing_all(bkey)  # (drawn whole again below if still wanted)
+        self.worker_drawing.stop_drawing_all(bkey)  # (drawn whole again below if still wanted)
         if keys:
             self._inverted[bkey] = frozenset(keys)
         else:
@@ -556,27 +564,84 @@ class BlockScroller(WorkerDrawing, PaneSearch, PaneCursor, ScrollView, can_focus
             self.toggle_fold(b, action[1])
 
     def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        hit = self._line_at(offset.y + round(self.scroll_y))
-        if hit is None:
-            return
-        b, line = hit
-        self.place_cursor(b, line)
-        action = self._rendered(b).actions.get(line)
-        if action is not None:
-            event.stop()
-            self._do_action(b, action)
+        self.pane_cursor.click(event)
 
     def action_toggle_fold(self) -> None:
         """Open or close the fold, or follow the link, at the cursor."""
-        at = self._cursor_at()
-        if at is None:
-            return
-        b, line = at
-        action = self._rendered(b).actions.get(line)
-        if action is None:
-            self.app.bell()  # (an entry's header, or text: nothing to open there)
-            return
-        self._do_action(b, action)
+        self.pane_cursor.activate()
+
+    # ------------------------------------------------------------------ the helpers' faces
+    # The pane's cursor (cursor.py)
+    @property
+    def cursor_line(self) -> int | None:
+        """The cursor's first line on screen (0: the pane's first line), None without blocks."""
+        return self.pane_cursor.screen_line
+
+    @property
+    def cursor_action(self) -> tuple | None:
+        """What Enter does at the cursor: ``("fold", key)``, ``("open", path)``, or None."""
+        return self.pane_cursor.action
+
+    def action_cursor_down(self) -> None:
+        self.pane_cursor.move(1)
+
+    def action_cursor_up(self) -> None:
+        self.pane_cursor.move(-1)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.pane_cursor.style_changed()
+
+    def on_focus(self) -> None:
+        self.pane_cursor.focus_changed(True)
+
+    def on_blur(self) -> None:
+        self.pane_cursor.focus_changed(False)
+
+    # The search (pane_search.py)
+    def search(self, query: str) -> int:
+        """Find ``query`` (case-insensitive) in every block (:meth:`PaneSearch.search`)."""
+        return self.finder.search(query)
+
+    def clear_search(self) -> None:
+        self.finder.clear()
+
+    def next_hit(self, backwards: bool = False) -> int | None:
+        """Scroll to the next (or previous) hit; returns the entry it is in."""
+        return self.finder.next_hit(backwards)
+
+    @property
+    def search_complete(self) -> bool:
+        return self.finder.complete
+
+    @property
+    def search_query(self) -> str:
+        return self.finder.search_query
+
+    @property
+    def hit_count(self) -> int:
+        return self.finder.hit_count
+
+    # The drawing on workers (worker_drawing.py)
+    def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool],
+                   more: Iterable[Callable[[], Iterable[tuple]]] = ()) -> int:
+        """Draw ``blocks`` ahead on a worker, into the caches (:meth:`WorkerDrawing.draw_ahead`)."""
+        return self.worker_drawing.draw_ahead(blocks, should_stop, more)
+
+    def blocks_from(self, b: int) -> list[int]:
+        return self.worker_drawing.blocks_from(b)
+
+    def blocks_beside_view(self) -> list[int]:
+        return self.worker_drawing.blocks_beside_view()
+
+    def on_lexers_made(self, message: LexersMade) -> None:
+        self.worker_drawing.lexers_made(message)
+
+    def on_block_drawing_stopped(self, message: BlockDrawingStopped) -> None:
+        self.worker_drawing.block_drawing_stopped(message)
+
+    def on_block_drawn_ahead(self, message: BlockDrawnAhead) -> None:
+        self.worker_drawing.block_drawn_ahead(message)
+
+    def on_block_drawn(self, message: BlockDrawn) -> None:
+        self.worker_drawing.block_drawn(message)

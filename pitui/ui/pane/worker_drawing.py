@@ -1,4 +1,4 @@
-"""Drawing blocks off the UI thread, for the pane's :class:`BlockScroller`: a block too
+"""Drawing blocks off the UI thread, a helper of the pane's :class:`BlockScroller`: a block too
 costly to draw at once is drawn on a worker (a placeholder meanwhile), a block drawn whole
 (UNCAP) can be given up between pieces, the blocks the next moves would show are drawn
 ahead while the user reads, and code drawn plain is drawn again once its lexer is made.
@@ -14,6 +14,7 @@ from typing import Any, Callable, Hashable, Iterable
 from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from ..text_fit import cut_segments
@@ -72,14 +73,30 @@ LEXER_DELAY = 0.15  # seconds of quiet before lexers wanted by plain-drawn code 
 
 
 class WorkerDrawing:
-    """Part of :class:`BlockScroller`: its drawing on worker threads."""
+    """The drawing on worker threads of ``pane`` (a :class:`BlockScroller`, whose layout
+    and caches it fills): see the module docstring. The pane hands it the blocks to draw
+    and the messages its workers post."""
 
-    def _await_lexers(self, key: tuple, items: frozenset) -> None:
+    def __init__(self, pane: Any) -> None:
+        self.pane = pane
+        self.pending: set[tuple] = set()  # state keys being drawn on a worker thread
+        # state keys of blocks drawn whole (UNCAP) on a worker -> set to give that drawing up
+        self.stops: dict[tuple, threading.Event] = {}
+        self._held: tuple[tuple, Rendered] | None = None  # the last of _drawn_capped
+        self.placeheld: dict[int, tuple] = {}  # block -> state key shown as a placeholder
+        self._ahead_current: tuple | None = None  # the key the drawing-ahead thread draws now
+        self._ahead_sent: set[tuple] = set()  # keys drawn ahead, their BlockDrawnAhead not handled yet
+        self.provisional: dict[tuple, frozenset] = {}  # state key -> lexers its code waits for
+        self._lexers_asked: set = set()  # lexers asked for (see await_lexers)
+        self._lexers_wanted: set = set()  # ... and not yet given to a worker
+        self._lexer_timer: Timer | None = None
+
+    def await_lexers(self, key: tuple, items: frozenset) -> None:
         """Code in this render is plain until its lexers are ready; then the render is
         dropped and drawn again. The lexers are made on a worker thread once the pane has
         been quiet a moment (a thread busy with them at once would slow the drawing of
         this very frame: they share the interpreter lock)."""
-        self._provisional[key] = items
+        self.provisional[key] = items
         todo = items - self._lexers_asked
         if not todo:
             return
@@ -87,7 +104,7 @@ class WorkerDrawing:
         self._lexers_wanted |= todo
         if self._lexer_timer is not None:
             self._lexer_timer.stop()
-        self._lexer_timer = self.set_timer(LEXER_DELAY, self._make_lexers)
+        self._lexer_timer = self.pane.set_timer(LEXER_DELAY, self._make_lexers)
 
     def _make_lexers(self) -> None:
         self._lexer_timer = None
@@ -98,53 +115,53 @@ class WorkerDrawing:
         def work() -> None:
             prepare_lexers(todo)
             try:
-                self.post_message(LexersMade())
+                self.pane.post_message(LexersMade())
             except Exception:
                 pass  # the app is closing
 
-        self.run_worker(work, thread=True, group="pane-lexers", exit_on_error=False)
+        self.pane.run_worker(work, thread=True, group="pane-lexers", exit_on_error=False)
 
-    def on_lexers_made(self, message: LexersMade) -> None:
-        self._lexers_ready()
+    def lexers_made(self, message: LexersMade) -> None:
+        self.lexers_ready()
 
-    def _lexers_ready(self) -> None:
+    def lexers_ready(self) -> None:
         """Code drawn plain can be highlighted now. The blocks in view are drawn again on a
         worker thread (their plain drawing stays until then: a draw with code can take tens
         of milliseconds, and a key pressed meanwhile must not wait for it); the others are
         forgotten, to be drawn again when they are next shown."""
-        done = {k for k, classes in self._provisional.items() if all(lexer_ready(c) for c in classes)}
+        done = {k for k, classes in self.provisional.items() if all(lexer_ready(c) for c in classes)}
         if not done:
             return
         for k in done:
-            del self._provisional[k]
-        if self._blocks and self._width > 0:
-            heights = self._heights
-            y = round(self.scroll_y)
+            del self.provisional[k]
+        if self.pane._blocks and self.pane._width > 0:
+            heights = self.pane._heights
+            y = round(self.pane.scroll_y)
             first = heights.block_at(y)
-            last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
-            common = self._key_common()
+            last = heights.block_at(y + max(1, self.pane.scrollable_content_region.height) - 1)
+            common = self.pane._key_common()
             for b in range(max(0, first), last + 1):
-                key = self._state_key(b, common)
+                key = self.pane._state_key(b, common)
                 if key in done:
                     done.discard(key)
-                    self._draw_in_thread(b, key)
+                    self.draw_in_thread(b, key)
         if done:
             for k in done:
-                self._rcache.pop(k, None)
-                self._hcache.pop(k, None)
-            self._relayout(self._top_anchor())  # (the blocks in view are still cached)
+                self.pane._rcache.pop(k, None)
+                self.pane._hcache.pop(k, None)
+            self.pane._relayout(self.pane._top_anchor())  # (the blocks in view are still cached)
 
-    def _render_later(self, b: int, key: tuple) -> Rendered:
+    def render_later(self, b: int, key: tuple) -> Rendered:
         """A placeholder of the expected height now; the block is drawn on a worker thread
         (with a console of its own: Rich's console lock would stall the app's drawing)."""
-        self._placeheld[b] = key
-        self._draw_in_thread(b, key)
-        p = self.palette
-        if UNCAP in key[5]:
+        self.placeheld[b] = key
+        self.draw_in_thread(b, key)
+        p = self.pane.palette
+        if UNCAP in key.folds:
             capped = self._drawn_capped(key)
             if capped is not None:
                 return capped
-        h = self._hcache.get(key) or max(1, self._estimate(b, self._width))
+        h = self.pane._hcache.get(key) or max(1, self.pane._estimate(b, self.pane._width))
         strips = [Strip([Segment("  ⋯ drawing this entry", p.muted)])] + [Strip([])] * (h - 1)
         return Rendered(strips, chrome=set(range(h)))
 
@@ -154,13 +171,13 @@ class WorkerDrawing:
         held = self._held
         if held is not None and held[0] == key:
             return held[1]
-        bkey = key[0]
-        capped_key = self._refine(key[:5] + (key[5] - {UNCAP},) + key[6:], self._deps.get(bkey))
-        got = self._rcache.get(capped_key)
+        bkey = key.block
+        capped_key = self.pane._refine(key._replace(folds=key.folds - {UNCAP}), self.pane._deps.get(bkey))
+        got = self.pane._rcache.get(capped_key)
         if got is None:
             return None
         strips = list(got.strips)
-        p = self.palette
+        p = self.pane.palette
         for y, action in got.actions.items():
             if action == ("fold", UNCAP):
                 n = strips[y].cell_length
@@ -171,71 +188,71 @@ class WorkerDrawing:
         self._held = (key, r)  # (asked for again at every line drawn)
         return r
 
-    def _draw_in_thread(self, b: int, key: tuple) -> None:
+    def draw_in_thread(self, b: int, key: tuple) -> None:
         """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it
         (from a :class:`BlockDrawn`).
         A block drawn whole can be given up (:meth:`_stop_drawing_all`), as can any when
         the app closes: the drawing stops between pieces of its text."""
         if self._under_way(key):
             return
-        self._pending.add(key)
-        item, ctx, width = self._block_item(b), self._ctx(b), self._width
+        self.pending.add(key)
+        item, ctx, width = self.pane._block_item(b), self.pane._ctx(b), self.pane._width
         ctx.console = _private_console()
         ctx.lazy_lexers = False  # a worker may wait for a lexer
         stop = None
-        if UNCAP in key[5]:
-            self._stop_drawing_all(key[0])  # a drawing of this block in another state
-            stop = self._stops[key] = threading.Event()
+        if UNCAP in key.folds:
+            self.stop_drawing_all(key.block)  # a drawing of this block in another state
+            stop = self.stops[key] = threading.Event()
 
         def work() -> None:
             worker = get_current_worker()
             ctx.should_stop = lambda: worker.is_cancelled or (stop is not None and stop.is_set())
-            r = self._draw(item, ctx, width)
+            r = self.pane._draw(item, ctx, width)
             try:
                 if r is None:
-                    self.post_message(BlockDrawingStopped(b, key, stop))
+                    self.pane.post_message(BlockDrawingStopped(b, key, stop))
                 else:
-                    self.post_message(BlockDrawn(b, key, r, stop))
+                    self.pane.post_message(BlockDrawn(b, key, r, stop))
             except Exception:
                 pass  # the app is closing
 
         # Started once the frame being made is on screen: a thread drawing meanwhile would
         # take the interpreter lock from it half of the time.
-        self.call_after_refresh(self.run_worker, work, thread=True, group="pane-render", exit_on_error=False)
+        self.pane.call_after_refresh(self.pane.run_worker, work, thread=True, group="pane-render", exit_on_error=False)
 
-    def _stop_drawing_all(self, bkey: Hashable | None = None) -> None:
+    def stop_drawing_all(self, bkey: Hashable | None = None) -> None:
         """Give up the drawings of whole blocks under way (of block key ``bkey``, or all)."""
-        for key, stop in self._stops.items():
-            if bkey is None or key[0] == bkey:
+        for key, stop in self.stops.items():
+            if bkey is None or key.block == bkey:
                 stop.set()
 
-    def on_block_drawing_stopped(self, message: BlockDrawingStopped) -> None:
-        self._render_stopped(message.b, message.key, message.stop)
+    def block_drawing_stopped(self, message: BlockDrawingStopped) -> None:
+        self.render_stopped(message.b, message.key, message.stop)
 
-    def _render_stopped(self, b: int, key: tuple, stop: threading.Event) -> None:
+    def render_stopped(self, b: int, key: tuple, stop: threading.Event) -> None:
         self._held = None
-        if self._stops.get(key) is not stop:
+        if self.stops.get(key) is not stop:
             return  # a newer drawing of this very state is under way
-        del self._stops[key]
-        self._pending.discard(key)
-        if self._placeheld.get(b) == key:
-            del self._placeheld[b]
+        del self.stops[key]
+        self.pending.discard(key)
+        if self.placeheld.get(b) == key:
+            del self.placeheld[b]
 
     def _under_way(self, key: tuple) -> bool:
         """Whether a block in state ``key`` is being drawn on a worker thread already (by
         :meth:`_draw_in_thread`, or now by the drawing ahead, which hands it over to
         :meth:`_render_done` when done if the block is waited for on screen), or was drawn
         ahead and is on its way to the cache."""
-        deps = self._deps.get(key[0])
-        stops = self._stops
-        if any(k[0] == key[0] and self._refine(k, deps) == key and not (k in stops and stops[k].is_set())
-               for k in self._pending):
+        deps = self.pane._deps.get(key.block)
+        stops = self.stops
+        if any(k.block == key.block and self.pane._refine(k, deps) == key and not (k in stops and stops[k].is_set())
+               for k in self.pending):
             return True
         current = self._ahead_current
-        if current is not None and current[0] == key[0] and self._refine(current, deps) == key:
+        if current is not None and current.block == key.block and self.pane._refine(current, deps) == key:
             return True
         # (a copy: the drawing-ahead thread adds to the set meanwhile)
-        return any(k[0] == key[0] and self._refine(k, deps) == key for k in tuple(self._ahead_sent))
+        return any(k.block == key.block and self.pane._refine(k, deps) == key for k in tuple(self._ahead_sent))
 
     def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool],
                    more: Iterable[Callable[[], Iterable[tuple]]] = ()) -> int:
@@ -247,25 +264,25 @@ class WorkerDrawing:
         see MessagePane). ``should_stop`` (asked on that thread before each block) ends
         it early, e.g. when a key is pressed. Returns how many blocks are to be drawn
         (not counting ``more``'s)."""
-        if not self._blocks or self._width <= 0:
+        if not self.pane._blocks or self.pane._width <= 0:
             return 0
-        common = self._key_common()
+        common = self.pane._key_common()
         todo: list[tuple[int, tuple, Any, RenderCtx]] = []
         seen: set[int] = set()
         for b in blocks:
-            if b in seen or not 0 <= b < len(self._blocks):
+            if b in seen or not 0 <= b < len(self.pane._blocks):
                 continue
             seen.add(b)
-            key = self._state_key(b, common)
-            if key in self._rcache or self._under_way(key):
+            key = self.pane._state_key(b, common)
+            if key in self.pane._rcache or self._under_way(key):
                 continue
-            ctx = self._ctx(b)
+            ctx = self.pane._ctx(b)
             ctx.lazy_lexers = False  # a worker may wait for a lexer
-            todo.append((b, key, self._block_item(b), ctx))
+            todo.append((b, key, self.pane._block_item(b), ctx))
         more = list(more)
         if not todo and not more:
             return 0
-        width = self._width
+        width = self.pane._width
 
         def work() -> None:
             console = _private_console()
@@ -281,42 +298,42 @@ class WorkerDrawing:
             for b, key, item, ctx in items():
                 if worker.is_cancelled or should_stop():
                     return
-                if key in self._rcache or key in self._ahead_sent or UNCAP in key[5]:
+                if key in self.pane._rcache or key in self._ahead_sent or UNCAP in key.folds:
                     continue  # (a block drawn whole is drawn only when shown)
                 ctx.console = console
                 self._ahead_current = key
                 try:
-                    r = self._draw(item, ctx, width)
+                    r = self.pane._draw(item, ctx, width)
                     if r is not None:
                         # Under way until its message is handled: a key showing the block
                         # meanwhile waits for it, not drawing it a second time.
                         self._ahead_sent.add(key)
-                        self.post_message(BlockDrawnAhead(b, key, r))
+                        self.pane.post_message(BlockDrawnAhead(b, key, r))
                 except Exception:
                     return  # the app is closing
                 finally:
                     self._ahead_current = None
 
-        self.run_worker(work, thread=True, group="pane-ahead", exclusive=True, exit_on_error=False)
+        self.pane.run_worker(work, thread=True, group="pane-ahead", exclusive=True, exit_on_error=False)
         return len(todo)
 
     def blocks_from(self, b: int) -> list[int]:
         """The blocks a view scrolled to block ``b``'s top shows (by the heights known
         now: estimates for blocks not drawn yet; near the end, the last screenful)."""
-        if not self._blocks or self._width <= 0 or not 0 <= b < len(self._blocks):
+        if not self.pane._blocks or self.pane._width <= 0 or not 0 <= b < len(self.pane._blocks):
             return []
-        heights = self._heights
-        view_h = max(1, self.scrollable_content_region.height)
+        heights = self.pane._heights
+        view_h = max(1, self.pane.scrollable_content_region.height)
         top = min(heights.top(b), max(0, heights.total - view_h))
         return list(range(heights.block_at(top), heights.block_at(top + view_h - 1) + 1))
 
     def blocks_beside_view(self) -> list[int]:
         """The blocks a page down and a page up from the view show."""
-        if not self._blocks or self._width <= 0:
+        if not self.pane._blocks or self.pane._width <= 0:
             return []
-        heights = self._heights
-        view_h = max(1, self.scrollable_content_region.height)
-        y = round(self.scroll_y)
+        heights = self.pane._heights
+        view_h = max(1, self.pane.scrollable_content_region.height)
+        y = round(self.pane.scroll_y)
         got: list[int] = []
         if y + view_h < heights.total:
             got += range(heights.block_at(y + view_h), heights.block_at(y + 2 * view_h - 1) + 1)
@@ -324,61 +341,61 @@ class WorkerDrawing:
             got += range(heights.block_at(max(0, y - view_h)), heights.block_at(y - 1) + 1)
         return got
 
-    def on_block_drawn_ahead(self, message: BlockDrawnAhead) -> None:
+    def block_drawn_ahead(self, message: BlockDrawnAhead) -> None:
         self._ahead_sent.discard(message.key)
-        self._ahead_done(message.b, message.key, message.rendered)
+        self.ahead_done(message.b, message.key, message.rendered)
 
-    def _ahead_done(self, b: int, key: tuple, r: Rendered) -> None:
+    def ahead_done(self, b: int, key: tuple, r: Rendered) -> None:
         """A block drawn ahead: kept in the cache; if it is on screen meanwhile as a
         placeholder waiting for this very drawing, shown as a worker's drawing is."""
-        want = self._placeheld.get(b)
-        if want is not None and want[0] == key[0] and self._refine(want, r.deps) == self._refine(key, r.deps):
-            self._render_done(b, want, r)
+        want = self.placeheld.get(b)
+        if want is not None and want.block == key.block and self.pane._refine(want, r.deps) == self.pane._refine(key, r.deps):
+            self.render_done(b, want, r)
             return
-        self.render_count += 1
-        self._store(b, key, r)
+        self.pane.render_count += 1
+        self.pane._store(b, key, r)
 
-    def on_block_drawn(self, message: BlockDrawn) -> None:
-        self._render_done(message.b, message.key, message.rendered, message.stop)
+    def block_drawn(self, message: BlockDrawn) -> None:
+        self.render_done(message.b, message.key, message.rendered, message.stop)
 
-    def _render_done(self, b: int, key: tuple, r: Rendered, stop: threading.Event | None = None) -> None:
+    def render_done(self, b: int, key: tuple, r: Rendered, stop: threading.Event | None = None) -> None:
         self._held = None
         if stop is not None:
             if stop.is_set():  # given up, and done meanwhile
-                self._render_stopped(b, key, stop)
+                self.render_stopped(b, key, stop)
                 return
-            if self._stops.get(key) is stop:
-                del self._stops[key]
-        self._pending.discard(key)
-        if self._placeheld.get(b) == key:
-            del self._placeheld[b]
-        self.render_count += 1
-        key = self._store(b, key, r)
-        if not (b < len(self._blocks) and self._state_key(b) == key):
+            if self.stops.get(key) is stop:
+                del self.stops[key]
+        self.pending.discard(key)
+        if self.placeheld.get(b) == key:
+            del self.placeheld[b]
+        self.pane.render_count += 1
+        key = self.pane._store(b, key, r)
+        if not (b < len(self.pane._blocks) and self.pane._state_key(b) == key):
             return  # the pane moved on (another width, toggle or branch); kept in the cache
-        heights = self._heights
-        y = round(self.scroll_y)
-        at_bottom = y > 0 and y >= self.max_scroll_y and UNCAP not in key[5]
+        heights = self.pane._heights
+        y = round(self.pane.scroll_y)
+        at_bottom = y > 0 and y >= self.pane.max_scroll_y and UNCAP not in key.folds
         first = heights.block_at(y)
-        last = heights.block_at(y + max(1, self.scrollable_content_region.height) - 1)
+        last = heights.block_at(y + max(1, self.pane.scrollable_content_region.height) - 1)
         # Keep in place the first other block in view (or, if b fills the view, b's top); a
         # block drawn whole, or one that starts in view (a fold opened there, at the
         # cursor), keeps its own place: its text goes on below what the user looked at.
-        if UNCAP in key[5] or heights.top(b) >= y:
+        if UNCAP in key.folds or heights.top(b) >= y:
             anchor = b
         else:
-            anchor = next((x for x in range(first, last + 1) if x != b and self._measured[x]), b)
+            anchor = next((x for x in range(first, last + 1) if x != b and self.pane._measured[x]), b)
         screen = heights.top(anchor) - y
-        self._set_measured(b, r.height)
-        self._update_virtual_size()
+        self.pane._set_measured(b, r.height)
+        self.pane._update_virtual_size()
         if at_bottom:
-            new_y = self.max_scroll_y
+            new_y = self.pane.max_scroll_y
         elif anchor == b:
             new_y = heights.top(b) + min(-screen, r.height - 1) if screen <= 0 else heights.top(b) - screen
         else:
             new_y = heights.top(anchor) - screen
         if new_y != y:
-            self._scroll_to_y(new_y)
-        self._settle()
-        self.refresh()
+            self.pane._scroll_to_y(new_y)
+        self.pane._settle()
+        self.pane.refresh()
 
