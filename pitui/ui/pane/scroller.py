@@ -100,7 +100,6 @@ class BlockScroller(ScrollView, can_focus=True):
         self.render_count = 0  # blocks rendered (for tests and benchmarks)
         self._frame_style: Any = None  # the widget's Rich style while a frame is drawn
         self._generation = 0  # bumped when what the blocks mean changes (another session)
-        self._cursor_lines: tuple[int, int] | None = None  # virtual lines drawn as the cursor now
         self.worker_drawing = WorkerDrawing(self)
         self.finder = PaneSearch(self)
         self.pane_cursor = PaneCursor(self)
@@ -501,7 +500,7 @@ class BlockScroller(ScrollView, can_focus=True):
         # The widget's style is worked out once a frame, not once a line (Textual walks
         # every ancestor's styles for it).
         self._frame_style = self.rich_style
-        self._cursor_lines = self.pane_cursor.frame()
+        self.pane_cursor.lines = self.pane_cursor.frame()
         try:
             return super().render_lines(crop)
         finally:
@@ -530,7 +529,7 @@ class BlockScroller(ScrollView, can_focus=True):
             strip = self.finder.highlight(b, r, line, strip)
         # (both cached on the Strip: repeated frames make no new Strips)
         strip = strip.adjust_cell_length(width).apply_style(style)
-        cursor = self._cursor_lines if self._frame_style is not None else self.pane_cursor.frame()
+        cursor = self.pane_cursor.lines if self._frame_style is not None else self.pane_cursor.frame()
         if cursor is not None and cursor[0] <= vy < cursor[1]:
             strip = self.pane_cursor.overlay(strip, vy)
         return strip
