@@ -1098,7 +1098,7 @@ async def test_the_sidebar_says_where_typing_goes_and_keeps_its_filter_when_left
         assert str(status.render()) == "shift+tab here to filter"
         rows.focus()
         await settle(pilot)
-        assert str(status.render()) == "type to filter ^S sort ^N named"
+        assert str(status.render()) == "type to filter ^S sort ^N named ^D cost"
         await pilot.press("q", "t")
         await settle(pilot)
         assert rows.filter_text == "qt" and app.is_running
