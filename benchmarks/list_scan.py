@@ -24,7 +24,11 @@ REPO = os.path.dirname(BENCH)
 ONE = r"""
 import os, random, sys, time
 from pitui.core.store.discovery import SessionFile
-from pitui.core.store.listing import _frag_of, _rec_of, _row_of, scan_info
+try:
+    from pitui.core.store.listing_rows import frag_of, rec_of, row_of
+    from pitui.core.store.listing_scan import scan_info
+except ImportError:  # (a tree from before listing.py was split, for --compare)
+    from pitui.core.store.listing import _frag_of as frag_of, _rec_of as rec_of, _row_of as row_of, scan_info
 store, n = sys.argv[1], int(sys.argv[2])
 files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(store) for f in fs if f.endswith(".jsonl"))
 random.Random(1).shuffle(files)
@@ -35,8 +39,8 @@ for f in files:
 t = time.process_time()
 for f in files:
     info = scan_info(SessionFile(f, "p", "session"), keep_first=True, mapped=True)
-    _rec_of(info, _row_of(info))
-    _frag_of(info)
+    rec_of(info, row_of(info))
+    frag_of(info)
 print(time.process_time() - t, sum(os.path.getsize(f) for f in files))
 """
 

@@ -94,12 +94,12 @@ def read_listing_index(cache: Path) -> tuple[dict, list[dict], list[bytes]]:
     each row's stored output), to damage and write back with :func:`write_listing_index`."""
     import orjson
 
-    from pitui.core.store import listing, listing_file
+    from pitui.core.store import listing_file, listing_index, listing_rows
 
-    recs = listing_file.decode((cache / f"index-v{listing.INDEX_VERSION}.bin").read_bytes(), listing.INDEX_VERSION)
+    recs = listing_file.decode((cache / f"index-v{listing_index.INDEX_VERSION}.bin").read_bytes(), listing_index.INDEX_VERSION)
     cols = {k: [getattr(r, k) for r in recs] for k in ("path", "project", "kind", "dev", "ino", "size", "mtime_ns",
                                                        "mod", "err")}
-    rows = [dict(zip(listing._FIELDS, orjson.loads(bytes(r.row)))) for r in recs]
+    rows = [dict(zip(listing_rows.FIELDS, orjson.loads(bytes(r.row)))) for r in recs]
     return cols, rows, [bytes(r.frag) for r in recs]
 
 
@@ -109,14 +109,14 @@ def write_listing_index(cache: Path, cols: dict, rows: list, frags: list[bytes],
     ``frags``: whatever they hold, as a hostile file could."""
     import orjson
 
-    from pitui.core.store import listing, listing_file
+    from pitui.core.store import listing_file, listing_index, listing_rows
 
-    texts = [orjson.dumps(r if raw_rows else [r.get(k) for k in listing._FIELDS]) for r in rows]
+    texts = [orjson.dumps(r if raw_rows else [r.get(k) for k in listing_rows.FIELDS]) for r in rows]
     if isinstance(cols, dict) and "row" not in cols:
         cols = {**cols, "row": [len(t) for t in texts], "frag": [len(f) for f in frags]}
     blob = [x for pair in zip(texts, frags) for x in pair]
-    data = b"".join(listing_file.frame(orjson.dumps(cols), blob, listing.INDEX_VERSION))
-    (cache / f"index-v{listing.INDEX_VERSION}.bin").write_bytes(data)
+    data = b"".join(listing_file.frame(orjson.dumps(cols), blob, listing_index.INDEX_VERSION))
+    (cache / f"index-v{listing_index.INDEX_VERSION}.bin").write_bytes(data)
 
 
 def same_results_of_two_indexes(root, a_dir, b_dir, queries) -> None:

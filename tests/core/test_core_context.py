@@ -8,7 +8,8 @@ from pathlib import Path
 from helpers import assistant, entry, ts, user, write
 from pitui.core.model.context import build_context, context_entry_indices
 from pitui.core.store.discovery import SessionFile, resolve_root, find_session_files
-from pitui.core.store.listing import SessionIndex, list_sessions, scan_info
+from pitui.core.store.listing import SessionIndex, list_sessions
+from pitui.core.store.listing_scan import scan_info
 from pitui.core.read.session import Session
 from pitui.core.model.stats import TOOLS_KEY, branch_stats, session_stats
 
@@ -129,10 +130,10 @@ def test_listing_index_reads_a_grown_file_from_where_it_stopped(tmp_path, monkey
         f.write('{"type":"message","id":"a1","parentId":"u1","timestamp":"' + ts(2) + '","message":'
                 '{"role":"assistant","content":[],"provider":"p","model":"m2","timestamp":1795168802000}}\n')
     calls = []
-    import pitui.core.store.listing as listing
+    import pitui.core.store.listing_scan as listing_scan
 
-    real = listing.iter_line_blocks
-    monkeypatch.setattr(listing, "iter_line_blocks", lambda f, start=0, *a, **k: calls.append(start) or real(f, start, *a, **k))
+    real = listing_scan.iter_line_blocks
+    monkeypatch.setattr(listing_scan, "iter_line_blocks", lambda f, start=0, *a, **k: calls.append(start) or real(f, start, *a, **k))
     index2 = SessionIndex(tmp_path / "cache")
     (info2,) = list_sessions(resolve_root(root), index2)
     assert calls == [stopped]  # read on from the old end, not from the start

@@ -21,9 +21,9 @@ import json
 import pytest
 
 from pitui.cli import main
-from pitui.core.store import listing
+from pitui.core.store import listing_scan
 from pitui.core.store.discovery import SessionFile
-from pitui.core.store.listing import scan_info
+from pitui.core.store.listing_scan import scan_info
 
 HEAD = b'{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/home/t"}\n'
 USER = (b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
@@ -132,7 +132,7 @@ def test_a_line_counts_when_json_parse_reads_it(tmp_path, monkeypatch, name):
     info = scan_info(sf)
     assert (info.error, info.message_count) == (None, PI[name])
     # the same, the file read in blocks (as a big file is) and mapped (as the workers read one)
-    monkeypatch.setattr(listing, "WHOLE_READ", 0)
+    monkeypatch.setattr(listing_scan, "WHOLE_READ", 0)
     assert scan_info(sf).message_count == scan_info(sf, mapped=True).message_count == PI[name]
 
 

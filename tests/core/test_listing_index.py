@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import HEADER, assistant, read_listing_index, user, write
-from pitui.core.store import listing
+from pitui.core.store import listing, listing_index, listing_rows, listing_scan
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import INDEX_VERSION, SessionIndex, list_json, list_sessions
 
@@ -106,8 +106,8 @@ def test_a_grown_file_is_read_from_where_the_index_stopped(store, tmp_path, monk
     list_json(r, SessionIndex(tmp_path / "c"))
     _change(store, "grown")
     starts = []
-    real = listing.iter_line_blocks
-    monkeypatch.setattr(listing, "iter_line_blocks", lambda f, start=0, *a, **k: starts.append(start) or real(f, start, *a, **k))
+    real = listing_scan.iter_line_blocks
+    monkeypatch.setattr(listing_scan, "iter_line_blocks", lambda f, start=0, *a, **k: starts.append(start) or real(f, start, *a, **k))
     out = orjson.loads(list_json(r, SessionIndex(tmp_path / "c")))
     assert len(starts) == 1 and starts[0] > 0
     grown = next(o for o in out if o["path"].endswith("_s1.jsonl"))
@@ -189,7 +189,7 @@ def test_changes_past_the_bounds_are_saved(tmp_path, monkeypatch):
     r, cache = resolve_root(str(store)), tmp_path / "c"
     list_json(r, SessionIndex(cache))
     saved = _index_file(cache)
-    monkeypatch.setattr(listing, "STALE_FILES", 1)
+    monkeypatch.setattr(listing_index, "STALE_FILES", 1)
     _change(store, "added")
     assert list_json(r, SessionIndex(cache)) == _old_way(store) and _index_file(cache) == saved
     _change(store, "grown")  # (two files now)
@@ -198,7 +198,7 @@ def test_changes_past_the_bounds_are_saved(tmp_path, monkeypatch):
     assert cols["path"] == [o["path"] for o in orjson.loads(_old_way(store))]
     # and bytes: a file grown by more than STALE_BYTES is saved at once
     saved = _index_file(cache)
-    monkeypatch.setattr(listing, "STALE_BYTES", 100)
+    monkeypatch.setattr(listing_index, "STALE_BYTES", 100)
     _change(store, "grown")
     assert list_json(r, SessionIndex(cache)) == _old_way(store) and _index_file(cache) != saved
     saved = _index_file(cache)
@@ -251,8 +251,8 @@ def test_any_few_changes_list_as_the_files_say(ops, bound):
                  _session(store / f"--home-u-p{k % 4}x--", k, turns=1) for k in range(16)]
         r, cache = resolve_root(str(store)), tmp_path / "c"
         list_json(r, SessionIndex(cache))
-        old = listing.STALE_FILES
-        listing.STALE_FILES = bound
+        old = listing_index.STALE_FILES
+        listing_index.STALE_FILES = bound
         try:
             for op, k, n in ops:
                 p = paths[k]
@@ -272,7 +272,7 @@ def test_any_few_changes_list_as_the_files_say(ops, bound):
                         f.write(b"{not json\n")
                 assert list_json(r, SessionIndex(cache)) == _old_way(store)
         finally:
-            listing.STALE_FILES = old
+            listing_index.STALE_FILES = old
 
 
 def test_a_small_files_fingerprint_from_its_bytes_is_the_files(tmp_path):
@@ -340,11 +340,11 @@ def test_a_row_is_checked_whatever_rows_were_checked_before(store, tmp_path):
     list_json(r, SessionIndex(tmp_path / "c"))
     _, rows, _ = read_listing_index(tmp_path / "c")
     good = rows[0]
-    row = orjson.dumps([good.get(k) for k in listing._FIELDS])
-    assert isinstance(listing._info_of_row(row), listing.SessionInfo)
+    row = orjson.dumps([good.get(k) for k in listing_rows.FIELDS])
+    assert isinstance(listing_rows.info_of_row(row), listing.SessionInfo)
     for bad, why in [({"subagent_transcripts": [1]}, "subagent_transcripts holds a value that is not a string"),
                      ({"message_count": "7"}, "message_count is str"),
                      ({"extra": []}, "extra is list")]:
-        got = listing._info_of_row(orjson.dumps([{**good, **bad}.get(k) for k in listing._FIELDS]))
+        got = listing_rows.info_of_row(orjson.dumps([{**good, **bad}.get(k) for k in listing_rows.FIELDS]))
         assert got == f"{why} in a row"
-    assert isinstance(listing._info_of_row(row), listing.SessionInfo)
+    assert isinstance(listing_rows.info_of_row(row), listing.SessionInfo)

@@ -1,4 +1,4 @@
-"""The cold listing's scan of one file (``listing.scan_info``): a small file read whole and
+"""The cold listing's scan of one file (``listing_scan.scan_info``): a small file read whole and
 taken as one block gives the same row as the file read in blocks from disk, and what it
 finds (a message's count, time and model, each line read by the entry decoder) is what
 parsing every line finds, on the corpus and on odd files. Lines that are not JSON only in
@@ -16,9 +16,10 @@ import pytest
 from helpers import FIXTURES, HEADER, assistant, entry, line, user
 from pitui.core.read import lines as lines_module
 from pitui.core.read.lines import BOM, iter_line_blocks, parse_line
-from pitui.core.store import listing
+from pitui.core.store import listing_scan
 from pitui.core.store.discovery import SessionFile
-from pitui.core.store.listing import NO_MESSAGES, scan_info
+from pitui.core.store.listing_scan import scan_info
+from pitui.core.store.session_info import NO_MESSAGES, bounded, text_of
 from pitui.core.timeutil import iso_to_ms
 
 CORPUS = sorted(p for p in FIXTURES.rglob("*.jsonl"))
@@ -38,7 +39,7 @@ def _rows_three_ways(path: Path, monkeypatch) -> dict:
     whole = _row(path)
     assert _row(path, st=os.stat(path)) == whole
     with monkeypatch.context() as m:
-        m.setattr(listing, "WHOLE_READ", 0)  # (every file read in blocks from disk)
+        m.setattr(listing_scan, "WHOLE_READ", 0)  # (every file read in blocks from disk)
         assert _row(path) == whole
         assert _row(path, mapped=True) == whole
         m.setattr(lines_module, "MAPPED_WINDOW", 256)
@@ -80,9 +81,9 @@ def _parsed_every_line(path: Path) -> dict:
             if msg["role"] == "assistant" and isinstance(msg.get("model"), str):
                 out["model"] = msg["model"]
             if msg["role"] == "user" and out["first_message"] == NO_MESSAGES:
-                text = listing._text_of(msg.get("content"))
+                text = text_of(msg.get("content"))
                 if text:
-                    out["first_message"] = listing._bounded(text)
+                    out["first_message"] = bounded(text)
     return out
 
 
@@ -136,7 +137,7 @@ def _odd_files(d: Path) -> dict[str, Path]:
         "bigger than a whole read": b"\n".join(lines + [_b(assistant(f"b{k}", "a2", 5 + k, text="x" * 200_000))
                                                       for k in range(7)]) + b"\n",
     }
-    assert len(f["bigger than a whole read"]) > listing.WHOLE_READ
+    assert len(f["bigger than a whole read"]) > listing_scan.WHOLE_READ
     d.mkdir(exist_ok=True)
     out = {}
     for k, (name, data) in enumerate(f.items()):

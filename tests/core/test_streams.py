@@ -195,7 +195,7 @@ def test_a_stream_listed_while_only_its_header_was_written(tmp_path):
     """Listed when only its header was there, a JSON-mode stream is a stream once its
     events come."""
     from pitui.core.store.discovery import SessionFile
-    from pitui.core.store.listing import scan_info
+    from pitui.core.store.listing_scan import scan_info
 
     p = tmp_path / "run.jsonl"
     text = json_stream()

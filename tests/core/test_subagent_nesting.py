@@ -13,7 +13,7 @@ import pytest
 
 from helpers import _ms, assistant, entry, line, read_listing_index, user, write, write_listing_index
 from pitui.core.model.summary import cut_words
-from pitui.core.store import listing
+from pitui.core.store import listing_scan
 from pitui.core.store.discovery import SessionRoot, resolve_root, transcript_candidates
 from pitui.core.store.listing import INDEX_VERSION, SessionIndex, list_sessions, subagent_parents
 from pitui.ui.widgets.sidebar import build_items
@@ -160,13 +160,13 @@ def test_results_of_other_tools_are_not_parsed(tmp_path, monkeypatch):
                 subagent_result("s2", "s1", 101, "cs", [run("w", jsonl="/x/a.jsonl")])]
     write(project / "p.jsonl", entries, header=header("p"))
     parsed: list[bytes] = []
-    real = listing.parse_line
+    real = listing_scan.parse_line
 
     def counting(data):
         parsed.append(bytes(data))
         return real(data)
 
-    monkeypatch.setattr(listing, "parse_line", counting)
+    monkeypatch.setattr(listing_scan, "parse_line", counting)
     [info] = list_sessions(SessionRoot(project, "project", "argument"))
     assert info.subagent_transcripts == ["/x/a.jsonl"] and info.message_count == 83
     kinds = [orjson.loads(d).get("type") + ":" + orjson.loads(d).get("message", {}).get("role", "") for d in parsed]

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from helpers import FIXTURES, HEADER, assistant, full_results, user, write
-from pitui.core.store import listing, search_worker, workers
+from pitui.core.store import listing, listing_parallel, search_worker, workers
 from pitui.core.store.discovery import find_session_files, resolve_root
 from pitui.core.store.listing import list_json, list_sessions
 from pitui.core.store.search import search, update_index
@@ -256,9 +256,9 @@ def test_listing_workers_that_die_midway(tmp_path, monkeypatch, dying):
     root = _store(tmp_path / "sessions")
     r = resolve_root(str(root))
     want = list_json(r, None, workers=1)
-    monkeypatch.setattr(listing, "LISTING_WORKER", dying[0])
+    monkeypatch.setattr(listing_parallel, "LISTING_WORKER", dying[0])
     todo = [(sf, None, os.stat(sf.path)) for sf in find_session_files(r)]
-    recs = list(listing._scan_parallel(todo, 2))
+    recs = list(listing_parallel.scan_parallel(todo, 2))
     assert sorted(x.path for x in recs) == sorted(t[0].path for t in todo)
     assert sum(x.info is None for x in recs) == 4  # (a worker's row is decoded when asked for)
     monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
@@ -305,7 +305,7 @@ def test_the_callers_stop_their_workers_when_closed_early(tmp_path, monkeypatch)
     root = _store(tmp_path / "sessions", 30)
     r = resolve_root(str(root))
     todo = [(sf, None, os.stat(sf.path)) for sf in find_session_files(r)]
-    it = listing._scan_parallel(todo, 2)
+    it = listing_parallel.scan_parallel(todo, 2)
     next(it)
     it.close()
     it = search_worker.indexed_in_workers([t[0].path for t in todo], 2)

@@ -27,7 +27,8 @@ from pitui.core.store.discovery import SessionFile, resolve_root
 from pitui.core.export.html import export_html
 from pitui.core.export.json import export_json
 from pitui.core.export.markdown import export_markdown
-from pitui.core.store.listing import SessionIndex, list_sessions, scan_info
+from pitui.core.store.listing import SessionIndex, list_sessions
+from pitui.core.store.listing_scan import scan_info
 from pitui.core.store.search import SearchIndex, entry_rows, search
 from pitui.core.read.session import Session
 from pitui.core.model.stats import branch_stats, session_stats
@@ -370,18 +371,19 @@ def test_a_file_name_that_is_not_utf8_stays_in_its_own_row(tmp_path, capsysbinar
 def test_listing_workers_keep_a_failing_file_to_its_row(tmp_path, monkeypatch):
     """Through worker processes and in this one: a file whose scan raises is its own row."""
     import pitui.core.store.listing as listing
+    import pitui.core.store.listing_scan as listing_scan
 
     root = tmp_path / "sessions"
     for k in range(4):
         _session_file(root, f"2026-11-20T0{k}-00-00-000Z_s{k}.jsonl", [user(f"u{k}", None, k, f"question {k}")])
-    real = listing._scan_info  # private: a failing scan injected where a file is read
+    real = listing_scan._scan_info  # private: a failing scan injected where a file is read
 
     def flaky(sf, prev, st, *rest):
         if sf.path.endswith("_s2.jsonl"):
             raise RecursionError("maximum recursion depth exceeded")
         return real(sf, prev, st, *rest)
 
-    monkeypatch.setattr(listing, "_scan_info", flaky)
+    monkeypatch.setattr(listing_scan, "_scan_info", flaky)
     infos = list_sessions(resolve_root(str(root)), None)
     assert len(infos) == 4
     bad = [i for i in infos if i.error]
@@ -394,7 +396,7 @@ def test_listing_workers_keep_a_failing_file_to_its_row(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- first messages
 def test_the_listing_index_keeps_a_bounded_first_message(tmp_path, capsysbinary):
-    from pitui.core.store.listing import FIRST_MESSAGE_CHARS
+    from pitui.core.store.session_info import FIRST_MESSAGE_CHARS
 
     root = tmp_path / "sessions"
     long_text = "start of it " + "word " * 200_000 + "the end"

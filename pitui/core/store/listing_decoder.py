@@ -1,4 +1,4 @@
-"""The decoder the listing reads each line of a session with (``listing._scan_info``): one
+"""The decoder the listing reads each line of a session with (``listing_scan._read_lines``): one
 C call per line checks it is JSON as ``JSON.parse`` does and keeps only the few fields the
 list needs. Its own module, loaded by the first scan: msgspec and these types are not needed
 to start the app or to list from the index."""

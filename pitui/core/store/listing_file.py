@@ -14,7 +14,7 @@ time. So the file keeps, per session file:
 Layout: ``pitui-listing <version>\\n``, then ``<columns length> <blob length> <crc32>\\n``,
 the columns, the blob. The CRC covers both, so a damaged file (cut short, flipped bytes,
 another program's) is found at once; the columns' types are checked when read; a row's
-array is checked when decoded (:mod:`.listing`). Rows are kept sorted as the list shows
+array is checked when decoded (:mod:`.listing_rows`). Rows are kept sorted as the list shows
 them, so a store where nothing changed is listed in the saved order without sorting.
 
 A :class:`Table` is the file checked, its rows not made: a warm list compares whole

@@ -5,7 +5,7 @@ Its payload (:mod:`.workers`) is a JSON array of tasks ``[path, project, kind, p
 in batches, one message of two parts each: the heads (a JSON array of one array per file:
 path, device, inode, size, mtime, the sort key, whether it failed, its row's length, its
 output's length), then the texts (per file its row, the index's JSON array of its fields,
-and its ``pitui list --json`` object: what the index keeps, ``listing.py``,
+and its ``pitui list --json`` object: what the index keeps, ``listing_rows.py``,
 ``listing_file.py``).
 """
 
@@ -18,7 +18,8 @@ import orjson
 
 from . import workers
 from .discovery import SessionFile
-from .listing import _frag_of, _info_of_row, _rec_of, _row_of, scan_info
+from .listing_rows import frag_of, info_of_row, rec_of, row_of
+from .listing_scan import scan_info
 
 #: A batch is written when its texts reach about this many bytes, or when it holds what was
 #: scanned in :data:`FLUSH_SECONDS`: one pipe write, and one wake-up of the caller, a batch.
@@ -33,18 +34,18 @@ def main() -> int:
     size = 0
     last = time.monotonic()
     for path, project, kind, prev in tasks:
-        prev_info = _info_of_row(prev.encode()) if isinstance(prev, str) else None
+        prev_info = info_of_row(prev.encode()) if isinstance(prev, str) else None
         if isinstance(prev_info, str):
             prev_info = None
         info = scan_info(SessionFile(path, project, kind), prev_info, keep_first=True, mapped=True)  # (never raises)
-        row = _row_of(info)
+        row = row_of(info)
         if row is None:
             continue  # a row JSON cannot carry: the caller scans that file itself
         try:
-            frag = _frag_of(info)
+            frag = frag_of(info)
         except TypeError:
             frag = b""  # (made by the caller when printed)
-        rec = _rec_of(info, row)  # (its identity and sort key, as the index keeps them)
+        rec = rec_of(info, row)  # (its identity and sort key, as the index keeps them)
         heads.append([rec.path, rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.mod, rec.err, len(row), len(frag)])
         texts.append(row)
         texts.append(frag)

@@ -71,10 +71,10 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ..paths import make_cache_file, notice, private_dir
+from ..paths import default_cache_dir, make_cache_file, notice, private_dir
 from ..read.lines import file_fingerprint, open_regular
 from .discovery import SessionRoot, utf8_name
-from .listing import SessionInfo, default_cache_dir
+from .session_info import SessionInfo
 from .search_chunks import IndexStats, _Changed, _ChunkRows, _chunks, _ready
 from .search_match import (MAX_HITS, Hit, SessionHits, _first_hits, _in_turns, _match_open_file, _scan_file,
                            match_steps)

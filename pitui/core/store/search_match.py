@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..read.lines import open_regular
 from ..text import shown_as_is, visible
-from .listing import SessionInfo, _utf8
+from .session_info import SessionInfo, utf8_path
 from .search_query import Query, _kind_filter
 from .search_rows import _FileState, _file_rows
 
@@ -93,7 +93,7 @@ class SessionHits:
         from ..timeutil import ms_to_iso
 
         return {
-            "path": _utf8(self.path),
+            "path": utf8_path(self.path),
             "id": self.session_id,
             "name": self.name,
             "firstMessage": self.info.full_first_message() if self.info is not None else self.first_message,
