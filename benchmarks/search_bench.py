@@ -71,7 +71,8 @@ def queries(store: str) -> list[tuple[str, str]]:
 
 def _schema(src: str) -> int:
     store = os.path.join(src, "pitui", "core", "store")
-    name = "search_index.py" if os.path.exists(os.path.join(store, "search_index.py")) else "search.py"  # (older trees)
+    # (older trees: search_index.py, before that search.py)
+    name = next(n for n in ("search_db.py", "search_index.py", "search.py") if os.path.exists(os.path.join(store, n)))
     text = open(os.path.join(store, name), encoding="utf-8").read()
     return int(re.search(r"^SCHEMA_VERSION = (\d+)", text, re.M).group(1))
 

@@ -356,7 +356,7 @@ def _row_count(index_dir):
         words: dict[int, set] = {}
         # private: each chunk's rows read back, and its words made again, to check the FTS table
         for fid, path, stream in c.execute("SELECT id, path, stream FROM files WHERE error IS NULL").fetchall():
-            st = idx._state_of(fid)
+            st = idx.writer.state_of(fid)
             for cid, *chunk in c.execute("SELECT id, start, end, entry, lineno, lines, dense, made FROM chunks "
                                          "WHERE file=? ORDER BY start", (fid,)).fetchall():
                 w: set = set()

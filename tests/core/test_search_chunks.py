@@ -13,7 +13,7 @@ import pytest
 
 from helpers import FIXTURES, assistant, full_results, same_results_of_two_indexes, user, write
 # private: the chunk size, the worker thresholds and the dead chunks' bound, made small
-from pitui.core.store import search_chunks, search_index, search_worker
+from pitui.core.store import search_chunks, search_update, search_worker
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import SearchIndex, search, update_index
 
@@ -199,7 +199,7 @@ def test_workers_build_what_one_process_builds(tmp_path, monkeypatch):
 def test_dead_chunks_are_dropped_once_they_outnumber_the_live(tmp_path, small_chunks, monkeypatch):
     """Chunks of rewritten files stay in the FTS table, unused, until they outnumber the
     live ones: then the table is started again, and every file indexed again."""
-    monkeypatch.setattr(search_index, "_DEAD_MIN", 0)
+    monkeypatch.setattr(search_update, "_DEAD_MIN", 0)
     root = _store(tmp_path)
     idx = tmp_path / "idx"
     update_index(resolve_root(root), index_dir=idx)

@@ -154,15 +154,16 @@ def test_a_session_the_index_cannot_take_is_read_whole_and_the_user_told(store, 
     from pitui.cli import main
     from pitui.core.paths import _forget_notices, take_notices
     from pitui.core.store import search as search_mod
+    from pitui.core.store.search_update import IndexWriter
 
-    real = search_mod.SearchIndex._index_file
+    real = IndexWriter._index_file
 
     def failing(self, path, stats):
         if path.endswith("_a.jsonl"):
             raise ImportError("No module named 'numpy'")
         return real(self, path, stats)
 
-    monkeypatch.setattr(search_mod.SearchIndex, "_index_file", failing)
+    monkeypatch.setattr(IndexWriter, "_index_file", failing)
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
     take_notices()
     root = resolve_root(str(store))

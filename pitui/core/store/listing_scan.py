@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import asdict
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .discovery import SessionFile
 from .session_info import NO_MESSAGES, SessionInfo, bounded, text_of
@@ -27,6 +27,9 @@ from ..read.lines import (_WS_START, NotRegular, bytes_fingerprint, file_fingerp
                           open_small, parse_line)
 from ..read.sniff import EVENT_TYPES, event_type_at
 from ..timeutil import iso_to_ms
+
+if TYPE_CHECKING:
+    from .listing_decoder import _Run
 
 __all__ = ["scan_info", "WHOLE_READ"]
 

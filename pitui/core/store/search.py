@@ -207,7 +207,7 @@ def search_while_indexing(
     indexed: list[SessionInfo] = []
     unread: list[tuple[SessionInfo, int]] = []
     with SearchIndex(index_dir) as idx:
-        known = idx._known()
+        known = idx.known()
         for info in infos:
             try:
                 st = os.stat(info.path)
