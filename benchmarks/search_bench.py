@@ -153,12 +153,12 @@ def _bench(store: str, runs: int, trees: dict, base: str, cold: bool, out: dict)
             caches[name] = caches[same[0]]  # (its queries run on the same index)
             if cold:  # (its own cold build timed all the same, in a cache thrown away after)
                 scratch = os.path.join(base, name + "-cold")
-                os.makedirs(scratch)
+                os.makedirs(scratch, mode=0o700)  # (pitui refuses a cache folder open to others)
                 out.setdefault("cold", {})[name] = cold_build(src, store, scratch)
                 shutil.rmtree(scratch, ignore_errors=True)
             continue
         caches[name] = os.path.join(base, name)
-        os.makedirs(caches[name])
+        os.makedirs(caches[name], mode=0o700)
         if cold:
             out.setdefault("cold", {})[name] = cold_build(src, store, caches[name])
         else:
