@@ -27,7 +27,7 @@ import orjson
 from .paths import notice, private_dir, write_private
 from .read.lines import open_regular
 
-__all__ = ["Layout", "Settings", "WIDTH_CLASSES", "config_dir", "settings_path", "load", "save", "pi_command",
+__all__ = ["Layout", "Settings", "WIDTH_CLASSES", "DESKTOP_NOTIFICATIONS", "config_dir", "settings_path", "load", "save", "pi_command",
            "SIDEBAR_WIDTH_RANGE", "TREE_SHARE_RANGE"]
 
 FILE_NAME = "settings.json"
@@ -38,6 +38,9 @@ SIDEBAR_WIDTH_RANGE = (5.0, 60.0)
 #: The tree's share of the width the tree and the pane have together, in percent.
 TREE_SHARE_RANGE = (10.0, 90.0)
 
+
+#: The terminal sequences a desktop notification can be asked for with (``notify_desktop``).
+DESKTOP_NOTIFICATIONS = ("osc9", "osc777")
 
 #: The terminal-size classes a layout is kept for (the app says which width is which).
 WIDTH_CLASSES = ("narrow", "wide")
@@ -77,6 +80,11 @@ class Settings:
     export_folder: str | None = None
     #: each session's cost shown in its sidebar row (ctrl+d), in every sort
     sidebar_costs: bool = False
+    #: when an agent's session moves to waiting or failed: ring the terminal's bell
+    notify_bell: bool = False
+    #: ... and ask the terminal for a desktop notification: "osc9" (iTerm2, WezTerm, Windows
+    #: Terminal, Ghostty, foot), "osc777" (urxvt, Ghostty, foot, kitty's older form) or None
+    notify_desktop: str | None = None
 
     def layout(self, width_class: str) -> Layout:
         return self.narrow if width_class == "narrow" else self.wide
@@ -127,10 +135,15 @@ def load(path: str | os.PathLike | None = None) -> Settings:
     folder = data.get("export_folder")
     folder = folder if isinstance(folder, str) and folder.strip() else None
     costs = data.get("sidebar_costs") is True
+    bell = data.get("notify_bell") is True
+    desktop = data.get("notify_desktop")
+    desktop = desktop if desktop in DESKTOP_NOTIFICATIONS else None
+    extra = {"pi_command": command, "export_folder": folder, "sidebar_costs": costs, "notify_bell": bell,
+             "notify_desktop": desktop}
     if not any(name in data for name in WIDTH_CLASSES):  # (an older pitui's one flat layout)
-        return Settings(wide=_layout(data, Layout()), pi_command=command, export_folder=folder, sidebar_costs=costs)
+        return Settings(wide=_layout(data, Layout()), **extra)
     return Settings(narrow=_layout(data.get("narrow"), _narrow_default()), wide=_layout(data.get("wide"), Layout()),
-                    pi_command=command, export_folder=folder, sidebar_costs=costs)
+                    **extra)
 
 
 def _layout(data: object, default: Layout) -> Layout:
@@ -168,7 +181,7 @@ def save(settings: Settings, path: str | os.PathLike | None = None) -> bool:
         return False
     try:
         data = asdict(settings)
-        for key in ("pi_command", "export_folder", "sidebar_costs"):  # (written only once chosen)
+        for key in ("pi_command", "export_folder", "sidebar_costs", "notify_desktop", "notify_bell"):  # (once chosen)
             if data[key] is None or data[key] is False:
                 del data[key]
         write_private(path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")

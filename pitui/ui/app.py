@@ -25,10 +25,12 @@ from ..core.paths import take_notices
 from ..core.store.discovery import SessionRoot
 from ..core.store.listing import SessionIndex
 from ..core.text import visible
+from .agents import ALERT_STATES, AgentWatch, alert_text, desktop_sequence
 from .bindings import bindings_for
 from .browser.screen import BrowserScreen
 from .clock import Clock, system_clock
 from .commands import PituiCommands
+from .messages import AgentsChanged
 
 # (the help, context, stats and search screens, the Markdown export and the reading of an
 # event stream are imported when first used: a start that opens a session never needs
@@ -72,6 +74,7 @@ class PituiApp(App):
         select_path: str | os.PathLike | None = None,
         demo: bool = False,
         live: StreamSession | None = None,
+        watch_agents: bool = False,
     ) -> None:
         super().__init__()
         self.root = root
@@ -87,6 +90,11 @@ class PituiApp(App):
         self.demo = demo
         #: What the user chose to keep from one run to the next (the panels' layout).
         self.settings: settings_file.Settings = settings_file.load()
+        #: Every agent at work under the root (the board, the sidebar's marks, the toasts):
+        #: followed from the start when ``watch_agents`` (the command line's app), else from
+        #: the first time the board is shown.
+        self.agents = AgentWatch(self)
+        self.watch_agents = watch_agents
         self._settings_saved = self.settings  # (what the settings file holds)
         #: The keys remapped by ``PITUI_KEYMAP`` (binding id -> keys), as given to Textual.
         self.keymap: dict[str, str] = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
@@ -131,6 +139,43 @@ class PituiApp(App):
             self.set_keymap(self.keymap)
         self.set_timer(self.START_PAUSE_SECONDS, gc_policy.end_start_pause)
         self.set_interval(self.NOTICE_SECONDS, self.show_notices)
+        if self.watch_agents:
+            self.set_timer(self.START_PAUSE_SECONDS, self.agents.start)
+
+    def on_unmount(self) -> None:
+        self.agents.stop()
+
+    def on_agents_changed(self, message: AgentsChanged) -> None:
+        """The live board's news: the board screen and the sidebar's marks brought up to
+        date, and a toast (a bell, a desktop notification, as the settings say) for each
+        session that moved to waiting or failed."""
+        from .screens.board import BoardScreen
+
+        self.agents.take(message)
+        browser = self.browser
+        if browser is not None and browser.is_mounted:
+            from textual.css.query import NoMatches
+
+            try:
+                browser.session_list.set_live(self.agents.states)
+            except NoMatches:  # (not composed yet: the next news marks the rows)
+                pass
+        for s in self.screen_stack:
+            if isinstance(s, BoardScreen):
+                s.show(message.rows, message.now_ms)
+        for change in message.changes:
+            activity = change.activity
+            if activity.state not in ALERT_STATES or change.before == activity.state:
+                continue
+            title, text = alert_text(activity)
+            self.notify(text, title=title, severity="error" if activity.state == "failed" else "information",
+                        timeout=8)
+            if self.settings.notify_bell:
+                self.bell()
+            if self.settings.notify_desktop:
+                from .textual_internals import write_to_terminal
+
+                write_to_terminal(self, desktop_sequence(self.settings.notify_desktop, title, text))
 
     def show_notices(self) -> None:
         """Toasts for what happened to pitui's caches (one line each)."""
@@ -150,6 +195,14 @@ class PituiApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def _browser_on_top(self) -> BrowserScreen | None:
+        """The browser, every screen over it closed (a session chosen elsewhere opens there)."""
+        browser = self.browser
+        if browser is not None:
+            while self.screen is not browser and len(self.screen_stack) > 1:
+                self.pop_screen()
+        return browser
+
     def action_usage(self) -> None:
         """The usage screen over whatever is shown; the session chosen there opens in the browser."""
         from .screens.usage import UsageScreen
@@ -158,17 +211,37 @@ class PituiApp(App):
             return
 
         def chosen(path: str | None) -> None:
-            browser = self.browser
-            if path is None or browser is None:
-                return
-            while self.screen is not browser and len(self.screen_stack) > 1:
-                self.pop_screen()
-            browser.open_session(path)
-            browser.branch_tree.focus()
+            browser = self._browser_on_top() if path is not None else None
+            if browser is not None:
+                browser.open_session(path)
+                browser.branch_tree.focus()
 
         browser = self.browser
         titles = {p: i.title for p, i in browser.infos.items()} if browser is not None else {}
         self.push_screen(UsageScreen(self.root, clock=self.clock, cache_dir=self.index.dir, titles=titles), chosen)
+
+    def action_board(self) -> None:
+        """The board of every agent at work; the session chosen there opens in the browser,
+        followed."""
+        from .screens.board import BoardScreen
+
+        if isinstance(self.screen, BoardScreen):
+            return
+        self.agents.start(costs=True)
+
+        def chosen(path: str | None) -> None:
+            browser = self._browser_on_top() if path is not None else None
+            if browser is None:
+                return
+            if path == browser.session_path and browser.session is not None:
+                if not browser.following:
+                    browser.action_toggle_follow()
+            else:
+                browser.following = True
+                browser.open_session(path)
+            browser.branch_tree.focus()
+
+        self.push_screen(BoardScreen(self.agents), chosen)
 
     def switch_to_root(self, root: SessionRoot, *, demo: bool = False) -> None:
         """Browse another root (the empty screen's "open the demo")."""
@@ -199,6 +272,7 @@ def parse_keymap(text: str) -> dict[str, str]:
 def run_app(root: SessionRoot, demo: bool = False, live: StreamSession | None = None) -> int:
     """Run the app on ``root`` (called by ``pitui`` on the command line); ``live``: an
     event stream read from standard input, shown first and followed."""
-    app = PituiApp(root, demo=demo, live=live)
+    # (the demo's sessions are no agents at work: the board follows them only once shown)
+    app = PituiApp(root, demo=demo, live=live, watch_agents=not demo)
     app.run()
     return app.return_code or 0

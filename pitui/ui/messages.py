@@ -59,6 +59,7 @@ __all__ = [
     "UsageWorkedOut",
     "UsageFailed",
     "SessionCosts",
+    "AgentsChanged",
     "FileChecked",
     "SearchFound",
     "SearchProgress",
@@ -335,6 +336,18 @@ class SessionCosts(Message, bubble=False):
         super().__init__()
         self.costs = costs
         self.partial = partial
+
+
+class AgentsChanged(Message, bubble=False):
+    """The live board's news (``ui/agents.py``'s thread, after each refresh): the sessions
+    whose state changed (``core.live.board.Change``), every session on the board now
+    (``Activity``, newest first) and the clock's time of that look."""
+
+    def __init__(self, changes: list, rows: list, now_ms: float) -> None:
+        super().__init__()
+        self.changes = changes
+        self.rows = rows
+        self.now_ms = now_ms
 
 
 class UsageFailed(Message, bubble=False):

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 __all__ = ["NAMES", "missing_names", "set_virtual_size_quietly", "lay_out_now", "PaintGate",
-           "begin_batch", "end_batch", "has_pending_work"]
+           "begin_batch", "end_batch", "has_pending_work", "write_to_terminal"]
 
 #: (class, name): the private methods used here; instance flags are checked on instances.
 NAMES: tuple[tuple[type, str], ...] = (
@@ -30,7 +30,7 @@ NAMES: tuple[tuple[type, str], ...] = (
 #: Attributes every widget (and screen) has once constructed.
 INSTANCE_NAMES = ("_layout_required", "_repaint_required", "_scroll_required", "_message_queue")
 SCREEN_INSTANCE_NAMES = ("_dirty_widgets",)
-APP_INSTANCE_NAMES: tuple[str, ...] = ()  # (none: the keymap pitui gave is its own, PituiApp.keymap)
+APP_INSTANCE_NAMES: tuple[str, ...] = ("_driver",)  # (the keymap pitui gave is its own, PituiApp.keymap)
 
 
 def missing_names(widget: Widget, screen: Screen) -> list[str]:
@@ -40,6 +40,15 @@ def missing_names(widget: Widget, screen: Screen) -> list[str]:
     missing += [f"Screen().{n}" for n in SCREEN_INSTANCE_NAMES if not hasattr(screen, n)]
     missing += [f"App().{n}" for n in APP_INSTANCE_NAMES if not hasattr(screen.app, n)]
     return missing
+
+
+def write_to_terminal(app: App, text: str) -> None:
+    """Write ``text`` to the terminal as it is (a desktop notification's sequence), as
+    ``App.bell`` writes its BEL; nothing when headless (tests) or without a driver. The
+    caller makes the text safe: nothing from a session reaches it unsanitised."""
+    driver = getattr(app, "_driver", None)
+    if not app.is_headless and driver is not None:
+        driver.write(text)
 
 
 def set_virtual_size_quietly(widget: Widget, size: Size) -> None:

@@ -177,3 +177,15 @@ def test_costs_in_the_sidebar_are_kept_only_once_chosen_and_only_as_true(tmp_pat
     for wrong in ('"yes"', "1", "null", "[true]"):
         f.write_text('{"sidebar_costs": %s}' % wrong)
         assert settings.load(f).sidebar_costs is False
+
+
+def test_the_notifications_chosen_on_the_board_are_kept_and_bad_values_are_off(tmp_path):
+    f = tmp_path / "settings.json"
+    settings.save(Settings(notify_bell=True, notify_desktop="osc777"), f)
+    assert settings.load(f) == Settings(notify_bell=True, notify_desktop="osc777")
+    import json
+
+    assert {k: v for k, v in json.loads(f.read_text()).items() if k.startswith("notify")} == {
+        "notify_bell": True, "notify_desktop": "osc777"}
+    f.write_text('{"notify_bell": "yes", "notify_desktop": "\\u001b]9;x"}')
+    assert settings.load(f) == Settings()

@@ -15,6 +15,7 @@ from pitui.ui.pane.scroller import BlockScroller
 from pitui.ui.screens.search import SearchResults, SearchScreen
 from pitui.ui.widgets.sidebar import SessionList
 from pitui.ui.screens.stats import StatsScreen
+from pitui.ui.screens.board import BoardScreen
 from pitui.ui.screens.usage import UsageScreen
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.screens.compare import CompareList, CompareScreen, LeafPickScreen
@@ -24,7 +25,7 @@ TARGETS = {"app": PituiApp, "browser": BrowserScreen, "tree": BranchTree, "sideb
            "help": HelpScreen, "warnings": WarningsScreen, "stats": StatsScreen, "context": ContextScreen,
            "context_view": ContextView, "search_all": SearchScreen, "search_results": SearchResults,
            "usage": UsageScreen, "compare": CompareScreen, "compare_pick": LeafPickScreen,
-           "compare_list": CompareList}
+           "compare_list": CompareList, "board": BoardScreen}
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))

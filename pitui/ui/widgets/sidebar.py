@@ -76,6 +76,10 @@ class SessionList(LineList):
         "session-list--subagent",
         "session-list--error",
         "session-list--fork",
+        "session-list--working",
+        "session-list--waiting",
+        "session-list--failed",
+        "session-list--stalled",
     }
     CURSOR_CLASSES = ("session-list--cursor", "session-list--cursor-blurred")
 
@@ -92,6 +96,10 @@ class SessionList(LineList):
     SessionList > .session-list--subagent { color: $text-secondary; }
     SessionList > .session-list--error { color: $text-error 70%; }
     SessionList > .session-list--fork { color: $text-muted; }
+    SessionList > .session-list--working { color: $text-success; }
+    SessionList > .session-list--waiting { color: $text-warning; text-style: bold; }
+    SessionList > .session-list--failed { color: $text-error; text-style: bold; }
+    SessionList > .session-list--stalled { color: $text-muted; }
     """
 
     BINDINGS = bindings_for("sidebar")
@@ -141,6 +149,7 @@ class SessionList(LineList):
         self.show_costs = False  # each row's cost shown in every sort (ctrl+d)
         self._costed: dict[str, tuple[int, int]] = {}  # (size, mtime) of each file when its cost was known
         self._all_costs_asked = False  # every session's cost asked for, not come yet
+        self.live: dict[str, str] = {}  # the state of each session on the live board, by path (ui/agents.py)
 
     # ------------------------------------------------------------------ data
     def set_infos(self, infos: list[SessionInfo]) -> None:
@@ -191,6 +200,13 @@ class SessionList(LineList):
             self._rows = None
             self.rebuild()
         else:
+            self.refresh()
+
+    def set_live(self, states: dict[str, str]) -> None:
+        """The sessions an agent works on now, by path, with their states (working,
+        waiting, failed, stalled): marked in their rows."""
+        if states != self.live:
+            self.live = states
             self.refresh()
 
     def make_texts_ahead(self) -> None:
@@ -404,6 +420,12 @@ class SessionList(LineList):
         if info.error is not None:
             segs.append(Segment("⚠ " + visible(info.error), st("session-list--error")))
             return segs
+        state = self.live.get(info.path)
+        if state is not None:
+            from ..agents import MARKS
+
+            segs.append(Segment(MARKS[state], st(f"session-list--{state}")))
+            segs.append(Segment(" · ", meta_style))
         bits = []
         if self.costs_shown:  # (first: at any width the cost is what stays in view)
             cost = (self.costs or {}).get(info.path)
