@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What a refresh of the live board costs when nothing changed: CPU milliseconds of
-``LiveBoard.refresh`` over a whole store (every file statted, every folder's time compared,
-no file opened), and of a refresh told by file notifications that nothing was written
+``LiveBoard.refresh`` over a whole store (every folder's time compared, the files written in
+the last day and a quarter of the others statted, no file opened: what polling does each
+second), of a full look (every file statted: what the board does every 15 s besides file
+notifications), and of a refresh told by notifications that nothing was written
 (``LiveBoard.tick``: the clock only).
 
     python benchmarks/live_refresh.py [--store NAME] [--rounds N] [--compare SRC]
@@ -39,8 +41,8 @@ def measure(store: str, rounds: int) -> dict:
     start = time.process_time()
     board.refresh(now)
     prime = time.process_time() - start
-    cpu, wall, tick = [], [], []
-    for _ in range(rounds):
+    cpu, wall, tick, full = [], [], [], []
+    for k in range(rounds):
         now = time.time() * 1000
         c0, w0 = time.process_time(), time.perf_counter()
         board.refresh(now)
@@ -49,8 +51,12 @@ def measure(store: str, rounds: int) -> dict:
         c0 = time.process_time()
         board.tick(now)
         tick.append((time.process_time() - c0) * 1000)
+        if k % 5 == 0:
+            c0 = time.process_time()
+            board.refresh(now, full=True)
+            full.append((time.process_time() - c0) * 1000)
     return {"files": len(board._files), "prime_cpu_ms": prime * 1000, "cpu_ms": cpu, "wall_ms": wall,
-            "tick_cpu_ms": tick}
+            "tick_cpu_ms": tick, "full_cpu_ms": full}
 
 
 def _side(src: str, store: str, rounds: int) -> dict | None:
@@ -84,7 +90,8 @@ def main() -> int:
     sides = {"this tree": REPO}
     if args.compare:
         sides[f"compare ({args.compare})"] = os.path.abspath(args.compare)
-    got: dict[str, dict] = {name: {"cpu_ms": [], "wall_ms": [], "tick_cpu_ms": [], "prime_cpu_ms": []} for name in sides}
+    got: dict[str, dict] = {name: {"cpu_ms": [], "wall_ms": [], "tick_cpu_ms": [], "full_cpu_ms": [], "prime_cpu_ms": []}
+                            for name in sides}
     files = {}
     for _turn in range(args.turns):
         for name, src in sides.items():
@@ -92,7 +99,7 @@ def main() -> int:
             if res is None:
                 continue
             files[name] = res["files"]
-            for key in ("cpu_ms", "wall_ms", "tick_cpu_ms"):
+            for key in ("cpu_ms", "wall_ms", "tick_cpu_ms", "full_cpu_ms"):
                 got[name][key].extend(res[key])
             got[name]["prime_cpu_ms"].append(res["prime_cpu_ms"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -104,6 +111,8 @@ def main() -> int:
         print(f"{name}: {files[name]} files")
         print(f"  refresh, nothing changed, CPU: {_summary(g['cpu_ms'])}; wall: {_summary(g['wall_ms'])}")
         print(f"  notified tick (clock only), CPU: {_summary(g['tick_cpu_ms'])}")
+        if g["full_cpu_ms"]:
+            print(f"  full look (every file statted), CPU: {_summary(g['full_cpu_ms'])}")
         print(f"  first refresh (priming), CPU: median {statistics.median(g['prime_cpu_ms']):.0f} ms")
     return 0
 

@@ -146,3 +146,40 @@ def test_an_old_session_is_not_on_the_board_until_written_again(walker):
     walker("prompt")  # (resumed: Pi appends to the old file)
     changes, [row] = _look(board)
     assert (changes, row.state) == ([(None, "working")], "working")
+
+
+def test_a_polling_refresh_stats_the_recent_files_and_a_quarter_of_the_others(walker, monkeypatch):
+    """Files not written for a day are statted in turns (a store of 15,000 costs a quarter of
+    its stats a refresh); a session of theirs written again shows within COLD_TURNS refreshes."""
+    walker("start")
+    walker("reply")
+    folder = walker.path.parent
+    day_old = time.time() - 2 * 86400
+    for k in range(8):
+        old = folder / f"2026-11-01T00-00-0{k}-000Z_old-{k}.jsonl"
+        old.write_bytes(walker.path.read_bytes())
+        os.utime(old, (day_old, day_old))
+    board = LiveBoard(resolve_root(walker.path.parent.parent))
+    _look(board)
+    statted: list[str] = []
+    real_stat = os.stat
+
+    def counting_stat(path, *args, **kwargs):
+        if str(path).endswith(".jsonl"):
+            statted.append(os.path.basename(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(board_module.os, "stat", counting_stat)
+    for _ in range(board_module.COLD_TURNS):
+        statted.clear()
+        _look(board)
+        assert walker.path.name in statted and len(statted) == 1 + 8 // board_module.COLD_TURNS
+    # an old session resumed: on the board within a round of refreshes
+    resumed = folder / "2026-11-01T00-00-03-000Z_old-3.jsonl"
+    with open(resumed, "ab") as f:
+        f.write(walker.path.read_bytes().splitlines(keepends=True)[2])  # (its prompt again: working)
+    seen = []
+    for _ in range(board_module.COLD_TURNS):
+        changes, rows = _look(board)
+        seen += changes
+    assert seen == [(None, "working")] and str(resumed) in {r.path for r in rows}

@@ -33,12 +33,17 @@ from ..store.usage_scan import FileScan, scan_bytes
 from ..timeutil import ms_to_iso
 from .state import FAILED, STALLED, WORKING, EndFacts, facts_of_entries, read_end
 
-__all__ = ["Activity", "Change", "LiveBoard", "WINDOW_MINUTES", "STALL_MINUTES"]
+__all__ = ["Activity", "Change", "LiveBoard", "WINDOW_MINUTES", "STALL_MINUTES", "HOT_HOURS", "COLD_TURNS"]
 
 #: sessions written in this many minutes are on the board
 WINDOW_MINUTES = 30
 #: a session at work with nothing written for this many minutes is stalled
 STALL_MINUTES = 10
+#: files written in this many hours are statted at every refresh; the others in turns
+HOT_HOURS = 24
+#: how many refreshes it takes to stat every file not written lately (a stat costs a few
+#: microseconds of the kernel's time: 15,000 of them are most of a refresh's budget)
+COLD_TURNS = 4
 # the head read for a session's header and first message
 _HEAD_BYTES = 1024 * 1024
 _FIRST_MESSAGE_CHARS = 200
@@ -161,6 +166,11 @@ class LiveBoard:
         self._dirs: dict[str, int] = {}  # folder -> its mtime_ns when its files were listed
         self._live: dict[str, _Live] = {}
         self._primed = False
+        # the files written in the last HOT_HOURS (statted at each refresh), the others (in turn)
+        self._hot: dict[str, None] = {}
+        self._cold: list[str] = []
+        self._hot_ns = 0
+        self._turn = 0
 
     # ------------------------------------------------------------------ the files
 
@@ -184,7 +194,9 @@ class LiveBoard:
         folders.extend(os.path.join(s, SUBAGENT_DIR) for s in subs if os.path.isdir(os.path.join(s, SUBAGENT_DIR)))
         return folders
 
-    def _list_if_changed(self) -> None:
+    def _list_if_changed(self) -> bool:
+        """List the session files again when a folder's time changed (or never listed);
+        whether it did."""
         changed = not self._dirs
         for folder, mtime in self._dirs.items():
             try:
@@ -195,7 +207,7 @@ class LiveBoard:
                 changed = True
                 break
         if not changed:
-            return
+            return False
         dirs = {}
         for folder in self._folders():
             try:
@@ -207,44 +219,30 @@ class LiveBoard:
         for gone in set(self._stats) - set(self._files):
             del self._stats[gone]
             self._live.pop(gone, None)
+        return True
 
     # ------------------------------------------------------------------ a refresh
 
-    def refresh(self, now_ms: float, paths: Iterable[str] | None = None) -> list[Change]:
-        """Look at the files (``paths``: only those, named by a file notification; None:
-        every file, the folders listed again where they changed) and read what changed;
-        the sessions whose state changed since the last refresh (none on the first)."""
-        if paths is None or not self._primed:
-            self._list_if_changed()
-            look: Iterable[str] = list(self._files)
+    def refresh(self, now_ms: float, paths: Iterable[str] | None = None, *, full: bool = False) -> list[Change]:
+        """Look at the files and read what changed; the sessions whose state changed since
+        the last refresh (none on the first). ``paths``: only those (a file notification
+        named them). Else the folders are listed again where their time changed, and the
+        files statted: every one when ``full`` (and on the first refresh), else those
+        written in the last :data:`HOT_HOURS` and a :data:`COLD_TURNS`-th of the others, in
+        turn (a store of 15,000 sessions is statted whole in that many refreshes)."""
+        if paths is not None and self._primed:
+            look: Iterable[str] = self._named(paths)
         else:
-            look = []
-            for p in paths:
-                if p in self._files:
-                    look.append(p)
-                elif p.endswith(".jsonl"):
-                    self._dirs = {}  # (a new file: the folders are listed again)
-            if not self._dirs:
-                known = set(self._files)
-                self._list_if_changed()
-                look.extend(p for p in self._files if p not in known)
-        horizon_ns = (now_ms - self.window_ms) * 1_000_000
-        stats = self._stats
-        stat = os.stat
-        for path in look:
-            try:
-                st = stat(path)
-            except OSError:
-                stats.pop(path, None)
-                self._live.pop(path, None)
-                continue
-            was = stats.get(path)
-            now = (st.st_size, st.st_mtime_ns)
-            if was == now:
-                continue
-            stats[path] = now
-            if st.st_mtime_ns >= horizon_ns or path in self._live:
-                self._read(path, st)
+            if self._list_if_changed():
+                self._sort_by_heat(now_ms)
+            if full or not self._primed:
+                look = self._files.keys()
+            else:
+                self._turn = (self._turn + 1) % COLD_TURNS
+                if self._turn == 0:
+                    self._sort_by_heat(now_ms)  # (once a round: files no longer written lately go to the others)
+                look = [*self._hot, *self._cold[self._turn::COLD_TURNS]]
+        self._look(look, now_ms)
         if self.costs:
             self._costs_of_all()
         changes = self._states(now_ms) if self._primed else []
@@ -252,6 +250,58 @@ class LiveBoard:
             self._states(now_ms)
             self._primed = True
         return changes
+
+    def _named(self, paths: Iterable[str]) -> list[str]:
+        """The session files among ``paths`` (a new one: the folders listed again)."""
+        look = []
+        new = False
+        for p in paths:
+            if p in self._files:
+                look.append(p)
+            elif p.endswith(".jsonl"):
+                new = True
+        if new:
+            self._dirs = {}
+            known = set(self._files)
+            if self._list_if_changed():
+                self._sort_by_heat(None)
+            look.extend(p for p in self._files if p not in known)
+        return look
+
+    def _sort_by_heat(self, now_ms: float | None) -> None:
+        """The files written lately (or not statted yet) apart from the others."""
+        if now_ms is not None:
+            self._hot_ns = (now_ms - HOT_HOURS * 3_600_000) * 1_000_000
+        hot_ns, stats = self._hot_ns, self._stats
+        self._hot = {p: None for p in self._files if p not in stats or stats[p][1] >= hot_ns}
+        self._cold = [p for p in self._files if p not in self._hot]
+
+    def _look(self, look: Iterable[str], now_ms: float) -> None:
+        """Stat each file of ``look``; read those that changed and were written within the
+        window (or are on the board)."""
+        horizon_ns = (now_ms - self.window_ms) * 1_000_000
+        stats, hot, live = self._stats, self._hot, self._live
+        hot_ns = self._hot_ns
+        stat = os.stat
+        moved = False
+        for path in look:
+            try:
+                st = stat(path)
+            except OSError:
+                stats.pop(path, None)
+                live.pop(path, None)
+                continue
+            was = stats.get(path)
+            mtime = st.st_mtime_ns
+            if was is not None and was[1] == mtime and was[0] == st.st_size:
+                continue
+            stats[path] = (st.st_size, mtime)
+            if (mtime >= hot_ns) != (path in hot):
+                moved = True
+            if mtime >= horizon_ns or path in live:
+                self._read(path, st)
+        if moved:
+            self._sort_by_heat(None)
 
     def _costs_of_all(self) -> None:
         """The costs of sessions read while costs were off (the board was not shown)."""

@@ -2,10 +2,13 @@
 ``watchfiles``: inotify, FSEvents, ReadDirectoryChangesW), polling the files' stats once a
 second otherwise.
 
-With notifications a refresh looks only at the files named (and the clock's effects, stalls
-and sessions leaving the window, are worked out between them); every file is still looked
-at every :data:`FULL_LOOK_SECONDS`, for what notifications miss (a project folder that is a
-link to somewhere else, events dropped under load). Either way a write shows within a second.
+Polling, each refresh stats the files written in the last day and a quarter of the others
+(:data:`~.board.COLD_TURNS`): a write shows within a second, or within four in a session
+last written more than a day ago. With notifications a refresh looks only at the files
+named (the clock's effects, stalls and sessions leaving the window, are worked out between
+them), and such a polling refresh runs every :data:`LOOK_SECONDS` besides, for what
+notifications miss (a project folder that is a link to somewhere else, events dropped under
+load): a write shows within a second.
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ from typing import Callable
 
 from .board import Activity, Change, LiveBoard
 
-__all__ = ["follow", "POLL_SECONDS", "FULL_LOOK_SECONDS"]
+__all__ = ["follow", "POLL_SECONDS", "LOOK_SECONDS"]
 
 #: how often the files are statted without notifications, and the clock looked at with them
 POLL_SECONDS = 1.0
-#: how often every file is statted even with notifications
-FULL_LOOK_SECONDS = 15.0
+#: how often the files are statted (as polling does) even with notifications
+LOOK_SECONDS = 5.0
 # notifications come in batches: what came in this many milliseconds is one refresh
 _DEBOUNCE_MS = 100
 
@@ -55,13 +58,13 @@ def follow(board: LiveBoard, clock_ms: Callable[[], float], stop: threading.Even
 
 
 def _notified(watchfiles, board: LiveBoard, clock_ms, stop: threading.Event, report: Report) -> None:
-    last_full = -FULL_LOOK_SECONDS  # (the first batch looks at every file: what was written while the watch started)
+    last_look = -LOOK_SECONDS  # (the first batch looks at the files: what was written while the watch started)
     for batch in watchfiles.watch(str(board.root.path), watch_filter=_sessions_only, debounce=_DEBOUNCE_MS,
                                   step=50, stop_event=stop, rust_timeout=int(POLL_SECONDS * 1000),
                                   yield_on_timeout=True, raise_interrupt=False):
         now = clock_ms()
-        if time.monotonic() - last_full >= FULL_LOOK_SECONDS:
-            last_full = time.monotonic()
+        if time.monotonic() - last_look >= LOOK_SECONDS:
+            last_look = time.monotonic()
             changes = board.refresh(now)
         elif batch:
             changes = board.refresh(now, [path for _kind, path in batch])
