@@ -222,3 +222,22 @@ async def test_a_long_command_opens_whole(settle):
         shown = ["".join(t for t, _ in r.pieces) for r in right.rows[at:at + 3]]
         assert shown == ["✓ git add shop/discounts.py shop/checkout.py tests/test_checkout.py && git",
                          '  commit -q -m "Add discount codes to compute_totals" && git log --oneline', "  -1"]
+
+
+async def test_c_on_a_row_the_tree_shows_as_a_fork(make_app, settle):
+    # The session's first fork is its title (session_info), which the default filter hides:
+    # the tree draws the fork at the plan above it, and C there compares those branches.
+    app = make_app(SHOP)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        browser = app.browser
+        s = browser.session
+        assert s.children_of(s.index_of["31b460ea"]) == [s.index_of["ebb82575"]]
+        assert browser.branch_tree.select_entry(s.index_of["31b460ea"])
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        assert [s.ids[i] for i in screen.leaves] == ["8d234614", "b69c3ab9"]
+        assert s.ids[screen.comparison.fork] == "ebb82575"

@@ -498,9 +498,12 @@ class LeafPickScreen(ModalScreen):
 
 
 def open_compare(browser: "BrowserScreen", session: Session, selected: int) -> None:
-    """``C`` on ``selected``: its branches when it is a fork, else its branch and another."""
-    kids = session.children_of(selected)
+    """``C`` on ``selected``: its branches when it is a fork (as the tree shows it: a row
+    whose entry the filter hides is no fork of its own, its children hang from the row
+    above), else its branch and another."""
     tree = browser.branch_tree
+    shown = tree.tree_layout.visible_children.get(selected, ()) if tree.tree_layout is not None else ()
+    kids = shown if len(shown) >= 2 else session.children_of(selected)
 
     def chosen(result) -> None:
         if result is not None:
