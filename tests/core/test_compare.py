@@ -202,3 +202,13 @@ def test_leaves_newest_first_and_each_kinds_first_call():
     c = compare_branches(s, [s.index_of["d2be939c"], s.index_of["66dac600"]])
     first = c.branches[0].kind_first  # (the assistant messages that called them)
     assert {k: s.ids[i] for k, i in first.items()} == {"file_write": "d7eacdf2", "shell_exec": "5b55609e"}
+
+
+def test_a_modified_files_item_is_its_first_change():
+    # (style.css is read first, then edited: Enter on it in "Files modified" goes to the edit)
+    s, tries = _at(SHOP, "b69c3ab9", "66dac600")
+    tried = compare_branches(s, tries).branches[1]
+    css = next(t for t in tried.files if t.path == "shop/static/style.css")
+    assert (s.ids[css.first], s.ids[css.first_change]) == ("0effc6af", "ffcaab26")
+    conftest = next(t for t in tried.files if t.path == "tests/conftest.py")
+    assert conftest.first >= 0 and conftest.first_change == -1  # (read only)

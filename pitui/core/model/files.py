@@ -44,8 +44,9 @@ class FileTouch:
     #: lines its edits and writes added and removed (counted only when the session is given)
     added: int = 0
     removed: int = 0
-    #: the entry of the first call that touched it
+    #: the entry of the first call that touched it, and of the first that wrote or edited it
     first: int = -1
+    first_change: int = -1
 
     def actions(self) -> list[tuple[str, int]]:
         """``[("read", 2), ("edited", 1)]``: the actions done to it, in :data:`ACTIONS` order."""
@@ -145,6 +146,8 @@ def files_touched(calls: Iterable[ToolCall], cwd: str = "", session: Session | N
         if t is None:
             t = by[path] = FileTouch(path, first=c.at)
         setattr(t, action, getattr(t, action) + 1)
+        if action in ("written", "edited") and t.first_change < 0:
+            t.first_change = c.at
         if session is not None and action in ("written", "edited"):
             plus, minus = changed_lines(session, c)
             t.added += plus

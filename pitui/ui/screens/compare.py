@@ -151,7 +151,7 @@ def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], open
 
     section("Files read", [_line(*path(t), target=t.first, leaf=leaf) for t in b.read])
     section("Files modified", [_line(*path(t), (f"  +{t.added}", "added"), (f" −{t.removed}", "removed"),
-                                     target=t.first, leaf=leaf) for t in b.modified])
+                                     target=t.first_change, leaf=leaf) for t in b.modified])
     section(f"Commands ({len(b.commands)})",
             [row for c in b.commands
              for row in text_item("command", c.entry, c.command, ("✗ ", "error") if c.failed else ("✓ ", "ok"))])
