@@ -97,17 +97,23 @@ async def test_space_opens_an_items_whole_text_and_enter_chooses(settle):
         assert s.roles[row.target] == "assistant"
 
 
+async def _c_on(pilot, settle, entry_id: str) -> Session:
+    """The app's session with ``entry_id`` selected in the tree and C pressed."""
+    await settle(pilot)
+    s = pilot.app.browser.session
+    assert pilot.app.browser.branch_tree.select_entry(s.index_of[entry_id])
+    await settle(pilot)
+    await pilot.press("C")
+    await settle(pilot)
+    return s
+
+
 async def test_c_on_a_fork_compares_its_branches_and_enter_goes_to_the_entry(make_app, settle):
     app = make_app(SHOP)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
+        s = await _c_on(pilot, settle, "15024e60")
         browser = app.browser
-        s = browser.session
         tree = browser.branch_tree
-        assert tree.select_entry(s.index_of["15024e60"])
-        await settle(pilot)
-        await pilot.press("C")
-        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         assert [s.ids[i] for i in screen.leaves] == list(TRIES)
@@ -139,13 +145,8 @@ async def test_c_on_a_fork_compares_its_branches_and_enter_goes_to_the_entry(mak
 async def test_c_elsewhere_picks_the_other_branch(make_app, settle):
     app = make_app(SHOP)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
+        s = await _c_on(pilot, settle, "b69c3ab9")
         browser = app.browser
-        s = browser.session
-        assert browser.branch_tree.select_entry(s.index_of["b69c3ab9"])
-        await settle(pilot)
-        await pilot.press("C")
-        await settle(pilot)
         pick = app.screen
         assert isinstance(pick, LeafPickScreen)
         listed = pick.query_one(CompareList)
@@ -229,14 +230,8 @@ async def test_c_on_a_row_the_tree_shows_as_a_fork(make_app, settle):
     # the tree draws the fork at the plan above it, and C there compares those branches.
     app = make_app(SHOP)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        browser = app.browser
-        s = browser.session
+        s = await _c_on(pilot, settle, "31b460ea")
         assert s.children_of(s.index_of["31b460ea"]) == [s.index_of["ebb82575"]]
-        assert browser.branch_tree.select_entry(s.index_of["31b460ea"])
-        await settle(pilot)
-        await pilot.press("C")
-        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         assert [s.ids[i] for i in screen.leaves] == ["8d234614", "b69c3ab9"]
