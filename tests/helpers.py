@@ -66,27 +66,50 @@ def write(path: Path, objs, header=HEADER, trailing_newline=True) -> Path:
     return piwriter.write(path, lines, final_newline=trailing_newline)
 
 
-def bare_pane_app():
-    """A new app holding only the message pane, showing nothing until the test asks, and
-    drawing every block at once (no "drawing…" placeholders racing the test)."""
+def pane_app(session=None, selected: int = 0, leaf: int | None = None, *, draw_at_once: bool = True, **attrs):
+    """A new app holding only the message pane (``app.pane``). Given a session, it shows the
+    branch through ``leaf`` (the newest leaf below ``selected`` unless given) from
+    ``selected``, focused, with ``attrs`` set on the pane first; without one it shows nothing
+    until the test asks. It keeps the entries the pane reports focused and the session files
+    it asks to open (``focused_entries``, ``opened``). With ``draw_at_once`` every block is
+    drawn at once (no "drawing…" placeholders racing the test); otherwise as in the app."""
     from textual.app import App, ComposeResult
 
     from pitui.ui.pane import MessagePane
 
-    class BarePaneApp(App):
+    class PaneApp(App):  # (the name is in the snapshots' titles)
         CSS = "MessagePane { height: 1fr; }"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.focused_entries: list[int] = []
+            self.opened: list[str] = []
 
         def compose(self) -> ComposeResult:
             yield MessagePane(id="pane")
 
         def on_mount(self) -> None:
-            self.query_one(MessagePane).async_bytes = None
+            pane = self.pane
+            if draw_at_once:
+                pane.async_bytes = None
+            for name, value in attrs.items():
+                setattr(pane, name, value)
+            if session is not None:
+                shown_leaf = session.newest_leaf_below(selected) if leaf is None else leaf
+                pane.show_branch(session, session.path_to(shown_leaf), selected)
+                pane.focus()
+
+        def on_message_pane_entry_focused(self, event: MessagePane.EntryFocused) -> None:
+            self.focused_entries.append(event.entry)
+
+        def on_message_pane_open_session_file(self, event: MessagePane.OpenSessionFile) -> None:
+            self.opened.append(event.path)
 
         @property
         def pane(self) -> MessagePane:
             return self.query_one(MessagePane)
 
-    return BarePaneApp()
+    return PaneApp()
 
 
 def read_listing_index(cache: Path) -> tuple[dict, list[dict], list[bytes]]:

@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-
 from pitui.core.export.html import export_html
 from pitui.core.export.markdown import export_markdown
 from pitui.core.model.parts import summary_parts
 from pitui.core.read.session import Session
 from pitui.ui.pane.message_pane import MessagePane
 
-from helpers import assistant, entry, user, write
+from helpers import assistant, entry, pane_app, user, write
 
 FILES = [f"src/f{k}.py" for k in range(8)]
 
@@ -73,25 +71,9 @@ def test_the_exports_say_what_the_summaries_kept_and_touched(tmp_path):
     assert '<span class="role">Custom message</span>' in html and "Extension message" not in html
 
 
-class _PaneApp(App):
-    CSS = "MessagePane { height: 1fr; }"
-
-    def __init__(self, session: Session):
-        super().__init__()
-        self.session = session
-
-    def compose(self) -> ComposeResult:
-        yield MessagePane(id="pane")
-
-    def on_mount(self) -> None:
-        pane = self.query_one(MessagePane)
-        pane.async_bytes = None
-        pane.show_branch(self.session, self.session.path_to(self.session.leaf), 0)
-
-
 async def test_the_pane_says_the_same(tmp_path):
     s = _session(tmp_path)
-    app = _PaneApp(s)
+    app = pane_app(s, leaf=s.leaf)
     async with app.run_test(size=(200, 80)) as pilot:
         await pilot.pause()
         pane = app.query_one(MessagePane)

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.app import App, ComposeResult
-
 from pitui.core.read.session import Session
 from pitui.ui.pane import MessagePane, prepare_branch
 from pitui.ui.screens.context import ContextScreen
 from pitui.ui.pane.canvas import CUT_LINES
 
-from helpers import FIXTURES, bare_pane_app, write
+from helpers import FIXTURES, pane_app, write
 
 CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 SIZE = (120, 40)
@@ -26,42 +24,6 @@ def corpus_file(prefix: str) -> Path:
 
 def open_corpus(prefix: str) -> Session:
     return Session.open(corpus_file(prefix))
-
-
-class PaneApp(App):
-    """Just the pane, showing the branch through ``leaf`` with ``selected`` at the top."""
-
-    CSS = "MessagePane { height: 1fr; }"
-
-    def __init__(self, session: Session, selected: int = 0, leaf: int | None = None, **attrs):
-        super().__init__()
-        self.session = session
-        self.selected = selected
-        self.leaf = session.newest_leaf_below(selected) if leaf is None else leaf
-        self.attrs = attrs
-        self.focused_entries: list[int] = []
-        self.opened: list[str] = []
-
-    def compose(self) -> ComposeResult:
-        yield MessagePane(id="pane")
-
-    def on_mount(self) -> None:
-        pane = self.query_one(MessagePane)
-        pane.async_bytes = None  # snapshots: everything drawn at once (one test turns it back on)
-        for k, v in self.attrs.items():
-            setattr(pane, k, v)
-        pane.show_branch(self.session, self.session.path_to(self.leaf), self.selected)
-        pane.focus()
-
-    def on_message_pane_entry_focused(self, event: MessagePane.EntryFocused) -> None:
-        self.focused_entries.append(event.entry)
-
-    def on_message_pane_open_session_file(self, event: MessagePane.OpenSessionFile) -> None:
-        self.opened.append(event.path)
-
-    @property
-    def pane(self) -> MessagePane:
-        return self.query_one(MessagePane)
 
 
 def write_session(path: Path, entries: list[dict]) -> Path:
@@ -133,24 +95,24 @@ def screen_text(pane: MessagePane) -> list[str]:
 def test_snapshot_user_image_and_markers(snap_compare):
     # a user message with an image, an error stop, model and thinking-level markers
     s = open_corpus("2026-04-16T12-01-53-500Z")
-    assert snap_compare(PaneApp(s, selected=52), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=52), terminal_size=SIZE)
 
 
 def test_snapshot_tools_thinking_folded(snap_compare):
     # web_fetch error, edit diff, thinking folded, bash with truncation note, Markdown code
     s = open_corpus("2026-04-16T12-01-53-500Z")
-    assert snap_compare(PaneApp(s, selected=1), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=1), terminal_size=SIZE)
 
 
 def test_snapshot_thinking_unfolded(snap_compare):
     s = open_corpus("2026-04-16T12-01-53-500Z")
-    assert snap_compare(PaneApp(s, selected=5, show_thinking=True), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=5, show_thinking=True), terminal_size=SIZE)
 
 
 def test_snapshot_read_grep_and_errors(snap_compare):
     # read (with an image and an error), grep, find, ls, write
     s = open_corpus("2026-07-26T12-02-43-899Z")
-    assert snap_compare(PaneApp(s, selected=2), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=2), terminal_size=SIZE)
 
 
 def test_snapshot_full_tool_output(snap_compare, tmp_path):
@@ -170,30 +132,30 @@ def test_snapshot_full_tool_output(snap_compare, tmp_path):
         pilot.app.pane.full_tool_output = True
         await pilot.pause()
 
-    assert snap_compare(PaneApp(s, selected=1), terminal_size=SIZE, run_before=expand)
+    assert snap_compare(pane_app(s, selected=1), terminal_size=SIZE, run_before=expand)
 
 
 def test_snapshot_bash_truncation(snap_compare):
     # a real session: bash truncation with fullOutputPath, a user `!` bash run at the end
     s = open_corpus("2025-12-09T00-53-29-825Z")
-    assert snap_compare(PaneApp(s, selected=995), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=995), terminal_size=SIZE)
 
 
 def test_snapshot_bash_execution(snap_compare):
     # exit 1, excluded from context
     s = open_corpus("2026-04-16T15-32-10-720Z")
-    assert snap_compare(PaneApp(s, selected=25), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=25), terminal_size=SIZE)
 
 
 def test_snapshot_custom_hidden_folded(snap_compare):
     # custom entry (assistant.event) and a display:false custom message, hidden
     s = open_corpus("2026-07-26T16-01-16-366Z")
-    assert snap_compare(PaneApp(s, selected=18), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=18), terminal_size=SIZE)
 
 
 def test_snapshot_custom_hidden_shown(snap_compare):
     s = open_corpus("2026-07-26T16-01-16-366Z")
-    assert snap_compare(PaneApp(s, selected=18, show_hidden=True), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=18, show_hidden=True), terminal_size=SIZE)
 
 
 def test_snapshot_system_message(snap_compare):
@@ -208,24 +170,24 @@ def test_snapshot_system_message(snap_compare):
         pane.scroll_to_entry(11)
         await pilot.pause()
 
-    assert snap_compare(PaneApp(s, selected=11), terminal_size=SIZE, run_before=unfold_second)
+    assert snap_compare(pane_app(s, selected=11), terminal_size=SIZE, run_before=unfold_second)
 
 
 def test_snapshot_compaction_boundary(snap_compare):
     # history before the compaction marked outside the context; an edited entry; the boundary
     s = open_corpus("2026-07-26T13-38-47-137Z")
-    assert snap_compare(PaneApp(s, selected=0), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=0), terminal_size=SIZE)
 
 
 def test_snapshot_branch_summary(snap_compare):
     s = open_corpus("2026-07-26T12-02-43-899Z")
-    assert snap_compare(PaneApp(s, selected=33), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=33), terminal_size=SIZE)
 
 
 def test_snapshot_context_edit_omitted(snap_compare):
     # a usage entry, an entry omitted from the context and the edit's marker
     s = open_corpus("2026-07-26T09-39-22-207Z")
-    assert snap_compare(PaneApp(s, selected=76), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=76), terminal_size=SIZE)
 
 
 def test_snapshot_subagent_parallel_unfolded(snap_compare):
@@ -241,7 +203,7 @@ def test_snapshot_subagent_parallel_unfolded(snap_compare):
         pane.scroll_to_entry(3)
         await pilot.pause()
 
-    assert snap_compare(PaneApp(s, selected=3), terminal_size=SIZE, run_before=unfold)
+    assert snap_compare(pane_app(s, selected=3), terminal_size=SIZE, run_before=unfold)
 
 
 def test_snapshot_damaged_entry(snap_compare, tmp_path):
@@ -255,7 +217,7 @@ def test_snapshot_damaged_entry(snap_compare, tmp_path):
     lines[5] = lines[5].replace("yyyy", 'yy"yy', 1)
     path.write_text("\n".join(lines))
     s = Session.open(path, validate=False)
-    assert snap_compare(PaneApp(s, selected=0), terminal_size=SIZE)
+    assert snap_compare(pane_app(s, selected=0), terminal_size=SIZE)
 
 
 def test_snapshot_context_screen(snap_compare):
@@ -266,7 +228,7 @@ def test_snapshot_context_screen(snap_compare):
         await pilot.pause()
         await pilot.pause()
 
-    assert snap_compare(PaneApp(s, selected=40), terminal_size=SIZE, run_before=open_context)
+    assert snap_compare(pane_app(s, selected=40), terminal_size=SIZE, run_before=open_context)
 
 
 # ---------------------------------------------------------------------------- behaviour
@@ -274,7 +236,7 @@ def test_snapshot_context_screen(snap_compare):
 
 async def test_scroll_to_entry_puts_block_at_top():
     s = open_corpus("2026-04-16T12-50-30-937Z")
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -302,7 +264,7 @@ async def test_scroll_to_entry_puts_block_at_top():
 async def test_show_branch_selected_at_top_and_reshow_keeps_position():
     s = open_corpus("2026-07-26T22-53-28-020Z")
     leaf = s.newest_leaf_below(40)
-    app = PaneApp(s, selected=40, leaf=leaf)
+    app = pane_app(s, selected=40, leaf=leaf)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -331,7 +293,7 @@ async def test_toggles_change_rendering(tmp_path):
         assistant("done"),
     ])
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -383,7 +345,7 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
         assistant("done"),
     ])
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=(100, 12)) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -414,7 +376,7 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
 
 async def test_entry_focused_posted_after_scrolling():
     s = open_corpus("2026-04-16T12-01-53-500Z")
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -443,7 +405,7 @@ async def test_subagent_transcript_offers_to_open(tmp_path):
     entries = chain([user("delegate"), assistant(call("c1", "subagent", agent="worker", task="fix it"), stop="toolUse"),
                      result("c1", "subagent", "fixed", details=details), assistant("ok")])
     s = Session.open(write_session(folder / "s.jsonl", entries))
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -476,7 +438,7 @@ def _big_session(path: Path, n: int) -> Path:
 
 async def test_ten_thousand_entries_render_lazily(tmp_path):
     s = Session.open(_big_session(tmp_path / "big.jsonl", 10_000))
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -505,7 +467,7 @@ async def test_ten_thousand_entries_render_lazily(tmp_path):
 
 async def test_every_corpus_entry_draws(tmp_path):
     """Every block of every branch of the corpus draws without a renderer error."""
-    app = PaneApp(open_corpus("2026-04-16T12-01-53-500Z"))
+    app = pane_app(open_corpus("2026-04-16T12-01-53-500Z"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -531,7 +493,7 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
     entries = chain([user("explain"), assistant(md), user("thanks"), assistant("you're welcome")] + tail)
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
     assert s.lengths[1] > MessagePane.ASYNC_BYTES
-    app = PaneApp(s, selected=3, async_bytes=MessagePane.ASYNC_BYTES)
+    app = pane_app(s, selected=3, async_bytes=MessagePane.ASYNC_BYTES)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -564,7 +526,7 @@ async def test_what_counts_as_slow_is_the_text_drawn_not_the_line(tmp_path):
                      result("c1", "write", "wrote it"), user("thanks"), assistant("welcome")])
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
     assert s.lengths[1] > 4 * MessagePane.ASYNC_BYTES
-    app = PaneApp(s, selected=1, async_bytes=MessagePane.ASYNC_BYTES)
+    app = pane_app(s, selected=1, async_bytes=MessagePane.ASYNC_BYTES)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -583,7 +545,7 @@ async def test_what_counts_as_slow_is_the_text_drawn_not_the_line(tmp_path):
 
 async def test_context_screen_shows_what_the_model_saw():
     s = open_corpus("2026-07-26T13-38-47-137Z")
-    app = PaneApp(s, selected=40)
+    app = pane_app(s, selected=40)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = ContextScreen(s, 40)
@@ -613,7 +575,7 @@ async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
         assistant("long", stop="length"),
     ])
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -650,7 +612,7 @@ async def test_a_branch_prepared_in_another_thread_shows_as_one_worked_out_here(
         views = []
         for prepared in (False, True):
             s = open_corpus(prefix)
-            app = bare_pane_app()
+            app = pane_app()
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
                 pane = app.pane
@@ -676,7 +638,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
     branch out itself (and shows it right)."""
     s = open_corpus("2026-07-26T16-01-16-366Z")
     other = next(i for i in range(len(s)) if not s.children.get(i) and i != s.leaf)
-    app = bare_pane_app()
+    app = pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -686,7 +648,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
         await pilot.pause()
         assert pane.model.bstart is not model.bstart and pane.branch == s.path_to(s.leaf)
         got = _pane_view(pane)
-    app = bare_pane_app()
+    app = pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -697,7 +659,7 @@ async def test_a_prepared_branch_is_not_taken_when_it_no_longer_fits():
     views = []
     for prepared in (False, True):
         s = open_corpus("2026-07-26T16-01-16-366Z")
-        app = bare_pane_app()
+        app = pane_app()
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             pane = app.pane
@@ -722,7 +684,7 @@ async def test_one_line_cut_is_one_line_and_the_model_is_pis(tmp_path):
     same = assistant("done", model="claude-x", responseModel="claude-x")
     entries = chain([user("go"), msg, result("c1", "bash", "\n".join(str(k) for k in range(CUT_LINES + 1))), same])
     s = Session.open(write_session(tmp_path / "s.jsonl", entries))
-    app = PaneApp(s, selected=0)
+    app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane

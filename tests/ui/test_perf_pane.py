@@ -16,7 +16,7 @@ from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
 from pitui.ui.pane.code import lexer_class_for_filename
 
-from helpers import bare_pane_app, write
+from helpers import pane_app, write
 
 SIZE = (120, 40)
 N = 50_000
@@ -175,7 +175,7 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
     branch = s.path_to(leaf)
     assert len(branch) == N
     counts = Counts(monkeypatch)
-    app = bare_pane_app()
+    app = pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -282,7 +282,7 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
 async def test_hidden_toggle_and_labels_rebuild_correctly(big_session):
     s = big_session
     leaf = s.index_of[f"e{N - 1}"]
-    app = bare_pane_app()
+    app = pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane
@@ -400,7 +400,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
     ]
     head = {"type": "session", "version": 3, "id": "lex", "timestamp": _ts(0), "cwd": "/home/dev"}
     s = Session.open(write(path, entries, header=head))
-    app = bare_pane_app()
+    app = pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.pane

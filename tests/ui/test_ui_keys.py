@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import pane_app, write
 from pitui.core.read.session import Session
 from pitui.core.model.layout import FILTERS, layout_tree
 from pitui.ui.widgets import branch_tree as tree_view
@@ -309,8 +309,6 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
     thread when the lexer is ready; the plain drawing stays on screen until then."""
     import threading
 
-    from textual.app import App, ComposeResult
-
     from pitui.ui.pane import MessagePane
 
     code = "\n".join(f"actor A{k}\n  be go() => None" for k in range(4))
@@ -331,13 +329,9 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
     path = tmp_path / "s.jsonl"
     s = Session.open(write(path, entries, header=head))
 
-    class PaneApp(App):
-        def compose(self) -> ComposeResult:
-            yield MessagePane()
-
     draws: list[bool] = []  # on the UI thread?
     seen_at_done: list[bool] = []
-    app = PaneApp()
+    app = pane_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         pane = app.query_one(MessagePane)
