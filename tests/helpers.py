@@ -59,10 +59,16 @@ def entry(etype, eid, parent, n, **fields):
     return piwriter.entry(etype, eid, parent, ts(n), **fields)
 
 
+def message_entry(eid, parent, n, message: dict) -> dict:
+    """A ``message`` entry holding ``message`` as it is."""
+    return entry("message", eid, parent, n, message=message)
+
+
 def write(path: Path, objs, header=HEADER, trailing_newline=True) -> Path:
     """A session file: the header (none when None), then each entry; a string is written as
-    the raw line it is."""
+    the raw line it is. Its folder is made if need be."""
     lines = ([header] if header is not None else []) + list(objs)
+    path.parent.mkdir(parents=True, exist_ok=True)
     return piwriter.write(path, lines, final_newline=trailing_newline)
 
 

@@ -15,6 +15,7 @@ from pitui.core.model.doctor import KINDS, check_file
 from tools import piwriter
 
 from helpers import FIXTURES, HEADER, assistant, entry, line, ts, user, write
+from helpers import result as tool_result
 
 CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 SIZE = (140, 40)
@@ -27,9 +28,7 @@ def call(eid, parent, n, *calls, stop="toolUse"):
 
 
 def result(eid, parent, n, cid, name="bash"):
-    msg = piwriter.tool_result_message(cid, name, [piwriter.text_block("out")], is_error=False,
-                                       timestamp=1795168800000 + n * 1000)
-    return entry("message", eid, parent, n, message=msg)
+    return tool_result(eid, parent, n, cid, name, "out")
 
 
 def found(path) -> list[tuple]:

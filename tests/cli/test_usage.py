@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
-from helpers import FIXTURES, REPO, assistant, entry, line, user, write as _write_file
+from helpers import FIXTURES, REPO, assistant, entry, line, user, write
 from pitui.cli import main, usage_table
 from pitui.core.model.cost import usage_figures
 from pitui.core.model.stats import session_stats
@@ -31,11 +30,6 @@ PI_WRITTEN = FIXTURES / "pi-written"
 def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TZ", "UTC")
-
-
-def write(path: Path, objs) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return _write_file(path, objs)
 
 
 def _usage_json(capsys, *args) -> dict:

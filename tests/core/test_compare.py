@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-from helpers import FIXTURES, assistant, entry, user, write
+from helpers import FIXTURES, call, entry, result, tool_use, user, write
 from pitui.cli import main
 from pitui.core.export.compare import compare_markdown
 from pitui.core.model.compare import compare_branches, leaves, shared_paths
@@ -142,13 +142,11 @@ def test_bad_ids_and_too_few():
 
 
 def _call(eid, parent, n, name, args):
-    return assistant(eid, parent, n, content=[piwriter.tool_call_block("c-" + eid, name, args)], stopReason="toolUse")
+    return tool_use(eid, parent, n, call("c-" + eid, name, **args))
 
 
-def _result(eid, parent, n, call, name, text, *, error=False, details=None):
-    msg = piwriter.tool_result_message("c-" + call, name, [piwriter.text_block(text)], is_error=error,
-                                       timestamp=1795168800000 + n * 1000, details=details)
-    return entry("message", eid, parent, n, message=msg)
+def _result(eid, parent, n, call_entry, name, text, *, error=False, details=None):
+    return result(eid, parent, n, "c-" + call_entry, name, text, error=error, details=details)
 
 
 def test_failed_commands_lines_without_a_diff_and_two_roots(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from helpers import assistant, entry, ts, user, write
+from helpers import assistant, entry, message_entry as msg, ts, user, write
 from pitui.core.model.context import build_context, context_entry_indices
 from pitui.core.store.discovery import SessionFile, resolve_root, find_session_files
 from pitui.core.store.listing import SessionIndex, list_sessions
@@ -14,10 +14,6 @@ from pitui.core.read.session import Session
 from pitui.core.model.stats import TOOLS_KEY, branch_stats, session_stats
 
 SYS = {"role": "system", "content": "", "sections": {"preamble": "P"}, "timestamp": 1}
-
-
-def msg(eid, parent, n, message):
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts(n), "message": message}
 
 
 def test_compaction_system_message_summary_kept_range_and_after(tmp_path):

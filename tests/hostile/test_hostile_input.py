@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import HEADER, app_screen_text, assistant, entry, line, ts, user, write
+from helpers import HEADER, app_screen_text, assistant, entry, line, message_entry, ts, user, write
 from pitui.cli import main
 from pitui.core.model.context import build_context
 from pitui.core.store.discovery import SessionFile, resolve_root
@@ -423,7 +423,7 @@ def _usage() -> dict:
 
 
 def _msg_entry(message: dict) -> dict:
-    return {"type": "message", "id": "bad", "parentId": "a0", "timestamp": ts(5), "message": message}
+    return message_entry("bad", "a0", 5, message)
 
 
 def _kinds() -> dict[str, dict]:

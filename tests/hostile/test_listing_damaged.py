@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import assistant, entry, line, user, write
+from helpers import assistant, entry, line, result, user, write
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import SessionIndex, list_sessions
 
@@ -25,9 +25,7 @@ def _pi_count(path) -> int:
 
 
 def _result(eid, parent, n, text):
-    return entry("message", eid, parent, n, message={
-        "role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text", "text": text}],
-        "isError": False, "timestamp": 1795168800000 + n * 1000})
+    return result(eid, parent, n, "c1", "bash", text)
 
 
 def test_a_line_cut_short_with_an_entry_written_onto_it_is_not_counted(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import pane_app, write
+from helpers import message_entry as msg, pane_app, write
 from pitui.core.read.session import Session
 from pitui.core.model.layout import FILTERS, layout_tree
 from pitui.ui.widgets import branch_tree as tree_view
@@ -313,10 +313,6 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
 
     code = "\n".join(f"actor A{k}\n  be go() => None" for k in range(4))
     head = {"type": "session", "version": 3, "id": "lex", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/h"}
-
-    def msg(eid, parent, k, m):
-        return {"type": "message", "id": eid, "parentId": parent, "timestamp": f"2026-11-20T10:00:0{k}.000Z",
-                "message": m}
 
     entries = [
         msg("u", None, 0, {"role": "user", "content": "read it", "timestamp": 0}),
