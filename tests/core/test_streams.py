@@ -7,6 +7,9 @@ import random
 import subprocess
 import sys
 
+import pytest
+
+from pitui.core.export.markdown import export_markdown
 from pitui.core.model.context import context_entry_indices
 from pitui.core.model.parts import marker
 from pitui.core.model.summary import summarize
@@ -72,6 +75,67 @@ def test_a_new_session_command_starts_a_new_root(tmp_path):
     s = Session.open(p)
     assert len(s.roots) == 2
     assert _rows(s)[:2] == ["[RPC new_session: ok]", "user: Two"]
+
+
+@pytest.mark.parametrize("command", ["fork", "new_session"])
+def test_a_failed_new_session_command_keeps_one_conversation(tmp_path, command):
+    """Pi answers a ``fork`` or ``new_session`` it could not do with ``success: false``
+    and goes on in the same session: the next prompt continues the conversation (one
+    root), and the failure shows as a warning."""
+    from stream_files import run
+
+    text = rpc_log(("One",)) + line({"id": "req-9", "type": "response", "command": command, "success": False,
+                                     "error": "Entry not found"})
+    text += "".join(line(r) for r in run("Two", 1782900600000, tool=False))
+    p = tmp_path / "rpc.jsonl"
+    p.write_text(text)
+    s = Session.open(p)
+    assert len(s.roots) == 1
+    rows = _rows(s)
+    assert rows[1:] == [
+        "[RPC prompt: ok]", "user: One", "assistant: Let me look.", "[bash: ls posts]", "assistant: Answer to: One",
+        "[run ended · ok · stopReason stop · 120 tokens]",
+        f"[RPC {command}: failed: Entry not found]",
+        "user: Two", "assistant: Answer to: Two", "[run ended · ok · stopReason stop · 120 tokens]"]
+    assert marker(s, s.entry(s.path_to(s.leaf)[7])).tone == "warning"
+
+
+def test_a_tool_that_failed_without_its_result_message_shows_as_failed(tmp_path):
+    """A ``tool_execution_end`` with ``isError: true`` whose ``toolResult`` message never
+    came (the run was stopped): the result rebuilt from it is an error, as the export shows."""
+    from stream_files import assistant as stream_assistant, message, user as stream_user
+
+    call = {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls posts"}}
+    first = stream_assistant([{"type": "text", "text": "Let me look."}, call], 1782900001000, "toolUse")
+    recs = [HEADER, {"type": "agent_start"}, {"type": "turn_start"}] + message(stream_user("List", 1782900000000))
+    recs += message(first) + [
+        {"type": "tool_execution_start", "toolCallId": "call_1", "toolName": "bash", "args": call["arguments"]},
+        {"type": "tool_execution_end", "toolCallId": "call_1", "toolName": "bash",
+         "result": {"content": [{"type": "text", "text": "ls: posts: No such file"}], "details": {}},
+         "isError": True, "durationMs": 7},
+        {"type": "turn_end", "message": first, "toolResults": []}]
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(line(r) for r in recs))
+    s = Session.open(p)
+    assert _rows(s)[1:] == ["user: List", "assistant: Let me look.", "[bash: ls posts]"]
+    assert s.message(3)["isError"] is True
+    assert "**Result** (bash) — **error**\n\n```\nls: posts: No such file\n```" in export_markdown(s)
+
+
+@pytest.mark.parametrize("aborted", [True, False])
+def test_a_run_settled_after_an_abort_says_so(tmp_path, aborted):
+    """``agent_settled`` with ``aborted: true`` is a warning row; a run that settled
+    normally adds nothing."""
+    recs = [HEADER, {"type": "agent_start"}, {"type": "agent_settled", "aborted": aborted}]
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(line(r) for r in recs))
+    s = Session.open(p)
+    if not aborted:
+        assert _rows(s)[1:] == []
+        return
+    assert _rows(s)[1:] == ["[settled: the run was aborted]"]
+    assert marker(s, s.entry(s.leaf)).tone == "warning"
+    assert "*Settled: the run was aborted*" in export_markdown(s)
 
 
 def test_malformed_record_is_a_warning_and_the_rest_shows(tmp_path):
