@@ -297,6 +297,62 @@ def test_values_nested_deeper_than_pitui_draws_are_cut_with_a_warning(tmp_path, 
     assert "deep_tool" in _out(capsysbinary)
 
 
+@pytest.mark.parametrize("levels, cut", [(128, False), (129, True)])
+def test_a_value_nested_exactly_128_levels_deep_is_kept_and_129_is_cut(tmp_path, levels, cut):
+    """Counting the entry as the first level: a list at level 128 is kept whole, one at
+    level 129 is cut (the one warning names it)."""
+    # entry (1) > message (2) > content (3) > the call (4) > arguments (5) > x (6) > ...
+    innermost = ["deepest"]
+    value = innermost
+    for _ in range(levels - 6):
+        value = [value]
+    call = {"type": "toolCall", "id": "t1", "name": "deep_tool", "arguments": {"x": value}}
+    f = _session_file(tmp_path, "s.jsonl", [user("u1", None, 1), assistant("a1", "u1", 2, content=[call])])
+    for validate in (False, True):
+        s = Session.open(f, validate=validate)
+        got = s.entry(1)["message"]["content"][0]["arguments"]["x"]
+        for _ in range(levels - 7):
+            got = got[0]
+        warnings = [w.message for w in s.all_warnings]
+        if cut:
+            assert got == ["(nested more than 128 levels deep: not shown)"]
+            assert warnings == ["line 3: message.content[0].arguments.x" + "[0]" * 7
+                                + "… is nested more than 128 levels deep; cut there"]
+        else:
+            assert got == [["deepest"]] and warnings == []
+
+
+def test_content_blocks_that_are_not_objects_are_dropped_after_their_warning(tmp_path):
+    """A content list keeps only its blocks that are objects: what the warnings say was
+    ignored is gone from the entry every reader gets (the exports, the context)."""
+    content = [7, "loose text", {"type": "text", "text": "kept words"}, None]
+    f = _session_file(tmp_path, "s.jsonl", [message_entry("u1", None, 1, {"role": "user", "content": content,
+                                                                         "timestamp": 1795168801000})])
+    for validate in (False, True):
+        s = Session.open(f, validate=validate)
+        assert s.entry(0)["message"]["content"] == [{"type": "text", "text": "kept words"}]
+        assert [w.message for w in s.all_warnings] == [
+            "line 2: message.content[0] is a number, not an object (a content block); ignored",
+            "line 2: message.content[1] is a string, not an object (a content block); ignored",
+            "line 2: message.content[3] is null, not an object (a content block); ignored"]
+    assert export_json(s)["context"]["messages"][0]["content"] == [{"type": "text", "text": "kept words"}]
+
+
+def test_a_label_set_to_0_or_false_clears_it_and_the_string_0_sets_it(tmp_path):
+    """Pi sets a label when its value is true in JavaScript: ``0`` and ``false`` clear it
+    (each with a warning), the string ``"0"`` is a label."""
+    objs = [user("u1", None, 1), entry("label", "l1", "u1", 2, targetId="u1", label="first")]
+    f = _session_file(tmp_path, "a.jsonl", objs + [entry("label", "l2", "l1", 3, targetId="u1", label=0)])
+    s = Session.open(f)
+    assert s.labels == {} and s.label_of(0) is None
+    assert [w.message for w in s.all_warnings] == ["line 4: label is a number, not a string; the label is cleared"]
+    assert summarize(s, 0).line == "user: hello"
+    f = _session_file(tmp_path, "b.jsonl", objs + [entry("label", "l2", "l1", 3, targetId="u1", label=False)])
+    assert Session.open(f).labels == {}
+    f = _session_file(tmp_path, "c.jsonl", objs + [entry("label", "l2", "l1", 3, targetId="u1", label="0")])
+    assert Session.open(f).labels == {0: "0"}
+
+
 # ----------------------------------------------------------------------------- ids
 ID_VALUES = {"number": 5, "float": 2.5, "true": True, "false": False, "null": None, "object": {"k": 1},
              "list": [1], "empty": ""}
