@@ -84,3 +84,32 @@ async def test_the_pane_says_the_same(tmp_path):
     assert "kept from entry gone (not in this file)" in text
     assert "┆ custom message  ext.note  outside context " in text
     assert "┆ {\n┆   \"note\": \"kept\"\n┆ }" in text  # a branch summary's other details, as JSON
+
+
+async def test_summaries_an_extension_wrote_say_so_everywhere(tmp_path):
+    """A compaction or branch summary with ``fromHook: true`` (an extension wrote it, not
+    Pi's own summariser) is marked so in the pane, the HTML and the Markdown export."""
+    s = Session.open(write(tmp_path / "s.jsonl", [
+        user("u1", None, 1, "start"),
+        assistant("a1", "u1", 2, "working"),
+        entry("compaction", "c1", "a1", 3, summary="Compacted.", firstKeptEntryId="a1", tokensBefore=52000,
+              fromHook=True),
+        user("u2", "c1", 4, "again"),
+        entry("branch_summary", "b1", "u2", 5, summary="Tried X.", fromId="a1", fromHook=True),
+        entry("branch_summary", "b2", "b1", 6, summary="Tried Y.", fromId="a1", fromHook=False),
+    ]))
+    assert [summary_parts(s, s.entry(i)).by_extension for i in (2, 4, 5)] == [True, True, False]
+    md = export_markdown(s)
+    assert "*by an extension · kept from entry `a1`*" in md
+    assert "*by an extension · summary of the branch that ended at `a1`*" in md
+    assert md.count("by an extension") == 2
+    html = export_html(s)
+    assert html.count('by an extension') == 2
+    app = pane_app(s, leaf=s.leaf)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(MessagePane)
+        text = "\n".join(pane.render_line(y).text.rstrip() for y in range(pane.scrollable_content_region.height))
+    assert "━━━ ⇣ compaction · 52.0k tokens before (extension) ━━━" in text
+    assert "summary of the branch that ended at a1 · by an extension" in text
+    assert text.count("by an extension") == 1

@@ -876,6 +876,8 @@ class _Renderer:
         extra = []
         if sp.from_note is not None:
             extra.append(f'<span class="muted">{self._marker_html(sp.from_note)}</span>')
+        if sp.by_extension:
+            extra.append(_badge("by an extension"))
         body = _md_block(sp.summary) + "".join(self._summary_details(sp))
         return (f'<section class="{self._classes(i, "branch-summary")}" id="e{i}" data-entry="{_a(s.ids[i])}">'
                 f'{self._head(i, "Branch summary", "summary", " ".join(extra + self._summary_usage(sp)))}{body}</section>')

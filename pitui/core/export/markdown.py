@@ -277,7 +277,8 @@ def _summary_md(sp: SummaryParts) -> list[str]:
     """A summary's text, then (in italics) its branch, what it kept, the files its history
     touched and its usage, ids and paths in code."""
     out = [sp.summary, ""] if sp.summary.strip() else []
-    notes = [_pieces_md(m) for m in (sp.from_note, sp.kept_note) if m is not None]
+    notes = ["by an extension"] if sp.by_extension else []
+    notes += [_pieces_md(m) for m in (sp.from_note, sp.kept_note) if m is not None]
     for word, files in sp.files:
         notes.append(f"{word}: " + ", ".join(_code(f) for f in files))
     if sp.checkpoint_text:

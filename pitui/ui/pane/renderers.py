@@ -480,8 +480,11 @@ def render_compaction(out: Out, parts: SummaryParts, key: str = "", right: Itera
 
 
 def render_branch_summary(out: Out, parts: SummaryParts, key: str = "") -> None:
-    if parts.from_note is not None:
-        out.line(Text(clean(parts.from_note.text, block=True), out.p.muted), chrome=True)
+    notes = [clean(parts.from_note.text, block=True)] if parts.from_note is not None else []
+    if parts.by_extension:
+        notes.append("by an extension")
+    if notes:
+        out.line(Text(" · ".join(notes), out.p.muted), chrome=True)
     _summary_body(out, parts, key)
 
 
