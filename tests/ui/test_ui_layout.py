@@ -207,18 +207,49 @@ async def test_keys_resize_the_sidebar_and_the_tree_and_0_resets(make_app, settl
         assert _saved("narrow") == {"sidebar_hidden": True, "sidebar_width": None, "tree_share": None}
 
 
+def _presses_past(cells: int) -> int:
+    """Presses of a width key (4 cells each) that take a panel ``cells`` wide to the
+    least width, 12, and one more (at the bound, which it must not pass)."""
+    return -(-(cells - 12) // 4) + 1
+
+
 async def test_a_panel_is_never_made_narrower_than_12(make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press(*["less_than_sign"] * 12, *["minus"] * 40)
+        await pilot.press(*["less_than_sign"] * _presses_past(_panels(app)[0]))
+        await settle(pilot)
+        await pilot.press(*["minus"] * _presses_past(_panels(app)[1]))
         await settle(pilot)
         side, tree, pane = _panels(app)
         assert side == 12 and 12 <= tree <= 16
-        await pilot.press(*["plus"] * 60)
+        await pilot.press(*["plus"] * _presses_past(pane))
         await settle(pilot)
         side, tree, pane = _panels(app)
         assert 12 <= pane <= 16
+
+
+async def test_the_sidebar_width_keys_change_nothing_while_it_is_hidden(make_app, settle, demo_root, notes):
+    """``<`` and ``>`` with the sidebar hidden say so, and neither change nor save its
+    width: shown again, it is as wide as before."""
+    app = make_app(demo_root, demo=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("greater_than_sign")  # a width chosen and saved first
+        await settle(pilot)
+        chosen = _saved()["sidebar_width"]
+        shown = _panels(app)
+        await pilot.press("b")
+        await settle(pilot)
+        hidden = _panels(app)
+        await pilot.press("greater_than_sign", "greater_than_sign", "less_than_sign")
+        await settle(pilot)
+        assert notes.count("The sidebar is hidden (b shows it)") == 3
+        assert _panels(app) == hidden
+        assert _saved() == {"sidebar_hidden": True, "sidebar_width": chosen, "tree_share": None}
+        await pilot.press("b")
+        await settle(pilot)
+        assert _panels(app) == shown
 
 
 async def test_dragging_a_gap_resizes_the_panels_and_is_remembered(make_app, settle, demo_root):
