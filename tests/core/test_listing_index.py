@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import HEADER, assistant, read_listing_index, user, write
+from helpers import HEADER, assistant, line, read_listing_index, user, write
 from pitui.core.store import listing, listing_index, listing_rows, listing_scan
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import INDEX_VERSION, SessionIndex, list_json, list_sessions
@@ -99,6 +99,47 @@ def test_a_changed_store_lists_as_the_files_say(store, tmp_path, how):
     assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)
     assert list_json(r, SessionIndex(tmp_path / "c")) == _old_way(store)  # (and saved so)
     assert list_sessions(r, SessionIndex(tmp_path / "c")) == list_sessions(r, None)
+
+
+def test_sessions_last_active_at_the_same_moment_list_in_one_order_cold_warm_and_changed(tmp_path):
+    """Sessions whose last activity is the same second: newest first as always, then by
+    file name (last first), then by path, whether the list is made from the files, from the
+    index, or from the index with a few changed files put in their places."""
+    root = tmp_path / "sessions"
+
+    def session(project: str, name: str, last: int) -> Path:
+        return write(root / project / f"{name}.jsonl",
+                     [user("u1", None, 1, f"about {name}"), assistant("a1", "u1", last, "done")],
+                     header={**HEADER, "id": name})
+
+    session("--home-u-p0--", "2026-11-20T09-00-00-000Z_a", 100)
+    session("--home-u-p0--", "2026-11-20T11-00-00-000Z_c", 100)
+    session("--home-u-p1--", "2026-11-20T10-00-00-000Z_b", 100)
+    session("--home-u-p1--", "2026-11-20T11-00-00-000Z_c", 100)  # (the same name in another project)
+    session("--home-u-p1--", "2026-11-20T08-00-00-000Z_new", 200)
+    session("--home-u-p0--", "2026-11-20T10-30-00-000Z_old", 50)
+    r = resolve_root(str(root))
+
+    def order(listed: bytes) -> list[str]:
+        return [o["path"].split("/sessions/")[1] for o in orjson.loads(listed)]
+
+    tied = ["--home-u-p0--/2026-11-20T11-00-00-000Z_c.jsonl", "--home-u-p1--/2026-11-20T11-00-00-000Z_c.jsonl",
+            "--home-u-p1--/2026-11-20T10-00-00-000Z_b.jsonl", "--home-u-p0--/2026-11-20T09-00-00-000Z_a.jsonl"]
+    want = ["--home-u-p1--/2026-11-20T08-00-00-000Z_new.jsonl", *tied, "--home-u-p0--/2026-11-20T10-30-00-000Z_old.jsonl"]
+    assert order(list_json(r, SessionIndex(tmp_path / "c"))) == want  # cold
+    assert order(list_json(r, SessionIndex(tmp_path / "c"))) == want  # warm
+    # two sessions change: one stays at that second, the older one reaches it
+    with open(root / "--home-u-p0--" / "2026-11-20T09-00-00-000Z_a.jsonl", "a") as f:
+        f.write(line(user("u2", "a1", 100, "one more, the same second")) + "\n")
+    with open(root / "--home-u-p0--" / "2026-11-20T10-30-00-000Z_old.jsonl", "a") as f:
+        f.write(line(user("u2", "a1", 100, "back to it")) + "\n")
+    want = ["--home-u-p1--/2026-11-20T08-00-00-000Z_new.jsonl", *tied[:2], "--home-u-p0--/2026-11-20T10-30-00-000Z_old.jsonl",
+            *tied[2:]]
+    for _ in range(2):  # (the changed files put in their places; the index not rewritten)
+        assert order(list_json(r, SessionIndex(tmp_path / "c"))) == want
+    assert order(_old_way(root)) == want
+    assert [i.path for i in list_sessions(r, SessionIndex(tmp_path / "c"))] == [str(root / p) for p in want]
+    assert order(list_json(r, SessionIndex(tmp_path / "fresh"))) == want
 
 
 def test_a_grown_file_is_read_from_where_the_index_stopped(store, tmp_path, monkeypatch):
