@@ -244,3 +244,80 @@ async def test_a_fold_opened_at_the_cursor_stays_under_it_when_drawn_on_a_worker
         await settle(pilot)
         assert cursor_rows(view) == row and "▾ prompt text" in cursor_text(view)
         assert "[preamble]" in "\n".join(lines(view)[row[0]:])
+
+
+def _actionable(pane) -> list[int]:
+    """The lines on screen that start a fold or a transcript link."""
+    return [y for y, text in enumerate(lines(pane)) if "▸ " in text or "▾ " in text or "transcript:" in text
+            or "more lines (o)" in text or "long lines cut (o)" in text]
+
+
+async def test_scrolled_up_past_the_cursor_it_comes_back_on_the_last_stop_in_view(make_app, settle, demo_root):
+    """The view went up, leaving the cursor below it: the cursor comes back on the last fold
+    or link in view (the one nearest where it was), not the first."""
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=SIZE) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        await press(pilot, settle, "pagedown")
+        last = _actionable(pane)[-1]
+        await pilot.click("#pane", offset=(2, last))  # (the cursor on the last link in view)
+        await settle(pilot)
+        assert cursor_rows(pane) == [last]
+        await press(pilot, settle, "k", "k", "k")  # the view up three lines: the cursor still in it
+        assert cursor_rows(pane) == [last + 3]
+        await press(pilot, settle, "pageup")
+        in_view = _actionable(pane)
+        assert len(in_view) >= 2 and cursor_rows(pane) == [in_view[-1]]
+
+
+@pytest.fixture
+def wrapped_folds(monkeypatch):
+    """Folds and links drawn wrapped over as many lines as their text needs. No fold or
+    link wraps in today's drawing (each is one line, cut at the pane's edge), but the
+    cursor is made for ones that do: a fold's lines are one stop, and the cursor covers
+    them all."""
+    from rich.text import Text
+
+    from pitui.ui.pane.out import Out
+
+    one_line = Out.line
+
+    def line(self, text, style=None, *, chrome=False, action=None):
+        if action is None:
+            return one_line(self, text, style, chrome=chrome, action=action)
+        return self.wrap(text if isinstance(text, Text) else Text(text, style or ""), chrome=chrome, action=action)
+
+    monkeypatch.setattr(Out, "line", line)
+
+
+def _line_starts(pane) -> list[int]:
+    """The screen lines that begin a fold or a link (a wrapped one's first line)."""
+    return [y for y, text in enumerate(lines(pane)) if text[1:].lstrip().startswith(("▸ ", "▾ ", "transcript:"))]
+
+
+async def test_a_wrapped_fold_or_link_is_one_stop(make_app, settle, demo_root, wrapped_folds):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=(80, 40)) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        starts = _line_starts(pane)
+        first = cursor_rows(pane)
+        assert first[0] == starts[0] and len(first) == 2  # the first worker's run, over two lines
+        assert "▸ worker  ✓ done  anthropic/claude-haiku-4-5" in lines(pane)[first[0]]
+        for start in starts[1:4]:  # the next worker's run, its transcript link, the third run
+            await press(pilot, settle, "down")
+            rows = cursor_rows(pane)
+            assert rows[0] == start and len(rows) >= 2, (start, rows)
+        await press(pilot, settle, "up", "up", "up")
+        assert cursor_rows(pane) == first
+
+
+async def test_a_click_on_a_wrapped_folds_second_line_puts_the_cursor_on_the_fold(make_app, settle, demo_root,
+                                                                                 wrapped_folds):
+    app = make_app(demo_root / SHOP)
+    async with app.run_test(size=(80, 40)) as pilot:
+        b, pane = await open_at(pilot, settle, PARALLEL)
+        fold = next(y for y in _line_starts(pane) if "openai/gpt-5-mini" in lines(pane)[y])
+        await pilot.click("#pane", offset=(10, fold + 1))
+        await settle(pilot)
+        assert "▾ worker  ✓ done  openai/gpt-5-mini" in lines(pane)[fold]  # (the click opened it)
+        assert cursor_rows(pane)[0] == fold and len(cursor_rows(pane)) == 2
