@@ -104,3 +104,56 @@ async def test_rows_listed_while_the_user_types_wait_for_a_pause(make_app, settl
             assert b.listing_done and b.session_list.session_count() == 30
     finally:
         gate.set()
+
+
+async def test_a_listing_of_the_root_the_app_left_never_fills_the_sidebar(make_app, settle, tmp_path, monkeypatch):
+    """The app moved to another root (the empty screen's "open the demo" does) while a
+    listing of the root it left was still running: when that listing ends, its rows do not
+    replace the new root's in the sidebar, nor does the late message of a listing that had
+    already ended."""
+    from pitui.ui.messages import ListingDone
+
+    old_root, new_root = tmp_path / "old", tmp_path / "new"
+    _store(old_root, 3)
+    new_session = write(new_root / "--home-u-new--" / "2026-11-21T09-00-00-000Z_n.jsonl",
+                        [user("e1", None, 1, "the new root's question")], header={**HEADER, "id": "sess-new"})
+    hold, looking, gate = threading.Event(), threading.Event(), threading.Event()
+    real = listing.find_session_files
+
+    def stalled(r):
+        if hold.is_set() and str(r.path) == str(old_root):
+            looking.set()
+            assert gate.wait(30), "the test never let the listing go on"
+        return real(r)
+
+    monkeypatch.setattr(listing, "find_session_files", stalled)
+    app = make_app(old_root)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            b = app.browser
+            old_paths = {i.path for i in b.session_list.infos}
+            assert len(old_paths) == 3
+            hold.set()
+            b.relist_after_pi()  # (the sidebar listed again, as after Pi wrote a session)
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if looking.is_set():
+                    break
+            assert looking.is_set()
+            app.switch_to_root(resolve_root(str(new_root)))
+            for _ in range(300):
+                await pilot.pause(0.02)
+                if b.listing_done and b.session_path == str(new_session):
+                    break
+            assert {i.path for i in b.session_list.infos} == {str(new_session)}
+            gate.set()  # the old root's listing ends now
+            await settle(pilot)
+            assert {i.path for i in b.session_list.infos} == {str(new_session)}
+            assert b.session_path == str(new_session)
+            b.post_message(ListingDone(resolve_root(str(old_root)), list_sessions(resolve_root(str(old_root)), None)))
+            await settle(pilot)
+            assert {i.path for i in b.session_list.infos} == {str(new_session)}
+            assert b.session_path == str(new_session)
+    finally:
+        gate.set()
