@@ -465,25 +465,33 @@ async def test_ten_thousand_entries_render_lazily(tmp_path):
         assert pane.measured_count < 200
 
 
-async def test_every_corpus_entry_draws(tmp_path):
-    """Every block of every branch of the corpus draws without a renderer error."""
-    app = pane_app(open_corpus("2026-04-16T12-01-53-500Z"))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        pane = app.pane
-        pane.async_bytes = None  # draw everything here and now
-        for f in sorted(CORPUS.glob("*/*.jsonl")):
-            s = Session.open(f)
-            leaves = [i for i in range(len(s)) if not s.children_of(i)]
-            small = len(s) < 300
-            for leaf in leaves:
-                pane.show_branch(s, s.path_to(leaf), leaf)
-                modes = [(False, False, False), (True, True, True)] if small else [(False, False, False)]
-                for th, fo, hi in modes:
-                    pane.show_thinking, pane.full_tool_output, pane.show_hidden = th, fo, hi
-                    for b in range(pane.block_count):
-                        for ln in lines_of(pane, b):
-                            assert "could not draw" not in ln, (f.name, b, ln)
+def test_every_corpus_entry_draws():
+    """Every block of every branch of the corpus draws without a renderer error: the blocks
+    the pane would show for each leaf, drawn by the pane's own drawer at its width, with no
+    app around them (the toggles each a drawing setting, as the pane passes them)."""
+    from rich.console import Console
+
+    from pitui.ui.pane.branch_model import model_for
+    from pitui.ui.pane.draw_entry import EntryDrawer
+    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.palette import DEFAULT_PALETTE
+
+    console = Console(width=100, color_system="truecolor", force_terminal=True, emoji=False, highlight=False,
+                      markup=False)
+    for f in sorted(CORPUS.glob("*/*.jsonl")):
+        s = Session.open(f)
+        drawer = EntryDrawer(s)
+        leaves = [i for i in range(len(s)) if not s.children_of(i)]
+        modes = [(False, False, False), (True, True, True)] if len(s) < 300 else [(False, False, False)]
+        for leaf in leaves:
+            for thinking, full_output, hidden in modes:
+                ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking,
+                                full_output=full_output, show_hidden=hidden)
+                model = model_for(s, leaf, hidden)
+                for b in range(len(model._bstart)):  # private: the branch's blocks, as the pane has them
+                    out = Out(ctx, 96)
+                    drawer.draw(model._block(b), out)
+                    assert out.result().strips, (f.name, leaf, b)
 
 
 async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
