@@ -124,6 +124,7 @@ def _snapshot(root: Path) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_list_and_export_never_change_a_byte(tmp_path):
     """pitui never writes, migrates, renames or appends to session files (Pi does)."""
     root = tmp_path / "sessions"

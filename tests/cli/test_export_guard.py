@@ -231,6 +231,7 @@ async def _type_path(pilot, settle, app, path: Path) -> None:
     await pilot.press(*str(path))
 
 
+@pytest.mark.slow
 async def test_x_refuses_a_hard_link_of_the_session(make_app, settle, tmp_path, store, notes, monkeypatch):
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     s = _sessions(store)[0]
@@ -248,6 +249,7 @@ async def test_x_refuses_a_hard_link_of_the_session(make_app, settle, tmp_path, 
     assert _state(store) == before
 
 
+@pytest.mark.slow
 async def test_x_asks_before_it_overwrites_a_file(make_app, settle, tmp_path, store, notes, monkeypatch):
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     out = tmp_path / "mine.md"

@@ -488,6 +488,7 @@ print("ok")
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
 def test_forked_workers_read_as_started_ones(tmp_path):
     """``pitui FILE`` forks its worker before it imports the interface (no second

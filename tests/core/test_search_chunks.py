@@ -86,6 +86,7 @@ def _store(tmp_path, n=60):
     return root
 
 
+@pytest.mark.slow
 def test_small_chunks_agree_with_the_scan(tmp_path, small_chunks):
     """Terms in the first and the last line of a chunk, hits in every chunk, hostile lines
     in a chunk whose lines are otherwise read only where a term is."""
@@ -104,6 +105,7 @@ def test_small_chunks_agree_with_the_scan(tmp_path, small_chunks):
     agree(root, idx, QUERIES + sorted(words)[:30])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cut", ["between lines", "inside a line", "before a last newline"])
 def test_two_halves_with_small_chunks(tmp_path, small_chunks, cut):
     """A file indexed half-written and then whole: the new bytes go into new chunks, and
@@ -142,6 +144,7 @@ def test_a_query_right_after_growth_sees_the_new_lines(tmp_path, small_chunks):
     assert [(r.path, [h.entry_id for h in r.hits]) for r in got] == [(str(f), ["new"])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["same size and time", "another time", "cut short", "removed"])
 def test_a_file_rewritten_under_the_index(tmp_path, small_chunks, how):
     """The file's bytes are no longer those its chunks were made of. Searched without an
@@ -175,6 +178,7 @@ def test_a_file_rewritten_under_the_index(tmp_path, small_chunks, how):
         agree(root, idx, QUERIES + ["frst", "first", "paddd"])
 
 
+@pytest.mark.slow
 def test_workers_build_what_one_process_builds(tmp_path, monkeypatch):
     """The cold build in worker processes gives the same results as one built here."""
     root = tmp_path / "s"
@@ -216,6 +220,7 @@ def test_dead_chunks_are_dropped_once_they_outnumber_the_live(tmp_path, small_ch
     agree(root, idx, ["wombat", "the", "rewritten", "re:."])
 
 
+@pytest.mark.slow
 def test_a_worker_result_that_cannot_be_read_is_indexed_here(tmp_path, monkeypatch):
     """A worker's line that is not what it should be (cut, or another shape) leaves its
     file to this process: nothing half-written, the same results."""

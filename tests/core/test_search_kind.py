@@ -262,6 +262,7 @@ async def _searched(pilot, settle):
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_the_search_screen_finds_a_kind_query(make_app, settle, corpus_root):
     """ctrl+f, ``kind:shell_exec npm``: the bash calls, labelled tool calls, npm marked; Enter
     opens the session at the call."""

@@ -394,6 +394,7 @@ def test_a_long_message_that_never_ends_is_rebuilt_in_linear_time():
     assert b.entries()[-1][0]["message"]["content"][1]["text"] == "😀" * n + "!"
 
 
+@pytest.mark.slow
 def test_many_tool_runs_are_rebuilt_in_linear_time(tmp_path):
     """Issue 33, hole 5: every message and turn's end sorted the results waiting for their
     messages by the order of every tool run so far (quadratic: 30,000 runs took 38 s of

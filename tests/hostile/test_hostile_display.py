@@ -314,6 +314,7 @@ async def _walk_pane(pilot, settle, rows: int) -> None:
         await _keys(pilot, settle, "j")
 
 
+@pytest.mark.slow
 async def test_every_screen_shows_hostile_text_as_stand_ins(make_app, settle, hostile, terminal, markup_inputs,
                                                           tmp_path, monkeypatch):
     import tempfile

@@ -100,6 +100,7 @@ def _row_texts(out: Out) -> list[str]:
     return [r.strip(i).text for i in range(r.height)]
 
 
+@pytest.mark.slow
 def test_drawn_whole_a_10_mb_text_has_every_line_and_ends_with_the_line_that_caps_it_again():
     text = "".join(f"line {i:07d} " + "word " * 12 + "\n" for i in range(10 * MB // 75))
     out = _out(inverted=frozenset({UNCAP}))
@@ -115,6 +116,7 @@ def test_drawn_whole_a_10_mb_text_has_every_line_and_ends_with_the_line_that_cap
     assert _texts(capped)[:2000] == rows[:2000]
 
 
+@pytest.mark.slow
 def test_drawn_whole_100_mb_of_tool_output_shows_every_line():
     text = ("z" * 99 + "\n") * MB
     out = _out(full_output=True, inverted=frozenset({UNCAP}))

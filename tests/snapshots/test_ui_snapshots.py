@@ -193,6 +193,7 @@ def test_several_roots_tree(snap_compare, make_app, settle, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_pane_cursor_on_a_subagent_run(snap_compare, make_app, settle, demo_root):
     """The pane focused, its cursor on the transcript link of the third worker of a parallel
     subagent run (Enter opens that transcript); the key bar says Enter opens."""

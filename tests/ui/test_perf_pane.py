@@ -169,6 +169,7 @@ def _same_layout(pane: MessagePane, session: Session, leaf: int) -> None:
         assert pane.block_top(b) == sum(pane.block_height(x) for x in range(b)), b
 
 
+@pytest.mark.slow
 async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
     s = big_session
     leaf = s.index_of[f"e{N - 1}"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,6 +136,7 @@ typing = st.lists(st.one_of(st.sampled_from(list("fixparseréb ")).map(lambda c:
                   max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(stores(), typing, st.sampled_from(["recent", "name"]))
 def test_rows_for_any_filter_typed_equal_the_plain_rule(infos, keys, sort):

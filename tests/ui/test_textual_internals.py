@@ -3,6 +3,7 @@
 Textual is pinned; this fails loudly, naming each missing name, when an upgrade removes one.
 """
 
+import pytest
 from textual.app import App
 from textual.widget import Widget
 
@@ -49,6 +50,7 @@ def _assigned_private_names(tree) -> dict[str, set[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_pitui_attribute_shadows_a_textual_one():
     """A pitui widget, screen or app that sets a private name its Textual base also uses
     (SearchScreen's `_running` was MessagePump's, read by is_running and at shutdown) breaks

@@ -66,6 +66,7 @@ async def test_open_selects_the_leaf(make_app, settle, srv_app_file):
         assert b.session_list.open_path == str(srv_app_file)
 
 
+@pytest.mark.slow
 async def test_branch_keys_on_a_forked_file(make_app, settle, srv_app_file):
     """Roots [150, 0, 93] at the top; forks at 3 -> [4, 80], 10 -> [11, 16, 34], 42 -> [43, 45]."""
     app = make_app(srv_app_file)
@@ -440,6 +441,7 @@ async def test_pager_file_is_outside_the_sessions_folder(make_app, settle, srv_a
 
 
 # ------------------------------------------------------------------ sidebar
+@pytest.mark.slow
 async def test_sidebar_type_to_filter_and_open(make_app, settle, corpus_root):
     app = make_app(corpus_root)
     async with app.run_test(size=SIZE) as pilot:
@@ -563,6 +565,7 @@ async def test_not_a_session_shows_its_reason(make_app, settle, tmp_path):
         await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_the_notice_covers_the_pane_which_cannot_be_focused_under_it(make_app, settle, tmp_path):
     from helpers import assistant, user, write
 
@@ -678,6 +681,7 @@ def test_fork_keys_find_the_nearest_fork_on_the_path_in_every_filter(corpus_root
     assert checked > 1000 and found > 100
 
 
+@pytest.mark.slow
 async def test_a_layout_from_another_process_gets_its_shown_children_made_after_the_first_paint(
         make_app, settle, big_file):
     """A layout that crossed processes comes without each entry's shown children: they are
@@ -730,6 +734,7 @@ async def test_the_first_rows_of_the_tree_are_summarised_in_the_opening_thread(m
         assert not shown & set(on_ui)
 
 
+@pytest.mark.slow
 async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
     app = make_app(big_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -772,6 +777,7 @@ async def test_branch_keys_on_a_20000_deep_chain(make_app, settle, big_file):
         assert app.screen is b
 
 
+@pytest.mark.slow
 async def test_subagent_transcript_opens_and_backspace_returns(make_app, settle, demo_root):
     from pitui.ui.messages import OpenSessionFile
 
@@ -797,6 +803,7 @@ async def test_subagent_transcript_opens_and_backspace_returns(make_app, settle,
         assert b.session_path == first_path
 
 
+@pytest.mark.slow
 async def test_search_all_opens_the_chosen_hit_and_stats_screen(make_app, settle, corpus_root, srv_app_file):
     from pitui.ui.screens.search import SearchScreen
     from pitui.ui.screens.stats import StatsScreen
@@ -826,6 +833,7 @@ async def test_search_all_opens_the_chosen_hit_and_stats_screen(make_app, settle
         assert app.screen is b
 
 
+@pytest.mark.slow
 async def test_the_app_never_writes_in_the_sessions_folder(make_app, settle, corpus_root, tmp_path, monkeypatch):
     import shutil
     import tempfile
@@ -861,6 +869,7 @@ async def test_the_app_never_writes_in_the_sessions_folder(make_app, settle, cor
     assert [p.name[:12] for p in elsewhere.iterdir()] == ["pitui-entry-"]  # `e` wrote here instead
 
 
+@pytest.mark.slow
 async def test_command_palette_runs_branch_commands(make_app, settle, srv_app_file):
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -884,6 +893,7 @@ async def test_command_palette_runs_branch_commands(make_app, settle, srv_app_fi
         assert browser(app).branch_tree.mode == "user-only"
 
 
+@pytest.mark.slow
 async def test_mouse_selects_rows_folds_and_opens_sessions(make_app, settle, corpus_root, srv_app_file):
     app = make_app(corpus_root)
     async with app.run_test(size=SIZE) as pilot:

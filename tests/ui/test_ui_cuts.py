@@ -90,6 +90,7 @@ def _pane_line(pane, needle: str, width: int) -> str:
     raise AssertionError(f"no line with {needle!r} in view at {width} columns: {lines}")
 
 
+@pytest.mark.slow
 async def test_a_message_header_drops_its_id_then_its_tokens_and_keeps_role_model_and_cost(make_app, settle, session):
     app = make_app(session)
     seen = set()
@@ -120,6 +121,7 @@ async def test_a_message_header_drops_its_id_then_its_tokens_and_keeps_role_mode
     assert seen == set(range(len(forms) + 1)), seen
 
 
+@pytest.mark.slow
 async def test_the_session_header_gives_way_in_order_and_cuts_with_an_ellipsis(make_app, settle, session):
     app = make_app(session)
     seen_meta, seen_usage = set(), set()
@@ -317,6 +319,7 @@ def test_the_cutting_helpers_count_cells_and_end_in_an_ellipsis():
     assert cut_segments([Segment("ab"), Segment("漢字")], 6) == [Segment("ab"), Segment("漢字")]
 
 
+@pytest.mark.slow
 async def test_one_line_statuses_end_in_an_ellipsis_and_dialog_hints_wrap(make_app, settle, session):
     # the sidebar's filter line: a filter longer than the sidebar ends in "…" (at 120
     # columns: three panels)

@@ -163,6 +163,7 @@ async def test_follow_keeps_the_newest_entry_selected(make_app, settle, tmp_path
         assert selected_id(b) == "e118"
 
 
+@pytest.mark.slow
 async def test_a_replaced_file_is_read_again(make_app, settle, tmp_path):
     f = session_file(tmp_path, 20)
     app = make_app(f)
@@ -182,6 +183,7 @@ async def test_a_replaced_file_is_read_again(make_app, settle, tmp_path):
         assert selected_id(b) == "e18"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("follow", [False, True], ids=["still", "following"])
 @pytest.mark.parametrize("how", ["truncated", "replaced"])
 async def test_a_file_cut_back_to_its_header_shows_the_header_only_session(make_app, settle, tmp_path, how, follow):

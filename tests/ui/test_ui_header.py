@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 SIZE = (160, 45)
 
 
+@pytest.mark.slow
 async def test_the_header_says_what_a_fork_was_forked_from(make_app, settle):
     # the demo's admin session was forked (/fork) from the checkout one; its parentSession
     # is a path on the machine that made the demo, so the listing finds it by file name

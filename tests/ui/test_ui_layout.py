@@ -63,6 +63,7 @@ async def test_the_message_pane_gets_the_room_at_every_size(make_app, settle, de
             assert any("Feedly shows my posts in a random order" in r for r in names), names
 
 
+@pytest.mark.slow
 async def test_a_narrow_terminal_shows_the_sidebar_in_the_trees_place(make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -213,6 +214,7 @@ def _presses_past(cells: int) -> int:
     return -(-(cells - 12) // 4) + 1
 
 
+@pytest.mark.slow
 async def test_a_panel_is_never_made_narrower_than_12(make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=SIZE) as pilot:

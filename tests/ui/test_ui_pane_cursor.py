@@ -95,6 +95,7 @@ async def test_the_cursor_moves_between_folds_links_and_entries(make_app, settle
         assert not pane.has_focus and cursor_rows(pane) == []
 
 
+@pytest.mark.slow
 async def test_enter_opens_the_transcript_at_the_cursor_and_says_backspace_goes_back(
         make_app, settle, demo_root, notes):
     app = make_app(demo_root / SHOP)

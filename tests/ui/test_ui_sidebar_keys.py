@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from textual.keys import _character_to_key
 
 from pitui.core import settings as settings_file
@@ -51,6 +52,7 @@ async def _sidebar_focused(pilot, settle):
     return b, b.session_list
 
 
+@pytest.mark.slow
 async def test_every_printable_character_typed_into_the_focused_sidebar_is_in_its_filter(
         make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
@@ -74,6 +76,7 @@ async def test_every_printable_character_typed_into_the_focused_sidebar_is_in_it
         assert sl.filter_text == "" and _state(app) == before
 
 
+@pytest.mark.slow
 async def test_a_word_typed_from_an_empty_filter_is_the_filter(make_app, settle, demo_root):
     # The words of the issue: "project-07" lost its "p" (copy path), "continue" opened the
     # context screen on its "c"
@@ -91,6 +94,7 @@ async def test_a_word_typed_from_an_empty_filter_is_the_filter(make_app, settle,
             await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_keys_that_are_no_characters_keep_their_jobs_in_the_sidebar(make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -3,6 +3,8 @@ pane, sidebar), and the link to the session file a run says it wrote."""
 
 from __future__ import annotations
 
+import pytest
+
 from helpers import assistant, user, write
 from stream_files import HEADER, json_stream, rpc_log
 
@@ -51,6 +53,7 @@ async def test_the_sidebar_lists_streams_beside_sessions(make_app, settle, tmp_p
         assert not any("not a Pi session" in r for r in shown)
 
 
+@pytest.mark.slow
 async def test_a_run_links_to_the_session_file_it_wrote(make_app, settle, tmp_path):
     folder = _project(tmp_path)
     written = write(folder / f"2026-07-01T10-00-00-000Z_{HEADER['id']}.jsonl",

@@ -237,6 +237,7 @@ def test_help_lists_the_new_keys():
             "session.copy_path"} <= ids
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query, want", [("copy the session id", "sess-1"), ("copy the session file's path", None)])
 async def test_palette_copies(make_app, settle, session_path, clipboard, query, want):
     app = make_app(session_path)
@@ -252,6 +253,7 @@ async def test_palette_copies(make_app, settle, session_path, clipboard, query, 
         assert clipboard == [want or str(session_path)]
 
 
+@pytest.mark.slow
 async def test_palette_exports(make_app, settle, session_path, clipboard, out_dir):
     app = make_app(session_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -38,6 +38,7 @@ async def _open_from_sidebar(pilot, settle, key: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_each_session_keeps_its_own_tree_filter(make_app, settle, two_sessions):
     older, newer = two_sessions
     app = make_app(older.parent.parent)

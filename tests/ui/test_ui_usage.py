@@ -81,6 +81,7 @@ async def test_period_keys_and_the_project_filter_change_every_figure(make_app, 
         assert not isinstance(app.screen, UsageScreen)
 
 
+@pytest.mark.slow
 async def test_enter_on_a_session_opens_it(make_app, settle, demo_root):
     app = make_app(demo_root, demo=True)
     async with app.run_test(size=(160, 45)) as pilot:
