@@ -472,8 +472,8 @@ def test_every_corpus_entry_draws():
     from rich.console import Console
 
     from pitui.ui.pane.branch_model import model_for
-    from pitui.ui.pane.draw_entry import EntryDrawer
-    from pitui.ui.pane.out import Out, RenderCtx
+    from pitui.ui.pane.entry_drawer import EntryDrawer
+    from pitui.ui.pane.canvas import Out, RenderCtx
     from pitui.ui.pane.palette import DEFAULT_PALETTE
 
     console = Console(width=100, color_system="truecolor", force_terminal=True, emoji=False, highlight=False,
@@ -488,9 +488,9 @@ def test_every_corpus_entry_draws():
                 ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking,
                                 full_output=full_output, show_hidden=hidden)
                 model = model_for(s, leaf, hidden)
-                for b in range(len(model._bstart)):  # private: the branch's blocks, as the pane has them
+                for b in range(len(model.bstart)):  # (the branch's blocks, as the pane has them)
                     out = Out(ctx, 96)
-                    drawer.draw(model._block(b), out)
+                    drawer.draw(model.block(b), out)
                     assert out.result().strips, (f.name, leaf, b)
 
 

@@ -279,7 +279,7 @@ def wrapped_folds(monkeypatch):
     them all."""
     from rich.text import Text
 
-    from pitui.ui.pane.out import Out
+    from pitui.ui.pane.canvas import Out
 
     one_line = Out.line
 
