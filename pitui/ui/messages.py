@@ -318,14 +318,15 @@ class ComparisonFailed(Message, bubble=False):
 class UsageWorkedOut(Message, bubble=False):
     """The usage screen's figures for its ``gen``-th period or filter (older ones are
     dropped), with how many session files they come from and how many usages were not
-    counted."""
+    counted; ``updating``: figures of before sessions changed, the new ones to follow."""
 
-    def __init__(self, gen: int, figures: Overview, files: int, skipped: int) -> None:
+    def __init__(self, gen: int, figures: Overview, files: int, skipped: int, *, updating: bool = False) -> None:
         super().__init__()
         self.gen = gen
         self.figures = figures
         self.files = files
         self.skipped = skipped
+        self.updating = updating  # (the last figures kept, before sessions changed: new ones follow)
 
 
 class SessionCosts(Message, bubble=False):

@@ -24,19 +24,37 @@ def store(tmp_path):
     return resolve_root(str(tmp_path / "sessions"))
 
 
+def _period(root, **kw) -> str:
+    return usage_quick.period_key(str(root.path), **{"since": None, "until": None, "project": None, "tz": None,
+                                                     "top": 50, **kw})
+
+
 def _key(root, **kw) -> str:
-    args = {"since": None, "until": None, "project": None, "tz": None, "top": 50, **kw}
-    return usage_quick.store_key(usage_quick.files_digest(find_session_files(root)), **args)
+    return usage_quick.store_key(usage_quick.files_digest(find_session_files(root)), _period(root, **kw))
 
 
 def test_figures_kept_come_back_whole_for_the_same_store_period_and_zone(store, tmp_path):
     figures = overview(load_usage(store, cache_dir=tmp_path / "c"), since=None, until=None)
     assert figures.totals
-    usage_quick.put(tmp_path / "c", _key(store), usage_quick.Quick(figures.to_json(), 7, 2))
-    got = usage_quick.get(tmp_path / "c", _key(store))
-    assert (got.files, got.skipped) == (7, 2)
+    usage_quick.put(tmp_path / "c", _key(store), _period(store), usage_quick.Quick(figures.to_json(), 7, 2))
+    got = usage_quick.get(tmp_path / "c", _key(store), _period(store))
+    assert (got.files, got.skipped, got.exact) == (7, 2, True)
     assert Overview.from_json(got.figures) == figures
     assert usage_quick.get(tmp_path / "c", _key(store, since="20260101")) is None
+    assert usage_quick.get(tmp_path / "c", _key(store, since="20260101"), _period(store, since="20260101")) is None
+
+
+def test_after_a_change_the_last_figures_of_the_period_come_back_said_so(store, tmp_path):
+    figures = overview(load_usage(store, cache_dir=tmp_path / "c"), since=None, until=None).to_json()
+    usage_quick.put(tmp_path / "c", _key(store), _period(store), usage_quick.Quick(figures, 7, 2))
+    path = find_session_files(store)[0].path
+    with open(path, "ab") as f:
+        f.write(b"\n")
+    assert usage_quick.get(tmp_path / "c", _key(store)) is None
+    got = usage_quick.get(tmp_path / "c", _key(store), _period(store))
+    assert (got.figures, got.exact) == (figures, False)
+    other = resolve_root(str(tmp_path))  # (another store's period: not its figures)
+    assert usage_quick.get(tmp_path / "c", None, _period(other)) is None
 
 
 def test_any_change_to_a_file_or_the_zone_is_another_key(store, monkeypatch):
@@ -85,7 +103,7 @@ def test_a_damaged_or_hostile_file_of_figures_is_ignored(tmp_path, text):
 def test_the_file_keeps_the_last_few_keys(tmp_path):
     empty = Overview([], {}, [], [], [], []).to_json()
     for k in range(usage_quick.KEEP + 3):
-        usage_quick.put(tmp_path, f"K{k}", usage_quick.Quick(empty, k, 0))
+        usage_quick.put(tmp_path, f"K{k}", "P", usage_quick.Quick(empty, k, 0))
     kept = orjson.loads((tmp_path / f"usage-screen-v{usage_quick.VERSION}.json").read_bytes())["entries"]
     assert [e["key"] for e in kept] == [f"K{k}" for k in range(usage_quick.KEEP + 2, 2, -1)]
     assert usage_quick.get(tmp_path, "K0") is None and usage_quick.get(tmp_path, "K10").files == 10

@@ -216,7 +216,7 @@ async def test_a_store_where_nothing_changed_shows_the_figures_kept_at_once(make
                                                                             monkeypatch):
     """The second screen on an unchanged store shows the figures the first worked out before
     the usage index is read (here it cannot be: the kept figures are all there is); once a
-    session grew they are worked out again."""
+    session grew it shows them, said to be updating, until the new ones are worked out."""
     import shutil
 
     from helpers import assistant, line
@@ -234,19 +234,35 @@ async def test_a_store_where_nothing_changed_shows_the_figures_kept_at_once(make
         def no_index(*args, **kwargs):
             raise OSError("the usage index is not read in this test")
 
+        real_load = usage_screen.load_usage
         monkeypatch.setattr(usage_screen, "load_usage", no_index)
         screen = await _open_usage(pilot, settle)
         assert _text(screen, "#usage-totals") == first
         assert _text(screen, "#usage-status").startswith("The usage could not be read")  # (after them)
         await pilot.press("escape")
         await settle(pilot)
-        monkeypatch.undo()
+        monkeypatch.setattr(usage_screen, "load_usage", real_load)  # (not undo(): the fixtures' zone stays)
         grown = sorted((tmp_path / "sessions").glob("*/*.jsonl"))[0]
         with open(grown, "a") as f:
             f.write(line(assistant("more1", None, 9, usage={
                 "input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
                 "cost": {"total": 100.0}})) + "\n")
+        monkeypatch.setattr(usage_screen, "load_usage", no_index)
+        screen = await _open_usage(pilot, settle)  # (the last figures, until the new ones come)
+        assert _text(screen, "#usage-totals") == first
+        await pilot.press("escape")
+        await settle(pilot)
+        monkeypatch.setattr(usage_screen, "load_usage", real_load)
+        updating = []
+        real = usage_screen.UsageScreen.on_usage_worked_out
+
+        def seen(self, message):
+            updating.append(message.updating)
+            return real(self, message)
+
+        monkeypatch.setattr(usage_screen.UsageScreen, "on_usage_worked_out", seen)
         screen = await _open_usage(pilot, settle)
+        assert updating == [True, False]
         assert _text(screen, "#usage-totals") != first
         assert float(_text(screen, "#usage-totals")[1:].split()[0].replace(",", "")) == pytest.approx(
             float(first[1:].split()[0].replace(",", "")) + 100, abs=0.01)

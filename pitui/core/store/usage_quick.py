@@ -6,7 +6,9 @@ seconds at 15,000 sessions). What they came from is a key: every session file's 
 identity (device, inode, size, mtime in ns, as the usage index keys its rows), the index's
 version, the period, the project filter, the time zone and how many sessions are shown. Any
 change in these (a session grew, was added or removed, another day began) is another key, and
-the figures are worked out from the index as before. (One input is not in the key: whether a
+the figures are worked out from the index as before; meanwhile the screen may show the last
+figures kept for the same store and period, said to be updating (:func:`get`'s ``exact``).
+(One input is not in the key: whether a
 subagent run's transcript recorded outside the store still exists; such a file deleted shows
 in the figures once anything else changes.)
 
@@ -29,7 +31,7 @@ from . import usage_file
 from .discovery import SessionFile
 from ..paths import open_cache_file, private_dir, write_private
 
-__all__ = ["Quick", "files_digest", "store_key", "get", "put", "KEEP"]
+__all__ = ["Quick", "files_digest", "period_key", "store_key", "get", "put", "KEEP"]
 
 VERSION = 1
 KEEP = 8
@@ -39,11 +41,13 @@ MAX_BYTES = 4 * 1024 * 1024  # (a few periods' figures: anything bigger is not o
 @dataclass
 class Quick:
     """Figures kept: the screen's :class:`.usage.Overview` as JSON, the number of session
-    files and of usages not counted (its status line)."""
+    files and of usages not counted (its status line); ``exact``: kept under the key asked
+    for (else: the last kept for that store and period, before the store changed)."""
 
     figures: dict
     files: int
     skipped: int
+    exact: bool = True
 
 
 def _file(cache_dir: str | os.PathLike) -> Path:
@@ -55,14 +59,20 @@ def _zone() -> list:
     return [os.environ.get("TZ"), list(time.tzname), time.timezone, time.altzone]
 
 
-def store_key(digest: str | None, *, since: str | None, until: str | None, project: str | None,
-              tz: str | None, top: int) -> str | None:
-    """The key of the figures of the files of ``digest`` (:func:`files_digest`) for that
-    period and filter, in that zone (None with no digest)."""
+def period_key(root: str, *, since: str | None, until: str | None, project: str | None, tz: str | None,
+               top: int) -> str:
+    """The key of a store's figures for that period and filter, in that zone, whatever its
+    files hold."""
+    return hashlib.blake2b(orjson.dumps([VERSION, usage_file.VERSION, root, since, until, project, tz, top, _zone()]),
+                           digest_size=20).hexdigest()
+
+
+def store_key(digest: str | None, period: str) -> str | None:
+    """The key of the figures of the files of ``digest`` (:func:`files_digest`) for the
+    ``period`` (:func:`period_key`); None with no digest."""
     if digest is None:
         return None
-    return hashlib.blake2b(orjson.dumps([VERSION, usage_file.VERSION, digest, since, until, project, tz, top, _zone()]),
-                           digest_size=20).hexdigest()
+    return hashlib.blake2b(f"{digest} {period}".encode(), digest_size=20).hexdigest()
 
 
 def files_digest(files: list[SessionFile]) -> str | None:
@@ -93,26 +103,32 @@ def _load(cache_dir: str | os.PathLike) -> dict:
     return data if type(data) is dict and type(data.get("entries")) is list else {}
 
 
-def get(cache_dir: str | os.PathLike | None, key: str | None) -> Quick | None:
-    """The figures kept under ``key`` (None: none, or not of the right shape)."""
-    if cache_dir is None or key is None:
+def get(cache_dir: str | os.PathLike | None, key: str | None, period: str | None = None) -> Quick | None:
+    """The figures kept under ``key``; else, with ``period``, the last kept for it (not
+    ``exact``); None: none, or not of the right shape."""
+    if cache_dir is None or (key is None and period is None):
         return None
-    for e in _load(cache_dir).get("entries", ()):
-        if type(e) is dict and e.get("key") == key:
-            figures, files, skipped = e.get("figures"), e.get("files"), e.get("skipped")
-            if type(files) is int and type(skipped) is int and _figures_ok(figures):
-                return Quick(figures, files, skipped)
-            return None
+    entries = [e for e in _load(cache_dir).get("entries", ()) if type(e) is dict]
+    found = next((e for e in entries if key is not None and e.get("key") == key), None)
+    exact = found is not None
+    if found is None and period is not None:
+        found = next((e for e in entries if e.get("period") == period), None)  # (the newest first)
+    if found is None:
+        return None
+    figures, files, skipped = found.get("figures"), found.get("files"), found.get("skipped")
+    if type(files) is int and type(skipped) is int and _figures_ok(figures):
+        return Quick(figures, files, skipped, exact)
     return None
 
 
-def put(cache_dir: str | os.PathLike | None, key: str | None, quick: Quick) -> None:
-    """Keep ``quick`` under ``key`` (with the last :data:`KEEP` others); a cache that cannot
-    be written only costs the next screen its wait."""
+def put(cache_dir: str | os.PathLike | None, key: str | None, period: str, quick: Quick) -> None:
+    """Keep ``quick`` under ``key`` for ``period`` (with the last :data:`KEEP` others); a
+    cache that cannot be written only costs the next screen its wait."""
     if cache_dir is None or key is None or private_dir(cache_dir) is None:
         return
     kept = [e for e in _load(cache_dir).get("entries", ()) if type(e) is dict and e.get("key") != key]
-    entries = [{"key": key, "figures": quick.figures, "files": quick.files, "skipped": quick.skipped}, *kept][:KEEP]
+    entries = [{"key": key, "period": period, "figures": quick.figures, "files": quick.files,
+                "skipped": quick.skipped}, *kept][:KEEP]
     try:
         write_private(_file(cache_dir), orjson.dumps({"entries": entries}))
     except (OSError, TypeError):

@@ -5,7 +5,8 @@ The figures are the core's (:func:`pitui.core.store.usage.overview`, the same nu
 ``pitui usage``), worked out in a thread worker from the usage index (a cold one reads every
 file first, the status line says so). A store where nothing changed since the screen last
 showed this period shows the figures kept then at once (:mod:`pitui.core.store.usage_quick`),
-while they are worked out again for the next period or filter. The period keys (``1``
+while they are worked out again for the next period or filter; where something changed, it
+shows the last figures kept for that period, saying so, until the new ones come. The period keys (``1``
 7 days, ``2`` 30 days, the default, ``3`` this month, ``4`` everything) and the project
 filter (``/``, a part of the project folder's name) change every figure at once. Enter on a
 session dismisses the screen with its path: the app opens it.
@@ -194,25 +195,24 @@ class UsageScreen(Screen[str | None]):
     def _work(self, gen: int, since: str | None, until: str | None, project: str | None) -> None:
         try:
             cache = self.cache_dir if self.cache_dir is not None else default_cache_dir()
+            period = usage_quick.period_key(str(self.root.path), since=since, until=until, project=project, tz=None,
+                                            top=SESSIONS_SHOWN)
             if self._usage is None:
                 files = find_session_files(self.root)
                 self._digest = usage_quick.files_digest(files)
-                key = usage_quick.store_key(self._digest, since=since, until=until, project=project, tz=None,
-                                            top=SESSIONS_SHOWN)
-                quick = usage_quick.get(cache, key)
-                if quick is not None:  # (nothing changed since they were worked out: shown now)
+                quick = usage_quick.get(cache, usage_quick.store_key(self._digest, period), period)
+                if quick is not None:  # (shown now: as they are, or until those of what changed come)
                     self.post_message(UsageWorkedOut(gen, Overview.from_json(quick.figures), quick.files,
-                                                     quick.skipped))
+                                                     quick.skipped, updating=not quick.exact))
                 self._usage = load_usage(self.root, cache_dir=self.cache_dir, files=files)
-                if quick is not None:
+                if quick is not None and quick.exact:
                     return
             usage = self._usage
             figures = overview(usage, since=since, until=until, project=project, top=SESSIONS_SHOWN)
             skipped = sum(usage.skipped().values())
             if project is None:  # (a screen opens on a period without a filter: those are kept)
-                key = usage_quick.store_key(self._digest, since=since, until=until, project=None, tz=None,
-                                            top=SESSIONS_SHOWN)
-                usage_quick.put(cache, key, usage_quick.Quick(figures.to_json(), len(usage.files), skipped))
+                usage_quick.put(cache, usage_quick.store_key(self._digest, period), period,
+                                usage_quick.Quick(figures.to_json(), len(usage.files), skipped))
         except Exception as exc:  # (shown on the screen; the app goes on)
             self.post_message(UsageFailed(gen, f"{type(exc).__name__}: {exc}"))
             return
@@ -229,7 +229,8 @@ class UsageScreen(Screen[str | None]):
         totals = f.totals
         status = self.query_one("#usage-status", Static)
         skipped = message.skipped
-        status.update(f"{message.files} session files"
+        status.update(("Sessions changed since these figures: working them out again… · " if message.updating else "")
+                      + f"{message.files} session files"
                       + (f" · {skipped} messages' usage not counted (bad numbers or times)" if skipped else ""))
         chart = self.query_one("#usage-chart", Sparkline)
         chart.display = bool(totals)
