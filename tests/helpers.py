@@ -203,6 +203,16 @@ def app_screen_text(app) -> str:
     return unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
 
 
+def dialog_text(screen) -> str:
+    """The warnings dialog's text as it reads: its title and hint, then its rows (each one's
+    whole text, however the dialog wraps it)."""
+    from textual.widgets import OptionList, Static
+
+    lines = [str(st.render()) for st in screen.query(Static)]
+    lines += [str(option.prompt) for option in screen.query_one(OptionList).options]
+    return "\n".join(lines)
+
+
 def call(cid, name, **args):
     return piwriter.tool_call_block(cid, name, args)
 

@@ -361,12 +361,13 @@ class UsageFailed(Message, bubble=False):
 
 
 class FileChecked(Message, bubble=False):
-    """The warnings dialog's findings of the open session's file (``pitui check``'s), or
-    why the file could not be read (``error``)."""
+    """The warnings dialog's findings of the open session's file (``pitui check``'s) and its
+    likely secrets (``pitui check --secrets``'), or why the file could not be read (``error``)."""
 
-    def __init__(self, findings: list, error: str | None = None) -> None:
+    def __init__(self, findings: list, error: str | None = None, *, secrets: list | None = None) -> None:
         super().__init__()
         self.findings = findings
+        self.secrets = secrets or []
         self.error = error
 
 

@@ -14,7 +14,7 @@ from pitui.cli import main
 from pitui.core.model.doctor import KINDS, check_file
 from tools import piwriter
 
-from helpers import FIXTURES, HEADER, assistant, entry, line, ts, user, write
+from helpers import FIXTURES, HEADER, assistant, dialog_text, entry, line, ts, user, write
 from helpers import result as tool_result
 
 CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
@@ -395,8 +395,6 @@ async def test_the_pane_says_why_a_result_has_no_call_above_it(make_app, settle,
 
 
 async def test_w_shows_the_findings_of_check(make_app, settle, tmp_path, capsys):
-    from textual.widgets import Static
-
     from pitui.ui.widgets.header import WarningsScreen
 
     path = _orphans(tmp_path)
@@ -406,7 +404,7 @@ async def test_w_shows_the_findings_of_check(make_app, settle, tmp_path, capsys)
         await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, WarningsScreen)
-        shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
+        shown = dialog_text(app.screen)
         assert f"2 findings in {os.path.basename(path)}" in shown
         main(["check", str(path)])
         for out_line in capsys.readouterr().out.splitlines():  # the same texts as pitui check
@@ -463,8 +461,6 @@ def test_a_call_is_found_anywhere_in_the_file_past_other_mentions_of_its_id(tmp_
 
 
 async def test_w_says_when_the_file_is_gone(make_app, settle, tmp_path):
-    from textual.widgets import Static
-
     path = _orphans(tmp_path)
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
@@ -472,7 +468,7 @@ async def test_w_says_when_the_file_is_gone(make_app, settle, tmp_path):
         path.unlink()
         await pilot.press("w")
         await settle(pilot)
-        shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
+        shown = dialog_text(app.screen)
         assert f"{os.path.basename(path)} cannot be read" in shown and "no such file" in shown
 
 
@@ -483,8 +479,6 @@ async def test_the_header_badge_counts_the_checks_findings_however_the_session_w
     first open and when the session is opened again (issue 34: it said 1 warning, then 3
     findings, for the same file); a file too big to check in the background shows what
     opening met until `w` checks it, and then the same count as the list."""
-    from textual.widgets import Static
-
     from pitui.ui.widgets import header
     from pitui.ui.widgets.header import WarningsBadge, WarningsScreen
 
@@ -499,7 +493,7 @@ async def test_the_header_badge_counts_the_checks_findings_however_the_session_w
         await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, WarningsScreen)
-        shown = "\n".join(str(st.render()) for st in app.screen.query(Static))
+        shown = dialog_text(app.screen)
         assert f"3 findings in {os.path.basename(path)}" in shown
         assert "Opening the file met 1 problem; this check reads every line and follows every branch." in shown
     header._CHECKED.clear()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, line, user, write
+from helpers import assistant, dialog_text, line, user, write
 from pitui.core.model.context import context_entry_indices
 from pitui.core.read.session import Session
 
@@ -90,7 +90,7 @@ async def test_w_lists_each_problem_once_with_its_line(make_app, settle, cut_fil
         await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, WarningsScreen)
-        shown = "\n".join(str(st.render()) for st in app.screen.query("Static"))
+        shown = dialog_text(app.screen)
         # (the findings of pitui check: what is wrong, and what Pi does with it)
         assert "    line 4  unparsable: the line is not valid JSON and is skipped (Pi: skips the line)" in shown
         assert "    line 5  missing-parent: parent u2 not found; shown as a root (orphan) (Pi: " in shown

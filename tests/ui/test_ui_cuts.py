@@ -344,7 +344,8 @@ async def test_one_line_statuses_end_in_an_ellipsis_and_dialog_hints_wrap(make_a
         await settle(pilot)
         hint = app.screen.query_one("#warnings-hint")
         text = " ".join(hint.render_line(y).text.strip() for y in range(hint.size.height))
-        assert text == "Each finding says what Pi does with it; pitui check FILE prints the same. Esc closes."
+        assert text == ("Enter goes to a finding's entry. Each finding says what Pi does with it; pitui check FILE "
+                        "(--secrets) prints the same. Esc closes.")
         assert "…" not in text
 
 

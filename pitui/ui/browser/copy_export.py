@@ -144,21 +144,25 @@ def export_markdown(screen: Any) -> None:
     if s is None:
         return
     leaf = export_leaf(screen)
-
-    def chosen(path: str | None) -> None:
-        if path and export_to(screen, path, s, leaf) is not None:
-            _remember_export_folder(screen, os.path.dirname(os.path.abspath(os.path.expanduser(path.strip()))))
-
     from ..screens.export import ExportScreen
 
-    screen.app.push_screen(ExportScreen(default_export_path(screen), lambda path: export_refusal(screen, path)),
-                           chosen)
+    known = screen.header.known_secrets(s.path)
+    dialog = ExportScreen(default_export_path(screen), lambda path: export_refusal(screen, path),
+                          secrets=len(known) if known is not None else None)
+
+    def chosen(path: str | None) -> None:
+        if path and export_to(screen, path, s, leaf, redact=dialog.redact) is not None:
+            _remember_export_folder(screen, os.path.dirname(os.path.abspath(os.path.expanduser(path.strip()))))
+
+    screen.app.push_screen(dialog, chosen)
 
 
-def export_to(screen: Any, path: str, session: Session | None = None, leaf: int | None = None) -> str | None:
+def export_to(screen: Any, path: str, session: Session | None = None, leaf: int | None = None, *,
+              redact: bool = False) -> str | None:
     """Write the branch ending at ``leaf`` to ``path``, as HTML when it ends in ``.html``
-    (:func:`format_of`), else as Markdown (then copied too). Returns the path written, or
-    None (refused or failed, with a notify)."""
+    (:func:`format_of`), else as Markdown (then copied too); ``redact``: with the likely
+    secrets replaced by placeholders (:mod:`pitui.core.secrets.redact`). Returns the path
+    written, or None (refused or failed, with a notify)."""
     from ...core.export.markdown import export_markdown as markdown_of
     from ..screens.export import format_of
 
@@ -171,6 +175,17 @@ def export_to(screen: Any, path: str, session: Session | None = None, leaf: int 
     if why is not None:
         screen.notify(f"Not exported: {why}", severity="error", timeout=5)
         return None
+    if redact:
+        from ...core.secrets.redact import Redactor, redacted
+        from ...core.secrets.scan import scan_file
+
+        try:
+            known = screen.header.known_secrets(s.path)
+            s = redacted(s, Redactor(known if known is not None else scan_file(s.path).secrets))
+        except Exception as exc:  # (the file gone or unreadable now: nothing is written)
+            screen.notify(f"Not exported: the session could not be read for secrets ({exc})", severity="error",
+                          timeout=6)
+            return None
     html = format_of(path) == "html"
     try:
         if html:
@@ -184,11 +199,12 @@ def export_to(screen: Any, path: str, session: Session | None = None, leaf: int 
     except Exception as exc:
         screen.notify(f"Could not export to {path}: {exc}", severity="error", timeout=6)
         return None
+    masked = ", secrets redacted" if redact else ""
     if html:
-        screen.notify(f"Exported to {shown_path(path)} (an HTML page, {len(text):,} characters)", timeout=4)
+        screen.notify(f"Exported to {shown_path(path)} (an HTML page, {len(text):,} characters{masked})", timeout=4)
     else:
         screen.app.copy_to_clipboard(text)
-        screen.notify(f"Exported to {shown_path(path)} (and copied, {len(text):,} characters)", timeout=4)
+        screen.notify(f"Exported to {shown_path(path)} (and copied, {len(text):,} characters{masked})", timeout=4)
     return path
 
 
@@ -203,15 +219,20 @@ def _remember_export_folder(screen: Any, folder: str) -> None:
 
 # ------------------------------------------------------------------ warnings
 def show_warnings(screen: Any) -> None:
-    """``w``: what is wrong in the file, by line; its findings become the header's badge."""
+    """``w``: what is wrong in the file, by line, and its likely secrets; what it found
+    becomes the header's badges, and Enter on a finding goes to its entry."""
     s = screen.session
     if s is None:
         return
 
-    def checked(findings: list) -> None:
-        screen.header.remember_findings(s.path, findings)
+    def checked(found) -> None:
+        screen.header.remember_findings(s.path, found)
 
-    screen.app.push_screen(WarningsScreen(s.path, len(s.all_warnings), checked))
+    def chosen(entry_id: str | None) -> None:
+        if entry_id is not None and screen.session is s:
+            screen.open_session(s.path, select_id=entry_id)
+
+    screen.app.push_screen(WarningsScreen(s.path, len(s.all_warnings), checked), chosen)
 
 
 # ------------------------------------------------------------------ $PAGER

@@ -1,6 +1,7 @@
 """``x``: the dialog that asks where the export of the branch shown is written, and as what:
 the file's ending says (``.md`` Markdown, ``.html`` a self-contained HTML page); ctrl+t
-switches the ending the path has."""
+switches the ending the path has. When the session holds likely secrets it asks whether to
+replace them by placeholders (ctrl+r switches)."""
 
 from __future__ import annotations
 
@@ -28,16 +29,39 @@ class ExportScreen(ModalScreen[str | None]):
     BINDINGS = bindings_for("export")
     PROMPT = "Export the branch shown: .md Markdown, .html a web page (ctrl+t switches; Enter: write, Esc: cancel)"
 
-    def __init__(self, default: str, refusal: Callable[[str], str | None] | None = None) -> None:
+    def __init__(self, default: str, refusal: Callable[[str], str | None] | None = None, *,
+                 secrets: int | None = 0) -> None:
+        """``secrets``: how many likely secrets the session holds (None: not known yet, its
+        file too big to have been checked); when any may be there the dialog asks whether to
+        replace them (:attr:`redact`, on until ctrl+r says no)."""
         super().__init__(id="export")
         self.default = default
         self.refusal = refusal
+        self.secrets = secrets
+        self.redact = secrets != 0
         self._confirm: str | None = None  # the existing file a second Enter overwrites
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
             yield Static(self.PROMPT, id="export-title", markup=False)
+            if self.secrets != 0:
+                yield Static(self._redact_text(), id="export-redact", markup=False)
             yield Input(value=self.default, id="export-path")
+
+    def _redact_text(self) -> str:
+        n = self.secrets
+        held = (f"The session holds {n} likely secret{'s' if n != 1 else ''} (w lists them)" if n is not None
+                else "The session was not checked for secrets yet (w checks it)")
+        if self.redact:
+            return f"{held}: each is replaced by [REDACTED kind n] (ctrl+r: keep them)"
+        return f"{held}: written as they are (ctrl+r: replace them)"
+
+    def action_toggle_redact(self) -> None:
+        """Redact the likely secrets in the export, or not (asked only when there may be any)."""
+        if self.secrets == 0:
+            return
+        self.redact = not self.redact
+        self.query_one("#export-redact", Static).update(self._redact_text())
 
     def on_mount(self) -> None:
         self.query_one("#export-path", Input).focus()

@@ -13,16 +13,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.model.doctor import Finding
@@ -38,7 +39,11 @@ from ..messages import FileChecked, StatsReady
 from ...core.text import visible
 from ..text_fit import FitLine, cell_len, cut_end, cut_middle, cut_words, first_fit
 
-__all__ = ["SessionHeader", "ShownBranch", "WarningsScreen", "cut_cwd", "fmt_time", "meta_line", "usage_line"]
+if TYPE_CHECKING:
+    from ...core.secrets.scan import Secret
+
+__all__ = ["SessionHeader", "ShownBranch", "WarningsScreen", "SecretsBadge", "check_whole", "cut_cwd", "fmt_time",
+           "meta_line", "usage_line"]
 
 
 def fmt_time(value) -> str:
@@ -182,15 +187,43 @@ class WarningsBadge(Static):
         self.post_message(self.Pressed())
 
 
+class SecretsBadge(WarningsBadge):
+    """``⚠ 2 likely secrets``, beside the warnings badge; a click opens the same list."""
+
+    DEFAULT_CSS = """
+    SecretsBadge { color: $text-error; }
+    """
+
+
 #: a file up to this size is checked whole in the background when it is opened (a pass over
-#: every line, as `pitui check`), so its badge counts what `w` lists; a bigger one's badge
-#: counts what opening met until `w` checks it
+#: every line, as `pitui check`, and one for secrets, as `pitui check --secrets`), so its
+#: badges count what `w` lists; a bigger one's badge counts what opening met until `w`
+#: checks it
 BACKGROUND_CHECK_BYTES = 32 * 1024 * 1024
 GREW_QUIET = 2.0
-#: findings of files checked, by (path, size, mtime): a file opened again, unchanged, shows
-#: the same badge at once (the oldest forgotten past _CHECKED_KEPT)
-_CHECKED: dict[tuple, list[Finding]] = {}
+
+
+class Checked(NamedTuple):
+    """What the check of a file found: ``pitui check``'s findings and the likely secrets."""
+
+    findings: list[Finding]
+    secrets: list[Secret]
+
+
+#: files checked, by (path, size, mtime): a file opened again, unchanged, shows the same
+#: badges at once, and ``x`` knows its secrets (the oldest forgotten past _CHECKED_KEPT)
+_CHECKED: dict[tuple, Checked] = {}
 _CHECKED_KEPT = 64
+
+
+def check_whole(path: str, should_stop: Callable[[], bool]) -> Checked:
+    """The findings of ``pitui check`` and of ``pitui check --secrets`` for ``path`` (raises
+    as both do: the doctor's ``Unreadable`` and ``Stopped``)."""
+    from ...core.model.doctor import check_file
+    from ...core.secrets.scan import scan_file
+
+    findings = check_file(path, should_stop).findings
+    return Checked(findings, scan_file(path, should_stop).secrets)
 
 
 def _file_identity(path: str) -> tuple | None:
@@ -201,9 +234,9 @@ def _file_identity(path: str) -> tuple | None:
     return (path, st.st_size, st.st_mtime_ns)
 
 
-def _remember(key: tuple, findings: list[Finding]) -> None:
+def _remember(key: tuple, checked: Checked) -> None:
     _CHECKED.pop(key, None)
-    _CHECKED[key] = findings
+    _CHECKED[key] = checked
     while len(_CHECKED) > _CHECKED_KEPT:
         del _CHECKED[next(iter(_CHECKED))]
 
@@ -265,6 +298,7 @@ class SessionHeader(Vertical):
         with Horizontal():
             yield FitLine(id="header-title")
             yield WarningsBadge("", id="header-warnings", markup=False, classes="-empty")
+            yield SecretsBadge("", id="header-secrets", markup=False, classes="-empty")
         yield FitLine(id="header-meta")
         yield FitLine(id="header-usage")
 
@@ -318,8 +352,10 @@ class SessionHeader(Vertical):
         self._line("usage").show(lambda width: usage_line(width, branch, session, branch_len, entries, meter))
 
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
-        """The badge as opening the file left it: the problems met reading it."""
+        """The badge as opening the file left it: the problems met reading it (its secrets
+        not known yet)."""
         self._badge("warning", [w.line for w in warnings])
+        self._secrets_badge(0)
 
     def show_problems(self, path: str, warnings: list[SessionWarning], *, grew: bool = False) -> None:
         """The badge of a session just opened (or that just grew, ``grew``): the findings of
@@ -335,7 +371,7 @@ class SessionHeader(Vertical):
         key = _file_identity(path)
         known = _CHECKED.get(key) if key is not None else None
         if known is not None:
-            self.set_findings(known)
+            self.set_findings(known.findings, known.secrets)
             return
         self.set_warnings(warnings)
         if key is None or key[1] > BACKGROUND_CHECK_BYTES:
@@ -345,41 +381,58 @@ class SessionHeader(Vertical):
         else:
             self._check_whole_file(path, key)
 
-    def remember_findings(self, path: str, findings: list[Finding]) -> None:
-        """``w`` checked ``path``: its findings are the badge from now on (and when the
-        same file, unchanged, is opened again)."""
+    def remember_findings(self, path: str, checked: Checked) -> None:
+        """``w`` checked ``path``: its findings and secrets are the badges from now on (and
+        when the same file, unchanged, is opened again)."""
         key = _file_identity(path)
         if key is not None:
-            _remember(key, findings)
+            _remember(key, checked)
         if path == self._problems_path:
-            self.set_findings(findings)
+            self.set_findings(checked.findings, checked.secrets)
+
+    def known_secrets(self, path: str) -> list[Secret] | None:
+        """The likely secrets of ``path`` as it is now, when it was checked (in the background
+        or by ``w``); None when not (a big file ``w`` has not checked yet)."""
+        key = _file_identity(path)
+        known = _CHECKED.get(key) if key is not None else None
+        return known.secrets if known is not None else None
 
     @work(thread=True, exclusive=True, group="header-check", exit_on_error=False)
     def _check_whole_file(self, path: str, key: tuple) -> None:
-        from ...core.model.doctor import check_file
-
         worker = get_current_worker()
         try:
             # (stopped when another session opens: the check holds the interpreter)
-            findings = check_file(path, lambda: worker.is_cancelled).findings
+            checked = check_whole(path, lambda: worker.is_cancelled)
         except Exception:  # (stopped, unreadable now, changing under the read: the badge stays)
             return
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._checked_in_background, path, key, findings)
+            self.app.call_from_thread(self._checked_in_background, path, key, checked)
 
-    def _checked_in_background(self, path: str, key: tuple, findings: list[Finding]) -> None:
-        _remember(key, findings)
+    def _checked_in_background(self, path: str, key: tuple, checked: Checked) -> None:
+        _remember(key, checked)
         if path == self._problems_path:
-            self.set_findings(findings)
+            self.set_findings(checked.findings, checked.secrets)
 
-    def set_findings(self, findings: list[Finding]) -> None:
-        """The badge once the whole file was checked (``w``): the check's findings, which
+    def set_findings(self, findings: list[Finding], secrets: list[Secret] = ()) -> None:
+        """The badges once the whole file was checked (``w``): the check's findings, which
         hold what opening met and what only a pass over every line finds (orphan results,
-        calls left unanswered...), so the badge and the list say the same number."""
+        calls left unanswered...), so the badge and the list say the same number; and the
+        likely secrets, on a badge of their own."""
         self._badge("finding", [f.line for f in findings])
+        self._secrets_badge(len(secrets))
+
+    def _secrets_badge(self, n: int) -> None:
+        badge = self.query_one(SecretsBadge)
+        if not n:
+            if not badge.has_class("-empty"):
+                badge.add_class("-empty")
+                badge.update("")
+            return
+        badge.update(f"⚠ {n} likely secret{'s' if n != 1 else ''} w")
+        badge.remove_class("-empty")
 
     def _badge(self, noun: str, found: list[int | None]) -> None:
-        badge = self.query_one(WarningsBadge)
+        badge = self.query_one("#header-warnings", WarningsBadge)
         if not found:
             if badge.has_class("-empty"):
                 return  # (as it was: nothing to lay out again)
@@ -517,10 +570,29 @@ class SessionHeader(Vertical):
         self.app.push_screen(StatsScreen(s, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats))
 
 
-class WarningsScreen(ModalScreen[None]):
+#: what ``w`` says of the likely secrets it lists (once, under the list)
+SECRETS_HINT = ("A likely secret stays in the file as written: a request whose context holds it sends it to the "
+                "provider, and every copy of the file carries it; x offers to replace them in an export. ")
+
+
+def _row(where: int | None, kind: str, message: str, outcome: str | None) -> Text:
+    """One line of the list: ``   line 4  kind: message (Pi: what Pi does)``."""
+    text = Text()
+    at = f"line {where}" if where is not None else ""
+    text.append(f"{at:>11}  ", style="bold")
+    text.append(kind, style="bold")
+    text.append(": " + visible(message))
+    if outcome is not None:
+        text.append(" (Pi: " + visible(outcome) + ")", style="italic")
+    return text
+
+
+class WarningsScreen(ModalScreen[str | None]):
     """What is wrong in the session's file, by line, and what Pi does with each: the
-    findings of ``pitui check`` (:mod:`pitui.core.model.doctor`), worked out on a worker
-    when the dialog opens (the whole file is read again: never on the open path)."""
+    findings of ``pitui check`` (:mod:`pitui.core.model.doctor`), then its likely secrets
+    (``pitui check --secrets``), worked out on a worker when the dialog opens (the whole
+    file is read again: never on the open path). Enter on a finding closes the dialog with
+    its entry's id, for the browser to go to."""
 
     DEFAULT_CSS = """
     WarningsScreen { align: center middle; }
@@ -529,44 +601,48 @@ class WarningsScreen(ModalScreen[None]):
         border: round $warning; background: $surface; padding: 0 1;
     }
     WarningsScreen #warnings-title { text-style: bold; color: $text-warning; height: auto; }
-    WarningsScreen VerticalScroll { height: auto; max-height: 100%; }
+    WarningsScreen OptionList, WarningsScreen OptionList:focus {
+        height: auto; max-height: 70vh; border: none; padding: 0; background: $surface;
+    }
     WarningsScreen #warnings-hint { color: $text-muted; height: auto; }
     """
 
     BINDINGS = bindings_for("warnings")
 
     MAX_SHOWN = 2000
+    HINT = ("Enter goes to a finding's entry. Each finding says what Pi does with it; pitui check FILE (--secrets) "
+            "prints the same. Esc closes.")
 
-    def __init__(self, path: str, opened_with: int = 0,
-                 on_checked: Callable[[list[Finding]], None] | None = None) -> None:
+    def __init__(self, path: str, opened_with: int = 0, on_checked: Callable[[Checked], None] | None = None) -> None:
         """``opened_with``: how many problems opening the file met (the header's badge);
-        ``on_checked`` is given the findings once they are known (the header shows their count)."""
+        ``on_checked`` is given what the check found once it is known (the header shows it)."""
         super().__init__()
         self.path = path
         self.opened_with = opened_with
         self.on_checked = on_checked
         self.findings: list[Finding] | None = None  # (None until the check is done)
+        self.secrets: list[Secret] | None = None
         self.error: str | None = None
+        self._targets: list[str | None] = []  # each row's entry id
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Checking {visible(os.path.basename(self.path))}…", id="warnings-title", markup=False)
-            with VerticalScroll():
-                yield Static("", id="warnings-list", markup=False)
-            yield Static("Each finding says what Pi does with it; pitui check FILE prints the same. Esc closes.",
-                         id="warnings-hint", markup=False)
+            yield OptionList(id="warnings-list")
+            yield Static(self.HINT, id="warnings-hint", markup=False)
 
     def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
         self._check()
 
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _check(self) -> None:
-        from ...core.model.doctor import Stopped, Unreadable, check_file
+        from ...core.model.doctor import Stopped, Unreadable
 
         worker = get_current_worker()
         try:
             # (stopped when the dialog closes: a big file's check holds the interpreter)
-            findings = check_file(self.path, lambda: worker.is_cancelled).findings
+            checked = check_whole(self.path, lambda: worker.is_cancelled)
         except Stopped:
             return
         except Unreadable as exc:
@@ -575,40 +651,56 @@ class WarningsScreen(ModalScreen[None]):
         except Exception as exc:  # (a file changing under the read: say so, do not crash)
             self.post_message(FileChecked([], f"could not be checked ({exc})"))
             return
-        self.post_message(FileChecked(findings))
+        self.post_message(FileChecked(checked.findings, secrets=checked.secrets))
 
     def on_file_checked(self, event: FileChecked) -> None:
-        self.findings, self.error = event.findings, event.error
+        self.findings, self.secrets, self.error = event.findings, event.secrets, event.error
         name = visible(os.path.basename(self.path))
-        n = len(event.findings)
         title = self.query_one("#warnings-title", Static)
-        body = self.query_one("#warnings-list", Static)
+        rows = self.query_one(OptionList)
         if event.error is not None:
             title.update(f"{name} cannot be read")
-            body.update(Text(visible(event.error)))
+            rows.add_option(Option(Text(visible(event.error)), disabled=True))
             return
-        title.update(f"{n} finding{'s' if n != 1 else ''} in {name}")
+        n, k = len(event.findings), len(event.secrets)
+        said = [f"{n} finding{'s' if n != 1 else ''}"] if n or not k else []
+        if k:
+            said.append(f"{k} likely secret{'s' if k != 1 else ''}")
+        title.update(f"{' and '.join(said)} in {name}")
         if self.on_checked is not None:
-            self.on_checked(event.findings)
+            self.on_checked(Checked(event.findings, event.secrets))
+        hint = (SECRETS_HINT if k else "") + self.HINT
         if n != self.opened_with:
             met = self.opened_with
             met_text = "no problem" if not met else f"{met} problem{'s' if met != 1 else ''}"
-            self.query_one("#warnings-hint", Static).update(
-                f"Opening the file met {met_text}; this check reads every line "
-                "and follows every branch. Each finding says what Pi does with it; pitui check FILE prints "
-                "the same. Esc closes.")
-        text = Text()
-        for f in event.findings[: self.MAX_SHOWN]:
-            where = f"line {f.line}" if f.line is not None else ""
-            text.append(f"{where:>11}  ", style="bold")
-            text.append(f.kind, style="bold")
-            text.append(": " + visible(f.message))
-            text.append(" (Pi: " + visible(f.pi) + ")\n", style="italic")
-        if n > self.MAX_SHOWN:
-            text.append(f"… and {n - self.MAX_SHOWN} more\n", style="italic")
-        if not n:
-            text.append("Nothing wrong: every line reads, and every tool result has its call.\n")
-        body.update(text)
+            hint = f"Opening the file met {met_text}; this check reads every line and follows every branch. " + hint
+        self.query_one("#warnings-hint", Static).update(hint)
+        options: list[Option] = []
+        shown = event.findings[: self.MAX_SHOWN]
+        for f in shown:
+            options.append(Option(_row(f.line, f.kind, f.message, f.pi)))
+            self._targets.append(f.entry_id)
+        for s in event.secrets[: max(0, self.MAX_SHOWN - len(shown))]:
+            entry = f", entry {s.entry_id}" if s.entry_id is not None else ""
+            options.append(Option(_row(s.line, "secret", f"{s.kind} in {s.where}{entry}: {s.preview}", None)))
+            self._targets.append(s.entry_id)
+        if n + k > self.MAX_SHOWN:
+            options.append(Option(Text(f"… and {n + k - self.MAX_SHOWN} more", style="italic"), disabled=True))
+        if not n and not k:
+            options.append(Option(Text("Nothing wrong: every line reads, and every tool result has its call."),
+                                  disabled=True))
+        rows.add_options(options)
+        if self._targets:
+            rows.highlighted = 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        k = event.option_index
+        target = self._targets[k] if 0 <= k < len(self._targets) else None
+        if target is None:
+            self.app.bell()
+            return
+        self.dismiss(target)
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
