@@ -140,9 +140,11 @@ async def test_x_does_not_ask_when_there_is_none(make_app, settle, out_dir):
 
 
 async def test_a_big_file_is_checked_for_secrets_when_asked(make_app, settle, store, out_dir, monkeypatch):
-    """A file too big for the background check has no badge until `w` checks it; `x` says
-    its secrets are not known yet and redacts by default, finding them as it exports."""
+    """A file too big for the background check whose child-process scan has not answered
+    yet (here: never) has no badge; `x` says its secrets are not known yet and redacts by
+    default, finding them as it exports; `w` checks it whole."""
     monkeypatch.setattr(header, "BACKGROUND_CHECK_BYTES", 0)
+    monkeypatch.setattr(header.SessionHeader, "_scan_secrets_elsewhere", lambda self, path, key: None)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -160,3 +162,21 @@ async def test_a_big_file_is_checked_for_secrets_when_asked(make_app, settle, st
         await pilot.press("escape")
         await settle(pilot)
         assert badge_text(app) == f"⚠ {len(planted())} likely secrets w"
+
+
+async def test_a_big_file_gets_its_secrets_badge_from_a_child_process(make_app, settle, store, monkeypatch):
+    # a file over the size checked whole on a thread: its secrets are looked for in a child
+    # process (the doctor's findings still wait for w), and x knows them
+    monkeypatch.setattr(header, "BACKGROUND_CHECK_BYTES", 100)
+    header._SECRETS_ONLY.clear()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert badge_text(app) == f"⚠ {len(planted())} likely secrets w"
+        path = app.browser.session.path
+        assert header._CHECKED == {}  # (not checked whole: w still does that)
+        found = app.screen.query_one(header.SessionHeader).known_secrets(path)
+        assert sorted(s.value for s in found) == sorted(p["value"] for p in planted())
+    header._SECRETS_ONLY.clear()

@@ -197,8 +197,8 @@ class SecretsBadge(WarningsBadge):
 
 #: a file up to this size is checked whole in the background when it is opened (a pass over
 #: every line, as `pitui check`, and one for secrets, as `pitui check --secrets`), so its
-#: badges count what `w` lists; a bigger one's badge counts what opening met until `w`
-#: checks it
+#: badges count what `w` lists; a bigger one's warnings badge counts what opening met until
+#: `w` checks it, and its secrets are looked for by a child process (core/secrets/elsewhere)
 BACKGROUND_CHECK_BYTES = 32 * 1024 * 1024
 GREW_QUIET = 2.0
 
@@ -224,6 +224,11 @@ def check_whole(path: str, should_stop: Callable[[], bool]) -> Checked:
 
     findings = check_file(path, should_stop).findings
     return Checked(findings, scan_file(path, should_stop).secrets)
+
+
+#: the likely secrets of big files, found by a child process (files by path, size and time;
+#: the oldest forgotten past _CHECKED_KEPT): their badge, and what ``x`` replaces
+_SECRETS_ONLY: dict[tuple, list[Secret]] = {}
 
 
 def _file_identity(path: str) -> tuple | None:
@@ -364,6 +369,8 @@ class SessionHeader(Vertical):
         ``BACKGROUND_CHECK_BYTES`` is checked whole in the background, its findings replacing
         that badge (a file that grew, once it has been quiet for ``GREW_QUIET`` seconds: one
         Pi is writing is not read whole at every write)."""
+        if path != self._problems_path:
+            self.workers.cancel_group(self, "header-secrets")  # (another file's child killed)
         self._problems_path = path
         if self._check_timer is not None:
             self._check_timer.stop()
@@ -374,7 +381,14 @@ class SessionHeader(Vertical):
             self.set_findings(known.findings, known.secrets)
             return
         self.set_warnings(warnings)
-        if key is None or key[1] > BACKGROUND_CHECK_BYTES:
+        if key is None:
+            return
+        if key[1] > BACKGROUND_CHECK_BYTES:
+            secrets = _SECRETS_ONLY.get(key)
+            if secrets is not None:
+                self._secrets_badge(len(secrets))
+            elif not grew:  # (one Pi is writing is scanned when opened again, not at each write)
+                self._scan_secrets_elsewhere(path, key)
             return
         if grew:
             self._check_timer = self.set_timer(GREW_QUIET, lambda: self._check_whole_file(path, key))
@@ -395,7 +409,9 @@ class SessionHeader(Vertical):
         or by ``w``); None when not (a big file ``w`` has not checked yet)."""
         key = _file_identity(path)
         known = _CHECKED.get(key) if key is not None else None
-        return known.secrets if known is not None else None
+        if known is None:
+            return _SECRETS_ONLY.get(key) if key is not None else None
+        return known.secrets
 
     @work(thread=True, exclusive=True, group="header-check", exit_on_error=False)
     def _check_whole_file(self, path: str, key: tuple) -> None:
@@ -407,6 +423,27 @@ class SessionHeader(Vertical):
             return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._checked_in_background, path, key, checked)
+
+    @work(thread=True, exclusive=True, group="header-secrets", exit_on_error=False)
+    def _scan_secrets_elsewhere(self, path: str, key: tuple) -> None:
+        from ...core.secrets.elsewhere import scan_file_elsewhere
+
+        worker = get_current_worker()
+        try:
+            # (the child is killed when another session opens: this worker is cancelled)
+            secrets = scan_file_elsewhere(path, lambda: worker.is_cancelled)
+        except Exception:  # (stopped, unreadable now, the child failed: no badge)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._secrets_found_elsewhere, path, key, secrets)
+
+    def _secrets_found_elsewhere(self, path: str, key: tuple, secrets: list[Secret]) -> None:
+        _SECRETS_ONLY.pop(key, None)
+        _SECRETS_ONLY[key] = secrets
+        while len(_SECRETS_ONLY) > _CHECKED_KEPT:
+            del _SECRETS_ONLY[next(iter(_SECRETS_ONLY))]
+        if path == self._problems_path and key not in _CHECKED:
+            self._secrets_badge(len(secrets))
 
     def _checked_in_background(self, path: str, key: tuple, checked: Checked) -> None:
         _remember(key, checked)
