@@ -335,7 +335,7 @@ class BrowserScreen(PaintGate):
 
     def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
         # (handled before the screen's next paint: the pane is drawn in the same frame as
-        # the tree's cursor; tests/test_ui_keys.py counts the paints)
+        # the tree's cursor; tests/ui/test_ui_keys.py counts the paints)
         self.show_selection()
 
     def show_selection(self) -> None:
