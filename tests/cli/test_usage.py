@@ -12,7 +12,8 @@ import shutil
 import pytest
 
 from helpers import FIXTURES, REPO, assistant, entry, line, user, write
-from pitui.cli import main, usage_table
+from pitui.cli import main
+from pitui.cli.usage import usage_table
 from pitui.core.model.cost import usage_figures
 from pitui.core.model.stats import session_stats
 from pitui.core.numbers import fmt_cost
