@@ -11,19 +11,17 @@ that needs the very block being drawn waits for that drawing instead of starting
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..core import gc_policy
 from ..core.model.navigation import fork_target, leaf_target, root_target, sibling_target, user_target
 
-if TYPE_CHECKING:
-    from .browser.screen import BrowserScreen
-
 __all__ = ["look_ahead"]
 
 
-def look_ahead(screen: "BrowserScreen", since: float) -> None:
-    """Draw ahead from the selection on ``screen``; stop at the first input after ``since``."""
+def look_ahead(screen: Any, since: float) -> None:
+    """Draw ahead from the selection on ``screen`` (the browser); stop at the first input
+    after ``since``."""
     app = screen.app
     s = screen.session
     tree = screen.branch_tree

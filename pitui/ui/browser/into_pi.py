@@ -13,7 +13,7 @@ import os
 import shlex
 import shutil
 import subprocess
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable
 
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
@@ -29,10 +29,9 @@ from ...core.settings import pi_command
 from ...core.store.discovery import find_session_by_id, resolve_root
 from ...core.text import visible
 
-if TYPE_CHECKING:
-    from .screen import BrowserScreen
-
 __all__ = ["resume_in_pi", "fork_in_pi", "FolderGoneScreen"]
+
+# (``screen`` below is the browser screen: its session, tree and app)
 
 
 class FolderGoneScreen(ModalScreen[bool]):
@@ -62,7 +61,7 @@ class FolderGoneScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-def _command(screen: "BrowserScreen", args: list[str]) -> list[str] | None:
+def _command(screen: Any, args: list[str]) -> list[str] | None:
     """The Pi command line with ``args``, or None after saying why it cannot run (its
     command line then copied, to run by hand)."""
     try:
@@ -81,7 +80,7 @@ def _command(screen: "BrowserScreen", args: list[str]) -> list[str] | None:
     return argv
 
 
-def _run(screen: "BrowserScreen", argv: list[str], cwd: str, after: Callable[[], None]) -> None:
+def _run(screen: Any, argv: list[str], cwd: str, after: Callable[[], None]) -> None:
     """Run Pi with the app suspended, then ``after`` (the terminal is the app's again)."""
     try:
         with screen.app.suspend():
@@ -121,7 +120,7 @@ def _session_file(s) -> str | None:
     return None
 
 
-def resume_in_pi(screen: "BrowserScreen") -> None:
+def resume_in_pi(screen: Any) -> None:
     """``r``: Pi resumes the shown session in its folder; back here, the session read again
     and its newest entry selected."""
     s = screen.session
@@ -159,7 +158,7 @@ def resume_in_pi(screen: "BrowserScreen") -> None:
     _run(screen, argv, cwd, after)
 
 
-def fork_in_pi(screen: "BrowserScreen") -> None:
+def fork_in_pi(screen: Any) -> None:
     """``R``: the branch to the selected entry written into pitui's cache folder as Pi's
     ``/fork`` writes it, then ``pi --fork`` on it in the session's folder (the folder pitui
     runs in when that is gone): Pi stores the new session; back here, the sidebar lists it."""

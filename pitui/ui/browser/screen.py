@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult
@@ -47,7 +47,6 @@ from .panels import WIDE_FROM, PanelLayout
 
 if TYPE_CHECKING:
     from ...core.read.session import Session
-    from ..app import PituiApp
 
 __all__ = ["BrowserScreen", "SearchBar"]
 
@@ -133,8 +132,9 @@ class BrowserScreen(PaintGate):
         return True
 
     @property
-    def papp(self) -> "PituiApp":
-        return self.app  # type: ignore[return-value]
+    def papp(self) -> Any:
+        """The app (a ``PituiApp``: its root, index, settings, live stream)."""
+        return self.app
 
     def paint_held(self) -> bool:
         return self.first_paint.paint_held()

@@ -14,7 +14,7 @@ stand-in (``core.text.visible``), drawn as segments: never read as markup.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from rich.segment import Segment
 from rich.text import Text
@@ -37,9 +37,6 @@ from ..bindings import bindings_for, key_shown
 from ..text_fit import cell_len
 from ..messages import ComparisonFailed, ComparisonWorkedOut
 from ..widgets.line_list import LineList, nearest_selectable
-
-if TYPE_CHECKING:
-    from ..browser.screen import BrowserScreen
 
 __all__ = ["CompareScreen", "CompareList", "LeafPickScreen", "open_compare", "go_to_entry", "SIDE_BY_SIDE_FROM"]
 
@@ -497,7 +494,7 @@ class LeafPickScreen(ModalScreen):
 # ---------------------------------------------------------------------------- from the browser
 
 
-def open_compare(browser: "BrowserScreen", session: Session, selected: int) -> None:
+def open_compare(browser: Any, session: Session, selected: int) -> None:
     """``C`` on ``selected``: its branches when it is a fork (as the tree shows it: a row
     whose entry the filter hides is no fork of its own, its children hang from the row
     above), else its branch and another."""
@@ -528,7 +525,7 @@ def open_compare(browser: "BrowserScreen", session: Session, selected: int) -> N
     browser.app.push_screen(LeafPickScreen(session, mine, others), picked)
 
 
-def go_to_entry(browser: "BrowserScreen", session: Session, leaf: int, entry: int) -> None:
+def go_to_entry(browser: Any, session: Session, leaf: int, entry: int) -> None:
     """``entry`` selected in the tree, the pane on the branch ending at ``leaf``."""
     if browser.session is not session:
         return  # (another session was opened meanwhile)
