@@ -16,7 +16,7 @@ The thread is a plain daemon thread, not a Textual worker: it runs as long as th
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.model.summary import one_line, shorten_home
 from ..core.text import visible
@@ -24,7 +24,6 @@ from .messages import AgentsChanged
 
 if TYPE_CHECKING:
     from ..core.live.board import Activity, Change, LiveBoard
-    from .app import PituiApp
 
 __all__ = ["AgentWatch", "desktop_sequence", "alert_text", "MARKS", "ALERT_STATES"]
 
@@ -44,7 +43,7 @@ class AgentWatch:
     read on the UI thread: :attr:`rows` and :attr:`states` are what the last
     :class:`AgentsChanged` said (the app sets them)."""
 
-    def __init__(self, app: "PituiApp") -> None:
+    def __init__(self, app: Any) -> None:
         self.app = app
         self.board: LiveBoard | None = None
         self.rows: list[Activity] = []
