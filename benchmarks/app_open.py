@@ -107,7 +107,7 @@ def _usable(app, screen, path: str) -> bool:
         tree.tree_layout is not None
         and tree.size.height > 0
         and tree.virtual_size.height == tree.row_count
-        and getattr(pane, "_session", None) is b.session
+        and getattr(pane, "session", None) is b.session  # (the pane's public face: its model holds it now)
         and pane.size.width > 0
         and pane._width == pane.scrollable_content_region.width
         and pane._pending_scroll is None
