@@ -129,10 +129,11 @@ def cmd_app(argv: list[str]) -> int:
         if root.kind == "file":
             # A file that is not a session is bad input, said on one line (its header line
             # is all that is read here).
-            from ..core.read.session import NotASession, Session
+            from ..core.read.open import read_session_header
+            from ..core.read.session import NotASession
 
             try:
-                Session.read_header(root.path)
+                read_session_header(root.path)
             except NotASession as exc:
                 file, root = root, None
                 return _fail(os.fspath(file.path), exc.reason)

@@ -33,10 +33,11 @@ def cmd_compare(argv: list[str]) -> int:
     if len(args.leaves) < 2:
         parser.error("give two or more entry ids")
     from ..core.model.compare import compare_branches
-    from ..core.read.session import NotASession, Session
+    from ..core.read.open import open_session
+    from ..core.read.session import NotASession
 
     try:
-        session = Session.open(args.file)
+        session = open_session(args.file)
     except NotASession as exc:
         return _fail(args.file, exc.reason)
     leaves = []

@@ -30,10 +30,11 @@ def _export_parser() -> argparse.ArgumentParser:
 def cmd_export(argv: list[str]) -> int:
     args = _export_parser().parse_args(argv)
     from ..core.export.json import export_json, resolve_leaf
-    from ..core.read.session import NotASession, Session
+    from ..core.read.open import open_session
+    from ..core.read.session import NotASession
 
     try:
-        session = Session.open(args.file, validate=True)
+        session = open_session(args.file, validate=True)
     except NotASession as exc:
         return _fail(args.file, exc.reason)
     if args.output:

@@ -17,6 +17,7 @@ from pitui.cli.usage import usage_table
 from pitui.core.model.cost import usage_figures
 from pitui.core.model.stats import session_stats
 from pitui.core.numbers import fmt_cost
+from pitui.core.read.open import open_session
 from pitui.core.read.session import NotASession, Session
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.usage import load_usage, report
@@ -48,7 +49,7 @@ def test_each_sessions_cost_is_what_its_stats_screen_counts(root, tmp_path):
     assert usage.files
     for f in usage.files:
         try:
-            session = Session.open(f.path)
+            session = open_session(f.path)
         except NotASession:  # (the demo's eval results: no figures)
             assert (f.session_cost, f.summary["byModel"]) == (0, {})
             continue

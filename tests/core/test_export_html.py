@@ -12,6 +12,7 @@ import pytest
 from pitui.cli import main as cli_main
 from pitui.core.model.context import context_entry_indices
 from pitui.core.export.html import export_html, render_markdown
+from pitui.core.read.open import open_session
 from pitui.core.read.session import Session
 from pitui.core.model.summary import text_of
 
@@ -151,7 +152,7 @@ def _leaves(s: Session) -> list[int]:
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.parent.name[:20] + "/" + p.name[:30])
 def test_structure_on_every_session(path: Path):
-    s = Session.open(path)
+    s = open_session(path)
     for leaf in _leaves(s):
         html = export_html(s, leaf)
         page = Page(html)

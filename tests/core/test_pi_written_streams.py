@@ -16,9 +16,11 @@ import pytest
 
 from helpers import TESTS
 from pitui.core.model.context import build_context
+from pitui.core.read.open import open_session
 from pitui.core.read.session import Session
 from pitui.core.read.sniff import RPC_LOG, STREAM, stream_kind
-from pitui.core.read.stream import STREAM_EVENT, StreamSession
+from pitui.core.read.stream import StreamSession
+from pitui.core.read.stream_builder import STREAM_EVENT
 from pitui.core.store.discovery import find_session_by_id
 
 FIXTURES = TESTS / "fixtures" / "pi-written" / "streams"
@@ -42,7 +44,7 @@ def _records(path: Path) -> list[dict]:
 
 def _written(folder: Path, run: str) -> list[Session]:
     """The session files the run wrote, first written first."""
-    return [Session.open(folder / name) for name in RUNS[run]["sessionFiles"]]
+    return [open_session(folder / name) for name in RUNS[run]["sessionFiles"]]
 
 
 def _branches(s: Session) -> list[list[int]]:
@@ -68,7 +70,7 @@ def test_the_stream_is_read_as_the_run_it_records(folder, run):
     path = folder / f"{run}.jsonl"
     kind = STREAM if RUNS[run]["mode"] == "json" else RPC_LOG
     assert stream_kind(path) == kind
-    s = Session.open(path)
+    s = open_session(path)
     assert isinstance(s, StreamSession) and s.stream_kind == kind
     assert s.warnings == []
     files = _written(folder, run)
@@ -82,7 +84,7 @@ def test_the_conversation_is_the_one_pi_wrote_to_its_session_file(folder, run):
     """Entry for entry, the stream's conversation is the session file's: the same messages
     (message_end's, whole), the same extension entries, names, thinking levels and
     compactions, in the same order."""
-    s = Session.open(folder / f"{run}.jsonl")
+    s = open_session(folder / f"{run}.jsonl")
     files = _written(folder, run)
     assert len(_branches(s)) == len(files)
     for branch, f in zip(_branches(s), files):
@@ -119,7 +121,7 @@ def _same_entries(s: Session, ours: list[int], f: Session, pis: list[int]) -> No
 
 @pytest.mark.parametrize("run", ["json-fix", "json-retry", "json-failed", "rpc-new-session"])
 def test_the_model_context_is_the_one_pi_builds_from_its_file(folder, run):
-    s = Session.open(folder / f"{run}.jsonl")
+    s = open_session(folder / f"{run}.jsonl")
     for root, f in zip(s.roots, _written(folder, run)):
         assert build_context(s, s.newest_leaf_below(root))["messages"] == build_context(f)["messages"]
 
@@ -128,7 +130,7 @@ def test_the_model_context_is_the_one_pi_builds_from_its_file(folder, run):
 def test_tool_results_pair_with_their_calls_and_tell_duration_and_error(folder, run):
     path = folder / f"{run}.jsonl"
     ends = {r["toolCallId"]: r for r in _records(path) if r["type"] == "tool_execution_end"}
-    s = Session.open(path)
+    s = open_session(path)
     results = [i for i in s.path_to(s.leaf) if s.roles[i] == "toolResult"]
     assert len(results) == len(ends)
     for i in results:
@@ -145,32 +147,32 @@ def _events(s: Session, event: str) -> list[str]:
 
 
 def test_the_runs_outcomes(folder):
-    fix = Session.open(folder / "json-fix.jsonl")
+    fix = open_session(folder / "json-fix.jsonl")
     (written,) = _written(folder, "json-fix")
     last = written.message(_persisted(written)[-1])
     assert _events(fix, "agent_end") == [f"run ended · ok · stopReason stop · {last['usage']['totalTokens']:,} tokens"]
     # one command failed (the test, before the fix): an error result, the run still ok
     assert sum(1 for i in fix.path_to(fix.leaf) if fix.roles[i] == "toolResult" and fix.message(i)["isError"]) == 1
 
-    failed = Session.open(folder / "json-failed.jsonl")
+    failed = open_session(folder / "json-failed.jsonl")
     (outcome,) = _events(failed, "agent_end")
     assert outcome.startswith("run ended · not ok · stopReason error · error: 401 ")
     (written,) = _written(folder, "json-failed")
     assert written.message(_persisted(written)[-1])["stopReason"] == "error"
 
-    retry = Session.open(folder / "json-retry.jsonl")
+    retry = open_session(folder / "json-retry.jsonl")
     first, second = _events(retry, "agent_end")
     assert first.startswith("run ended · not ok · stopReason error · error: 529 ") and first.endswith("will retry")
     assert second.startswith("run ended · ok · stopReason stop")
     assert _events(retry, "auto_retry_start")[0].startswith("retry 1/3 in 0.3s: 529 ")
     assert _events(retry, "auto_retry_end") == ["retry succeeded (attempt 1)"]
 
-    rpc = Session.open(folder / "rpc.jsonl")
+    rpc = open_session(folder / "rpc.jsonl")
     assert [t.split(" · ")[1] for t in _events(rpc, "agent_end")] == ["ok", "ok", "ok"]
     assert _events(rpc, "queue_update")[0] == "queue: 1 steering, 0 follow-up: Stop after this test; don't fix anything yet."
     assert _events(rpc, "compaction_start") == ["compaction started (manual)"]
 
-    two = Session.open(folder / "rpc-new-session.jsonl")
+    two = open_session(folder / "rpc-new-session.jsonl")
     assert [t.split(" · ")[1] for t in _events(two, "agent_end")] == ["ok", "ok"]
     assert "RPC new_session: ok" in _events(two, "response")
 
@@ -182,8 +184,8 @@ def test_the_run_names_the_session_file_it_wrote(folder, run):
     (An RPC log names a session only where get_state was asked: the one rpc-new-session
     left after new_session.)"""
     names = RUNS[run]["sessionFiles"][-1:] if run == "rpc-new-session" else RUNS[run]["sessionFiles"]
-    files = [Session.open(folder / name) for name in names]
-    s = Session.open(folder / f"{run}.jsonl")
+    files = [open_session(folder / name) for name in names]
+    s = open_session(folder / f"{run}.jsonl")
     assert s.session_ids == [f.header["id"] for f in files]
     if RUNS[run]["mode"] == "json":
         assert s.header["id"] == files[0].header["id"] and s.header["cwd"] == files[0].header["cwd"]
@@ -222,7 +224,7 @@ def test_a_compaction_in_a_stream_keeps_pis_summary(folder):
     """Pi names a compaction's first kept entry by its id in the session file, which the
     stream never shows: the summary and what came after it are Pi's; the entries it kept
     from before cannot be known from the stream."""
-    s = Session.open(folder / "rpc.jsonl")
+    s = open_session(folder / "rpc.jsonl")
     (f,) = _written(folder, "rpc")
     ours, pis = build_context(s)["messages"], build_context(f)["messages"]
     (summary,) = [m for m in pis if m["role"] == "compactionSummary"]
@@ -236,7 +238,7 @@ def test_a_users_command_in_an_rpc_log_is_its_bash_execution(folder):
     command itself went to Pi's stdin, and the tree says so."""
     from pitui.core.model.summary import summarize
 
-    s = Session.open(folder / "rpc.jsonl")
+    s = open_session(folder / "rpc.jsonl")
     (i,) = [i for i in s.path_to(s.leaf) if s.roles[i] == "bashExecution"]
     assert s.message(i)["output"] == 'def greet(name):\n    return f"Hello {name}!"\n' and s.message(i)["exitCode"] == 0
     assert summarize(s, i).line == "[bash]: (command not in the log)"
@@ -296,7 +298,7 @@ def test_a_run_fed_as_it_comes_ends_as_the_file_reads(folder, run):
     import random
 
     data = (folder / f"{run}.jsonl").read_bytes()
-    whole = Session.open(folder / f"{run}.jsonl")
+    whole = open_session(folder / f"{run}.jsonl")
     rng = random.Random(run)
     cuts = sorted(rng.sample(range(1, len(data)), 60))
     live = StreamSession.live()

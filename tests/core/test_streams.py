@@ -13,9 +13,11 @@ from pitui.core.export.markdown import export_markdown
 from pitui.core.model.context import context_entry_indices
 from pitui.core.model.parts import marker
 from pitui.core.model.summary import summarize
+from pitui.core.read.open import open_session
 from pitui.core.read.session import Session
 from pitui.core.read.sniff import RPC_LOG, STREAM, stream_kind
-from pitui.core.read.stream import LineSplitter, StreamBuilder, StreamSession
+from pitui.core.read.stream import LineSplitter, StreamSession
+from pitui.core.read.stream_builder import StreamBuilder
 
 from stream_files import HEADER, USAGE, json_stream, line, rpc_log
 
@@ -28,7 +30,7 @@ def test_json_stream_rebuilds_the_conversation(tmp_path):
     p = tmp_path / "run.jsonl"
     p.write_text(json_stream())
     assert stream_kind(p) == STREAM
-    s = Session.open(p)
+    s = open_session(p)
     assert isinstance(s, StreamSession) and s.stream_kind == STREAM
     assert s.warnings == []
     assert len(s.roots) == 1
@@ -54,7 +56,7 @@ def test_rpc_log_with_two_prompts_is_one_chain(tmp_path):
     p = tmp_path / "rpc.jsonl"
     p.write_text(rpc_log())
     assert stream_kind(p) == RPC_LOG
-    s = Session.open(p)
+    s = open_session(p)
     assert s.stream_kind == RPC_LOG and s.warnings == []
     assert len(s.roots) == 1  # the second prompt continues the same conversation
     rows = _rows(s)
@@ -72,7 +74,7 @@ def test_a_new_session_command_starts_a_new_root(tmp_path):
     text += "".join(line(r) for r in run("Two", 1782900600000, tool=False))
     p = tmp_path / "rpc.jsonl"
     p.write_text(text)
-    s = Session.open(p)
+    s = open_session(p)
     assert len(s.roots) == 2
     assert _rows(s)[:2] == ["[RPC new_session: ok]", "user: Two"]
 
@@ -89,7 +91,7 @@ def test_a_failed_new_session_command_keeps_one_conversation(tmp_path, command):
     text += "".join(line(r) for r in run("Two", 1782900600000, tool=False))
     p = tmp_path / "rpc.jsonl"
     p.write_text(text)
-    s = Session.open(p)
+    s = open_session(p)
     assert len(s.roots) == 1
     rows = _rows(s)
     assert rows[1:] == [
@@ -116,7 +118,7 @@ def test_a_tool_that_failed_without_its_result_message_shows_as_failed(tmp_path)
         {"type": "turn_end", "message": first, "toolResults": []}]
     p = tmp_path / "run.jsonl"
     p.write_text("".join(line(r) for r in recs))
-    s = Session.open(p)
+    s = open_session(p)
     assert _rows(s)[1:] == ["user: List", "assistant: Let me look.", "[bash: ls posts]"]
     assert s.message(3)["isError"] is True
     assert "**Result** (bash) — **error**\n\n```\nls: posts: No such file\n```" in export_markdown(s)
@@ -129,7 +131,7 @@ def test_a_run_settled_after_an_abort_says_so(tmp_path, aborted):
     recs = [HEADER, {"type": "agent_start"}, {"type": "agent_settled", "aborted": aborted}]
     p = tmp_path / "run.jsonl"
     p.write_text("".join(line(r) for r in recs))
-    s = Session.open(p)
+    s = open_session(p)
     if not aborted:
         assert _rows(s)[1:] == []
         return
@@ -143,7 +145,7 @@ def test_malformed_record_is_a_warning_and_the_rest_shows(tmp_path):
     lines.insert(4, '{"type":"message_end","message":{"role":\n')
     p = tmp_path / "run.jsonl"
     p.write_text("".join(lines))
-    s = Session.open(p)
+    s = open_session(p)
     assert [(w.line, w.message) for w in s.warnings] == [(5, "line 5 is not valid JSON and is skipped")]
     assert "user: List the posts" in _rows(s)
     assert _rows(s)[-1].startswith("[run ended · ok")
@@ -155,7 +157,7 @@ def test_a_message_that_never_ended_is_shown_interrupted(tmp_path):
     cut = next(k for k, l in enumerate(lines) if '"text_end"' in l and "Answer to" in l)
     p = tmp_path / "run.jsonl"
     p.write_text("".join(lines[:cut]))
-    s = Session.open(p)
+    s = open_session(p)
     msg = s.message(s.leaf)
     assert msg["role"] == "assistant" and msg["stopReason"] == "aborted"
     assert msg["content"] == [{"type": "text", "text": "Answer to: List the posts"}]
@@ -181,7 +183,7 @@ def test_events_become_markers(tmp_path):
                                                 "errorMessage": "overloaded", "usage": USAGE}], "willRetry": False}]
     p = tmp_path / "run.jsonl"
     p.write_text("".join(line(r) for r in recs))
-    s = Session.open(p)
+    s = open_session(p)
     assert s.warnings == []
     assert s.name == "Blog run"
     assert _rows(s)[1:] == [
@@ -276,7 +278,7 @@ def test_exports_show_the_events_as_markers(tmp_path):
 
     p = tmp_path / "rpc.jsonl"
     p.write_text(rpc_log())
-    s = Session.open(p)
+    s = open_session(p)
     md = export_markdown(s, s.leaf)
     assert "*RPC prompt: ok*" in md and "*Run ended · ok · stopReason stop · 120 tokens*" in md
     assert "First question" in md and "Second question" in md and "[stream_event]" not in md
@@ -310,7 +312,7 @@ def test_a_stream_piped_in_by_a_writer_that_pauses_anywhere(tmp_path):
     text = json_stream("Ünïcode prompt ✓ \u2028 kept") + "".join(rpc_log().splitlines(keepends=True)[1:])
     saved = tmp_path / "run.jsonl"
     saved.write_bytes(text.encode())
-    want = Session.open(saved)
+    want = open_session(saved)
     for seed in (1, 2):
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(saved), str(seed)], stdout=subprocess.PIPE)
         live = StreamSession.live()

@@ -113,10 +113,11 @@ def test_empty_store(snap_compare, make_app, settle):
 
 
 def _not_a_session(path: Path) -> bool:
-    from pitui.core.read.session import NotASession, Session
+    from pitui.core.read.open import open_session
+    from pitui.core.read.session import NotASession
 
     try:
-        Session.open(path)
+        open_session(path)
     except NotASession:
         return True
     return False

@@ -24,7 +24,8 @@ from typing import Any
 
 import orjson
 
-from ..read.session import F_DAMAGED, Session
+from ..read.session import Session
+from ..read.skeleton import F_DAMAGED
 from ..timeutil import ms_to_iso
 
 __all__ = ["export_session", "fork_file_name", "uuid7"]

@@ -24,7 +24,8 @@ from .markdown import when_utc
 from ..numbers import as_number as _num
 from ..numbers import fmt_bytes as _bytes
 from ..numbers import fmt_cost as _cost
-from ..read.session import F_DAMAGED, Session
+from ..read.session import Session
+from ..read.skeleton import F_DAMAGED
 from ..model.files import files_touched
 from ..model.notices import new_reasoning_drop, provider_error
 from ..model.stats import TOOLS_KEY, Stats, branch_stats, session_stats, tool_calls

@@ -7,7 +7,7 @@ minutes by default) has its end read (:func:`.state.read_end`) each time it grow
 so far and its name are read on from where the last read stopped
 (:class:`~..store.usage_scan.FileScan`, the reading of :mod:`..model.cost` that the header,
 the stats screen and ``pitui usage`` use, so the figures agree); an event stream's new records
-go to its :class:`~..read.stream.StreamBuilder`. A session first seen is read once from its
+go to its :class:`~..read.stream_builder.StreamBuilder`. A session first seen is read once from its
 start for its cost (the end alone cannot say it); after that, only its new bytes. Folders are
 listed again only when their modification time changed. A file that shrank or was replaced
 is read afresh. Nothing is written.
@@ -27,7 +27,8 @@ from ..numbers import fmt_duration
 from ..model.summary import one_line, text_of
 from ..read.lines import iter_lines, open_regular, parse_line
 from ..read.sniff import stream_kind
-from ..read.stream import LineSplitter, StreamBuilder
+from ..read.stream import LineSplitter
+from ..read.stream_builder import StreamBuilder
 from ..store.discovery import SUBAGENT_DIR, SessionFile, SessionRoot, find_session_files
 from ..store.usage_scan import FileScan, scan_bytes
 from ..timeutil import ms_to_iso

@@ -25,7 +25,8 @@ from typing import Callable, NamedTuple
 
 from ..read.lines import iter_line_spans, open_regular, parse_line
 from ..read.normalize import norm_id
-from ..read.session import _HEAD_RE, NotASession, Session, SessionWarning
+from ..read.scan import HEAD_RE
+from ..read.session import NotASession, Session, SessionWarning
 
 __all__ = ["Finding", "Report", "KINDS", "check_file", "check_session", "Unreadable", "Stopped", "orphan_text"]
 
@@ -153,8 +154,10 @@ def check_file(path: str | os.PathLike, should_stop: Callable[[], bool] | None =
         if should_stop is not None and should_stop():
             raise Stopped(path)
 
+    from ..read.open import open_session  # (this module is loaded at start; a check is not)
+
     try:
-        session = Session.open(path, validate=True, progress=progress)
+        session = open_session(path, validate=True, progress=progress)
     except NotASession as exc:
         if not exc.no_header:
             raise Unreadable(path, exc.reason)
@@ -329,7 +332,7 @@ def _tool_pairing(s: Session, tree: _Tree, should_stop: Callable[[], bool] | Non
 def _result_call_id(data: bytes) -> str | None:
     """The ``toolCallId`` of a tool result line written as Pi writes it (the reader's head
     pattern, then the id right after the role), or None when the line is shaped otherwise."""
-    m = _HEAD_RE.match(data, 0, 1024)
+    m = HEAD_RE.match(data, 0, 1024)
     if m is None or m.group(4) != b"toolResult":
         return None
     at = m.end()

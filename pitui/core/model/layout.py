@@ -15,7 +15,8 @@ from itertools import compress, repeat
 from operator import eq
 
 from ..read.arrays import pick
-from ..read.session import _INDEX, F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_DAMAGED, Session
+from ..read.session import Session
+from ..read.skeleton import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_DAMAGED, INDEX_CODE
 from .parts import (FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, RESULT_HEAD, SHELL_EXEC, raw_result_head,
                     raw_tool_calls, tool_kind)
 
@@ -83,8 +84,8 @@ class _Rows(Sequence):
     __slots__ = ("entry", "indent", "conn", "gutters", "active", "foldable", "folded", "hidden")
 
     def __init__(self):
-        self.entry = array(_INDEX)
-        self.indent = array(_INDEX)
+        self.entry = array(INDEX_CODE)
+        self.indent = array(INDEX_CODE)
         self.conn = bytearray()  # 0 none, 1 "├─", 2 "└─"
         self.gutters: list[tuple] = []  # shared tuples, one reference per row
         self.active = bytearray()
@@ -185,7 +186,7 @@ class TreeLayout:
         return {
             "rows": (rows.entry.tobytes(), rows.indent.tobytes(), bytes(rows.conn), rows.gutters,
                      bytes(rows.active), bytes(rows.foldable), bytes(rows.folded), rows.hidden),
-            "vp": (array(_INDEX, vp).tobytes(), array(_INDEX, vp.values()).tobytes()),
+            "vp": (array(INDEX_CODE, vp).tobytes(), array(INDEX_CODE, vp.values()).tobytes()),
         }
 
     @classmethod
@@ -200,7 +201,7 @@ class TreeLayout:
         rows.foldable = bytearray(foldable)
         rows.folded = bytearray(folded)
         rows.hidden = hidden
-        keys, values = array(_INDEX), array(_INDEX)
+        keys, values = array(INDEX_CODE), array(INDEX_CODE)
         keys.frombytes(state["vp"][0])
         values.frombytes(state["vp"][1])
         row_of = dict(zip(rows.entry.tolist(), range(len(rows.entry))))
@@ -506,7 +507,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
                 node = kids[0]
             k = len(chain)
             rows.entry.extend(chain)
-            rows.indent.extend(array(_INDEX, (display_indent,)) * k)
+            rows.indent.extend(array(INDEX_CODE, (display_indent,)) * k)
             rows.conn.extend(bytes(k))
             rows.gutters.extend([gutters] * k)
             rows.active.extend(pick(active, chain))

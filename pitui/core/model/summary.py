@@ -12,7 +12,8 @@ from typing import Any, Callable, NamedTuple
 
 import orjson
 
-from ..read.session import F_DAMAGED, Session
+from ..read.session import Session
+from ..read.skeleton import F_DAMAGED
 from ..text import visible
 
 __all__ = ["Summary", "summarize", "text_of", "format_tool_call", "tool_call_for_result", "one_line", "cut_words",

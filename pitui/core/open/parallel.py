@@ -139,7 +139,7 @@ class ParallelOpen:
         from ..read.sniff import stream_kind
 
         if stream_kind(self.path) is not None:
-            return  # an event stream: read whole here (Session.open)
+            return  # an event stream: read whole here (open_session)
         # Even one part goes to a worker process: the caller's thread shares its
         # interpreter with the user interface, which would slow both down.
         n = _jobs_for(st.st_size, jobs, part_min)
@@ -163,7 +163,7 @@ class ParallelOpen:
             return
         from ..read.session import Session
 
-        head = Session.read_header(self.path)
+        head = Session.read_header(self.path, sniffed=True)
         if head.version < 2 or head.scanned_to >= st.st_size:
             return
         start = head.scanned_to
@@ -309,7 +309,7 @@ class ParallelOpen:
                 pass  # the caller's business: the open goes on
 
     def _result(self, progress: Callable[[int, int], None] | None) -> Session:
-        from ..read.session import Session
+        from ..read.open import open_session
 
         with self._lock:
             if self._try_cache:
@@ -333,7 +333,7 @@ class ParallelOpen:
             if parts is None:
                 if self._cancelled:
                     raise RuntimeError("cancelled")
-                return Session.open(self.path, validate=False, progress=progress)
+                return open_session(self.path, validate=False, progress=progress)
             with gc_paused(self._freeze):
                 head = self._head
                 assert head is not None

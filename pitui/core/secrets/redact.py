@@ -18,7 +18,8 @@ from typing import Any, Iterable
 import orjson
 
 from ..read.lines import parse_line
-from ..read.session import Session, _LRU
+from ..read.entries import LRU
+from ..read.session import Session
 from ..read.stream import StreamSession
 from .scan import Secret
 
@@ -153,7 +154,7 @@ def redacted(session: Session, redactor: Redactor) -> Session:
     view = cls.__new__(cls)
     view.__dict__.update(session.__dict__)
     view._redactor = redactor
-    view._cache = _LRU()
+    view._cache = LRU()
     view._lock = threading.RLock()
     view._path_lock = threading.Lock()
     view._path_tree = None

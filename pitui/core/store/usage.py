@@ -287,10 +287,10 @@ def _stream_summary(path: str, summary: dict) -> dict:
     conversation the core rebuilds from its records, as its stats screen counts them (its
     lines are not entries: the line-by-line figures do not apply)."""
     from ..model.stats import kind_stats, session_indices, session_stats, tool_calls
-    from ..read.session import Session
+    from ..read.open import open_session
 
     try:
-        session = Session.open(path)
+        session = open_session(path)
     except Exception:  # (unreadable as a stream after all: no figures of its own)
         return {**summary, "byModel": {}, "abandoned": [0, 0], "modelMs": 0, "toolMs": 0, "tools": {}, "runs": []}
     stats = session_stats(session)

@@ -19,7 +19,8 @@ from operator import floordiv
 from typing import Any, Callable, Hashable
 
 from ...core.read.arrays import pick
-from ...core.read.session import F_ASSISTANT_TEXT, Session
+from ...core.read.session import Session
+from ...core.read.skeleton import F_ASSISTANT_TEXT
 from .canvas import CUT_LINES
 
 _MARKERS = frozenset({"model_change", "thinking_level_change", "usage", "label", "session_info", "context_edit",
