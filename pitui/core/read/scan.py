@@ -176,7 +176,7 @@ def scan_heads(session, f, size: int, stop: int | None, progress, progress_every
     itself); other lines parsed whole by :func:`scan_line`. One loop over blocks of
     whole lines (:func:`iter_line_blocks`), the per-line work inline: this is the
     loop over every line of a 200 MB file. (Its line splitting is kept to
-    :func:`iter_line_spans`' by tests/test_line_loops.py, beside the listing's copy.)"""
+    :func:`iter_line_spans`' by tests/core/test_line_loops.py, beside the listing's copy.)"""
     # The text fields of lines read the quick way are kept as the regex found them
     # (its groups, undecoded) and put into their columns a batch at a time by
     # flush(): decoding 50,000 ids, parents and times one by one cost more than the

@@ -181,7 +181,7 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
     ln = info.next_lineno - 1
     # One loop over blocks of whole lines, each line's work inline (as in read/session.py's
     # quick scan): the per-line cost is most of a cold list. (Its line splitting is kept
-    # to readline's by tests/test_line_loops.py.)
+    # to readline's by tests/core/test_line_loops.py.)
     for buf, pos, limit, base, whole in iter_line_blocks(source, info.scanned_to, mapped=mapped):
         find = buf.find
         # Pi reads lines as Node's readline splits them: at "\n", "\r\n" and a lone
