@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 from ..model.context import context_entry_indices
 from ..model.files import files_touched
@@ -151,93 +151,177 @@ def _first_user_text(session: Session, path: list[int]) -> str:
     return ""
 
 
+class _Entry(NamedTuple):
+    """What one entry's Markdown is made from: the session, the entry ``i`` (``e``), its
+    label tag and time, and the branch's tool results by call (``shown``: those already
+    written under their call)."""
+
+    session: Session
+    i: int
+    e: dict
+    tag: str
+    when: str
+    results: dict[str, int]
+    shown: set[int]
+
+
 def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: set[int]) -> list[str]:
+    """Entry ``i``'s lines, by its type (:data:`ENTRY_MD`)."""
     e = session.entry(i)
     t = e.get("type")
-    when = when_utc(e.get("timestamp"))
     label = session.label_of(i)
-    tag = f" `[{label}]`" if label else ""
-    out: list[str] = []
-    if t == "message":
-        m = e.get("message") if isinstance(e.get("message"), dict) else {}
-        role = m.get("role")
-        if role == "user":
-            out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when}*", ""] + _content_md(m.get("content")) + [""]
-        elif role == "assistant":
-            model = model_label(m)
-            out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when} · {model}*", ""]
-            notice = new_reasoning_drop(session, i)
-            if notice:
-                out += [f"> ⚠ {notice}", ""]
-            content = m.get("content") if isinstance(m.get("content"), list) else []
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                bt = block.get("type")
-                if bt == "thinking":
-                    thinking = str(block.get("thinking") or "")
-                    if thinking.strip() or block.get("redacted"):
-                        out += ["<details><summary>Thinking</summary>", "", thinking or "*(redacted)*", "", "</details>", ""]
-                elif bt == "text" and isinstance(block.get("text"), str):
-                    out += [block["text"], ""]
-                elif bt == "toolCall":
-                    name = tool_name(block, None)
-                    out += [f"**Tool call: {name}** {_code(tool_args_summary(name, block.get('arguments'), limit=300))}",
-                            "", _fence(json_pretty(block.get("arguments")), "json"), ""]
-                    r = results.get(block.get("id")) if isinstance(block.get("id"), str) else None
-                    if r is not None:
-                        shown_results.add(r)
-                        out += _result_md(session, r)
-                    if isinstance(block.get("id"), str):
-                        for j, ev in callbacks_by_call(session).get(block["id"], ()):
-                            out += [_callback_md(ev, when_utc(session.timestamps[j])), ""]
-            stop = m.get("stopReason")
-            if stop in ("error", "aborted", "length"):
-                msg = m.get("errorMessage")
-                error = provider_error(msg if isinstance(msg, str) else json_compact(msg)) if msg else None
-                out += [f"> **Stopped: {stop}**" + (f": {error.short}" if error else ""), ""]
-                if error is not None and error.unwrapped:
-                    out += ["<details><summary>The error as the provider sent it</summary>", "",
-                            _fence(error.raw), "", "</details>", ""]
-        elif role == "toolResult":
-            out += _result_md(session, i)
-        elif role == "bashExecution":
-            code = m.get("exitCode")
-            out += [f"## {cap_first(role_title(m)[0])}{tag}", f"*{when}* · exit {code if code is not None else '?'}"
-                    + (" · cancelled" if m.get("cancelled") else ""), "",
-                    _fence(f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip(), "console"), ""]
-            if m.get("truncated"):
-                out += [f"*Output truncated; full output in `{m.get('fullOutputPath', '?')}`.*", ""]
-        elif role == "system":
-            out += [f"### {cap_first(role_title(m)[0])}", ""] + _system_md(m) + [""]
-        elif role == "custom" and app_input(m) is not None:
-            out += _app_input_md(app_input(m), m, tag, when)
-        elif role == "custom":
-            out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(m.get('customType') or 'custom'))}{tag}", ""]
-            out += _content_md(m.get("content")) + [""]
-        else:
-            out += [f"### [{role}]", "", _fence(json_pretty(m), "json"), ""]
-    elif t == "compaction":
-        sp = summary_parts(session, e)
-        tb = f" ({sp.tokens_before:,.0f} tokens before)" if sp.tokens_before is not None else ""
-        out += ["---", "", f"### ✂ Compaction{tag}{tb}", f"*{when}*", ""] + _summary_md(sp) + ["---", ""]
-    elif t == "branch_summary":
-        sp = summary_parts(session, e)
-        out += [f"### Branch summary{tag}", f"*{when}*", ""] + _summary_md(sp)
-    elif t == "custom_message" and app_input(e) is not None:
-        out += _app_input_md(app_input(e), e, tag, when)
-    elif t == "custom" and app_event(e) is not None:
-        out += _app_event_md(app_event(e), tag, when)
-    elif t == "custom_message":
-        out += [f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(e.get('customType') or 'custom'))}{tag}", ""]
-        out += _content_md(e.get("content")) + [""]
-    elif t in ("model_change", "thinking_level_change", "context_edit", "stream_event"):
-        out += [_marker_md(marker(session, e)), ""]
-    elif t in ("label", "session_info", "usage", "custom"):
-        pass  # bookkeeping: shown as labels/title/stats elsewhere
-    else:
-        out += [f"### [{t}]", "", _fence(json_pretty(e), "json"), ""]
+    entry = _Entry(session, i, e, f" `[{label}]`" if label else "", when_utc(e.get("timestamp")), results, shown_results)
+    write = ENTRY_MD.get(t) if isinstance(t, str) else None
+    return (write or _unknown_md)(entry)
+
+
+def _unknown_md(entry: _Entry) -> list[str]:
+    return [f"### [{entry.e.get('type')}]", "", _fence(json_pretty(entry.e), "json"), ""]
+
+
+def _message_md(entry: _Entry) -> list[str]:
+    """A ``message`` entry, by its message's role (:data:`MESSAGE_MD`)."""
+    m = entry.e.get("message") if isinstance(entry.e.get("message"), dict) else {}
+    role = m.get("role")
+    write = MESSAGE_MD.get(role) if isinstance(role, str) else None
+    return (write or _raw_message_md)(entry, m)
+
+
+def _raw_message_md(entry: _Entry, m: dict) -> list[str]:
+    """A message of a role not written otherwise: its fields as JSON."""
+    return [f"### [{m.get('role')}]", "", _fence(json_pretty(m), "json"), ""]
+
+
+def _user_md(entry: _Entry, m: dict) -> list[str]:
+    return [f"## {cap_first(role_title(m)[0])}{entry.tag}", f"*{entry.when}*", ""] + _content_md(m.get("content")) + [""]
+
+
+def _assistant_md(entry: _Entry, m: dict) -> list[str]:
+    session = entry.session
+    model = model_label(m)
+    out = [f"## {cap_first(role_title(m)[0])}{entry.tag}", f"*{entry.when} · {model}*", ""]
+    notice = new_reasoning_drop(session, entry.i)
+    if notice:
+        out += [f"> ⚠ {notice}", ""]
+    content = m.get("content") if isinstance(m.get("content"), list) else []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "thinking":
+            thinking = str(block.get("thinking") or "")
+            if thinking.strip() or block.get("redacted"):
+                out += ["<details><summary>Thinking</summary>", "", thinking or "*(redacted)*", "", "</details>", ""]
+        elif bt == "text" and isinstance(block.get("text"), str):
+            out += [block["text"], ""]
+        elif bt == "toolCall":
+            name = tool_name(block, None)
+            out += [f"**Tool call: {name}** {_code(tool_args_summary(name, block.get('arguments'), limit=300))}",
+                    "", _fence(json_pretty(block.get("arguments")), "json"), ""]
+            r = entry.results.get(block.get("id")) if isinstance(block.get("id"), str) else None
+            if r is not None:
+                entry.shown.add(r)
+                out += _result_md(session, r)
+            if isinstance(block.get("id"), str):
+                for j, ev in callbacks_by_call(session).get(block["id"], ()):
+                    out += [_callback_md(ev, when_utc(session.timestamps[j])), ""]
+    stop = m.get("stopReason")
+    if stop in ("error", "aborted", "length"):
+        msg = m.get("errorMessage")
+        error = provider_error(msg if isinstance(msg, str) else json_compact(msg)) if msg else None
+        out += [f"> **Stopped: {stop}**" + (f": {error.short}" if error else ""), ""]
+        if error is not None and error.unwrapped:
+            out += ["<details><summary>The error as the provider sent it</summary>", "",
+                    _fence(error.raw), "", "</details>", ""]
     return out
+
+
+def _tool_result_md(entry: _Entry, m: dict) -> list[str]:
+    return _result_md(entry.session, entry.i)
+
+
+def _bash_md(entry: _Entry, m: dict) -> list[str]:
+    code = m.get("exitCode")
+    out = [f"## {cap_first(role_title(m)[0])}{entry.tag}", f"*{entry.when}* · exit {code if code is not None else '?'}"
+           + (" · cancelled" if m.get("cancelled") else ""), "",
+           _fence(f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip(), "console"), ""]
+    if m.get("truncated"):
+        out += [f"*Output truncated; full output in `{m.get('fullOutputPath', '?')}`.*", ""]
+    return out
+
+
+def _system_message_md(entry: _Entry, m: dict) -> list[str]:
+    return [f"### {cap_first(role_title(m)[0])}", ""] + _system_md(m) + [""]
+
+
+def _custom_md(entry: _Entry, m: dict) -> list[str]:
+    """An extension's message (a ``custom_message`` entry, or a message of role ``custom``
+    as ``m``): a Pi-based app's input, else the message."""
+    inp = app_input(m)
+    if inp is not None:
+        return _app_input_md(inp, m, entry.tag, entry.when)
+    return ([f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(m.get('customType') or 'custom'))}{entry.tag}", ""]
+            + _content_md(m.get("content")) + [""])
+
+
+def _compaction_md(entry: _Entry) -> list[str]:
+    sp = summary_parts(entry.session, entry.e)
+    tb = f" ({sp.tokens_before:,.0f} tokens before)" if sp.tokens_before is not None else ""
+    return ["---", "", f"### ✂ Compaction{entry.tag}{tb}", f"*{entry.when}*", ""] + _summary_md(sp) + ["---", ""]
+
+
+def _branch_summary_md(entry: _Entry) -> list[str]:
+    sp = summary_parts(entry.session, entry.e)
+    return [f"### Branch summary{entry.tag}", f"*{entry.when}*", ""] + _summary_md(sp)
+
+
+def _custom_message_md(entry: _Entry) -> list[str]:
+    return _custom_md(entry, entry.e)
+
+
+def _custom_entry_md(entry: _Entry) -> list[str]:
+    """An extension's own entry: a Pi-based app's event; else bookkeeping, not written."""
+    ev = app_event(entry.e)
+    return _app_event_md(ev, entry.tag, entry.when) if ev is not None else []
+
+
+def _marker_entry_md(entry: _Entry) -> list[str]:
+    return [_marker_md(marker(entry.session, entry.e)), ""]
+
+
+def _bookkeeping_md(entry: _Entry) -> list[str]:
+    return []  # shown as labels, the title or the stats elsewhere
+
+
+#: Each entry type's lines (every type in :data:`~pitui.core.read.skeleton.ENTRY_TYPES`: a new
+#: type is a row here, in the HTML export's table and in the pane's; tests/core/test_entry_kinds.py)
+ENTRY_MD: dict[str, Callable[[_Entry], list[str]]] = {
+    "message": _message_md,
+    "compaction": _compaction_md,
+    "branch_summary": _branch_summary_md,
+    "custom_message": _custom_message_md,
+    "custom": _custom_entry_md,
+    "model_change": _marker_entry_md,
+    "thinking_level_change": _marker_entry_md,
+    "context_edit": _marker_entry_md,
+    "label": _bookkeeping_md,
+    "session_info": _bookkeeping_md,
+    "usage": _bookkeeping_md,
+    "stream_event": _marker_entry_md,
+}
+
+#: Each message role's lines (every role in :data:`~pitui.core.read.skeleton.MESSAGE_ROLES`)
+MESSAGE_MD: dict[str, Callable[[_Entry, dict], list[str]]] = {
+    "user": _user_md,
+    "assistant": _assistant_md,
+    "toolResult": _tool_result_md,
+    "bashExecution": _bash_md,
+    "custom": _custom_md,
+    "system": _system_message_md,
+    # (messages Pi makes in memory of summary entries, not written to a file as messages)
+    "branchSummary": _raw_message_md,
+    "compactionSummary": _raw_message_md,
+}
 
 
 def _app_input_md(inp: AppInput, e: dict, tag: str, when: str) -> list[str]:

@@ -20,14 +20,13 @@ from array import array
 from typing import Any, Callable, Iterable
 
 from . import entries, scan, skeleton_state, tree
-from .skeleton import CURRENT_VERSION, FileChanged, NotASession, SessionWarning
+from .skeleton import CURRENT_VERSION, ENTRY_TYPES, FileChanged, NotASession, SessionWarning
 from .sniff import stream_kind
 
 __all__ = ["Session", "NotASession", "FileChanged", "SessionWarning", "CURRENT_VERSION"]
 
 #: the entry types Pi writes: a file with no header is shown only when it holds one of them
-_PI_ENTRY_TYPES = frozenset({"message", "compaction", "branch_summary", "model_change", "thinking_level_change",
-                             "custom", "custom_message", "label", "session_info", "usage", "context_edit"})
+_PI_ENTRY_TYPES = frozenset(ENTRY_TYPES) - {"stream_event"}
 
 
 class Session:

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 from .lines import NotRegular, open_regular
 
-__all__ = ["CURRENT_VERSION", "INDEX_CODE", "NotASession", "FileChanged", "SessionWarning", "open_session_file", "has_text",
+__all__ = ["CURRENT_VERSION", "INDEX_CODE", "ENTRY_TYPES", "MESSAGE_ROLES", "NotASession", "FileChanged", "SessionWarning", "open_session_file", "has_text",
            "unparsable", "repair_warnings",
            "F_ASSISTANT_TEXT", "F_ABNORMAL_STOP", "F_LAZY", "F_DAMAGED", "F_NON_UTF8", "F_CHECKED", "F_REPAIRED",
            "F_CUT"]
@@ -25,6 +25,17 @@ CURRENT_VERSION = 3
 #: the array type code of entry numbers as they cross processes and are kept in the skeleton
 #: cache (4 bytes each)
 INDEX_CODE = "i"
+
+#: Every type of entry a session holds: those Pi writes, and ``stream_event``, what pitui
+#: makes of an event stream's records besides its messages (:mod:`.stream_builder`). Each
+#: renderer (the pane, the HTML and the Markdown exports) has a table keyed by these, so a
+#: new type is a row in each; tests/core/test_entry_kinds.py fails when one lacks a row.
+ENTRY_TYPES = ("message", "compaction", "branch_summary", "custom_message", "custom", "model_change",
+               "thinking_level_change", "context_edit", "label", "session_info", "usage", "stream_event")
+#: Every role of a ``message`` entry's message, by its current name (a version 2 file's
+#: ``hookMessage`` is read as ``custom``); the renderers' tables are keyed by these too.
+MESSAGE_ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom", "system", "branchSummary",
+                 "compactionSummary")
 
 # Flag bits per entry.
 F_ASSISTANT_TEXT = 1  # an assistant message with non-blank text

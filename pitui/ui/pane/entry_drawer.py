@@ -143,56 +143,73 @@ class EntryDrawer:
             results = [(x, self._message_of(x)) for x in blk.entries]
             render_tool_results(out, results, key, self._call_for)
             return
-        if t == "message":
-            if msg is None:
-                render_header(out, "message", p.muted, [], right, tags)
-                render_json_body(out, e.get("message"), key)
-                return
-            role = msg.get("role")
-            if role == "bashExecution":
-                render_header(out, "! bash", p.tool + Style(bold=True), [("run by the user", p.muted)], right,
-                              tags + ([("excluded from context", p.muted + Style(italic=True))]
-                                      if msg.get("excludeFromContext") else []))
-                render_bash_execution(out, msg, key)
-                return
-            if role == "custom":
-                inp = app_input(msg)
-                if inp is not None:
-                    self._app_input(out, inp, msg.get("display"), msg.get("content"), right, tags)
-                    return
-                self._custom_header(out, msg.get("customType"), msg.get("display"), right, tags)
-                render_content(out, msg.get("content"))
-                return
-            message_header(out, msg, time=time, entry_id=eid, tags=tags)
-            render_message(out, msg, key, (), 0, self._call_for)
+        draw = ENTRY_DRAW.get(t) if isinstance(t, str) else None
+        (draw or EntryDrawer._draw_fields)(self, out, i, e, msg, key, time, eid, right, tags)
+
+    # Each entry type's drawing (:data:`ENTRY_DRAW`), all with one signature: the entry
+    # ``i`` (``e``, its message ``msg`` when it has one), its fold key, time and id, the
+    # header's right side and tags.
+    def _draw_message(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+                      right, tags) -> None:
+        p = out.p
+        if msg is None:
+            render_header(out, "message", p.muted, [], right, tags)
+            render_json_body(out, e.get("message"), key)
             return
-        if t == "custom_message":
-            inp = app_input(e)
+        role = msg.get("role")
+        if role == "bashExecution":
+            render_header(out, "! bash", p.tool + Style(bold=True), [("run by the user", p.muted)], right,
+                          tags + ([("excluded from context", p.muted + Style(italic=True))]
+                                  if msg.get("excludeFromContext") else []))
+            render_bash_execution(out, msg, key)
+            return
+        if role == "custom":
+            inp = app_input(msg)
             if inp is not None:
-                self._app_input(out, inp, e.get("display"), e.get("content"), right, tags)
+                self._app_input(out, inp, msg.get("display"), msg.get("content"), right, tags)
                 return
-            self._custom_header(out, e.get("customType"), e.get("display"), right, tags)
-            render_content(out, e.get("content"))
+            self._custom_header(out, msg.get("customType"), msg.get("display"), right, tags)
+            render_content(out, msg.get("content"))
             return
-        if t == "compaction":
-            render_compaction(out, summary_parts(s, e), key=key, right=right)
-            if tags:
-                render_header(out, "", p.muted, [], [], tags)
+        message_header(out, msg, time=time, entry_id=eid, tags=tags)
+        render_message(out, msg, key, (), 0, self._call_for)
+
+    def _draw_custom_message(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+                             right, tags) -> None:
+        inp = app_input(e)
+        if inp is not None:
+            self._app_input(out, inp, e.get("display"), e.get("content"), right, tags)
             return
-        if t == "branch_summary":
-            render_header(out, "branch summary", p.summary + Style(bold=True), [], right, tags)
-            render_branch_summary(out, summary_parts(s, e), key)
+        self._custom_header(out, e.get("customType"), e.get("display"), right, tags)
+        render_content(out, e.get("content"))
+
+    def _draw_compaction(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+                         right, tags) -> None:
+        render_compaction(out, summary_parts(self.s, e), key=key, right=right)
+        if tags:
+            render_header(out, "", out.p.muted, [], [], tags)
+
+    def _draw_branch_summary(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+                             right, tags) -> None:
+        render_header(out, "branch summary", out.p.summary + Style(bold=True), [], right, tags)
+        render_branch_summary(out, summary_parts(self.s, e), key)
+
+    def _draw_custom(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+                     right, tags) -> None:
+        p = out.p
+        ev = app_event(e)
+        if ev is not None:
+            self._app_event(out, ev, key, right, tags)
             return
-        if t == "custom":
-            ev = app_event(e)
-            if ev is not None:
-                self._app_event(out, ev, key, right, tags)
-                return
-            render_header(out, CUSTOM_ENTRY, p.custom + Style(bold=True),
-                          [(str(e.get("customType") or "?"), p.custom)], right, tags)
-            render_custom_entry(out, e.get("data"), key)
-            return
-        render_header(out, str(t), p.muted + Style(bold=True), [], right, tags)
+        render_header(out, CUSTOM_ENTRY, p.custom + Style(bold=True),
+                      [(str(e.get("customType") or "?"), p.custom)], right, tags)
+        render_custom_entry(out, e.get("data"), key)
+
+    def _draw_fields(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+                     right, tags) -> None:
+        """An entry of a type drawn as a one-line marker block (branch_model.py), or unknown,
+        should it stand as an entry of its own: its type and its fields."""
+        render_header(out, str(e.get("type")), out.p.muted + Style(bold=True), [], right, tags)
         render_json_body(out, {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")}, key)
 
     def _custom_header(self, out: Out, ctype: Any, display: Any, right, tags) -> None:
@@ -284,3 +301,23 @@ class EntryDrawer:
                 self._run_session_link(out, e)
         else:
             render_marker(out, "·", str(t), p.muted, right)
+
+
+#: Each entry type's drawing as an entry block (every type in
+#: :data:`~pitui.core.read.skeleton.ENTRY_TYPES`: a new type is a row here and in the
+#: exports' tables; tests/core/test_entry_kinds.py). The one-line types are marker blocks
+#: (branch_model.py, drawn by ``_draw_marker``), never entry blocks.
+ENTRY_DRAW = {
+    "message": EntryDrawer._draw_message,
+    "compaction": EntryDrawer._draw_compaction,
+    "branch_summary": EntryDrawer._draw_branch_summary,
+    "custom_message": EntryDrawer._draw_custom_message,
+    "custom": EntryDrawer._draw_custom,
+    "model_change": EntryDrawer._draw_fields,
+    "thinking_level_change": EntryDrawer._draw_fields,
+    "context_edit": EntryDrawer._draw_fields,
+    "label": EntryDrawer._draw_fields,
+    "session_info": EntryDrawer._draw_fields,
+    "usage": EntryDrawer._draw_fields,
+    "stream_event": EntryDrawer._draw_fields,
+}

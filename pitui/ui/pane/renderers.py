@@ -519,26 +519,58 @@ def render_custom_entry(out: Out, data: Any, key: str) -> None:
 def render_message(out: Out, msg: dict, key: str, results: list[tuple[int | None, dict]] = (),
                    depth: int = 0, call_for: Callable[[int | None, dict], dict | str | None] | None = None
                    ) -> None:
-    """The body of one message of any role."""
+    """The body of one message of any role (:data:`MESSAGE_RENDER`; an unknown role: its fields)."""
     role = msg.get("role")
-    if role == "user":
-        render_content(out, msg.get("content"))
-    elif role == "assistant":
-        render_assistant(out, msg, list(results), key, depth, call_for)
-    elif role == "toolResult":
-        render_tool_results(out, [(None, msg)] + list(results), key, call_for, depth)
-    elif role == "bashExecution":
-        render_bash_execution(out, msg, key)
-    elif role == "system":
-        render_system(out, msg, key)
-    elif role == "custom":
-        render_content(out, msg.get("content"))
-    elif role == "branchSummary":
-        render_branch_summary(out, summary_parts(None, msg), key)
-    elif role == "compactionSummary":
-        render_compaction(out, summary_parts(None, msg), key)
-    else:
-        render_json_body(out, {k: v for k, v in msg.items() if k not in ("role", "timestamp")}, key)
+    draw = MESSAGE_RENDER.get(role) if isinstance(role, str) else None
+    (draw or _message_fields)(out, msg, key, list(results), depth, call_for)
+
+
+# Each role's body, all with render_message's arguments (the results as a list).
+def _message_content(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_content(out, msg.get("content"))
+
+
+def _message_assistant(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_assistant(out, msg, results, key, depth, call_for)
+
+
+def _message_tool_result(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_tool_results(out, [(None, msg)] + results, key, call_for, depth)
+
+
+def _message_bash(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_bash_execution(out, msg, key)
+
+
+def _message_system(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_system(out, msg, key)
+
+
+def _message_branch_summary(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_branch_summary(out, summary_parts(None, msg), key)
+
+
+def _message_compaction_summary(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_compaction(out, summary_parts(None, msg), key)
+
+
+def _message_fields(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
+    render_json_body(out, {k: v for k, v in msg.items() if k not in ("role", "timestamp")}, key)
+
+
+#: Each message role's body in the pane (every role in
+#: :data:`~pitui.core.read.skeleton.MESSAGE_ROLES`: a new role is a row here and in the exports'
+#: tables; tests/core/test_entry_kinds.py)
+MESSAGE_RENDER = {
+    "user": _message_content,
+    "assistant": _message_assistant,
+    "toolResult": _message_tool_result,
+    "bashExecution": _message_bash,
+    "custom": _message_content,
+    "system": _message_system,
+    "branchSummary": _message_branch_summary,
+    "compactionSummary": _message_compaction_summary,
+}
 
 
 def group_messages(msgs: list[dict]) -> list[tuple[dict, list[dict]]]:

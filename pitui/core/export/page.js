@@ -1,0 +1,1 @@
+function pituiFold(o){document.querySelectorAll('details').forEach(function(d){d.open=o;});}
