@@ -16,7 +16,8 @@ from helpers import FIXTURES, REPO, entry, user, write
 from pitui.core.export.html import export_html
 from pitui.core.export.markdown import export_markdown
 from pitui.core.model.context import build_context
-from pitui.core.model.parts import app_event, app_input, callbacks_by_call, session_id_or_none
+from pitui.core.model.parts import session_id_or_none
+from pitui.core.model.entry_parts import app_event, app_input, callbacks_by_call
 from pitui.core.read.session import Session
 from pitui.core.store.discovery import find_session_by_id
 from pitui.ui.pane.scroller import BlockScroller

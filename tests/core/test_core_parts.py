@@ -179,7 +179,7 @@ def test_model_label_and_plural():
 
 
 def test_markers_read_alike_in_the_pane_and_both_exports(tmp_path):
-    from pitui.core.model.parts import marker
+    from pitui.core.model.entry_parts import marker
 
     objs = [
         user("u1", None, 1, "go"),

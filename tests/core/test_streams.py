@@ -11,7 +11,7 @@ import pytest
 
 from pitui.core.export.markdown import export_markdown
 from pitui.core.model.context import context_entry_indices
-from pitui.core.model.parts import marker
+from pitui.core.model.entry_parts import marker
 from pitui.core.model.summary import summarize
 from pitui.core.read.open import open_session
 from pitui.core.read.session import Session

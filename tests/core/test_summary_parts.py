@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pitui.core.export.html import export_html
 from pitui.core.export.markdown import export_markdown
-from pitui.core.model.parts import summary_parts
+from pitui.core.model.entry_parts import summary_parts
 from pitui.core.read.session import Session
 from pitui.ui.pane.message_pane import MessagePane
 

@@ -16,7 +16,7 @@ log (responses and events, no header), rebuilt by :class:`StreamBuilder`:
   session file names entries by the file's ids, which are mapped to the rebuilt ones;
 - everything else a run says (its outcome at ``agent_end``, retries, queues, compactions
   that failed or were aborted, RPC responses, extension errors) is a ``stream_event``
-  entry: a one-line marker (:func:`pitui.core.model.parts.marker`).
+  entry: a one-line marker (:func:`pitui.core.model.entry_parts.marker`).
 
 Every entry hangs below the previous one: a run is one linear branch, and the prompts of
 one RPC process continue one conversation (the agent keeps its context between them, as

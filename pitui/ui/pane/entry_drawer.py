@@ -13,8 +13,9 @@ from rich.text import Text
 
 from ...core.model.doctor import call_or_why
 from ...core.model.notices import new_reasoning_drop
-from ...core.model.parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, app_event, app_input,
-                                 callbacks_by_call, marker, session_id_or_none, summary_parts)
+from ...core.model.parts import session_id_or_none
+from ...core.model.entry_parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, app_event, app_input,
+                                       callbacks_by_call, marker, summary_parts)
 from ...core.store.discovery import find_session_by_id
 from ...core.read.session import Session
 from ...core.text import clean, visible
