@@ -255,8 +255,9 @@ class TestTree:
         for leaf in (n_deep - 1, n_deep - 1, 50, n_deep + 7, n_deep - 1):
             path, pos = s.path_positions(leaf)
             assert path == s.path_to(leaf) and pos == {x: k for k, x in enumerate(path)}
-            pos[-5] = 0
-        assert -5 not in s.path_positions(n_deep - 1)[1]
+            assert len(pos) == len(path) and n_deep + n_wide not in pos and -1 not in pos
+            with pytest.raises(TypeError):
+                pos[-5] = 0  # (read-only: a caller cannot change the session's kept one)
         assert len(s.children[100]) == n_wide + 1
         layout = layout_tree(s, "default")
         assert len(layout.rows) == n_deep + n_wide

@@ -77,7 +77,7 @@ class Session:
         self._path_lock = threading.Lock()
         self._path_tree: Any = None  # the parent list the cached path was walked in
         self._path: list[int] = []
-        self._path_pos: dict[int, int] = {}
+        self._path_pos: array | None = None  # (tree.walk_path: each entry's index on _path)
         # tool call id -> (assistant entry, toolCall block) or None, found by call_anywhere
         self._calls_found: dict[str, tuple[int, dict] | None] = {}
         # tree, rebuilt by _build_tree()
@@ -349,12 +349,12 @@ class Session:
         so the paths to leaves of one deep branch cost their differing part (and a copy)."""
         return tree.walk_path(self, i, False)[0]
 
-    def path_positions(self, i: int) -> tuple[list[int], dict[int, int]]:
+    def path_positions(self, i: int) -> tuple[list[int], tree.PathPositions]:
         """:meth:`path_to` and each entry's index on it (a copy of the one kept with the
         last path walked when that path ends at ``i``, as the leaf's path a worker walked
-        does: a fifth of the time of making it)."""
+        does; made from the path otherwise)."""
         path, pos = tree.walk_path(self, i, True)
-        return path, pos if pos is not None else dict(zip(path, range(len(path))))
+        return path, pos if pos is not None else tree.PathPositions(path, tree.positions_of(path, len(self.parent)))
 
     def newest_leaf_below(self, i: int) -> int:
         """The leaf reached from ``i`` by following the branch that holds the current leaf

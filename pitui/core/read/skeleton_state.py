@@ -23,7 +23,7 @@ from typing import Callable
 from .lines import read_span
 from .scan import replay_labels_and_name
 from .skeleton import INDEX_CODE
-from .tree import damaged_entries, index_ids
+from .tree import damaged_entries, index_ids, positions_of
 
 __all__ = ["scan_part", "add_parts", "to_state", "from_state", "tree_state", "load_tree_state", "columns",
            "extend_columns", "rest_state", "finish_stream"]
@@ -119,7 +119,7 @@ def load_tree_state(session, d: dict, index_of: dict[str, int] | None = None) ->
     if path:
         session._path_tree = session.parent
         session._path = path.tolist()
-        session._path_pos = dict(zip(session._path, range(len(session._path))))
+        session._path_pos = positions_of(session._path, len(session.parent))
 
 
 def from_state(session_class, state: dict):
