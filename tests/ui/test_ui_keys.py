@@ -39,17 +39,21 @@ def rows_of(tree) -> list[int]:
 
 async def test_the_pane_follows_the_tree_in_the_same_frame(make_app, settle, srv_app_file, monkeypatch):
     """Every paint that shows the tree's cursor shows the pane on the branch through it:
-    the tree's SelectionChanged is handled before the screen's next paint, never a frame
-    later."""
+    the tree's selection is shown by the pane before the screen's next paint, never a frame
+    later; a move in the branch shown is one paint, the tree's cursor and the pane together."""
     from textual.screen import Screen
 
     stale: list[tuple[str, int]] = []
+    alone: list[str] = []  # (keys whose tree was painted without the pane)
     real = Screen._compositor_refresh  # private: a paint of the screen has no public hook in Textual
     pressing = [""]
 
     def spy(self):
         if isinstance(self, BrowserScreen) and self.session is not None and pressing[0]:
             tree, pane = self.branch_tree, self.pane
+            dirty = self._dirty_widgets  # private: which widgets this paint draws
+            if tree in dirty and pane not in dirty and pressing[0] in ("down", "up"):
+                alone.append(pressing[0])
             sel = tree.selected_entry
             if sel >= 0 and (pane.session is not self.session or sel not in pane.branch
                              or pane.branch[-1] != tree.nav.leaf_below(sel)):
@@ -77,6 +81,7 @@ async def test_the_pane_follows_the_tree_in_the_same_frame(make_app, settle, srv
             assert pane.branch == b.session.path_to(leaf)  # nothing later changed it
         pressing[0] = ""
         assert stale == []
+        assert alone == []
         # the root: the first entry the tree shows of the branch shown (the filter may hide
         # the very first, a system prompt or a setting)
         await pilot.press("g")

@@ -192,6 +192,7 @@ class BrowserScreen(PaintGate):
         return self.sidebar.listing_done
 
     def on_mount(self) -> None:
+        self.branch_tree.selection_listener = self._tree_selected
         self.header.listing = self.sidebar.infos
         self.panels.apply()  # (before the first frame: the panels are laid out once)
         self.reload()
@@ -333,15 +334,15 @@ class BrowserScreen(PaintGate):
     def on_branch_tree_layout_changed(self, event: BranchTree.LayoutChanged) -> None:
         self.branch_tree.update_title()
 
-    def on_branch_tree_selection_changed(self, event: BranchTree.SelectionChanged) -> None:
-        # (handled before the screen's next paint: the pane is drawn in the same frame as
-        # the tree's cursor; tests/ui/test_ui_keys.py counts the paints)
+    def _tree_selected(self, entry: int) -> None:
+        # (the tree's selection_listener, called before anything is painted: the pane is
+        # drawn in the same frame as the tree's cursor; tests/ui/test_ui_keys.py counts the
+        # paints)
         self.show_selection()
 
     def show_selection(self) -> None:
         """The pane, the header and the tree's title as the tree's selection is now: for
-        each SelectionChanged, and for callers that need the pane at once (a message that
-        comes after them then finds nothing left to do)."""
+        each change of the tree's selection, and for callers that need the pane at once."""
         tree = self.branch_tree
         sel = tree.selected_entry
         tree.update_title()

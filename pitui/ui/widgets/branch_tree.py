@@ -135,6 +135,10 @@ class BranchTree(TreeLayouts, LineList):
     #: The session is followed as it grows (the title says so): bound to the browser's.
     following: reactive[bool] = reactive(False, init=False)
 
+    #: Told the newly selected entry as soon as the selection changes, before anything is
+    #: painted (the browser screen shows the pane for it: both drawn in one frame)
+    selection_listener: Callable[[int], None] | None = None
+
     class SelectionChanged(Message):
         """The selected entry changed (``entry`` is -1 when there is none)."""
 
@@ -413,12 +417,16 @@ class BranchTree(TreeLayouts, LineList):
             self._selection_changed()
 
     def _selection_changed(self) -> None:
-        # Posted to the screen, not bubbled up from the tree: the screen handles it before
-        # its next paint, so the pane is drawn in the same frame as the tree's cursor (on
-        # its way through the tree's queue and its parents', a paint could come first).
-        message = self.SelectionChanged(self, self.selected_entry)
-        if self.is_attached:
-            self.screen.post_message(message)
+        # The screen's listener is called at once, not sent a message: a message, even one
+        # posted straight to the screen, is handled after the tree's cursor was painted, so
+        # every key took two paints and the pane came a frame late (measured with
+        # benchmarks/app_open.py --keys: see docs/performance-history.md, 2026-11-29). A tree
+        # without a listener (on its own, in a test) posts SelectionChanged.
+        listener = self.selection_listener
+        if listener is not None:
+            listener(self.selected_entry)
+        elif self.is_attached:
+            self.post_message(self.SelectionChanged(self, self.selected_entry))
 
     def select_entry(self, entry: int, *, notify: bool = True, center: bool | None = True) -> bool:
         """Select ``entry``, unfolding folds that hide it. False when it is not shown."""
