@@ -363,3 +363,21 @@ async def test_results_come_while_the_app_is_still_listing_and_nothing_is_indexe
         assert titles == ["sess-app.jsonl", "sess-lib.jsonl"]  # (newest first, whatever came first)
         assert res.cursor_row == 1 and res.current.result.path.endswith("sess-app.jsonl")
         assert str(app.screen.query_one("#search-status").render()).startswith("2 sessions, 11")
+
+
+async def test_the_query_it_opens_with_is_searched_once_and_done_without_waiting(host, settle, monkeypatch):
+    # the Input's first Changed (its initial value) must not start the typing pause for a
+    # query already searched: the screen was "searching" for a pause more after its answer
+    monkeypatch.setattr(SearchScreen, "DEBOUNCE", 30.0)  # (a pause no test waits out)
+    app = host(query="zebrafishnowhere")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen._timer is None  # private: the typing pause's timer
+        assert not screen.searching
+        assert str(screen.query_one("#search-status").render()).startswith("No matches.")
+        screen.input.value = "zebrafishnowher"  # a key typed: its pause starts, the old search ends
+        await pilot.pause()
+        assert screen.searching and screen._timer is not None

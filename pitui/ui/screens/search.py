@@ -496,7 +496,12 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
     def _changed(self, event: Input.Changed) -> None:
         if self._timer is not None:
             self._timer.stop()
-        if self._searching and event.value != self._searched:
+            self._timer = None
+        if event.value == self._searched:
+            # (the query searched already: the one the screen opened with, whose Changed
+            # comes after its search started, or one typed back to it; no search to start)
+            return
+        if self._searching:
             self._cancel_search()  # a key ends the search for what the query no longer is
         self._timer = self.set_timer(self.DEBOUNCE, self._debounced)
 
