@@ -9,12 +9,12 @@ Rows carry structure only (indent, connector, gutters); the UI draws them.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
 
-from ..read.arrays import pick
+from ..read.arrays import EntryMap, pick
 from ..read.session import Session
 from ..read.skeleton import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_DAMAGED, INDEX_CODE
 from .parts import (FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, RESULT_HEAD, SHELL_EXEC, raw_result_head,
@@ -122,8 +122,8 @@ class TreeLayout:
     def __init__(
         self,
         rows: Sequence[TreeRow],
-        row_of: dict[int, int],  # entry index -> row number
-        visible_parent: dict[int, int],  # entry -> nearest shown ancestor (-1 at the top)
+        row_of: Mapping[int, int],  # entry index -> row number (an EntryMap)
+        visible_parent: Mapping[int, int],  # entry -> nearest shown ancestor (-1 at the top)
         visible_children: dict[int, list[int]] | None = None,
     ) -> None:
         self.rows = rows
@@ -183,14 +183,26 @@ class TreeLayout:
         if not isinstance(rows, _Rows):
             raise TypeError("only a layout made by layout_tree")
         vp = self.visible_parent
-        return {
+        if isinstance(vp, EntryMap):
+            keys, values = vp.arrays()[0], vp.values_array()
+        else:
+            keys, values = array(INDEX_CODE, vp), array(INDEX_CODE, vp.values())
+        state = {
             "rows": (rows.entry.tobytes(), rows.indent.tobytes(), bytes(rows.conn), rows.gutters,
                      bytes(rows.active), bytes(rows.foldable), bytes(rows.folded), rows.hidden),
-            "vp": (array(INDEX_CODE, vp).tobytes(), array(INDEX_CODE, vp.values()).tobytes()),
+            "vp": (keys.tobytes(), values.tobytes()),
         }
+        if isinstance(vp, EntryMap) and isinstance(self.row_of, EntryMap):
+            # the two maps' arrays as they are, so that the other side need not make them
+            # again ("vp" alone is what a layout saved by an older pitui holds)
+            state["at"] = (self.row_of.arrays()[1].tobytes(), vp.arrays()[1].tobytes())
+        return state
 
     @classmethod
-    def from_state(cls, state: dict) -> "TreeLayout":
+    def from_state(cls, state: dict, *, checked: bool = True) -> "TreeLayout":
+        """The layout :meth:`to_state` made ``state`` of. ``checked``: the arrays sent are
+        checked to point only inside it (False for a worker's own output, fresh from its
+        pipe: the checks walk every value; a saved file is always checked)."""
         rows = _Rows()
         entry, indent, conn, gutters, active, foldable, folded, hidden = state["rows"]
         rows.entry.frombytes(entry)
@@ -204,8 +216,12 @@ class TreeLayout:
         keys, values = array(INDEX_CODE), array(INDEX_CODE)
         keys.frombytes(state["vp"][0])
         values.frombytes(state["vp"][1])
-        row_of = dict(zip(rows.entry.tolist(), range(len(rows.entry))))
-        return cls(rows, row_of, dict(zip(keys.tolist(), values.tolist())), None)
+        maps = _maps_as_sent(rows, keys, state.get("at"), checked)
+        if maps is None:  # (a layout saved by an older pitui, or arrays that do not fit)
+            size = max(keys) + 1 if keys else 0
+            maps = (EntryMap.from_pairs(rows.entry, range(len(rows.entry)), size),
+                    EntryMap.from_pairs(keys, values, size))
+        return cls(rows, maps[0], maps[1], None)
 
     def nearest_row(self, session: Session, entry: int) -> int:
         """The row of ``entry``, or of its nearest shown ancestor (else the last row)."""
@@ -216,6 +232,31 @@ class TreeLayout:
                 return r
             x = session.parent[x]
         return len(self.rows) - 1 if self.rows else -1
+
+
+def _maps_as_sent(rows: _Rows, keys: array, sent: tuple | None, checked: bool) -> tuple[EntryMap, EntryMap] | None:
+    """The layout's row and shown-parent maps from the arrays :meth:`TreeLayout.to_state`
+    sent, when they fit its rows and keys (``checked``: and no value points outside
+    them); else None."""
+    if sent is None:
+        return None
+    row_at, vp_at = array(INDEX_CODE), array(INDEX_CODE)
+    try:
+        row_at.frombytes(sent[0])
+        vp_at.frombytes(sent[1])
+    except (TypeError, ValueError, IndexError):
+        return None
+    nrows = len(rows.entry)
+    if len(row_at) != len(vp_at) or len(keys) != nrows:
+        return None
+    if checked and not (_within(row_at, -2, nrows, nrows) and _within(vp_at, -2, len(vp_at), len(keys))):
+        return None
+    return EntryMap.from_arrays(rows.entry[:], row_at), EntryMap.from_arrays(keys, vp_at)
+
+
+def _within(at: array, low: int, high: int, count: int) -> bool:
+    """Whether every value of ``at`` is in ``low..high-1`` and ``count`` of them are not -2."""
+    return (not at or (min(at) >= low and max(at) < high)) and len(at) - at.count(-2) == count
 
 
 def _bit(name: str) -> int:
@@ -413,7 +454,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
 
     # Walk the full tree in Pi's order (active child first), tracking the nearest shown
     # ancestor, to build the visible forest. Single-child chains are followed in a loop.
-    visible_parent: dict[int, int] = {}
+    visible_parent = EntryMap(n)
     visible_children: dict[int, list[int]] = {-1: []}
     children = session.children
     cget = children.get
@@ -439,7 +480,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
             else:
                 lst.append(first)
             if len(vis) > 1:
-                visible_parent.update(zip(vis[1:], vis))
+                visible_parent.update_pairs(vis[1:], vis)
                 visible_children.update(zip(vis, [[x] for x in vis[1:]]))
             vis_anc = vis[-1]
         if kids:  # a fork: the branch holding the leaf first
@@ -453,7 +494,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
     rows = _Rows()
     r_entry, r_indent, r_conn = rows.entry.append, rows.indent.append, rows.conn.append
     r_gut, r_active, r_foldable, r_folded = rows.gutters.append, rows.active.append, rows.foldable.append, rows.folded.append
-    row_of: dict[int, int] = {}
+    row_of = EntryMap(n)
     empty: list[int] = []
     # (node, indent, just_branched, show_connector, is_last, gutters, is_virtual_root_child)
     vstack = []
@@ -513,7 +554,7 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
             rows.active.extend(pick(active, chain))
             rows.foldable.extend(bytes(k))
             rows.folded.extend(bytes(k))
-            row_of.update(zip(chain, range(nrow, nrow + k)))
+            row_of.update_pairs(chain, range(nrow, nrow + k))
             nrow += k
             nkids = len(kids)
             if not nkids:

@@ -382,7 +382,7 @@ class ParallelOpen:
                 self._tree_ready(s)
             elif kind == "end" and tree:
                 with gc_paused(self._freeze):
-                    self.layouts["default"] = TreeLayout.from_state(payload)
+                    self.layouts["default"] = TreeLayout.from_state(payload, checked=False)
                 return s
             else:
                 return None

@@ -18,7 +18,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import floordiv
 from typing import Any, Callable, Hashable
 
-from ...core.read.arrays import pick
+from ...core.read.arrays import BranchPositions, pick
 from ...core.read.session import Session
 from ...core.read.skeleton import F_ASSISTANT_TEXT
 from .canvas import CUT_LINES
@@ -145,7 +145,7 @@ class BranchModel:
 
     def reset_branch(self) -> None:
         self.branch: list[int] = []
-        self.pos: dict[int, int] = {}  # entry -> position on the branch
+        self.pos = BranchPositions()  # entry -> position on the branch
         self.codes = bytearray()  # code byte per position
         self._gstart = array("q")  # groups: the position each starts at
         self._gblock = array("q")  # ... the first block it made (a hidden entry makes none)
@@ -204,10 +204,7 @@ class BranchModel:
     def update_branch(self, branch: list[int], p: int, codes: bytearray) -> None:
         """Show ``branch``, which shares its first ``p`` entries with the branch shown."""
         old = self.branch
-        pos = self.pos
-        for x in old[p:]:
-            pos.pop(x, None)
-        pos.update(zip(branch[p:], range(p, len(branch))))
+        self.pos.replace(old, branch, p)
         old_codes = self.codes
         # The first group to build again: those that start at or after p, and those before
         # whose grouping looked at p or later (an assistant's run of results, and labels
