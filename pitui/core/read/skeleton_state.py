@@ -131,8 +131,14 @@ def from_state(session_class, state: dict):
 
 
 def columns(session, start: int, stop: int) -> tuple:
-    """Entries ``start..stop-1`` as plain data for :func:`extend_columns`."""
-    return (session.ids[start:stop], session.parent_ids[start:stop], session.types[start:stop],
+    """Entries ``start..stop-1`` as plain data for :func:`extend_columns`. A parent id
+    that is the id of an entry of the same chunk is given as that very string, so that
+    pickle sends it once and the other side keeps one string for both (most parents are
+    the entry just before)."""
+    ids = session.ids[start:stop]
+    same = dict(zip(ids, ids))
+    parents = [same.get(pid, pid) for pid in session.parent_ids[start:stop]]
+    return (ids, parents, session.types[start:stop],
             session.roles[start:stop], session.timestamps[start:stop], session.offsets[start:stop].tobytes(),
             session.lengths[start:stop].tobytes(), session.linenos[start:stop].tobytes(),
             bytes(session.flags[start:stop]))
