@@ -39,7 +39,8 @@ from ..widgets.header import SessionHeader, ShownBranch, WarningsBadge
 from ..widgets.keybar import KeyBar
 from ..widgets.sidebar import SessionList, Sidebar
 from ..widgets.splitter import Splitter
-from . import copy_export, into_pi
+# (copy_export and into_pi are imported by the actions that use them: nothing on the way to
+# the first screen needs them)
 from .follower import FileFollower
 from .opener import SessionOpener
 from .pane_search import PaneSearchFlow
@@ -588,34 +589,54 @@ class BrowserScreen(PaintGate):
         self.header.show_stats()
 
     def action_copy_resume(self) -> None:
+        from . import copy_export
+
         copy_export.copy_resume(self)
 
     def action_copy_id(self) -> None:
+        from . import copy_export
+
         copy_export.copy_id(self)
 
     def action_copy_path(self) -> None:
+        from . import copy_export
+
         copy_export.copy_path(self)
 
     def action_copy_entry(self) -> None:
+        from . import copy_export
+
         copy_export.copy_entry(self)
 
     def action_export_markdown(self) -> None:
+        from . import copy_export
+
         copy_export.export_markdown(self)
 
     def action_pager(self) -> None:
+        from . import copy_export
+
         copy_export.pager(self)
 
     def action_show_warnings(self) -> None:
+        from . import copy_export
+
         copy_export.show_warnings(self)
 
     def on_warnings_badge_pressed(self, event: WarningsBadge.Pressed) -> None:
+        from . import copy_export
+
         copy_export.show_warnings(self)
 
     # ------------------------------------------------------------------ back into Pi (into_pi.py)
     def action_resume_in_pi(self) -> None:
+        from . import into_pi
+
         into_pi.resume_in_pi(self)
 
     def action_fork_in_pi(self) -> None:
+        from . import into_pi
+
         into_pi.fork_in_pi(self)
 
     def reopen_after_pi(self, path: str) -> None:
