@@ -386,6 +386,21 @@ def test_lexers_are_prepared_off_the_ui_thread():
     assert _fences_not_ready("```haskell\nx\n```", set()) == set()
 
 
+def test_the_file_name_index_is_made_off_the_ui_thread(monkeypatch):
+    """Pygments' index of file-name patterns (its ~600 lexers' patterns gone through, some
+    compiled) is made by prepare_lexers too: a lazy draw before it exists puts the file off
+    rather than making it on the user interface's thread."""
+    from pitui.ui.pane import code
+
+    monkeypatch.setattr(code, "_FN_INDEX", None)
+    path = "build/rules.mk"
+    item = code._lexer_for(path, lazy=True)
+    assert item == ("file", path) and code._FN_INDEX is None
+    code.prepare_lexers([item])
+    assert code._FN_INDEX is not None and code.lexer_ready(item)
+    assert type(code._lexer_for(path, lazy=True)) is lexer_class_for_filename(path)
+
+
 async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
     """In the app (drawing on workers allowed), code whose lexer is not ready is drawn
     plain at once; the block is drawn again, highlighted, when a worker made the lexer."""

@@ -367,6 +367,8 @@ def _lexer_for(path: str, lazy: bool = False):
     ext = _ext_of(path)
     if ext in _LEXERS:
         return _LEXERS[ext]
+    if lazy and _FN_INDEX is None:
+        return ("file", path)  # (the index of file names is made with the lexer, off this thread)
     try:
         if lazy and not _loaded(name for name, _pat in _candidates(path)):
             return ("file", path)
