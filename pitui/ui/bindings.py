@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 from textual.binding import Binding
 
+from .pane_toggles import PANE_TOGGLES, PaneToggle
+
 __all__ = ["Key", "KEYS", "EXTRA_HELP", "SECTIONS", "NOTES", "bindings_for", "by_id", "in_palette", "key_shown",
            "session_actions", "keymap_of"]
 
@@ -49,6 +51,13 @@ MOVE, BRANCHES, MESSAGES, SESSION, SIDEBAR, LAYOUT, APP = (
     "Move in the tree", "Branches", "Messages", "Session", "Sidebar (focused: every printable key types into its filter)", "Layout",
     "App")
 
+
+def _toggle_key(toggle: PaneToggle) -> Key:
+    """The key of one of the message pane's toggles (the browser hands it to the pane)."""
+    return Key("browser", f"view.{toggle.name}", toggle.keys, f"pane_toggle('{toggle.name}')", toggle.label,
+               toggle.text, section=MESSAGES, show=toggle.show)
+
+
 KEYS: tuple[Key, ...] = (
     # ------------------------------------------------------------------ the tree
     Key("tree", "tree.down", "down,j", "cursor_down", "Down", section=MOVE, palette=False),
@@ -80,12 +89,7 @@ KEYS: tuple[Key, ...] = (
     Key("browser", "nav.next_user", "U", "user(1)", "Next user message", "Next user message on the branch",
         section=MOVE),
     # ------------------------------------------------------------------ the message pane
-    Key("browser", "view.thinking", "t", "pane_toggle('thinking')", "Thinking", "Show or fold thinking blocks",
-        section=MESSAGES, show=True),
-    Key("browser", "view.tool_output", "o", "pane_toggle('tool_output')", "Output", "Tool output: a few lines, or all of it",
-        section=MESSAGES, show=True),
-    Key("browser", "view.hidden", "h", "pane_toggle('hidden')", "Hidden msgs", "Show custom messages marked display:false",
-        section=MESSAGES),
+    *(_toggle_key(toggle) for toggle in PANE_TOGGLES),  # (t, o, h: their rows are in pane_toggles.py)
     Key("browser", "search.start", "slash", "search", "Search", "Search the branch in the message pane",
         section=MESSAGES, show=True),
     Key("browser", "search.next", "n", "next_hit(False)", "Next hit", "Next search hit", section=MESSAGES),
@@ -226,9 +230,9 @@ KEYS: tuple[Key, ...] = (
     Key("usage", "usage.this_month", "3", "period('month')", "This month", show=True, palette=False),
     Key("usage", "usage.all", "4", "period('all')", "All", show=True, palette=False),
     Key("usage", "usage.filter", "slash", "filter", "Project", show=True, palette=False),
-    Key("context_view", "context.thinking", "t", "toggle_thinking", "Thinking", "Fold or unfold all thinking",
+    Key("context_view", "context.thinking", "t", "flip_toggle('thinking')", "Thinking", "Fold or unfold all thinking",
         show=True, palette=False),
-    Key("context_view", "context.output", "o", "toggle_output", "Output", "Tool output cut to a few lines, or full",
+    Key("context_view", "context.output", "o", "flip_toggle('tool_output')", "Output", "Tool output cut to a few lines, or full",
         show=True, palette=False),
     Key("search_all", "search_all.close", "escape", "close", "Close", show=True, palette=False),
     Key("search_all", "search_all.down", "down", "results('cursor_down')", "Down", palette=False),

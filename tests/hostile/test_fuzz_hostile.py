@@ -248,15 +248,15 @@ def _draw_every_block(s) -> None:
     from pitui.ui.pane.entry_drawer import EntryDrawer
     from pitui.ui.pane.canvas import Out, RenderCtx
     from pitui.ui.pane.palette import DEFAULT_PALETTE
+    from pitui.ui.pane_toggles import BY_NAME
 
-    for thinking, full, hidden in ((False, False, False), (True, True, True)):
-        m = model_for(s, s.leaf, hidden)
+    for on in (False, True):  # (every toggle off, or every one on)
+        m = model_for(s, s.leaf, on)
         # private: every block of the branch model drawn headless (its blocks have a public
         # face only on a mounted pane)
         for b in range(len(m.bstart)):
             console = Console(width=80, file=io.StringIO(), force_terminal=True, color_system="truecolor")
-            ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking, full_output=full,
-                            show_hidden=hidden)
+            ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, toggles=frozenset(BY_NAME) if on else frozenset())
             out = Out(ctx, 80)
             EntryDrawer(s).draw(m.block(b), out)
             for strip in out.strips:

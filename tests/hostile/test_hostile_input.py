@@ -610,10 +610,11 @@ def _draw_branch(session: Session, leaf: int) -> list[str]:
     from pitui.ui.pane.entry_drawer import EntryDrawer
     from pitui.ui.pane.palette import DEFAULT_PALETTE
     from pitui.ui.pane.canvas import Out, RenderCtx
+    from pitui.ui.pane_toggles import BY_NAME
 
     model = model_for(session, leaf, True)
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
-                    show_thinking=True, full_output=True, show_hidden=True)
+                    toggles=frozenset(BY_NAME))
     lines: list[str] = []
     # private: every block of the branch model drawn headless (its blocks have a public
     # face only on a mounted pane)
@@ -631,10 +632,11 @@ def _draw_context(session: Session, entry: int) -> list[str]:
     from pitui.ui.screens.context import ContextView, _sources
     from pitui.ui.pane.palette import DEFAULT_PALETTE
     from pitui.ui.pane.canvas import Out, RenderCtx
+    from pitui.ui.pane_toggles import BY_NAME
 
     view = ContextView(build_context(session, entry)["messages"], _sources(session, entry))
     ctx = RenderCtx(console=Console(file=io.StringIO(), width=100, force_terminal=True), palette=DEFAULT_PALETTE,
-                    show_thinking=True, full_output=True, show_hidden=True)
+                    toggles=frozenset(BY_NAME))
     lines: list[str] = []
     for b in range(view.block_count):
         out = Out(ctx, 100)

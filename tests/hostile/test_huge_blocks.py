@@ -39,7 +39,7 @@ TEXTS = {
 @pytest.mark.parametrize("method", ["markdown", "wrap", "plain"])
 @pytest.mark.parametrize("text", TEXTS.values(), ids=TEXTS.keys())
 def test_a_10_mb_text_draws_a_capped_part_and_counts_the_rest(method, text):
-    out = _out(full_output=True)
+    out = _out(toggles=frozenset({"tool_output"}))
     getattr(out, method)(text)
     lines = _texts(out)
     # at most the cap's worth of characters, wrapped at the width
@@ -56,7 +56,7 @@ def test_a_text_under_the_cap_is_drawn_whole_with_no_marker():
 
 def test_a_100_mb_tool_result_in_full_output_is_capped_with_its_lines_counted():
     text = ("z" * 99 + "\n") * MB  # 100 MB, a million lines
-    out = _out(full_output=True)
+    out = _out(toggles=frozenset({"tool_output"}))
     _output_lines(out, text, "k")
     lines = _texts(out)
     drawn = TEXT_CAP // 100  # (the lines inside the character cap)
@@ -68,7 +68,7 @@ def test_a_100_mb_tool_result_in_full_output_is_capped_with_its_lines_counted():
 
 
 def test_one_100_mb_line_of_output_says_how_much_is_not_drawn():
-    out = _out(full_output=True)
+    out = _out(toggles=frozenset({"tool_output"}))
     _output_lines(out, "q" * (100 * MB), "k")
     assert _texts(out)[-1].strip() == f"… {100 * MB - TEXT_CAP:,} more characters (enter: draw all · e: $PAGER)"
 
@@ -119,7 +119,7 @@ def test_drawn_whole_a_10_mb_text_has_every_line_and_ends_with_the_line_that_cap
 @pytest.mark.slow
 def test_drawn_whole_100_mb_of_tool_output_shows_every_line():
     text = ("z" * 99 + "\n") * MB
-    out = _out(full_output=True, inverted=frozenset({UNCAP}))
+    out = _out(toggles=frozenset({"tool_output"}), inverted=frozenset({UNCAP}))
     _output_lines(out, text, "k")
     r = out.result()
     assert r.height == MB + 1

@@ -475,6 +475,7 @@ def test_every_corpus_entry_draws():
     from pitui.ui.pane.entry_drawer import EntryDrawer
     from pitui.ui.pane.canvas import Out, RenderCtx
     from pitui.ui.pane.palette import DEFAULT_PALETTE
+    from pitui.ui.pane_toggles import BY_NAME
 
     console = Console(width=100, color_system="truecolor", force_terminal=True, emoji=False, highlight=False,
                       markup=False)
@@ -482,12 +483,11 @@ def test_every_corpus_entry_draws():
         s = Session.open(f)
         drawer = EntryDrawer(s)
         leaves = [i for i in range(len(s)) if not s.children_of(i)]
-        modes = [(False, False, False), (True, True, True)] if len(s) < 300 else [(False, False, False)]
+        modes = [False, True] if len(s) < 300 else [False]  # (every toggle off, or every one on)
         for leaf in leaves:
-            for thinking, full_output, hidden in modes:
-                ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, show_thinking=thinking,
-                                full_output=full_output, show_hidden=hidden)
-                model = model_for(s, leaf, hidden)
+            for on in modes:
+                ctx = RenderCtx(console=console, palette=DEFAULT_PALETTE, toggles=frozenset(BY_NAME) if on else frozenset())
+                model = model_for(s, leaf, on)
                 for b in range(len(model.bstart)):  # (the branch's blocks, as the pane has them)
                     out = Out(ctx, 96)
                     drawer.draw(model.block(b), out)

@@ -23,6 +23,7 @@ from ...core.model.parts import plural
 from ...core.text import clean, visible
 from ...core.timeutil import iso_to_ms
 from .palette import Palette, markdown_theme
+from ..pane_toggles import DEP_OF
 from ..text_fit import cut_end
 
 from .code import _Markdown, _PlainFenceMarkdown, _fences_not_ready
@@ -33,8 +34,6 @@ __all__ = [
     "Rendered",
     "Row",
     "DrawStopped",
-    "DEP_THINKING",
-    "DEP_OUTPUT",
     "DEP_QUERY",
     "CUT_LINES",
     "FULL_CAP",
@@ -47,9 +46,10 @@ __all__ = [
     "date_of",
 ]
 
-DEP_THINKING = 1  # the block looks different with show_thinking
-DEP_OUTPUT = 2  # ... with full_tool_output
-DEP_QUERY = 4  # ... with the current search query (a fold opened because of a hit)
+# What a drawn block records it depended on (``Rendered.deps``): the current search query (a
+# fold opened because of a hit), and each toggle it asked for (``Out.toggled``; their bits
+# are ``pane_toggles.DEP_OF``).
+DEP_QUERY = 1
 
 CUT_LINES = 6  # tool output lines shown while folded
 FULL_CAP = 20000  # lines of one output drawn even in full mode (the rest is counted)
@@ -182,9 +182,7 @@ class RenderCtx:
 
     console: Console | None
     palette: Palette
-    show_thinking: bool = False
-    full_output: bool = False
-    show_hidden: bool = False
+    toggles: frozenset[str] = frozenset()  # the pane's toggles that are on (pane_toggles.py)
     inverted: frozenset = frozenset()  # fold keys flipped from their default by the user
     query: re.Pattern | None = None
     text_mode: bool = False  # collect searchable text instead of drawing
@@ -279,11 +277,18 @@ class Out:
         return strip
 
     # -- state
-    def fold(self, key: str, default_folded: bool, dep: int = 0, hit_text: str | None = None) -> bool:
-        """Whether fold ``key`` is closed: its default, flipped by the user, opened by a hit."""
+    def toggled(self, name: str) -> bool:
+        """Whether the pane's toggle ``name`` (``pane_toggles.py``) is on; the block is
+        marked as drawn with it, so that a flip draws it again (and no block that did not ask)."""
+        if not self.ctx.text_mode:
+            self.deps |= DEP_OF[name]
+        return name in self.ctx.toggles
+
+    def fold(self, key: str, default_folded: bool, hit_text: str | None = None) -> bool:
+        """Whether fold ``key`` is closed: its default (a toggle's, when ``default_folded``
+        is ``not out.toggled(name)``), flipped by the user, opened by a hit."""
         if self.ctx.text_mode:
             return False
-        self.deps |= dep
         folded = default_folded != (key in self.ctx.inverted)
         if folded and hit_text is not None and self.ctx.query is not None:
             self.deps |= DEP_QUERY

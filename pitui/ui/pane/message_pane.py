@@ -27,6 +27,7 @@ from textual.timer import Timer
 from ...core.read.session import Session
 from ...core.store.discovery import transcript_candidates
 from ..messages import EntryFocused, OpenSessionFile
+from ..pane_toggles import BY_NAME, PaneToggle
 from .branch_model import _KM, _KR, BranchModel, _Block, model_for
 from .entry_drawer import EntryDrawer
 from .canvas import Out
@@ -142,20 +143,11 @@ class MessagePane(BlockScroller):
         self._prepared = (session, leaf, model)
 
     # ------------------------------------------------------------------ the view's toggles
-    #: The toggles the browser's keys flip (``pane_toggle('name')`` in ``bindings.py``):
-    #: the reactive each flips, what the toast calls it, and its words for off and on.
-    TOGGLES: dict[str, tuple[str, str, tuple[str, str]]] = {
-        "thinking": ("show_thinking", "Thinking", ("off", "on")),
-        "tool_output": ("full_tool_output", "Tool output", ("short", "full")),
-        "hidden": ("show_hidden", "Hidden messages", ("off", "on")),
-    }
-
     def toggle(self, name: str) -> None:
-        """Flip the toggle ``name`` (:attr:`TOGGLES`), and say so in a toast."""
-        attr, what, words = self.TOGGLES[name]
-        value = not getattr(self, attr)
-        setattr(self, attr, value)
-        self.notify(f"{what}: {words[value]}", timeout=1.5)
+        """Flip the toggle ``name`` (``pane_toggles.py``: the browser's keys), and say so
+        in a toast."""
+        toggle = BY_NAME[name]
+        self.notify(f"{toggle.toast}: {toggle.words[self.flip(name)]}", timeout=1.5)
 
     def _take_prepared(self, session: Session, leaf: int | None) -> BranchModel | None:
         got, self._prepared = self._prepared, None
@@ -461,7 +453,15 @@ class MessagePane(BlockScroller):
             self.scroll_to_entry(pending[1])
 
     # ------------------------------------------------------------------ toggles
-    def watch_show_hidden(self, value: bool) -> None:
+    def _toggled(self, toggle: PaneToggle, on: bool) -> None:
+        if toggle.name == "hidden":
+            self._show_hidden_changed(on)
+        else:
+            super()._toggled(toggle, on)
+
+    def _show_hidden_changed(self, value: bool) -> None:
+        """``hidden`` (a toggle not drawn) was flipped: the branch's blocks are built again
+        with or without the hidden messages."""
         if self.model.session is None or value == self.model.built_hidden:
             return
         self.model.built_hidden = value

@@ -18,7 +18,7 @@ from ...core.text import clean, json_compact, text_lines
 
 from ..text_fit import cut_end, cut_segments, cut_text
 from .code import _THEMES, _lexer_for
-from .canvas import CUT_LINES, DEP_OUTPUT, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
+from .canvas import CUT_LINES, FULL_CAP, SYNTAX_MAX_LINES, TEXT_CAP, Out, _field, _word_cuts
 
 __all__ = [
     "file_link",
@@ -195,7 +195,7 @@ def _image_line(out: Out, block: dict) -> None:
 
 
 def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, limit: int = CUT_LINES,
-                  dep: int = DEP_OUTPUT, syntax_path: str | None = None, diff: bool = False,
+                  syntax_path: str | None = None, diff: bool = False,
                   hint: str = "o", markdown: bool = False) -> None:
     """Tool output, cut to ``limit`` lines unless expanded (globally, by a click or by a hit);
     with ``markdown``, drawn as Markdown (a model's reply, such as a subagent's output)."""
@@ -224,7 +224,9 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
             rows += max(1, -(-cell_len(ln.expandtabs(8) if "\t" in ln else ln) // width))
         too_wide = rows > limit
     too_many = too_many or dropped > 0
-    cut = out.fold(key, not out.ctx.full_output, dep, text) if (too_many or too_wide) else False
+    foldable = too_many or too_wide
+    full = foldable and out.toggled("tool_output")
+    cut = out.fold(key, not full, text) if foldable else False
     if cut:  # one row a line: a few thousand characters of each are plenty
         shown = [ln[:2000] for ln in lines[:limit]]
     elif out.uncapped:
@@ -254,7 +256,7 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
             out.cap_marker(dropped)
         elif out.uncapped and len(shown) > FULL_CAP and len(text) <= TEXT_CAP:
             out.uncap_end()  # (past TEXT_CAP, plain said it)
-        if (too_many or too_wide) and key in out.ctx.inverted and not out.ctx.full_output:
+        if foldable and key in out.ctx.inverted and not full:
             out.line(Text("▴ less", out.p.muted), chrome=True, action=("fold", key))
 
 

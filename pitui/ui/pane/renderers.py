@@ -27,7 +27,7 @@ from ..text_fit import cut_words
 
 from .pieces import (GIVE_DETAIL, GIVE_ID, GIVE_TIME, GIVE_TOKENS, SHRINK, _fold_line, _image_line, _output_lines,
                      file_link, fit_line, render_content, render_header)
-from .canvas import CUT_LINES, DEP_OUTPUT, DEP_THINKING, Out, _field, fmt_time
+from .canvas import CUT_LINES, Out, _field, fmt_time
 
 #: files read and modified named under a summary; the rest counted (``+3``)
 SUMMARY_FILES_SHOWN = 6
@@ -148,7 +148,7 @@ def _subagent(out: Out, mode: str, runs: list[SubagentRun], key: str, depth: int
         rkey = f"{key}:sub{k}"
         agent = _field(run.agent)
         hay = run.task + "\n" + "\n".join(_message_haystack(m) for m in run.messages) if out.ctx.query else None
-        folded = out.fold(rkey, not out.ctx.full_output, DEP_OUTPUT, hay)
+        folded = out.fold(rkey, not out.toggled("tool_output"), hay)
         t = Text()
         t.append("▸ " if folded else "▾ ", p.muted)
         if run.step is not None:
@@ -285,7 +285,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
                 continue
             thinking = clean(thinking, block=True)
             n = len(text_lines(thinking))
-            folded = out.fold(fkey, not out.ctx.show_thinking, DEP_THINKING, thinking)
+            folded = out.fold(fkey, not out.toggled("thinking"), thinking)
             if out.ctx.text_mode:
                 out.texts.append(thinking)
                 continue
@@ -338,7 +338,7 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
         out.wrap(t)
         if error is not None and error.unwrapped:
             rkey = f"{key}:rawerror"
-            folded = out.fold(rkey, True, 0, error.raw)
+            folded = out.fold(rkey, True, error.raw)
             if out.ctx.text_mode:
                 out.texts.append(error.raw)
             else:
@@ -396,7 +396,7 @@ def render_system(out: Out, msg: dict, key: str) -> None:
     removed = msg.get("toolsRemoved") if isinstance(msg.get("toolsRemoved"), list) else []
     hay = content + "\n" + "\n".join(f"{k}\n{v}" for k, v in sections.items() if isinstance(v, str)) + "\n" + \
         "\n".join(json_compact(t) for t in added) if out.ctx.query else None
-    folded = out.fold(key + ":sys", True, 0, hay)
+    folded = out.fold(key + ":sys", True, hay)
 
     def tool_names(tools: list) -> str:
         return ", ".join(_field(t.get("name")) if isinstance(t, dict) else _field(t) for t in tools)
@@ -450,11 +450,11 @@ def render_system(out: Out, msg: dict, key: str) -> None:
     out.push("┊ ", p.faint)
     try:
         if content.strip():
-            _output_lines(out, content, key + ":content", p.fg, limit=10**9, dep=0)
+            _output_lines(out, content, key + ":content", p.fg, limit=10**9)
         for name, value in sections.items():
             if isinstance(value, str):
                 out.line(Text(f"[{_field(name)}]", p.system), chrome=True)
-                _output_lines(out, value, key + ":s:" + str(name), p.fg, limit=10**9, dep=0)
+                _output_lines(out, value, key + ":s:" + str(name), p.fg, limit=10**9)
         for tool in added:
             if isinstance(tool, dict):
                 tt = Text(f"tool {_field(tool.get('name'))}: ", p.success)

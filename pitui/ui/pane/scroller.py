@@ -28,17 +28,16 @@ from textual.strip import Strip
 
 from ..bindings import bindings_for
 from ..messages import BlockDrawingStopped, BlockDrawn, BlockDrawnAhead, LexersMade
+from ..pane_toggles import ALL_TOGGLE_DEPS, BY_NAME, DEP_OF, DRAWN_TOGGLES, PANE_TOGGLES, PaneToggle
 from ..textual_internals import set_virtual_size_quietly
 from .cursor import PaneCursor
 from .worker_drawing import RenderCache, WorkerDrawing
 from .heights import Heights
-from .canvas import DEP_OUTPUT, DEP_THINKING, UNCAP, DrawStopped, Out, RenderCtx, Rendered
+from .canvas import UNCAP, DrawStopped, Out, RenderCtx, Rendered
 from .palette import DEFAULT_PALETTE, Palette, palette_from_variables
 from .pane_search import PaneSearch
 
 __all__ = ["BlockScroller"]
-
-_ALL_DEPS = DEP_THINKING | DEP_OUTPUT
 
 
 class StateKey(NamedTuple):
@@ -49,12 +48,36 @@ class StateKey(NamedTuple):
     block: Hashable  # the block: its entries and what the branch says about them
     width: int
     look: tuple  # the palette's name and the pane's generation (another session)
-    thinking: bool | None  # show_thinking, for a block with thinking
-    output: bool | None  # full_tool_output, for a block with tool output
+    #: Each of the drawn toggles (``pane_toggles.DRAWN_TOGGLES``, in their order): on or
+    #: off, or None where the block did not ask for it
+    toggles: tuple[bool | None, ...]
     folds: frozenset  # the folds the user flipped in it (UNCAP: drawn whole)
     query: str | None  # the search query, for a block with a hit
+
+
+class KeyCommon(NamedTuple):
+    """The parts of a :class:`StateKey` every block shares at a time."""
+
+    width: int
+    look: tuple  # the palette's name and the pane's generation
+    toggles: tuple[bool, ...]  # each drawn toggle's state, as in StateKey.toggles
+
+
 _EMPTY: frozenset = frozenset()
-_OUTPUT_FOLDS = frozenset({"out", "diff", "cmd", "content", "args", "json"})
+_MASKED: dict[tuple[tuple, int], tuple] = {}
+
+
+def _masked(toggles: tuple, deps: int) -> tuple:
+    """``toggles`` (a StateKey's) with None for each toggle not in ``deps`` (a drawn
+    block's ``Rendered.deps``): a flip of those keeps the block's drawing."""
+    deps &= ALL_TOGGLE_DEPS
+    if deps == ALL_TOGGLE_DEPS:
+        return toggles
+    got = _MASKED.get((toggles, deps))
+    if got is None:
+        got = _MASKED[toggles, deps] = tuple(
+            value if deps & DEP_OF[toggle.name] else None for toggle, value in zip(DRAWN_TOGGLES, toggles))
+    return got
 
 
 class BlockScroller(ScrollView, can_focus=True):
@@ -78,9 +101,9 @@ class BlockScroller(ScrollView, can_focus=True):
     #: past ~4 KB a draw on the UI thread would hold a key press beyond 50 ms.
     ASYNC_BYTES: int | None = 4_096
 
-    show_thinking: reactive[bool] = reactive(False)
-    full_tool_output: reactive[bool] = reactive(False)
-    show_hidden: reactive[bool] = reactive(False)
+    #: The names of the pane's toggles that are on (``pane_toggles.py``); each also has its
+    #: bool attribute (``show_thinking``...) and is flipped by :meth:`flip`.
+    toggles_on: reactive[frozenset[str]] = reactive(frozenset())
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None):
         super().__init__(name=name, id=id, classes=classes)
@@ -93,6 +116,7 @@ class BlockScroller(ScrollView, can_focus=True):
         self._rcache = RenderCache()
         self._hcache: dict[tuple, int] = {}
         self._deps: dict[Hashable, int] = {}
+        self._toggle_values: tuple[bool, ...] = (False,) * len(DRAWN_TOGGLES)  # (KeyCommon.toggles)
         self._inverted: dict[Hashable, frozenset] = {}
         self._palette: Palette | None = None
         self._bg: str | None | bool = False  # the widget's background, once known
@@ -204,22 +228,19 @@ class BlockScroller(ScrollView, can_focus=True):
     def _key_of(self, bkey: Hashable, common: tuple, hit: bool = False) -> StateKey:
         """:meth:`_state_key` of the block whose key is ``bkey`` (``hit``: a search hit is
         in it); also for blocks of a branch not shown yet (MessagePane.branch_ahead)."""
-        width, look, thinking, output = common
-        deps = self._deps.get(bkey, _ALL_DEPS)
+        width, look, toggles = common
         return StateKey(
             bkey,
             width,
             look,
-            thinking if deps & DEP_THINKING else None,
-            output if deps & DEP_OUTPUT else None,
+            _masked(toggles, self._deps.get(bkey, ALL_TOGGLE_DEPS)),
             self._inverted.get(bkey, _EMPTY),
             self.finder.query_text if hit else None,
         )
 
-    def _key_common(self) -> tuple:
-        """The parts of a :class:`StateKey` every block shares now: (width, look,
-        thinking, output)."""
-        return (self._width, (self.palette.name, self._generation), self.show_thinking, self.full_tool_output)
+    def _key_common(self) -> KeyCommon:
+        """The parts of a :class:`StateKey` every block shares now."""
+        return KeyCommon(self._width, (self.palette.name, self._generation), self._toggle_values)
 
     def _ctx(self, b: int | None, text_mode: bool = False) -> RenderCtx:
         inverted = self._inverted.get(self._block_key(b), frozenset()) if b is not None else frozenset()
@@ -228,9 +249,7 @@ class BlockScroller(ScrollView, can_focus=True):
         return RenderCtx(
             console=None if text_mode else self.app.console,
             palette=self.palette,
-            show_thinking=self.show_thinking,
-            full_output=self.full_tool_output,
-            show_hidden=self.show_hidden,
+            toggles=self.toggles_on,
             inverted=inverted,
             query=query,
             text_mode=text_mode,
@@ -268,8 +287,7 @@ class BlockScroller(ScrollView, can_focus=True):
         """The state key once the block's dependencies on the toggles are known."""
         if deps is None:
             return key
-        return key._replace(thinking=key.thinking if deps & DEP_THINKING else None,
-                            output=key.output if deps & DEP_OUTPUT else None)
+        return key._replace(toggles=_masked(key.toggles, deps))
 
     def _store(self, b: int, key: tuple, r: Rendered) -> tuple:
         """Cache a rendered block under its state key (refined by what the render used)."""
@@ -445,12 +463,38 @@ class BlockScroller(ScrollView, can_focus=True):
         super().on_mount()
         self.watch(self.app, "theme", lambda *_: self._watch_theme_change(), init=False)
 
-    def watch_show_thinking(self, value: bool) -> None:
-        self._drop_inverted(lambda kind: kind.startswith("think"))
-        self._relayout(self._top_anchor())
+    # ------------------------------------------------------------------ the toggles
+    def is_on(self, name: str) -> bool:
+        """Whether the toggle ``name`` (``pane_toggles.py``) is on."""
+        return name in self.toggles_on
 
-    def watch_full_tool_output(self, value: bool) -> None:
-        self._drop_inverted(lambda kind: kind in _OUTPUT_FOLDS or kind.startswith("sub"))
+    def set_toggle(self, name: str, on: bool) -> None:
+        BY_NAME[name]  # (a name that is no toggle fails here)
+        self.toggles_on = self.toggles_on | {name} if on else self.toggles_on - {name}
+
+    def flip(self, name: str) -> bool:
+        """Flip the toggle ``name``; returns whether it is on now."""
+        on = not self.is_on(name)
+        self.set_toggle(name, on)
+        return on
+
+    def action_flip_toggle(self, name: str) -> None:
+        self.flip(name)
+
+    def watch_toggles_on(self, old: frozenset[str], new: frozenset[str]) -> None:
+        self._toggle_values = tuple(toggle.name in new for toggle in DRAWN_TOGGLES)
+        for toggle in PANE_TOGGLES:
+            if (toggle.name in old) != (toggle.name in new):
+                self._toggled(toggle, toggle.name in new)
+
+    def _toggled(self, toggle: PaneToggle, on: bool) -> None:
+        """``toggle`` was flipped: forget the user's folds it overrides, and lay out the
+        blocks again (those that did not ask for it keep their drawings). A toggle that
+        changes which entries are blocks is the subclass's (MessagePane)."""
+        if not toggle.drawn:
+            return
+        if toggle.forgets is not None:
+            self._drop_inverted(toggle.forgets)
         self._relayout(self._top_anchor())
 
     def _drop_inverted(self, pred) -> None:
@@ -461,12 +505,6 @@ class BlockScroller(ScrollView, can_focus=True):
                 self._inverted[k] = keep
             else:
                 del self._inverted[k]
-
-    def action_toggle_thinking(self) -> None:
-        self.show_thinking = not self.show_thinking
-
-    def action_toggle_output(self) -> None:
-        self.full_tool_output = not self.full_tool_output
 
     # Scrolling without animation: heights may change while an animation runs.
     def action_scroll_up(self) -> None:
@@ -644,3 +682,19 @@ class BlockScroller(ScrollView, can_focus=True):
 
     def on_block_drawn(self, message: BlockDrawn) -> None:
         self.worker_drawing.block_drawn(message)
+
+
+def _toggle_attribute(name: str) -> property:
+    def get(self: BlockScroller) -> bool:
+        return name in self.toggles_on
+
+    def put(self: BlockScroller, on: bool) -> None:
+        self.set_toggle(name, bool(on))
+
+    return property(get, put, doc=f"The toggle {name!r} is on (``pane_toggles.py``).")
+
+
+# Each toggle's bool attribute (``pane.show_thinking``), read and set as the toggle.
+for _toggle in PANE_TOGGLES:
+    if _toggle.attr is not None:
+        setattr(BlockScroller, _toggle.attr, _toggle_attribute(_toggle.name))
