@@ -171,6 +171,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
                 state["usable"] = t
                 state["usable_cpu"] = time.thread_time()
                 state["usable_process_cpu"] = time.process_time()
+                state["paints"] = len(repaints)
                 usable.set()
         return r
 
@@ -182,6 +183,7 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
             await asyncio.sleep(1.5)  # the newest session shown, background work done
             await pilot.pause()
             opened.clear()
+            state["paints_before_open"] = len(repaints)
             app.browser.open_session(path)
         await usable.wait()
         browser = app.browser
@@ -199,6 +201,9 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
         out["first_paint_cpu_s"] = state["first_paint_cpu"] - CPU0
         out["usable_cpu_s"] = state["usable_cpu"] - CPU0
         out["usable_process_cpu_s"] = state["usable_process_cpu"]
+        # the screens' paints from the start (or, with --choose, from the open) to the usable
+        # one, that one included: each a compositor refresh that drew the screen
+        out["paints_to_usable"] = state["paints"] - state.get("paints_before_open", 0)
         import resource
 
         out["peak_mib_app"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
