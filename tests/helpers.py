@@ -18,14 +18,19 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 FIXTURES = TESTS / "fixtures"
 
-HEADER = piwriter.header("sess-1", "2026-11-20T10:00:00.000Z", "/home/u/proj")
+
+def header(session_id: str = "sess-1", cwd: str = "/home/u/proj", timestamp: str = "2026-11-20T10:00:00.000Z",
+           **extra) -> dict:
+    """A session's header line (``version=None``: Pi's first format, without one)."""
+    return piwriter.header(session_id, timestamp, cwd, **extra)
+
+
+HEADER = header()
 
 
 def ts(n: int) -> str:
-    """An entry timestamp n seconds after 2026-11-20T10:00:00Z."""
-    h, rem = divmod(n, 3600)
-    m, s = divmod(rem, 60)
-    return f"2026-11-20T{10 + h:02d}:{m:02d}:{s:02d}.000Z"
+    """An entry timestamp n seconds after 2026-11-20T10:00:00Z (days later too)."""
+    return piwriter.iso(_ms(n))
 
 
 def _ms(n: int) -> int:
@@ -62,6 +67,56 @@ def entry(etype, eid, parent, n, **fields):
 def message_entry(eid, parent, n, message: dict) -> dict:
     """A ``message`` entry holding ``message`` as it is."""
     return entry("message", eid, parent, n, message=message)
+
+
+# ------------------------------------------------------------------ messages on their own
+# (for message_entry and chain; their timestamps are 0 unless given, as in the pane's tests)
+
+#: The usage an assistant message of the pane's tests carries (tokens and cost shown in its header).
+SHORT_USAGE = {"totalTokens": 1200, "cost": {"total": 0.01}}
+
+
+def user_msg(text: str, timestamp: int = 0) -> dict:
+    """A user message: ``text`` as one text block."""
+    return piwriter.user_message([piwriter.text_block(text)], timestamp)
+
+
+def assistant_msg(*blocks, stop: str = "stop", provider: str | None = "anthropic",
+                  model: str | None = "claude-sonnet-4-5", usage: dict | None = SHORT_USAGE, timestamp: int = 0,
+                  **extra) -> dict:
+    """An assistant message without ``api`` (as Pi wrote them before it had one): each of
+    ``blocks`` a content block, a string a text block; a provider, model or usage of None
+    is left out; ``extra`` fields come last."""
+    msg: dict = {"role": "assistant",
+                 "content": [piwriter.text_block(b) if isinstance(b, str) else b for b in blocks]}
+    for key, value in (("provider", provider), ("model", model), ("usage", usage)):
+        if value is not None:
+            msg[key] = value
+    msg.update(stopReason=stop, timestamp=timestamp, **extra)
+    return msg
+
+
+def result_msg(cid: str, name: str, text: str, is_error: bool = False, timestamp: int = 0, **extra) -> dict:
+    """A tool result: ``text`` as one text block; ``extra`` fields come last."""
+    msg = piwriter.tool_result_message(cid, name, [piwriter.text_block(text)], is_error=is_error, timestamp=timestamp)
+    msg.update(extra)
+    return msg
+
+
+def chain(messages: list[dict]) -> list[dict]:
+    """Entries for a linear conversation, ids e0, e1, ... a second apart from 10:00:00 (within
+    the hour): a dict with a ``type`` is an entry's own fields, any other a message."""
+    out = []
+    parent = None
+    for k, m in enumerate(messages):
+        eid = f"e{k}"
+        at = f"2026-11-20T10:{k // 60 % 60:02d}:{k % 60:02d}.000Z"
+        if "type" in m:
+            out.append({"id": eid, "parentId": parent, "timestamp": at, **m})
+        else:
+            out.append(piwriter.entry("message", eid, parent, at, message=m))
+        parent = eid
+    return out
 
 
 def write(path: Path, objs, header=HEADER, trailing_newline=True) -> Path:

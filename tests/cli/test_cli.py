@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FIXTURES, assistant, entry, ts, user, write
+from helpers import FIXTURES, assistant, entry, header, ts, user, write
 from pitui.core import gc_policy
 from pitui.cli import main
 
@@ -202,8 +202,7 @@ def test_list_lines_up_its_columns(tmp_path, capsys, monkeypatch):
     for cwd, text in (("/a", "short cwd"), ("/home/u/work/project", "longer cwd"), ("/x/" + "d" * 60, "too long")):
         folder = root / ("--" + cwd.strip("/").replace("/", "-") + "--")
         folder.mkdir(parents=True)
-        header = {"type": "session", "version": 3, "id": cwd, "timestamp": "2026-11-20T10:00:00.000Z", "cwd": cwd}
-        write(folder / "2026-11-20T10-00-00-000Z_s.jsonl", [user("u1", None, 1, text)], header=header)
+        write(folder / "2026-11-20T10-00-00-000Z_s.jsonl", [user("u1", None, 1, text)], header=header(cwd, cwd))
     assert main(["list", str(root)]) == 0
     rows = capsys.readouterr().out.splitlines()
     starts = {row.index(t) for row in rows for t in ("short cwd", "longer cwd", "too long") if t in row}
@@ -220,9 +219,8 @@ def test_list_fits_wide_titles_in_cells_and_names_each_session(tmp_path, capsys,
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "root" / "--home-u-proj--"
     folder.mkdir(parents=True)
-    header = {"type": "session", "version": 3, "id": "01a22560-9889-77d1-ab8d-f2f7082187bb",
-              "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/home/u/proj"}
-    f = write(folder / "2026-11-20T10-00-00-000Z_s.jsonl", [user("u1", None, 1, "세션 제목을 " * 40)], header=header)
+    f = write(folder / "2026-11-20T10-00-00-000Z_s.jsonl", [user("u1", None, 1, "세션 제목을 " * 40)],
+              header=header("01a22560-9889-77d1-ab8d-f2f7082187bb"))
     assert main(["list", str(tmp_path / "root")]) == 0
     (row,) = capsys.readouterr().out.splitlines()
     assert row.split()[2] == "01a22560-9889-77d1-ab8d-f2f7082187bb"

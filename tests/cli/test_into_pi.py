@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FIXTURES, assistant, user, write
+from helpers import FIXTURES, assistant, header, user, write
 from pitui.core.read.session import Session
 from pitui.ui.browser.into_pi import FolderGoneScreen
 
@@ -61,9 +61,8 @@ def no_suspend(monkeypatch):
 def _session(tmp_path, cwd: Path) -> Path:
     project = tmp_path / "sessions" / "--proj--"
     project.mkdir(parents=True)
-    header = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": str(cwd)}
     return write(project / "2026-11-20T10-00-00-000Z_sess-1.jsonl",
-                 [user("u1", None, 1, "hello"), assistant("a1", "u1", 2, "hi")], header=header)
+                 [user("u1", None, 1, "hello"), assistant("a1", "u1", 2, "hi")], header=header(cwd=str(cwd)))
 
 
 async def test_r_resumes_in_the_sessions_folder_and_reads_what_pi_wrote(make_app, settle, tmp_path, fake_pi,

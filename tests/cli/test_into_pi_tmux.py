@@ -4,7 +4,6 @@ redrawn with what Pi wrote meanwhile (issue 37). A fake `pi` stands in for Pi.""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import REPO
+from helpers import REPO, header, user, write
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -48,10 +47,7 @@ def test_r_hands_the_terminal_to_pi_and_takes_it_back(tmp_path):
     project = tmp_path / "sessions" / "--work--"
     project.mkdir(parents=True)
     session = project / "2026-11-20T10-00-00-000Z_s1.jsonl"
-    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": str(work)},
-             {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-11-20T10:00:01.000Z",
-              "message": {"role": "user", "content": "hello there", "timestamp": 1795168801000}}]
-    session.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write(session, [user("u1", None, 1, "hello there")], header=header("s1", str(work)))
     name = f"pitui-test-{os.getpid()}"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "PITUI_CACHE_DIR": str(tmp_path / "cache"), "PITUI_CONFIG_DIR": str(tmp_path / "config"),

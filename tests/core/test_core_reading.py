@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from helpers import HEADER, assistant, entry, line, ts, user, write
+from helpers import HEADER, assistant, entry, header, line, ts, user, write
 from pitui.core.model.context import build_context
 from pitui.core.read.session import NotASession, Session
 from pitui.core.model.layout import layout_tree
@@ -125,7 +125,7 @@ def test_unknown_types_and_roles_are_kept(tmp_path):
 
 class TestVersion1:
     def v1_file(self, tmp_path):
-        header = {"type": "session", "id": "legacy", "timestamp": ts(0), "cwd": "/x", "branchedFrom": "/old/parent.jsonl"}
+        legacy = header("legacy", "/x", ts(0), version=None, branchedFrom="/old/parent.jsonl")
         objs = [
             {"type": "message", "timestamp": ts(1), "message": {"role": "user", "content": "one", "timestamp": 1}},
             "broken line",
@@ -134,7 +134,7 @@ class TestVersion1:
             {"type": "compaction", "timestamp": ts(4), "summary": "S", "firstKeptEntryIndex": 3, "tokensBefore": 5000},
             {"type": "message", "timestamp": ts(5), "message": {"role": "user", "content": "three", "timestamp": 5}},
         ]
-        return write(tmp_path / "v1.jsonl", objs, header=header)
+        return write(tmp_path / "v1.jsonl", objs, header=legacy)
 
     def test_ids_are_a_chain_in_file_order_and_stable_across_loads(self, tmp_path):
         p = self.v1_file(tmp_path)

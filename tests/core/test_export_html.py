@@ -16,7 +16,7 @@ from pitui.core.read.open import open_session
 from pitui.core.read.session import Session
 from pitui.core.model.summary import text_of
 
-from helpers import REPO, assistant, entry, user, write
+from helpers import REPO, assistant, entry, header, user, write
 
 DEMO = REPO / "pitui" / "demo" / "sessions"
 CORPUS = REPO / "tests" / "fixtures" / "pi-corpus" / "agent" / "sessions"
@@ -354,9 +354,7 @@ def test_hostile_content_is_escaped(tmp_path):
         entry("context_edit", "ce", "tl", 12, targetId=EVIL, replacement=None),
         entry(EVIL, "zz", "ce", 13, payload=EVIL),
     ]
-    header = {"type": "session", "version": 3, "id": "sess" + EVIL, "timestamp": "2026-11-20T10:00:00.000Z",
-              "cwd": "/home/" + EVIL, "parentSession": EVIL}
-    p = write(tmp_path / "evil.jsonl", objs, header=header)
+    p = write(tmp_path / "evil.jsonl", objs, header=header("sess" + EVIL, "/home/" + EVIL, parent_session=EVIL))
     s = Session.open(p)
     html = export_html(s)
     page = Page(html)

@@ -21,7 +21,7 @@ from pitui.core.open.parallel import ParallelOpen
 from pitui.core.read.session import NotASession, Session
 from pitui.core.model.layout import layout_tree
 
-from helpers import HEADER, TESTS, assistant, entry, line, user
+from helpers import HEADER, TESTS, assistant, entry, header, line, user
 
 FIELDS = ("ids", "parent_ids", "types", "roles", "timestamps", "offsets", "lengths", "linenos", "flags",
           "parent", "roots", "children", "shadowed", "leaf", "index_of", "label_by_target",
@@ -124,7 +124,7 @@ def test_one_worker_streams_it_all(tmp_path, monkeypatch, partial_tail, chunk):
 
 def test_one_worker_reads_old_versions_and_reports_bad_files(tmp_path):
     old = tmp_path / "v1.jsonl"
-    old.write_text(line({"type": "session", "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/"}) + "\n"
+    old.write_text(line(header("s", "/", "2026-01-01T00:00:00Z", version=None)) + "\n"
                    + line({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
                            "message": {"role": "user", "content": "hi"}}) + "\n")
     po = ParallelOpen(old, min_bytes=0, jobs=1, whole=True)
@@ -151,7 +151,7 @@ def test_small_files_and_old_versions_are_read_in_the_calling_thread(tmp_path):
     f = _awkward_file(tmp_path / "s.jsonl")
     assert not ParallelOpen(f).parallel  # far below PARALLEL_MIN_BYTES
     old = tmp_path / "v1.jsonl"
-    old.write_text(line({"type": "session", "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/"}) + "\n"
+    old.write_text(line(header("s", "/", "2026-01-01T00:00:00Z", version=None)) + "\n"
                    + line({"type": "message", "timestamp": "2026-01-01T00:00:01Z",
                            "message": {"role": "user", "content": "hi"}}) + "\n")
     po = ParallelOpen(old, min_bytes=0, part_min=1, jobs=2)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FIXTURES, HEADER, entry, line, user, write
+from helpers import FIXTURES, HEADER, assistant, entry, header, line, user, write
 from pitui.core.store import search as S
 from pitui.core.store import search_chunks, search_match, search_query, search_rows, search_words
 from pitui.core.store.discovery import SessionRoot, find_session_files, resolve_root
@@ -29,12 +29,6 @@ from pitui.core.store.search import (
 from pitui.core.read.session import NotASession, Session
 
 CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
-
-
-def assistant(eid, parent, n, content):
-    """An assistant message without model or usage: the search reads only its content."""
-    return entry("message", eid, parent, n, message={"role": "assistant", "content": content, "stopReason": "stop",
-                                                       "timestamp": 1795168800000 + n * 1000})
 
 
 @pytest.fixture(autouse=True)
@@ -547,7 +541,7 @@ def test_not_sessions_and_damaged_files(tmp_path):
 def test_version1_ids_are_line_numbers(tmp_path):
     root = tmp_path / "s"
     root.mkdir()
-    v1 = {"type": "session", "id": "old", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/x"}
+    v1 = header("old", "/x", "2026-01-01T00:00:00.000Z", version=None)
     f = write(root / "v1.jsonl", [
         {"type": "message", "timestamp": "2026-01-01T00:00:01.000Z",
          "message": {"role": "user", "content": "lynx", "timestamp": 1}},

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 
-from helpers import line, user
+from helpers import header, line, user
 from test_open_parallel import _awkward_file, _same
 
 from pitui.core.open import skeleton_cache
@@ -100,8 +100,7 @@ def test_only_the_newest_skeletons_are_kept(tmp_path):
     files = []
     for k in range(skeleton_cache.KEEP + 3):
         f = tmp_path / f"s{k}.jsonl"
-        f.write_text(line({"type": "session", "version": 3, "id": f"s{k}", "timestamp": "2026-01-01T00:00:00Z",
-                           "cwd": "/"}) + "\n" + line(user("a", None, 1)) + "\n")
+        f.write_text(line(header(f"s{k}", "/", "2026-01-01T00:00:00Z")) + "\n" + line(user("a", None, 1)) + "\n")
         assert skeleton_cache.save(Session.open(f, validate=False))
         files.append(f)
         time.sleep(0.01)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import header, ts, user, write
 
 TAG = "HOSTILE"
 # Each payload as the issue lists it; {dir} is the sessions folder (a screenshot written
@@ -66,25 +66,20 @@ def name_payload(tag: str) -> str:
     return f"{TAG}<{tag}>" + "".join(p for p in PAYLOADS if "/" not in p and "\x00" not in p)
 
 
-def _ts(n: int) -> str:
-    return f"2026-11-20T10:{n // 60:02d}:{n % 60:02d}.000Z"
-
-
 def hostile_entries(folder: Path, transcript: Path) -> tuple[dict, list]:
     """A header and entries with the payload in every string field (ids too)."""
 
     def H(tag: str) -> str:
         return payload(tag, folder)
 
-    header = {"type": "session", "version": 3, "id": H("session id"), "timestamp": "2026-11-20T10:00:00.000Z",
-              "cwd": H("cwd"), "parentSession": H("parentSession")}
+    head = header(H("session id"), H("cwd"), parent_session=H("parentSession"))
     entries: list = []
     last = [None]
 
     def add(obj: dict) -> str:
         n = len(entries) + 1
         eid = f"{n:02d}" + H(f"id {n}")
-        obj = {"type": obj.pop("type"), "id": eid, "parentId": last[0], "timestamp": _ts(n), **obj}
+        obj = {"type": obj.pop("type"), "id": eid, "parentId": last[0], "timestamp": ts(n), **obj}
         entries.append(obj)
         last[0] = eid
         return eid
@@ -187,12 +182,7 @@ def hostile_entries(folder: Path, transcript: Path) -> tuple[dict, list]:
                   thinkingLevel=H("message thinkingLevel")))
     add({"type": "message", "message": {"role": "user", "content": H("last user"), "timestamp": 1795168800000}})
     add(assistant([{"type": "text", "text": H("last reply")}], stopReason="stop"))
-    return header, entries
-
-
-def _write(path: Path, header: dict | None, entries: list, extra_lines: list[str] = ()) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write(path, [*entries, *extra_lines], header=header)
+    return head, entries
 
 
 class HostileRoot:
@@ -203,20 +193,18 @@ class HostileRoot:
         self.root = base / "root[" / ("]" + name_payload("root"))
         project = self.root / ("--" + name_payload("project") + "--")
         self.transcript = project / "subagent-artifacts" / (name_payload("transcript") + ".jsonl")
-        header, entries = hostile_entries(self.root, self.transcript)
-        self.session = _write(project / f"2026-11-20T10-00-00-000Z_{name_payload('file')}.jsonl", header, entries,
-                              ["not json " + payload("damaged line", self.root)])
+        head, entries = hostile_entries(self.root, self.transcript)
+        self.session = write(project / f"2026-11-20T10-00-00-000Z_{name_payload('file')}.jsonl",
+                             [*entries, "not json " + payload("damaged line", self.root)], header=head)
         # a transcript (opened from the subagent's "transcript:" line)
-        _write(self.transcript, {**header, "id": payload("transcript id", self.root)}, entries[3:6])
+        write(self.transcript, entries[3:6], header={**head, "id": payload("transcript id", self.root)})
         # a second session, forked from the first, with no name: its first message is its title
-        fork_header = {**header, "id": payload("fork id", self.root), "parentSession": str(self.session)}
-        self.fork = _write(project / f"2026-11-19T10-00-00-000Z_{name_payload('fork')}.jsonl", fork_header,
-                           [{"type": "message", "id": "f1", "parentId": None, "timestamp": _ts(1),
-                             "message": {"role": "user", "content": payload("fork first message", self.root),
-                                         "timestamp": 1795168800000}}])
+        fork_header = {**head, "id": payload("fork id", self.root), "parentSession": str(self.session)}
+        self.fork = write(project / f"2026-11-19T10-00-00-000Z_{name_payload('fork')}.jsonl",
+                          [user("f1", None, 1, payload("fork first message", self.root))], header=fork_header)
         # a file that is not a session: its reason quotes the first line's type
-        self.bad = _write(self.root / (name_payload("bad") + ".jsonl"), None,
-                          [{"type": payload("bad type", self.root)}])
+        self.bad = write(self.root / (name_payload("bad") + ".jsonl"), [{"type": payload("bad type", self.root)}],
+                         header=None)
         os.utime(self.fork, (1_700_000_000, 1_700_000_000))
         os.utime(self.bad, (1_600_000_000, 1_600_000_000))
         self.entries = entries
@@ -414,10 +402,7 @@ async def test_a_session_id_of_markup_is_shown_as_text_and_its_toast_runs_nothin
     click on the toast where its link would be writes no file into the sessions folder."""
     root = tmp_path / "sessions"
     sid = f"[@click=app.screenshot('x.svg','{root}')]click here to see[/]"
-    _write(root / "--p--" / "s.jsonl", {"type": "session", "version": 3, "id": sid, "cwd": "/p",
-                                          "timestamp": "2026-11-20T10:00:00.000Z"},
-           [{"type": "message", "id": "u1", "parentId": None, "timestamp": _ts(1),
-             "message": {"role": "user", "content": "hi", "timestamp": 1795168800000}}])
+    write(root / "--p--" / "s.jsonl", [user("u1", None, 1, "hi")], header=header(sid, "/p"))
     before = sorted(root.rglob("*"))
     app = make_app(root)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -542,8 +527,8 @@ def test_export_to_standard_output_has_no_control_characters(hostile, fmt):
     assert TAG.encode() in got.stdout
     if fmt == "json":
         out = json.loads(got.stdout)
-        header, _ = hostile_entries(hostile.root, hostile.transcript)
-        assert out["header"] == header  # exact
+        head, _ = hostile_entries(hostile.root, hostile.transcript)
+        assert out["header"] == head  # exact
         assert out["name"] == payload("name", hostile.root)
     if fmt == "markdown":
         text = got.stdout.decode()

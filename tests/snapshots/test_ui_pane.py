@@ -10,10 +10,14 @@ from pitui.ui.pane import MessagePane, prepare_branch
 from pitui.ui.screens.context import ContextScreen
 from pitui.ui.pane.canvas import CUT_LINES
 
-from helpers import FIXTURES, pane_app, write
+from helpers import FIXTURES, call, chain, header, pane_app, write
+from helpers import assistant_msg as assistant
+from helpers import result_msg as result
+from helpers import user_msg as user
 
 CORPUS = FIXTURES / "pi-corpus" / "agent" / "sessions"
 SIZE = (120, 40)
+PANE_HEADER = header("pane-test", "/home/dev/test")
 
 
 def corpus_file(prefix: str) -> Path:
@@ -24,47 +28,6 @@ def corpus_file(prefix: str) -> Path:
 
 def open_corpus(prefix: str) -> Session:
     return Session.open(corpus_file(prefix))
-
-
-def write_session(path: Path, entries: list[dict]) -> Path:
-    head = {"type": "session", "version": 3, "id": "pane-test", "timestamp": "2026-11-20T10:00:00.000Z",
-            "cwd": "/home/dev/test"}
-    return write(path, entries, header=head)
-
-
-def chain(messages: list[dict]) -> list[dict]:
-    """Entries for a linear conversation: ids e0, e1, ... (dicts without "type" are messages)."""
-    out = []
-    parent = None
-    for k, m in enumerate(messages):
-        eid = f"e{k}"
-        ts = f"2026-11-20T10:{k // 60 % 60:02d}:{k % 60:02d}.000Z"
-        if "type" in m:
-            e = {"id": eid, "parentId": parent, "timestamp": ts, **m}
-        else:
-            e = {"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": m}
-        out.append(e)
-        parent = eid
-    return out
-
-
-def user(text):
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0}
-
-
-def assistant(*blocks, stop="stop", **kw):
-    content = [{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks]
-    return {"role": "assistant", "content": content, "provider": "anthropic", "model": "claude-sonnet-4-5",
-            "usage": {"totalTokens": 1200, "cost": {"total": 0.01}}, "stopReason": stop, "timestamp": 0, **kw}
-
-
-def call(cid, name, **args):
-    return {"type": "toolCall", "id": cid, "name": name, "arguments": args}
-
-
-def result(cid, name, text, is_error=False, **kw):
-    return {"role": "toolResult", "toolCallId": cid, "toolName": name, "content": [{"type": "text", "text": text}],
-            "isError": is_error, "timestamp": 0, **kw}
 
 
 def lines_of(pane: MessagePane, b: int) -> list[str]:
@@ -126,7 +89,7 @@ def test_snapshot_full_tool_output(snap_compare, tmp_path):
         result("c2", "read", "def main():\n    return 1\n\n\nclass App:\n    name = 'x'\n    size = 3\n    ok = True\n"),
         assistant("Both done."),
     ])
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
 
     async def expand(pilot):
         pilot.app.pane.full_tool_output = True
@@ -210,7 +173,7 @@ def test_snapshot_damaged_entry(snap_compare, tmp_path):
     big = "y" * 40_000
     entries = chain([user("before"), assistant(call("c1", "bash", command="cat big"), stop="toolUse"),
                      result("c1", "bash", big), assistant("after"), user(big), assistant("end")])
-    path = write_session(tmp_path / "s.jsonl", entries)
+    path = write(tmp_path / "s.jsonl", entries, header=PANE_HEADER)
     # Damage two big lines after their head: the fast scan accepts them, reading the body fails.
     lines = path.read_text().split("\n")
     lines[3] = lines[3].replace("yyyy", 'yy"yy', 1)
@@ -292,7 +255,7 @@ async def test_toggles_change_rendering(tmp_path):
         {"type": "custom_message", "customType": "ext.state", "content": "secret note", "display": False},
         assistant("done"),
     ])
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
     app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -344,7 +307,7 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
         result("c1", "bash", "\n".join(["a"] * 10 + ["needle at line 11"])),
         assistant("done"),
     ])
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
     app = pane_app(s, selected=0)
     async with app.run_test(size=(100, 12)) as pilot:
         await pilot.pause()
@@ -404,7 +367,7 @@ async def test_subagent_transcript_offers_to_open(tmp_path):
     }]}
     entries = chain([user("delegate"), assistant(call("c1", "subagent", agent="worker", task="fix it"), stop="toolUse"),
                      result("c1", "subagent", "fixed", details=details), assistant("ok")])
-    s = Session.open(write_session(folder / "s.jsonl", entries))
+    s = Session.open(write(folder / "s.jsonl", entries, header=PANE_HEADER))
     app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -433,7 +396,7 @@ def _big_session(path: Path, n: int) -> Path:
             msgs.append(result(f"c{k - 1}", "bash", "\n".join(f"line {j}" for j in range(20))))
         else:
             msgs.append(assistant(f"Done {k}."))
-    return write_session(path, chain(msgs))
+    return write(path, chain(msgs), header=PANE_HEADER)
 
 
 async def test_ten_thousand_entries_render_lazily(tmp_path):
@@ -499,7 +462,7 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
                      for k in range(150))
     tail = [m for k in range(30) for m in (user(f"more {k}"), assistant(f"reply {k}"))]
     entries = chain([user("explain"), assistant(md), user("thanks"), assistant("you're welcome")] + tail)
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
     assert s.lengths[1] > MessagePane.ASYNC_BYTES
     app = pane_app(s, selected=3, async_bytes=MessagePane.ASYNC_BYTES)
     async with app.run_test(size=SIZE) as pilot:
@@ -532,7 +495,7 @@ async def test_what_counts_as_slow_is_the_text_drawn_not_the_line(tmp_path):
     write_call = call("c1", "write", path="src/big.py", content="x = 1\n" * 2000)
     entries = chain([user("go"), assistant(thinking, "Done: a short answer.", write_call, stop="toolUse"),
                      result("c1", "write", "wrote it"), user("thanks"), assistant("welcome")])
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
     assert s.lengths[1] > 4 * MessagePane.ASYNC_BYTES
     app = pane_app(s, selected=1, async_bytes=MessagePane.ASYNC_BYTES)
     async with app.run_test(size=SIZE) as pilot:
@@ -582,7 +545,7 @@ async def test_stop_reasons_redacted_thinking_and_images(tmp_path):
         assistant("partial", stop="aborted"),
         assistant("long", stop="length"),
     ])
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
     app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -691,7 +654,7 @@ async def test_one_line_cut_is_one_line_and_the_model_is_pis(tmp_path):
                     responseModel="gpt-5-2025-08-07")
     same = assistant("done", model="claude-x", responseModel="claude-x")
     entries = chain([user("go"), msg, result("c1", "bash", "\n".join(str(k) for k in range(CUT_LINES + 1))), same])
-    s = Session.open(write_session(tmp_path / "s.jsonl", entries))
+    s = Session.open(write(tmp_path / "s.jsonl", entries, header=PANE_HEADER))
     app = pane_app(s, selected=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -16,20 +16,13 @@ from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
 from pitui.ui.pane.code import lexer_class_for_filename
 
-from helpers import pane_app, write
+from helpers import assistant_msg, call, entry, header, pane_app, result_msg, user, user_msg, write
+from helpers import message_entry as msg
+from tools.piwriter import thinking_block
 
 SIZE = (120, 40)
 N = 50_000
-
-
-def _ts(k: int) -> str:
-    h, rem = divmod(k, 3600)
-    m, s = divmod(rem, 60)
-    return f"2026-11-{20 + h // 24:02d}T{h % 24:02d}:{m:02d}:{s:02d}.000Z"
-
-
-def _msg(eid: str, parent: str | None, k: int, message: dict) -> dict:
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": _ts(k), "message": message}
+USAGE = {"totalTokens": 100, "cost": {"total": 0.001}}  # (each assistant message's)
 
 
 def _entries(n: int, prefix: str, parent: str | None, k0: int) -> list[dict]:
@@ -42,42 +35,29 @@ def _entries(n: int, prefix: str, parent: str | None, k0: int) -> list[dict]:
         eid = f"{prefix}{j}"
         m = j % 8
         if j == n // 2:
-            e = {"type": "compaction", "id": eid, "parentId": parent, "timestamp": _ts(k), "summary": "earlier work",
-                 "firstKeptEntryId": f"{prefix}{n // 2 - 40}", "tokensBefore": 90_000}
+            e = entry("compaction", eid, parent, k, summary="earlier work", firstKeptEntryId=f"{prefix}{n // 2 - 40}",
+                      tokensBefore=90_000)
         elif j == n // 2 - 20:
-            e = _msg(eid, parent, k, {"role": "system", "content": "You are Pi.", "timestamp": 0})
+            e = msg(eid, parent, k, {"role": "system", "content": "You are Pi.", "timestamp": 0})
         elif j % 997 == 5:
-            e = {"type": "label", "id": eid, "parentId": parent, "timestamp": _ts(k), "targetId": f"{prefix}{j - 3}",
-                 "label": f"mark {j}"}
+            e = entry("label", eid, parent, k, targetId=f"{prefix}{j - 3}", label=f"mark {j}")
         elif j % 1499 == 7:
-            e = {"type": "custom_message", "id": eid, "parentId": parent, "timestamp": _ts(k), "customType": "note",
-                 "content": "hidden note", "display": False}
+            e = entry("custom_message", eid, parent, k, customType="note", content="hidden note", display=False)
         elif j % 2003 == 9:
-            e = {"type": "model_change", "id": eid, "parentId": parent, "timestamp": _ts(k), "provider": "anthropic",
-                 "modelId": "claude-opus-4-1"}
+            e = entry("model_change", eid, parent, k, provider="anthropic", modelId="claude-opus-4-1")
         elif j % 3001 == 11:
-            e = {"type": "context_edit", "id": eid, "parentId": parent, "timestamp": _ts(k), "targetId": f"{prefix}{j - 8}",
-                 "replacement": None}
+            e = entry("context_edit", eid, parent, k, targetId=f"{prefix}{j - 8}", replacement=None)
         elif m == 0:
-            e = _msg(eid, parent, k, {"role": "user", "content": [{"type": "text", "text": f"question {j}"}],
-                                      "timestamp": 0})
+            e = msg(eid, parent, k, user_msg(f"question {j}"))
         elif m in (1, 4):
-            e = _msg(eid, parent, k, {
-                "role": "assistant", "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "toolUse",
-                "usage": {"totalTokens": 100, "cost": {"total": 0.001}}, "timestamp": 0,
-                "content": [{"type": "thinking", "thinking": "let me see\nyes"}, {"type": "text", "text": f"step {j}"},
-                            {"type": "toolCall", "id": f"c{prefix}{j}", "name": "bash",
-                             "arguments": {"command": f"ls {j}"}}]})
+            e = msg(eid, parent, k, assistant_msg(
+                thinking_block("let me see\nyes"), f"step {j}", call(f"c{prefix}{j}", "bash", command=f"ls {j}"),
+                stop="toolUse", usage=USAGE))
         elif m in (2, 5):
             size = (j * 7919) % 50 * (40 if j % 3 else 400)
-            e = _msg(eid, parent, k, {"role": "toolResult", "toolCallId": f"c{prefix}{j - 1}", "toolName": "bash",
-                                      "content": [{"type": "text", "text": "x" * size + "\nend"}], "isError": False,
-                                      "timestamp": 0})
+            e = msg(eid, parent, k, result_msg(f"c{prefix}{j - 1}", "bash", "x" * size + "\nend"))
         else:
-            e = _msg(eid, parent, k, {
-                "role": "assistant", "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "stop",
-                "usage": {"totalTokens": 100, "cost": {"total": 0.001}}, "timestamp": 0,
-                "content": [{"type": "text", "text": f"done {j} " * (j % 40)}]})
+            e = msg(eid, parent, k, assistant_msg(f"done {j} " * (j % 40), usage=USAGE))
         out.append(e)
         parent = eid
     return out
@@ -91,8 +71,7 @@ def big_session(tmp_path_factory) -> Session:
     late = _entries(200, "s", f"e{N - 300}", N)
     early = _entries(300, "t", "e20", N + 200)
     path = tmp_path_factory.mktemp("perf") / "big.jsonl"
-    head = {"type": "session", "version": 3, "id": "perf", "timestamp": _ts(0), "cwd": "/home/dev/perf"}
-    return Session.open(write(path, main + late + early, header=head))
+    return Session.open(write(path, main + late + early, header=header("perf", "/home/dev/perf")))
 
 
 class Counts:
@@ -407,15 +386,12 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
     path = tmp_path / "s.jsonl"
     code = "\n".join(f"(define (f{k} x) (* x {k}))" for k in range(4))
     entries = [
-        _msg("u", None, 0, {"role": "user", "content": "read it", "timestamp": 0}),
-        _msg("a", "u", 1, {"role": "assistant", "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 0,
-                           "usage": {}, "content": [{"type": "toolCall", "id": "c1", "name": "read",
-                                                      "arguments": {"path": "lib/tools.rkt"}}]}),
-        _msg("r", "a", 2, {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
-                           "timestamp": 0, "content": [{"type": "text", "text": code}]}),
+        user("u", None, 0, "read it"),
+        msg("a", "u", 1, assistant_msg(call("c1", "read", path="lib/tools.rkt"), stop="toolUse", provider="p",
+                                       model="m", usage={})),
+        msg("r", "a", 2, result_msg("c1", "read", code)),
     ]
-    head = {"type": "session", "version": 3, "id": "lex", "timestamp": _ts(0), "cwd": "/home/dev"}
-    s = Session.open(write(path, entries, header=head))
+    s = Session.open(write(path, entries, header=header("lex", "/home/dev")))
     app = pane_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

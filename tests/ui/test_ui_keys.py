@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import message_entry as msg, pane_app, write
+from helpers import assistant_msg, call, header, pane_app, result_msg, user, write
+from helpers import message_entry as msg
 from pitui.core.read.session import Session
 from pitui.core.model.layout import FILTERS, layout_tree
 from pitui.ui.widgets import branch_tree as tree_view
@@ -317,18 +318,15 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
     from pitui.ui.pane import MessagePane
 
     code = "\n".join(f"actor A{k}\n  be go() => None" for k in range(4))
-    head = {"type": "session", "version": 3, "id": "lex", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/h"}
 
     entries = [
-        msg("u", None, 0, {"role": "user", "content": "read it", "timestamp": 0}),
-        msg("a", "u", 1, {"role": "assistant", "provider": "p", "model": "m", "stopReason": "toolUse",
-                          "timestamp": 0, "usage": {}, "content": [
-                              {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "src/actor.pony"}}]}),
-        msg("r", "a", 2, {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
-                          "timestamp": 0, "content": [{"type": "text", "text": code}]}),
+        user("u", None, 0, "read it"),
+        msg("a", "u", 1, assistant_msg(call("c1", "read", path="src/actor.pony"), stop="toolUse", provider="p",
+                                       model="m", usage={})),
+        msg("r", "a", 2, result_msg("c1", "read", code)),
     ]
     path = tmp_path / "s.jsonl"
-    s = Session.open(write(path, entries, header=head))
+    s = Session.open(write(path, entries, header=header("lex", "/h")))
 
     draws: list[bool] = []  # on the UI thread?
     seen_at_done: list[bool] = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant, entry, user, write
+from helpers import assistant, entry, header, user, write
 from pitui.ui.screens.context import ContextScreen
 from pitui.ui.screens.stats import StatsScreen
 
@@ -103,8 +103,8 @@ async def test_enter_on_a_project_folds_its_sessions(make_app, settle, tmp_path)
     for k, cwd in enumerate(("/home/u/alpha", "/home/u/beta")):
         folder = tmp_path / ("--" + cwd.strip("/").replace("/", "-") + "--")
         folder.mkdir()
-        header = {"type": "session", "version": 3, "id": f"s{k}", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": cwd}
-        write(folder / f"2026-11-20T1{k}-00-00-000Z_s{k}.jsonl", [user("u1", None, 1, f"{cwd} work")], header=header)
+        write(folder / f"2026-11-20T1{k}-00-00-000Z_s{k}.jsonl", [user("u1", None, 1, f"{cwd} work")],
+              header=header(f"s{k}", cwd))
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
