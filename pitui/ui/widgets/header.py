@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
 from textual import events, work
@@ -415,27 +415,29 @@ class SessionHeader(Vertical):
 
     @work(thread=True, exclusive=True, group="header-check", exit_on_error=False)
     def _check_whole_file(self, path: str, key: tuple) -> None:
-        worker = get_current_worker()
-        try:
-            # (stopped when another session opens: the check holds the interpreter)
-            checked = check_whole(path, lambda: worker.is_cancelled)
-        except Exception:  # (stopped, unreadable now, changing under the read: the badge stays)
-            return
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._checked_in_background, path, key, checked)
+        # (stopped when another session opens: the check holds the interpreter)
+        self._read_in_worker(check_whole, path, key, self._checked_in_background)
 
     @work(thread=True, exclusive=True, group="header-secrets", exit_on_error=False)
     def _scan_secrets_elsewhere(self, path: str, key: tuple) -> None:
         from ...core.secrets.elsewhere import scan_file_elsewhere
 
+        # (the child is killed when another session opens: this worker is cancelled)
+        self._read_in_worker(scan_file_elsewhere, path, key, self._secrets_found_elsewhere)
+
+    def _read_in_worker(self, read: Callable[[str, Callable[[], bool]], Any], path: str, key: tuple,
+                        done: Callable[[str, tuple, Any], None]) -> None:
+        """On a worker's thread: ``read(path, stop)`` (``stop`` says the worker was
+        cancelled), its result handed to ``done(path, key, result)`` on the UI thread;
+        nothing when it was cancelled or failed (stopped, unreadable now, changing under the
+        read, a child that failed: the badge stays as it is)."""
         worker = get_current_worker()
         try:
-            # (the child is killed when another session opens: this worker is cancelled)
-            secrets = scan_file_elsewhere(path, lambda: worker.is_cancelled)
-        except Exception:  # (stopped, unreadable now, the child failed: no badge)
+            got = read(path, lambda: worker.is_cancelled)
+        except Exception:
             return
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._secrets_found_elsewhere, path, key, secrets)
+            self.app.call_from_thread(done, path, key, got)
 
     def _secrets_found_elsewhere(self, path: str, key: tuple, secrets: list[Secret]) -> None:
         _SECRETS_ONLY.pop(key, None)
