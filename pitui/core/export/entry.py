@@ -23,32 +23,32 @@ def safe_name(text: str, limit: int = 60) -> str:
     return out[:limit].rstrip("-.") or "session"
 
 
-def entry_text(session: Session, i: int) -> str:
+def entry_text(session: Session, index: int) -> str:
     """What ``Y`` copies: a message's text blocks, a tool result's output, a shell
     command and its output, a compaction's or branch summary's summary; else the raw line."""
-    e = session.entry(i)
-    t = e.get("type")
-    if t == "message":
-        m = e.get("message") if isinstance(e.get("message"), dict) else {}
-        role = m.get("role")
+    entry = session.entry(index)
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        role = message.get("role")
         if role in ("user", "assistant", "toolResult", "custom"):
-            text = text_of(m.get("content"))
+            text = text_of(message.get("content"))
             if text:
                 return text
         elif role == "bashExecution":
-            return f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip("\n")
-    elif t in ("compaction", "branch_summary"):
-        summ = e.get("summary")
+            return f"$ {message.get('command', '')}\n{message.get('output', '')}".rstrip("\n")
+    elif kind in ("compaction", "branch_summary"):
+        summ = entry.get("summary")
         if isinstance(summ, str):
             return summ
-    elif t == "custom_message":
-        text = text_of(e.get("content"))
+    elif kind == "custom_message":
+        text = text_of(entry.get("content"))
         if text:
             return text
-    return session.raw_line(i).decode("utf-8", "replace").rstrip("\r\n")
+    return session.raw_line(index).decode("utf-8", "replace").rstrip("\r\n")
 
 
-def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:
+def write_entry_file(session: Session, index: int, root: SessionRoot) -> str:
     """The entry's exact line (and a pretty-printed copy) in a temporary file outside
     the sessions folder. Returns its path."""
     tmpdir = tempfile.gettempdir()
@@ -59,17 +59,17 @@ def write_entry_file(session: Session, i: int, root: SessionRoot) -> str:
             raise OSError(errno.EACCES, "no folder to write it to outside the sessions folder")
         tmpdir = str(private)
     # (read before the file is made: a session file that is gone leaves nothing behind)
-    raw = session.raw_line(i)
-    pretty = json.dumps(session.entry(i), indent=2, ensure_ascii=False, default=str).encode()
+    raw = session.raw_line(index)
+    pretty = json.dumps(session.entry(index), indent=2, ensure_ascii=False, default=str).encode()
     fd, path = tempfile.mkstemp(prefix="pitui-entry-", suffix=".txt", dir=tmpdir)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(
-                f"{session.path}, line {session.linenos[i]} (entry {session.ids[i]}), exactly as in the file:\n\n".encode()
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(
+                f"{session.path}, line {session.linenos[index]} (entry {session.ids[index]}), exactly as in the file:\n\n".encode()
             )
-            f.write(raw.rstrip(b"\r\n") + b"\n\n")
-            f.write(b"Pretty-printed:\n\n")
-            f.write(pretty + b"\n")
+            handle.write(raw.rstrip(b"\r\n") + b"\n\n")
+            handle.write(b"Pretty-printed:\n\n")
+            handle.write(pretty + b"\n")
     except BaseException:
         os.unlink(path)
         raise

@@ -98,16 +98,16 @@ def _label_map(session: Session) -> dict[str, tuple[Any, Any]]:
     set)``. (A dict keeps a key's place when set again, and moves it to the end when deleted
     then set, as a JavaScript Map does.)"""
     labels: dict[str, tuple[Any, Any]] = {}
-    lines = [i for i in range(len(session)) if session.types[i] == "label" and not session.flags[i] & F_DAMAGED]
-    for i, raw in session.raw_lines(lines):
-        e = _entry(raw)
-        if e is None or i in session.shadowed:
+    lines = [index for index in range(len(session)) if session.types[index] == "label" and not session.flags[index] & F_DAMAGED]
+    for index, raw in session.raw_lines(lines):
+        entry = _entry(raw)
+        if entry is None or index in session.shadowed:
             continue
-        target = e.get("targetId")
+        target = entry.get("targetId")
         if not isinstance(target, str):
             continue
-        if _truthy(e.get("label")):
-            labels[target] = (e.get("label"), e.get("timestamp"))
+        if _truthy(entry.get("label")):
+            labels[target] = (entry.get("label"), entry.get("timestamp"))
         else:
             labels.pop(target, None)
     return labels
@@ -128,25 +128,25 @@ def export_session(session: Session, leaf: int, *, now_ms: int | None = None) ->
     replaced: dict[str, str] = {}  # a label entry's id -> the entry that took its place
     pending: list[str] = []
     parent: str | None = None
-    for i, raw in session.raw_lines(path):
-        e = _entry(raw)
-        if e is None:
+    for index, raw in session.raw_lines(path):
+        branch_entry = _entry(raw)
+        if branch_entry is None:
             continue
-        if e.get("type") == "label":
-            pending.append(session.ids[i])
+        if branch_entry.get("type") == "label":
+            pending.append(session.ids[index])
             continue
         for label_id in pending:
-            replaced[label_id] = session.ids[i]
+            replaced[label_id] = session.ids[index]
         pending.clear()
-        e["parentId"] = parent
-        if e.get("type") == "compaction" and e.get("firstKeptEntryId") != e.get("id"):
-            first = e.get("firstKeptEntryId")
+        branch_entry["parentId"] = parent
+        if branch_entry.get("type") == "compaction" and branch_entry.get("firstKeptEntryId") != branch_entry.get("id"):
+            first = branch_entry.get("firstKeptEntryId")
             if isinstance(first, str) and first in replaced:
-                e["firstKeptEntryId"] = replaced[first]
-        kept.append(e)
-        parent = e.get("id") if isinstance(e.get("id"), str) else session.ids[i]
-    out += [_line(e) for e in kept]
-    on_branch = {e.get("id") for e in kept}
+                branch_entry["firstKeptEntryId"] = replaced[first]
+        kept.append(branch_entry)
+        parent = branch_entry.get("id") if isinstance(branch_entry.get("id"), str) else session.ids[index]
+    out += [_line(entry) for entry in kept]
+    on_branch = {entry.get("id") for entry in kept}
     taken = set(on_branch)
     for target, (label, when) in _label_map(session).items():
         if target not in on_branch:

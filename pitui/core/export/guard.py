@@ -90,7 +90,7 @@ def _holds_sessions(folder: str) -> bool:
     or a ``.jsonl`` file that is a Pi file (:func:`is_pi_file`, read up to the first)."""
     try:
         with os.scandir(folder) as it:
-            names = [(e.name, e.path) for e in it]
+            names = [(entry.name, entry.path) for entry in it]
     except OSError:
         return False
     for name, path in names:
@@ -106,10 +106,10 @@ def export_refusal(target: str | os.PathLike, session_path: str | os.PathLike,
     :func:`known_roots` are added to them."""
     session_path = os.fspath(session_path)
     roots = list(roots) + known_roots()
-    t = os.path.abspath(os.path.expanduser(os.fspath(target)))
-    real = os.path.realpath(t)
-    named = [_folder_of(r) for r in roots] + _source_folders(session_path)
-    for path in dict.fromkeys((t, real)):
+    absolute = os.path.abspath(os.path.expanduser(os.fspath(target)))
+    real = os.path.realpath(absolute)
+    named = [_folder_of(root) for root in roots] + _source_folders(session_path)
+    for path in dict.fromkeys((absolute, real)):
         for folder in named:
             if _inside(path, folder) or _inside(path, os.path.abspath(folder)):
                 return f"pitui never writes in a sessions folder ({folder})"
@@ -119,7 +119,7 @@ def export_refusal(target: str | os.PathLike, session_path: str | os.PathLike,
         if _holds_sessions(os.path.dirname(path)):
             return f"pitui never writes in a sessions folder ({os.path.dirname(path)} holds Pi sessions)"
     try:
-        st = os.stat(t)
+        st = os.stat(absolute)
     except OSError:
         return None  # not there (or not reachable: writing it will say why)
     if stat.S_ISDIR(st.st_mode):
@@ -141,6 +141,6 @@ def export_refusal(target: str | os.PathLike, session_path: str | os.PathLike,
                 continue
             if (other.st_dev, other.st_ino) == me:
                 return f"that is a session file (another name for {sf.path})"
-    if is_pi_file(t):
+    if is_pi_file(absolute):
         return "that is a Pi session file (its first line is a session header)"
     return None

@@ -48,10 +48,10 @@ def _page(view: EntryHtml) -> str:
     if not view.path:
         body.append('<p class="empty">This session has no entries.</p>')
     run_open = False
-    for i in view.path:
-        if i in view.shown:
+    for index in view.path:
+        if index in view.shown:
             continue
-        outside = view.has_compaction and i not in view.in_ctx
+        outside = view.has_compaction and index not in view.in_ctx
         if outside and not run_open:
             body.append('<div class="outside"><div class="outside-note">Outside the model\'s context at the '
                         'end of this branch: summarised by the compaction below, kept here for reading.</div>')
@@ -59,7 +59,7 @@ def _page(view: EntryHtml) -> str:
         elif not outside and run_open:
             body.append("</div>")
             run_open = False
-        body.append(view.entry(i))
+        body.append(view.entry(index))
     if run_open:
         body.append("</div>")
     body.append("</main>")
@@ -77,11 +77,11 @@ def _title(view: EntryHtml) -> str:
     """The page's title: the session's name, else its first user message's first line."""
     if view.s.name:
         return " ".join(cleaned(view.s.name).split())
-    for i in view.path:
-        if view.s.types[i] == "message" and view.s.roles[i] == "user":
-            t = text_of((view.s.message(i) or {}).get("content")).strip()
-            if t:
-                line = " ".join(cleaned(t.splitlines()[0]).split())
+    for index in view.path:
+        if view.s.types[index] == "message" and view.s.roles[index] == "user":
+            text = text_of((view.s.message(index) or {}).get("content")).strip()
+            if text:
+                line = " ".join(cleaned(text.splitlines()[0]).split())
                 return line[:100] + ("…" if len(line) > 100 else "")
     return "Pi session"
 
@@ -90,63 +90,63 @@ def _files_touched(view: EntryHtml) -> str:
     touched = files_touched(tool_calls(view.s, view.path), view.s.cwd)
     if not touched:
         return ""
-    items = "".join(f"<li><code>{esc(t.path)}</code> {esc(t.words)}</li>" for t in touched)
+    items = "".join(f"<li><code>{esc(text.path)}</code> {esc(text.words)}</li>" for text in touched)
     return ('<section class="files-touched"><h2>Files touched</h2><p class="note">By this branch\'s calls: '
             "<code>ls</code>, <code>grep</code> and <code>find</code> count as searched; failed calls are left "
             f"out.</p><ul>{items}</ul></section>")
 
 def _header(view: EntryHtml) -> str:
     """The page's head: the session's facts, tokens and cost, the reader's warnings."""
-    s = view.s
-    rows: list[tuple[str, str]] = [("Session", f"<code>{esc(s.id)}</code>")]
-    if s.cwd:
-        rows.append(("Working directory", f"<code>{esc(shorten_home(s.cwd))}</code>"))
-    created = when_utc(s.header.get("timestamp"))
+    session = view.s
+    rows: list[tuple[str, str]] = [("Session", f"<code>{esc(session.id)}</code>")]
+    if session.cwd:
+        rows.append(("Working directory", f"<code>{esc(shorten_home(session.cwd))}</code>"))
+    created = when_utc(session.header.get("timestamp"))
     if created:
         rows.append(("Created", esc(created)))
     if view.path:
-        last = when_utc(s.timestamps[view.leaf])
+        last = when_utc(session.timestamps[view.leaf])
         if last:
             rows.append(("Last entry", esc(last)))
         rows.append(("Branch", f"{len(view.path)} {'entry' if len(view.path) == 1 else 'entries'}, "
-                               f"ending at <a href=\"#e{view.leaf}\"><code>{esc(s.ids[view.leaf])}</code></a>"))
-    parent = s.header.get("parentSession")
+                               f"ending at <a href=\"#e{view.leaf}\"><code>{esc(session.ids[view.leaf])}</code></a>"))
+    parent = session.header.get("parentSession")
     if isinstance(parent, str) and parent:
         rows.append(("Forked from", f"<code>{esc(shorten_home(parent))}</code>"))
-    rows.append(("File", f"<code>{esc(shorten_home(s.path))}</code>"))
-    bstats = branch_stats(s, view.leaf) if view.leaf >= 0 else Stats()
-    models = [k for k, _ in bstats.models_by_cost() if k != TOOLS_KEY]
+    rows.append(("File", f"<code>{esc(shorten_home(session.path))}</code>"))
+    bstats = branch_stats(session, view.leaf) if view.leaf >= 0 else Stats()
+    models = [key for key, _ in bstats.models_by_cost() if key != TOOLS_KEY]
     if models:
-        rows.append(("Models", ", ".join(f"<code>{esc(m)}</code>" for m in models)))
-    t = bstats.total
-    if t.calls:
-        rows.append(("Tokens (branch)", f"{int_text(t.tokens)} — input {int_text(t.input)}, output {int_text(t.output)}, "
-                                        f"cache read {int_text(t.cache_read)}, cache write {int_text(t.cache_write)}"))
-        rows.append(("Cost (branch)", esc(_cost(t.cost) or "$0")))
-    sstats = session_stats(s)
-    if sstats.total.calls and (sstats.total.cost != t.cost or sstats.total.tokens != t.tokens):
+        rows.append(("Models", ", ".join(f"<code>{esc(model)}</code>" for model in models)))
+    total = bstats.total
+    if total.calls:
+        rows.append(("Tokens (branch)", f"{int_text(total.tokens)} — input {int_text(total.input)}, output {int_text(total.output)}, "
+                                        f"cache read {int_text(total.cache_read)}, cache write {int_text(total.cache_write)}"))
+        rows.append(("Cost (branch)", esc(_cost(total.cost) or "$0")))
+    sstats = session_stats(session)
+    if sstats.total.calls and (sstats.total.cost != total.cost or sstats.total.tokens != total.tokens):
         rows.append(("Whole session (all branches)",
                      f"{int_text(sstats.total.tokens)} tokens · {esc(_cost(sstats.total.cost) or '$0')}"))
     out = ['<header class="page-head">', f"<h1>{esc(_title(view))}</h1>", '<table class="meta">']
-    out += [f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows]
+    out += [f"<tr><th>{key}</th><td>{value}</td></tr>" for key, value in rows]
     out.append("</table>")
     if len(bstats.by_model) > 0:
         out.append('<details class="stats" open><summary>Tokens and cost per model (this branch)</summary>'
                    '<div class="table-wrap"><table class="stats-table"><thead><tr><th>Model</th><th>Calls</th>'
                    "<th>Input</th><th>Output</th><th>Cache read</th><th>Cache write</th><th>Cost</th>"
                    "</tr></thead><tbody>")
-        for key, u in bstats.models_by_cost():
-            out.append(f"<tr><td><code>{esc(key)}</code></td><td>{u.calls}</td><td>{int_text(u.input)}</td>"
-                       f"<td>{int_text(u.output)}</td><td>{int_text(u.cache_read)}</td><td>{int_text(u.cache_write)}</td>"
-                       f"<td>{esc(_cost(u.cost) or '$0')}</td></tr>")
-        out.append(f"<tr class=\"total\"><td>Total</td><td>{t.calls}</td><td>{int_text(t.input)}</td>"
-                   f"<td>{int_text(t.output)}</td><td>{int_text(t.cache_read)}</td><td>{int_text(t.cache_write)}</td>"
-                   f"<td>{esc(_cost(t.cost) or '$0')}</td></tr></tbody></table></div></details>")
-    warnings = s.all_warnings
+        for key, usage in bstats.models_by_cost():
+            out.append(f"<tr><td><code>{esc(key)}</code></td><td>{usage.calls}</td><td>{int_text(usage.input)}</td>"
+                       f"<td>{int_text(usage.output)}</td><td>{int_text(usage.cache_read)}</td><td>{int_text(usage.cache_write)}</td>"
+                       f"<td>{esc(_cost(usage.cost) or '$0')}</td></tr>")
+        out.append(f"<tr class=\"total\"><td>Total</td><td>{total.calls}</td><td>{int_text(total.input)}</td>"
+                   f"<td>{int_text(total.output)}</td><td>{int_text(total.cache_read)}</td><td>{int_text(total.cache_write)}</td>"
+                   f"<td>{esc(_cost(total.cost) or '$0')}</td></tr></tbody></table></div></details>")
+    warnings = session.all_warnings
     if warnings:
         out.append(f'<details class="warnings"><summary>{plural(len(warnings), "warning")} while reading '
                    "the file</summary><ul>")
-        out += [f"<li>{esc(w.message)}</li>" for w in warnings[:200]]
+        out += [f"<li>{esc(warning.message)}</li>" for warning in warnings[:200]]
         out.append("</ul></details>")
     out.append('<div class="controls"><button type="button" onclick="pituiFold(true)">Expand all</button>'
                '<button type="button" onclick="pituiFold(false)">Collapse all</button></div>')

@@ -49,202 +49,202 @@ class EntryHtml:
             self.path, ctx = [], []
         self.in_ctx = set(ctx)
         self.on_path = set(self.path)
-        self.has_compaction = any(session.types[i] == "compaction" for i in self.path)
+        self.has_compaction = any(session.types[index] == "compaction" for index in self.path)
         # tool results on the branch by call id (the first one wins, as they are shown once)
         self.results: dict[str, int] = {}
-        for i in self.path:
-            if session.types[i] == "message" and session.roles[i] == "toolResult":
-                tcid = (session.message(i) or {}).get("toolCallId")
+        for index in self.path:
+            if session.types[index] == "message" and session.roles[index] == "toolResult":
+                tcid = (session.message(index) or {}).get("toolCallId")
                 if isinstance(tcid, str) and tcid not in self.results:
-                    self.results[tcid] = i
+                    self.results[tcid] = index
         # the latest context edit per target among the entries that reach the context
         self.edits: dict[str, tuple[int, dict]] = {}
-        for i in ctx:
-            if session.types[i] == "context_edit":
-                e = session.entry(i)
-                target = e.get("targetId")
-                self.edits[target if isinstance(target, str) else str(target)] = (i, e)
+        for index in ctx:
+            if session.types[index] == "context_edit":
+                entry = session.entry(index)
+                target = entry.get("targetId")
+                self.edits[target if isinstance(target, str) else str(target)] = (index, entry)
         self.shown: set[int] = set()
 
     # -------------------------------------------------------------- entries
-    def _head(self, i: int, role: str, cls: str, extra: str = "") -> str:
-        s = self.s
-        when = when_utc(s.timestamps[i])
+    def _head(self, index: int, role: str, cls: str, extra: str = "") -> str:
+        session = self.s
+        when = when_utc(session.timestamps[index])
         bits = [f'<span class="role">{esc(role)}</span>']
         if extra:
             bits.append(extra)
-        label = s.label_of(i)
+        label = session.label_of(index)
         if label:
             bits.append(badge(label, "label"))
-        edit = self.edits.get(s.ids[i])
+        edit = self.edits.get(session.ids[index])
         if edit is not None:
-            ei, e = edit
-            what = "omitted from the model's context" if e.get("replacement") is None else "content replaced in context"
+            ei, entry = edit
+            what = "omitted from the model's context" if entry.get("replacement") is None else "content replaced in context"
             bits.append(f'<a class="badge edit" href="#e{ei}">{esc(what)}</a>')
         right = []
         if when:
             right.append(f'<time>{esc(when)}</time>')
-        right.append(f'<a class="eid" href="#e{i}">{esc(s.ids[i])}</a>')
+        right.append(f'<a class="eid" href="#e{index}">{esc(session.ids[index])}</a>')
         return f'<div class="head">{" ".join(bits)}<span class="right">{" ".join(right)}</span></div>'
 
-    def _classes(self, i: int, kind: str, base: str = "entry") -> str:
+    def _classes(self, index: int, kind: str, base: str = "entry") -> str:
         cls = f"{base} {kind}"
-        if self.has_compaction and i not in self.in_ctx:
+        if self.has_compaction and index not in self.in_ctx:
             cls += " out-ctx"
         return cls
 
 
-    def entry(self, i: int) -> str:
-        """Entry ``i`` as a part of the page, by its type (:data:`ENTRY_HTML`)."""
-        s = self.s
-        e = s.entry(i)
-        if s.flags[i] & F_DAMAGED or "pituiError" in e:
-            return (f'<section class="{self._classes(i, "damaged")}" id="e{i}" data-entry="{attr(s.ids[i])}">'
-                    f'{self._head(i, "Damaged line", "damaged")}'
-                    f'<p class="error">{esc(e.get("pituiError") or f"line {s.linenos[i]} is damaged")}</p></section>')
-        t = e.get("type")
-        draw = ENTRY_HTML.get(t) if isinstance(t, str) else None
-        return (draw or EntryHtml.unknown_entry)(self, i, e)
+    def entry(self, index: int) -> str:
+        """Entry ``index`` as a part of the page, by its type (:data:`ENTRY_HTML`)."""
+        session = self.s
+        entry = session.entry(index)
+        if session.flags[index] & F_DAMAGED or "pituiError" in entry:
+            return (f'<section class="{self._classes(index, "damaged")}" id="e{index}" data-entry="{attr(session.ids[index])}">'
+                    f'{self._head(index, "Damaged line", "damaged")}'
+                    f'<p class="error">{esc(entry.get("pituiError") or f"line {session.linenos[index]} is damaged")}</p></section>')
+        kind = entry.get("type")
+        draw = ENTRY_HTML.get(kind) if isinstance(kind, str) else None
+        return (draw or EntryHtml.unknown_entry)(self, index, entry)
 
-    def unknown_entry(self, i: int, e: dict) -> str:
+    def unknown_entry(self, index: int, entry: dict) -> str:
         """An entry of a type pitui does not know: its fields, folded."""
-        kind = f"[{e.get('type')}]"
-        return (f'<section class="{self._classes(i, "unknown")}" id="e{i}" data-entry="{attr(self.s.ids[i])}">'
-                f'{self._head(i, kind, "unknown")}{raw_details("entry", e)}</section>')
+        kind = f"[{entry.get('type')}]"
+        return (f'<section class="{self._classes(index, "unknown")}" id="e{index}" data-entry="{attr(self.s.ids[index])}">'
+                f'{self._head(index, kind, "unknown")}{raw_details("entry", entry)}</section>')
 
-    def message(self, i: int, e: dict) -> str:
+    def message(self, index: int, entry: dict) -> str:
         """A ``message`` entry, by its message's role (:data:`MESSAGE_HTML`; a version 2
         ``hookMessage`` as ``custom``)."""
-        m = e.get("message") if isinstance(e.get("message"), dict) else {}
-        return self.message_entry(i, m)
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        return self.message_entry(index, message)
 
-    def message_entry(self, i: int, m: dict) -> str:
-        role = m.get("role")
+    def message_entry(self, index: int, message: dict) -> str:
+        role = message.get("role")
         if role == "hookMessage":
             role = "custom"
         draw = MESSAGE_HTML.get(role) if isinstance(role, str) else None
-        return (draw or EntryHtml.unknown_message)(self, i, m)
+        return (draw or EntryHtml.unknown_message)(self, index, message)
 
-    def label(self, i: int, e: dict) -> str:
+    def label(self, index: int, entry: dict) -> str:
         return ""  # shown as a badge on its target
 
-    def marker_entry(self, i: int, e: dict) -> str:
+    def marker_entry(self, index: int, entry: dict) -> str:
         """A one-line entry (a model change, a session name...): its marker."""
-        m = marker(self.s, e)
-        if m is None:
-            return self.unknown_entry(i, e)
-        t = e.get("type")
+        mark = marker(self.s, entry)
+        if mark is None:
+            return self.unknown_entry(index, entry)
+        kind = entry.get("type")
         extra = ""
-        if t == "context_edit" and isinstance(e.get("replacement"), dict):
-            extra = raw_details("replacement", e.get("replacement"))
-        elif t == "stream_event" and "record" in e:
-            extra = raw_details("record", e.get("record"))
-        return self.marker(i, _MARKER_CLASS[t], self._marker_html(m), extra)
+        if kind == "context_edit" and isinstance(entry.get("replacement"), dict):
+            extra = raw_details("replacement", entry.get("replacement"))
+        elif kind == "stream_event" and "record" in entry:
+            extra = raw_details("record", entry.get("record"))
+        return self.marker(index, _MARKER_CLASS[kind], self._marker_html(mark), extra)
 
-    def custom_entry(self, i: int, e: dict) -> str:
+    def custom_entry(self, index: int, entry: dict) -> str:
         """An extension's own entry: a Pi-based app's event, else its data folded."""
-        ev = app_event(e)
+        ev = app_event(entry)
         if ev is not None:
-            return self.app_event(i, ev)
-        return self.marker(i, "ext-state", f"{esc(cap_first(CUSTOM_ENTRY))} <code>{esc(e.get('customType') or 'custom')}</code>",
-                           raw_details("data", e.get("data")) if "data" in e else "")
+            return self.app_event(index, ev)
+        return self.marker(index, "ext-state", f"{esc(cap_first(CUSTOM_ENTRY))} <code>{esc(entry.get('customType') or 'custom')}</code>",
+                           raw_details("data", entry.get("data")) if "data" in entry else "")
 
-    def custom_message_entry(self, i: int, e: dict) -> str:
+    def custom_message_entry(self, index: int, entry: dict) -> str:
         """An extension's message (a ``custom_message`` entry, or a message of role
-        ``custom`` as ``e``): a Pi-based app's input, else the message."""
-        inp = app_input(e)
+        ``custom`` as ``entry``): a Pi-based app's input, else the message."""
+        inp = app_input(entry)
         if inp is not None:
-            return self.app_input(i, inp, e.get("content"), e.get("display"))
-        return self.custom_message(i, e.get("customType"), e.get("content"), e.get("display"), e.get("details"))
+            return self.app_input(index, inp, entry.get("content"), entry.get("display"))
+        return self.custom_message(index, entry.get("customType"), entry.get("content"), entry.get("display"), entry.get("details"))
 
-    def _marker_html(self, m: Marker) -> str:
+    def _marker_html(self, marker: Marker) -> str:
         """A marker's pieces: what was set in code, another entry's id a link to it; the
         first letter up, as the page's other headings."""
         out = []
-        for k, (text, kind) in enumerate(m.pieces):
-            if k == 0:
+        for index, (text, kind) in enumerate(marker.pieces):
+            if index == 0:
                 text = cap_first(text)
             if kind == "value":
                 out.append(f"<code>{esc(text)}</code>")
             elif kind == "ref":
-                j = self.s.index_of.get(m.ref) if m.ref is not None else None
-                out.append(f'<a href="#e{j}"><code>{esc(text)}</code></a>' if j is not None else f"<code>{esc(text)}</code>")
+                target = self.s.index_of.get(marker.ref) if marker.ref is not None else None
+                out.append(f'<a href="#e{target}"><code>{esc(text)}</code></a>' if target is not None else f"<code>{esc(text)}</code>")
             else:
                 out.append(esc(text))
         return "".join(out)
 
-    def marker(self, i: int, kind: str, html: str, extra: str = "") -> str:
-        s = self.s
-        when = when_utc(s.timestamps[i])
-        label = s.label_of(i)
+    def marker(self, index: int, kind: str, html: str, extra: str = "") -> str:
+        session = self.s
+        when = when_utc(session.timestamps[index])
+        label = session.label_of(index)
         lab = " " + badge(label, "label") if label else ""
-        return (f'<div class="{self._classes(i, kind, "marker")}" id="e{i}" data-entry="{attr(s.ids[i])}">'
+        return (f'<div class="{self._classes(index, kind, "marker")}" id="e{index}" data-entry="{attr(session.ids[index])}">'
                 f'<span class="marker-text">{html}{lab}</span><span class="right">'
-                f'{f"<time>{esc(when)}</time> " if when else ""}<a class="eid" href="#e{i}">{esc(s.ids[i])}</a></span>'
+                f'{f"<time>{esc(when)}</time> " if when else ""}<a class="eid" href="#e{index}">{esc(session.ids[index])}</a></span>'
                 f"{extra}</div>")
 
     # -------------------------------------------------------------- messages, by role
-    def _open(self, i: int, kind: str) -> str:
-        return f'<section class="{self._classes(i, kind)}" id="e{i}" data-entry="{attr(self.s.ids[i])}">'
+    def _open(self, index: int, kind: str) -> str:
+        return f'<section class="{self._classes(index, kind)}" id="e{index}" data-entry="{attr(self.s.ids[index])}">'
 
-    def user_message(self, i: int, m: dict) -> str:
-        return self._open(i, "user") + self._head(i, cap_first(role_title(m)[0]), "user") + content_html(m.get("content")) + "</section>"
+    def user_message(self, index: int, message: dict) -> str:
+        return self._open(index, "user") + self._head(index, cap_first(role_title(message)[0]), "user") + content_html(message.get("content")) + "</section>"
 
-    def assistant_message(self, i: int, m: dict) -> str:
+    def assistant_message(self, index: int, message: dict) -> str:
         extra = []
-        model = model_label(m)
+        model = model_label(message)
         if model:
             extra.append(f'<span class="model">{esc(model)}</span>')
-        if m.get("thinkingLevel"):
-            extra.append(f'<span class="muted">thinking {esc(m.get("thinkingLevel"))}</span>')
-        bits = usage_bits(m.get("usage"))
+        if message.get("thinkingLevel"):
+            extra.append(f'<span class="muted">thinking {esc(message.get("thinkingLevel"))}</span>')
+        bits = usage_bits(message.get("usage"))
         if bits:
             extra.append(f'<span class="muted usage">{esc(" · ".join(bits))}</span>')
-        body = self.assistant_body(m, self._branch_result, 0)
-        notice = new_reasoning_drop(self.s, i)
+        body = self.assistant_body(message, self._branch_result, 0)
+        notice = new_reasoning_drop(self.s, index)
         if notice:
             body = f'<div class="trunc">⚠ {esc(notice)}</div>' + body
-        return self._open(i, "assistant") + self._head(i, cap_first(role_title(m)[0]), "assistant", " ".join(extra)) + body + "</section>"
+        return self._open(index, "assistant") + self._head(index, cap_first(role_title(message)[0]), "assistant", " ".join(extra)) + body + "</section>"
 
-    def tool_result_message(self, i: int, m: dict) -> str:
+    def tool_result_message(self, index: int, message: dict) -> str:
         """A result shown on its own: its call is not on this branch, or it is a second
         result for one call (the others are shown under their call)."""
-        found = call_or_why(self.s, i)
+        found = call_or_why(self.s, index)
         call = found if isinstance(found, dict) else None
         what = "Tool result (another result for a call above)" if call is not None else "Tool result"
-        return (self._open(i, "tool-orphan") + self._head(i, what, "tool")
-                + self.tool(call, m, i, 0, why=found if isinstance(found, str) else "") + "</section>")
+        return (self._open(index, "tool-orphan") + self._head(index, what, "tool")
+                + self.tool(call, message, index, 0, why=found if isinstance(found, str) else "") + "</section>")
 
-    def bash_message(self, i: int, m: dict) -> str:
-        return self._open(i, "bash") + self._head(i, cap_first(role_title(m)[0]), "bash", self._bash_badges(m)) + self.bash_body(m) + "</section>"
+    def bash_message(self, index: int, message: dict) -> str:
+        return self._open(index, "bash") + self._head(index, cap_first(role_title(message)[0]), "bash", self._bash_badges(message)) + self.bash_body(message) + "</section>"
 
-    def system_message(self, i: int, m: dict) -> str:
-        return self._open(i, "system") + self._head(i, cap_first(role_title(m)[0]), "system") + self.system(m) + "</section>"
+    def system_message(self, index: int, message: dict) -> str:
+        return self._open(index, "system") + self._head(index, cap_first(role_title(message)[0]), "system") + self.system(message) + "</section>"
 
-    def branch_summary_message(self, i: int, m: dict) -> str:
-        return (self._open(i, "branch-summary") + self._head(i, cap_first(role_title(m)[0]), "summary")
-                + md_block(m.get("summary")) + "</section>")
+    def branch_summary_message(self, index: int, message: dict) -> str:
+        return (self._open(index, "branch-summary") + self._head(index, cap_first(role_title(message)[0]), "summary")
+                + md_block(message.get("summary")) + "</section>")
 
-    def compaction_summary_message(self, i: int, m: dict) -> str:
-        return (self._open(i, "compaction-summary") + self._head(i, cap_first(role_title(m)[0]), "summary")
-                + md_block(m.get("summary")) + "</section>")
+    def compaction_summary_message(self, index: int, message: dict) -> str:
+        return (self._open(index, "compaction-summary") + self._head(index, cap_first(role_title(message)[0]), "summary")
+                + md_block(message.get("summary")) + "</section>")
 
-    def unknown_message(self, i: int, m: dict) -> str:
-        return self._open(i, "unknown") + self._head(i, f"[{m.get('role')}]", "unknown") + raw_details("message", m) + "</section>"
+    def unknown_message(self, index: int, message: dict) -> str:
+        return self._open(index, "unknown") + self._head(index, f"[{message.get('role')}]", "unknown") + raw_details("message", message) + "</section>"
 
     def _branch_result(self, tcid: Any) -> tuple[int | None, dict] | None:
         if not isinstance(tcid, str):
             return None
-        r = self.results.get(tcid)
-        if r is None or r in self.shown:
+        result = self.results.get(tcid)
+        if result is None or result in self.shown:
             return None
-        self.shown.add(r)
-        return r, self.s.message(r) or {}
+        self.shown.add(result)
+        return result, self.s.message(result) or {}
 
     # -------------------------------------------------------------- message bodies
-    def assistant_body(self, m: dict, find_result: Callable[[Any], tuple[int | None, dict] | None], depth: int) -> str:
+    def assistant_body(self, message: dict, find_result: Callable[[Any], tuple[int | None, dict] | None], depth: int) -> str:
         out = []
-        content = m.get("content")
+        content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         for block in content if isinstance(content, list) else []:
@@ -270,24 +270,24 @@ class EntryHtml:
                 else:
                     out.append(self.tool(block, found[1], found[0], depth))
                 if depth == 0 and isinstance(block.get("id"), str):
-                    out += [self._callback_line(j, ev) for j, ev in callbacks_by_call(self.s).get(block["id"], ())]
+                    out += [self._callback_line(index, ev) for index, ev in callbacks_by_call(self.s).get(block["id"], ())]
             elif bt == "image":
                 out.append(image_html(block))
             else:
                 out.append(raw_details(f"{bt or 'unknown'} block", block))
-        stop = m.get("stopReason")
+        stop = message.get("stopReason")
         if stop in ("error", "aborted", "length"):
             why = {"error": "Error", "aborted": "Aborted", "length": "Stopped: output length limit"}[stop]
-            out.append(f'<div class="stop {stop}"><strong>{esc(why)}</strong>' + error_html(m.get("errorMessage")) + "</div>")
-        elif m.get("errorMessage"):
-            out.append('<div class="stop error">' + error_html(m.get("errorMessage"), lead="") + "</div>")
+            out.append(f'<div class="stop {stop}"><strong>{esc(why)}</strong>' + error_html(message.get("errorMessage")) + "</div>")
+        elif message.get("errorMessage"):
+            out.append('<div class="stop error">' + error_html(message.get("errorMessage"), lead="") + "</div>")
         return "".join(out)
 
     def tool(self, call: dict | None, result: dict | None, result_entry: int | None, depth: int, why: str = "") -> str:
         """A call with its result; ``why`` says why a result has no call (see ``call_or_why``)."""
         name = tool_name(call, result)
         args = (call or {}).get("arguments")
-        a = args if isinstance(args, dict) else {}
+        tool_args = args if isinstance(args, dict) else {}
         state = tool_state(result)
         call_id = (call or {}).get("id") if call else (result or {}).get("toolCallId")
         attrs = f' data-call="{attr(call_id)}"' if isinstance(call_id, str) else ""
@@ -302,14 +302,14 @@ class EntryHtml:
         out.append("</div>")
         if call is not None:
             out.append(raw_details("arguments", args, "args-json"))
-            if name == "bash" and isinstance(a.get("command"), str) and "\n" in a["command"].strip():
-                out.append(pre("$ " + a["command"], "cmd"))
-            if name == "write" and isinstance(a.get("content"), str):
-                n = len(text_lines(a["content"]))
-                out.append(f'<details class="write-content"><summary>content ({plural(n, "line")})</summary>'
-                           f"{pre(a['content'], 'code')}</details>")
+            if name == "bash" and isinstance(tool_args.get("command"), str) and "\n" in tool_args["command"].strip():
+                out.append(pre("$ " + tool_args["command"], "cmd"))
+            if name == "write" and isinstance(tool_args.get("content"), str):
+                count = len(text_lines(tool_args["content"]))
+                out.append(f'<details class="write-content"><summary>content ({plural(count, "line")})</summary>'
+                           f"{pre(tool_args['content'], 'code')}</details>")
             if name == "edit" and state.name != "ok":
-                req = requested_edit(a)
+                req = requested_edit(tool_args)
                 if req:
                     out.append(f'<details class="requested-edit"><summary>requested edit</summary>{diff_html(req)}</details>')
         if result is not None:
@@ -320,8 +320,8 @@ class EntryHtml:
                            f' data-result-for="{attr(result.get("toolCallId"))}">')
                 edit = self.edits.get(rid)
                 if edit is not None:
-                    ei, e = edit
-                    what = "omitted from the model's context" if e.get("replacement") is None else "content replaced in context"
+                    ei, entry = edit
+                    what = "omitted from the model's context" if entry.get("replacement") is None else "content replaced in context"
                     out.append(f'<a class="badge edit" href="#e{ei}">{esc(what)}</a>')
             else:
                 out.append(f'<div class="tool-result" data-result-for="{attr(result.get("toolCallId"))}">')
@@ -330,38 +330,38 @@ class EntryHtml:
         out.append("</div>")
         return "".join(out)
 
-    def result_body(self, r: ResultParts, depth: int) -> str:
+    def result_body(self, parts: ResultParts, depth: int) -> str:
         out = []
-        text = r.text
-        if r.subagents is not None:
-            out.append(self.subagents(*r.subagents, depth))
+        text = parts.text
+        if parts.subagents is not None:
+            out.append(self.subagents(*parts.subagents, depth))
             if text.strip():  # (a model's reply: Markdown, as the pane draws it)
-                cls = "md error" if r.is_error else "md"
+                cls = "md error" if parts.is_error else "md"
                 out.append(f'<div class="label-line">output</div>{md_block(text, cls)}')
-        elif r.shows_diff:
+        elif parts.shows_diff:
             if text.strip():
                 out.append(f'<div class="result-text">{esc(text_lines(text)[0] if len(text_lines(text)) == 1 else text)}</div>')
-            out.append(diff_html(r.diff or r.patch))
-            if r.diff and r.patch:
-                out.append(f'<details class="patch"><summary>unified patch</summary>{diff_html(r.patch)}</details>')
+            out.append(diff_html(parts.diff or parts.patch))
+            if parts.diff and parts.patch:
+                out.append(f'<details class="patch"><summary>unified patch</summary>{diff_html(parts.patch)}</details>')
         else:
             if text.strip():
-                out.append(pre(text, "out error" if r.is_error else "out"))
-            elif not r.images:
+                out.append(pre(text, "out error" if parts.is_error else "out"))
+            elif not parts.images:
                 out.append('<div class="muted">(no output)</div>')
-        out += [image_html(b) for b in r.images]
-        if r.image_note:
-            out.append(f'<div class="trunc">⚠ {esc(r.image_note)}</div>')
-        if r.truncated:
+        out += [image_html(image) for image in parts.images]
+        if parts.image_note:
+            out.append(f'<div class="trunc">⚠ {esc(parts.image_note)}</div>')
+        if parts.truncated:
             note = "⚠ Output truncated"
-            if r.kept_lines:
-                note += f": {int_text(r.kept_lines[0])} of {int_text(r.kept_lines[1])} lines kept"
+            if parts.kept_lines:
+                note += f": {int_text(parts.kept_lines[0])} of {int_text(parts.kept_lines[1])} lines kept"
             note = esc(note)
-            if r.full_output_path is not None:
-                note += f"; full output in <code>{esc(r.full_output_path)}</code>"
+            if parts.full_output_path is not None:
+                note += f"; full output in <code>{esc(parts.full_output_path)}</code>"
             out.append(f'<div class="trunc">{note}</div>')
-        if r.usage is not None:
-            bits = usage_bits(r.usage)
+        if parts.usage is not None:
+            bits = usage_bits(parts.usage)
             if bits:
                 out.append(f'<div class="muted">tool model usage: {esc(" · ".join(bits))}</div>')
         return "".join(out)
@@ -370,10 +370,10 @@ class EntryHtml:
         out = []
         if mode:
             out.append(f'<div class="label-line">{esc(mode)} run · {plural(len(runs), "agent")}</div>')
-        for k, run in enumerate(runs, 1):
+        for number, run in enumerate(runs, 1):
             scls = {"ok": "good", "error": "bad"}.get(run.state, "muted")
-            bits = ([esc(run.model)] if run.model else []) + [esc(b) for b in run.bits()]
-            step = f"{run.step:g}. " if run.step is not None else f"{k}. "
+            bits = ([esc(run.model)] if run.model else []) + [esc(bit) for bit in run.bits()]
+            step = f"{run.step:g}. " if run.step is not None else f"{number}. "
             summary = (f'<summary><span class="step">{step}</span>'
                        f'<span class="tool-name">{esc(run.agent)}</span> '
                        f'<span class="{scls}">{esc(run.status or "?")}</span> <span class="muted">{" · ".join(bits)}</span>'
@@ -391,90 +391,90 @@ class EntryHtml:
                     body.append(f'<div class="nested">{self.messages(run.messages, depth + 1)}</div>')
             if run.transcripts:
                 body.append('<div class="muted paths">' + " · ".join(
-                    f"{esc(w)}: <code>{esc(shorten_home(p))}</code>" for w, p in run.transcripts) + "</div>")
+                    f"{esc(label)}: <code>{esc(shorten_home(path))}</code>" for label, path in run.transcripts) + "</div>")
             out.append(f'<details class="subagent">{summary}{"".join(body)}</details>')
         return "".join(out)
 
     def messages(self, msgs: list[dict], depth: int) -> str:
         """A nested conversation (a subagent's messages): calls paired with their results."""
         by_call: dict[str, dict] = {}
-        for m in msgs:
-            if m.get("role") == "toolResult" and isinstance(m.get("toolCallId"), str):
-                by_call.setdefault(m["toolCallId"], m)
+        for message in msgs:
+            if message.get("role") == "toolResult" and isinstance(message.get("toolCallId"), str):
+                by_call.setdefault(message["toolCallId"], message)
         used: set[int] = set()
 
         def find(tcid: Any):
             if not isinstance(tcid, str) or tcid not in by_call:
                 return None
-            r = by_call[tcid]
-            if id(r) in used:
+            result = by_call[tcid]
+            if id(result) in used:
                 return None
-            used.add(id(r))
-            return None, r
+            used.add(id(result))
+            return None, result
 
         out = []
-        for m in msgs:
-            role = m.get("role")
-            when = when_utc(m.get("timestamp"))
-            t = f'<time>{esc(when)}</time>' if when else ""
+        for message in msgs:
+            role = message.get("role")
+            when = when_utc(message.get("timestamp"))
+            time_html = f'<time>{esc(when)}</time>' if when else ""
             if role == "user":
                 out.append(f'<div class="msg user"><div class="head"><span class="role">User</span>'
-                           f'<span class="right">{t}</span></div>{content_html(m.get("content"))}</div>')
+                           f'<span class="right">{time_html}</span></div>{content_html(message.get("content"))}</div>')
             elif role == "assistant":
-                bits = usage_bits(m.get("usage"))
-                model = model_label(m)
+                bits = usage_bits(message.get("usage"))
+                model = model_label(message)
                 out.append('<div class="msg assistant"><div class="head"><span class="role">Assistant</span>'
                            + (f' <span class="model">{esc(model)}</span>' if model else "")
                            + (f' <span class="muted usage">{esc(" · ".join(bits))}</span>' if bits else "")
-                           + f'<span class="right">{t}</span></div>{self.assistant_body(m, find, depth)}</div>')
+                           + f'<span class="right">{time_html}</span></div>{self.assistant_body(message, find, depth)}</div>')
             elif role == "toolResult":
-                if id(m) in used:
+                if id(message) in used:
                     continue
-                out.append(f'<div class="msg tool-orphan">{self.tool(None, m, None, depth)}</div>')
+                out.append(f'<div class="msg tool-orphan">{self.tool(None, message, None, depth)}</div>')
             elif role == "system":
                 out.append(f'<div class="msg system"><div class="head"><span class="role">System prompt</span>'
-                           f'<span class="right">{t}</span></div>{self.system(m)}</div>')
+                           f'<span class="right">{time_html}</span></div>{self.system(message)}</div>')
             elif role == "bashExecution":
                 out.append(f'<div class="msg bash"><div class="head"><span class="role">Shell</span>'
-                           f'{self._bash_badges(m)}<span class="right">{t}</span></div>{self.bash_body(m)}</div>')
+                           f'{self._bash_badges(message)}<span class="right">{time_html}</span></div>{self.bash_body(message)}</div>')
             else:
-                out.append(f'<div class="msg unknown">{raw_details(str(role), m)}</div>')
+                out.append(f'<div class="msg unknown">{raw_details(str(role), message)}</div>')
         return "".join(out)
 
     # ------------------------------------------------------------- other kinds
-    def _bash_badges(self, m: dict) -> str:
-        code = m.get("exitCode")
+    def _bash_badges(self, message: dict) -> str:
+        code = message.get("exitCode")
         bits = []
-        if m.get("cancelled"):
+        if message.get("cancelled"):
             bits.append(badge("cancelled", "bad"))
         elif _num(code) is not None:
             bits.append(badge(f"exit {code:g}", "good" if code == 0 else "bad"))
-        if m.get("excludeFromContext"):
+        if message.get("excludeFromContext"):
             bits.append(badge("not sent to the model", "hidden"))
         return " ".join(bits)
 
-    def bash_body(self, m: dict) -> str:
-        out = [pre("$ " + str(m.get("command") or ""), "cmd")]
-        output = str(m.get("output") or "")
+    def bash_body(self, message: dict) -> str:
+        out = [pre("$ " + str(message.get("command") or ""), "cmd")]
+        output = str(message.get("output") or "")
         if output.strip():
-            bad = _num(m.get("exitCode")) not in (None, 0)
+            bad = _num(message.get("exitCode")) not in (None, 0)
             out.append(pre(output, "out error" if bad else "out"))
         else:
             out.append('<div class="muted">(no output)</div>')
-        if m.get("truncated") or isinstance(m.get("fullOutputPath"), str):
+        if message.get("truncated") or isinstance(message.get("fullOutputPath"), str):
             note = "⚠ Output truncated"
-            if isinstance(m.get("fullOutputPath"), str):
-                note = esc(note) + f"; full output in <code>{esc(m['fullOutputPath'])}</code>"
+            if isinstance(message.get("fullOutputPath"), str):
+                note = esc(note) + f"; full output in <code>{esc(message['fullOutputPath'])}</code>"
             else:
                 note = esc(note)
             out.append(f'<div class="trunc">{note}</div>')
         return "".join(out)
 
-    def system(self, m: dict) -> str:
-        content = m.get("content")
-        sections = m.get("sections") if isinstance(m.get("sections"), dict) else {}
-        added = [t for t in m.get("toolsAdded") or [] if t is not None] if isinstance(m.get("toolsAdded"), list) else []
-        removed = [t for t in m.get("toolsRemoved") or [] if t is not None] if isinstance(m.get("toolsRemoved"), list) else []
+    def system(self, message: dict) -> str:
+        content = message.get("content")
+        sections = message.get("sections") if isinstance(message.get("sections"), dict) else {}
+        added = [tool for tool in message.get("toolsAdded") or [] if tool is not None] if isinstance(message.get("toolsAdded"), list) else []
+        removed = [tool for tool in message.get("toolsRemoved") or [] if tool is not None] if isinstance(message.get("toolsRemoved"), list) else []
         bits = []
         if sections:
             bits.append(plural(len(sections), "section"))
@@ -497,23 +497,23 @@ class EntryHtml:
                            f'<span class="muted">{len(body_s):,} chars</span></summary>{pre(body_s, "prompt")}</details>')
         if added:
             out.append('<div class="label-line">tools added</div><ul class="tools">')
-            for t in added:
-                if isinstance(t, dict):
-                    desc = t.get("description")
+            for tool in added:
+                if isinstance(tool, dict):
+                    desc = tool.get("description")
                     first = cleaned(desc).strip().split("\n")[0][:160] if isinstance(desc, str) else ""
-                    out.append(f'<li><details><summary><code>{esc(t.get("name"))}</code> <span class="muted">'
-                               f'{esc(first)}</span></summary>{pre(json_pretty(t), "prompt")}</details></li>')
+                    out.append(f'<li><details><summary><code>{esc(tool.get("name"))}</code> <span class="muted">'
+                               f'{esc(first)}</span></summary>{pre(json_pretty(tool), "prompt")}</details></li>')
                 else:
-                    out.append(f"<li><code>{esc(t)}</code></li>")
+                    out.append(f"<li><code>{esc(tool)}</code></li>")
             out.append("</ul>")
         if removed:
-            names = ", ".join(f"<code>{esc(t.get('name') if isinstance(t, dict) else t)}</code>" for t in removed)
+            names = ", ".join(f"<code>{esc(tool.get('name') if isinstance(tool, dict) else tool)}</code>" for tool in removed)
             out.append(f'<div class="label-line">tools removed: {names}</div>')
         out.append("</details>")
         return "".join(out)
 
-    def custom_message(self, i: int, ctype: Any, content: Any, display: Any, details: Any) -> str:
-        s = self.s
+    def custom_message(self, index: int, ctype: Any, content: Any, display: Any, details: Any) -> str:
+        session = self.s
         hidden = display is False
         extra = [f'<code>{esc(ctype or "custom")}</code>']
         if hidden:
@@ -522,29 +522,29 @@ class EntryHtml:
         if details is not None:
             body += raw_details("details", details)
         cls = "custom" + (" hidden-msg" if hidden else "")
-        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{attr(s.ids[i])}">'
-                f'{self._head(i, cap_first(CUSTOM_MESSAGE), "custom", " ".join(extra))}{body}</section>')
+        return (f'<section class="{self._classes(index, cls)}" id="e{index}" data-entry="{attr(session.ids[index])}">'
+                f'{self._head(index, cap_first(CUSTOM_MESSAGE), "custom", " ".join(extra))}{body}</section>')
 
     # -------------------------------------------------------------- a Pi-based app's entries
-    def app_input(self, i: int, inp: AppInput, content: Any, display: Any) -> str:
+    def app_input(self, index: int, inp: AppInput, content: Any, display: Any) -> str:
         """Input another agent wrote, as a user message from that agent; a callback's input."""
         hidden = display is False
-        extra = [f'<span class="muted">{esc(f)}</span>' for f in inp.facts]
+        extra = [f'<span class="muted">{esc(fact)}</span>' for fact in inp.facts]
         if hidden:
             extra.append(badge("hidden in the app (display: false)", "hidden"))
         if inp.from_session:
             extra.append(f'<span class="muted">from session <code>{esc(inp.from_session)}</code></span>')
         kind = "user" if inp.kind == "agent" else "custom"
         cls = kind + (" hidden-msg" if hidden else "")
-        return (f'<section class="{self._classes(i, cls)}" id="e{i}" data-entry="{attr(self.s.ids[i])}">'
-                f'{self._head(i, cap_first(inp.title), kind, " ".join(extra))}{content_html(content)}</section>')
+        return (f'<section class="{self._classes(index, cls)}" id="e{index}" data-entry="{attr(self.s.ids[index])}">'
+                f'{self._head(index, cap_first(inp.title), kind, " ".join(extra))}{content_html(content)}</section>')
 
-    def app_event(self, i: int, ev: AppEvent) -> str:
+    def app_event(self, index: int, ev: AppEvent) -> str:
         """An interrupt as a marker; a callback with what it answered; another event's payload."""
-        m = ev.marker
-        if m is not None:
-            return self.marker(i, "interrupt", self._marker_html(m))
-        extra = [f'<span class="muted">{esc(f)}</span>' for f in
+        marker = ev.marker
+        if marker is not None:
+            return self.marker(index, "interrupt", self._marker_html(marker))
+        extra = [f'<span class="muted">{esc(fact)}</span>' for fact in
                  ([ev.event_type] if ev.title == "app event" else []) + ev.facts]
         body = []
         if ev.event_type == "agent_callback":
@@ -556,43 +556,43 @@ class EntryHtml:
                 body.append(f'<p class="muted">From session <code>{esc(ev.from_session)}</code>.</p>')
         else:
             body.append(raw_details("payload", ev.payload))
-        return (f'<section class="{self._classes(i, "custom")}" id="e{i}" data-entry="{attr(self.s.ids[i])}">'
-                f'{self._head(i, cap_first(ev.title), "custom", " ".join(extra))}{"".join(body)}</section>')
+        return (f'<section class="{self._classes(index, "custom")}" id="e{index}" data-entry="{attr(self.s.ids[index])}">'
+                f'{self._head(index, cap_first(ev.title), "custom", " ".join(extra))}{"".join(body)}</section>')
 
-    def _callback_line(self, j: int, ev: AppEvent) -> str:
+    def _callback_line(self, index: int, ev: AppEvent) -> str:
         """Under a call: a callback that resolved it later, linked to where it sits."""
-        bits = " · ".join(ev.facts + [when_utc(self.s.timestamps[j])])
-        target = f'<a href="#e{j}">callback</a>' if j in self.on_path else "callback"
+        bits = " · ".join(ev.facts + [when_utc(self.s.timestamps[index])])
+        target = f'<a href="#e{index}">callback</a>' if index in self.on_path else "callback"
         text = f": {esc(one_line(ev.message, 200))}" if ev.message else ""
         return f'<div class="callback">↩ {target} <span class="muted">{esc(bits)}</span>{text}</div>'
 
-    def compaction(self, i: int, e: dict) -> str:
-        s = self.s
-        sp = summary_parts(s, e)
+    def compaction(self, index: int, entry: dict) -> str:
+        session = self.s
+        sp = summary_parts(session, entry)
         extra = []
         if sp.tokens_before is not None:
             extra.append(f'<span class="muted">{int_text(sp.tokens_before)} tokens before</span>')
         if sp.by_extension:
             extra.append(badge("by an extension"))
         body = [self._kept(sp), md_block(sp.summary)] + self._summary_details(sp)
-        sm = e.get("systemMessage")
+        sm = entry.get("systemMessage")
         if isinstance(sm, dict):
             body.append(f'<details class="checkpoint"><summary>{esc(sp.checkpoint_text)}</summary>{self.system(sm)}</details>')
-        return (f'<section class="{self._classes(i, "compaction")}" id="e{i}" data-entry="{attr(s.ids[i])}">'
-                f'{self._head(i, "✂ Compaction", "compaction", " ".join(extra + self._summary_usage(sp)))}'
+        return (f'<section class="{self._classes(index, "compaction")}" id="e{index}" data-entry="{attr(session.ids[index])}">'
+                f'{self._head(index, "✂ Compaction", "compaction", " ".join(extra + self._summary_usage(sp)))}'
                 f'{"".join(body)}</section>')
 
-    def branch_summary(self, i: int, e: dict) -> str:
-        s = self.s
-        sp = summary_parts(s, e)
+    def branch_summary(self, index: int, entry: dict) -> str:
+        session = self.s
+        sp = summary_parts(session, entry)
         extra = []
         if sp.from_note is not None:
             extra.append(f'<span class="muted">{self._marker_html(sp.from_note)}</span>')
         if sp.by_extension:
             extra.append(badge("by an extension"))
         body = md_block(sp.summary) + "".join(self._summary_details(sp))
-        return (f'<section class="{self._classes(i, "branch-summary")}" id="e{i}" data-entry="{attr(s.ids[i])}">'
-                f'{self._head(i, "Branch summary", "summary", " ".join(extra + self._summary_usage(sp)))}{body}</section>')
+        return (f'<section class="{self._classes(index, "branch-summary")}" id="e{index}" data-entry="{attr(session.ids[index])}">'
+                f'{self._head(index, "Branch summary", "summary", " ".join(extra + self._summary_usage(sp)))}{body}</section>')
 
     def _kept(self, sp: SummaryParts) -> str:
         kept = sp.kept_note
@@ -602,7 +602,7 @@ class EntryHtml:
     def _summary_details(sp: SummaryParts) -> list[str]:
         out = []
         if sp.files:
-            rows = [f'<div><span class="label-line">{esc(word)}</span> ' + ", ".join(f"<code>{esc(f)}</code>" for f in files)
+            rows = [f'<div><span class="label-line">{esc(word)}</span> ' + ", ".join(f"<code>{esc(file)}</code>" for file in files)
                     + "</div>" for word, files in sp.files]
             out.append(f'<details class="files"><summary>files</summary>{"".join(rows)}</details>')
         if sp.other_details is not None:

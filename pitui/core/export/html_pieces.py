@@ -42,19 +42,19 @@ _RTL_RE = re.compile("[\u0590-\u08ff\u061c\u200f\ufb1d-\ufdff\ufe70-\ufefe\U0001
 def cleaned(value: Any) -> str:
     """A string fit for an HTML page: ANSI escapes dropped, control characters replaced,
     bidi controls as visible stand-ins."""
-    s = strip_ansi(value if isinstance(value, str) else ("" if value is None else str(value)))
-    s = s.replace("\r\n", "\n").replace("\r", "\n")
-    s = _CTRL_RE.sub("\ufffd", s)
-    if _BIDI_RE.search(s) is None:
-        return s
-    return _BIDI_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    text = strip_ansi(value if isinstance(value, str) else ("" if value is None else str(value)))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CTRL_RE.sub("\ufffd", text)
+    if _BIDI_RE.search(text) is None:
+        return text
+    return _BIDI_RE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def esc(value: Any) -> str:
     """Escaped text for the page's text (a string with a right-to-left letter isolated in a
     ``<bdi>``: see :data:`_RTL_RE`). Never inside an attribute or the title: :func:`_a`."""
-    s = escape(cleaned(value), quote=True)
-    return s if _RTL_RE.search(s) is None else f"<bdi>{s}</bdi>"
+    text = escape(cleaned(value), quote=True)
+    return text if _RTL_RE.search(text) is None else f"<bdi>{text}</bdi>"
 
 
 def attr(value: Any) -> str:
@@ -62,15 +62,15 @@ def attr(value: Any) -> str:
     return escape(cleaned(value), quote=True)
 
 
-def int_text(n: Any) -> str:
-    v = _num(n)
-    if v is None:
+def int_text(value: Any) -> str:
+    number = _num(value)
+    if number is None:
         return "?"
-    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}"
+    return f"{number:,.0f}" if float(number).is_integer() else f"{number:,.2f}"
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 # ---------------------------------------------------------------------------- Markdown

@@ -30,10 +30,10 @@ def resolve_leaf(session: Session, leaf_id: str | None) -> int:
     """The entry index for ``--leaf ID`` (the current leaf when None). Raises KeyError."""
     if leaf_id is None:
         return session.leaf
-    i = session.index_of.get(leaf_id)
-    if i is None:
+    index = session.index_of.get(leaf_id)
+    if index is None:
         raise KeyError(leaf_id)
-    return i
+    return index
 
 
 def export_json(session: Session, leaf_id: str | None = None) -> dict:
@@ -44,20 +44,20 @@ def export_json(session: Session, leaf_id: str | None = None) -> dict:
     leaf = resolve_leaf(session, leaf_id)
     ids = session.ids
     entries = [
-        {"id": ids[i], "parentId": session.parent_ids[i], "type": session.types[i], "timestamp": session.timestamps[i]}
-        for i in range(len(ids))
+        {"id": ids[index], "parentId": session.parent_ids[index], "type": session.types[index], "timestamp": session.timestamps[index]}
+        for index in range(len(ids))
     ]
-    children = {ids[p]: [ids[c] for c in kids] for p, kids in session.children.items()}
+    children = {ids[parent]: [ids[child] for child in kids] for parent, kids in session.children.items()}
     return {
         "path": session.path,
         "header": session.header,
         "entries": entries,
         "leafId": ids[session.leaf] if session.leaf >= 0 else None,
         "selectedLeafId": ids[leaf] if leaf >= 0 else None,
-        "roots": [ids[r] for r in session.roots],
+        "roots": [ids[root] for root in session.roots],
         "children": children,
-        "labels": {ids[i]: label for i, label in sorted(session.labels.items())},
+        "labels": {ids[index]: label for index, label in sorted(session.labels.items())},
         "name": session.name,
         "context": build_context(session, leaf),
-        "warnings": [w.to_json() for w in session.all_warnings],
+        "warnings": [warning.to_json() for warning in session.all_warnings],
     }

@@ -60,13 +60,13 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _marker_md(m: Marker) -> str:
+def _marker_md(marker: Marker) -> str:
     """A marker as one italic line, what was set and the entries named as code."""
-    return f"*{cap_first(_pieces_md(m))}*"
+    return f"*{cap_first(_pieces_md(marker))}*"
 
 
-def _pieces_md(m: Marker) -> str:
-    return "".join(_code(text) if kind in ("value", "ref") else text for text, kind in m.pieces)
+def _pieces_md(marker: Marker) -> str:
+    return "".join(_code(text) if kind in ("value", "ref") else text for text, kind in marker.pieces)
 
 
 def _image_md(block: dict) -> str:
@@ -112,22 +112,22 @@ def export_markdown(session: Session, leaf: int | None = None) -> str:
     lines += ["", "---", ""]
     # tool results keyed by call id, so calls are shown with their results
     results: dict[str, int] = {}
-    for i in path:
-        if session.types[i] == "message" and session.roles[i] == "toolResult":
-            tcid = (session.message(i) or {}).get("toolCallId")
+    for index in path:
+        if session.types[index] == "message" and session.roles[index] == "toolResult":
+            tcid = (session.message(index) or {}).get("toolCallId")
             if isinstance(tcid, str):
-                results[tcid] = i
+                results[tcid] = index
     shown_results: set[int] = set()
-    compaction_seen = any(session.types[i] == "compaction" for i in path)
+    compaction_seen = any(session.types[index] == "compaction" for index in path)
     outside_marked = False
-    for i in path:
-        if compaction_seen and i not in in_ctx and not outside_marked:
+    for index in path:
+        if compaction_seen and index not in in_ctx and not outside_marked:
             lines += ["> *The entries below, up to the compaction, are outside the model's context "
                       "at the end of this branch (summarised by the compaction).*", ""]
             outside_marked = True
-        if i in shown_results:
+        if index in shown_results:
             continue
-        lines += _entry_md(session, i, results, shown_results)
+        lines += _entry_md(session, index, results, shown_results)
     lines += _files_md(session, path)
     return visible("\n".join(lines).rstrip(), block=True) + "\n"
 
@@ -139,72 +139,72 @@ def _files_md(session: Session, path: list[int]) -> list[str]:
         return []
     lines = ["", "---", "", "## Files touched", "",
              "*By this branch's calls: `ls`, `grep` and `find` count as searched; failed calls are left out.*", ""]
-    lines += [f"- {_code(visible(t.path))}: {t.words}" for t in touched]
+    lines += [f"- {_code(visible(file.path))}: {file.words}" for file in touched]
     return lines
 
 
 def _first_user_text(session: Session, path: list[int]) -> str:
-    for i in path:
-        if session.types[i] == "message" and session.roles[i] == "user":
-            t = text_of((session.message(i) or {}).get("content")).strip()
-            if t:
-                return t.splitlines()[0][:80]
+    for index in path:
+        if session.types[index] == "message" and session.roles[index] == "user":
+            text = text_of((session.message(index) or {}).get("content")).strip()
+            if text:
+                return text.splitlines()[0][:80]
     return ""
 
 
 class _Entry(NamedTuple):
-    """What one entry's Markdown is made from: the session, the entry ``i`` (``e``), its
+    """What one entry's Markdown is made from: the session, the entry ``index`` (``decoded``), its
     label tag and time, and the branch's tool results by call (``shown``: those already
     written under their call)."""
 
     session: Session
-    i: int
-    e: dict
+    index: int
+    decoded: dict
     tag: str
     when: str
     results: dict[str, int]
     shown: set[int]
 
 
-def _entry_md(session: Session, i: int, results: dict[str, int], shown_results: set[int]) -> list[str]:
-    """Entry ``i``'s lines, by its type (:data:`ENTRY_MD`)."""
-    e = session.entry(i)
-    t = e.get("type")
-    label = session.label_of(i)
-    entry = _Entry(session, i, e, f" `[{label}]`" if label else "", when_utc(e.get("timestamp")), results, shown_results)
-    write = ENTRY_MD.get(t) if isinstance(t, str) else None
+def _entry_md(session: Session, index: int, results: dict[str, int], shown_results: set[int]) -> list[str]:
+    """Entry ``index``'s lines, by its type (:data:`ENTRY_MD`)."""
+    obj = session.entry(index)
+    kind = obj.get("type")
+    label = session.label_of(index)
+    entry = _Entry(session, index, obj, f" `[{label}]`" if label else "", when_utc(obj.get("timestamp")), results, shown_results)
+    write = ENTRY_MD.get(kind) if isinstance(kind, str) else None
     return (write or _unknown_md)(entry)
 
 
 def _unknown_md(entry: _Entry) -> list[str]:
-    return [f"### [{entry.e.get('type')}]", "", _fence(json_pretty(entry.e), "json"), ""]
+    return [f"### [{entry.decoded.get('type')}]", "", _fence(json_pretty(entry.decoded), "json"), ""]
 
 
 def _message_md(entry: _Entry) -> list[str]:
     """A ``message`` entry, by its message's role (:data:`MESSAGE_MD`)."""
-    m = entry.e.get("message") if isinstance(entry.e.get("message"), dict) else {}
-    role = m.get("role")
+    message = entry.decoded.get("message") if isinstance(entry.decoded.get("message"), dict) else {}
+    role = message.get("role")
     write = MESSAGE_MD.get(role) if isinstance(role, str) else None
-    return (write or _raw_message_md)(entry, m)
+    return (write or _raw_message_md)(entry, message)
 
 
-def _raw_message_md(entry: _Entry, m: dict) -> list[str]:
+def _raw_message_md(entry: _Entry, message: dict) -> list[str]:
     """A message of a role not written otherwise: its fields as JSON."""
-    return [f"### [{m.get('role')}]", "", _fence(json_pretty(m), "json"), ""]
+    return [f"### [{message.get('role')}]", "", _fence(json_pretty(message), "json"), ""]
 
 
-def _user_md(entry: _Entry, m: dict) -> list[str]:
-    return [f"## {cap_first(role_title(m)[0])}{entry.tag}", f"*{entry.when}*", ""] + _content_md(m.get("content")) + [""]
+def _user_md(entry: _Entry, message: dict) -> list[str]:
+    return [f"## {cap_first(role_title(message)[0])}{entry.tag}", f"*{entry.when}*", ""] + _content_md(message.get("content")) + [""]
 
 
-def _assistant_md(entry: _Entry, m: dict) -> list[str]:
+def _assistant_md(entry: _Entry, message: dict) -> list[str]:
     session = entry.session
-    model = model_label(m)
-    out = [f"## {cap_first(role_title(m)[0])}{entry.tag}", f"*{entry.when} · {model}*", ""]
-    notice = new_reasoning_drop(session, entry.i)
+    model = model_label(message)
+    out = [f"## {cap_first(role_title(message)[0])}{entry.tag}", f"*{entry.when} · {model}*", ""]
+    notice = new_reasoning_drop(session, entry.index)
     if notice:
         out += [f"> ⚠ {notice}", ""]
-    content = m.get("content") if isinstance(m.get("content"), list) else []
+    content = message.get("content") if isinstance(message.get("content"), list) else []
     for block in content:
         if not isinstance(block, dict):
             continue
@@ -219,16 +219,16 @@ def _assistant_md(entry: _Entry, m: dict) -> list[str]:
             name = tool_name(block, None)
             out += [f"**Tool call: {name}** {_code(tool_args_summary(name, block.get('arguments'), limit=300))}",
                     "", _fence(json_pretty(block.get("arguments")), "json"), ""]
-            r = entry.results.get(block.get("id")) if isinstance(block.get("id"), str) else None
-            if r is not None:
-                entry.shown.add(r)
-                out += _result_md(session, r)
+            result = entry.results.get(block.get("id")) if isinstance(block.get("id"), str) else None
+            if result is not None:
+                entry.shown.add(result)
+                out += _result_md(session, result)
             if isinstance(block.get("id"), str):
-                for j, ev in callbacks_by_call(session).get(block["id"], ()):
-                    out += [_callback_md(ev, when_utc(session.timestamps[j])), ""]
-    stop = m.get("stopReason")
+                for index, ev in callbacks_by_call(session).get(block["id"], ()):
+                    out += [_callback_md(ev, when_utc(session.timestamps[index])), ""]
+    stop = message.get("stopReason")
     if stop in ("error", "aborted", "length"):
-        msg = m.get("errorMessage")
+        msg = message.get("errorMessage")
         error = provider_error(msg if isinstance(msg, str) else json_compact(msg)) if msg else None
         out += [f"> **Stopped: {stop}**" + (f": {error.short}" if error else ""), ""]
         if error is not None and error.unwrapped:
@@ -237,57 +237,57 @@ def _assistant_md(entry: _Entry, m: dict) -> list[str]:
     return out
 
 
-def _tool_result_md(entry: _Entry, m: dict) -> list[str]:
-    return _result_md(entry.session, entry.i)
+def _tool_result_md(entry: _Entry, message: dict) -> list[str]:
+    return _result_md(entry.session, entry.index)
 
 
-def _bash_md(entry: _Entry, m: dict) -> list[str]:
-    code = m.get("exitCode")
-    out = [f"## {cap_first(role_title(m)[0])}{entry.tag}", f"*{entry.when}* · exit {code if code is not None else '?'}"
-           + (" · cancelled" if m.get("cancelled") else ""), "",
-           _fence(f"$ {m.get('command', '')}\n{m.get('output', '')}".rstrip(), "console"), ""]
-    if m.get("truncated"):
-        out += [f"*Output truncated; full output in `{m.get('fullOutputPath', '?')}`.*", ""]
+def _bash_md(entry: _Entry, message: dict) -> list[str]:
+    code = message.get("exitCode")
+    out = [f"## {cap_first(role_title(message)[0])}{entry.tag}", f"*{entry.when}* · exit {code if code is not None else '?'}"
+           + (" · cancelled" if message.get("cancelled") else ""), "",
+           _fence(f"$ {message.get('command', '')}\n{message.get('output', '')}".rstrip(), "console"), ""]
+    if message.get("truncated"):
+        out += [f"*Output truncated; full output in `{message.get('fullOutputPath', '?')}`.*", ""]
     return out
 
 
-def _system_message_md(entry: _Entry, m: dict) -> list[str]:
-    return [f"### {cap_first(role_title(m)[0])}", ""] + _system_md(m) + [""]
+def _system_message_md(entry: _Entry, message: dict) -> list[str]:
+    return [f"### {cap_first(role_title(message)[0])}", ""] + _system_md(message) + [""]
 
 
-def _custom_md(entry: _Entry, m: dict) -> list[str]:
+def _custom_md(entry: _Entry, message: dict) -> list[str]:
     """An extension's message (a ``custom_message`` entry, or a message of role ``custom``
-    as ``m``): a Pi-based app's input, else the message."""
-    inp = app_input(m)
+    as ``message``): a Pi-based app's input, else the message."""
+    inp = app_input(message)
     if inp is not None:
-        return _app_input_md(inp, m, entry.tag, entry.when)
-    return ([f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(m.get('customType') or 'custom'))}{entry.tag}", ""]
-            + _content_md(m.get("content")) + [""])
+        return _app_input_md(inp, message, entry.tag, entry.when)
+    return ([f"### {cap_first(CUSTOM_MESSAGE)} {_code(str(message.get('customType') or 'custom'))}{entry.tag}", ""]
+            + _content_md(message.get("content")) + [""])
 
 
 def _compaction_md(entry: _Entry) -> list[str]:
-    sp = summary_parts(entry.session, entry.e)
+    sp = summary_parts(entry.session, entry.decoded)
     tb = f" ({sp.tokens_before:,.0f} tokens before)" if sp.tokens_before is not None else ""
     return ["---", "", f"### ✂ Compaction{entry.tag}{tb}", f"*{entry.when}*", ""] + _summary_md(sp) + ["---", ""]
 
 
 def _branch_summary_md(entry: _Entry) -> list[str]:
-    sp = summary_parts(entry.session, entry.e)
+    sp = summary_parts(entry.session, entry.decoded)
     return [f"### Branch summary{entry.tag}", f"*{entry.when}*", ""] + _summary_md(sp)
 
 
 def _custom_message_md(entry: _Entry) -> list[str]:
-    return _custom_md(entry, entry.e)
+    return _custom_md(entry, entry.decoded)
 
 
 def _custom_entry_md(entry: _Entry) -> list[str]:
     """An extension's own entry: a Pi-based app's event; else bookkeeping, not written."""
-    ev = app_event(entry.e)
+    ev = app_event(entry.decoded)
     return _app_event_md(ev, entry.tag, entry.when) if ev is not None else []
 
 
 def _marker_entry_md(entry: _Entry) -> list[str]:
-    return [_marker_md(marker(entry.session, entry.e)), ""]
+    return [_marker_md(marker(entry.session, entry.decoded)), ""]
 
 
 def _bookkeeping_md(entry: _Entry) -> list[str]:
@@ -325,13 +325,13 @@ MESSAGE_MD: dict[str, Callable[[_Entry, dict], list[str]]] = {
 }
 
 
-def _app_input_md(inp: AppInput, e: dict, tag: str, when: str) -> list[str]:
+def _app_input_md(inp: AppInput, entry: dict, tag: str, when: str) -> list[str]:
     """Input another agent wrote, as a user message from that agent; a callback's input."""
-    facts = inp.facts + (["hidden in the app (display: false)"] if e.get("display") is False else [])
+    facts = inp.facts + (["hidden in the app (display: false)"] if entry.get("display") is False else [])
     if inp.from_session:
         facts.append(f"from session {_code(inp.from_session)}")
     level = "##" if inp.kind == "agent" else "###"
-    return [f"{level} {cap_first(inp.title)}{tag}", f"*{' · '.join([when] + facts)}*", ""] + _content_md(e.get("content")) + [""]
+    return [f"{level} {cap_first(inp.title)}{tag}", f"*{' · '.join([when] + facts)}*", ""] + _content_md(entry.get("content")) + [""]
 
 
 def _app_event_md(ev: AppEvent, tag: str, when: str) -> list[str]:
@@ -363,9 +363,9 @@ def _summary_md(sp: SummaryParts) -> list[str]:
     touched and its usage, ids and paths in code."""
     out = [sp.summary, ""] if sp.summary.strip() else []
     notes = ["by an extension"] if sp.by_extension else []
-    notes += [_pieces_md(m) for m in (sp.from_note, sp.kept_note) if m is not None]
+    notes += [_pieces_md(note) for note in (sp.from_note, sp.kept_note) if note is not None]
     for word, files in sp.files:
-        notes.append(f"{word}: " + ", ".join(_code(f) for f in files))
+        notes.append(f"{word}: " + ", ".join(_code(file) for file in files))
     if sp.checkpoint_text:
         notes.append(sp.checkpoint_text)
     if sp.usage:
@@ -377,31 +377,31 @@ def _summary_md(sp: SummaryParts) -> list[str]:
     return out
 
 
-def _result_md(session: Session, i: int) -> list[str]:
-    m = session.message(i) or {}
-    name = tool_name(None, m)
-    r = result_parts(name, m)
-    head = f"**Result** ({name})" + (" — **error**" if r.is_error else "")
+def _result_md(session: Session, index: int) -> list[str]:
+    message = session.message(index) or {}
+    name = tool_name(None, message)
+    parts = result_parts(name, message)
+    head = f"**Result** ({name})" + (" — **error**" if parts.is_error else "")
     out = [head, ""]
-    if r.subagents is not None and r.text.strip():
-        out += [r.text, ""]  # (a model's reply: Markdown, as the pane draws it)
-    elif r.text or not r.images:
-        out += [_fence(r.text or "(no output)"), ""]
-    out += [_image_md(img) for img in r.images] + ([""] if r.images else [])
-    if r.diff or r.patch:
-        out += [_fence(r.diff or r.patch, "diff"), ""]
-    if r.image_note:
-        out += [f"*⚠ {r.image_note}.*", ""]
-    if r.truncated:
+    if parts.subagents is not None and parts.text.strip():
+        out += [parts.text, ""]  # (a model's reply: Markdown, as the pane draws it)
+    elif parts.text or not parts.images:
+        out += [_fence(parts.text or "(no output)"), ""]
+    out += [_image_md(img) for img in parts.images] + ([""] if parts.images else [])
+    if parts.diff or parts.patch:
+        out += [_fence(parts.diff or parts.patch, "diff"), ""]
+    if parts.image_note:
+        out += [f"*⚠ {parts.image_note}.*", ""]
+    if parts.truncated:
         note = "*Output truncated"
-        if r.kept_lines:
-            note += f": {r.kept_lines[0]:g} of {r.kept_lines[1]:g} lines kept"
-        if r.full_output_path is not None:
-            note += f"; full output in `{r.full_output_path}`"
+        if parts.kept_lines:
+            note += f": {parts.kept_lines[0]:g} of {parts.kept_lines[1]:g} lines kept"
+        if parts.full_output_path is not None:
+            note += f"; full output in `{parts.full_output_path}`"
         out += [note + ".*", ""]
-    if r.subagents is not None:
-        for k, run in enumerate(r.subagents[1], 1):
-            out += [f"<details><summary>Subagent {k}: {run.agent} ({run.status or '?'})</summary>", "",
+    if parts.subagents is not None:
+        for number, run in enumerate(parts.subagents[1], 1):
+            out += [f"<details><summary>Subagent {number}: {run.agent} ({run.status or '?'})</summary>", "",
                     f"**Task:** {run.task}", ""]
             for msg in run.messages:
                 if msg.get("role") in ("assistant", "user"):
@@ -412,18 +412,18 @@ def _result_md(session: Session, i: int) -> list[str]:
     return out
 
 
-def _system_md(m: dict) -> list[str]:
+def _system_md(message: dict) -> list[str]:
     out = []
-    content = m.get("content")
+    content = message.get("content")
     if isinstance(content, str) and content.strip():
         out.append(_fence(content))
-    sections = m.get("sections")
+    sections = message.get("sections")
     if isinstance(sections, dict):
         for name, body in sections.items():
             out.append(f"- section `{name}`: " + ("removed" if body is None else f"{len(str(body)):,} chars"))
     for key, word in (("toolsAdded", "added"), ("toolsRemoved", "removed")):
-        tools = m.get(key)
+        tools = message.get(key)
         if isinstance(tools, list) and tools:
-            names = ", ".join(f"`{t.get('name')}`" if isinstance(t, dict) else f"`{t}`" for t in tools)
+            names = ", ".join(f"`{tool.get('name')}`" if isinstance(tool, dict) else f"`{tool}`" for tool in tools)
             out.append(f"- tools {word}: {names}")
     return out
