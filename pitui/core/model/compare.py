@@ -67,30 +67,30 @@ class BranchFacts:
 
     @property
     def read(self) -> list[FileTouch]:
-        return [t for t in self.files if t.read]
+        return [file for file in self.files if file.read]
 
     @property
     def modified(self) -> list[FileTouch]:
-        return [t for t in self.files if t.written or t.edited]
+        return [file for file in self.files if file.written or file.edited]
 
     def to_json(self, session: Session) -> dict:
         ids = session.ids
-        u = self.usage
+        usage = self.usage
         return {
             "leaf": ids[self.leaf],
             "entries": len(self.entries),
             "prompts": [text for _, text in self.prompts],
             "answer": self.answer[1] if self.answer is not None else None,
-            "tools": {kind: {"calls": k.calls, "errors": k.errors} for kind, k in self.tools.items()},
-            "files": {"read": [t.path for t in self.read],
-                      "modified": [{"path": t.path, "added": t.added, "removed": t.removed} for t in self.modified]},
-            "commands": [c.to_json() for c in self.commands],
-            "tokens": {"input": u.input, "output": u.output, "cacheRead": u.cache_read, "cacheWrite": u.cache_write},
-            "cost": round(u.cost, 6),
+            "tools": {kind: {"calls": stats.calls, "errors": stats.errors} for kind, stats in self.tools.items()},
+            "files": {"read": [file.path for file in self.read],
+                      "modified": [{"path": file.path, "added": file.added, "removed": file.removed} for file in self.modified]},
+            "commands": [command.to_json() for command in self.commands],
+            "tokens": {"input": usage.input, "output": usage.output, "cacheRead": usage.cache_read, "cacheWrite": usage.cache_write},
+            "cost": round(usage.cost, 6),
             "durationMs": self.duration_ms,
             "stopReason": self.stop_reason,
             "current": self.current,
-            "labels": [{"id": ids[i], "label": label} for i, label in self.labels],
+            "labels": [{"id": ids[index], "label": label} for index, label in self.labels],
             "summary": self.summary[1] if self.summary is not None else None,
         }
 
@@ -102,46 +102,46 @@ class Comparison:
 
     def to_json(self, session: Session) -> dict:
         return {"fork": session.ids[self.fork] if self.fork >= 0 else None,
-                "branches": [b.to_json(session) for b in self.branches]}
+                "branches": [branch.to_json(session) for branch in self.branches]}
 
 
 def fork_of(session: Session, entries: list[int]) -> tuple[int, list[list[int]]]:
     """The deepest entry on every path from the root to ``entries`` (-1: none), and each
     path's part after it."""
-    paths = [session.path_to(e) for e in entries]
-    common = min(len(p) for p in paths)
+    paths = [session.path_to(leaf) for leaf in entries]
+    common = min(len(path) for path in paths)
     first = paths[0]
-    for p in paths[1:]:
-        k = 0
-        while k < common and p[k] == first[k]:
-            k += 1
-        common = k
-    return (first[common - 1] if common else -1), [p[common:] for p in paths]
+    for path in paths[1:]:
+        shared = 0
+        while shared < common and path[shared] == first[shared]:
+            shared += 1
+        common = shared
+    return (first[common - 1] if common else -1), [path[common:] for path in paths]
 
 
 def _exit_failed(session: Session, result: int) -> bool:
     """Whether a shell result's output ends with a non-zero exit code (as Pi writes it)."""
-    m = _EXIT_RE.search(result_text(session.message(result) or {})[-200:])
-    return m is not None and int(m.group(1)) != 0
+    match = _EXIT_RE.search(result_text(session.message(result) or {})[-200:])
+    return match is not None and int(match.group(1)) != 0
 
 
 def _commands(session: Session, entries: list[int], calls) -> list[Command]:
     out = []
-    for c in calls:
-        if c.kind != SHELL_EXEC or not c.called:
+    for call in calls:
+        if call.kind != SHELL_EXEC or not call.called:
             continue
-        command = c.args.get("command")
-        failed = c.failed or (c.result_at >= 0 and _exit_failed(session, c.result_at))
-        out.append(Command(command if isinstance(command, str) else "", failed, c.at))
+        command = call.args.get("command")
+        failed = call.failed or (call.result_at >= 0 and _exit_failed(session, call.result_at))
+        out.append(Command(command if isinstance(command, str) else "", failed, call.at))
     types, roles = session.types, session.roles
-    for i in entries:
-        if types[i] == "message" and roles[i] == "bashExecution":
-            m = session.message(i) or {}
-            command = m.get("command")
-            code = m.get("exitCode")
+    for index in entries:
+        if types[index] == "message" and roles[index] == "bashExecution":
+            message = session.message(index) or {}
+            command = message.get("command")
+            code = message.get("exitCode")
             failed = type(code) in (int, float) and code != 0  # (None: cancelled, or still running)
-            out.append(Command(command if isinstance(command, str) else "", failed, i))
-    out.sort(key=lambda c: c.entry)
+            out.append(Command(command if isinstance(command, str) else "", failed, index))
+    out.sort(key=lambda command: command.entry)
     return out
 
 
@@ -149,53 +149,53 @@ def _summaries(session: Session) -> dict[str, tuple[int, str]]:
     """Each ``branch_summary``'s ``fromId`` -> (its entry, its text): the last one written
     for an entry wins."""
     out: dict[str, tuple[int, str]] = {}
-    for i, t in enumerate(session.types):
-        if t == "branch_summary" and i not in session.shadowed:
-            e = session.entry(i)
-            src, text = e.get("fromId"), e.get("summary")
+    for index, kind in enumerate(session.types):
+        if kind == "branch_summary" and index not in session.shadowed:
+            entry = session.entry(index)
+            src, text = entry.get("fromId"), entry.get("summary")
             if isinstance(src, str) and isinstance(text, str):
-                out[src] = (i, text)
+                out[src] = (index, text)
     return out
 
 
 def _branch(session: Session, leaf: int, entries: list[int], summaries: dict[str, tuple[int, str]]) -> BranchFacts:
-    b = BranchFacts(leaf, entries)
+    facts = BranchFacts(leaf, entries)
     types, roles, ids = session.types, session.roles, session.ids
-    for i in entries:
-        if types[i] == "message" and roles[i] == "user":
-            text = text_of((session.message(i) or {}).get("content"))
+    for index in entries:
+        if types[index] == "message" and roles[index] == "user":
+            text = text_of((session.message(index) or {}).get("content"))
             if text.strip():
-                b.prompts.append((i, text))
-        label = session.label_of(i)
+                facts.prompts.append((index, text))
+        label = session.label_of(index)
         if label is not None:
-            b.labels.append((i, label))
-        found = summaries.get(ids[i])
-        if found is not None and (b.summary is None or found[0] > b.summary[0]):
-            b.summary = found
-    for i in reversed(entries):
-        if types[i] == "message" and roles[i] == "assistant":
-            m = session.message(i) or {}
-            if b.stop_entry < 0:
-                reason = m.get("stopReason")
-                b.stop_reason, b.stop_entry = (reason if isinstance(reason, str) else None), i
-            text = text_of(m.get("content"))
+            facts.labels.append((index, label))
+        found = summaries.get(ids[index])
+        if found is not None and (facts.summary is None or found[0] > facts.summary[0]):
+            facts.summary = found
+    for index in reversed(entries):
+        if types[index] == "message" and roles[index] == "assistant":
+            message = session.message(index) or {}
+            if facts.stop_entry < 0:
+                reason = message.get("stopReason")
+                facts.stop_reason, facts.stop_entry = (reason if isinstance(reason, str) else None), index
+            text = text_of(message.get("content"))
             if text.strip():
-                b.answer = (i, text)
+                facts.answer = (index, text)
                 break
     calls = tool_calls(session, entries)
-    b.tools = kind_stats(calls)
-    for c in calls:
-        b.kind_first.setdefault(c.kind, c.at)
-    b.files = files_touched(calls, session.cwd, session)
-    b.commands = _commands(session, entries, calls)
-    b.usage = compute_stats(session, entries).total
+    facts.tools = kind_stats(calls)
+    for call in calls:
+        facts.kind_first.setdefault(call.kind, call.at)
+    facts.files = files_touched(calls, session.cwd, session)
+    facts.commands = _commands(session, entries, calls)
+    facts.usage = compute_stats(session, entries).total
     if entries:
         took = iso_to_ms(session.timestamps[entries[-1]]) - iso_to_ms(session.timestamps[entries[0]])
-        b.duration_ms = round(took) if took == took else None  # (NaN: a time that does not read)
+        facts.duration_ms = round(took) if took == took else None  # (NaN: a time that does not read)
     else:
-        b.duration_ms = 0
-    b.current = session.leaf >= 0 and session.is_ancestor(leaf, session.leaf)
-    return b
+        facts.duration_ms = 0
+    facts.current = session.leaf >= 0 and session.is_ancestor(leaf, session.leaf)
+    return facts
 
 
 def compare_branches(session: Session, leaves: list[int]) -> Comparison:
@@ -209,14 +209,14 @@ def leaves(session: Session) -> list[int]:
     """Every leaf of the session (an entry with no children), newest (last written) first."""
     parents = set(session.parent)
     shadowed = session.shadowed
-    return [i for i in range(len(session) - 1, -1, -1) if i not in parents and i not in shadowed]
+    return [index for index in range(len(session) - 1, -1, -1) if index not in parents and index not in shadowed]
 
 
 def shared_paths(comparison: Comparison) -> set[str]:
     """The paths that more than one branch read or modified."""
     seen: dict[str, int] = {}
-    for b in comparison.branches:
-        for t in b.files:
-            if t.read or t.written or t.edited:
-                seen[t.path] = seen.get(t.path, 0) + 1
-    return {p for p, n in seen.items() if n > 1}
+    for branch in comparison.branches:
+        for file in branch.files:
+            if file.read or file.written or file.edited:
+                seen[file.path] = seen.get(file.path, 0) + 1
+    return {path for path, count in seen.items() if count > 1}

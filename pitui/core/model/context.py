@@ -25,10 +25,10 @@ def js_ms(value: Any) -> int | float | None:
     return int(ms) if ms.is_integer() else ms
 
 
-def _put(d: dict, key: str, value: Any) -> None:
+def _put(mapping: dict, key: str, value: Any) -> None:
     """Set ``key`` unless the value is JavaScript's ``undefined`` (JSON drops those keys)."""
     if value is not _MISSING:
-        d[key] = value
+        mapping[key] = value
 
 
 def entry_to_messages(entry: dict) -> list[dict]:
@@ -85,14 +85,14 @@ def project_entry(entry: dict, edit: dict | None) -> list[dict]:
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "toolResult", "custom"):
             out.append(message)
             continue
-        m = dict(message)
+        projected = dict(message)
         if message.get("role") in ("assistant", "toolResult") and isinstance(new_content, str):
-            m["content"] = [{"type": "text", "text": new_content}]
+            projected["content"] = [{"type": "text", "text": new_content}]
         elif new_content is _MISSING:
-            m.pop("content", None)
+            projected.pop("content", None)
         else:
-            m["content"] = new_content
-        out.append(m)
+            projected["content"] = new_content
+        out.append(projected)
     return out
 
 
@@ -105,9 +105,9 @@ def context_entry_indices(session: Session, leaf: int | None = None) -> tuple[li
     path = session.path_to(leaf)
     types = session.types
     comp_pos = -1
-    for k in range(len(path) - 1, -1, -1):
-        if types[path[k]] == "compaction":
-            comp_pos = k
+    for position in range(len(path) - 1, -1, -1):
+        if types[path[position]] == "compaction":
+            comp_pos = position
             break
     if comp_pos < 0:
         return path, path
@@ -117,12 +117,12 @@ def context_entry_indices(session: Session, leaf: int | None = None) -> tuple[li
     roles = session.roles
     selected = [comp]
     found = False
-    for k in range(comp_pos):
-        i = path[k]
-        if not found and ids[i] == first_kept:
+    for position in range(comp_pos):
+        index = path[position]
+        if not found and ids[index] == first_kept:
             found = True
-        if found and not (types[i] == "message" and roles[i] == "system"):
-            selected.append(i)
+        if found and not (types[index] == "message" and roles[index] == "system"):
+            selected.append(index)
     selected.extend(path[comp_pos + 1 :])
     return path, selected
 
@@ -131,24 +131,24 @@ def _settings(session: Session, path: list[int]) -> dict:
     out: dict = {"thinkingLevel": "off", "model": None}
     types, roles = session.types, session.roles
     thinking_done = model_done = False
-    for k in range(len(path) - 1, -1, -1):
-        i = path[k]
-        t = types[i]
-        if not thinking_done and t == "thinking_level_change":
-            value = session.entry(i).get("thinkingLevel", _MISSING)
+    for position in range(len(path) - 1, -1, -1):
+        index = path[position]
+        kind = types[index]
+        if not thinking_done and kind == "thinking_level_change":
+            value = session.entry(index).get("thinkingLevel", _MISSING)
             if value is _MISSING:
                 del out["thinkingLevel"]
             else:
                 out["thinkingLevel"] = value
             thinking_done = True
-        elif not model_done and (t == "model_change" or (t == "message" and roles[i] == "assistant")):
-            e = session.entry(i)
+        elif not model_done and (kind == "model_change" or (kind == "message" and roles[index] == "assistant")):
+            entry = session.entry(index)
             model: dict = {}
-            if t == "model_change":
-                _put(model, "provider", e.get("provider", _MISSING))
-                _put(model, "modelId", e.get("modelId", _MISSING))
+            if kind == "model_change":
+                _put(model, "provider", entry.get("provider", _MISSING))
+                _put(model, "modelId", entry.get("modelId", _MISSING))
             else:
-                msg = e.get("message") or {}
+                msg = entry.get("message") or {}
                 _put(model, "provider", msg.get("provider", _MISSING))
                 _put(model, "modelId", msg.get("model", _MISSING))
             out["model"] = model
@@ -164,16 +164,16 @@ def build_context(session: Session, leaf: int | None = None) -> dict:
     result: dict = {"messages": []}
     settings = _settings(session, path)
     edits: dict[str, dict] = {}
-    for i in selected:
-        if session.types[i] == "context_edit":
-            e = session.entry(i)
-            target = e.get("targetId")
-            edits[target if isinstance(target, str) else str(target)] = e
+    for index in selected:
+        if session.types[index] == "context_edit":
+            entry = session.entry(index)
+            target = entry.get("targetId")
+            edits[target if isinstance(target, str) else str(target)] = entry
     messages = result["messages"]
-    for k, i in enumerate(selected):
-        if k > 0 and session.types[i] == "compaction":
+    for position, index in enumerate(selected):
+        if position > 0 and session.types[index] == "compaction":
             continue
-        messages.extend(project_entry(session.entry(i), edits.get(session.ids[i])))
+        messages.extend(project_entry(session.entry(index), edits.get(session.ids[index])))
     if "thinkingLevel" in settings:
         result["thinkingLevel"] = settings["thinkingLevel"]
     result["model"] = settings["model"]

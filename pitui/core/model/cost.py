@@ -74,11 +74,11 @@ def usage_figures(usage) -> Figures | str:
     strict = True
     counts = []
     for key in ("cacheRead", "cacheWrite", "totalTokens"):
-        v = usage.get(key)
-        if not _number(v):
+        value = usage.get(key)
+        if not _number(value):
             strict = strict and key not in usage
-            v = None
-        counts.append(v)
+            value = None
+        counts.append(value)
     cr, cw, total = counts
     cr = cr or 0
     cw = cw or 0
@@ -96,8 +96,8 @@ def usage_figures(usage) -> Figures | str:
         cost = 0
     if total is None:
         total = inp + out + cr + cw
-    for v in (inp, out, cr, cw, total):
-        if v < 0 or not v <= MAX_TOKENS:  # (also NaN and infinities)
+    for value in (inp, out, cr, cw, total):
+        if value < 0 or not value <= MAX_TOKENS:  # (also NaN and infinities)
             return "a token count is negative or absurd"
     if cost < 0 or not cost <= MAX_COST:
         return "cost is negative or absurd"
@@ -140,42 +140,42 @@ def entry_usages(entry: dict) -> list[tuple[str, Figures | str, int]]:
     message under ``provider/model`` (its ``responseModel`` when it names one), a ``usage``
     entry under its provider/model, a subagent call's runs each under ``<model> (subagent)``
     (calls: its turns), a tool result's or a summary's own usage under :data:`TOOLS_KEY`."""
-    t = entry.get("type")
-    if t == "message":
-        m = entry.get("message")
-        if type(m) is not dict:
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        if type(message) is not dict:
             return []
-        role = m.get("role")
+        role = message.get("role")
         if role == "assistant":
-            if "usage" not in m:
+            if "usage" not in message:
                 return []
-            return [(assistant_key(m), usage_figures(m.get("usage")), 1)]
+            return [(assistant_key(message), usage_figures(message.get("usage")), 1)]
         if role == "toolResult":
-            runs = _subagent_usages(m)
+            runs = _subagent_usages(message)
             if runs:
                 return runs
-            if type(m.get("usage")) is dict:
-                return [(TOOLS_KEY, usage_figures(m["usage"]), 1)]
+            if type(message.get("usage")) is dict:
+                return [(TOOLS_KEY, usage_figures(message["usage"]), 1)]
         return []
-    if t == "usage" and "usage" in entry:
+    if kind == "usage" and "usage" in entry:
         return [(model_key(text_or_none(entry.get("provider")), text_or_none(entry.get("model"))),
                  usage_figures(entry.get("usage")), 1)]
-    if type(t) is str and t in USAGE_TYPES and type(entry.get("usage")) is dict:  # (a type may be a list)
+    if type(kind) is str and kind in USAGE_TYPES and type(entry.get("usage")) is dict:  # (a type may be a list)
         return [(TOOLS_KEY, usage_figures(entry["usage"]), 1)]
     return []
 
 
-def _subagent_usages(m: dict) -> list[tuple[str, Figures | str, int]]:
+def _subagent_usages(message: dict) -> list[tuple[str, Figures | str, int]]:
     """A subagent call's runs that carry a usage, each under its model; [] when none does
     (then the result's own ``usage``, if any, counts as a tool's)."""
-    details = m.get("details")
-    if m.get("toolName") != "subagent" or type(details) is not dict or type(details.get("results")) is not list:
+    details = message.get("details")
+    if message.get("toolName") != "subagent" or type(details) is not dict or type(details.get("results")) is not list:
         return []
     out = []
-    for r in subagent_runs(details)[1]:
-        if r.usage:
-            turns = r.turns
-            out.append(((r.model or "?") + SUBAGENT_SUFFIX, usage_figures(r.usage),
+    for run in subagent_runs(details)[1]:
+        if run.usage:
+            turns = run.turns
+            out.append(((run.model or "?") + SUBAGENT_SUFFIX, usage_figures(run.usage),
                         int(turns) if turns is not None and 1 <= turns <= MAX_TOKENS else 1))
     return out
 
@@ -190,24 +190,24 @@ _RESPONSE_MODEL_RE = re.compile(rb'"responseModel":"([^"\\]*)"')
 
 
 def _last(pattern: re.Pattern, data: bytes, start: int):
-    m = None
-    for m in pattern.finditer(data, start):
+    match = None
+    for match in pattern.finditer(data, start):
         pass
-    return m
+    return match
 
 
 def fast_assistant_usage(data: bytes) -> tuple[str, Figures | str] | None:
     """``(key, figures or why not)`` of an assistant message's raw line in Pi's layout, as
     :func:`entry_usages` gives it; None when the line's shape is not that (parse it whole)."""
     start = max(0, len(data) - _TAIL)
-    u = _last(_USAGE_RE, data, start)
-    m = _last(_MODEL_RE, data, start)
-    if u is None or m is None or m.start() > u.start():
+    usage_match = _last(_USAGE_RE, data, start)
+    model_match = _last(_MODEL_RE, data, start)
+    if usage_match is None or model_match is None or model_match.start() > usage_match.start():
         return None
     try:
-        usage = orjson.loads(u.group(1))
+        usage = orjson.loads(usage_match.group(1))
     except orjson.JSONDecodeError:
         return None
-    rm = _last(_RESPONSE_MODEL_RE, data, m.start())
-    model = (rm.group(1) if rm is not None and rm.group(1) else m.group(2)).decode("utf-8", "replace")
-    return f"{m.group(1).decode('utf-8', 'replace')}/{model}", usage_figures(usage)
+    rm = _last(_RESPONSE_MODEL_RE, data, model_match.start())
+    model = (rm.group(1) if rm is not None and rm.group(1) else model_match.group(2)).decode("utf-8", "replace")
+    return f"{model_match.group(1).decode('utf-8', 'replace')}/{model}", usage_figures(usage)

@@ -96,7 +96,7 @@ class Report:
     findings: list[Finding]
 
     def to_json(self) -> dict:
-        return {"path": self.path, "findings": [f.to_json() for f in self.findings]}
+        return {"path": self.path, "findings": [finding.to_json() for finding in self.findings]}
 
 
 def orphan_text(tcid: str | None, elsewhere: bool) -> str:
@@ -108,14 +108,14 @@ def orphan_text(tcid: str | None, elsewhere: bool) -> str:
     return f"call {tcid} is on another branch" if elsewhere else f"orphan: no call {tcid} in this file"
 
 
-def call_or_why(session: Session, i: int) -> dict | str | None:
-    """The tool call of tool result ``i``, or why there is none above it (its call is on
-    another branch, or in no entry of the file: :func:`orphan_text`); None when ``i`` is no
+def call_or_why(session: Session, index: int) -> dict | str | None:
+    """The tool call of tool result ``index``, or why there is none above it (its call is on
+    another branch, or in no entry of the file: :func:`orphan_text`); None when ``index`` is no
     tool result. One answer for the pane and the HTML export."""
-    found = session.find_tool_call(i)
+    found = session.find_tool_call(index)
     if found is not None:
         return found[1]
-    msg = session.message(i)
+    msg = session.message(index)
     if not isinstance(msg, dict) or msg.get("role") != "toolResult":
         return None
     tcid = msg.get("toolCallId")
@@ -124,7 +124,7 @@ def call_or_why(session: Session, i: int) -> dict | str | None:
     found = session.call_anywhere(tcid)
     if found is None:
         return orphan_text(tcid, False)
-    if session.is_ancestor(found[0], i):  # (further up than find_tool_call looks)
+    if session.is_ancestor(found[0], index):  # (further up than find_tool_call looks)
         return found[1]
     return orphan_text(tcid, True)
 
@@ -167,18 +167,18 @@ def check_file(path: str | os.PathLike, should_stop: Callable[[], bool] | None =
     return Report(path, check_session(session, should_stop))
 
 
-def check_session(s: Session, should_stop: Callable[[], bool] | None = None) -> list[Finding]:
+def check_session(session: Session, should_stop: Callable[[], bool] | None = None) -> list[Finding]:
     """The findings of a session read with ``validate=True`` (every line parsed whole, so
     that every problem of a line is one of its warnings), in line order. ``should_stop``:
     as for :func:`check_file`."""
-    tree = _Tree(s)
-    findings = [_from_warning(s, tree, w) for w in s.all_warnings]
-    findings += _self_parents(s, tree)
-    findings += _tool_pairing(s, tree, should_stop)
-    findings += _compactions_and_labels(s, tree)
-    findings += _cut_last_line(s)
-    order = {kind: n for n, kind in enumerate(KINDS)}
-    findings.sort(key=lambda f: (f.line or 0, order.get(f.kind, len(order))))
+    tree = _Tree(session)
+    findings = [_from_warning(session, tree, warning) for warning in session.all_warnings]
+    findings += _self_parents(session, tree)
+    findings += _tool_pairing(session, tree, should_stop)
+    findings += _compactions_and_labels(session, tree)
+    findings += _cut_last_line(session)
+    order = {kind: rank for rank, kind in enumerate(KINDS)}
+    findings.sort(key=lambda finding: (finding.line or 0, order.get(finding.kind, len(order))))
     return findings
 
 
@@ -186,39 +186,39 @@ class _Tree:
     """Which entry is below which, in constant time: each entry's number in a preorder
     walk of the tree and the last number of its subtree (walked with a stack)."""
 
-    def __init__(self, s: Session):
-        n = len(s)
-        first = [-1] * n
+    def __init__(self, session: Session):
+        count = len(session)
+        first = [-1] * count
         order: list[int] = []
-        children = s.children
-        stack = list(reversed(s.roots))
+        children = session.children
+        stack = list(reversed(session.roots))
         while stack:
-            x = stack.pop()
-            first[x] = len(order)
-            order.append(x)
-            kids = children.get(x)
+            node = stack.pop()
+            first[node] = len(order)
+            order.append(node)
+            kids = children.get(node)
             if kids:
                 stack.extend(reversed(kids))
         last = first[:]
-        for x in reversed(order):  # (children before their parent)
-            p = s.parent[x]
-            if p >= 0 and last[x] > last[p]:
-                last[p] = last[x]
+        for node in reversed(order):  # (children before their parent)
+            parent = session.parent[node]
+            if parent >= 0 and last[node] > last[parent]:
+                last[parent] = last[node]
         self.first = first
         self.last = last
 
-    def below(self, a: int, b: int) -> bool:
-        """Whether ``b`` is ``a`` or below it."""
-        fb = self.first[b]
-        return fb >= 0 and self.first[a] <= fb <= self.last[a]
+    def below(self, ancestor: int, node: int) -> bool:
+        """Whether ``node`` is ``ancestor`` or below it."""
+        fb = self.first[node]
+        return fb >= 0 and self.first[ancestor] <= fb <= self.last[ancestor]
 
 
-def _entry_at(s: Session, line: int | None) -> int:
+def _entry_at(session: Session, line: int | None) -> int:
     """The entry on ``line``, or -1 (a line that is no entry: skipped, or the header)."""
     if line is None:
         return -1
-    k = bisect_left(s.linenos, line)
-    return k if k < len(s) and s.linenos[k] == line else -1
+    position = bisect_left(session.linenos, line)
+    return position if position < len(session) and session.linenos[position] == line else -1
 
 
 def _said(message: str, line: int | None) -> str:
@@ -233,43 +233,43 @@ def _said(message: str, line: int | None) -> str:
     return message
 
 
-def _from_warning(s: Session, tree: _Tree, w: SessionWarning) -> Finding:
-    i = _entry_at(s, w.line)
-    kind = w.kind or "field-type"
+def _from_warning(session: Session, tree: _Tree, warning: SessionWarning) -> Finding:
+    index = _entry_at(session, warning.line)
+    kind = warning.kind or "field-type"
     pi = KINDS.get(kind, KINDS["field-type"])
-    if kind == "parent-cycle" and i >= 0 and s.leaf >= 0 and tree.below(i, s.leaf):
+    if kind == "parent-cycle" and index >= 0 and session.leaf >= 0 and tree.below(index, session.leaf):
         pi = _PI_CYCLE_ON_LEAF  # (the cycle was broken at entry i: what was on or below it is below i)
-    return Finding(kind, w.line, s.ids[i] if i >= 0 else None, _said(w.message, w.line), pi)
+    return Finding(kind, warning.line, session.ids[index] if index >= 0 else None, _said(warning.message, warning.line), pi)
 
 
-def _self_parents(s: Session, tree: _Tree) -> list[Finding]:
+def _self_parents(session: Session, tree: _Tree) -> list[Finding]:
     out = []
-    for i, (eid, pid) in enumerate(zip(s.ids, s.parent_ids)):
-        if pid == eid and i not in s.shadowed:
-            pi = _PI_SELF_ON_LEAF if s.leaf >= 0 and tree.below(i, s.leaf) else KINDS["self-parent"]
-            out.append(Finding("self-parent", s.linenos[i], eid, f"entry {eid} is its own parent", pi))
+    for index, (eid, pid) in enumerate(zip(session.ids, session.parent_ids)):
+        if pid == eid and index not in session.shadowed:
+            pi = _PI_SELF_ON_LEAF if session.leaf >= 0 and tree.below(index, session.leaf) else KINDS["self-parent"]
+            out.append(Finding("self-parent", session.linenos[index], eid, f"entry {eid} is its own parent", pi))
     return out
 
 
-def _tool_pairing(s: Session, tree: _Tree, should_stop: Callable[[], bool] | None) -> list[Finding]:
+def _tool_pairing(session: Session, tree: _Tree, should_stop: Callable[[], bool] | None) -> list[Finding]:
     """Tool results with no call above them on their branch; tool calls with no result
     below them on a branch that went on (errored and aborted turns aside: pi-ai never
     sends those again)."""
-    wanted = [i for i, (t, r) in enumerate(zip(s.types, s.roles))
-              if t == "message" and r in ("assistant", "toolResult") and i not in s.shadowed]
+    wanted = [index for index, (kind, role) in enumerate(zip(session.types, session.roles))
+              if kind == "message" and role in ("assistant", "toolResult") and index not in session.shadowed]
     calls: list[tuple[int, str, str]] = []  # (assistant entry, call id, tool name)
     call_owners: dict[str, list[int]] = {}
     results: list[tuple[int, str | None]] = []
     result_entries: dict[str, list[int]] = {}
-    for n, (i, data) in enumerate(s.raw_lines(wanted)):
-        if should_stop is not None and not n % 4096 and should_stop():
-            raise Stopped(s.path)
-        is_result = s.roles[i] == "toolResult"
+    for count, (index, data) in enumerate(session.raw_lines(wanted)):
+        if should_stop is not None and not count % 4096 and should_stop():
+            raise Stopped(session.path)
+        is_result = session.roles[index] == "toolResult"
         if is_result:
             tcid = _result_call_id(data)
             if tcid is not None:  # (Pi's own line: read from its head, as the reader's scan does)
-                results.append((i, tcid))
-                result_entries.setdefault(tcid, []).append(i)
+                results.append((index, tcid))
+                result_entries.setdefault(tcid, []).append(index)
                 continue
         elif b'"toolCall"' not in data and b"\\u" not in data:
             continue  # (no tool call: each has "toolCall" in its line, unless written with \\u escapes)
@@ -279,9 +279,9 @@ def _tool_pairing(s: Session, tree: _Tree, should_stop: Callable[[], bool] | Non
             continue
         if is_result:
             tcid = norm_id(msg.get("toolCallId"))
-            results.append((i, tcid))
+            results.append((index, tcid))
             if tcid is not None:
-                result_entries.setdefault(tcid, []).append(i)
+                result_entries.setdefault(tcid, []).append(index)
             continue
         content = msg.get("content")
         if not isinstance(content, list):
@@ -292,50 +292,50 @@ def _tool_pairing(s: Session, tree: _Tree, should_stop: Callable[[], bool] | Non
                 cid = norm_id(block.get("id"))
                 if cid is None:
                     continue
-                call_owners.setdefault(cid, []).append(i)
+                call_owners.setdefault(cid, []).append(index)
                 if live:
                     name = block.get("name")
-                    calls.append((i, cid, name if isinstance(name, str) else "?"))
+                    calls.append((index, cid, name if isinstance(name, str) else "?"))
     out = []
-    for r, tcid in results:
+    for result, tcid in results:
         if tcid is None:
-            out.append(Finding("orphan-result", s.linenos[r], s.ids[r], orphan_text(None, False),
+            out.append(Finding("orphan-result", session.linenos[result], session.ids[result], orphan_text(None, False),
                                KINDS["orphan-result"]))
             continue
         owners = call_owners.get(tcid, ())
-        if any(o != r and tree.below(o, r) for o in owners):
+        if any(owner != result and tree.below(owner, result) for owner in owners):
             continue
         if owners:
-            where = ", ".join(f"line {s.linenos[o]}" for o in owners[:3])
+            where = ", ".join(f"line {session.linenos[owner]}" for owner in owners[:3])
             message = f"{orphan_text(tcid, True)} ({where}), not above this result"
         else:
             message = orphan_text(tcid, False)
-        out.append(Finding("orphan-result", s.linenos[r], s.ids[r], message, KINDS["orphan-result"]))
-    children = s.children
-    for a, cid, name in calls:
-        kids = children.get(a)
+        out.append(Finding("orphan-result", session.linenos[result], session.ids[result], message, KINDS["orphan-result"]))
+    children = session.children
+    for call_at, cid, name in calls:
+        kids = children.get(call_at)
         if not kids:
             continue  # (the branch ends at the call: the session stopped there)
         answered = result_entries.get(cid, ())
-        missing = [c for c in kids if not any(tree.below(c, r) for r in answered)]
+        missing = [child for child in kids if not any(tree.below(child, result) for result in answered)]
         if not missing:
             continue
         if len(missing) == len(kids):
             message = f"tool call {cid} ({name}) has no result, and the branch goes on below it"
         else:
-            shown = ", ".join(s.ids[c] for c in missing[:3]) + (" …" if len(missing) > 3 else "")
+            shown = ", ".join(session.ids[child] for child in missing[:3]) + (" …" if len(missing) > 3 else "")
             message = f"tool call {cid} ({name}) has no result on the branch through {shown}"
-        out.append(Finding("unanswered-call", s.linenos[a], s.ids[a], message, KINDS["unanswered-call"]))
+        out.append(Finding("unanswered-call", session.linenos[call_at], session.ids[call_at], message, KINDS["unanswered-call"]))
     return out
 
 
 def _result_call_id(data: bytes) -> str | None:
     """The ``toolCallId`` of a tool result line written as Pi writes it (the reader's head
     pattern, then the id right after the role), or None when the line is shaped otherwise."""
-    m = HEAD_RE.match(data, 0, 1024)
-    if m is None or m.group(4) != b"toolResult":
+    match = HEAD_RE.match(data, 0, 1024)
+    if match is None or match.group(4) != b"toolResult":
         return None
-    at = m.end()
+    at = match.end()
     if not data.startswith(b',"toolCallId":"', at):
         return None
     at += 15
@@ -348,43 +348,43 @@ def _result_call_id(data: bytes) -> str | None:
         return None
 
 
-def _compactions_and_labels(s: Session, tree: _Tree) -> list[Finding]:
+def _compactions_and_labels(session: Session, tree: _Tree) -> list[Finding]:
     out = []
-    for i, t in enumerate(s.types):
-        if (t != "compaction" and t != "label") or i in s.shadowed:
+    for index, kind in enumerate(session.types):
+        if (kind != "compaction" and kind != "label") or index in session.shadowed:
             continue
-        e = s.entry(i)
-        if t == "compaction":
-            kept = e.get("firstKeptEntryId")
-            if not isinstance(kept, str) or kept == s.ids[i]:  # (its own id: it keeps nothing, as meant)
+        entry = session.entry(index)
+        if kind == "compaction":
+            kept = entry.get("firstKeptEntryId")
+            if not isinstance(kept, str) or kept == session.ids[index]:  # (its own id: it keeps nothing, as meant)
                 continue
-            j = s.index_of.get(kept)
-            if j is None:
+            kept_index = session.index_of.get(kept)
+            if kept_index is None:
                 message = f"firstKeptEntryId {kept} is no entry of this file"
-            elif not tree.below(j, i):
-                message = f"firstKeptEntryId {kept} (line {s.linenos[j]}) is not on the compaction's branch"
+            elif not tree.below(kept_index, index):
+                message = f"firstKeptEntryId {kept} (line {session.linenos[kept_index]}) is not on the compaction's branch"
             else:
                 continue
-            out.append(Finding("compaction-target", s.linenos[i], s.ids[i], message, KINDS["compaction-target"]))
+            out.append(Finding("compaction-target", session.linenos[index], session.ids[index], message, KINDS["compaction-target"]))
         else:
-            target = e.get("targetId")
-            if isinstance(target, str) and target not in s.index_of:
-                out.append(Finding("label-target", s.linenos[i], s.ids[i],
+            target = entry.get("targetId")
+            if isinstance(target, str) and target not in session.index_of:
+                out.append(Finding("label-target", session.linenos[index], session.ids[index],
                                    f"label of entry {target}, which is not in this file", KINDS["label-target"]))
     return out
 
 
-def _cut_last_line(s: Session) -> list[Finding]:
+def _cut_last_line(session: Session) -> list[Finding]:
     """A last line without its newline that does not parse (the reader leaves it, as
     what Pi is still writing; in a file at rest it was cut short)."""
-    size = s.file_size
-    if s.scanned_to >= size:
+    size = session.file_size
+    if session.scanned_to >= size:
         return []
     last = None
     try:
-        with open_regular(s.path) as f:
-            for buf, pos, e, _off, lineno, _end, terminated in iter_line_spans(f, s.scanned_to, s.next_lineno, size):
-                last = None if terminated else (lineno, bytes(buf[pos:e]))
+        with open_regular(session.path) as handle:
+            for buf, pos, end, _off, lineno, _end, terminated in iter_line_spans(handle, session.scanned_to, session.next_lineno, size):
+                last = None if terminated else (lineno, bytes(buf[pos:end]))
     except OSError:
         return []
     if last is None:

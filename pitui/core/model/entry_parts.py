@@ -38,17 +38,17 @@ class Marker(NamedTuple):
 
     @property
     def text(self) -> str:
-        return "".join(t for t, _ in self.pieces)
+        return "".join(text for text, _ in self.pieces)
 
 
 def _target(session: Session, target: Any) -> str:
     """Another entry named in a marker: its role (or type) and id."""
     if not isinstance(target, str):
         return str(target)
-    j = session.index_of.get(target)
-    if j is None:
+    target_index = session.index_of.get(target)
+    if target_index is None:
         return f"{target} (not in this file)"
-    return f"{session.roles[j] or session.types[j]} {target}"
+    return f"{session.roles[target_index] or session.types[target_index]} {target}"
 
 
 # the glyph of an event stream's marker, by its event
@@ -58,49 +58,49 @@ _EVENT_GLYPHS = {"session": "▶", "agent_end": "■", "agent_settled": "■", "
                  "auto_compaction_end": "⊟", "queue_update": "≡", "response": "⇠", "extension_error": "⚠"}
 
 
-def marker(session: Session, e: dict) -> Marker | None:
-    """The marker of entry ``e`` of ``session``; None when it is not a one-line entry."""
-    t = e.get("type")
-    if t == "model_change":
-        return Marker(t, "⇄", (("model → ", None), (f"{e.get('provider')}/{e.get('modelId')}", "value")))
-    if t == "thinking_level_change":
-        return Marker(t, "◐", (("thinking level → ", None), (str(e.get("thinkingLevel")), "value")))
-    if t == "usage":
-        u = e.get("usage") if isinstance(e.get("usage"), dict) else {}
-        pieces = [(f"usage · {e.get('kind') or '?'} · ", None), (f"{e.get('provider')}/{e.get('model')}", "value"),
-                  (f" · {fmt_tokens(u.get('totalTokens', 0))} tokens", None)]
-        cost = fmt_cost(u.get("cost"))
+def marker(session: Session, entry: dict) -> Marker | None:
+    """The marker of entry ``entry`` of ``session``; None when it is not a one-line entry."""
+    kind = entry.get("type")
+    if kind == "model_change":
+        return Marker(kind, "⇄", (("model → ", None), (f"{entry.get('provider')}/{entry.get('modelId')}", "value")))
+    if kind == "thinking_level_change":
+        return Marker(kind, "◐", (("thinking level → ", None), (str(entry.get("thinkingLevel")), "value")))
+    if kind == "usage":
+        usage = entry.get("usage") if isinstance(entry.get("usage"), dict) else {}
+        pieces = [(f"usage · {entry.get('kind') or '?'} · ", None), (f"{entry.get('provider')}/{entry.get('model')}", "value"),
+                  (f" · {fmt_tokens(usage.get('totalTokens', 0))} tokens", None)]
+        cost = fmt_cost(usage.get("cost"))
         if cost:
             pieces.append((f" · {cost}", None))
-        return Marker(t, "Σ", tuple(pieces))
-    if t == "label":
-        target = e.get("targetId")
+        return Marker(kind, "Σ", tuple(pieces))
+    if kind == "label":
+        target = entry.get("targetId")
         ref = target if isinstance(target, str) else None
-        label = e.get("label")
+        label = entry.get("label")
         if label:
-            return Marker(t, "⚑", (("label “", None), (str(label), "value"), ("” on ", None),
+            return Marker(kind, "⚑", (("label “", None), (str(label), "value"), ("” on ", None),
                                    (_target(session, target), "ref")), "warning", ref)
-        return Marker(t, "⚑", (("label cleared on ", None), (_target(session, target), "ref")), "muted", ref)
-    if t == "session_info":
-        name = e.get("name")
+        return Marker(kind, "⚑", (("label cleared on ", None), (_target(session, target), "ref")), "muted", ref)
+    if kind == "session_info":
+        name = entry.get("name")
         if isinstance(name, str) and name.strip():
-            return Marker(t, "✎", (("session name: ", None), (name, "value")))
-        return Marker(t, "✎", (("session name cleared", None),))
-    if t == "stream_event":  # (what an event stream says besides messages: core/read/stream.py)
-        glyph = _EVENT_GLYPHS.get(e.get("event"), "·")
-        return Marker(t, glyph, ((str(e.get("text") or e.get("event")), None),),
-                      "warning" if e.get("tone") == "warning" else "muted")
-    if t == "context_edit":
-        target = e.get("targetId")
+            return Marker(kind, "✎", (("session name: ", None), (name, "value")))
+        return Marker(kind, "✎", (("session name cleared", None),))
+    if kind == "stream_event":  # (what an event stream says besides messages: core/read/stream.py)
+        glyph = _EVENT_GLYPHS.get(entry.get("event"), "·")
+        return Marker(kind, glyph, ((str(entry.get("text") or entry.get("event")), None),),
+                      "warning" if entry.get("tone") == "warning" else "muted")
+    if kind == "context_edit":
+        target = entry.get("targetId")
         ref = target if isinstance(target, str) else None
         what = (_target(session, target), "ref")
-        rep = e.get("replacement")
+        rep = entry.get("replacement")
         if rep is None:
-            return Marker(t, "✂", (("context edit: ", None), what, (" omitted from the model's context", None)),
+            return Marker(kind, "✂", (("context edit: ", None), what, (" omitted from the model's context", None)),
                           "warning", ref)
         content = rep.get("content") if isinstance(rep, dict) else rep
         text = one_line(text_of(content) if not isinstance(content, str) else content, 80)
-        return Marker(t, "✂", (("context edit: ", None), what, (" replaced in context with “", None), (text, "value"),
+        return Marker(kind, "✂", (("context edit: ", None), what, (" replaced in context with “", None), (text, "value"),
                                ("”", None)), "warning", ref)
     return None
 
@@ -172,14 +172,14 @@ class SummaryParts(NamedTuple):
         return f"prompt checkpoint: {plural(self.checkpoint[0], 'section')}, {plural(self.checkpoint[1], 'tool')}"
 
 
-def summary_parts(session: Session | None, e: dict, own_id: str | None = None) -> SummaryParts:
+def summary_parts(session: Session | None, entry: dict, own_id: str | None = None) -> SummaryParts:
     """The parts of a ``compaction`` or ``branch_summary`` entry, or of a message of role
     ``compactionSummary`` / ``branchSummary`` (the context's form, which has fewer fields).
     ``session`` decides whether a kept entry is in the file (None: not checked)."""
-    kind = "branch_summary" if e.get("type") == "branch_summary" or e.get("role") == "branchSummary" else "compaction"
-    summary = e.get("summary")
-    own_id = own_id if own_id is not None else (e.get("id") if isinstance(e.get("id"), str) else None)
-    fk = e.get("firstKeptEntryId")
+    kind = "branch_summary" if entry.get("type") == "branch_summary" or entry.get("role") == "branchSummary" else "compaction"
+    summary = entry.get("summary")
+    own_id = own_id if own_id is not None else (entry.get("id") if isinstance(entry.get("id"), str) else None)
+    fk = entry.get("firstKeptEntryId")
     kept, kept_id = "", None
     if fk is not None:
         kept_id = str(fk)
@@ -189,18 +189,18 @@ def summary_parts(session: Session | None, e: dict, own_id: str | None = None) -
             kept = "missing"
         else:
             kept = "entry"
-    from_id = e.get("fromId")
-    details = e.get("details")
+    from_id = entry.get("fromId")
+    details = entry.get("details")
     files: list[tuple[str, tuple[str, ...]]] = []
     other = None
-    if isinstance(details, dict) and any(isinstance(details.get(k), list) for k in ("readFiles", "modifiedFiles")):
+    if isinstance(details, dict) and any(isinstance(details.get(key), list) for key in ("readFiles", "modifiedFiles")):
         for key, word in (("readFiles", "read"), ("modifiedFiles", "modified")):
-            v = details.get(key)
-            if isinstance(v, list) and v:
-                files.append((word, tuple(str(f) for f in v)))
+            value = details.get(key)
+            if isinstance(value, list) and value:
+                files.append((word, tuple(str(path) for path in value)))
     elif details is not None:
         other = details
-    system = e.get("systemMessage")
+    system = entry.get("systemMessage")
     checkpoint = None
     if isinstance(system, dict):
         secs = system.get("sections") if isinstance(system.get("sections"), dict) else {}
@@ -209,14 +209,14 @@ def summary_parts(session: Session | None, e: dict, own_id: str | None = None) -
     return SummaryParts(
         kind=kind,
         summary=summary if isinstance(summary, str) else "",
-        tokens_before=as_number(e.get("tokensBefore")),
+        tokens_before=as_number(entry.get("tokensBefore")),
         kept=kept,
         kept_id=kept_id,
         from_id=str(from_id) if from_id else None,
         files=tuple(files),
         other_details=other,
-        by_extension=bool(e.get("fromHook")),
-        usage=tuple(usage_bits(e.get("usage"))),
+        by_extension=bool(entry.get("fromHook")),
+        usage=tuple(usage_bits(entry.get("usage"))),
         checkpoint=checkpoint,
     )
 
@@ -271,8 +271,8 @@ class AppEvent(NamedTuple):
     @property
     def turn(self) -> str:
         """The turn it belongs to: ``turn_2`` as it is, ``turn 7`` for a bare id."""
-        t = self.turn_id or ""
-        return t if t.lower().startswith("turn") else f"turn {t}"
+        turn = self.turn_id or ""
+        return turn if turn.lower().startswith("turn") else f"turn {turn}"
 
     @property
     def marker(self) -> Marker | None:
@@ -287,14 +287,14 @@ class AppEvent(NamedTuple):
         return Marker("interrupt", "⏹", tuple(pieces), "warning")
 
 
-def app_event(e: dict) -> AppEvent | None:
+def app_event(entry: dict) -> AppEvent | None:
     """The app event of a ``custom`` entry; None when it is another kind of custom entry."""
-    if e.get("type") != "custom" or e.get("customType") != APP_EVENT:
+    if entry.get("type") != "custom" or entry.get("customType") != APP_EVENT:
         return None
-    data = e.get("data") if isinstance(e.get("data"), dict) else {}
+    data = entry.get("data") if isinstance(entry.get("data"), dict) else {}
     payload = data.get("payload")
     pl = payload if isinstance(payload, dict) else {}
-    message = next((pl[k] for k in ("message", "text", "reason") if isinstance(pl.get(k), str)), "")
+    message = next((pl[key] for key in ("message", "text", "reason") if isinstance(pl.get(key), str)), "")
     return AppEvent(
         event_type=str(data.get("chatEventType") or "event"),
         payload=payload,
@@ -332,29 +332,29 @@ class AppInput(NamedTuple):
         return [f"from {self.from_agent}"] if self.from_agent else []
 
 
-def app_input(e: dict) -> AppInput | None:
+def app_input(entry: dict) -> AppInput | None:
     """The app input of a ``custom_message`` entry (or a context message of role
     ``custom``); None for other custom messages."""
-    if e.get("customType") != APP_INPUT or not (e.get("type") == "custom_message" or e.get("role") == "custom"):
+    if entry.get("customType") != APP_INPUT or not (entry.get("type") == "custom_message" or entry.get("role") == "custom"):
         return None
-    d = e.get("details") if isinstance(e.get("details"), dict) else {}
-    return AppInput(str(d.get("kind") or "input"), _opt_str(d.get("fromAgentId")),
-                    session_id_or_none(d.get("fromSessionId")))
+    details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+    return AppInput(str(details.get("kind") or "input"), _opt_str(details.get("fromAgentId")),
+                    session_id_or_none(details.get("fromSessionId")))
 
 
 def callbacks_by_call(session: Session) -> dict[str, list[tuple[int, AppEvent]]]:
     """Every ``agent_callback`` event of the file, by the tool call it resolves (file order).
     Worked out once per session size: only ``custom`` entries are decoded."""
     memo = session.derived.get("callbacks")
-    n = len(session.types)
-    if memo is not None and memo[0] == n:
+    count = len(session.types)
+    if memo is not None and memo[0] == count:
         return memo[1]
     found: dict[str, list[tuple[int, AppEvent]]] = {}
     types = session.types
-    for i in range(n):
-        if types[i] == "custom":
-            ev = app_event(session.entry(i))
+    for index in range(count):
+        if types[index] == "custom":
+            ev = app_event(session.entry(index))
             if ev is not None and ev.event_type == "agent_callback" and ev.call_id:
-                found.setdefault(ev.call_id, []).append((i, ev))
-    session.derived["callbacks"] = (n, found)
+                found.setdefault(ev.call_id, []).append((index, ev))
+    session.derived["callbacks"] = (count, found)
     return found

@@ -50,12 +50,12 @@ class FileTouch:
 
     def actions(self) -> list[tuple[str, int]]:
         """``[("read", 2), ("edited", 1)]``: the actions done to it, in :data:`ACTIONS` order."""
-        return [(a, n) for a in ACTIONS if (n := getattr(self, a))]
+        return [(action, count) for action in ACTIONS if (count := getattr(self, action))]
 
     @property
     def words(self) -> str:
         """``read ×2, edited``: each action, with its count when more than one."""
-        return ", ".join(a if n == 1 else f"{a} ×{n}" for a, n in self.actions())
+        return ", ".join(action if count == 1 else f"{action} ×{count}" for action, count in self.actions())
 
     def to_json(self) -> dict:
         return {"path": self.path, **dict(self.actions())}
@@ -90,22 +90,22 @@ def _diff_counts(text: str, unified: bool) -> tuple[int, int]:
 def _replaced(old: str, new: str) -> tuple[int, int]:
     """Lines added and removed when ``old`` becomes ``new``: their lines less the common
     first and last ones."""
-    a, b = text_lines(old), text_lines(new)
+    old_lines, new_lines = text_lines(old), text_lines(new)
     head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
+    while head < len(old_lines) and head < len(new_lines) and old_lines[head] == new_lines[head]:
         head += 1
     tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+    while tail < len(old_lines) - head and tail < len(new_lines) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
         tail += 1
-    return len(b) - head - tail, len(a) - head - tail
+    return len(new_lines) - head - tail, len(old_lines) - head - tail
 
 
 def changed_lines(session: Session, call: ToolCall) -> tuple[int, int]:
     """``(added, removed)``: the lines an ``edit`` or ``write`` call changed (0, 0 for
     any other call)."""
-    a = call.args
+    args = call.args
     if call.name == "write":
-        content = a.get("content")
+        content = args.get("content")
         return (len(text_lines(content)) if isinstance(content, str) and content else 0), 0
     if call.name != "edit":
         return 0, 0
@@ -116,10 +116,10 @@ def changed_lines(session: Session, call: ToolCall) -> tuple[int, int]:
                 text = details.get(key)
                 if isinstance(text, str) and text.strip():
                     return _diff_counts(text, unified)
-    pairs = [a] + [e for e in a.get("edits") if isinstance(e, dict)] if isinstance(a.get("edits"), list) else [a]
+    pairs = [args] + [edit for edit in args.get("edits") if isinstance(edit, dict)] if isinstance(args.get("edits"), list) else [args]
     added = removed = 0
-    for p in pairs:
-        old, new = p.get("oldText"), p.get("newText")
+    for pair in pairs:
+        old, new = pair.get("oldText"), pair.get("newText")
         if isinstance(old, str) and isinstance(new, str):
             plus, minus = _replaced(old, new)
             added += plus
@@ -131,25 +131,25 @@ def files_touched(calls: Iterable[ToolCall], cwd: str = "", session: Session | N
     """Each path the calls read, wrote, edited or searched, by path; with ``session``, the
     lines each edit and write changed (:func:`changed_lines`)."""
     by: dict[str, FileTouch] = {}
-    for c in calls:
-        action = _ACTION.get(c.name)
-        if action is None or c.failed or not c.called:
+    for call in calls:
+        action = _ACTION.get(call.name)
+        if action is None or call.failed or not call.called:
             continue
-        a = c.args
-        raw = a.get("path") if isinstance(a.get("path"), str) and a.get("path") else a.get("file_path")
+        args = call.args
+        raw = args.get("path") if isinstance(args.get("path"), str) and args.get("path") else args.get("file_path")
         if not isinstance(raw, str) or not raw:
             if action != "searched":
                 continue
             raw = "."
         path = touch_path(raw, cwd)
-        t = by.get(path)
-        if t is None:
-            t = by[path] = FileTouch(path, first=c.at)
-        setattr(t, action, getattr(t, action) + 1)
-        if action in ("written", "edited") and t.first_change < 0:
-            t.first_change = c.at
+        touch = by.get(path)
+        if touch is None:
+            touch = by[path] = FileTouch(path, first=call.at)
+        setattr(touch, action, getattr(touch, action) + 1)
+        if action in ("written", "edited") and touch.first_change < 0:
+            touch.first_change = call.at
         if session is not None and action in ("written", "edited"):
-            plus, minus = changed_lines(session, c)
-            t.added += plus
-            t.removed += minus
-    return [by[p] for p in sorted(by)]
+            plus, minus = changed_lines(session, call)
+            touch.added += plus
+            touch.removed += minus
+    return [by[path] for path in sorted(by)]

@@ -33,13 +33,13 @@ def model_window(provider: object, model: object) -> int | None:
     return BY_MODEL.get(model)
 
 
-def _short(n: int) -> str:
+def _short(count: int) -> str:
     """``950``, ``253k``, ``1M``, ``1.05M``: Pi's footer's round figures."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.0f}k"
-    return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.0f}k"
+    return f"{count / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,25 +86,25 @@ def prompt_tokens(msg: dict) -> int | None:
     return int(total) if total > 0 else None
 
 
-def context_meter(session: Session, i: int) -> ContextMeter | None:
-    """The meter at entry ``i``: None when no reply at or above it says how full it was."""
-    if not 0 <= i < len(session):
+def context_meter(session: Session, index: int) -> ContextMeter | None:
+    """The meter at entry ``index``: None when no reply at or above it says how full it was."""
+    if not 0 <= index < len(session):
         return None
     types, roles, parent = session.types, session.roles, session.parent
     compacted_at: int | None = None
     compacted = False
-    x, steps = i, 0
-    while x >= 0 and steps < _WALK_LIMIT:
-        kind = types[x]
+    node, steps = index, 0
+    while node >= 0 and steps < _WALK_LIMIT:
+        kind = types[node]
         if kind == "compaction" and not compacted:
             compacted = True
-            before = as_number(session.entry(x).get("tokensBefore"))
+            before = as_number(session.entry(node).get("tokensBefore"))
             compacted_at = int(before) if before is not None and before > 0 else None
-        elif kind == "message" and roles[x] == "assistant":
-            msg = session.message(x) or {}
+        elif kind == "message" and roles[node] == "assistant":
+            msg = session.message(node) or {}
             tokens = prompt_tokens(msg)
             if tokens is not None:
                 window = model_window(msg.get("provider"), msg.get("model"))
                 return ContextMeter(None if compacted else tokens, window, compacted_at)
-        x, steps = parent[x], steps + 1
+        node, steps = parent[node], steps + 1
     return None

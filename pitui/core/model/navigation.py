@@ -85,96 +85,96 @@ class Nav:
         if self.paths is None or self.paths.session is not self.session:
             self.paths = PathCache(self.session)
 
-    def shown(self, i: int) -> bool:
-        return i in self.tree_layout.visible_parent
+    def shown(self, index: int) -> bool:
+        return index in self.tree_layout.visible_parent
 
-    def vparent(self, i: int) -> int:
-        return self.tree_layout.visible_parent.get(i, -1)
+    def vparent(self, index: int) -> int:
+        return self.tree_layout.visible_parent.get(index, -1)
 
-    def vkids(self, i: int) -> Sequence[int]:
-        return self.tree_layout.visible_children.get(i, ())
+    def vkids(self, index: int) -> Sequence[int]:
+        return self.tree_layout.visible_children.get(index, ())
 
-    def is_fork(self, i: int) -> bool:
-        return i in self.tree_layout.forks
+    def is_fork(self, index: int) -> bool:
+        return index in self.tree_layout.forks
 
-    def leaf_below(self, i: int) -> int:
-        """The leaf of the branch the pane shows for selection ``i``: the branch shown
-        now when ``i`` is on it, else :func:`branch_leaf`."""
-        if self.sticky_leaf >= 0 and i >= 0 and i in self.paths.pos(self.sticky_leaf):  # type: ignore[union-attr]
+    def leaf_below(self, index: int) -> int:
+        """The leaf of the branch the pane shows for selection ``index``: the branch shown
+        now when ``index`` is on it, else :func:`branch_leaf`."""
+        if self.sticky_leaf >= 0 and index >= 0 and index in self.paths.pos(self.sticky_leaf):  # type: ignore[union-attr]
             return self.sticky_leaf
-        got = self._leaf_cache.get(i)
+        got = self._leaf_cache.get(index)
         if got is None:
-            got = branch_leaf(self.session, self.tree_layout, i)
-            self._leaf_cache[i] = got
+            got = branch_leaf(self.session, self.tree_layout, index)
+            self._leaf_cache[index] = got
         return got
 
     def _visible_path(self, leaf: int) -> tuple[list[int], dict[int, int]]:
         got = self._visible.get(leaf)
         if got is None:
             shown = self.tree_layout.visible_parent
-            path = [x for x in self.paths.path(leaf) if x in shown]  # type: ignore[union-attr]
+            path = [node for node in self.paths.path(leaf) if node in shown]  # type: ignore[union-attr]
             got = (path, dict(zip(path, range(len(path)))))  # (3x quicker than a comprehension)
             if len(self._visible) >= 4:
                 self._visible.clear()
             self._visible[leaf] = got
         return got
 
-    def visible_pos(self, i: int) -> tuple[list[int], int | None]:
-        """The visible path of ``i``'s branch and ``i``'s index on it (None when not on it)."""
-        path, pos = self._visible_path(self.leaf_below(i))
-        return path, pos.get(i)
+    def visible_pos(self, index: int) -> tuple[list[int], int | None]:
+        """The visible path of ``index``'s branch and ``index``'s position on it (None when not on it)."""
+        path, pos = self._visible_path(self.leaf_below(index))
+        return path, pos.get(index)
 
 
-def branch_leaf(session: Session, layout: TreeLayout, i: int) -> int:
-    """The last entry of the branch through ``i``: Pi's current leaf when ``i`` is on its
-    path, else the newest leaf below ``i`` (``Session.newest_leaf_below``)."""
-    if i < 0:
-        return i
-    row = layout.row_of.get(i)
+def branch_leaf(session: Session, layout: TreeLayout, index: int) -> int:
+    """The last entry of the branch through ``index``: Pi's current leaf when ``index`` is on its
+    path, else the newest leaf below ``index`` (``Session.newest_leaf_below``)."""
+    if index < 0:
+        return index
+    row = layout.row_of.get(index)
     if row is not None and layout.rows[row].active:
         return session.leaf
-    return session.newest_leaf_below(i)
+    return session.newest_leaf_below(index)
 
 
 def sibling_target(nav: Nav, sel: int, step: int) -> int | None:
     """``[`` (step -1) / ``]`` (step +1): see the module docstring."""
     if not nav.shown(sel):
         return None
-    p = nav.vparent(sel)
-    if len(nav.vkids(p)) > 1:
-        fork, current = p, sel
+    parent = nav.vparent(sel)
+    if len(nav.vkids(parent)) > 1:
+        fork, current = parent, sel
     elif nav.is_fork(sel):
         fork = sel
         current = _child_towards(nav, sel, nav.leaf_below(sel))
     else:
         fork = current = None
-        y = p
-        while y >= 0:
-            py = nav.vparent(y)
+        node = parent
+        while node >= 0:
+            py = nav.vparent(node)
             if len(nav.vkids(py)) > 1:
-                fork, current = py, y
+                fork, current = py, node
                 break
-            y = py
+            node = py
         if fork is None:
             return None
     kids = nav.vkids(fork)
     try:
-        k = kids.index(current)
+        position = kids.index(current)
     except ValueError:
         return None
-    k += step
-    if 0 <= k < len(kids):
-        return kids[k]
+    position += step
+    if 0 <= position < len(kids):
+        return kids[position]
     return None
 
 
 def _child_towards(nav: Nav, fork: int, leaf: int) -> int | None:
     """The shown child of ``fork`` on the way to ``leaf``."""
-    x = leaf
-    while x >= 0:
-        if x != fork and nav.shown(x) and nav.vparent(x) == fork:
-            return x
-        x = nav.session.parent[x]
+    node = leaf
+    while node >= 0:
+        if node != fork and nav.shown(node) and nav.vparent(node) == fork:
+            return node
+        node = nav.session.parent[node]
     kids = nav.vkids(fork)
     return kids[0] if kids else None
 
@@ -182,12 +182,12 @@ def _child_towards(nav: Nav, fork: int, leaf: int) -> int | None:
 def fork_target(nav: Nav, sel: int, step: int) -> int | None:
     """``{`` (step -1) / ``}`` (step +1): the nearest fork above / below on the path."""
     path, pos = nav._visible_path(nav.leaf_below(sel))
-    k = pos.get(sel)
-    if k is None:
+    position = pos.get(sel)
+    if position is None:
         return None
     # The layout's forks (few) that are on the path, by position: a walk along a path of
     # tens of thousands of entries asking each whether it is a fork took ~5 ms a key.
-    at = [j for j in map(pos.get, nav.tree_layout.forks) if j is not None and (j < k if step < 0 else j > k)]
+    at = [fork for fork in map(pos.get, nav.tree_layout.forks) if fork is not None and (fork < position if step < 0 else fork > position)]
     if not at:
         return None
     return path[max(at) if step < 0 else min(at)]
@@ -195,15 +195,15 @@ def fork_target(nav: Nav, sel: int, step: int) -> int | None:
 
 def user_target(nav: Nav, sel: int, step: int) -> int | None:
     """``u`` (step -1) / ``U`` (step +1): the nearest shown user message on the path."""
-    s = nav.session
-    path, k = nav.visible_pos(sel)
-    if k is None:
+    session = nav.session
+    path, start = nav.visible_pos(sel)
+    if start is None:
         return None
-    rng = range(k - 1, -1, -1) if step < 0 else range(k + 1, len(path))
-    for j in rng:
-        x = path[j]
-        if s.types[x] == "message" and s.roles[x] == "user":
-            return x
+    rng = range(start - 1, -1, -1) if step < 0 else range(start + 1, len(path))
+    for position in rng:
+        node = path[position]
+        if session.types[node] == "message" and session.roles[node] == "user":
+            return node
     return None
 
 
@@ -211,20 +211,20 @@ def root_target(nav: Nav, sel: int) -> int | None:
     # The topmost shown ancestor: the first shown entry of the (cached) path through sel.
     leaf = nav.leaf_below(sel)
     if sel in nav.paths.pos(leaf):  # type: ignore[union-attr]
-        for x in nav.paths.path(leaf):  # type: ignore[union-attr]
-            if nav.shown(x):
-                return x
-    x = sel
+        for node in nav.paths.path(leaf):  # type: ignore[union-attr]
+            if nav.shown(node):
+                return node
+    node = sel
     while True:
-        p = nav.vparent(x)
-        if p < 0:
-            return x
-        x = p
+        parent = nav.vparent(node)
+        if parent < 0:
+            return node
+        node = parent
 
 
 def leaf_target(nav: Nav, sel: int) -> int | None:
     leaf = nav.leaf_below(sel)
-    x = leaf
-    while x >= 0 and not nav.shown(x):
-        x = nav.session.parent[x]
-    return x if x >= 0 else None
+    node = leaf
+    while node >= 0 and not nav.shown(node):
+        node = nav.session.parent[node]
+    return node if node >= 0 else None

@@ -71,7 +71,7 @@ def provider_error(message: str) -> ProviderError:
     RESOURCE_EXHAUSTED: Resource exhausted.``: a leading status, then the innermost error's
     status or type and its message. A message holding no JSON is returned as it is."""
     text = message.strip()
-    brace = min((p for p in (text.find("{"), text.find("[")) if p >= 0), default=-1)
+    brace = min((offset for offset in (text.find("{"), text.find("[")) if offset >= 0), default=-1)
     if brace < 0:
         return ProviderError(message, message)
     head, body = text[:brace].strip(), _json_value(text[brace:])
@@ -80,13 +80,13 @@ def provider_error(message: str) -> ProviderError:
         return ProviderError(message, message)
     what = found.get("message")
     what = what.strip() if isinstance(what, str) else ""
-    kind = next((found[k] for k in ("status", "type", "code") if isinstance(found.get(k), str) and found[k]), "")
+    kind = next((found[key] for key in ("status", "type", "code") if isinstance(found.get(key), str) and found[key]), "")
     code = found.get("code")
     if not head and isinstance(code, int) and not isinstance(code, bool):
         head = str(code)
     if kind and kind == head:
         kind = ""
-    label = " ".join(x for x in (head, kind) if x)
+    label = " ".join(part for part in (head, kind) if part)
     if not what and not kind:
         return ProviderError(message, message)
     short = f"{label}: {what}" if label and what else (label or what)
@@ -117,7 +117,7 @@ def _drop(msg: dict) -> tuple[str, int, list[str]] | None:
         changes = details.get("transformations") if isinstance(details, dict) else None
         if kind is None or not isinstance(changes, list):
             continue
-        dropped = [c for c in changes if isinstance(c, dict) and c.get("type") == kind[1]]
+        dropped = [change for change in changes if isinstance(change, dict) and change.get("type") == kind[1]]
         if not dropped:
             continue
         reasons: list[str] = []
@@ -146,23 +146,23 @@ def reasoning_drop(msg: dict) -> str | None:
 _WALK_LIMIT = 10_000
 
 
-def new_reasoning_drop(session: Session, i: int) -> str | None:
-    """The notice for assistant entry ``i`` when it reports more withheld reasoning than the
+def new_reasoning_drop(session: Session, index: int) -> str | None:
+    """The notice for assistant entry ``index`` when it reports more withheld reasoning than the
     assistant message before it on its branch, else None. A provider reports a withheld block
     again on every later request that replays it, so Pi shows the notice only when the count
     grows; the message before is an ancestor, so the answer is the same on every branch."""
-    msg = session.message(i)
+    msg = session.message(index)
     found = _drop(msg) if msg else None
     if found is None:
         return None
-    x, steps = session.parent[i], 0
-    while x >= 0 and steps < _WALK_LIMIT:
-        if session.types[x] == "message" and session.roles[x] == "assistant":
-            previous = _drop(session.message(x) or {})
+    node, steps = session.parent[index], 0
+    while node >= 0 and steps < _WALK_LIMIT:
+        if session.types[node] == "message" and session.roles[node] == "assistant":
+            previous = _drop(session.message(node) or {})
             if previous is not None and previous[0] == found[0] and found[1] <= previous[1]:
                 return None
             break
-        x, steps = session.parent[x], steps + 1
+        node, steps = session.parent[node], steps + 1
     return reasoning_drop(msg)
 
 

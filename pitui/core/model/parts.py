@@ -68,10 +68,10 @@ __all__ = [
 ]
 
 
-def plural(n: float, word: str, words: str | None = None) -> str:
+def plural(count: float, word: str, words: str | None = None) -> str:
     """``1 line``, ``2,048 lines`` (``words`` when the plural is not ``word`` + s)."""
-    num = f"{int(n):,}" if float(n).is_integer() else f"{n:g}"
-    return f"{num} {word if n == 1 else (words or word + 's')}"
+    num = f"{int(count):,}" if float(count).is_integer() else f"{count:g}"
+    return f"{num} {word if count == 1 else (words or word + 's')}"
 
 
 def model_label(msg: dict) -> str:
@@ -181,36 +181,36 @@ def raw_tool_calls(data: bytes) -> list[tuple[str, str]] | None:
     its calls are not written as Pi writes them. (Each call is found by a byte search, then
     matched there: far quicker than a regex searching the whole line.)"""
     out = []
-    k = data.find(_CALL_MARK)
-    while k >= 0:
-        m = _CALL_RE.match(data, k)
-        if m is None:
+    offset = data.find(_CALL_MARK)
+    while offset >= 0:
+        match = _CALL_RE.match(data, offset)
+        if match is None:
             return None
-        out.append((_str(m.group(1)), _str(m.group(2))))
-        k = data.find(_CALL_MARK, m.end())
+        out.append((_str(match.group(1)), _str(match.group(2))))
+        offset = data.find(_CALL_MARK, match.end())
     return out
 
 
 def raw_result_head(data: bytes) -> tuple[str, str] | None:
     """A tool result's ``(toolCallId, toolName)`` from the head of its raw line, or None."""
-    k = data.find(_RESULT_MARK)
-    m = _RESULT_RE.match(data, k) if k >= 0 else None
-    return (_str(m.group(1)), _str(m.group(2))) if m is not None else None
+    offset = data.find(_RESULT_MARK)
+    match = _RESULT_RE.match(data, offset) if offset >= 0 else None
+    return (_str(match.group(1)), _str(match.group(2))) if match is not None else None
 
 
 def raw_result_end(data: bytes) -> tuple[bool, float | None] | None:
     """A tool result's ``(isError, durationMs)`` from the end of its raw line, or None
     when they are not where Pi writes them (or ``durationMs`` is elsewhere in the line)."""
-    m = _RESULT_TAIL_RE.search(data, max(0, len(data) - _TAIL))
-    if m is None:
+    match = _RESULT_TAIL_RE.search(data, max(0, len(data) - _TAIL))
+    if match is None:
         return None
-    if m.group(2) is None:
-        return (m.group(1) == b"true", None) if b'"durationMs"' not in data else None
+    if match.group(2) is None:
+        return (match.group(1) == b"true", None) if b'"durationMs"' not in data else None
     try:
-        d = as_number(orjson.loads(m.group(2)))
+        value = as_number(orjson.loads(match.group(2)))
     except orjson.JSONDecodeError:
         return None
-    return m.group(1) == b"true", d
+    return match.group(1) == b"true", value
 
 
 _TITLED = ("read", "edit", "write", "grep", "find", "ls", "subagent")
@@ -222,32 +222,32 @@ def tool_args_summary(name: str, args: Any, limit: int | None = None) -> str:
     subagent agents; else the arguments as compact JSON. ``limit`` cuts a long command or
     JSON with ``…``."""
 
-    def cut(s: str) -> str:
-        return s if limit is None or len(s) <= limit else s[:limit] + "…"
+    def cut(text: str) -> str:
+        return text if limit is None or len(text) <= limit else text[:limit] + "…"
 
-    a = args if isinstance(args, dict) else {}
+    tool_args = args if isinstance(args, dict) else {}
     if name == "bash":
-        cmd = a.get("command")
+        cmd = tool_args.get("command")
         if isinstance(cmd, str):
             first = clean(cmd, block=True).strip().split("\n")
             extra = len(first) - 1
             return "$ " + cut(first[0]) + (f"  (+{extra} lines)" if extra else "")
     if name in _TITLED:
-        s = format_tool_call(name, a)
+        line = format_tool_call(name, tool_args)
         prefix = f"[{name}: "
-        if s.startswith(prefix) and s.endswith("]"):
-            s = s[len(prefix) : -1]
-        if name == "write" and isinstance(a.get("content"), str):
-            n = len(text_lines(a["content"]))
-            s += f"  ({n} line{'s' if n != 1 else ''})"
+        if line.startswith(prefix) and line.endswith("]"):
+            line = line[len(prefix) : -1]
+        if name == "write" and isinstance(tool_args.get("content"), str):
+            count = len(text_lines(tool_args["content"]))
+            line += f"  ({count} line{'s' if count != 1 else ''})"
         if name == "edit":
-            edits = a.get("edits")
+            edits = tool_args.get("edits")
             if isinstance(edits, list) and len(edits) > 1:
-                s += f"  ({len(edits)} edits)"
-        return s
-    if not a:
+                line += f"  ({len(edits)} edits)"
+        return line
+    if not tool_args:
         return "{}" if isinstance(args, dict) else cut(json_compact(args))
-    return cut(json_compact(a))
+    return cut(json_compact(tool_args))
 
 
 def requested_edit(args: dict) -> str:
@@ -261,10 +261,10 @@ def requested_edit(args: dict) -> str:
         if isinstance(ed, dict) and isinstance(ed.get("oldText"), str) and isinstance(ed.get("newText"), str):
             pairs.append((ed["oldText"], ed["newText"]))
     chunks: list[str] = []
-    for k, (old, new) in enumerate(pairs):
-        if k:
+    for index, (old, new) in enumerate(pairs):
+        if index:
             chunks.append("@@")
-        chunks += ["-" + x for x in text_lines(old)] + ["+" + x for x in text_lines(new)]
+        chunks += ["-" + line for line in text_lines(old)] + ["+" + line for line in text_lines(new)]
     return "\n".join(chunks)
 
 
@@ -280,7 +280,7 @@ def result_text(result: dict) -> str:
     if not isinstance(content, list):
         return ""
     return "\n".join(
-        b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        block["text"] for block in content if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     )
 
 
@@ -324,7 +324,7 @@ def result_parts(name: str, result: dict) -> ResultParts:
     parts.diff = _nonblank(details.get("diff"))
     parts.patch = _nonblank(details.get("patch"))
     if isinstance(content, list):
-        parts.images = [b for b in content if isinstance(b, dict) and b.get("type") == "image"]
+        parts.images = [block for block in content if isinstance(block, dict) and block.get("type") == "image"]
     trunc = details.get("truncation") if isinstance(details.get("truncation"), dict) else None
     full = details.get("fullOutputPath")
     parts.full_output_path = full if isinstance(full, str) else None
@@ -374,55 +374,55 @@ class SubagentRun:
         return bits
 
 
-def _status(r: dict) -> tuple[str, str]:
-    if r.get("error"):
-        return "✗ " + one_line(str(r.get("error")), 60), "error"
-    code = as_number(r.get("exitCode"))
+def _status(result: dict) -> tuple[str, str]:
+    if result.get("error"):
+        return "✗ " + one_line(str(result.get("error")), 60), "error"
+    code = as_number(result.get("exitCode"))
     if code is not None:
         return ("✓ done", "ok") if code == 0 else (f"✗ exit {code:g}", "error")
-    prog = r.get("progress") if isinstance(r.get("progress"), dict) else {}
+    prog = result.get("progress") if isinstance(result.get("progress"), dict) else {}
     if prog.get("status"):
         st = str(prog["status"])
         return st, "error" if st in ("failed", "error") else "unknown"
     return "", "unknown"
 
 
-def run_transcripts(r: dict) -> list[tuple[str, str]]:
+def run_transcripts(result: dict) -> list[tuple[str, str]]:
     """Where one run's full transcript may be, as the run records it: ``(what, path)`` for
     its ``artifactPaths.jsonlPath``, then its ``sessionFile``. The pane links a run to these
     files and the listing nests them under the session that ran it (one rule for both)."""
     out = []
-    ap = r.get("artifactPaths")
+    ap = result.get("artifactPaths")
     if isinstance(ap, dict) and isinstance(ap.get("jsonlPath"), str):
         out.append(("transcript", ap["jsonlPath"]))
-    if isinstance(r.get("sessionFile"), str):
-        out.append(("session file", r["sessionFile"]))
+    if isinstance(result.get("sessionFile"), str):
+        out.append(("session file", result["sessionFile"]))
     return out
 
 
 def subagent_runs(details: dict) -> tuple[str, list[SubagentRun]]:
     """A subagent call's mode (``parallel``, ``chain``, ... or "") and its runs."""
     runs = []
-    for r in details.get("results") or []:
-        if not isinstance(r, dict):
+    for result in details.get("results") or []:
+        if not isinstance(result, dict):
             continue
-        status, state = _status(r)
-        usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
-        messages = r.get("messages") if isinstance(r.get("messages"), list) else []
-        ps = r.get("progressSummary") if isinstance(r.get("progressSummary"), dict) else {}
+        status, state = _status(result)
+        usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+        messages = result.get("messages") if isinstance(result.get("messages"), list) else []
+        ps = result.get("progressSummary") if isinstance(result.get("progressSummary"), dict) else {}
         runs.append(SubagentRun(
-            agent=str(r.get("agent") or "agent"),
+            agent=str(result.get("agent") or "agent"),
             status=status,
             state=state,
-            step=as_number(r.get("step")),
-            model=str(r.get("model") or ""),
+            step=as_number(result.get("step")),
+            model=str(result.get("model") or ""),
             usage=usage,
             turns=as_number(usage.get("turns")),
             duration_ms=ps.get("durationMs"),
-            task=r.get("task") if isinstance(r.get("task"), str) else "",
-            error=str(r.get("error") or ""),
-            messages=[m for m in messages if isinstance(m, dict)],
-            transcripts=run_transcripts(r),
+            task=result.get("task") if isinstance(result.get("task"), str) else "",
+            error=str(result.get("error") or ""),
+            messages=[message for message in messages if isinstance(message, dict)],
+            transcripts=run_transcripts(result),
         ))
     mode = details.get("mode")
     return (str(mode) if mode else ""), runs
@@ -435,7 +435,7 @@ def usage_tokens(usage: dict) -> float:
     """All the tokens of a usage: its ``totalTokens``, else the sum of its parts."""
     total = as_number(usage.get("totalTokens"))
     if total is None:
-        total = sum(as_number(usage.get(k)) or 0 for k in ("input", "output", "cacheRead", "cacheWrite"))
+        total = sum(as_number(usage.get(key)) or 0 for key in ("input", "output", "cacheRead", "cacheWrite"))
     return total
 
 

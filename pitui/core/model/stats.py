@@ -46,13 +46,13 @@ class Usage:
         """``(input, output, cacheRead, cacheWrite, cost)``, as :func:`.cost.spent` adds them."""
         return self.input, self.output, self.cache_read, self.cache_write, self.cost
 
-    def add(self, f: Figures, calls: int = 1) -> None:
+    def add(self, figures: Figures, calls: int = 1) -> None:
         """One usage's figures (:func:`.cost.usage_figures`)."""
-        self.input += f.input
-        self.output += f.output
-        self.cache_read += f.cache_read
-        self.cache_write += f.cache_write
-        self.cost += f.cost
+        self.input += figures.input
+        self.output += figures.output
+        self.cache_read += figures.cache_read
+        self.cache_write += figures.cache_write
+        self.cost += figures.cost
         self.calls += calls
 
     def merge(self, other: "Usage") -> None:
@@ -90,45 +90,45 @@ class Stats:
         return sorted(self.by_model.items(), key=lambda kv: (-kv[1].cost, -kv[1].tokens, kv[0]))
 
     def to_json(self) -> dict:
-        return {"total": self.total.to_json(), "byModel": {k: u.to_json() for k, u in self.models_by_cost()}}
+        return {"total": self.total.to_json(), "byModel": {model: usage.to_json() for model, usage in self.models_by_cost()}}
 
 
 def _candidates(session: Session, indices: Iterable[int]) -> Iterable[int]:
     types, roles = session.types, session.roles
-    for i in indices:
-        t = types[i]
-        if t == "message":
-            if roles[i] in ("assistant", "toolResult"):
-                yield i
-        elif t in USAGE_TYPES or t == "model_change":
-            yield i
+    for index in indices:
+        kind = types[index]
+        if kind == "message":
+            if roles[index] in ("assistant", "toolResult"):
+                yield index
+        elif kind in USAGE_TYPES or kind == "model_change":
+            yield index
 
 
 def compute_stats(session: Session, indices: Iterable[int]) -> Stats:
     """The usages of ``indices`` (:func:`.cost.entry_usages` of each), per model."""
     stats = Stats()
     types, roles = session.types, session.roles
-    for i, data in session.raw_lines(_candidates(session, indices)):
-        if types[i] == "message":
-            if roles[i] == "toolResult" and b'"usage"' not in data:
+    for index, data in session.raw_lines(_candidates(session, indices)):
+        if types[index] == "message":
+            if roles[index] == "toolResult" and b'"usage"' not in data:
                 continue
-            fast = fast_assistant_usage(data) if roles[i] == "assistant" else None
+            fast = fast_assistant_usage(data) if roles[index] == "assistant" else None
             if fast is not None:
                 stats.current = fast[0]
                 _add(stats, fast[0], fast[1])
                 continue
-        e = session.entry(i)
-        if e.get("type") == "model_change":
-            stats.current = f"{e.get('provider')}/{e.get('modelId')}"
+        entry = session.entry(index)
+        if entry.get("type") == "model_change":
+            stats.current = f"{entry.get('provider')}/{entry.get('modelId')}"
             continue
-        m = e.get("message")
-        if e.get("type") == "message" and type(m) is dict and m.get("role") == "assistant":
-            stats.current = f"{m.get('provider')}/{m.get('responseModel') or m.get('model')}"
-        for key, figures, calls in entry_usages(e):
+        message = entry.get("message")
+        if entry.get("type") == "message" and type(message) is dict and message.get("role") == "assistant":
+            stats.current = f"{message.get('provider')}/{message.get('responseModel') or message.get('model')}"
+        for key, figures, calls in entry_usages(entry):
             _add(stats, key, figures, calls)
     # (the total cost as every screen shows it: the usage index's figure of the session too)
-    stats.total.cost = spent(u.row() for u in stats.by_model.values())[1]
-    stats.by_model = {k: v for k, v in stats.by_model.items() if v.cost > 0 or v.tokens > 0}
+    stats.total.cost = spent(usage.row() for usage in stats.by_model.values())[1]
+    stats.by_model = {model: usage for model, usage in stats.by_model.items() if usage.cost > 0 or usage.tokens > 0}
     return stats
 
 
@@ -136,17 +136,17 @@ def _add(stats: Stats, key: str, figures: Figures | str, calls: int = 1) -> None
     if type(figures) is str:
         stats.skipped += 1
         return
-    u = stats.by_model.get(key)
-    if u is None:
-        u = stats.by_model[key] = Usage()
-    u.add(figures, calls)
+    usage = stats.by_model.get(key)
+    if usage is None:
+        usage = stats.by_model[key] = Usage()
+    usage.add(figures, calls)
     stats.total.add(figures, calls)
 
 
 def session_indices(session: Session) -> list[int]:
     """Every entry of every branch (entries hidden by a duplicate id count once)."""
     shadowed = session.shadowed
-    return [i for i in range(len(session)) if i not in shadowed]
+    return [index for index in range(len(session)) if index not in shadowed]
 
 
 def branch_indices(session: Session, leaf: int | None = None) -> list[int]:
@@ -191,19 +191,19 @@ class ToolCall(NamedTuple):
     result_at: int = -1
 
 
-def _result_facts(session: Session, i: int, data: bytes) -> tuple[str | None, str, bool, float | None]:
+def _result_facts(session: Session, index: int, data: bytes) -> tuple[str | None, str, bool, float | None]:
     """A tool result's ``(toolCallId, toolName, isError, durationMs)``, from its raw line as
     Pi writes it, else from the line parsed (``durationMs`` on the result or its ``details``)."""
     head, end = raw_result_head(data), raw_result_end(data)
     if head is not None and end is not None:
         return head[0], head[1], end[0], (end[1] if end[1] is not None and end[1] >= 0 else None)
-    r = session.message(i) or {}
-    cid = r.get("toolCallId")
-    d = as_number(r.get("durationMs"))
-    if d is None and isinstance(r.get("details"), dict):
-        d = as_number(r["details"].get("durationMs"))
-    return (cid if isinstance(cid, str) else None, tool_name(None, r), r.get("isError") is True,
-            d if d is not None and d >= 0 else None)
+    result = session.message(index) or {}
+    cid = result.get("toolCallId")
+    duration = as_number(result.get("durationMs"))
+    if duration is None and isinstance(result.get("details"), dict):
+        duration = as_number(result["details"].get("durationMs"))
+    return (cid if isinstance(cid, str) else None, tool_name(None, result), result.get("isError") is True,
+            duration if duration is not None and duration >= 0 else None)
 
 
 def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -> list[ToolCall]:
@@ -218,38 +218,38 @@ def tool_calls(session: Session, indices: Iterable[int], *, args: bool = True) -
     # id -> (name, failed, durationMs, time, entry)
     results: dict[str, tuple[str, bool, float | None, object, int]] = {}
     loose: list[tuple[str, bool, float | None, object, int]] = []
-    asked = [i for i in indices if types[i] == "message" and roles[i] in ("assistant", "toolResult")]
-    for i, data in session.raw_lines(asked):
-        when = stamps[i]
-        if roles[i] == "assistant":
+    asked = [index for index in indices if types[index] == "message" and roles[index] in ("assistant", "toolResult")]
+    for index, data in session.raw_lines(asked):
+        when = stamps[index]
+        if roles[index] == "assistant":
             fast = None if args else raw_tool_calls(data)
             if fast is not None:
-                calls += [(cid, name, {}, when, i) for cid, name in fast]
+                calls += [(cid, name, {}, when, index) for cid, name in fast]
                 continue
-            content = (session.message(i) or {}).get("content")
-            for b in content if isinstance(content, list) else ():
-                if isinstance(b, dict) and b.get("type") == "toolCall":
-                    cid = b.get("id")
-                    a = b.get("arguments") if args else None
-                    calls.append((cid if isinstance(cid, str) else None, tool_name(b, None),
-                                  a if isinstance(a, dict) else {}, when, i))
+            content = (session.message(index) or {}).get("content")
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    cid = block.get("id")
+                    arguments = block.get("arguments") if args else None
+                    calls.append((cid if isinstance(cid, str) else None, tool_name(block, None),
+                                  arguments if isinstance(arguments, dict) else {}, when, index))
         else:
-            cid, name, failed, duration = _result_facts(session, i, data)
+            cid, name, failed, duration = _result_facts(session, index, data)
             if cid is not None and cid not in results:
-                results[cid] = (name, failed, duration, when, i)
+                results[cid] = (name, failed, duration, when, index)
             else:
-                loose.append((name, failed, duration, when, i))
+                loose.append((name, failed, duration, when, index))
     out = []
-    for cid, name, a, called_at, at in calls:
-        r = results.pop(cid, None) if cid is not None else None
-        if r is None:
-            out.append(ToolCall(name, tool_kind(name), a, True, False, False, None, None, at))
+    for cid, name, arguments, called_at, at in calls:
+        result = results.pop(cid, None) if cid is not None else None
+        if result is None:
+            out.append(ToolCall(name, tool_kind(name), arguments, True, False, False, None, None, at))
             continue
         estimate = None
-        if r[2] is None:
-            took = iso_to_ms(r[3]) - iso_to_ms(called_at)
+        if result[2] is None:
+            took = iso_to_ms(result[3]) - iso_to_ms(called_at)
             estimate = took if took >= 0 else None  # (NaN, an unreadable time, compares False)
-        out.append(ToolCall(name, tool_kind(name), a, True, True, r[1], r[2], estimate, at, r[4]))
+        out.append(ToolCall(name, tool_kind(name), arguments, True, True, result[1], result[2], estimate, at, result[4]))
     for name, failed, duration, _, at in list(results.values()) + loose:
         out.append(ToolCall(name, tool_kind(name), {}, False, True, failed, duration, None, at, at))
     return out
@@ -278,20 +278,20 @@ class KindStats:
 def kind_stats(calls: Iterable[ToolCall]) -> dict[str, KindStats]:
     """Calls, errors and time per tool kind (most calls first, then by name)."""
     by: dict[str, KindStats] = {}
-    for c in calls:
-        k = by.get(c.kind)
-        if k is None:
-            k = by[c.kind] = KindStats()
-        k.calls += 1
-        if c.failed:
-            k.errors += 1
-        d = c.duration_ms
-        if d is not None:
-            k.duration_ms += d
-            k.timed += 1
-        elif c.estimated_ms is not None:
-            k.estimated_ms += c.estimated_ms
-            k.estimated += 1
-        if c.name not in k.tools:
-            k.tools.append(c.name)
+    for call in calls:
+        stats = by.get(call.kind)
+        if stats is None:
+            stats = by[call.kind] = KindStats()
+        stats.calls += 1
+        if call.failed:
+            stats.errors += 1
+        duration = call.duration_ms
+        if duration is not None:
+            stats.duration_ms += duration
+            stats.timed += 1
+        elif call.estimated_ms is not None:
+            stats.estimated_ms += call.estimated_ms
+            stats.estimated += 1
+        if call.name not in stats.tools:
+            stats.tools.append(call.name)
     return dict(sorted(by.items(), key=lambda kv: (-kv[1].calls, kv[0])))

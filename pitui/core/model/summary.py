@@ -34,34 +34,34 @@ class Summary(NamedTuple):
         return self.prefix + self.text
 
 
-def one_line(s: str, limit: int = 200) -> str:
-    """``s`` as one line of at most ``limit`` characters, safe to show: line breaks and
+def one_line(text: str, limit: int = 200) -> str:
+    """``text`` as one line of at most ``limit`` characters, safe to show: line breaks and
     tabs as spaces, every other control character as a visible stand-in (``visible``); a
     longer one ends in ``…`` (a cap on characters: the screen cuts to its width in cells)."""
-    s = s.replace("\r", "").replace("\n", " ").replace("\t", " ").strip()
-    return visible(s if len(s) <= limit else s[: limit - 1] + "…")
+    text = text.replace("\r", "").replace("\n", " ").replace("\t", " ").strip()
+    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def cut_words(s: str, limit: int, width: Callable[[str], int] = len) -> str:
-    """``s`` in at most ``limit`` columns: whole when it fits, else cut after its last whole
+def cut_words(text: str, limit: int, width: Callable[[str], int] = len) -> str:
+    """``text`` in at most ``limit`` columns: whole when it fits, else cut after its last whole
     word that fits with ``…`` (mid-word only when that would keep less than half).
     ``width`` measures a text (the UI gives terminal cells; characters by default)."""
-    if width(s) <= limit:
-        return s
+    if width(text) <= limit:
+        return text
     if limit <= 1:
         return "…"[:max(limit, 0)]
     room = limit - 1  # (the ellipsis)
     used = 0
     end = 0
-    for ch in s:
-        w = width(ch)
-        if used + w > room:
+    for ch in text:
+        char_width = width(ch)
+        if used + char_width > room:
             break
-        used += w
+        used += char_width
         end += 1
-    head = s[:end]
+    head = text[:end]
     space = head.rfind(" ")
-    if s[end:end + 1] != " " and space > 0 and width(head[:space]) >= room // 2:
+    if text[end:end + 1] != " " and space > 0 and width(head[:space]) >= room // 2:
         head = head[:space]
     return head.rstrip() + "…"
 
@@ -75,9 +75,9 @@ def text_of(content: Any) -> str:
     parts = []
     for block in content:
         if isinstance(block, dict) and block.get("type") == "text":
-            t = block.get("text")
-            if isinstance(t, str):
-                parts.append(t)
+            text = block.get("text")
+            if isinstance(text, str):
+                parts.append(text)
     return "".join(parts)
 
 
@@ -124,14 +124,14 @@ def _line_range(offset: Any, limit: Any) -> str:
 
 def format_tool_call(name: str, args: Any) -> str:
     """``[bash: cmd]``, ``[read: path:1-50]``, ``[subagent: worker ×3]`` …"""
-    a = args if isinstance(args, dict) else {}
+    tool_args = args if isinstance(args, dict) else {}
 
     def s(key, default=""):
-        v = a.get(key)
-        return default if v is None or v == "" else str(v)
+        value = tool_args.get(key)
+        return default if value is None or value == "" else str(value)
 
     if name == "read":
-        return f"[read: {shorten_home(s('path') or s('file_path'))}{_line_range(a.get('offset'), a.get('limit'))}]"
+        return f"[read: {shorten_home(s('path') or s('file_path'))}{_line_range(tool_args.get('offset'), tool_args.get('limit'))}]"
     if name in ("write", "edit"):
         return f"[{name}: {shorten_home(s('path') or s('file_path'))}]"
     if name == "bash":
@@ -145,60 +145,60 @@ def format_tool_call(name: str, args: Any) -> str:
     if name == "ls":
         return f"[ls: {shorten_home(s('path', '.'))}]"
     if name == "subagent":
-        return "[subagent: " + _subagent_title(a) + "]"
-    raw = orjson.dumps(a).decode() if a else "{}"
+        return "[subagent: " + _subagent_title(tool_args) + "]"
+    raw = orjson.dumps(tool_args).decode() if tool_args else "{}"
     return f"[{name}: {raw[:40]}{'...' if len(raw) > 40 else ''}]"
 
 
-def _subagent_title(a: dict) -> str:
+def _subagent_title(tool_args: dict) -> str:
     for key, sep in (("tasks", " ×"), ("chain", " → ")):
-        items = a.get(key)
+        items = tool_args.get(key)
         if isinstance(items, list) and items:
-            agents = [str(t.get("agent", "?")) if isinstance(t, dict) else "?" for t in items]
+            agents = [str(task.get("agent", "?")) if isinstance(task, dict) else "?" for task in items]
             if key == "tasks":
                 if len(set(agents)) == 1:
                     return f"{agents[0]} ×{len(agents)}"
                 return ", ".join(agents)
             return " → ".join(agents)
-    agent = a.get("agent")
-    task = a.get("task")
+    agent = tool_args.get("agent")
+    task = tool_args.get("task")
     title = str(agent) if agent else "run"
     if isinstance(task, str) and task:
         title += ": " + cut_words(one_line(task, 200), 40)
     return title
 
 
-def tool_call_for_result(session: Session, i: int) -> dict | None:
-    """The ``toolCall`` block that produced tool result ``i``, if it is in the file."""
-    found = session.find_tool_call(i)
+def tool_call_for_result(session: Session, index: int) -> dict | None:
+    """The ``toolCall`` block that produced tool result ``index``, if it is in the file."""
+    found = session.find_tool_call(index)
     return found[1] if found is not None else None
 
 
-def summarize(session: Session, i: int) -> Summary:
-    """The one-line summary of entry ``i``, safe to show: any control character from the
+def summarize(session: Session, index: int) -> Summary:
+    """The one-line summary of entry ``index``, safe to show: any control character from the
     file (a tool name, a path, a label, an unknown type...) is a visible stand-in."""
-    got = _summarize(session, i)
+    got = _summarize(session, index)
     prefix, text = visible(got.prefix), visible(got.text)
     if prefix is got.prefix and text is got.text:
         return got
     return Summary(got.kind, prefix, text, got.dim)
 
 
-def _summarize(session: Session, i: int) -> Summary:
-    if session.flags[i] & F_DAMAGED:
-        return Summary("damaged", "", f"[damaged line {session.linenos[i]}]", True)
-    t = session.types[i]
-    e = session.entry(i)
-    if "pituiError" in e:
-        return Summary("damaged", "", f"[damaged line {session.linenos[i]}]", True)
-    if t == "message":
-        msg = e.get("message") if isinstance(e.get("message"), dict) else {}
+def _summarize(session: Session, index: int) -> Summary:
+    if session.flags[index] & F_DAMAGED:
+        return Summary("damaged", "", f"[damaged line {session.linenos[index]}]", True)
+    kind = session.types[index]
+    entry = session.entry(index)
+    if "pituiError" in entry:
+        return Summary("damaged", "", f"[damaged line {session.linenos[index]}]", True)
+    if kind == "message":
+        msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
         role = msg.get("role")
         if role == "user":
             text = one_line(text_of(msg.get("content")))
             if not text and isinstance(msg.get("content"), list):
-                n = sum(1 for b in msg["content"] if isinstance(b, dict) and b.get("type") == "image")
-                text = f"[{n} image{'s' if n != 1 else ''}]" if n else ""
+                count = sum(1 for block in msg["content"] if isinstance(block, dict) and block.get("type") == "image")
+                text = f"[{count} image{'s' if count != 1 else ''}]" if count else ""
             return Summary("user", "user: ", text)
         if role == "assistant":
             text = one_line(text_of(msg.get("content")))
@@ -209,17 +209,17 @@ def _summarize(session: Session, i: int) -> Summary:
             if msg.get("errorMessage"):
                 return Summary("tool-error", "assistant: ", one_line(str(msg["errorMessage"]), 80))
             calls = [
-                b
-                for b in (msg.get("content") or [])
-                if isinstance(b, dict) and b.get("type") == "toolCall"
+                block
+                for block in (msg.get("content") or [])
+                if isinstance(block, dict) and block.get("type") == "toolCall"
             ] if isinstance(msg.get("content"), list) else []
             if calls:
                 return Summary(
-                    "assistant", "assistant: ", " ".join(format_tool_call(str(c.get("name")), c.get("arguments")) for c in calls), True
+                    "assistant", "assistant: ", " ".join(format_tool_call(str(call.get("name")), call.get("arguments")) for call in calls), True
                 )
             return Summary("assistant", "assistant: ", "(no content)", True)
         if role == "toolResult":
-            call = tool_call_for_result(session, i)
+            call = tool_call_for_result(session, index)
             if call is not None:
                 text = format_tool_call(str(call.get("name")), call.get("arguments"))
             else:
@@ -241,37 +241,37 @@ def _summarize(session: Session, i: int) -> Summary:
         if role == "compactionSummary":
             return Summary("compaction", "", f"[compaction summary]: {one_line(str(msg.get('summary') or ''))}")
         return Summary("unknown", "", f"[{role}]", True)
-    if t == "custom_message":
-        return Summary("custom-message", f"[{e.get('customType') or 'custom'}]: ", one_line(text_of(e.get("content"))))
-    if t == "compaction":
-        tb = _num(e.get("tokensBefore"))
+    if kind == "custom_message":
+        return Summary("custom-message", f"[{entry.get('customType') or 'custom'}]: ", one_line(text_of(entry.get("content"))))
+    if kind == "compaction":
+        tb = _num(entry.get("tokensBefore"))
         tokens = f"{round(tb / 1000)}k" if tb is not None else "?"
         return Summary("compaction", "", f"[compaction: {tokens} tokens]")
-    if t == "branch_summary":
-        return Summary("branch-summary", "[branch summary]: ", one_line(str(e.get("summary") or "")))
-    if t == "model_change":
-        return Summary("model", "", f"[model: {e.get('modelId')}]", True)
-    if t == "thinking_level_change":
-        return Summary("thinking", "", f"[thinking: {e.get('thinkingLevel')}]", True)
-    if t == "custom":
-        return Summary("custom", "", f"[{e.get('customType') or 'custom'}]", True)
-    if t == "stream_event":  # (what an event stream says besides messages: core/read/stream.py)
-        warn = e.get("tone") == "warning"
-        return Summary("tool-error" if warn else "event", "", f"[{one_line(str(e.get('text') or e.get('event')))}]",
+    if kind == "branch_summary":
+        return Summary("branch-summary", "[branch summary]: ", one_line(str(entry.get("summary") or "")))
+    if kind == "model_change":
+        return Summary("model", "", f"[model: {entry.get('modelId')}]", True)
+    if kind == "thinking_level_change":
+        return Summary("thinking", "", f"[thinking: {entry.get('thinkingLevel')}]", True)
+    if kind == "custom":
+        return Summary("custom", "", f"[{entry.get('customType') or 'custom'}]", True)
+    if kind == "stream_event":  # (what an event stream says besides messages: core/read/stream.py)
+        warn = entry.get("tone") == "warning"
+        return Summary("tool-error" if warn else "event", "", f"[{one_line(str(entry.get('text') or entry.get('event')))}]",
                        not warn)
-    if t == "context_edit":
-        what = "omit" if e.get("replacement") is None else "replace"
-        return Summary("context-edit", "", f"[context edit: {what} {e.get('targetId')}]", True)
-    if t == "label":
-        label = e.get("label")
+    if kind == "context_edit":
+        what = "omit" if entry.get("replacement") is None else "replace"
+        return Summary("context-edit", "", f"[context edit: {what} {entry.get('targetId')}]", True)
+    if kind == "label":
+        label = entry.get("label")
         return Summary("label", "", f"[label: {label if label else '(cleared)'}]", True)
-    if t == "session_info":
-        name = e.get("name")
+    if kind == "session_info":
+        name = entry.get("name")
         return Summary("title", "", f"[title: {name if isinstance(name, str) and name.strip() else '(cleared)'}]", True)
-    if t == "usage":
-        u = e.get("usage") if isinstance(e.get("usage"), dict) else {}
-        return Summary("usage", "", f"[usage: {e.get('kind') or '?'} {u.get('totalTokens', 0)} tokens]", True)
-    return Summary("unknown", "", f"[{t}]", True)
+    if kind == "usage":
+        usage = entry.get("usage") if isinstance(entry.get("usage"), dict) else {}
+        return Summary("usage", "", f"[usage: {entry.get('kind') or '?'} {usage.get('totalTokens', 0)} tokens]", True)
+    return Summary("unknown", "", f"[{kind}]", True)
 
 
 def _system_detail(msg: dict) -> str:
@@ -282,5 +282,5 @@ def _system_detail(msg: dict) -> str:
     for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
         tools = msg.get(key)
         if isinstance(tools, list) and tools:
-            bits.append(sign + ",".join(str(t.get("name")) if isinstance(t, dict) else str(t) for t in tools[:4]))
+            bits.append(sign + ",".join(str(tool.get("name")) if isinstance(tool, dict) else str(tool) for tool in tools[:4]))
     return (": " + " ".join(bits)) if bits else ""
