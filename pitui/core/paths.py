@@ -87,59 +87,59 @@ def private_dir(path: str | os.PathLike, *, create: bool = True, what: str = "ca
     what pitui does instead (the cache's words by default). ``inside``: a folder inside
     the cache folder, where a symbolic link is never followed (it is removed, with a
     notice, and the folder made anew)."""
-    p = Path(path)
-    if inside and os.path.islink(p):
+    folder = Path(path)
+    if inside and os.path.islink(folder):
         try:
-            _link_removed(str(p))
+            _link_removed(str(folder))
         except OSError:
             return None
     try:
         if create:
             try:
-                p.mkdir(mode=0o700, parents=True)
-                return p  # (made now, 0700 or closer: nothing to check)
+                folder.mkdir(mode=0o700, parents=True)
+                return folder  # (made now, 0700 or closer: nothing to check)
             except FileExistsError:
                 pass
-        st = os.stat(p)
+        st = os.stat(folder)
     except FileNotFoundError:
         if create:
-            notice(f"{p}: the {what} cannot be made: {without}")
+            notice(f"{folder}: the {what} cannot be made: {without}")
         return None
     except OSError as exc:
-        notice(f"{p}: the {what} cannot be used ({exc.strerror or exc}): {without}")
+        notice(f"{folder}: the {what} cannot be used ({exc.strerror or exc}): {without}")
         return None
     if not stat.S_ISDIR(st.st_mode):
-        notice(f"{p}: the {what} is not a folder: {without}")
+        notice(f"{folder}: the {what} is not a folder: {without}")
         return None
     uid = _euid()
     if uid is None:  # (no owners or modes to check: Windows)
-        return p
+        return folder
     if st.st_uid != uid:
-        notice(f"{p}: the {what} belongs to another user: {without}")
+        notice(f"{folder}: the {what} belongs to another user: {without}")
         return None
     if st.st_mode & 0o077:
-        if st.st_mode & stat.S_ISVTX or _shared(p) or _named_by_user(p):
+        if st.st_mode & stat.S_ISVTX or _shared(folder) or _named_by_user(folder):
             # a folder others use too (/tmp, home, /), or the user's own: not closed, not used
-            notice(f"{p}: the {what} is open to other users and is not pitui's own: {without}")
+            notice(f"{folder}: the {what} is open to other users and is not pitui's own: {without}")
             return None
         try:
-            os.chmod(p, 0o700)
+            os.chmod(folder, 0o700)
         except OSError as exc:
-            notice(f"{p}: the {what} is open to other users and cannot be closed "
+            notice(f"{folder}: the {what} is open to other users and cannot be closed "
                    f"({exc.strerror or exc}): {without}")
             return None
-    return p
+    return folder
 
 
-def _shared(p: Path) -> bool:
-    real = os.path.realpath(p)
+def _shared(path: Path) -> bool:
+    real = os.path.realpath(path)
     return real in (os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep))
 
 
-def _named_by_user(p: Path) -> bool:
-    """Whether ``p`` is the folder ``$PITUI_CACHE_DIR`` or ``$PITUI_CONFIG_DIR`` names (it
+def _named_by_user(path: Path) -> bool:
+    """Whether ``path`` is the folder ``$PITUI_CACHE_DIR`` or ``$PITUI_CONFIG_DIR`` names (it
     was there before pitui: :func:`private_dir` makes no such check on a folder it makes)."""
-    real = os.path.realpath(p)
+    real = os.path.realpath(path)
     return any(os.environ.get(name) and os.path.realpath(os.environ[name]) == real for name in _FOLDER_VARIABLES)
 
 
@@ -156,12 +156,12 @@ def write_private(target: str | os.PathLike, data: bytes | Iterable[bytes]) -> N
     target = Path(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")  # made 0600
     try:
-        with os.fdopen(fd, "wb") as f:
+        with os.fdopen(fd, "wb") as handle:
             if isinstance(data, (bytes, bytearray, memoryview)):
-                f.write(data)
+                handle.write(data)
             else:
                 for piece in data:
-                    f.write(piece)
+                    handle.write(piece)
         os.replace(tmp, target)
     except BaseException:
         try:

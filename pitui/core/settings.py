@@ -121,8 +121,8 @@ def load(path: str | os.PathLike | None = None) -> Settings:
     missing or wrong, and for a file that is missing, unreadable or not settings at all."""
     path = settings_path() if path is None else Path(path)
     try:
-        with open_regular(path) as f:  # (a FIFO or a device is never waited on)
-            raw = f.read(MAX_BYTES + 1)
+        with open_regular(path) as handle:  # (a FIFO or a device is never waited on)
+            raw = handle.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
             return Settings()
         data = orjson.loads(raw)

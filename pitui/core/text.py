@@ -58,21 +58,21 @@ _SHOW_ASCII_BLOCK_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 
-def _stand_in(m: re.Match) -> str:
-    c = ord(m.group())
-    if c < 0x20:
-        return "^" + chr(c + 0x40)  # ^@ … ^_ (ESC is ^[)
-    if c == 0x7F:
+def _stand_in(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return "^" + chr(code + 0x40)  # ^@ … ^_ (ESC is ^[)
+    if code == 0x7F:
         return "^?"
-    if c <= 0x9F:
-        return f"\\x{c:02x}"
-    if c == 0x200D or c == 0xFE0F:
+    if code <= 0x9F:
+        return f"\\x{code:02x}"
+    if code == 0x200D or code == 0xFE0F:
         return ""
-    if 0x1F1E6 <= c <= 0x1F1FF:
-        return chr(c - 0x1F1E6 + 0x41)  # a flag's letter
-    if 0xD800 <= c <= 0xDFFF:
+    if 0x1F1E6 <= code <= 0x1F1FF:
+        return chr(code - 0x1F1E6 + 0x41)  # a flag's letter
+    if 0xD800 <= code <= 0xDFFF:
         return "\ufffd"  # a lone surrogate
-    return f"\\u{c:04x}"  # a line separator, a bidi control, a Hangul filler: \u2028, \u202e
+    return f"\\u{code:04x}"  # a line separator, a bidi control, a Hangul filler: \u2028, \u202e
 
 
 def visible(value: Any, *, block: bool = False) -> str:
@@ -122,11 +122,11 @@ _JSON_BIDI_RE = re.compile(rb"\xe2(?:\x80[\xaa-\xae]|\x81[\xa6-\xa9])")
 
 def _has_c1(data: bytes) -> bool:
     """Whether UTF-8 ``data`` holds a C1 control (``\\xc2`` then ``\\x80``-``\\x9f``)."""
-    i = data.find(b"\xc2")
-    while i >= 0:
-        if i + 1 < len(data) and 0x80 <= data[i + 1] <= 0x9f:
+    position = data.find(b"\xc2")
+    while position >= 0:
+        if position + 1 < len(data) and 0x80 <= data[position + 1] <= 0x9f:
             return True
-        i = data.find(b"\xc2", i + 1)
+        position = data.find(b"\xc2", position + 1)
     return False
 
 
@@ -140,7 +140,7 @@ def json_safe(data: bytes) -> bytes:
     if (b"\x7f" not in data and not _has_c1(data)  # (found at memory speed: the usual case)
             and (b"\xe2" not in data or _JSON_BIDI_RE.search(data) is None)):
         return data
-    return _JSON_C1_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data)
+    return _JSON_C1_RE.sub(lambda match: b"\\u%04x" % ord(match.group().decode()), data)
 
 
 def shown_as_is(value: str) -> bool:

@@ -48,25 +48,25 @@ def ms_to_iso(ms: float | None) -> str | None:
     hh, rem = divmod(secs, 3600)
     mm, ss = divmod(rem, 60)
     if 0 <= year <= 9999:
-        y = f"{year:04d}"
+        year_text = f"{year:04d}"
     else:
-        y = f"{'+' if year > 0 else '-'}{abs(year):06d}"
-    return f"{y}-{month:02d}-{day:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{milli:03d}Z"
+        year_text = f"{'+' if year > 0 else '-'}{abs(year):06d}"
+    return f"{year_text}-{month:02d}-{day:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{milli:03d}Z"
 
 
-def _civil_from_days(z: int) -> tuple[int, int, int]:
-    """(year, month, day) of the proleptic Gregorian day ``z`` days after 1970-01-01
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """(year, month, day) of the proleptic Gregorian day ``days`` days after 1970-01-01
     (Howard Hinnant's algorithm: exact for every date JavaScript can hold)."""
-    z += 719_468
-    era = z // 146_097
-    doe = z - era * 146_097
+    days += 719_468
+    era = days // 146_097
+    doe = days - era * 146_097
     yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
-    y = yoe + era * 400
+    year = yoe + era * 400
     doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
     mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + 3 if mp < 10 else mp - 9
-    return y + (m <= 2), m, d
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return year + (month <= 2), month, day
 
 
 def format_age(ms: float | None, now_ms: float) -> str:

@@ -184,7 +184,7 @@ class LiveBoard:
         if self.root.kind == "tree":
             try:
                 with os.scandir(root) as it:
-                    subs = [e.path for e in it if _is_dir(e)]
+                    subs = [dir_entry.path for dir_entry in it if _is_dir(dir_entry)]
             except OSError:
                 subs = []
             folders.extend(subs)
@@ -192,7 +192,7 @@ class LiveBoard:
             subs = [root]
         else:
             subs = []
-        folders.extend(os.path.join(s, SUBAGENT_DIR) for s in subs if os.path.isdir(os.path.join(s, SUBAGENT_DIR)))
+        folders.extend(os.path.join(folder, SUBAGENT_DIR) for folder in subs if os.path.isdir(os.path.join(folder, SUBAGENT_DIR)))
         return folders
 
     def _list_if_changed(self) -> bool:
@@ -216,7 +216,7 @@ class LiveBoard:
             except OSError:
                 pass
         self._dirs = dirs
-        self._files = {f.path: f for f in find_session_files(self.root)}
+        self._files = {file.path: file for file in find_session_files(self.root)}
         for gone in set(self._stats) - set(self._files):
             del self._stats[gone]
             self._live.pop(gone, None)
@@ -256,17 +256,17 @@ class LiveBoard:
         """The session files among ``paths`` (a new one: the folders listed again)."""
         look = []
         new = False
-        for p in paths:
-            if p in self._files:
-                look.append(p)
-            elif p.endswith(".jsonl"):
+        for path in paths:
+            if path in self._files:
+                look.append(path)
+            elif path.endswith(".jsonl"):
                 new = True
         if new:
             self._dirs = {}
             known = set(self._files)
             if self._list_if_changed():
                 self._sort_by_heat(None)
-            look.extend(p for p in self._files if p not in known)
+            look.extend(path for path in self._files if path not in known)
         return look
 
     def _sort_by_heat(self, now_ms: float | None) -> None:
@@ -274,8 +274,8 @@ class LiveBoard:
         if now_ms is not None:
             self._hot_ns = (now_ms - HOT_HOURS * 3_600_000) * 1_000_000
         hot_ns, stats = self._hot_ns, self._stats
-        self._hot = {p: None for p in self._files if p not in stats or stats[p][1] >= hot_ns}
-        self._cold = [p for p in self._files if p not in self._hot]
+        self._hot = {path: None for path in self._files if path not in stats or stats[path][1] >= hot_ns}
+        self._cold = [path for path in self._files if path not in self._hot]
 
     def _look(self, look: Iterable[str], now_ms: float) -> None:
         """Stat each file of ``look``; read those that changed and were written within the
@@ -325,7 +325,7 @@ class LiveBoard:
         horizon = now_ms - self.window_ms
         out = [self._activity(live, now_ms) for live in self._live.values()
                if _shown(live) and live.mtime_ns / 1e6 >= horizon]
-        out.sort(key=lambda a: (-a.modified_ms, a.path))
+        out.sort(key=lambda row: (-row.modified_ms, row.path))
         return out
 
     def state_of(self, path: str, now_ms: float) -> str | None:
@@ -360,8 +360,8 @@ class LiveBoard:
     def _activity(self, live: _Live, now_ms: float) -> Activity:
         facts = live.facts
         state, since = self._state(live, now_ms)
-        f = live.file
-        return Activity(f.path, f.project, f.kind, live.log or "session", live.id, live.cwd, live.name,
+        file = live.file
+        return Activity(file.path, file.project, file.kind, live.log or "session", live.id, live.cwd, live.name,
                         live.first_message, state, since, facts.tool if state == WORKING else None,
                         facts.tool_since_ms if state == WORKING else None, facts.model, live.cost,
                         facts.context_tokens, facts.error_message, facts.stop_reason, live.mtime_ns / 1e6)
@@ -398,8 +398,8 @@ class LiveBoard:
 
     def _head(self, live: _Live) -> None:
         """The header's id and cwd, and the first user message, from the file's start."""
-        with open_regular(live.file.path) as f:
-            for raw in iter_lines(f):
+        with open_regular(live.file.path) as handle:
+            for raw in iter_lines(handle):
                 if raw.offset > _HEAD_BYTES:
                     break
                 entry = parse_line(raw.data).value
@@ -424,11 +424,11 @@ class LiveBoard:
         if live.scanned >= live.end:
             live.cost = _cost(scan)
             return
-        with open_regular(live.file.path) as f:
-            f.seek(live.scanned)
+        with open_regular(live.file.path) as handle:
+            handle.seek(live.scanned)
             rest = b""
             while live.scanned < live.end:
-                data = f.read(min(_READ_BLOCK, live.end - live.scanned - len(rest)))
+                data = handle.read(min(_READ_BLOCK, live.end - live.scanned - len(rest)))
                 if not data:
                     break
                 block = rest + data
@@ -446,17 +446,17 @@ class LiveBoard:
         if live.builder is None:
             live.builder, live.splitter, live.scanned = StreamBuilder(), LineSplitter(), 0
         builder, splitter = live.builder, live.splitter
-        with open_regular(live.file.path) as f:
-            f.seek(live.scanned)  # (the bytes fed so far: a record not ended waits in the splitter)
+        with open_regular(live.file.path) as handle:
+            handle.seek(live.scanned)  # (the bytes fed so far: a record not ended waits in the splitter)
             while live.scanned < size:
-                data = f.read(min(_READ_BLOCK, size - live.scanned))
+                data = handle.read(min(_READ_BLOCK, size - live.scanned))
                 if not data:
                     break
                 live.scanned += len(data)
                 for lineno, _offset, raw in splitter.feed(data):
                     builder.add(parse_line(raw).value, lineno, raw)
         live.end = splitter.offset
-        entries = [e for e, _line, _raw in builder.entries(open_message=False)]
+        entries = [entry for entry, _line, _raw in builder.entries(open_message=False)]
         header = builder.header or {}
         live.id = header.get("id") if type(header.get("id")) is str else (builder.session_ids or [None])[0]
         live.cwd = header.get("cwd") if type(header.get("cwd")) is str else ""
@@ -469,18 +469,18 @@ class LiveBoard:
         live.facts = facts
         by_model: dict[str, list] = {}
         first = ""
-        for e in entries:
-            if e.get("type") == "session_info" and type(e.get("name")) is str:
-                live.name = e["name"].strip() or None
-            msg = e.get("message")
+        for entry in entries:
+            if entry.get("type") == "session_info" and type(entry.get("name")) is str:
+                live.name = entry["name"].strip() or None
+            msg = entry.get("message")
             if not first and type(msg) is dict and msg.get("role") == "user":
                 first = _first_text(msg)
-            for key, figures, _calls in entry_usages(e):
+            for key, figures, _calls in entry_usages(entry):
                 if type(figures) is not str:
                     row = by_model.setdefault(key, [0, 0, 0, 0, 0.0])
-                    for k, v in enumerate((figures.input, figures.output, figures.cache_read, figures.cache_write,
+                    for index, value in enumerate((figures.input, figures.output, figures.cache_read, figures.cache_write,
                                            figures.cost)):
-                        row[k] += v
+                        row[index] += value
         live.first_message = first
         live.cost = spent(by_model.values())[1]
 
@@ -490,9 +490,9 @@ def _shown(live: _Live) -> bool:
     return live.facts is not None and (live.header or live.log != "session")
 
 
-def _is_dir(e: os.DirEntry) -> bool:
+def _is_dir(dir_entry: os.DirEntry) -> bool:
     try:
-        return e.is_dir()
+        return dir_entry.is_dir()
     except OSError:
         return False
 

@@ -45,8 +45,8 @@ def _children(proc: str) -> dict[int, list[int]]:
         if not name.isdigit():
             continue
         try:
-            with open(os.path.join(proc, name, "stat"), "rb") as f:
-                stat = f.read()
+            with open(os.path.join(proc, name, "stat"), "rb") as handle:
+                stat = handle.read()
         except OSError:
             continue
         # (the command name in parentheses may hold spaces and parentheses: fields after the last ")")
@@ -59,8 +59,8 @@ def _children(proc: str) -> dict[int, list[int]]:
 def _is_pi(proc: str, pid: int) -> bool:
     """Whether process ``pid`` runs Pi: ``pi`` itself, or node running Pi's script."""
     try:
-        with open(os.path.join(proc, str(pid), "cmdline"), "rb") as f:
-            argv = f.read().split(b"\0")
+        with open(os.path.join(proc, str(pid), "cmdline"), "rb") as handle:
+            argv = handle.read().split(b"\0")
     except OSError:
         return False
     for arg in argv[:3]:

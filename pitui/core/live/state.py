@@ -99,7 +99,7 @@ def _calls(msg: dict) -> list[dict]:
     content = msg.get("content")
     if type(content) is not list:
         return []
-    return [b for b in content if type(b) is dict and b.get("type") == "toolCall"]
+    return [block for block in content if type(block) is dict and block.get("type") == "toolCall"]
 
 
 class _Reading:
@@ -235,24 +235,24 @@ def read_end(path: str, size: int, *, stretch: bool = True, limit: int = END_LIM
     (False when the caller already knows it). Raises OSError."""
     reading = _Reading(stretch)
     end = None
-    with open_regular(path) as f:
+    with open_regular(path) as handle:
         pos = size
         rest = b""  # the bytes after the last newline found going back, before the lines read
         spent = 0
         while pos > 0 and spent < limit and not reading.done:
-            n = min(_BLOCK if end is not None else 4096, pos)
-            pos -= n
-            f.seek(pos)
-            block = f.read(n)
-            spent += n
+            to_read = min(_BLOCK if end is not None else 4096, pos)
+            pos -= to_read
+            handle.seek(pos)
+            block = handle.read(to_read)
+            spent += to_read
             data = block + rest
             if end is None:
-                k = data.rfind(b"\n")
-                if k < 0:
+                newline = data.rfind(b"\n")
+                if newline < 0:
                     rest = data
                     continue
-                end = pos + k + 1
-                data = data[:k]
+                end = pos + newline + 1
+                data = data[:newline]
             lines = data.split(b"\n")
             rest = lines[0] if pos > 0 else b""
             for line in reversed(lines if pos == 0 else lines[1:]):

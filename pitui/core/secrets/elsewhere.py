@@ -58,7 +58,7 @@ def _main(path: str) -> int:
         report = scan_file(path)
     except (OSError, Unreadable):
         return 2
-    sys.stdout.buffer.write(pickle.dumps([tuple(s) for s in report.secrets]))
+    sys.stdout.buffer.write(pickle.dumps([tuple(secret) for secret in report.secrets]))
     return 0
 
 

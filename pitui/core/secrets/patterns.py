@@ -117,7 +117,7 @@ class _Patterns:
 
     def make(self) -> "_Patterns":
         if not self._made:
-            self.tokens = _compile(b"|".join(p for _, p in _TOKEN_PARTS))
+            self.tokens = _compile(b"|".join(part for _, part in _TOKEN_PARTS))
             self.url_password = _compile(_URL_PASSWORD)
             self.conn_password = _compile(_CONN_PASSWORD)
             self.assignment = _compile(_ASSIGNMENT)
@@ -139,8 +139,8 @@ _VALUE_CHAR = rb"(?:[^\s\"'`,;(){}\[\]<>\\]|\\u[0-9a-fA-F]{4})"
 _NOT_DIGIT = rb"(?:[^\s\"'`,;(){}\[\]<>\\0-9]|\\u[0-9a-fA-F]{4})"
 # a value as assigned_value takes one: 16 characters or more, a digit among them (its first
 # digit at each place in the first 16, or after them)
-_RANDOM_VALUE = (rb"(?:" + b"|".join(_NOT_DIGIT + b"{%d}[0-9]" % k + _VALUE_CHAR + b"{%d}" % (15 - k)
-                                     for k in range(16))
+_RANDOM_VALUE = (rb"(?:" + b"|".join(_NOT_DIGIT + b"{%d}[0-9]" % length + _VALUE_CHAR + b"{%d}" % (15 - length)
+                                     for length in range(16))
                  + rb"|" + _NOT_DIGIT + rb"{16,}[0-9])")
 _PREFILTER = (
     rb"(AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|gl(?:pat|dt|ft|soat|rt|cbt|ptt|oas|imt|agent)-|GR1348941"
@@ -206,8 +206,8 @@ def _token_ok(kind: str, value: str, data: bytes, end: int) -> bool:
 
 def _entropy(value: str) -> float:
     """Shannon entropy of ``value``'s characters, in bits per character."""
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    length = len(value)
+    return -sum(count / length * math.log2(count / length) for count in Counter(value).values())
 
 
 #: names ending in KEY whose values are not secrets: a dictionary's, a cache's, a table's keys
@@ -224,7 +224,7 @@ _NOT_IN_VALUE = frozenset("\"'`,;(){}[]<>\\")
 def is_value(text: str) -> bool:
     """Whether ``text`` could be a value the assignment pattern matches whole: no white
     space, quote, bracket or separator (a JSON key's value is read under the same rule)."""
-    return not any(c.isspace() or c in _NOT_IN_VALUE for c in text)
+    return not any(char.isspace() or char in _NOT_IN_VALUE for char in text)
 
 
 def is_secret_name(name: str) -> bool:
@@ -247,13 +247,13 @@ def assigned_value(name: str, value: str) -> str | None:
     thousand, is missed)."""
     if not 16 <= len(value) <= 1000 or value[0] in "$%<{*#@/~.&" or "://" in value or value.startswith("./"):
         return None
-    if not any(c.isdigit() for c in value):
+    if not any(char.isdigit() for char in value):
         return None
     plain = name.lower().replace("_", "").replace("-", "").replace(".", "")
     if ("secretaccesskey" in plain or ("aws" in plain and "secret" in plain)) and len(value) == 40 \
-            and all(c.isalnum() or c in "/+" for c in value) and not _placeholder(value):
+            and all(char.isalnum() or char in "/+" for char in value) and not _placeholder(value):
         return "aws-secret-key"
-    if not any(c.isalpha() for c in value):
+    if not any(char.isalpha() for char in value):
         return None
     if _placeholder(value) or _entropy(value) < 3.5:
         return None
@@ -273,13 +273,13 @@ def _password_ok(value: str, user: str | None = None) -> bool:
         return False
     if user is not None and value == user:
         return False
-    return not all(c == value[0] for c in value)
+    return not all(char == value[0] for char in value)
 
 
 def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     """Whether ``span`` overlaps one of ``spans`` (sorted, not overlapping each other)."""
-    k = bisect_right(spans, (span[0], 1 << 62))
-    return (k > 0 and spans[k - 1][1] > span[0]) or (k < len(spans) and spans[k][0] < span[1])
+    position = bisect_right(spans, (span[0], 1 << 62))
+    return (position > 0 and spans[position - 1][1] > span[0]) or (position < len(spans) and spans[position][0] < span[1])
 
 
 def find_in_text(text: str) -> list[Found]:
@@ -287,14 +287,14 @@ def find_in_text(text: str) -> list[Found]:
     format is not matched again as a password or an assignment)."""
     if len(text) < 8:  # (the shortest text a pattern matches, ";pwd=abc", is longer)
         return []
-    p = _PATTERNS.make()
+    patterns = _PATTERNS.make()
     data = text.encode("utf-8", "surrogatepass")
     # The prefilter matches wherever a pattern below does: a text it does not match holds no
     # secret, and one where it meets token prefixes alone needs the token pass alone. (Any
     # other hit runs every pass: a hit can hide another, an assignment's value a token.)
     families = set()
-    for m in p.prefilter.finditer(data):
-        families.add(m.lastindex)
+    for match in patterns.prefilter.finditer(data):
+        families.add(match.lastindex)
         if families - {_TOKENS, _ESCAPED}:
             break
     families.discard(_ESCAPED)  # (a "\u0041" in text itself means nothing)
@@ -309,35 +309,35 @@ def find_in_text(text: str) -> list[Found]:
         return not any(_overlaps(span, taken) for taken in passes)
 
     taken = []
-    for m in p.tokens.finditer(data) if _TOKENS in wanted else ():
-        k = m.lastindex
-        if k is None:
+    for match in patterns.tokens.finditer(data) if _TOKENS in wanted else ():
+        group = match.lastindex
+        if group is None:
             continue
-        start, end = m.span(k)
+        start, end = match.span(group)
         value = data[start:end].decode("utf-8", "replace")
-        kind = _TOKEN_KINDS[k - 1]
+        kind = _TOKEN_KINDS[group - 1]
         if _token_ok(kind, value, data, end):
             found.append((start, Found(kind, value)))
             taken.append((start, end))
     passes.append(taken)
-    for family, regex in ((_URL, p.url_password), (_CONNECTION, p.conn_password)):
+    for family, regex in ((_URL, patterns.url_password), (_CONNECTION, patterns.conn_password)):
         taken = []
-        for m in regex.finditer(data) if family in wanted else ():
-            span = m.span(m.lastindex)  # (the password: a URL's user is the group before it)
+        for match in regex.finditer(data) if family in wanted else ():
+            span = match.span(match.lastindex)  # (the password: a URL's user is the group before it)
             value = data[span[0]:span[1]].decode("utf-8", "replace")
-            user = data[m.start(1):m.end(1)].decode("utf-8", "replace") if m.lastindex == 2 else None
+            user = data[match.start(1):match.end(1)].decode("utf-8", "replace") if match.lastindex == 2 else None
             if _password_ok(value, user) and free(span):
                 found.append((span[0], Found("url-password", value)))
                 taken.append(span)
         passes.append(taken)
-    for m in p.assignment.finditer(data) if _ASSIGNED in wanted else ():
-        span = m.span(2)
+    for match in patterns.assignment.finditer(data) if _ASSIGNED in wanted else ():
+        span = match.span(2)
         if not free(span):
             continue
-        name = data[m.start(1):m.end(1)].decode("utf-8", "replace")
+        name = data[match.start(1):match.end(1)].decode("utf-8", "replace")
         value = data[span[0]:span[1]].decode("utf-8", "replace")
         kind = assigned_value(name, value) if is_secret_name(name) else None
         if kind is not None:
             found.append((span[0], Found(kind, value)))
-    found.sort(key=lambda f: f[0])
-    return [f for _, f in found]
+    found.sort(key=lambda hit: hit[0])
+    return [hit for _, hit in found]

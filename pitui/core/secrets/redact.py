@@ -42,11 +42,11 @@ class Redactor:
     def __init__(self, secrets: Iterable[Secret]):
         self.placeholders: dict[str, str] = {}
         counts: dict[str, int] = {}
-        for s in secrets:
-            if s.value in self.placeholders:
+        for secret in secrets:
+            if secret.value in self.placeholders:
                 continue
-            counts[s.kind] = counts.get(s.kind, 0) + 1
-            self.placeholders[s.value] = f"[REDACTED {s.kind} {counts[s.kind]}]"
+            counts[secret.kind] = counts.get(secret.kind, 0) + 1
+            self.placeholders[secret.value] = f"[REDACTED {secret.kind} {counts[secret.kind]}]"
         self._text = self._bytes = None
         if self.placeholders:
             import re2
@@ -56,11 +56,11 @@ class Redactor:
             options.max_mem = 64 << 20
             # (longest first: a value inside a longer one is replaced as part of it)
             values = sorted(self.placeholders, key=len, reverse=True)
-            self._text = re2.compile("|".join(re2.escape(v) for v in values), options)
+            self._text = re2.compile("|".join(re2.escape(value) for value in values), options)
             # the values as they stand in a JSON line (escaped as JSON.stringify escapes),
             # and any \u escape: a line holding neither holds no value
-            forms = [orjson.dumps(v)[1:-1] for v in values]
-            self._bytes = re2.compile(b"|".join(re2.escape(f) for f in forms) + rb"|\\u", options)
+            forms = [orjson.dumps(value)[1:-1] for value in values]
+            self._bytes = re2.compile(b"|".join(re2.escape(form) for form in forms) + rb"|\\u", options)
 
     def __bool__(self) -> bool:
         return bool(self.placeholders)
@@ -72,11 +72,11 @@ class Redactor:
         if self._text is None or not text:
             return text
 
-        def placeholder(m) -> str:
-            start, end = m.span()
+        def placeholder(match) -> str:
+            start, end = match.span()
             if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
-                return m.group()
-            return self.placeholders[m.group()]
+                return match.group()
+            return self.placeholders[match.group()]
 
         return self._text.sub(placeholder, text)
 
@@ -93,19 +93,19 @@ class Redactor:
         # (container, key or index in it, its value): each container copied once on the way
         stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
         while stack:
-            holder, slot, v = stack.pop()
-            if isinstance(v, str):
-                new = self.text(v)
-                if new is not v:
+            holder, slot, item = stack.pop()
+            if isinstance(item, str):
+                new = self.text(item)
+                if new is not item:
                     holder[slot] = new
-            elif isinstance(v, dict):
-                copy = {self.text(k) if isinstance(k, str) else k: x for k, x in v.items()}
+            elif isinstance(item, dict):
+                copy = {self.text(key) if isinstance(key, str) else key: child for key, child in item.items()}
                 holder[slot] = copy
-                stack.extend((copy, k, x) for k, x in copy.items() if isinstance(x, (str, dict, list)))
-            elif isinstance(v, list):
-                copy = list(v)
+                stack.extend((copy, key, child) for key, child in copy.items() if isinstance(child, (str, dict, list)))
+            elif isinstance(item, list):
+                copy = list(item)
                 holder[slot] = copy
-                stack.extend((copy, n, x) for n, x in enumerate(copy) if isinstance(x, (str, dict, list)))
+                stack.extend((copy, index, child) for index, child in enumerate(copy) if isinstance(child, (str, dict, list)))
         return root[0]
 
     def line(self, data: bytes) -> bytes:
@@ -119,9 +119,9 @@ class Redactor:
             return self._bytes.sub(self._raw_placeholder, data)
         return _json_line(self.value(res.value))
 
-    def _raw_placeholder(self, m) -> bytes:
-        form = m.group()
-        data, (start, end) = m.string, m.span()
+    def _raw_placeholder(self, match) -> bytes:
+        form = match.group()
+        data, (start, end) = match.string, match.span()
         if form == b"\\u" or (start and data[start - 1:start].isalnum()) or data[end:end + 1].isalnum():
             return form
         return orjson.dumps(self.placeholders[orjson.loads(b'"' + form + b'"')])[1:-1]
@@ -136,8 +136,8 @@ class _RedactedSession(Session):
         return self._redactor.line(super()._read(offset, length))
 
     def raw_lines(self, indices, limit: int | None = None):
-        for i, data in super().raw_lines(indices, limit):
-            yield i, self._redactor.line(data)
+        for index, data in super().raw_lines(indices, limit):
+            yield index, self._redactor.line(data)
 
 
 class _RedactedStream(StreamSession):
@@ -164,7 +164,7 @@ def redacted(session: Session, redactor: Redactor) -> Session:
     view.warnings = list(session.warnings)
     view.header = redactor.value(session.header)
     view.name = redactor.text(session.name) if session.name is not None else None
-    view.label_by_target = {k: redactor.value(v) for k, v in session.label_by_target.items()}
+    view.label_by_target = {key: redactor.value(value) for key, value in session.label_by_target.items()}
     if isinstance(view, StreamSession):
-        view._entries = [redactor.value(e) for e in session._entries]
+        view._entries = [redactor.value(entry) for entry in session._entries]
     return view

@@ -74,24 +74,24 @@ class SecretReport:
     secrets: list[Secret] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"path": self.path, "secrets": [s.to_json() for s in self.secrets]}
+        return {"path": self.path, "secrets": [secret.to_json() for secret in self.secrets]}
 
 
 def _where_in_entry(obj: dict) -> Iterator[tuple[str, Any]]:
     """``(where, value)`` for each part of an entry (a session line or a stream record)
     that holds text, said where it sits; the parts below each value are walked by
     :func:`_strings`."""
-    t = obj.get("type")
-    if t == "session":
+    entry_type = obj.get("type")
+    if entry_type == "session":
         yield "header", obj
         return
-    if t == "compaction":
+    if entry_type == "compaction":
         yield "compaction summary", obj
         return
-    if t == "branch_summary":
+    if entry_type == "branch_summary":
         yield "branch summary", obj
         return
-    if t in ("custom", "custom_message"):
+    if entry_type in ("custom", "custom_message"):
         yield "custom entry", obj
         return
     msg = obj.get("message")
@@ -103,7 +103,7 @@ def _where_in_entry(obj: dict) -> Iterator[tuple[str, Any]]:
         yield "user text", msg
     elif role == "assistant":
         content = msg.get("content")
-        rest = {k: v for k, v in msg.items() if k != "content"}
+        rest = {key: value for key, value in msg.items() if key != "content"}
         yield "assistant text", rest
         for block in content if isinstance(content, list) else [content]:
             kind = block.get("type") if isinstance(block, dict) else None
@@ -116,20 +116,20 @@ def _where_in_entry(obj: dict) -> Iterator[tuple[str, Any]]:
     elif role == "toolResult":
         subagent = msg.get("toolName") == "subagent"
         details = msg.get("details")
-        rest = {k: v for k, v in msg.items() if k != "details"}
+        rest = {key: value for key, value in msg.items() if key != "details"}
         yield ("subagent result" if subagent else "tool output"), rest
         if isinstance(details, dict) and isinstance(details.get("results"), list):
-            yield "tool output", {k: v for k, v in details.items() if k != "results"}
+            yield "tool output", {key: value for key, value in details.items() if key != "results"}
             for run in details["results"]:
                 if isinstance(run, dict):
-                    yield "subagent result", {k: v for k, v in run.items() if k != "messages"}
+                    yield "subagent result", {key: value for key, value in run.items() if key != "messages"}
                     yield "subagent messages", run.get("messages")
                 else:
                     yield "subagent result", run
         else:
             yield "tool output", details
     elif role == "bashExecution":
-        yield "tool arguments", {k: v for k, v in msg.items() if k != "output"}
+        yield "tool arguments", {key: value for key, value in msg.items() if key != "output"}
         yield "tool output", msg.get("output")
     elif role == "custom":
         yield "custom entry", msg
@@ -139,7 +139,7 @@ def _where_in_entry(obj: dict) -> Iterator[tuple[str, Any]]:
         yield "compaction summary", msg
     else:
         yield "entry", msg
-    yield "entry", {k: v for k, v in obj.items() if k != "message"}
+    yield "entry", {key: value for key, value in obj.items() if key != "message"}
 
 
 def _strings(value: Any) -> Iterator[tuple[str | None, str]]:
@@ -148,19 +148,19 @@ def _strings(value: Any) -> Iterator[tuple[str | None, str]]:
     a loop over a stack, whatever the depth."""
     stack: list[tuple[str | None, Any]] = [(None, value)]
     while stack:
-        key, v = stack.pop()
-        if isinstance(v, str):
-            yield key, v
-        elif isinstance(v, dict):
-            image = v.get("type") == "image" or "mimeType" in v
-            for k, x in v.items():
-                if k in _SKIPPED_KEYS or (image and k == "data"):
+        key, item = stack.pop()
+        if isinstance(item, str):
+            yield key, item
+        elif isinstance(item, dict):
+            image = item.get("type") == "image" or "mimeType" in item
+            for child_key, child in item.items():
+                if child_key in _SKIPPED_KEYS or (image and child_key == "data"):
                     continue
-                if isinstance(k, str):
-                    yield None, k
-                stack.append((k, x))
-        elif isinstance(v, list):
-            stack.extend((key, x) for x in reversed(v))
+                if isinstance(child_key, str):
+                    yield None, child_key
+                stack.append((child_key, child))
+        elif isinstance(item, list):
+            stack.extend((key, child) for child in reversed(item))
 
 
 def secrets_in_object(obj: Any) -> Iterator[tuple[str, Found]]:
@@ -170,8 +170,8 @@ def secrets_in_object(obj: Any) -> Iterator[tuple[str, Found]]:
         for key, text in _strings(value):
             got = find_in_text(text)
             if got:
-                for f in got:
-                    yield where, f
+                for secret in got:
+                    yield where, secret
             elif key is not None and 16 <= len(text) <= 1000 and is_secret_name(key) and is_value(text):
                 kind = assigned_value(key, text)
                 if kind is not None:
@@ -182,7 +182,7 @@ def _line_secrets(data: bytes, lineno: int) -> list[Secret]:
     res = parse_line(data)
     obj = res.value
     if obj is None:  # (not JSON: its text is read as it is)
-        found = [("damaged line", f) for f in find_in_text(data.decode("utf-8", "replace"))]
+        found = [("damaged line", secret) for secret in find_in_text(data.decode("utf-8", "replace"))]
         entry_id = None
     else:
         found = list(secrets_in_object(obj))
@@ -190,27 +190,27 @@ def _line_secrets(data: bytes, lineno: int) -> list[Secret]:
         entry_id = eid if isinstance(eid, str) and obj.get("type") != "session" else None
     out: list[Secret] = []
     seen: set[tuple[str, str, str]] = set()
-    for where, f in found:
-        key = (where, f.kind, f.value)
+    for where, secret in found:
+        key = (where, secret.kind, secret.value)
         if key not in seen:
             seen.add(key)
-            out.append(Secret(lineno, entry_id, where, f.kind, f.value))
+            out.append(Secret(lineno, entry_id, where, secret.kind, secret.value))
     return out
 
 
-def _scan(f, should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> list[Secret]:
-    """The secrets of the open file ``f`` (a file object, or its bytes): the prefilter runs
+def _scan(handle, should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> list[Secret]:
+    """The secrets of the open file ``handle`` (a file object, or its bytes): the prefilter runs
     over each block of lines; each line it matches in is read whole, once."""
     search = prefilter().search
     out: list[Secret] = []
     lineno = 1  # (the number of the line at ``counted``)
-    for buf, pos, limit, base, _whole in iter_line_blocks(f):
+    for buf, pos, limit, base, _whole in iter_line_blocks(handle):
         at = counted = pos
         while at < limit:
-            m = search(buf, at, limit)
-            if m is None:
+            match = search(buf, at, limit)
+            if match is None:
                 break
-            hit = m.start()
+            hit = match.start()
             start = max(at, buf.rfind(b"\n", at, hit) + 1)
             lineno += buf.count(b"\n", counted, start)
             counted = start
@@ -235,8 +235,8 @@ def scan_file(path: str | os.PathLike, should_stop: Callable[[], bool] | None = 
     block of lines read). ``progress`` is told the bytes read so far."""
     path = os.fspath(path)
     try:
-        with open_regular(path) as f:
-            secrets = _scan(f, should_stop, progress)
+        with open_regular(path) as handle:
+            secrets = _scan(handle, should_stop, progress)
     except Stopped:
         raise Stopped(path) from None
     except OSError as exc:
