@@ -59,7 +59,7 @@ _EVENT_GLYPHS = {"session": "▶", "agent_end": "■", "agent_settled": "■", "
 
 
 def marker(session: Session, entry: dict) -> Marker | None:
-    """The marker of entry ``entry`` of ``session``; None when it is not a one-line entry."""
+    """The marker of ``entry`` of ``session``; None when it is not a one-line entry."""
     kind = entry.get("type")
     if kind == "model_change":
         return Marker(kind, "⇄", (("model → ", None), (f"{entry.get('provider')}/{entry.get('modelId')}", "value")))

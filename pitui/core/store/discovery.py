@@ -65,12 +65,12 @@ def resolve_root(
     ``$PI_CODING_AGENT_SESSION_DIR``, ``$PI_CODING_AGENT_DIR/sessions``, ``~/.pi/agent/sessions``."""
     env = os.environ if environ is None else environ
     if path is not None:
-        p = Path(path).expanduser()
-        if p.is_file() or (p.exists() and not p.is_dir()):  # (a FIFO or a device: refused when read)
-            return SessionRoot(p, "file", "argument")
-        if p.is_dir() and _looks_like_project(p):
-            return SessionRoot(p, "project", "argument")
-        return SessionRoot(p, "tree", "argument")
+        expanded = Path(path).expanduser()
+        if expanded.is_file() or (expanded.exists() and not expanded.is_dir()):  # (a FIFO or a device: refused when read)
+            return SessionRoot(expanded, "file", "argument")
+        if expanded.is_dir() and _looks_like_project(expanded):
+            return SessionRoot(expanded, "project", "argument")
+        return SessionRoot(expanded, "tree", "argument")
     if session_dir is not None:
         return SessionRoot(Path(session_dir).expanduser(), "flat", "--session-dir")
     if env.get("PI_CODING_AGENT_SESSION_DIR"):
@@ -97,18 +97,18 @@ def session_argument(path: str, session_id: str, *, id_is_shared: bool = False,
     return session_id if holds else path
 
 
-def _looks_like_project(p: Path) -> bool:
-    name = p.name
+def _looks_like_project(path: Path) -> bool:
+    name = path.name
     if len(name) > 4 and name.startswith("--") and name.endswith("--"):
         return True
     # A folder holding session files and no project folders is treated as one project.
     try:
-        with os.scandir(p) as it:
+        with os.scandir(path) as it:
             has_jsonl = False
-            for e in it:
-                if e.name.startswith("--") and e.is_dir():
+            for dir_entry in it:
+                if dir_entry.name.startswith("--") and dir_entry.is_dir():
                     return False
-                if e.name.endswith(".jsonl"):
+                if dir_entry.name.endswith(".jsonl"):
                     has_jsonl = True
             return has_jsonl
     except OSError:
@@ -119,25 +119,25 @@ def _jsonl_in(folder: str) -> list[str]:
     try:
         with os.scandir(folder) as it:
             return sorted(
-                (e.path for e in it if e.name.endswith(".jsonl") and _is_file(e)),
+                (dir_entry.path for dir_entry in it if dir_entry.name.endswith(".jsonl") and _is_file(dir_entry)),
                 reverse=True,
             )
     except OSError:
         return []
 
 
-def _is_file(e: os.DirEntry) -> bool:
+def _is_file(dir_entry: os.DirEntry) -> bool:
     try:
-        return e.is_file()
+        return dir_entry.is_file()
     except OSError:
         return False
 
 
 def _project_files(folder: str, project: str) -> list[SessionFile]:
-    out = [SessionFile(p, project, "session") for p in _jsonl_in(folder)]
+    out = [SessionFile(path, project, "session") for path in _jsonl_in(folder)]
     sub = os.path.join(folder, SUBAGENT_DIR)
     if os.path.isdir(sub):
-        out.extend(SessionFile(p, project, "subagent") for p in _jsonl_in(sub))
+        out.extend(SessionFile(path, project, "subagent") for path in _jsonl_in(sub))
     return out
 
 
@@ -147,15 +147,15 @@ def transcript_candidates(recorded: str, session_path: str) -> list[str]:
     relative one from the session's folder), then its name in the session's own
     ``subagent-artifacts`` folder (sessions copied from another machine, or moved, keep
     their transcripts there under other absolute paths)."""
-    p = os.path.expanduser(recorded)
+    expanded = os.path.expanduser(recorded)
     folder = os.path.dirname(session_path)
     out = []
-    if os.path.isabs(p):
-        out.append(p)
+    if os.path.isabs(expanded):
+        out.append(expanded)
     elif folder:
-        out.append(os.path.join(folder, p))
+        out.append(os.path.join(folder, expanded))
     if folder:
-        out.append(os.path.join(folder, SUBAGENT_DIR, os.path.basename(p)))
+        out.append(os.path.join(folder, SUBAGENT_DIR, os.path.basename(expanded)))
     return out
 
 
@@ -173,28 +173,28 @@ def utf8_name(path: str) -> bool:
 def find_session_files(root: SessionRoot) -> list[SessionFile]:
     """Every session file under ``root``: project folders (symlinks followed), loose files,
     and ``subagent-artifacts/*.jsonl`` transcripts inside project folders."""
-    p = str(root.path)
+    root_path = str(root.path)
     if root.kind == "file":
-        return [SessionFile(p, root.path.parent.name if root.path.parent.name.startswith("--") else "", "session")]
+        return [SessionFile(root_path, root.path.parent.name if root.path.parent.name.startswith("--") else "", "session")]
     if root.kind == "flat":
-        return [SessionFile(f, "", "session") for f in _jsonl_in(p)]
+        return [SessionFile(path, "", "session") for path in _jsonl_in(root_path)]
     if root.kind == "project":
-        return _project_files(p, root.path.name)
+        return _project_files(root_path, root.path.name)
     out: list[SessionFile] = []
     try:
-        with os.scandir(p) as it:
-            entries = sorted(it, key=lambda e: e.name)
+        with os.scandir(root_path) as it:
+            entries = sorted(it, key=lambda dir_entry: dir_entry.name)
     except OSError:
         return []
-    for e in entries:
+    for dir_entry in entries:
         try:
-            is_dir = e.is_dir()  # follows symlinks
+            is_dir = dir_entry.is_dir()  # follows symlinks
         except OSError:
             continue
         if is_dir:
-            out.extend(_project_files(e.path, e.name))
-        elif e.name.endswith(".jsonl") and _is_file(e):
-            out.append(SessionFile(e.path, "", "session"))
+            out.extend(_project_files(dir_entry.path, dir_entry.name))
+        elif dir_entry.name.endswith(".jsonl") and _is_file(dir_entry):
+            out.append(SessionFile(dir_entry.path, "", "session"))
     return out
 
 
@@ -212,7 +212,7 @@ def find_session_by_id(near: str | os.PathLike, session_id: str) -> str | None:
     root = os.path.dirname(folder)
     try:
         with os.scandir(root) as it:
-            projects = sorted(d.path for d in it if d.name.startswith("--") and d.is_dir() and d.path != folder)
+            projects = sorted(dir_entry.path for dir_entry in it if dir_entry.name.startswith("--") and dir_entry.is_dir() and dir_entry.path != folder)
     except OSError:
         return None
     for project in projects:
@@ -225,7 +225,7 @@ def find_session_by_id(near: str | os.PathLike, session_id: str) -> str | None:
 def _file_ending(folder: str, suffix: str) -> str | None:
     try:
         with os.scandir(folder) as it:
-            names = sorted(d.name for d in it if d.name.endswith(suffix) and d.is_file())
+            names = sorted(dir_entry.name for dir_entry in it if dir_entry.name.endswith(suffix) and dir_entry.is_file())
     except OSError:
         return None
     return os.path.join(folder, names[0]) if names else None

@@ -45,7 +45,7 @@ def unframe(view: memoryview, magic: bytes, version: int, what: str) -> tuple[in
         raise OtherVersion()
     nl2 = head.find(b"\n", nl + 1)
     try:
-        meta_len, blob_len, crc = (int(x) for x in head[nl + 1:nl2].split(b" "))
+        meta_len, blob_len, crc = (int(field) for field in head[nl + 1:nl2].split(b" "))
     except ValueError:
         raise Damaged("its lengths line is damaged") from None
     start = nl2 + 1

@@ -81,7 +81,7 @@ __all__ = [
 
 def _infos(root: SessionRoot, index_dir) -> list[SessionInfo]:
     listing = SessionIndex(index_dir)
-    return [i for i in list_sessions(root, listing) if i.error is None]
+    return [info for info in list_sessions(root, listing) if info.error is None]
 
 
 def update_index(
@@ -137,31 +137,31 @@ def search(
     ``fold``: a session's hits of one kind with the same line of context are one hit,
     counted in its ``repeats`` (:func:`~.search_match.match_rows`); ``max_hits`` then keeps
     that many different hits."""
-    q = query if isinstance(query, Query) else parse_query(query)
+    parsed = query if isinstance(query, Query) else parse_query(query)
     if fold:
-        q = dataclasses.replace(q, fold=True)
+        parsed = dataclasses.replace(parsed, fold=True)
     count_to = count_to_of(max_hits, count_all)
     if not use_index:
-        return _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_to, first_hits)
-    return _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos, count_to, first_hits)
+        return _scan_search(root, parsed, index_dir, limit, max_hits, should_stop, infos, count_to, first_hits)
+    return _search(root, parsed, index_dir, on_progress, limit, max_hits, update, should_stop, infos, count_to, first_hits)
 
 
 def _session_infos(root, index_dir, infos) -> list[SessionInfo]:
     if infos is None:
         return _infos(root, index_dir)
-    return [i for i in infos if i.error is None]
+    return [info for info in infos if info.error is None]
 
 
-def _search(root, q, index_dir, on_progress, limit, max_hits, update, should_stop, infos, count_to, first_hits):
+def _search(root, query, index_dir, on_progress, limit, max_hits, update, should_stop, infos, count_to, first_hits):
     infos = _session_infos(root, index_dir, infos)
     with SearchIndex(index_dir) as idx:
         yield from idx.query(
-            q, infos, limit=limit, max_hits=max_hits, should_stop=should_stop,
+            query, infos, limit=limit, max_hits=max_hits, should_stop=should_stop,
             update=update, root=root, on_progress=on_progress, count_to=count_to, first_hits=first_hits,
         )  # fmt: skip
 
 
-def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_to, first_hits):
+def _scan_search(root, query, index_dir, limit, max_hits, should_stop, infos, count_to, first_hits):
     """:func:`search` without the index: each session file read (as the index reads it,
     :func:`~.search_rows._file_rows`) and matched (:func:`match_rows`) in turn."""
 
@@ -170,7 +170,7 @@ def _scan_search(root, q, index_dir, limit, max_hits, should_stop, infos, count_
             if should_stop is not None and should_stop():
                 return
             first = _first_hits(info, first_hits)
-            yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, first)
+            yield info, _scan_file(info.path, query, max_hits, should_stop, count_to, first)
 
     return _in_turns(found(), limit, should_stop)
 
@@ -199,9 +199,9 @@ def search_while_indexing(
     :func:`search` gives them (a session's first hits, then the session whole).
     ``on_progress(bytes read, bytes to read)`` counts the files read whole (called with
     ``(0, total)`` first when there are any)."""
-    q = query if isinstance(query, Query) else parse_query(query)
+    parsed = query if isinstance(query, Query) else parse_query(query)
     if fold:
-        q = dataclasses.replace(q, fold=True)
+        parsed = dataclasses.replace(parsed, fold=True)
     count_to = count_to_of(max_hits, False)
     infos = _session_infos(root, index_dir, infos)
     indexed: list[SessionInfo] = []
@@ -213,15 +213,15 @@ def search_while_indexing(
                 st = os.stat(info.path)
             except OSError:
                 continue
-            k = known.get(info.path)
-            if k is not None and k[1] == _identity(st):
+            seen = known.get(info.path)
+            if seen is not None and seen[1] == _identity(st):
                 indexed.append(info)
             else:
                 unread.append((info, st.st_size))
         if indexed:
-            yield from idx.query(q, indexed, max_hits=max_hits, should_stop=should_stop, count_to=count_to,
+            yield from idx.query(parsed, indexed, max_hits=max_hits, should_stop=should_stop, count_to=count_to,
                                  first_hits=first_hits)  # fmt: skip
-    unread.sort(key=lambda x: (_size_class(x[1]), -(x[0].modified_ms or 0)))
+    unread.sort(key=lambda pair: (_size_class(pair[1]), -(pair[0].modified_ms or 0)))
     total = sum(size for _info, size in unread)
     done = 0
     if unread and on_progress is not None:
@@ -232,7 +232,7 @@ def search_while_indexing(
         for info, size in unread:
             if should_stop is not None and should_stop():
                 return
-            yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, _first_hits(info, first_hits))
+            yield info, _scan_file(info.path, parsed, max_hits, should_stop, count_to, _first_hits(info, first_hits))
             done += size  # (its first step given: a big session's rest is read after the others)
             if on_progress is not None:
                 on_progress(done, total)

@@ -75,16 +75,16 @@ def _unsafe(data: bytes) -> bool:
     :func:`_has_fold`)."""
     if b"\\u" not in data:  # (most lines: found by a byte search, faster than the regex's scan)
         return False
-    m = _ESCAPE.search(data)
-    while m is not None:
-        h = data[m.end() : m.end() + 4].lower()
-        if h[:3] in _UNSAFE_ESC or h in _UNSAFE_ESC4:
+    match = _ESCAPE.search(data)
+    while match is not None:
+        hexdigits = data[match.end() : match.end() + 4].lower()
+        if hexdigits[:3] in _UNSAFE_ESC or hexdigits in _UNSAFE_ESC4:
             return True
-        m = _ESCAPE.search(data, m.end())
+        match = _ESCAPE.search(data, match.end())
     return False
 
 
-def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
+def _chunks(handle, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
     """The chunks of a file from where ``st`` says reading stopped, as ``(start, end,
     first entry, first line number, lines, dense, made, words text, pair bitmap)``: whole lines, each chunk closed
     once its rows hold :data:`CHUNK_CHARS` characters; the header line is a chunk of its
@@ -97,7 +97,7 @@ def _chunks(f, st: _FileState, stats: IndexStats) -> Iterator[tuple]:
             return (cur[0], cur[1], cur[2], cur[3], cur[7] - cur[3] + 1, cur[4], cur[8], _words_text(words), pairs)
         return None
 
-    for off, nxt, lineno, idx, _eid, rows, data, _when in _file_lines(f, st):
+    for off, nxt, lineno, idx, _eid, rows, data, _when in _file_lines(handle, st):
         if data == LONG_LINE:
             # (a line read past: in no chunk, or reading a chunk back would read it all)
             if cur is not None:
@@ -146,14 +146,14 @@ def _index_whole(path: str) -> dict | None:
     :mod:`.search_worker`): its identity, state, chunks and counts, as JSON can carry them;
     None when it cannot be opened."""
     try:
-        f = open_regular(path)
+        handle = open_regular(path)
     except OSError:
         return None
-    with f:
-        ident = _identity(os.fstat(f.fileno()))
+    with handle:
+        ident = _identity(os.fstat(handle.fileno()))
         st = _FileState(0, path)
         stats = IndexStats()
-        chunks = [(*c[:8], base64.b64encode(c[8]).decode("ascii")) for c in _chunks(f, st, stats)]
+        chunks = [(*chunk[:8], base64.b64encode(chunk[8]).decode("ascii")) for chunk in _chunks(handle, st, stats)]
     if st.error is not None:  # not a Pi session after all: nothing of it is kept
         chunks = []
     elif not st.has_header:
@@ -167,14 +167,14 @@ def _index_whole(path: str) -> dict | None:
 def _ready(done: dict) -> tuple:
     """A worker's result (:func:`_index_whole`) checked and in the shapes written, before
     anything is: ``(identity, state fields, chunks, rows, bytes)``; raises on a bad one."""
-    ident = tuple(int(x) for x in done["ident"])
+    ident = tuple(int(field) for field in done["ident"])
     fields = tuple(done["state"])
-    chunks = [tuple(c) for c in done["chunks"]]
-    if len(ident) != 4 or len(fields) != 9 or any(len(c) != 9 or not isinstance(c[7], str) for c in chunks):
+    chunks = [tuple(char) for char in done["chunks"]]
+    if len(ident) != 4 or len(fields) != 9 or any(len(chunk) != 9 or not isinstance(chunk[7], str) for chunk in chunks):
         raise ValueError("not a worker's result")
-    chunks = [(*c[:8], base64.b64decode(c[8], validate=True)) for c in chunks]
-    for c in chunks:
-        array.array("I", c[6])  # (offsets that do not fit raise here, before anything is written)
+    chunks = [(*chunk[:8], base64.b64decode(chunk[8], validate=True)) for chunk in chunks]
+    for chunk in chunks:
+        array.array("I", chunk[6])  # (offsets that do not fit raise here, before anything is written)
     return ident, fields, chunks, int(done["rows"]), int(done["bytes"])
 
 
@@ -191,8 +191,8 @@ _MADE_KINDS = frozenset(("tool-call", "label"))
 
 
 def _pieces(needles: Iterable[str], cut: re.Pattern) -> tuple[bytes, ...]:
-    got = {p for n in needles for p in cut.split(n) if p}
-    return tuple(p.encode("ascii") for p in sorted(got, key=len, reverse=True))
+    got = {piece for needle in needles for piece in cut.split(needle) if piece}
+    return tuple(piece.encode("ascii") for piece in sorted(got, key=len, reverse=True))
 
 
 # Whitespace between a phrase's words as a dense chunk's raw JSON may write it: a space, a
@@ -201,37 +201,37 @@ _RAW_SPACE = rb"(?:[ \x80-\xff]|\\[bfnrt]|\\u[0-9a-f]{4})+"
 _RAW_SAFE = re.compile(r"[\x20-\x7e]+")  # (a word of these is written as it is, unless it holds " \\ /)
 
 
-def _raw_phrase(t) -> re.Pattern | None:
+def _raw_phrase(term) -> re.Pattern | None:
     """For a phrase whose words a JSON writer writes as they are, a bytes regex that a
     dense chunk's lowercased raw line matches wherever a row of it holds the phrase: the
     words with :data:`_RAW_SPACE` between them (None for any other term)."""
-    if t.kind != "phrase":
+    if term.kind != "phrase":
         return None
-    words = t.value.split()
-    if not all(_RAW_SAFE.fullmatch(w) and not any(c in w for c in '"\\/') for w in words):
+    words = term.value.split()
+    if not all(_RAW_SAFE.fullmatch(word) and not any(char in word for char in '"\\/') for word in words):
         return None
-    return re.compile(_RAW_SPACE.join(re.escape(w.lower().encode("ascii")) for w in words))
+    return re.compile(_RAW_SPACE.join(re.escape(word.lower().encode("ascii")) for word in words))
 
 
-def _line_filter(q: Query) -> list[tuple] | None:
-    """What a raw JSON line (lowercased) must hold to be worth parsing for ``q``: for any
+def _line_filter(query: Query) -> list[tuple] | None:
+    """What a raw JSON line (lowercased) must hold to be worth parsing for ``query``: for any
     one term, every strict piece of its needles (and, for a phrase, its words with only
     whitespace between them, :func:`_raw_phrase`), or (in a line holding a tool call or a
     label) every loose piece (None in place of the loose pieces: the same as the strict
     ones). None: every line is read (a term without a piece to look for)."""
-    if not q.terms:  # ``kind:`` alone: the lines that hold calls (or ``!`` commands)
+    if not query.terms:  # ``kind:`` alone: the lines that hold calls (or ``!`` commands)
         from ..model.parts import SHELL_EXEC
 
         alts = [((b"toolcall",), None, None)]
-        if SHELL_EXEC in q.kinds:
+        if SHELL_EXEC in query.kinds:
             alts.append(((b"bashexecution",), None, None))
         return alts
     alts = []
-    for t in q.terms:
-        strict, loose = _pieces(t.needles, _STRICT_CUT), _pieces(t.needles, _LOOSE_CUT)
+    for term in query.terms:
+        strict, loose = _pieces(term.needles, _STRICT_CUT), _pieces(term.needles, _LOOSE_CUT)
         if not strict or not loose:
             return None  # (a row may match this term without a piece to look for)
-        alts.append((strict, None if strict == loose else loose, _raw_phrase(t)))
+        alts.append((strict, None if strict == loose else loose, _raw_phrase(term)))
     return alts
 
 
@@ -242,7 +242,7 @@ def _chosen_lines(data: bytes, alts, made: Iterable[int]) -> list[int]:
     block, not line by line."""
     low = data.lower()
     find, rfind = low.find, low.rfind
-    n = len(low)
+    count = len(low)
     chosen = set()
 
     def scan(first: bytes, check) -> None:
@@ -251,15 +251,15 @@ def _chosen_lines(data: bytes, alts, made: Iterable[int]) -> list[int]:
             ls = rfind(b"\n", 0, pos) + 1
             le = find(b"\n", pos)
             if le < 0:
-                le = n
+                le = count
             if check(ls, le):
                 chosen.add(ls)
-            pos = find(first, le + 1) if le < n else -1
+            pos = find(first, le + 1) if le < count else -1
 
     made = list(made)
     for strict, loose, phrase in alts:
         if phrase is None:
-            scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(p, ls, le) >= 0 for p in ps))
+            scan(strict[0], lambda ls, le, ps=strict[1:]: all(find(piece, ls, le) >= 0 for piece in ps))
         else:  # (a line pitui makes the text of is looked at below, for its loose pieces)
             scan(strict[0], lambda ls, le, rx=phrase: rx.search(low, ls, le) is not None)
         if loose is not None or phrase is not None:
@@ -267,8 +267,8 @@ def _chosen_lines(data: bytes, alts, made: Iterable[int]) -> list[int]:
             for ls in made:
                 le = find(b"\n", ls)
                 if le < 0:
-                    le = n
-                if all(find(p, ls, le) >= 0 for p in loose):
+                    le = count
+                if all(find(piece, ls, le) >= 0 for piece in loose):
                     chosen.add(ls)
     return sorted(chosen)
 
@@ -289,18 +289,18 @@ class _ChunkRows:
     (:meth:`narrow`), the chunks after the one being read are those that may hold one of
     them, and their lines are filtered for those terms only."""
 
-    def __init__(self, f, st: _FileState, chunks: list, q: Query, stopped: list, per_term: list | None = None):
-        self.f, self.st, self.q, self.stopped, self.per_term = f, st, q, stopped, per_term
+    def __init__(self, handle, st: _FileState, chunks: list, query: Query, stopped: list, per_term: list | None = None):
+        self.f, self.st, self.q, self.stopped, self.per_term = handle, st, query, stopped, per_term
         self.chunks = list(chunks)
-        self.alts = _line_filter(q)
+        self.alts = _line_filter(query)
         self.at = 0  # the chunk being read
 
     def narrow(self, terms: list[int]) -> None:
         """From the next chunk on, read only what may hold one of ``terms`` (indexes in ``q.terms``)."""
-        self.alts = _line_filter(dataclasses.replace(self.q, terms=tuple(self.q.terms[k] for k in terms)))
-        if self.per_term is not None and all(self.per_term[k] is not None for k in terms):
-            wanted = set().union(*(self.per_term[k] for k in terms))
-            rest = [c for c in self.chunks[self.at + 1 :] if c[0] in wanted]
+        self.alts = _line_filter(dataclasses.replace(self.q, terms=tuple(self.q.terms[term] for term in terms)))
+        if self.per_term is not None and all(self.per_term[term] is not None for term in terms):
+            wanted = set().union(*(self.per_term[term] for term in terms))
+            rest = [chunk for chunk in self.chunks[self.at + 1 :] if chunk[0] in wanted]
             self.chunks = self.chunks[: self.at + 1] + rest
 
     def __iter__(self) -> Iterator[tuple[str, int, str | None, str, str | None]]:
@@ -312,16 +312,16 @@ class _ChunkRows:
             self.at += 1
 
 
-def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str, int, str | None, str, str | None]]:
+def _rows_of_chunk(handle, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str, int, str | None, str, str | None]]:
     """The rows of one chunk (see :class:`_ChunkRows`)."""
-    fd = f.fileno()
+    fd = handle.fileno()
     start, end, entry, lineno, _lines, dense, made, *_ = chunk
     if not dense:
         if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
             raise _Changed
         sub = _FileState(st.id, st.path, scanned_to=start, next_lineno=lineno, next_entry=entry,
                          version=st.version, has_header=st.has_header if start > 0 else 0)  # fmt: skip
-        for _o, _n, _l, idx, eid, rows, _d, when in _file_lines(f, sub, stop=end, sniff=False):
+        for _o, _n, _l, idx, eid, rows, _d, when in _file_lines(handle, sub, stop=end, sniff=False):
             for kind, text in rows:
                 yield kind, idx, eid, text, when
         return
@@ -337,10 +337,10 @@ def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str,
             at = data.find(b"\n", at + 1)
     else:
         starts = _chosen_lines(data, alts, array.array("I", made) if made else ())
-    k = 0  # lines before ``prev``
+    lines_before = 0  # lines before ``prev``
     prev = 0
     for ls in starts:
-        k += data.count(b"\n", prev, ls)
+        lines_before += data.count(b"\n", prev, ls)
         prev = ls
         le = data.find(b"\n", ls)
         if le < 0:
@@ -351,8 +351,8 @@ def _rows_of_chunk(f, st: _FileState, chunk: tuple, alts) -> Iterator[tuple[str,
         obj = parse_line(line).value
         if not isinstance(obj, dict):
             continue  # (the file changed under the same size and time)
-        n = lineno + k
-        eid = f"line{n}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{n}")
+        line_number = lineno + lines_before
+        eid = f"line{line_number}" if st.version < 2 else (_norm_id(obj.get("id")) or f"line{line_number}")
         when = _entry_time(obj)
         for kind, text in entry_rows(obj, st.version):
-            yield kind, entry + k, eid, text, when
+            yield kind, entry + lines_before, eid, text, when

@@ -174,7 +174,7 @@ class SearchDb:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA cache_size=-32000")
-            names = ",".join(f"'{t}'" for t in _TABLES)
+            names = ",".join(f"'{table}'" for table in _TABLES)
             # (an index in use is opened without the write lock: an update under way in
             # another thread or process holds it, one transaction after another)
             have = conn.execute(f"SELECT name FROM sqlite_master WHERE name IN ({names})").fetchall()

@@ -48,30 +48,30 @@ def _fts_refused(exc: sqlite3.OperationalError) -> bool:
     return str(exc).startswith("fts5:")
 
 
-def _fresh_candidates(q: Query, chunks: list) -> tuple[list | None, list | None]:
+def _fresh_candidates(query: Query, chunks: list) -> tuple[list | None, list | None]:
     """:meth:`SearchIndex.narrowed` for one file just indexed from its start, from its
     ``chunks`` (with their words) rather than from FTS (a query would make FTS write out
     its pending words: a segment a file): the chunks that may hold a hit (None: all; []:
     none, the file holds no result), and per term the starts of those that may hold it."""
-    wide = not q.terms
+    wide = not query.terms
     per_term: list[set | None] = []
-    for t in q.terms:
-        if t.fts is None:
+    for term in query.terms:
+        if term.fts is None:
             wide = True
             per_term.append(None)
             continue
-        grams = [g[1:-1].replace('""', '"') for g in t.fts.split(" AND ")]
-        got = {k for k, c in enumerate(chunks) if all(g in c[7] for g in grams) and _may_pair(c[8], t.pairs)
-               and all(_may_pair(c[8], (key,)) or any(all(g in c[7] for g in trio) for trio in trios)
-                       for key, trios in t.gaps)}
+        grams = [gram[1:-1].replace('""', '"') for gram in term.fts.split(" AND ")]
+        got = {chunk_index for chunk_index, chunk in enumerate(chunks) if all(gram in chunk[7] for gram in grams) and _may_pair(chunk[8], term.pairs)
+               and all(_may_pair(chunk[8], (key,)) or any(all(gram in chunk[7] for gram in trio) for trio in trios)
+                       for key, trios in term.gaps)}
         if not got:
             return [], None
         per_term.append(got)
     if wide:
         return None, None
     keep = sorted(set().union(*per_term))
-    return ([(*chunks[k][:6], array.array("I", chunks[k][6]).tobytes() if chunks[k][6] else None) for k in keep],
-            [{chunks[k][0] for k in ks} for ks in per_term])
+    return ([(*chunks[chunk_index][:6], array.array("I", chunks[chunk_index][6]).tobytes() if chunks[chunk_index][6] else None) for chunk_index in keep],
+            [{chunks[chunk_index][0] for chunk_index in ks} for ks in per_term])
 
 
 class SearchIndex:
@@ -123,14 +123,14 @@ class SearchIndex:
         return self.writer.known()
 
     def file_ids(self) -> dict[str, int]:
-        return {p: i for i, p in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
+        return {path: file_id for file_id, path in self.conn.execute("SELECT id, path FROM files WHERE error IS NULL")}
 
     def unindexed(self) -> set[str]:
         """The files whose indexing failed (:meth:`.search_update.IndexWriter._mark_failed`):
         each search reads them whole."""
-        return {p for (p,) in self.conn.execute("SELECT path FROM files WHERE error LIKE ?", (UNINDEXED + "%",))}
+        return {path for (path,) in self.conn.execute("SELECT path FROM files WHERE error LIKE ?", (UNINDEXED + "%",))}
 
-    def candidates(self, q: Query, fid: int | None = None) -> dict[int, list[tuple] | None] | None:
+    def candidates(self, query: Query, fid: int | None = None) -> dict[int, list[tuple] | None] | None:
         """The files that may hold a result as far as FTS tells, each with, per term, that
         term and the file's chunks whose words may hold it (``(start, end, entry, lineno,
         lines, dense, made, id)``; None: all of its chunks): :meth:`narrowed` makes of it
@@ -143,15 +143,15 @@ class SearchIndex:
             if lo is None:
                 return {}
             where, args = " AND words.rowid BETWEEN ? AND ?", (lo, hi)
-        wide = not q.terms  # (``kind:`` alone)
-        for t in q.terms:
-            if t.fts is None:
+        wide = not query.terms  # (``kind:`` alone)
+        for term in query.terms:
+            if term.fts is None:
                 wide = True
                 continue
             try:
                 rows = self.conn.execute(
                     "SELECT c.file, c.start, c.end, c.entry, c.lineno, c.lines, c.dense, c.made, c.id FROM words "
-                    f"JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?{where}", (t.fts, *args)
+                    f"JOIN chunks c ON c.id = words.rowid WHERE words MATCH ?{where}", (term.fts, *args)
                 ).fetchall()
             except sqlite3.OperationalError as exc:
                 if not _fts_refused(exc):
@@ -162,16 +162,16 @@ class SearchIndex:
             for file, *chunk in rows:
                 files.setdefault(file, set()).add(tuple(chunk))
             gaps = []
-            for key, trios in t.gaps:
+            for key, trios in term.gaps:
                 try:
-                    ids = {r[0] for r in self.conn.execute(
+                    ids = {row[0] for row in self.conn.execute(
                         f"SELECT rowid FROM words WHERE words MATCH ?{where}", (_gap_fts(trios), *args))}
                 except sqlite3.OperationalError as exc:
                     if not _fts_refused(exc):
                         raise
                     continue  # (this gap narrows nothing)
                 gaps.append((key, ids))
-            per_term.append((t, files, tuple(gaps)))
+            per_term.append((term, files, tuple(gaps)))
         if not per_term:
             return None
         fids = set(per_term[0][1])
@@ -181,7 +181,7 @@ class SearchIndex:
             fids &= {fid}
         out: dict[int, list[tuple] | None] = {}
         for file in fids:
-            out[file] = None if wide else [(t, files[file], gaps) for t, files, gaps in per_term]
+            out[file] = None if wide else [(term, files[file], gaps) for term, files, gaps in per_term]
         return out
 
     def narrowed(self, per_term: list[tuple] | None) -> list[tuple] | None:
@@ -196,27 +196,27 @@ class SearchIndex:
         the file's chunks are not narrowed)."""
         if per_term is None:
             return None, None
-        need = sorted({c[7] for t, chunks, gaps in per_term if t.pairs or gaps for c in chunks})
+        need = sorted({chunk[7] for text, chunks, gaps in per_term if text.pairs or gaps for chunk in chunks})
         bits: dict[int, bytes] = {}
-        for k in range(0, len(need), 500):
-            part = need[k : k + 500]
+        for start in range(0, len(need), 500):
+            part = need[start : start + 500]
             bits.update(self.conn.execute(f"SELECT id, bits FROM pairs WHERE id IN ({','.join('?' * len(part))})", part))
         keep: set = set()
         starts: list[set] = []
-        for t, chunks, gaps in per_term:
-            got = [c for c in chunks if _chunk_may(bits.get(c[7]), t.pairs, gaps, c[7])] if t.pairs or gaps else chunks
+        for term, chunks, gaps in per_term:
+            got = [chunk for chunk in chunks if _chunk_may(bits.get(chunk[7]), term.pairs, gaps, chunk[7])] if term.pairs or gaps else chunks
             if not got:
                 return [], None
             keep.update(got)
-            starts.append({c[0] for c in got})
+            starts.append({chunk[0] for chunk in got})
         return sorted(keep), starts
 
     def match_file(
-        self, fid: int, q: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None,
+        self, fid: int, query: Query, max_hits: int = MAX_HITS, should_stop: Callable[[], bool] | None = None,
         chunks: list[tuple] | None = None, count_to: int | None = None, per_term: list[set] | None = None,
         first_hits: int | None = None,
     ) -> Iterator[tuple[list[Hit], int, bool, bool]]:
-        """Exact hits of ``q`` in file ``fid``, read back from the file's chunks at their
+        """Exact hits of ``query`` in file ``fid``, read back from the file's chunks at their
         offsets, step by step as :func:`~.search_match.match_steps` gives them (``count_to``:
         where its counting stops; ``first_hits``: when a first step is given); nothing when
         some term matches none of its rows (or ``should_stop()`` came true on the way).
@@ -228,14 +228,14 @@ class SearchIndex:
         if st is None or st.error is not None:
             return
         try:
-            f = open_regular(st.path)
+            handle = open_regular(st.path)
         except OSError:
             return
-        with f:
+        with handle:
             try:
-                if _identity(os.fstat(f.fileno())) != (st.dev, st.ino, st.size, st.mtime_ns) or st.stream:
+                if _identity(os.fstat(handle.fileno())) != (st.dev, st.ino, st.size, st.mtime_ns) or st.stream:
                     # (a stream is read whole: its entries are rebuilt from all its records)
-                    yield from _match_open_file(f, st.path, q, max_hits, should_stop, count_to, first_hits)
+                    yield from _match_open_file(handle, st.path, query, max_hits, should_stop, count_to, first_hits)
                     return
                 if chunks is None:
                     chunks = self.conn.execute(
@@ -243,20 +243,20 @@ class SearchIndex:
                         (fid,),
                     ).fetchall()
                 stopped: list = [should_stop] if should_stop is not None else []
-                rows = _ChunkRows(f, st, chunks, q, stopped, per_term)
-                for got in match_steps(rows, q, max_hits, should_stop, count_to, first_hits):
+                rows = _ChunkRows(handle, st, chunks, query, stopped, per_term)
+                for got in match_steps(rows, query, max_hits, should_stop, count_to, first_hits):
                     if len(stopped) > 1:
                         return
                     yield got
             except _Changed:
-                f.seek(0)
-                yield from _match_open_file(f, st.path, q, max_hits, should_stop, count_to, first_hits)
+                handle.seek(0)
+                yield from _match_open_file(handle, st.path, query, max_hits, should_stop, count_to, first_hits)
             except (OSError, ValueError):
                 return
 
     def query(
         self,
-        q: Query,
+        query: Query,
         infos: Iterable[SessionInfo],
         *,
         limit: int | None = None,
@@ -282,13 +282,13 @@ class SearchIndex:
         given: set[str] = set()
         for attempt in (0, 1):
             try:
-                for r in self._query(q, [i for i in infos if i.path not in given],
+                for row in self._query(query, [info for info in infos if info.path not in given],
                                      limit=None if limit is None else limit - len(given), max_hits=max_hits,
                                      should_stop=should_stop, update=update or attempt > 0, root=root,
                                      on_progress=on_progress, stats=stats, count_to=count_to, first_hits=first_hits):
-                    if not r.partial:
-                        given.add(r.path)
-                    yield r
+                    if not row.partial:
+                        given.add(row.path)
+                    yield row
                 return
             except sqlite3.DatabaseError as exc:
                 if attempt or not is_corrupt(exc):
@@ -297,7 +297,7 @@ class SearchIndex:
 
     def _query(
         self,
-        q: Query,
+        query: Query,
         infos: list[SessionInfo],
         *,
         limit: int | None,
@@ -313,21 +313,21 @@ class SearchIndex:
         stats = stats if stats is not None else IndexStats()
         stale: set[str] = set()
         if update:
-            stale_list, gone = self.writer.plan([i.path for i in infos], root)
+            stale_list, gone = self.writer.plan([info.path for info in infos], root)
             self.writer.drop(gone, stats)
             stale = set(stale_list)
         fids = self.file_ids()
         unindexed = self.unindexed()
-        cands = self.candidates(q)  # over what is indexed now: not used for stale files
+        cands = self.candidates(query)  # over what is indexed now: not used for stale files
         if stale and on_progress is not None:
             on_progress(0, len(stale))
-        prepared = self.writer.prepared([i.path for i in infos if i.path in stale])
+        prepared = self.writer.prepared([info.path for info in infos if info.path in stale])
         with Txn(self.conn) as txn, contextlib.closing(prepared):
-            yield from _in_turns(self._steps(q, infos, stale, prepared, txn, fids, unindexed, cands, max_hits,
+            yield from _in_turns(self._steps(query, infos, stale, prepared, txn, fids, unindexed, cands, max_hits,
                                              should_stop, on_progress, stats, count_to, first_hits),
                                  limit, should_stop, txn.commit)  # fmt: skip
 
-    def _steps(self, q, infos, stale, prepared, txn, fids, unindexed, cands, max_hits, should_stop, on_progress,
+    def _steps(self, query, infos, stale, prepared, txn, fids, unindexed, cands, max_hits, should_stop, on_progress,
                stats, count_to, first_hits) -> Iterator[tuple[SessionInfo, Iterator[tuple]]]:
         """:meth:`_query`'s sessions in turn, each that may be a result with its steps
         (:func:`~.search_match.match_steps`), files that changed indexed on the way."""
@@ -350,11 +350,11 @@ class SearchIndex:
                     if not self.writer.is_unindexed(info.path):
                         continue
                 elif self.writer.fresh is not None:  # (its chunks only: most queries need none of them)
-                    chunks, per_term = _fresh_candidates(q, self.writer.fresh)
+                    chunks, per_term = _fresh_candidates(query, self.writer.fresh)
                     if chunks == []:
                         continue
                 else:
-                    mine = self.candidates(q, fid)
+                    mine = self.candidates(query, fid)
                     if mine is not None:
                         if fid not in mine:
                             continue
@@ -374,6 +374,6 @@ class SearchIndex:
                         continue
             first = _first_hits(info, first_hits)
             if fid is None:  # (its indexing failed: read whole, as without the index)
-                yield info, _scan_file(info.path, q, max_hits, should_stop, count_to, first)
+                yield info, _scan_file(info.path, query, max_hits, should_stop, count_to, first)
             else:
-                yield info, self.match_file(fid, q, max_hits, should_stop, chunks, count_to, per_term, first)
+                yield info, self.match_file(fid, query, max_hits, should_stop, chunks, count_to, per_term, first)

@@ -60,7 +60,7 @@ class Hit:
             "entryIndex": self.entry_index,
             "kind": self.kind,
             "context": self.context,
-            "spans": [list(s) for s in self.spans],
+            "spans": [list(span) for span in self.spans],
             "timestamp": self.timestamp,
         }
 
@@ -101,7 +101,7 @@ class SessionHits:
             "modified": ms_to_iso(self.modified_ms),
             "hitCount": self.hit_count,
             "hitCountComplete": self.hit_count_complete,
-            "hits": [h.to_json() for h in self.hits],
+            "hits": [hit.to_json() for hit in self.hits],
         }
 
 
@@ -115,14 +115,14 @@ def _shown(line: str, spans: list[tuple[int, int]]) -> tuple[str, tuple[tuple[in
         return line, tuple(spans)
     parts: list[str] = []
     at: dict[int, int] = {}
-    n = prev = 0
-    for cut in sorted({0, len(line), *(x for span in spans for x in span)}):
+    count = prev = 0
+    for cut in sorted({0, len(line), *(edge for span in spans for edge in span)}):
         if cut > prev:
             parts.append(visible(line[prev:cut]))
-            n += len(parts[-1])
+            count += len(parts[-1])
             prev = cut
-        at[cut] = n
-    return "".join(parts), tuple((at[s], at[e]) for s, e in spans)
+        at[cut] = count
+    return "".join(parts), tuple((at[start], at[end]) for start, end in spans)
 
 
 def _context(
@@ -135,56 +135,56 @@ def _context(
     le = text.find("\n", max(start, end - 1) if end > start else start)
     if le < 0:
         le = len(text)
-    a = max(ls, start - CONTEXT_BEFORE)
-    b = min(le, a + CONTEXT_WIDTH)
-    if b <= start and start < len(text):  # a match that starts with a newline
-        b = min(len(text), start + CONTEXT_WIDTH)
-    raw = text[a:b]
+    left = max(ls, start - CONTEXT_BEFORE)
+    right = min(le, left + CONTEXT_WIDTH)
+    if right <= start and start < len(text):  # a match that starts with a newline
+        right = min(len(text), start + CONTEXT_WIDTH)
+    raw = text[left:right]
     stripped = raw.lstrip()
     shift = len(raw) - len(stripped)
-    if shift and a + shift > start:  # never strip the match itself
-        shift = max(0, start - a)
+    if shift and left + shift > start:  # never strip the match itself
+        shift = max(0, start - left)
         stripped = raw[shift:]
-    prefix = "…" if a > ls else ""
-    suffix = "…" if b < le else ""
+    prefix = "…" if left > ls else ""
+    suffix = "…" if right < le else ""
     line = prefix + stripped.rstrip().translate(_SPACES) + suffix
     body_end = len(prefix) + len(stripped.rstrip())
-    off = len(prefix) - a - shift
+    off = len(prefix) - left - shift
     spans: list[tuple[int, int]] = []
-    for k, p in enumerate(patterns):
-        n = 0
-        reach = fixed[k] if fixed is not None else None
-        found = p.finditer(text, max(0, a + shift)) if reach is None else p.finditer(text, max(0, a + shift), b + reach)
-        for m in found:
-            s, e = m.span()
-            if s >= b:
+    for index, pattern in enumerate(patterns):
+        count = 0
+        reach = fixed[index] if fixed is not None else None
+        found = pattern.finditer(text, max(0, left + shift)) if reach is None else pattern.finditer(text, max(0, left + shift), right + reach)
+        for match in found:
+            span_start, span_end = match.span()
+            if span_start >= right:
                 break
-            if e > s:
-                spans.append((max(s + off, len(prefix)), min(e + off, body_end)))
-                n += 1
-                if n >= 20:
+            if span_end > span_start:
+                spans.append((max(span_start + off, len(prefix)), min(span_end + off, body_end)))
+                count += 1
+                if count >= 20:
                     break
     if not spans and end >= start:
         spans.append((max(start + off, len(prefix)), min(max(end, start) + off, body_end)))
     spans.sort()
     merged: list[tuple[int, int]] = []
-    for s, e in spans:
-        if merged and s <= merged[-1][1]:
-            if e > merged[-1][1]:
-                merged[-1] = (merged[-1][0], e)
+    for span_start, span_end in spans:
+        if merged and span_start <= merged[-1][1]:
+            if span_end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], span_end)
         else:
-            merged.append((s, e))
+            merged.append((span_start, span_end))
     return _shown(line, merged)
 
 
 def match_rows(
     rows: Iterable[tuple[str, int, str | None, str, str | None]],
-    q: Query,
+    query: Query,
     max_hits: int = MAX_HITS,
     should_stop: Callable[[], bool] | None = None,
     count_to: int | None = None,
 ) -> tuple[list[Hit], int, bool] | None:
-    """The exact hits of ``q`` among one session's ``rows`` (``(kind, entry index, entry id,
+    """The exact hits of ``query`` among one session's ``rows`` (``(kind, entry index, entry id,
     text, timestamp)`` in file order): ``(hits, hit_count, all_counted)``, the first
     ``max_hits`` hits kept, or None when some term matches none of the rows (a session is a
     result when every term matches one of its rows; its hits are the rows matching *any* term).
@@ -208,14 +208,14 @@ def match_rows(
     ``should_stop()`` is polled every :data:`_STOP_EVERY` rows (a huge session, or a regex
     no trigram narrows, is a long scan): None once it is true."""
     got = None
-    for got in match_steps(rows, q, max_hits, should_stop, count_to):
+    for got in match_steps(rows, query, max_hits, should_stop, count_to):
         pass
     return got[:3] if got is not None else None
 
 
 def match_steps(
     rows: Iterable[tuple[str, int, str | None, str, str | None]],
-    q: Query,
+    query: Query,
     max_hits: int = MAX_HITS,
     should_stop: Callable[[], bool] | None = None,
     count_to: int | None = None,
@@ -226,22 +226,22 @@ def match_steps(
     that many hits are kept and every term has matched, while more rows are to be read, a
     first step is given with them (``partial`` True, a copy of the hits so far), so that a
     session's first hits can be shown while the rest are looked for."""
-    terms = q.terms
-    keep = _kind_filter(q.kinds) if q.kinds else None
+    terms = query.terms
+    keep = _kind_filter(query.kinds) if query.kinds else None
     matched = [False] * len(terms)
-    patterns = [t.pattern for t in terms]
-    needles = [t.needles for t in terms]
+    patterns = [term.pattern for term in terms]
+    needles = [term.needles for term in terms]
     # a plain ASCII term's match in ASCII text is where its lowercase form is in the
     # lowercased text (one code point per code point, as re.IGNORECASE folds): no regex
-    plain = [t.value.lower() if t.kind == "term" and t.value.isascii() else None for t in terms]
-    fixed = [len(t.value) if t.kind == "term" else None for t in terms]
+    plain = [term.value.lower() if term.kind == "term" and term.value.isascii() else None for term in terms]
+    fixed = [len(term.value) if term.kind == "term" else None for term in terms]
     active = range(len(terms))  # the terms each row is matched against
     counting = True  # (False once count_to rows are counted: only the terms not yet matched are looked for)
-    hits = _Kept(max_hits, q.fold)
+    hits = _Kept(max_hits, query.fold)
     wait = first_hits if first_hits is not None and first_hits < max_hits else None  # (the first step not given yet)
     count = 0
-    for n, (kind, entry, eid, text, when) in enumerate(rows, 1):
-        if should_stop is not None and n % _STOP_EVERY == 0 and should_stop():
+    for number, (kind, entry, eid, text, when) in enumerate(rows, 1):
+        if should_stop is not None and number % _STOP_EVERY == 0 and should_stop():
             return
         if keep is not None and not keep(kind, text):
             continue
@@ -257,28 +257,28 @@ def match_steps(
         ascii_text = text.isascii()  # O(1) in CPython
         low = None
         first = None  # (start, end) of the leftmost match of any term
-        for k in active:
-            if ascii_text and needles[k]:
+        for term_index in active:
+            if ascii_text and needles[term_index]:
                 if low is None:
                     low = text.lower()
-                if plain[k] is not None:
-                    at = low.find(plain[k])
+                if plain[term_index] is not None:
+                    at = low.find(plain[term_index])
                     if at >= 0:
-                        matched[k] = True
+                        matched[term_index] = True
                         if first is None or at < first[0]:
-                            first = (at, at + len(plain[k]))
+                            first = (at, at + len(plain[term_index]))
                     continue
-                if not all(x in low for x in needles[k]):
+                if not all(needle in low for needle in needles[term_index]):
                     continue
-            m = patterns[k].search(text)
-            if m is not None:
-                matched[k] = True
-                if first is None or m.start() < first[0]:
-                    first = m.span()
+            match = patterns[term_index].search(text)
+            if match is not None:
+                matched[term_index] = True
+                if first is None or match.start() < first[0]:
+                    first = match.span()
         if first is None:
             continue
         if not counting:
-            active = [k for k in active if not matched[k]]
+            active = [term_index for term_index in active if not matched[term_index]]
             if not active:
                 yield hits.done(), count, False, False
                 return
@@ -289,7 +289,7 @@ def match_steps(
             wait = None
             yield list(hits.done()), count, False, True
         if found == count_to:
-            active = [k for k in active if not matched[k]]
+            active = [term_index for term_index in active if not matched[term_index]]
             if not active:
                 yield hits.done(), count, False, False
                 return
@@ -345,7 +345,7 @@ class _Kept:
     def done(self) -> list[Hit]:
         if self.seen is None:
             return self.hits
-        return [h if k == 1 else replace(h, repeats=k) for h, k in zip(self.hits, self.repeats)]
+        return [hit if count == 1 else replace(hit, repeats=count) for hit, count in zip(self.hits, self.repeats)]
 
 
 def _in_turns(found: Iterator[tuple], limit: int | None, should_stop, before_yield=None) -> Iterator[SessionHits]:
@@ -356,7 +356,7 @@ def _in_turns(found: Iterator[tuple], limit: int | None, should_stop, before_yie
     of a few huge sessions), then handed out whole. ``limit`` counts sessions at their first
     step; ``before_yield()`` is called before each result is handed out."""
     later = []
-    n = 0
+    count = 0
     for info, steps in found:
         steps = _finished(steps)
         step = next(steps, None)
@@ -367,8 +367,8 @@ def _in_turns(found: Iterator[tuple], limit: int | None, should_stop, before_yie
         yield _result(info, step)
         if step[3]:
             later.append((info, steps))
-        n += 1
-        if limit is not None and n >= limit:
+        count += 1
+        if limit is not None and count >= limit:
             break
     for info, steps in later:
         if should_stop is not None and should_stop():
@@ -407,25 +407,25 @@ def count_to_of(max_hits: int, count_all: bool) -> int | None:
     return None if count_all or max_hits >= sys.maxsize else max_hits + 1
 
 
-def _scan_file(path: str, q: Query, max_hits: int, should_stop, count_to: int | None,
+def _scan_file(path: str, query: Query, max_hits: int, should_stop, count_to: int | None,
                first_hits: int | None = None) -> Iterator[tuple]:
-    """The exact hits of ``q`` in the session file ``path``, its rows read from the start,
+    """The exact hits of ``query`` in the session file ``path``, its rows read from the start,
     step by step as :func:`match_steps` gives them (nothing when it cannot be read: it is
     left out)."""
     try:
-        f = open_regular(path)
+        handle = open_regular(path)
     except OSError:
         return
-    with f:
-        yield from _match_open_file(f, path, q, max_hits, should_stop, count_to, first_hits)
+    with handle:
+        yield from _match_open_file(handle, path, query, max_hits, should_stop, count_to, first_hits)
 
 
-def _match_open_file(f, path: str, q: Query, max_hits: int, should_stop, count_to: int | None,
+def _match_open_file(handle, path: str, query: Query, max_hits: int, should_stop, count_to: int | None,
                      first_hits: int | None = None) -> Iterator[tuple]:
-    """The exact hits of ``q`` in the open session file ``f``, its rows read from the start
+    """The exact hits of ``query`` in the open session file ``handle``, its rows read from the start
     (:func:`match_steps`)."""
     st = _FileState(0, path)
-    steps = match_steps(_file_rows(f, st), q, max_hits, should_stop, count_to, first_hits)
+    steps = match_steps(_file_rows(handle, st), query, max_hits, should_stop, count_to, first_hits)
     while True:
         try:
             got = next(steps)

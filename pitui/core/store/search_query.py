@@ -88,8 +88,8 @@ class Query:
     fold: bool = False
 
 
-def _fts_quote(s: str) -> str:
-    return '"' + s.replace('"', '""') + '"'
+def _fts_quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
 
 
 _MAX_GRAMS = 16  # trigrams in one term's expression: enough to be selective, cheap to run
@@ -102,31 +102,31 @@ def _fts_literal(lit: str) -> str | None:
     word character comes before it in ``lit`` (the text has one there too, so a word starts
     there), and after it likewise. ``oken`` is inside some word; in ``fix the``, ``fix``
     ends a word and ``the`` starts one. None when no trigram can be had."""
-    s = _fold(lit).lower()
+    folded = _fold(lit).lower()
     grams: list[str] = []
-    n = len(s)
-    i = 0
-    while i < n:
-        if s[i] not in _WORD_CHARS:
-            i += 1
+    length = len(folded)
+    start = 0
+    while start < length:
+        if folded[start] not in _WORD_CHARS:
+            start += 1
             continue
-        j = i
-        while j < n and s[j] in _WORD_CHARS:
-            j += 1
-        piece = (" " if i > 0 and s[i - 1].isascii() else "") + s[i:j] + (" " if j < n and s[j].isascii() else "")
-        grams.extend(piece[k : k + 3] for k in range(len(piece) - 2))
-        i = j
+        end = start
+        while end < length and folded[end] in _WORD_CHARS:
+            end += 1
+        piece = (" " if start > 0 and folded[start - 1].isascii() else "") + folded[start:end] + (" " if end < length and folded[end].isascii() else "")
+        grams.extend(piece[start : start + 3] for start in range(len(piece) - 2))
+        start = end
     grams = list(dict.fromkeys(grams))
     if not grams:
         return None
     if len(grams) > _MAX_GRAMS:  # (spread over the literal)
         step = (len(grams) - 1) / (_MAX_GRAMS - 1)
-        grams = [grams[round(k * step)] for k in range(_MAX_GRAMS)]
-    return " AND ".join(_fts_quote(g) for g in grams)
+        grams = [grams[round(index * step)] for index in range(_MAX_GRAMS)]
+    return " AND ".join(_fts_quote(gram) for gram in grams)
 
 
 def _fts_all(lits: Iterable[str]) -> str | None:
-    parts = [p for p in (_fts_literal(x) for x in lits) if p]
+    parts = [expression for expression in (_fts_literal(literal) for literal in lits) if expression]
     return " AND ".join(parts) if parts else None
 
 
@@ -135,7 +135,7 @@ def _required_literals(pattern: str) -> list[str]:
     parsed = _parsed(pattern)
     if parsed is None:
         return []
-    c = _sre_c
+    sre = _sre_c
     out: list[str] = []
 
     def walk(items) -> None:
@@ -147,17 +147,17 @@ def _required_literals(pattern: str) -> list[str]:
                 run.clear()
 
         for op, av in items:
-            if op is c.LITERAL:
+            if op is sre.LITERAL:
                 run.append(chr(av))
-            elif op is c.SUBPATTERN:
+            elif op is sre.SUBPATTERN:
                 flush()
                 walk(av[-1])
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)):
                 flush()
                 lo, _hi, sub = av
                 if lo >= 1:
                     walk(sub)
-            elif op is getattr(c, "ATOMIC_GROUP", None):
+            elif op is getattr(sre, "ATOMIC_GROUP", None):
                 flush()
                 walk(av)
             else:  # branches, classes, anchors, backreferences ...: no required literal here
@@ -189,28 +189,28 @@ def _one_char_gaps(pattern: str) -> list[tuple[str, str]]:
     parsed = _parsed(pattern)
     if parsed is None:
         return []
-    c = _sre_c
-    one = (c.ANY, c.IN, c.NOT_LITERAL)
+    sre = _sre_c
+    one = (sre.ANY, sre.IN, sre.NOT_LITERAL)
     out: list[tuple[str, str]] = []
 
     def walk(items) -> None:
         items = list(items)
-        for k, (op, av) in enumerate(items):
-            if op is c.SUBPATTERN:
+        for index, (op, av) in enumerate(items):
+            if op is sre.SUBPATTERN:
                 walk(av[-1])
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)):
                 if av[0] >= 1:
                     walk(av[2])
-            elif op is getattr(c, "ATOMIC_GROUP", None):
+            elif op is getattr(sre, "ATOMIC_GROUP", None):
                 walk(av)
-            elif op in one and 0 < k < len(items) - 1 and items[k - 1][0] is c.LITERAL and items[k + 1][0] is c.LITERAL:
-                i = k - 1
-                while i > 0 and items[i - 1][0] is c.LITERAL:
-                    i -= 1
-                j = k + 2
-                while j < len(items) and items[j][0] is c.LITERAL:
-                    j += 1
-                out.append(("".join(chr(x) for _o, x in items[i:k]), "".join(chr(x) for _o, x in items[k + 1 : j])))
+            elif op in one and 0 < index < len(items) - 1 and items[index - 1][0] is sre.LITERAL and items[index + 1][0] is sre.LITERAL:
+                before = index - 1
+                while before > 0 and items[before - 1][0] is sre.LITERAL:
+                    before -= 1
+                after = index + 2
+                while after < len(items) and items[after][0] is sre.LITERAL:
+                    after += 1
+                out.append(("".join(chr(code) for _o, code in items[before:index]), "".join(chr(code) for _o, code in items[index + 1 : after])))
 
     try:
         walk(parsed)
@@ -226,32 +226,32 @@ def _gap_filter(before: str, after: str) -> tuple[int, tuple[tuple[str, str, str
     around x (``ckx``, ``kxs``, ``xsl`` for ``back`` and ``slash``): ``(key, trigram
     triples)``. None: nothing to require (they do not end and start with two word
     characters, or a whole-word key cannot be had)."""
-    a, b = _fold(before).lower(), _fold(after).lower()
-    ma, mb = re.search(r"[a-z0-9_]+\Z", a), re.match(r"[a-z0-9_]+", b)
+    left, right = _fold(before).lower(), _fold(after).lower()
+    ma, mb = re.search(r"[a-z0-9_]+\Z", left), re.match(r"[a-z0-9_]+", right)
     if ma is None or mb is None or len(ma.group()) < 2 or len(mb.group()) < 2:
         return None
-    keys = _pair_keys([a[max(0, ma.start() - 1) :] + " " + b[: mb.end() + 1]])
+    keys = _pair_keys([left[max(0, ma.start() - 1) :] + " " + right[: mb.end() + 1]])
     if not keys:
         return None
-    x, y = ma.group()[-2:], mb.group()[:2]
-    return keys[0], tuple((x + w, x[1] + w + y[0], w + y) for w in sorted(_WORD_CHARS))
+    tail, head = ma.group()[-2:], mb.group()[:2]
+    return keys[0], tuple((tail + char, tail[1] + char + head[0], char + head) for char in sorted(_WORD_CHARS))
 
 
 def _gap_fts(trios: tuple[tuple[str, str, str], ...]) -> str:
-    return " OR ".join("(" + " AND ".join(_fts_quote(g) for g in trio) + ")" for trio in trios)
+    return " OR ".join("(" + " AND ".join(_fts_quote(group) for group in trio) + ")" for trio in trios)
 
 
 def _needles(lits: Iterable[str]) -> tuple[str, ...]:
     """The ASCII literals, lowercased: on ASCII text ``lit in text.lower()`` is exactly what
     a case-insensitive match needs (non-ASCII letters such as the Kelvin sign match ASCII
     ones under ``re.IGNORECASE``, so non-ASCII text is always given to the regex)."""
-    return tuple(sorted({x.lower() for x in lits if x and x.isascii()}, key=len, reverse=True))
+    return tuple(sorted({literal.lower() for literal in lits if literal and literal.isascii()}, key=len, reverse=True))
 
 
 def _term(kind: str, value: str) -> Term:
     if kind == "phrase":
         words = value.split()
-        pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+        pattern = re.compile(r"\s+".join(re.escape(word) for word in words), re.IGNORECASE)
         phrase = " ".join(words)
         return Term("phrase", phrase, pattern, _fts_literal(phrase), _needles(words), _pair_keys([phrase]))
     pattern = re.compile(re.escape(value), re.IGNORECASE)
@@ -270,7 +270,7 @@ def describe_kinds() -> str:
     for name, kind in TOOL_KINDS.items():
         tools.setdefault(kind, []).append(name)
     tools[SHELL_EXEC].append("! commands")
-    listed = ", ".join(f"{k} ({', '.join(names)})" for k, names in sorted(tools.items()))
+    listed = ", ".join(f"{kind} ({', '.join(names)})" for kind, names in sorted(tools.items()))
     return f"kinds: {listed}; any other tool is a kind of its own, by its name (kind:subagent)"
 
 
@@ -306,7 +306,7 @@ def parse_kind(value: str) -> str:
         return word
     if word in TOOL_KINDS:
         raise QueryError(f"{word} is a tool, not a kind: its calls are kind:{tool_kind(word)}; {tail}")
-    near = [k for k in canonical if k.startswith(word)] or difflib.get_close_matches(word, canonical, 1, 0.8)
+    near = [kind for kind in canonical if kind.startswith(word)] or difflib.get_close_matches(word, canonical, 1, 0.8)
     if near:
         raise QueryError(f"unknown kind {visible(value.strip())} (did you mean kind:{near[0]}?); {tail}")
     return word
@@ -318,7 +318,7 @@ def _is_kind_word(word: str) -> bool:
 
 def _kinds_of(words: Iterable[str]) -> frozenset[str]:
     """The kinds the ``kind:`` qualifiers among ``words`` name."""
-    return frozenset(parse_kind(w[len(_KIND_PREFIX) :]) for w in words if _is_kind_word(w))
+    return frozenset(parse_kind(word[len(_KIND_PREFIX) :]) for word in words if _is_kind_word(word))
 
 
 def _kind_filter(kinds: frozenset[str]) -> Callable[[str, str], bool]:
@@ -362,7 +362,7 @@ def parse_query(query: str) -> Query:
             raise QueryError("empty regex")
         pattern = compile_user_regex(src)
         lits = _required_literals(src)
-        gaps = tuple(g for g in (_gap_filter(x, y) for x, y in _one_char_gaps(src)) if g is not None)
+        gaps = tuple(gap for gap in (_gap_filter(before, after) for before, after in _one_char_gaps(src)) if gap is not None)
         term = Term("regex", src, pattern, _fts_all(lits), _needles(lits), _pair_keys(lits), gaps)
         return Query(query, "regex", (term,), kinds)
     tokens: list[tuple[str, str]] = []
@@ -370,10 +370,10 @@ def parse_query(query: str) -> Query:
     in_quote = False
 
     def flush(kind: str) -> None:
-        v = "".join(buf).strip()
+        value = "".join(buf).strip()
         buf.clear()
-        if v:
-            tokens.append((kind, v))
+        if value:
+            tokens.append((kind, value))
 
     for ch in trimmed:
         if ch == '"':
@@ -389,17 +389,17 @@ def parse_query(query: str) -> Query:
             continue
         buf.append(ch)
     if in_quote:  # unbalanced quotes: plain whitespace tokens, quote characters included (Pi)
-        tokens = [("term", t) for t in trimmed.split()]
+        tokens = [("term", word) for word in trimmed.split()]
     else:
         flush("term")
-    kinds = _kinds_of(v for kind, v in tokens if kind == "term")
+    kinds = _kinds_of(value for kind, value in tokens if kind == "term")
     terms = []
-    for kind, v in tokens:
-        if kind == "phrase" and not v.split():
+    for kind, value in tokens:
+        if kind == "phrase" and not value.split():
             continue
-        if kind == "term" and _is_kind_word(v):
+        if kind == "term" and _is_kind_word(value):
             continue
-        terms.append(_term(kind, v))
+        terms.append(_term(kind, value))
     if not terms and not kinds:
         raise QueryError("empty query")
     return Query(query, "tokens", tuple(terms), kinds)

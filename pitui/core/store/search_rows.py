@@ -90,11 +90,11 @@ def _blocks(content, block_type: str, key: str) -> str:
     if not isinstance(content, list):
         return ""
     parts = []
-    for b in content:
-        if isinstance(b, dict) and b.get("type") == block_type:
-            t = b.get(key)
-            if isinstance(t, str):
-                parts.append(t)
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == block_type:
+            text = block.get(key)
+            if isinstance(text, str):
+                parts.append(text)
     return "\n".join(parts)
 
 
@@ -113,13 +113,13 @@ def _value_text(value) -> str:
     lines: list[str] = []
     stack: list[tuple[str, object]] = [("", value)]
     while stack:
-        key, v = stack.pop()
-        if isinstance(v, dict):
-            stack.extend(reversed([(str(k), x) for k, x in v.items()]))
-        elif isinstance(v, list):
-            stack.extend(reversed([(key, x) for x in v]))
+        key, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed([(str(key), child) for key, child in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(key, child) for child in item]))
         else:
-            text = v if isinstance(v, str) else _json_text(v)
+            text = item if isinstance(item, str) else _json_text(item)
             lines.append(f"{key}: {text}" if key else text)
     return "\n".join(lines)
 
@@ -129,7 +129,7 @@ def _tool_call_text(block: dict) -> str:
     name = name if isinstance(name, str) else _json_text(name)
     args = block.get("arguments")
     if isinstance(args, dict):
-        body = "\n".join(f"{k}: {_value_text(v)}" for k, v in args.items())
+        body = "\n".join(f"{key}: {_value_text(value)}" for key, value in args.items())
     elif args is None:
         body = ""
     else:
@@ -145,8 +145,8 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
         if isinstance(text, str) and text.strip():
             rows.append((kind, _cap(text)))
 
-    t = obj.get("type")
-    if t == "message":
+    entry_type = obj.get("type")
+    if entry_type == "message":
         msg = obj.get("message")
         if not isinstance(msg, dict):
             return rows
@@ -158,9 +158,9 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
             add("assistant", _blocks(content, "text", "text"))
             add("thinking", _blocks(content, "thinking", "thinking"))
             if isinstance(content, list):
-                for b in content:
-                    if isinstance(b, dict) and b.get("type") == "toolCall":
-                        add("tool-call", _tool_call_text(b))
+                for block in content:
+                    if isinstance(block, dict) and block.get("type") == "toolCall":
+                        add("tool-call", _tool_call_text(block))
         elif role == "toolResult":
             add("tool-result", _blocks(content, "text", "text"))
         elif role == "bashExecution":
@@ -173,14 +173,14 @@ def entry_rows(obj: dict, version: int = 3) -> list[tuple[str, str]]:
             add("custom", _blocks(content, "text", "text"))
         elif role in ("branchSummary", "compactionSummary"):
             add("summary", msg.get("summary"))
-    elif t == "custom_message":
+    elif entry_type == "custom_message":
         add("custom", _blocks(obj.get("content"), "text", "text"))
-    elif t in ("compaction", "branch_summary"):
+    elif entry_type in ("compaction", "branch_summary"):
         add("summary", obj.get("summary"))
-    elif t == "session_info":
+    elif entry_type == "session_info":
         name = obj.get("name")
         add("name", name.strip() if isinstance(name, str) else None)
-    elif t == "label":
+    elif entry_type == "label":
         add("label", norm_label(obj.get("label"))[0])  # (as Session reads it)
     return rows
 
@@ -194,9 +194,9 @@ def _entry_time(obj: dict) -> str | None:
     return norm_timestamp(value)[0] if value is not None else None
 
 
-def _i64(n: int) -> int:
-    """``n`` (an unsigned 64-bit device or inode number) as SQLite's signed integer."""
-    return n - (1 << 64) if n >= 1 << 63 else n
+def _i64(value: int) -> int:
+    """``value`` (an unsigned 64-bit device or inode number) as SQLite's signed integer."""
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -240,8 +240,8 @@ class _FileState:
         )  # fmt: skip
 
 
-def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) -> Iterator[tuple]:
-    """The lines of the session file ``f`` from where ``st`` says reading stopped (up to
+def _file_lines(handle, st: _FileState, stop: int | None = None, sniff: bool = True) -> Iterator[tuple]:
+    """The lines of the session file ``handle`` from where ``st`` says reading stopped (up to
     byte ``stop``), as ``(offset, next offset, line number, entry, entry id, rows, bytes, time)``:
     the entry's index (-1 for the header, whose rows are its cwd and id; None for a line that
     is no entry: bad JSON, not an object, another header), its ``(kind, text)`` rows and its
@@ -252,11 +252,11 @@ def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) 
     time. An event stream, told by its first records, gives :func:`_stream_lines` instead."""
     st.error = None
     sniffer = Sniffer() if sniff and st.scanned_to == 0 else None  # (a stream shows in its first records)
-    for buf, pos, e, off, lineno, nxt, terminated in iter_line_spans(f, st.scanned_to, st.next_lineno, stop):
-        data = bytes(buf[pos:e])
+    for buf, pos, end, off, lineno, nxt, terminated in iter_line_spans(handle, st.scanned_to, st.next_lineno, stop):
+        data = bytes(buf[pos:end])
         if sniffer is not None and sniffer.see(data, terminated):
             if sniffer.kind is not None:
-                yield from _stream_lines(f, st)
+                yield from _stream_lines(handle, st)
                 return
             sniffer = None
         obj = parse_line(data).value
@@ -272,12 +272,12 @@ def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) 
                 return
             if not terminated:
                 break
-            v = obj.get("version")
+            version = obj.get("version")
             # (any number: only whether it is below 2 or 3 matters, as in Session)
-            st.version = max(-1, min(int(v), 1000)) if type(v) in (int, float) else 1
+            st.version = max(-1, min(int(version), 1000)) if type(version) in (int, float) else 1
             st.has_header = 1
             cwd = obj.get("cwd")
-            rows = [(k, t) for k, t in (("cwd", cwd), ("id", obj["id"])) if isinstance(t, str) and t]
+            rows = [(key, text) for key, text in (("cwd", cwd), ("id", obj["id"])) if isinstance(text, str) and text]
             yield off, nxt, lineno, -1, None, rows, data, _entry_time(obj)
             st.scanned_to, st.next_lineno = nxt, lineno + 1
             continue
@@ -300,7 +300,7 @@ def _file_lines(f, st: _FileState, stop: int | None = None, sniff: bool = True) 
         st.scanned_to, st.next_lineno = 0, 1
 
 
-def _stream_lines(f, st: _FileState) -> Iterator[tuple]:
+def _stream_lines(handle, st: _FileState) -> Iterator[tuple]:
     """:func:`_file_lines` of an event stream (``pi --mode json`` or ``rpc``): the entries of
     the conversation the app rebuilds from it, with the app's indexes and ids, one "line"
     each (offsets 0). Read whole every time (``st.scanned_to`` stays 0, so no fingerprint is
@@ -308,9 +308,9 @@ def _stream_lines(f, st: _FileState) -> Iterator[tuple]:
     earlier entry (a message that was still streaming ends)."""
     from ..read.stream import stream_entries
 
-    header, entries = stream_entries(f, st.path)
+    header, entries = stream_entries(handle, st.path)
     if not st.has_header:  # (a JSON-mode stream's header was read as a session's: its rows are out)
-        rows = [(k, t) for k, t in (("cwd", header.get("cwd")), ("id", header.get("id"))) if isinstance(t, str) and t]
+        rows = [(key, text) for key, text in (("cwd", header.get("cwd")), ("id", header.get("id"))) if isinstance(text, str) and text]
         yield 0, 0, 0, -1, None, rows, b"", _entry_time(header)
     st.has_header, st.version, st.scanned_to, st.next_lineno, st.stream = 1, 3, 0, 1, 1
     for idx, obj in enumerate(entries):
@@ -318,8 +318,8 @@ def _stream_lines(f, st: _FileState) -> Iterator[tuple]:
     st.next_entry = len(entries)
 
 
-def _file_rows(f, st: _FileState) -> Iterator[tuple[str, int, str | None, str, str | None]]:
+def _file_rows(handle, st: _FileState) -> Iterator[tuple[str, int, str | None, str, str | None]]:
     """Every row of a session file (or stream) as :func:`~.search_match.match_rows` takes them."""
-    for _off, _nxt, _lineno, idx, eid, rows, _data, when in _file_lines(f, st):
+    for _off, _nxt, _lineno, idx, eid, rows, _data, when in _file_lines(handle, st):
         for kind, text in rows:
             yield kind, idx, eid, text, when

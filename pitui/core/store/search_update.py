@@ -69,21 +69,21 @@ class IndexWriter:
 
     def known(self) -> dict[str, tuple[int, tuple[int, int, int, int]]]:
         """Path -> (file id, (dev, ino, size, mtime_ns)) of every indexed file."""
-        return {p: (i, (d, n, s, m))
-                for i, p, d, n, s, m in self.conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")}
+        return {path: (file_id, (dev, ino, size, mtime))
+                for file_id, path, dev, ino, size, mtime in self.conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")}
 
-    def _dead(self, n: int) -> None:
-        if n:
+    def _dead(self, count: int) -> None:
+        if count:
             self.conn.execute("INSERT INTO meta(key, value) VALUES ('dead', ?) "
-                              "ON CONFLICT(key) DO UPDATE SET value = value + excluded.value", (n,))  # fmt: skip
+                              "ON CONFLICT(key) DO UPDATE SET value = value + excluded.value", (count,))  # fmt: skip
 
     def _delete_chunks(self, fid: int, from_offset: int = 0) -> None:
         """Forget a file's chunks that start at ``from_offset`` or later (their words stay in
         the FTS table, dead, until it is rebuilt: :meth:`_compact`)."""
         self.conn.execute("DELETE FROM pairs WHERE id IN (SELECT id FROM chunks WHERE file=? AND start>=?)",
                           (fid, from_offset))
-        n = self.conn.execute("DELETE FROM chunks WHERE file=? AND start>=?", (fid, from_offset)).rowcount
-        self._dead(n)
+        deleted = self.conn.execute("DELETE FROM chunks WHERE file=? AND start>=?", (fid, from_offset)).rowcount
+        self._dead(deleted)
 
     def _compact(self) -> None:
         """Start the FTS table again once it holds more dead chunks than live ones (and
@@ -178,11 +178,11 @@ class IndexWriter:
         """(Re)index one file inside the caller's transaction: ``(characters of words
         inserted, file id)``, the id None when the file is not a readable session."""
         try:
-            f = open_regular(path)
+            handle = open_regular(path)
         except OSError:  # (NotRegular too)
             return 0, None
-        with f:
-            fst = os.fstat(f.fileno())
+        with handle:
+            fst = os.fstat(handle.fileno())
             ident = _identity(fst)
             state = self._state(path)
             if state is not None and (state.dev, state.ino, state.size, state.mtime_ns) == ident:
@@ -208,7 +208,7 @@ class IndexWriter:
                 state = self._from_the_start(state, path, stats)
             state.dev, state.ino, state.size, state.mtime_ns = ident
             stats.indexed += 1
-            chars = self._scan(f, state, stats)
+            chars = self._scan(handle, state, stats)
             state.fingerprint = file_fingerprint(path, state.scanned_to) if state.scanned_to else ""
             self._save_state(state)
             return chars, (state.id if state.error is None else None)
@@ -244,14 +244,14 @@ class IndexWriter:
     def _insert(self, fid: int, chunks: list) -> int:
         conn = self.conn
         total = 0
-        for c in chunks:
-            made = array.array("I", c[6]).tobytes() if c[6] else None
+        for chunk in chunks:
+            made = array.array("I", chunk[6]).tobytes() if chunk[6] else None
             cid = conn.execute("INSERT INTO chunks(file, start, end, entry, lineno, lines, dense, made) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fid, *c[:6], made)).lastrowid  # fmt: skip
-            conn.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (cid, c[7]))
-            if c[8]:
-                conn.execute("INSERT INTO pairs(id, bits) VALUES (?, ?)", (cid, c[8]))
-            total += len(c[7])
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fid, *chunk[:6], made)).lastrowid  # fmt: skip
+            conn.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (cid, chunk[7]))
+            if chunk[8]:
+                conn.execute("INSERT INTO pairs(id, bits) VALUES (?, ?)", (cid, chunk[8]))
+            total += len(chunk[7])
         return total
 
     def prepared(self, paths: list[str]) -> Iterator[tuple[str, dict | None]]:
@@ -261,30 +261,30 @@ class IndexWriter:
         from . import search_worker as sw
 
         known = self.known()
-        new = [p for p in paths if p not in known and utf8_name(p)]
+        new = [path for path in paths if path not in known and utf8_name(path)]
         workers = min(4, os.cpu_count() or 1)
         size = 0
         if workers > 1 and len(new) >= sw.PARALLEL_MIN_FILES:
-            for p in new:
+            for path in new:
                 try:
-                    size += os.stat(p).st_size
+                    size += os.stat(path).st_size
                 except OSError:
                     pass
         if size < sw.PARALLEL_MIN_BYTES:
-            for p in paths:
-                yield p, None
+            for path in paths:
+                yield path, None
             return
         it = sw.indexed_in_workers(new, workers)
         chosen = set(new)
         try:
-            for p in paths:
-                yield (next(it)) if p in chosen else (p, None)
+            for path in paths:
+                yield (next(it)) if path in chosen else (path, None)
         finally:
             it.close()
 
-    def _scan(self, f, st: _FileState, stats: IndexStats) -> int:
+    def _scan(self, handle, st: _FileState, stats: IndexStats) -> int:
         start = st.scanned_to
-        chunks = list(_chunks(f, st, stats))
+        chunks = list(_chunks(handle, st, stats))
         total = self._insert(st.id, chunks)
         if start == 0:
             self.fresh = chunks
@@ -302,24 +302,24 @@ class IndexWriter:
         self._compact()
         known = self.known()
         stale = []
-        for p in paths:
-            k = known.get(p)
-            if k is not None:
+        for path in paths:
+            known_state = known.get(path)
+            if known_state is not None:
                 try:
-                    fst = os.stat(p)
+                    fst = os.stat(path)
                 except OSError:
                     continue
-                if k[1] == _identity(fst):
+                if known_state[1] == _identity(fst):
                     continue
-            stale.append(p)
+            stale.append(path)
         gone: list[int] = []
         if root is not None:
             present = set(paths)
             rp = str(root.path)
             prefix = rp.rstrip(os.sep) + os.sep
-            for p, k in known.items():
-                if p not in present and (p == rp or p.startswith(prefix)) and not os.path.isfile(p):
-                    gone.append(k[0])
+            for path, known_state in known.items():
+                if path not in present and (path == rp or path.startswith(prefix)) and not os.path.isfile(path):
+                    gone.append(known_state[0])
         return stale, gone
 
     def drop(self, gone: list[int], stats: IndexStats) -> None:
@@ -373,12 +373,12 @@ class IndexWriter:
             on_progress(0, total)
         prepared = self.prepared(stale)
         with Txn(self.conn) as txn, contextlib.closing(prepared):
-            for done, (p, got) in enumerate(prepared, 1):
+            for done, (path, got) in enumerate(prepared, 1):
                 if should_stop is not None and should_stop():
                     stats.cancelled = True
                     break
                 txn.begin()
-                chars, _ = self.index_file_guarded(p, stats, got)
+                chars, _ = self.index_file_guarded(path, stats, got)
                 txn.wrote(chars)
                 if on_progress is not None:
                     on_progress(done, total)

@@ -27,15 +27,15 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 # bytes -> the words' alphabet: ASCII letters lowercased, digits and "_" kept, anything else
 # (punctuation, whitespace, every byte of a non-ASCII character) a space
 _WORD_TABLE = bytes(
-    c + 32 if 65 <= c <= 90 else (c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else 32) for c in range(256)
+    code + 32 if 65 <= code <= 90 else (code if (48 <= code <= 57 or 97 <= code <= 122 or code == 95) else 32) for code in range(256)
 )
 
 
 def _fold(text: str) -> str:
     if not text.isascii():
-        for a, b in _FOLDS:
-            if a in text:
-                text = text.replace(a, b)
+        for source, target in _FOLDS:
+            if source in text:
+                text = text.replace(source, target)
     return text
 
 
@@ -79,8 +79,8 @@ _TWO_MAX = 100_000
 
 
 def _pair_half(part: bytes, start: bool) -> int:
-    h = zlib.crc32(part)
-    return h >> 16 if start else h & 0xFFFF
+    crc = zlib.crc32(part)
+    return crc >> 16 if start else crc & 0xFFFF
 
 
 def _pair_pos(key: int) -> int:
@@ -117,10 +117,10 @@ def _pair_bits(joined: bytes, words: int) -> bytes:
     start, a key (little-endian). Its bit ``p`` is byte ``p >> 3``'s bit ``p & 7``."""
     import numpy as np  # (only when chunks are made: a query never needs it)
 
-    n = words - 1
-    if n < 1:
+    count = words - 1
+    if count < 1:
         return b""
-    pos = np.frombuffer(joined, dtype="<u4", offset=2, count=n).astype(np.uint32)
+    pos = np.frombuffer(joined, dtype="<u4", offset=2, count=count).astype(np.uint32)
     # (_pair_pos of every key; uint32 products wrap modulo 2**32)
     pos ^= pos >> 16
     pos *= np.uint32(0x85EBCA6B)
@@ -129,7 +129,7 @@ def _pair_bits(joined: bytes, words: int) -> bytes:
     pos ^= pos >> 16
     # First as many bits as every key having one of its own needs; then folded (a
     # position's low bits kept) to what the distinct keys need.
-    top = min(_PAIR_TOP, max(6, (_PAIR_BITS * n - 1).bit_length()))
+    top = min(_PAIR_TOP, max(6, (_PAIR_BITS * count - 1).bit_length()))
     slots = np.zeros(1 << top, dtype=bool)
     slots[pos & np.uint32((1 << top) - 1)] = True
     size = min(top, max(6, (_PAIR_BITS * int(np.count_nonzero(slots)) - 1).bit_length()))
@@ -151,9 +151,9 @@ def _may_pair(bits: bytes | None, keys: Iterable[int]) -> bool:
     if not bits or not keys:
         return True
     mask = len(bits) * 8 - 1
-    for k in keys:
-        p = _pair_pos(k) & mask
-        if not bits[p >> 3] >> (p & 7) & 1:
+    for key in keys:
+        position = _pair_pos(key) & mask
+        if not bits[position >> 3] >> (position & 7) & 1:
             return False
     return True
 
@@ -166,16 +166,16 @@ def _pair_keys(lits: Iterable[str]) -> tuple[int, ...]:
     literal before it) and the start of the second (likewise)."""
     got = set()
     for lit in lits:
-        s = _fold(lit).lower()
-        runs = [(m.start(), m.end()) for m in re.finditer(r"[a-z0-9_]+", s)]
+        folded = _fold(lit).lower()
+        runs = [(match.start(), match.end()) for match in re.finditer(r"[a-z0-9_]+", folded)]
         for (a0, a1), (b0, b1) in zip(runs, runs[1:]):
-            if not s[a1:b0].isascii():
+            if not folded[a1:b0].isascii():
                 continue
-            if a1 - a0 < 3 and (a0 == 0 or not s[a0 - 1].isascii()):
+            if a1 - a0 < 3 and (a0 == 0 or not folded[a0 - 1].isascii()):
                 continue  # (maybe the end of a longer word)
-            if b1 - b0 < 3 and (b1 == len(s) or not s[b1].isascii()):
+            if b1 - b0 < 3 and (b1 == len(folded) or not folded[b1].isascii()):
                 continue  # (maybe the start of a longer word)
-            tail, head = s[max(a0, a1 - 3) : a1].encode("ascii"), s[b0 : min(b1, b0 + 3)].encode("ascii")
+            tail, head = folded[max(a0, a1 - 3) : a1].encode("ascii"), folded[b0 : min(b1, b0 + 3)].encode("ascii")
             got.add(_pair_half(tail, False) | _pair_half(head, True) << 16)
     return tuple(sorted(got))
 
@@ -183,7 +183,7 @@ def _pair_keys(lits: Iterable[str]) -> tuple[int, ...]:
 def _has_fold(text: str) -> bool:
     """Whether ``text`` holds a letter of :data:`_FOLDS` (which its line's bytes do not show
     as the ASCII letter it matches)."""
-    return not text.isascii() and any(a in text for a, _ in _FOLDS)
+    return not text.isascii() and any(source in text for source, _ in _FOLDS)
 
 
 def _words_text(words: set) -> str:

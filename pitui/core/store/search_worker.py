@@ -40,10 +40,10 @@ def indexed_in_workers(paths: list[str], workers: int) -> Iterator[tuple[str, di
     """``(path, result or None)`` for each of ``paths`` in that order, as ``workers``
     worker processes index them (None: not delivered; the caller indexes it). Closing
     the iterator stops the workers."""
-    groups = [paths[k::workers] for k in range(workers)]
-    with _workers.Workers(SEARCH_WORKER, [orjson.dumps(g) if g else None for g in groups]) as pool:
-        for i, path in enumerate(paths):
-            msg = pool.next_of(i % workers)  # (None once that worker ended: the rest of its files are the caller's)
+    groups = [paths[start::workers] for start in range(workers)]
+    with _workers.Workers(SEARCH_WORKER, [orjson.dumps(group) if group else None for group in groups]) as pool:
+        for index, path in enumerate(paths):
+            msg = pool.next_of(index % workers)  # (None once that worker ended: the rest of its files are the caller's)
             got = None
             if msg is not None and len(msg) == 1:
                 try:

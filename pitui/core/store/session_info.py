@@ -141,9 +141,9 @@ def text_of(content) -> str | None:
         return content
     if isinstance(content, list):
         return " ".join(
-            b.get("text") if isinstance(b.get("text"), str) else _js_string(b.get("text"))
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
+            block.get("text") if isinstance(block.get("text"), str) else _js_string(block.get("text"))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
         )
     return None
 
@@ -162,7 +162,7 @@ def subagent_parents(infos: Iterable[SessionInfo]) -> dict[str, SessionInfo]:
     (:func:`discovery.transcript_candidates`: the recorded path, or its name in the
     session's ``subagent-artifacts`` folder). Worked out from the index rows alone."""
     infos = list(infos)
-    transcripts = {i.path for i in infos if i.kind == "subagent"}
+    transcripts = {info.path for info in infos if info.kind == "subagent"}
     if not transcripts:
         return {}
     out: dict[str, SessionInfo] = {}

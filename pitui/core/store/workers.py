@@ -49,7 +49,7 @@ def write(*parts: bytes, out: BinaryIO | None = None) -> None:
     """Write one message of ``parts`` to standard output (or ``out``), and flush it."""
     if out is None:
         out = sys.stdout.buffer
-    out.write(b" ".join([b"%d" % len(p) for p in parts]) + b"\n" + b"".join(parts))
+    out.write(b" ".join([b"%d" % len(part) for part in parts]) + b"\n" + b"".join(parts))
     out.flush()
 
 
@@ -58,8 +58,8 @@ def _widen(*files) -> None:
     try:
         import fcntl
 
-        for f in files:
-            fcntl.fcntl(f.fileno(), fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        for file in files:
+            fcntl.fcntl(file.fileno(), fcntl.F_SETPIPE_SZ, PIPE_SIZE)
     except (ImportError, AttributeError, OSError):
         pass  # (not Linux, or over the limit: the pipes keep their size)
 
@@ -72,22 +72,22 @@ class Workers:
     def __init__(self, module: str, payloads: Sequence[bytes | None]):
         import selectors  # (here: a worker imports this module for its side only)
 
-        n = len(payloads)
-        self.procs: list[subprocess.Popen | None] = [None] * n
-        self._held: list[deque[list[bytes]]] = [deque() for _ in range(n)]
-        self._bufs = [bytearray() for _ in range(n)]
-        self._open = [False] * n  # (its output is still being read)
+        count = len(payloads)
+        self.procs: list[subprocess.Popen | None] = [None] * count
+        self._held: list[deque[list[bytes]]] = [deque() for _ in range(count)]
+        self._bufs = [bytearray() for _ in range(count)]
+        self._open = [False] * count  # (its output is still being read)
         self._live = 0
         self._sel = selectors.DefaultSelector()
         try:
-            for k, data in enumerate(payloads):
+            for worker, data in enumerate(payloads):
                 if data is not None:
-                    self._start(k, module, data)
+                    self._start(worker, module, data)
         except BaseException:
             self.close()
             raise
 
-    def _start(self, k: int, module: str, data: bytes) -> None:
+    def _start(self, worker: int, module: str, data: bytes) -> None:
         import selectors
         import subprocess
 
@@ -96,14 +96,14 @@ class Workers:
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError:
             return  # (it cannot start: its share is the caller's)
-        self.procs[k] = proc
+        self.procs[worker] = proc
         _widen(proc.stdin, proc.stdout)
-        self._sel.register(proc.stdout, selectors.EVENT_READ, (k, None))
-        self._open[k] = True
+        self._sel.register(proc.stdout, selectors.EVENT_READ, (worker, None))
+        self._open[worker] = True
         self._live += 1
         if data:
             os.set_blocking(proc.stdin.fileno(), False)
-            self._sel.register(proc.stdin, selectors.EVENT_WRITE, (k, [memoryview(data), 0]))
+            self._sel.register(proc.stdin, selectors.EVENT_WRITE, (worker, [memoryview(data), 0]))
         else:
             proc.stdin.close()
 
@@ -113,50 +113,50 @@ class Workers:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def ended(self, k: int) -> bool:
-        """Whether worker ``k``'s output has ended (or it never started): what it did not
+    def ended(self, worker: int) -> bool:
+        """Whether ``worker``'s output has ended (or it never started): what it did not
         deliver by then (its messages held are still given), it never will."""
-        return not self._open[k]
+        return not self._open[worker]
 
     def messages(self) -> Iterator[tuple[int, list[bytes]]]:
         """``(worker, parts)`` for every message, as they come, until every worker has ended."""
         held = self._held
         while True:
-            for k, q in enumerate(held):
-                while q:
-                    yield k, q.popleft()
+            for worker, queue in enumerate(held):
+                while queue:
+                    yield worker, queue.popleft()
             if not self._live:
                 return
             self._pump(None)
 
-    def next_of(self, k: int) -> list[bytes] | None:
-        """Worker ``k``'s next message (the others' are held until asked for), or None once
+    def next_of(self, worker: int) -> list[bytes] | None:
+        """``worker``'s next message (the others' are held until asked for), or None once
         it has ended with no message left."""
-        q = self._held[k]
-        if q:
+        queue = self._held[worker]
+        if queue:
             if self._live:
                 self._pump(0)  # (take in what the others wrote meanwhile: they write on)
         else:
-            while not q and self._open[k]:
+            while not queue and self._open[worker]:
                 self._pump(None)
-        return q.popleft() if q else None
+        return queue.popleft() if queue else None
 
     def close(self) -> None:
         """Kill the workers still running, reap them all, close their pipes."""
-        for k, proc in enumerate(self.procs):
+        for worker, proc in enumerate(self.procs):
             if proc is None:
                 continue
-            for f in (proc.stdin, proc.stdout):
-                self._forget(f)
+            for pipe in (proc.stdin, proc.stdout):
+                self._forget(pipe)
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
-            for f in (proc.stdin, proc.stdout):
+            for pipe in (proc.stdin, proc.stdout):
                 try:
-                    f.close()
+                    pipe.close()
                 except OSError:
                     pass
-            self._open[k] = False
+            self._open[worker] = False
         self._live = 0
         self._sel.close()
 
@@ -165,39 +165,39 @@ class Workers:
         """Write what the workers can take and read what they wrote, waiting up to
         ``timeout`` (None: until something happens) when nothing is ready."""
         for key, _ in self._sel.select(timeout):
-            k, job = key.data
+            worker, job = key.data
             if job is None:
-                self._read(k, key.fileobj)
+                self._read(worker, key.fileobj)
             else:
-                self._write(k, key.fileobj, job)
+                self._write(worker, key.fileobj, job)
 
-    def _write(self, k: int, f, job: list) -> None:
+    def _write(self, worker: int, handle, job: list) -> None:
         data, at = job
         try:
-            at += os.write(f.fileno(), data[at:])
+            at += os.write(handle.fileno(), data[at:])
         except BlockingIOError:
             return
         except OSError:  # (it has stopped reading: it ended, or will)
             at = len(data)
         job[1] = at
         if at >= len(data):
-            self._forget(f)
+            self._forget(handle)
             try:
-                f.close()
+                handle.close()
             except OSError:
                 pass
 
-    def _read(self, k: int, f) -> None:
+    def _read(self, worker: int, handle) -> None:
         try:
-            chunk = os.read(f.fileno(), READ_SIZE)
+            chunk = os.read(handle.fileno(), READ_SIZE)
         except OSError:
             chunk = b""
         if not chunk:
-            self._end(k)
+            self._end(worker)
             return
-        buf = self._bufs[k]
+        buf = self._bufs[worker]
         buf += chunk
-        held = self._held[k]
+        held = self._held[worker]
         at = 0
         try:
             with memoryview(buf) as mv:
@@ -207,39 +207,39 @@ class Workers:
                         if len(buf) - at >= MAX_HEAD:
                             raise ValueError("not a message")
                         break
-                    sizes = [int(s) for s in bytes(mv[at:nl]).split()]
+                    sizes = [int(field) for field in bytes(mv[at:nl]).split()]
                     end = nl + 1 + sum(sizes)
                     if min(sizes, default=0) < 0:
                         raise ValueError("not a message")
                     if len(buf) < end:
                         break
                     parts = []
-                    o = nl + 1
-                    for s in sizes:
-                        parts.append(bytes(mv[o:o + s]))
-                        o += s
+                    offset = nl + 1
+                    for size in sizes:
+                        parts.append(bytes(mv[offset:offset + size]))
+                        offset += size
                     held.append(parts)
                     at = end
         except ValueError:  # (not this module's messages: it is stopped, its share the caller's)
-            proc = self.procs[k]
+            proc = self.procs[worker]
             if proc is not None and proc.poll() is None:
                 proc.kill()
-            self._end(k)
+            self._end(worker)
             return
         del buf[:at]
 
-    def _end(self, k: int) -> None:
-        proc = self.procs[k]
+    def _end(self, worker: int) -> None:
+        proc = self.procs[worker]
         if proc is not None:
             self._forget(proc.stdout)
             self._forget(proc.stdin)
-        if self._open[k]:
-            self._open[k] = False
+        if self._open[worker]:
+            self._open[worker] = False
             self._live -= 1
-        self._bufs[k] = bytearray()  # (a message it did not finish is dropped)
+        self._bufs[worker] = bytearray()  # (a message it did not finish is dropped)
 
-    def _forget(self, f) -> None:
+    def _forget(self, handle) -> None:
         try:
-            self._sel.unregister(f)
+            self._sel.unregister(handle)
         except (KeyError, ValueError):
             pass
