@@ -44,20 +44,20 @@ def _fail(path: str, reason: str) -> int:
 def _app_parser() -> argparse.ArgumentParser:
     import argparse
 
-    p = argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="pitui",
         description="Browse Pi coding agent sessions in the terminal (read-only).",
         epilog="Scripts: pitui list [ROOT] [--json] | pitui export FILE --format json|markdown|html [--leaf ID] | "
         "pitui search QUERY [--json] | pitui check FILE... [--json] | pitui usage [daily|weekly|monthly|session|project|"
         "model] [--json] | pitui compare FILE LEAF_A LEAF_B [--json|--markdown] | pitui status [ROOT] [--json] [--watch]",
     )
-    p.add_argument("path", nargs="?", help="a sessions root, one project folder, one .jsonl session file or saved "
+    parser.add_argument("path", nargs="?", help="a sessions root, one project folder, one .jsonl session file or saved "
                    "event stream (pi --mode json or rpc), or - for an event stream piped in (pi -p --mode json ... | "
                    "pitui -), shown as it comes")
-    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files (as Pi's --session-dir)")
-    p.add_argument("--demo", action="store_true", help="open the built-in demo sessions")
-    p.add_argument("--version", action="version", version=f"pitui {__version__}")
-    return p
+    parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files (as Pi's --session-dir)")
+    parser.add_argument("--demo", action="store_true", help="open the built-in demo sessions")
+    parser.add_argument("--version", action="version", version=f"pitui {__version__}")
+    return parser
 
 
 def _resolve_root(path: str | None, session_dir: str | None):

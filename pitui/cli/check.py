@@ -18,19 +18,19 @@ def _check_parser() -> argparse.ArgumentParser:
 
     from ..core.model.doctor import KINDS
 
-    p = argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="pitui check",
         description="Say what is wrong with session files, and what Pi does with it (read-only). "
         "Exit 0 when clean, 1 with findings, 2 when a file cannot be read.",
         epilog="Kinds of finding: " + ", ".join(KINDS) + ".",
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="a session .jsonl file (with --secrets, also a sessions "
+    parser.add_argument("files", nargs="+", metavar="FILE", help="a session .jsonl file (with --secrets, also a sessions "
                    "root or project folder: every session under it)")
-    p.add_argument("--json", action="store_true", help="a JSON array, one object per file readable")
-    p.add_argument("--secrets", action="store_true",
+    parser.add_argument("--json", action="store_true", help="a JSON array, one object per file readable")
+    parser.add_argument("--secrets", action="store_true",
                    help="list the likely secrets instead (file:line, entry, where, kind, the first characters): exit 1 "
                         "when any is found; export --redact masks them")
-    return p
+    return parser
 
 
 def cmd_check(argv: list[str]) -> int:
@@ -54,14 +54,14 @@ def cmd_check(argv: list[str]) -> int:
         if report.findings:
             status = max(status, 1)
         if not args.json:
-            w = sys.stdout.write
-            for f in report.findings:
-                where = f"{visible(path)}:{f.line}" if f.line is not None else visible(path)
-                w(f"{where}: {visible(f.text())}\n")
+            write = sys.stdout.write
+            for finding in report.findings:
+                where = f"{visible(path)}:{finding.line}" if finding.line is not None else visible(path)
+                write(f"{where}: {visible(finding.text())}\n")
     if args.json:
         import orjson
 
-        out = [r.to_json() for r in reports]
+        out = [report.to_json() for report in reports]
         sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
     return status
 
@@ -74,7 +74,7 @@ def _secret_files(paths: list[str]) -> list[str]:
     out = []
     for path in paths:
         if os.path.isdir(path):
-            out += [f.path for f in find_session_files(resolve_root(path))]
+            out += [file.path for file in find_session_files(resolve_root(path))]
         else:
             out.append(path)
     return out
@@ -101,9 +101,9 @@ def _check_secrets(paths: list[str], as_json: bool) -> int:
     done = 0
     status = 0
     reports = []
-    for n, (path, size) in enumerate(zip(files, sizes)):
+    for index, (path, size) in enumerate(zip(files, sizes)):
         if tty:
-            sys.stderr.write(f"\rscanning {n + 1:,}/{len(files):,} files, {done * 100 // total}% of "
+            sys.stderr.write(f"\rscanning {index + 1:,}/{len(files):,} files, {done * 100 // total}% of "
                              f"{_mb(total)} read\x1b[K")
             sys.stderr.flush()
         try:
@@ -121,16 +121,16 @@ def _check_secrets(paths: list[str], as_json: bool) -> int:
         if not as_json and report.secrets:
             if tty:  # (the progress line erased before the file's lines)
                 sys.stderr.write("\r\x1b[K")
-            for f in report.secrets:
-                entry = f", entry {visible(f.entry_id)}" if f.entry_id is not None else ""
-                sys.stdout.write(f"{visible(path)}:{f.line}: {f.kind} in {f.where}{entry}: {visible(f.preview)}\n")
+            for secret in report.secrets:
+                entry = f", entry {visible(secret.entry_id)}" if secret.entry_id is not None else ""
+                sys.stdout.write(f"{visible(path)}:{secret.line}: {secret.kind} in {secret.where}{entry}: {visible(secret.preview)}\n")
     if tty:
-        found = sum(len(r.secrets) for r in reports)
+        found = sum(len(report.secrets) for report in reports)
         sys.stderr.write(f"\r\x1b[K{found:,} likely secret{'s' if found != 1 else ''} in {len(files):,} files "
                          f"({_mb(total)})\n")
     if as_json:
         import orjson
 
-        out = [r.to_json() for r in reports]
+        out = [report.to_json() for report in reports]
         sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
     return status

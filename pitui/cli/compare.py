@@ -14,15 +14,15 @@ if TYPE_CHECKING:
 def _compare_parser() -> argparse.ArgumentParser:
     import argparse
 
-    p = argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="pitui compare",
         description="Compare the branches ending at two (or more) entries of one session, from their fork on.")
-    p.add_argument("file", help="a session .jsonl file")
-    p.add_argument("leaves", nargs="+", metavar="LEAF", help="the entry ids the branches end at (two or more)")
-    form = p.add_mutually_exclusive_group()
+    parser.add_argument("file", help="a session .jsonl file")
+    parser.add_argument("leaves", nargs="+", metavar="LEAF", help="the entry ids the branches end at (two or more)")
+    form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="the comparison as JSON")
     form.add_argument("--markdown", action="store_true", help="the comparison as Markdown")
-    return p
+    return parser
 
 
 def cmd_compare(argv: list[str]) -> int:
@@ -42,10 +42,10 @@ def cmd_compare(argv: list[str]) -> int:
         return _fail(args.file, exc.reason)
     leaves = []
     for leaf_id in args.leaves:
-        i = session.index_of.get(leaf_id)
-        if i is None:
+        index = session.index_of.get(leaf_id)
+        if index is None:
             return _fail(args.file, f"no entry with id {leaf_id!r}")
-        leaves.append(i)
+        leaves.append(index)
     comparison = compare_branches(session, leaves)
     if args.json:
         import orjson

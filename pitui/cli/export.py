@@ -15,16 +15,16 @@ if TYPE_CHECKING:
 def _export_parser() -> argparse.ArgumentParser:
     import argparse
 
-    p = argparse.ArgumentParser(prog="pitui export", description="Export one session (its tree, or one branch).")
-    p.add_argument("file", help="a session .jsonl file")
-    p.add_argument("--format", choices=("json", "markdown", "html", "session"), default="json",
+    parser = argparse.ArgumentParser(prog="pitui export", description="Export one session (its tree, or one branch).")
+    parser.add_argument("file", help="a session .jsonl file")
+    parser.add_argument("--format", choices=("json", "markdown", "html", "session"), default="json",
                    help="session: a Pi session file of the branch alone, as Pi's /fork writes it (pi --fork OUT)")
-    p.add_argument("--leaf", metavar="ID", help="the entry whose branch to export (default: the current leaf)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
-    p.add_argument("--redact", action="store_true",
+    parser.add_argument("--leaf", metavar="ID", help="the entry whose branch to export (default: the current leaf)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    parser.add_argument("--redact", action="store_true",
                    help="replace each likely secret (pitui check --secrets) everywhere it occurs by a placeholder "
                         "naming its kind: [REDACTED github-token 1]")
-    return p
+    return parser
 
 
 def cmd_export(argv: list[str]) -> int:
@@ -78,8 +78,8 @@ def cmd_export(argv: list[str]) -> int:
         data = export_html(session, leaf).encode()
     if args.output:
         try:
-            with open(args.output, "wb") as f:
-                f.write(data)
+            with open(args.output, "wb") as handle:
+                handle.write(data)
         except OSError as exc:
             return _fail(args.output, f"cannot be written ({exc.strerror or exc})")
     else:

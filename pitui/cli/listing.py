@@ -17,14 +17,14 @@ TITLE_CELLS = 70  # `pitui list`: the widest title
 def _list_parser() -> argparse.ArgumentParser:
     import argparse
 
-    p = argparse.ArgumentParser(prog="pitui list", description="List sessions, newest first.")
-    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
-    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
-    p.add_argument("--json", action="store_true", help="a JSON array of Pi's SessionInfo objects (plus pitui keys)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write pitui's listing index")
-    p.add_argument("--paths", action="store_true",
+    parser = argparse.ArgumentParser(prog="pitui list", description="List sessions, newest first.")
+    parser.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
+    parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    parser.add_argument("--json", action="store_true", help="a JSON array of Pi's SessionInfo objects (plus pitui keys)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write pitui's listing index")
+    parser.add_argument("--paths", action="store_true",
                    help="each session's file path instead of its id (for a root Pi does not look in)")
-    return p
+    return parser
 
 
 def cmd_list(argv: list[str]) -> int:
@@ -69,20 +69,20 @@ def cmd_list(argv: list[str]) -> int:
     # Columns: age, messages, the id `pi --session` takes (or the path, --paths), the
     # working directory, the title; widths in terminal cells (a CJK title is two a character).
     now = time.time() * 1000
-    cwds = {id(i): visible(i.cwd) or "?" for i in infos if not i.error}
+    cwds = {id(info): visible(info.cwd) or "?" for info in infos if not info.error}
     width = min(max(map(_cells, cwds.values()), default=1), CWD_WIDTH)
-    keys = {id(i): visible(i.path if args.paths else (i.id or "?")) for i in infos}
+    keys = {id(info): visible(info.path if args.paths else (info.id or "?")) for info in infos}
     key_width = max(map(_cells, keys.values()), default=1)
     # a terminal's width cuts the title; piped, a title keeps up to TITLE_CELLS
     room = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-    for i in infos:
-        key = _pad(keys[id(i)], key_width)
-        if i.error:
-            sys.stdout.write(f"{'-':>5}  {'':>5}  {key}  [{visible(i.error)}]\n")
+    for info in infos:
+        key = _pad(keys[id(info)], key_width)
+        if info.error:
+            sys.stdout.write(f"{'-':>5}  {'':>5}  {key}  [{visible(info.error)}]\n")
             continue
-        cwd = _pad(_cut_start(cwds[id(i)], width), width)
-        head = f"{format_age(i.modified_ms, now):>5}  {i.message_count:>5}  {key}  {cwd}  "
+        cwd = _pad(_cut_start(cwds[id(info)], width), width)
+        head = f"{format_age(info.modified_ms, now):>5}  {info.message_count:>5}  {key}  {cwd}  "
         cells = TITLE_CELLS if room is None else max(10, min(TITLE_CELLS, room - _cells(head)))
-        title = _cut_end(visible(" ".join((i.name or i.first_message).split())), cells)
+        title = _cut_end(visible(" ".join((info.name or info.first_message).split())), cells)
         sys.stdout.write(f"{head}{title}\n")
     return 0

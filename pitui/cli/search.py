@@ -33,23 +33,23 @@ def _search_parser() -> argparse.ArgumentParser:
             )
             return super().format_help()
 
-    p = Parser(
+    parser = Parser(
         prog="pitui search",
         description="Search every session's text (Pi's /resume syntax: terms, \"phrase\", re:REGEX; "
         "and pitui's kind:KIND).",
     )
-    p.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX; '
+    parser.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX; '
                    "kind:KIND qualifiers may come first or among the terms")  # fmt: skip
-    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
-    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
-    p.add_argument("--json", action="store_true", help="a JSON array, one object per session")
-    p.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
-    p.add_argument("--no-index", action="store_true",
+    parser.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
+    parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    parser.add_argument("--json", action="store_true", help="a JSON array, one object per session")
+    parser.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
+    parser.add_argument("--no-index", action="store_true",
                    help="read the session files instead of the search index (slower; writes nothing)")  # fmt: skip
-    p.add_argument("--max-hits", type=int, metavar="N",
+    parser.add_argument("--max-hits", type=int, metavar="N",
                    help=f"hits shown per session (default {HUMAN_HITS}, the same line of the same kind shown "
                         f"once with its count; with --json {MAX_HITS}, each one; 0: all, and all counted)")  # fmt: skip
-    return p
+    return parser
 
 
 def _highlight(line: str, spans, tty: bool) -> str:
@@ -58,10 +58,10 @@ def _highlight(line: str, spans, tty: bool) -> str:
         return line
     out = []
     pos = 0
-    for s, e in spans:
-        out.append(line[pos:s])
-        out.append("\x1b[1;33m" + line[s:e] + "\x1b[0m")
-        pos = e
+    for start, end in spans:
+        out.append(line[pos:start])
+        out.append("\x1b[1;33m" + line[start:end] + "\x1b[0m")
+        pos = end
     out.append(line[pos:])
     return "".join(out)
 
@@ -74,7 +74,7 @@ def cmd_search(argv: list[str]) -> int:
     from ..core.timeutil import format_age, local_minute
 
     try:
-        q = parse_query(args.query)
+        query = parse_query(args.query)
     except QueryError as exc:
         return _fail(args.query, str(exc))
     if args.limit is not None and args.limit < 1:
@@ -91,7 +91,7 @@ def cmd_search(argv: list[str]) -> int:
     max_hits = wanted if wanted > 0 else sys.maxsize
     # one session past the limit, to say whether more match (not counted: that would cost
     # a pass over every session the limit spares)
-    results = search(root, q, limit=None if args.limit is None else args.limit + 1, max_hits=max_hits,
+    results = search(root, query, limit=None if args.limit is None else args.limit + 1, max_hits=max_hits,
                      on_progress=progress, use_index=not args.no_index, fold=not args.json)  # fmt: skip
     more = [False]
     if args.limit is not None:
@@ -99,35 +99,35 @@ def cmd_search(argv: list[str]) -> int:
     if args.json:
         import orjson
 
-        out = [r.to_json() for r in results]
+        out = [result.to_json() for result in results]
         sys.stdout.buffer.write(json_safe(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
         return 0
     import time
 
     tty = sys.stdout.isatty()
     now = time.time() * 1000
-    w = sys.stdout.write
-    n = 0
-    for r in results:
-        if n:
-            w("\n")
-        n += 1
-        title = visible(" ".join(r.title.split())[:80])
-        plus = "" if r.hit_count_complete else "+"  # (counting stopped one past the hits kept)
-        hits = f"{r.hit_count}{plus} hit" + ("" if r.hit_count == 1 and not plus else "s")
-        w(f"{title}  ({visible(r.cwd) or '?'}, {format_age(r.modified_ms, now)}, {hits})\n")
-        w(f"{visible(r.path)}\n")
-        for h in r.hits:
-            where = f"#{h.entry_index}" if h.entry_index >= 0 else "header"
-            times = f"  ×{h.repeats}" if h.repeats > 1 else ""
-            w(f"  {local_minute(h.timestamp):<16} {where:>6} {h.kind:<11} {_highlight(h.context, h.spans, tty)}{times}\n")
-        rest = r.hit_count - sum(h.repeats for h in r.hits)
+    write = sys.stdout.write
+    count = 0
+    for result in results:
+        if count:
+            write("\n")
+        count += 1
+        title = visible(" ".join(result.title.split())[:80])
+        plus = "" if result.hit_count_complete else "+"  # (counting stopped one past the hits kept)
+        hits = f"{result.hit_count}{plus} hit" + ("" if result.hit_count == 1 and not plus else "s")
+        write(f"{title}  ({visible(result.cwd) or '?'}, {format_age(result.modified_ms, now)}, {hits})\n")
+        write(f"{visible(result.path)}\n")
+        for hit in result.hits:
+            where = f"#{hit.entry_index}" if hit.entry_index >= 0 else "header"
+            times = f"  ×{hit.repeats}" if hit.repeats > 1 else ""
+            write(f"  {local_minute(hit.timestamp):<16} {where:>6} {hit.kind:<11} {_highlight(hit.context, hit.spans, tty)}{times}\n")
+        rest = result.hit_count - sum(hit.repeats for hit in result.hits)
         if rest > 0 or plus:
             unshown = f"{rest}{plus} more hit" + ("" if rest == 1 and not plus else "s")
-            w(f"  ... {unshown} (--max-hits 0 lists {'and counts ' if plus else ''}them all)\n")
+            write(f"  ... {unshown} (--max-hits 0 lists {'and counts ' if plus else ''}them all)\n")
         sys.stdout.flush()
-    if not n:
-        sys.stderr.write(f"pitui: {visible(q.text.strip())}: no matches\n")
+    if not count:
+        sys.stderr.write(f"pitui: {visible(query.text.strip())}: no matches\n")
     elif more[0]:
         sys.stderr.write(f"pitui: more sessions match (--limit {args.limit} shows the newest {args.limit})\n")
     return 0
@@ -135,8 +135,8 @@ def cmd_search(argv: list[str]) -> int:
 
 def _at_most(results, limit: int, more: list[bool]):
     """The first ``limit`` of ``results``; then ``more[0]`` says whether there was another."""
-    for k, r in enumerate(results):
-        if k == limit:
+    for index, result in enumerate(results):
+        if index == limit:
             more[0] = True
             return
-        yield r
+        yield result

@@ -16,20 +16,20 @@ def _status_parser() -> argparse.ArgumentParser:
 
     from ..core.live.board import STALL_MINUTES, WINDOW_MINUTES
 
-    p = argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="pitui status", description="What every agent is doing: the sessions written lately, newest first, "
         "each working, waiting for you, failed or stalled (read from the end of its file).")
-    p.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
-    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
-    p.add_argument("--json", action="store_true", help="a JSON array, one object per session (with --watch: one "
+    parser.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
+    parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    parser.add_argument("--json", action="store_true", help="a JSON array, one object per session (with --watch: one "
                    "JSON object per line for each change of state)")
-    p.add_argument("--watch", action="store_true", help="then print a line each time a session changes state "
+    parser.add_argument("--watch", action="store_true", help="then print a line each time a session changes state "
                    "(until interrupted)")
-    p.add_argument("--since", type=float, default=WINDOW_MINUTES, metavar="MINUTES",
+    parser.add_argument("--since", type=float, default=WINDOW_MINUTES, metavar="MINUTES",
                    help=f"sessions written in the last MINUTES (default {WINDOW_MINUTES})")
-    p.add_argument("--stalled-after", type=float, default=STALL_MINUTES, metavar="MINUTES",
+    parser.add_argument("--stalled-after", type=float, default=STALL_MINUTES, metavar="MINUTES",
                    help=f"a session at work with nothing written for MINUTES is stalled (default {STALL_MINUTES})")
-    return p
+    return parser
 
 
 def cmd_status(argv: list[str]) -> int:
@@ -62,7 +62,7 @@ def cmd_status(argv: list[str]) -> int:
         board.refresh(now)
         rows = board.rows(now)
         if args.json:
-            out.buffer.write(json_safe(orjson.dumps([a.to_json() for a in rows], option=orjson.OPT_INDENT_2)) + b"\n")
+            out.buffer.write(json_safe(orjson.dumps([activity.to_json() for activity in rows], option=orjson.OPT_INDENT_2)) + b"\n")
         else:
             for line in status_lines(rows, now, _status_width()):
                 out.write(line + "\n")
@@ -82,12 +82,12 @@ def cmd_status(argv: list[str]) -> int:
                 for line in status_lines(rows, now, _status_width()):
                     out.write(line + "\n")
         for change in changes:
-            a = change.activity
+            activity = change.activity
             if args.json:
-                line = {"time": ms_to_iso(now), "before": change.before, **a.to_json()}
+                line = {"time": ms_to_iso(now), "before": change.before, **activity.to_json()}
                 out.buffer.write(json_safe(orjson.dumps(line)) + b"\n")
             else:
-                out.write(watch_line(a, now) + "\n")
+                out.write(watch_line(activity, now) + "\n")
         out.flush()
 
     follow(board, now_ms, threading.Event(), report)
@@ -100,7 +100,7 @@ def _status_width() -> int:
     return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
 
 
-def watch_line(a, now_ms: float) -> str:
+def watch_line(activity, now_ms: float) -> str:
     """``pitui status --watch``'s line for a session that changed state: the local time, the
     new state, the session's id, its project and its title (control characters as stand-ins)."""
     from ..core.model.summary import shorten_home
@@ -108,10 +108,10 @@ def watch_line(a, now_ms: float) -> str:
     from ..core.timeutil import local_minute
 
     stamp = time_of_day(now_ms)
-    where = visible(shorten_home(a.cwd) if a.cwd else a.project)
-    doing = a.doing(now_ms)
-    return "  ".join(x for x in (local_minute(now_ms)[:11] + stamp, a.state, visible(a.id or a.path), where,
-                                 a.title, doing) if x)
+    where = visible(shorten_home(activity.cwd) if activity.cwd else activity.project)
+    doing = activity.doing(now_ms)
+    return "  ".join(part for part in (local_minute(now_ms)[:11] + stamp, activity.state, visible(activity.id or activity.path), where,
+                                 activity.title, doing) if part)
 
 
 def time_of_day(ms: float) -> str:
@@ -132,22 +132,22 @@ def status_lines(rows, now_ms: float, width: int) -> list[str]:
     if not rows:
         return ["no session was written in this window"]
     table = []
-    for a in rows:
-        where = visible(shorten_home(a.cwd) if a.cwd else a.project)
-        table.append([a.state, fmt_duration(a.in_state_ms(now_ms)) or "?", cut_start(where, 24), a.title,
-                      visible(a.model or ""), fmt_cost(a.cost, zero="$0") if a.cost is not None else "…",
-                      fmt_tokens(a.context_tokens) if a.context_tokens is not None else "", a.doing(now_ms)])
-    widths = [max(cell_len(r[k]) for r in table) for k in range(8)]
-    fixed = sum(widths[k] for k in (0, 1, 2, 4, 5, 6)) + 2 * 7
+    for activity in rows:
+        where = visible(shorten_home(activity.cwd) if activity.cwd else activity.project)
+        table.append([activity.state, fmt_duration(activity.in_state_ms(now_ms)) or "?", cut_start(where, 24), activity.title,
+                      visible(activity.model or ""), fmt_cost(activity.cost, zero="$0") if activity.cost is not None else "…",
+                      fmt_tokens(activity.context_tokens) if activity.context_tokens is not None else "", activity.doing(now_ms)])
+    widths = [max(cell_len(row[column]) for row in table) for column in range(8)]
+    fixed = sum(widths[column] for column in (0, 1, 2, 4, 5, 6)) + 2 * 7
     title_w = max(12, min(widths[3], 48, width - fixed - 12))
     lines = []
-    for r in table:
-        cells = [r[0].ljust(widths[0]), r[1].rjust(widths[1]), r[2] + " " * (widths[2] - cell_len(r[2])),
-                 cut_end(r[3], title_w) + " " * max(0, title_w - cell_len(cut_end(r[3], title_w))),
-                 r[4].ljust(widths[4]), r[5].rjust(widths[5]), r[6].rjust(widths[6])]
+    for row in table:
+        cells = [row[0].ljust(widths[0]), row[1].rjust(widths[1]), row[2] + " " * (widths[2] - cell_len(row[2])),
+                 cut_end(row[3], title_w) + " " * max(0, title_w - cell_len(cut_end(row[3], title_w))),
+                 row[4].ljust(widths[4]), row[5].rjust(widths[5]), row[6].rjust(widths[6])]
         line = "  ".join(cells)
         room = width - cell_len(line) - 2
-        if r[7] and room > 4:
-            line += "  " + cut_end(r[7], room)
+        if row[7] and room > 4:
+            line += "  " + cut_end(row[7], room)
         lines.append(line.rstrip())
     return lines
