@@ -93,7 +93,7 @@ class AgentWatch:
     def take(self, message: AgentsChanged) -> None:
         """What a refresh said (on the UI thread)."""
         self.rows = message.rows
-        self.states = {a.path: a.state for a in message.rows}
+        self.states = {activity.path: activity.state for activity in message.rows}
         self.now_ms = message.now_ms
 
 

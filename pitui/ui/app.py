@@ -160,9 +160,9 @@ class PituiApp(App):
                 browser.session_list.set_live(self.agents.states)
             except NoMatches:  # (not composed yet: the next news marks the rows)
                 pass
-        for s in self.screen_stack:
-            if isinstance(s, BoardScreen):
-                s.show(message.rows, message.now_ms)
+        for screen in self.screen_stack:
+            if isinstance(screen, BoardScreen):
+                screen.show(message.rows, message.now_ms)
         for change in message.changes:
             activity = change.activity
             if activity.state not in ALERT_STATES or change.before == activity.state:
@@ -184,9 +184,9 @@ class PituiApp(App):
 
     @property
     def browser(self) -> BrowserScreen | None:
-        for s in self.screen_stack:
-            if isinstance(s, BrowserScreen):
-                return s
+        for screen in self.screen_stack:
+            if isinstance(screen, BrowserScreen):
+                return screen
         return None
 
     def action_help(self) -> None:
@@ -217,7 +217,7 @@ class PituiApp(App):
                 browser.branch_tree.focus()
 
         browser = self.browser
-        titles = {p: i.title for p, i in browser.infos.items()} if browser is not None else {}
+        titles = {path: info.title for path, info in browser.infos.items()} if browser is not None else {}
         self.push_screen(UsageScreen(self.root, clock=self.clock, cache_dir=self.index.dir, titles=titles), chosen)
 
     def action_board(self) -> None:

@@ -280,21 +280,21 @@ nearest shown ancestor.
 The pane shows the branch through the selection: the one already shown while the selection
 stays on it, else Pi's current branch or the newest leaf below the selection."""
 
-_BY_ID = {k.id: k for k in KEYS}
+_BY_ID = {key.id: key for key in KEYS}
 assert len(_BY_ID) == len(KEYS), "binding ids are unique"
 
 
 def bindings_for(target: str) -> list[Binding]:
     """The ``BINDINGS`` of the widget or screen called ``target`` in the table."""
-    return [k.binding() for k in KEYS if k.target == target]
+    return [key.binding() for key in KEYS if key.target == target]
 
 
 def session_actions(target: str = "browser") -> frozenset[str]:
     """The actions of ``target`` that need an open session (greyed out in the footer
     without one): its keys listed under the tree, branch, message and session sections,
     but those marked ``anytime``."""
-    return frozenset(k.action.split("(", 1)[0] for k in KEYS if k.target == target and not k.anytime
-                     and k.section in (MOVE, BRANCHES, MESSAGES, SESSION))
+    return frozenset(key.action.split("(", 1)[0] for key in KEYS if key.target == target and not key.anytime
+                     and key.section in (MOVE, BRANCHES, MESSAGES, SESSION))
 
 
 def by_id(binding_id: str) -> Key | None:
@@ -304,9 +304,9 @@ def by_id(binding_id: str) -> Key | None:
 def key_shown(app, binding_id: str) -> str:
     """How the (first) key of binding ``binding_id`` is shown (``⌫``), remapped as the app's
     keymap says."""
-    k = _BY_ID[binding_id]
-    keys = keymap_of(app).get(binding_id, k.keys).split(",")[0].strip()
-    return app.get_key_display(Binding(keys, k.action))
+    key = _BY_ID[binding_id]
+    keys = keymap_of(app).get(binding_id, key.keys).split(",")[0].strip()
+    return app.get_key_display(Binding(keys, key.action))
 
 
 def keymap_of(app) -> dict[str, str]:
@@ -316,4 +316,4 @@ def keymap_of(app) -> dict[str, str]:
 
 def in_palette() -> list[Key]:
     """The keys the command palette offers (its actions run on their target)."""
-    return [k for k in KEYS if k.palette]
+    return [key for key in KEYS if key.palette]

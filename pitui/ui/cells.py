@@ -12,56 +12,56 @@ __all__ = ["ELLIPSIS", "cell_len", "cut_end", "cut_start", "cut_middle"]
 ELLIPSIS = "…"
 
 
-def _head_len(s: str, cells: int) -> int:
-    """How many characters of ``s`` fill at most ``cells`` cells from its start."""
-    if s.isascii():
-        return min(len(s), max(0, cells))
+def _head_len(text: str, cells: int) -> int:
+    """How many characters of ``text`` fill at most ``cells`` cells from its start."""
+    if text.isascii():
+        return min(len(text), max(0, cells))
     total = 0
-    for k, ch in enumerate(s):
+    for index, ch in enumerate(text):
         total += get_character_cell_size(ch)
         if total > cells:
-            return k
-    return len(s)
+            return index
+    return len(text)
 
 
-def _tail_start(s: str, cells: int) -> int:
-    """Where the end of ``s`` that fills at most ``cells`` cells starts."""
-    if s.isascii():
-        return max(0, len(s) - max(0, cells))
+def _tail_start(text: str, cells: int) -> int:
+    """Where the end of ``text`` that fills at most ``cells`` cells starts."""
+    if text.isascii():
+        return max(0, len(text) - max(0, cells))
     total = 0
-    for k in range(len(s) - 1, -1, -1):
-        total += get_character_cell_size(s[k])
+    for index in range(len(text) - 1, -1, -1):
+        total += get_character_cell_size(text[index])
         if total > cells:
-            return k + 1
+            return index + 1
     return 0
 
 
-def cut_end(s: str, width: int) -> str:
-    """``s`` in at most ``width`` cells: its start and ``…`` when it is longer."""
-    if cell_len(s) <= width:
-        return s
+def cut_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells: its start and ``…`` when it is longer."""
+    if cell_len(text) <= width:
+        return text
     if width <= 0:
         return ""
-    return s[: _head_len(s, width - 1)] + ELLIPSIS
+    return text[: _head_len(text, width - 1)] + ELLIPSIS
 
 
-def cut_start(s: str, width: int) -> str:
-    """``s`` in at most ``width`` cells: ``…`` and its end when it is longer (a path, whose
+def cut_start(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells: ``…`` and its end when it is longer (a path, whose
     last folder says the most)."""
-    if cell_len(s) <= width:
-        return s
+    if cell_len(text) <= width:
+        return text
     if width <= 0:
         return ""
-    return ELLIPSIS + s[_tail_start(s, width - 1):]
+    return ELLIPSIS + text[_tail_start(text, width - 1):]
 
 
-def cut_middle(s: str, width: int) -> str:
-    """``s`` in at most ``width`` cells: a third of the room for its start, ``…``, the rest
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells: a third of the room for its start, ``…``, the rest
     for its end (a path keeps its root and its last folders)."""
-    if cell_len(s) <= width:
-        return s
+    if cell_len(text) <= width:
+        return text
     if width <= 0:
         return ""
     head = (width - 1) // 3
-    start = s[: _head_len(s, head)]
-    return start + ELLIPSIS + s[_tail_start(s, width - 1 - cell_len(start)):]
+    start = text[: _head_len(text, head)]
+    return start + ELLIPSIS + text[_tail_start(text, width - 1 - cell_len(start)):]

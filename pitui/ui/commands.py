@@ -24,24 +24,24 @@ class PituiCommands(Provider):
         app = self.app
         targets = {"app": app, "browser": screen, "tree": screen.query_one("#tree"),
                    "sidebar": screen.query_one("SessionList")}
-        for k in in_palette():
-            target = targets.get(k.target)
+        for key in in_palette():
+            target = targets.get(key.target)
             if target is None:
                 continue
-            yield k.what, f"key: {key_shown(app, k.id)}", partial(target.run_action, k.action)
+            yield key.what, f"key: {key_shown(app, key.id)}", partial(target.run_action, key.action)
         yield "Help: every key", "key: ?", app.action_help  # type: ignore[attr-defined]
         from ..core.model.layout import FILTERS
 
         for mode in FILTERS:
             yield f"Tree filter: {mode}", "what the tree shows", partial(screen.set_filter, mode)
-        n = 0
+        count = 0
         for info in screen.infos.values():
             if info.error is not None:
                 continue
             title = " ".join((info.name or info.first_message).split())[:80]
             yield f"Open session: {title}", info.cwd or info.path, partial(screen.open_session, info.path)
-            n += 1
-            if n >= MAX_SESSIONS:
+            count += 1
+            if count >= MAX_SESSIONS:
                 break
 
     async def discover(self) -> Hits:

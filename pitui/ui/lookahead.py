@@ -23,10 +23,10 @@ def look_ahead(screen: Any, since: float) -> None:
     """Draw ahead from the selection on ``screen`` (the browser); stop at the first input
     after ``since``."""
     app = screen.app
-    s = screen.session
+    session = screen.session
     tree = screen.branch_tree
     layout = tree.tree_layout
-    if s is None or tree.nav is None or layout is None or app.screen is not screen:
+    if session is None or tree.nav is None or layout is None or app.screen is not screen:
         return
     if tree.laying_out or not layout.has_children or not (layout.forks_made or len(layout.rows) < tree.LAYOUT_IN_THREAD):
         # (a layout, or what the keys walk, is being made on a worker: not made here)
@@ -42,7 +42,7 @@ def look_ahead(screen: Any, since: float) -> None:
     paged = [(tree.page_target(-1), "top"), (tree.page_target(1), "bottom")]
     blocks: list[int] = []
     rows: list[range] = []
-    for target, how in [(t, "center") for t in centred] + paged:
+    for target, how in [(index, "center") for index in centred] + paged:
         if target is None or target < 0 or target == sel:
             continue
         blocks += pane.blocks_for_entry(target)

@@ -217,9 +217,9 @@ class BlockDrawn(Message, bubble=False):
     """Block ``b`` drawn on a worker in state ``key`` (``stop``: set to give up a drawing
     of it whole, None for any other drawing)."""
 
-    def __init__(self, b: int, key: tuple, rendered: Rendered, stop: threading.Event | None) -> None:
+    def __init__(self, block: int, key: tuple, rendered: Rendered, stop: threading.Event | None) -> None:
         super().__init__()
-        self.b = b
+        self.b = block
         self.key = key
         self.rendered = rendered
         self.stop = stop
@@ -228,9 +228,9 @@ class BlockDrawn(Message, bubble=False):
 class BlockDrawingStopped(Message, bubble=False):
     """The drawing of block ``b`` whole in state ``key`` was given up (``stop`` was set)."""
 
-    def __init__(self, b: int, key: tuple, stop: threading.Event) -> None:
+    def __init__(self, block: int, key: tuple, stop: threading.Event) -> None:
         super().__init__()
-        self.b = b
+        self.b = block
         self.key = key
         self.stop = stop
 
@@ -239,9 +239,9 @@ class BlockDrawnAhead(Message, bubble=False):
     """Block ``b`` drawn ahead in state ``key``, for the cache (it may be of a branch not
     shown yet)."""
 
-    def __init__(self, b: int, key: tuple, rendered: Rendered) -> None:
+    def __init__(self, block: int, key: tuple, rendered: Rendered) -> None:
         super().__init__()
-        self.b = b
+        self.b = block
         self.key = key
         self.rendered = rendered
 

@@ -25,11 +25,11 @@ from .cells import ELLIPSIS, _head_len, cut_end, cut_middle, cut_start
 __all__ = ["ELLIPSIS", "cell_len", "cut_end", "cut_start", "cut_middle", "cut_words", "cut_text", "cut_segments",
            "first_fit", "FitLine"]
 
-def cut_words(s: str, width: int) -> str:
-    """``s`` in at most ``width`` cells, cut at the end of a word and ``…`` when it is
+def cut_words(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, cut at the end of a word and ``…`` when it is
     longer (mid-word only when that would keep less than half): the core's rule
     (``core.model.summary.cut_words``), measured in cells."""
-    return _cut_words(s, width, cell_len)
+    return _cut_words(text, width, cell_len)
 
 
 def cut_text(text: Text, width: int) -> Text:
@@ -39,11 +39,11 @@ def cut_text(text: Text, width: int) -> Text:
         return text
     if width <= 0:
         return Text()
-    k = _head_len(text.plain, width - 1)
-    out = text[:k]
+    head = _head_len(text.plain, width - 1)
+    out = text[:head]
     out.append(ELLIPSIS)
     # (the spans that styled the last character kept style the ellipsis too)
-    out.spans = [Span(sp.start, k + 1, sp.style) if sp.end == k else sp for sp in out.spans]
+    out.spans = [Span(sp.start, head + 1, sp.style) if sp.end == head else sp for sp in out.spans]
     return out
 
 
@@ -51,7 +51,7 @@ def cut_segments(segments: Iterable[Segment], width: int, style: Style | None = 
     """A line of segments in at most ``width`` cells, ``…`` (in ``style``, else that of the
     last segment) ending it when it is longer."""
     segments = list(segments)
-    if sum(cell_len(t) for t, _, _ in segments) <= width:
+    if sum(cell_len(text) for text, _, _ in segments) <= width:
         return segments
     if width <= 0:
         return []

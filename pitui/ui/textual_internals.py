@@ -36,9 +36,9 @@ APP_INSTANCE_NAMES: tuple[str, ...] = ("_driver",)  # (the keymap pitui gave is 
 def missing_names(widget: Widget, screen: Screen) -> list[str]:
     """Which of the private names used here this Textual lacks (none, when pinned right)."""
     missing = [f"{cls.__name__}.{name}" for cls, name in NAMES if not callable(getattr(cls, name, None))]
-    missing += [f"Widget().{n}" for n in INSTANCE_NAMES if not hasattr(widget, n)]
-    missing += [f"Screen().{n}" for n in SCREEN_INSTANCE_NAMES if not hasattr(screen, n)]
-    missing += [f"App().{n}" for n in APP_INSTANCE_NAMES if not hasattr(screen.app, n)]
+    missing += [f"Widget().{name}" for name in INSTANCE_NAMES if not hasattr(widget, name)]
+    missing += [f"Screen().{name}" for name in SCREEN_INSTANCE_NAMES if not hasattr(screen, name)]
+    missing += [f"App().{name}" for name in APP_INSTANCE_NAMES if not hasattr(screen.app, name)]
     return missing
 
 
@@ -90,9 +90,9 @@ def has_pending_work(screen: Screen) -> bool:
     to do, or a message queued: it has not settled yet."""
     if not screen._message_queue.empty():
         return True
-    for w in screen.walk_children():
-        if w.display and (w._layout_required or w._repaint_required or w._scroll_required
-                          or not w._message_queue.empty()):
+    for widget in screen.walk_children():
+        if widget.display and (widget._layout_required or widget._repaint_required or widget._scroll_required
+                          or not widget._message_queue.empty()):
             return True
     return False
 

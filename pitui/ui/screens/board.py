@@ -107,22 +107,22 @@ class BoardScreen(Screen[str | None]):
             self._columns = columns
         else:
             table.clear()
-        self._paths = [a.path for a in rows]
+        self._paths = [activity.path for activity in rows]
         texts = []
-        for a in rows:
-            where = visible(shorten_home(a.cwd) if a.cwd else a.project)
-            texts.append((fmt_duration(a.in_state_ms(now_ms)) or "?", where, a.title, visible(a.model or ""),
-                          fmt_cost(a.cost, zero="$0") if a.cost is not None else "…",
-                          fmt_tokens(a.context_tokens) if a.context_tokens is not None else "", a.doing(now_ms)))
+        for activity in rows:
+            where = visible(shorten_home(activity.cwd) if activity.cwd else activity.project)
+            texts.append((fmt_duration(activity.in_state_ms(now_ms)) or "?", where, activity.title, visible(activity.model or ""),
+                          fmt_cost(activity.cost, zero="$0") if activity.cost is not None else "…",
+                          fmt_tokens(activity.context_tokens) if activity.context_tokens is not None else "", activity.doing(now_ms)))
         widths = self._widths(texts, columns, wide)
-        for a, (took, where, title, model, cost, context, doing) in zip(rows, texts):
-            cells = [Text(MARKS[a.state], style=_STYLES[a.state]), Text(took, justify="right"),
+        for activity, (took, where, title, model, cost, context, doing) in zip(rows, texts):
+            cells = [Text(MARKS[activity.state], style=_STYLES[activity.state]), Text(took, justify="right"),
                      Text(cut_start(where, widths["project"])), Text(cut_end(title, widths["session"]))]
             if wide:
                 cells.append(Text(cut_end(model, widths["model"])))
             cells += [Text(cost, justify="right"), Text(context, justify="right"),
-                      Text(cut_end(doing, widths["doing"]), style="red" if a.state == FAILED else "")]
-            table.add_row(*cells, key=a.path)
+                      Text(cut_end(doing, widths["doing"]), style="red" if activity.state == FAILED else "")]
+            table.add_row(*cells, key=activity.path)
         if keep in self._paths:
             table.move_cursor(row=self._paths.index(keep), animate=False)
         self._show_counts()
@@ -131,8 +131,8 @@ class BoardScreen(Screen[str | None]):
         """The cells' widths: the short columns as wide as their texts (the project and the
         model capped), the session's title and what it does sharing the rest (the title
         first, each never less than it needs when there is room)."""
-        def most(k: int, cap: int) -> int:
-            return min(cap, max((cell_len(t[k]) for t in texts), default=1))
+        def most(column: int, cap: int) -> int:
+            return min(cap, max((cell_len(row[column]) for row in texts), default=1))
 
         widths = {"project": most(1, 24 if wide else 16), "model": most(3, 18) if wide else 0}
         # (a column is as wide as its heading at least: "State", "Project", "Model", "Context")
@@ -150,9 +150,9 @@ class BoardScreen(Screen[str | None]):
 
     def _show_counts(self) -> None:
         counts = {state: 0 for state in MARKS}
-        for a in self.rows:
-            counts[a.state] += 1
-        said = [f"{n} {state}" for state, n in counts.items() if n]
+        for activity in self.rows:
+            counts[activity.state] += 1
+        said = [f"{count} {state}" for state, count in counts.items() if count]
         self.query_one("#board-box").border_title = "Agents" + (" · " + " · ".join(said) if said else "")
         minutes = (self.agents.board.window_ms // 60_000) if self.agents.board is not None else 30
         empty = self.query_one("#board-empty", Static)
@@ -195,7 +195,7 @@ class BoardScreen(Screen[str | None]):
 
     def action_pane(self) -> None:
         path = self.current_path
-        activity = next((a for a in self.rows if a.path == path), None)
+        activity = next((activity for activity in self.rows if activity.path == path), None)
         if activity is None:
             self.notify("No session is chosen", timeout=2)
             return

@@ -99,21 +99,21 @@ def _packed(facts: list[str], width: int) -> list[str]:
     return lines
 
 
-def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], opened: set[tuple],
+def branch_rows(session: Session, number: int, branch: BranchFacts, shared: set[str], opened: set[tuple],
                 width: int, console) -> list[_Row]:
-    """The rows of branch ``n`` (from 1): its heading and figures, then each section's
+    """The rows of branch ``number`` (from 1): its heading and figures, then each section's
     items; an item in ``opened`` shown whole, wrapped to ``width``."""
-    leaf = b.leaf
+    leaf = branch.leaf
     rows: list[_Row] = []
-    title = [(f"Branch {n} · {visible(session.ids[leaf])}", "title")]
-    if b.current:
+    title = [(f"Branch {number} · {visible(session.ids[leaf])}", "title")]
+    if branch.current:
         title.append(("  current", "current"))
     rows.append(_line(*title))
-    u = b.usage
-    figures = [entries_text(b), fmt_cost(u.cost, zero="$0"), fmt_duration(b.duration_ms, fine=True) or "no time",
-               f"stop: {visible(b.stop_reason)}" if b.stop_reason else "no stop reason"]
+    usage = branch.usage
+    figures = [entries_text(branch), fmt_cost(usage.cost, zero="$0"), fmt_duration(branch.duration_ms, fine=True) or "no time",
+               f"stop: {visible(branch.stop_reason)}" if branch.stop_reason else "no stop reason"]
     rows += [_line((line, "meta")) for line in _packed(figures, width)]
-    rows += [_line((line, "meta")) for line in _packed(tokens_text(u).split(" · "), width)]
+    rows += [_line((line, "meta")) for line in _packed(tokens_text(usage).split(" · "), width)]
 
     def section(name: str, items: list[_Row]) -> None:
         rows.append(_line(("", "meta")))
@@ -123,37 +123,37 @@ def branch_rows(session: Session, n: int, b: BranchFacts, shared: set[str], open
     def text_item(kind: str, entry: int, text: str, mark: tuple[str, str] = ("  ", "meta")) -> list[_Row]:
         """An item of one line (``mark``, then ``text`` on one line), or, opened, of
         ``text``'s lines wrapped."""
-        key = (n, kind, entry)
+        key = (number, kind, entry)
         if key not in opened:
             return [_line(mark, (one_line(text, 400), "text"), target=entry, leaf=leaf, key=key, text=text)]
         lines = _wrapped(text, width - 2, console)
         first = _line(mark, (lines[0] if lines else "", "text"), target=entry, leaf=leaf, key=key, text=text)
         return [first] + [_line(("  ", "meta"), (line, "text")) for line in lines[1:]]
 
-    if b.labels:
-        section("Labels", [_line(("  ", "meta"), (one_line(label, 200), "label"), target=i, leaf=leaf)
-                           for i, label in b.labels])
-    section(f"Prompts ({len(b.prompts)})",
-            [row for i, text in b.prompts for row in text_item("prompt", i, text, ("› ", "meta"))])
-    section("Last answer", text_item("answer", *b.answer) if b.answer else [])
-    kind_w = max((cell_len(visible(kind)) for kind in b.tools), default=0)
+    if branch.labels:
+        section("Labels", [_line(("  ", "meta"), (one_line(label, 200), "label"), target=index, leaf=leaf)
+                           for index, label in branch.labels])
+    section(f"Prompts ({len(branch.prompts)})",
+            [row for index, text in branch.prompts for row in text_item("prompt", index, text, ("› ", "meta"))])
+    section("Last answer", text_item("answer", *branch.answer) if branch.answer else [])
+    kind_w = max((cell_len(visible(kind)) for kind in branch.tools), default=0)
     section("Tool calls", [_line(("  ", "meta"), (visible(kind).ljust(kind_w), "kind"),
-                                 ("  " + calls_text(k), "error" if k.errors else "meta"),
-                                 target=b.kind_first.get(kind, -1), leaf=leaf) for kind, k in b.tools.items()])
+                                 ("  " + calls_text(stats), "error" if stats.errors else "meta"),
+                                 target=branch.kind_first.get(kind, -1), leaf=leaf) for kind, stats in branch.tools.items()])
 
-    def path(t) -> tuple[tuple[str, str], ...]:
-        if t.path in shared:
-            return ((f"{SHARED} ", "shared"), (visible(t.path), "shared"))
-        return (("  ", "meta"), (visible(t.path), "path"))
+    def path(touched) -> tuple[tuple[str, str], ...]:
+        if touched.path in shared:
+            return ((f"{SHARED} ", "shared"), (visible(touched.path), "shared"))
+        return (("  ", "meta"), (visible(touched.path), "path"))
 
-    section("Files read", [_line(*path(t), target=t.first, leaf=leaf) for t in b.read])
-    section("Files modified", [_line(*path(t), (f"  +{t.added}", "added"), (f" −{t.removed}", "removed"),
-                                     target=t.first_change, leaf=leaf) for t in b.modified])
-    section(f"Commands ({len(b.commands)})",
-            [row for c in b.commands
-             for row in text_item("command", c.entry, c.command, ("✗ ", "error") if c.failed else ("✓ ", "ok"))])
-    section("Summary written when it was left", text_item("summary", *b.summary) if b.summary else [])
-    return [r._replace(branch=n) for r in rows]
+    section("Files read", [_line(*path(touched), target=touched.first, leaf=leaf) for touched in branch.read])
+    section("Files modified", [_line(*path(touched), (f"  +{touched.added}", "added"), (f" −{touched.removed}", "removed"),
+                                     target=touched.first_change, leaf=leaf) for touched in branch.modified])
+    section(f"Commands ({len(branch.commands)})",
+            [row for command in branch.commands
+             for row in text_item("command", command.entry, command.command, ("✗ ", "error") if command.failed else ("✓ ", "ok"))])
+    section("Summary written when it was left", text_item("summary", *branch.summary) if branch.summary else [])
+    return [row._replace(branch=number) for row in rows]
 
 
 class CompareList(LineList):
@@ -216,9 +216,9 @@ class CompareList(LineList):
         self.rows = rows
         at = -1
         if keep is not None:
-            at = next((k for k, r in enumerate(rows) if r.selectable and (r.key, r.target) == keep), -1)
+            at = next((index for index, row in enumerate(rows) if row.selectable and (row.key, row.target) == keep), -1)
         if at < 0:
-            at = next((k for k, r in enumerate(rows) if r.selectable), -1)
+            at = next((index for index, row in enumerate(rows) if row.selectable), -1)
         self.cursor_row = at
         self._update_virtual_size()
         if at >= 0:
@@ -236,8 +236,8 @@ class CompareList(LineList):
     def _cursor_target(self, row: int, direction: int) -> int | None:
         """``row`` kept within the rows, on to the next item in ``direction`` (else back to
         the nearest one before it)."""
-        k = super()._cursor_target(row, direction)
-        return None if k is None else nearest_selectable(self.rows, k, direction)
+        target = super()._cursor_target(row, direction)
+        return None if target is None else nearest_selectable(self.rows, target, direction)
 
     def to_branch(self, step: int) -> None:
         """The cursor to the first item of the next (``step`` 1) or previous branch."""
@@ -245,7 +245,7 @@ class CompareList(LineList):
         if row is None:
             return
         want = row.branch + step
-        at = next((k for k, r in enumerate(self.rows) if r.branch == want and r.selectable), None)
+        at = next((index for index, row in enumerate(self.rows) if row.branch == want and row.selectable), None)
         if at is not None:
             self._put_cursor(at)
 
@@ -350,7 +350,7 @@ class CompareScreen(ModalScreen):
         columns = self.query_one("#compare-columns", HorizontalScroll)
         columns.set_class(not wide, "-stacked")
         had = self.lists
-        focused = next((k for k, lst in enumerate(had) if lst.has_focus), 0)
+        focused = next((index for index, lst in enumerate(had) if lst.has_focus), 0)
         count = len(self.comparison.branches) if wide else 1
         if len(had) != count:
             await columns.remove_children()
@@ -381,17 +381,17 @@ class CompareScreen(ModalScreen):
         shared = shared_paths(comparison)
         console = self.app.console
         lists = self.lists
-        for k, lst in enumerate(lists):
+        for index, lst in enumerate(lists):
             width = lst.scrollable_content_region.width or 40
             if len(lists) == 1:
                 rows: list[_Row] = []
-                for n, b in enumerate(comparison.branches, 1):
-                    if n > 1:
+                for number, branch in enumerate(comparison.branches, 1):
+                    if number > 1:
                         rows += [_line(("", "meta")), _line(("─" * (width - 1), "meta"))]
-                    rows += branch_rows(self.session, n, b, shared, self.opened, width, console)
+                    rows += branch_rows(self.session, number, branch, shared, self.opened, width, console)
             else:
-                rows = branch_rows(self.session, k + 1, comparison.branches[k], shared, self.opened, width, console)
-            lst.set_rows(rows, (keep or {}).get(k))
+                rows = branch_rows(self.session, index + 1, comparison.branches[index], shared, self.opened, width, console)
+            lst.set_rows(rows, (keep or {}).get(index))
 
     async def on_resize(self, event: events.Resize) -> None:
         if self._wide is not None and (self.app.size.width >= SIDE_BY_SIDE_FROM) != self._wide:
@@ -402,10 +402,10 @@ class CompareScreen(ModalScreen):
 
     def _kept(self) -> dict[int, tuple]:
         out = {}
-        for k, lst in enumerate(self.lists):
+        for index, lst in enumerate(self.lists):
             row = lst.current
             if row is not None:
-                out[k] = (row.key, row.target)
+                out[index] = (row.key, row.target)
         return out
 
     def on_compare_list_open_toggled(self, message: CompareList.OpenToggled) -> None:
@@ -426,7 +426,7 @@ class CompareScreen(ModalScreen):
             return
         if not lists:
             return
-        at = next((k for k, lst in enumerate(lists) if lst.has_focus), 0)
+        at = next((index for index, lst in enumerate(lists) if lst.has_focus), 0)
         target = lists[(at + step) % len(lists)]
         self.set_focus(target)  # (at once: a key typed right after goes to it)
         target.scroll_visible(animate=False)
@@ -458,22 +458,22 @@ class LeafPickScreen(ModalScreen):
         self.others = others
 
     def compose(self) -> ComposeResult:
-        s = self.session
+        session = self.session
         box = Vertical(id="pick-box")
         box.border_title = "Compare with which branch?"
         box.border_subtitle = (f"{key_shown(self.app, 'compare_list.choose')} compare · "
                                f"{key_shown(self.app, 'compare_pick.close')} cancel")
         with box:
-            yield Static(f"this branch ends at {visible(s.ids[self.mine])}; the others, newest first:",
+            yield Static(f"this branch ends at {visible(session.ids[self.mine])}; the others, newest first:",
                          id="pick-note", markup=False)
             yield CompareList(id="pick-list")
 
     def on_mount(self) -> None:
-        s = self.session
+        session = self.session
         rows = []
         for leaf in self.others:
-            pieces = [(visible(s.ids[leaf]), "kind"), ("  " + one_line(summarize(s, leaf).line, 300), "text")]
-            if leaf == s.leaf:
+            pieces = [(visible(session.ids[leaf]), "kind"), ("  " + one_line(summarize(session, leaf).line, 300), "text")]
+            if leaf == session.leaf:
                 pieces.insert(1, ("  current", "current"))
             rows.append(_line(*pieces, target=leaf, leaf=leaf))
         lst = self.query_one(CompareList)
@@ -507,7 +507,7 @@ def open_compare(browser: Any, session: Session, selected: int) -> None:
             go_to_entry(browser, session, *result)
 
     if len(kids) >= 2:
-        browser.app.push_screen(CompareScreen(session, [session.newest_leaf_below(k) for k in kids]), chosen)
+        browser.app.push_screen(CompareScreen(session, [session.newest_leaf_below(child) for child in kids]), chosen)
         return
     mine = tree.nav.leaf_below(selected) if tree.nav is not None else session.newest_leaf_below(selected)
     others = [leaf for leaf in leaves(session) if leaf != mine]
@@ -541,7 +541,7 @@ def go_to_entry(browser: Any, session: Session, leaf: int, entry: int) -> None:
         at = path.index(entry)
     except ValueError:  # (not on the branch: the session changed under the screen)
         at = -1
-    target = next((x for x in path[at:at + _LOOK_AFTER] if x in shown), None) if at >= 0 else None
+    target = next((node for node in path[at:at + _LOOK_AFTER] if node in shown), None) if at >= 0 else None
     if target is None or not tree.select_entry(target):
         tree.move_to_row(tree.tree_layout.nearest_row(session, entry))
     browser.focus_tree()

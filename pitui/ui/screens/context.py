@@ -28,9 +28,9 @@ def _size(value: Any) -> int:
     if isinstance(value, str):
         return len(value)
     if isinstance(value, list):
-        return sum(_size(v) for v in value)
+        return sum(_size(item) for item in value)
     if isinstance(value, dict):
-        return sum(_size(v) for k, v in value.items() if k not in ("data", "thinkingSignature"))
+        return sum(_size(item) for key, item in value.items() if key not in ("data", "thinkingSignature"))
     return 8
 
 
@@ -41,18 +41,18 @@ def _sources(session: Session, entry: int) -> list[tuple[str, str | None]] | Non
         _, selected = context_entry_indices(session, entry)
         types, ids = session.types, session.ids
         edits: dict[str, dict] = {}
-        for i in selected:
-            if types[i] == "context_edit":
-                e = session.entry(i)
-                target = e.get("targetId")
-                edits[target if isinstance(target, str) else str(target)] = e
+        for index in selected:
+            if types[index] == "context_edit":
+                obj = session.entry(index)
+                target = obj.get("targetId")
+                edits[target if isinstance(target, str) else str(target)] = obj
         out: list[tuple[str, str | None]] = []
-        for k, i in enumerate(selected):
-            if k > 0 and types[i] == "compaction":
+        for position, index in enumerate(selected):
+            if position > 0 and types[index] == "compaction":
                 continue
-            edit = edits.get(ids[i])
-            for _ in project_entry(session.entry(i), edit):
-                out.append((ids[i], "edited" if edit is not None else None))
+            edit = edits.get(ids[index])
+            for _ in project_entry(session.entry(index), edit):
+                out.append((ids[index], "edited" if edit is not None else None))
         return out
     except Exception:
         return None
@@ -74,43 +74,43 @@ class ContextView(BlockScroller):
     def __init__(self, messages: list[Any], sources: list[tuple[str, str | None]] | None = None, *,
                  id: str | None = None):
         super().__init__(id=id)
-        msgs = [m for m in messages if isinstance(m, dict)]
+        msgs = [message for message in messages if isinstance(message, dict)]
         # where each message came from: (entry id, "edited" | "omitted" | None)
         self._source_of = (
-            {builtins.id(m): src for m, src in zip(msgs, sources)} if sources and len(sources) == len(msgs) else {}
+            {builtins.id(message): src for message, src in zip(msgs, sources)} if sources and len(sources) == len(msgs) else {}
         )
         self._groups = group_messages(msgs)
         self._set_blocks(list(range(len(self._groups))))
-        self._sizes = [_size(m) + sum(_size(r) for r in res) for m, res in self._groups]
+        self._sizes = [_size(message) + sum(_size(result) for result in res) for message, res in self._groups]
 
-    def _block_key(self, b: int) -> Hashable:
-        return ("ctx", b)
+    def _block_key(self, block: int) -> Hashable:
+        return ("ctx", block)
 
-    def _block_cost(self, b: int) -> int:
-        m, res = self._groups[b]
-        return _size(m) + (sum(_size(r) for r in res) if self.full_tool_output else 0)
+    def _block_cost(self, block: int) -> int:
+        message, res = self._groups[block]
+        return _size(message) + (sum(_size(result) for result in res) if self.full_tool_output else 0)
 
-    def _estimate(self, b: int, width: int) -> int:
-        m, res = self._groups[b]
-        w = max(20, width - 4)
-        return 2 + min(40, self._sizes[b] // (w * 2) + 1) + len(res) * (CUT_LINES // 2 + 1)
+    def _estimate(self, block: int, width: int) -> int:
+        message, res = self._groups[block]
+        inner = max(20, width - 4)
+        return 2 + min(40, self._sizes[block] // (inner * 2) + 1) + len(res) * (CUT_LINES // 2 + 1)
 
-    def _draw_item(self, b: int, out: Out) -> None:
-        p = out.p
-        m, res = self._groups[b]
-        role = m.get("role")
-        gutter = {"user": p.user, "assistant": p.assistant, "toolResult": p.tool, "bashExecution": p.tool,
-                  "system": p.system, "custom": p.custom, "branchSummary": p.summary,
-                  "compactionSummary": p.summary}.get(role, p.muted)
+    def _draw_item(self, block: int, out: Out) -> None:
+        palette = out.p
+        message, res = self._groups[block]
+        role = message.get("role")
+        gutter = {"user": palette.user, "assistant": palette.assistant, "toolResult": palette.tool, "bashExecution": palette.tool,
+                  "system": palette.system, "custom": palette.custom, "branchSummary": palette.summary,
+                  "compactionSummary": palette.summary}.get(role, palette.muted)
         out.push("▎ ", Style(color=gutter.color))
         try:
-            ts = m.get("timestamp")
-            src = self._source_of.get(id(m))
-            tags = [("edited in context", p.warning + Style(italic=True))] if src and src[1] == "edited" else []
+            ts = message.get("timestamp")
+            src = self._source_of.get(id(message))
+            tags = [("edited in context", palette.warning + Style(italic=True))] if src and src[1] == "edited" else []
             if role != "compactionSummary":
-                message_header(out, m, time=fmt_time(ts) if ts else "", entry_id=src[0] if src else f"#{b + 1}",
+                message_header(out, message, time=fmt_time(ts) if ts else "", entry_id=src[0] if src else f"#{block + 1}",
                                tags=tags)
-            render_message(out, m, f"c{b}", [(None, r) for r in res], 0)
+            render_message(out, message, f"c{block}", [(None, result) for result in res], 0)
         finally:
             out.pop()
         out.blank()

@@ -33,8 +33,8 @@ def demo_root() -> SessionRoot | None:
     """The demo sessions shipped with pitui (None if they are not installed)."""
     from ...demo import DEMO_ROOT
 
-    p = Path(DEMO_ROOT)
-    return SessionRoot(p, "tree", "--demo") if p.is_dir() else None
+    root = Path(DEMO_ROOT)
+    return SessionRoot(root, "tree", "--demo") if root.is_dir() else None
 
 
 class EmptyScreen(Screen):

@@ -49,8 +49,8 @@ class ExportScreen(ModalScreen[str | None]):
             yield Input(value=self.default, id="export-path")
 
     def _redact_text(self) -> str:
-        n = self.secrets
-        held = (f"The session holds {n} likely secret{'s' if n != 1 else ''} (w lists them)" if n is not None
+        count = self.secrets
+        held = (f"The session holds {count} likely secret{'s' if count != 1 else ''} (w lists them)" if count is not None
                 else "The session was not checked for secrets yet (w checks it)")
         if self.redact:
             return f"{held}: each is replaced by [REDACTED kind n] (ctrl+r: keep them)"

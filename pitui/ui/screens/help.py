@@ -22,12 +22,12 @@ def help_sections(app) -> list[tuple[str, list[tuple[str, str, str]]]]:
     out = []
     for title in SECTIONS:
         rows = []
-        for k in KEYS:
-            if k.section != title:
+        for key_def in KEYS:
+            if key_def.section != title:
                 continue
-            keys = keymap.get(k.id, k.keys)
-            shown = [app.get_key_display(Binding(key.strip(), k.action)) for key in keys.split(",") if key.strip()]
-            rows.append((" ".join(shown), k.what, k.id))
+            keys = keymap.get(key_def.id, key_def.keys)
+            shown = [app.get_key_display(Binding(key.strip(), key_def.action)) for key in keys.split(",") if key.strip()]
+            rows.append((" ".join(shown), key_def.what, key_def.id))
         rows.extend((keys, what, "") for keys, what in EXTRA_HELP.get(title, []))
         out.append((title, rows))
     return out

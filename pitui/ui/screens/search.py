@@ -95,9 +95,9 @@ class _Row:
         return self.kind != "unlisted"
 
 
-def _newest_key(r: SessionHits) -> tuple:
+def _newest_key(result: SessionHits) -> tuple:
     """Sorts results newest first, as the sidebar (and Pi) order sessions."""
-    return (-(r.modified_ms or 0), _Desc(os.path.basename(r.path)))
+    return (-(result.modified_ms or 0), _Desc(os.path.basename(result.path)))
 
 
 class _Desc(str):
@@ -186,59 +186,59 @@ class SearchResults(LineList):
         self.refresh()
 
     @staticmethod
-    def _group_rows(r: SessionHits, expanded: bool = False) -> list[_Row]:
+    def _group_rows(result: SessionHits, expanded: bool = False) -> list[_Row]:
         """A result's rows: its title, its hits (the first :data:`SHOWN_HITS`, or all that
         were kept when ``expanded``), and a line for those not shown."""
-        rows = [_Row("session", r)]
-        hits = r.hits if expanded else r.hits[:SHOWN_HITS]
-        rows.extend(_Row("hit", r, h) for h in hits)
-        rest = r.hit_count - sum(h.repeats for h in hits)
-        if rest > 0 or not r.hit_count_complete:
-            rows.append(_Row("more" if len(hits) < len(r.hits) else "unlisted", r, more=rest))
+        rows = [_Row("session", result)]
+        hits = result.hits if expanded else result.hits[:SHOWN_HITS]
+        rows.extend(_Row("hit", result, hit) for hit in hits)
+        rest = result.hit_count - sum(hit.repeats for hit in hits)
+        if rest > 0 or not result.hit_count_complete:
+            rows.append(_Row("more" if len(hits) < len(result.hits) else "unlisted", result, more=rest))
         return rows
 
-    def add_result(self, r: SessionHits) -> None:
-        """Show ``r`` in its place (newest session first); the cursor stays on its row and
+    def add_result(self, result: SessionHits) -> None:
+        """Show ``result`` in its place (newest session first); the cursor stays on its row and
         the lines in view stay where they are, unless the user has not moved yet: then the
         cursor is on the first hit of the newest session. A session whose first hits came
-        first (``partial``) has its rows made again from ``r``, it whole."""
-        first = self._partial.pop(r.path, None)
+        first (``partial``) has its rows made again from ``result``, it whole."""
+        first = self._partial.pop(result.path, None)
         if first is not None:
-            self._replace(first, r)
+            self._replace(first, result)
             return
-        if r.partial:
-            self._partial[r.path] = r
-        key = _newest_key(r)
+        if result.partial:
+            self._partial[result.path] = result
+        key = _newest_key(result)
         at = bisect.bisect_right(self._keys, key)
-        rows = self._group_rows(r)
+        rows = self._group_rows(result)
         if at == len(self._keys):
             start = len(self.rows)
             self.rows.extend(rows)
         else:
             following = self._results[at]
-            start = next(k for k, row in enumerate(self.rows) if row.kind == "session" and row.result is following)
+            start = next(index for index, row in enumerate(self.rows) if row.kind == "session" and row.result is following)
             self.rows[start:start] = rows
         self._keys.insert(at, key)
-        self._results.insert(at, r)
+        self._results.insert(at, result)
         self.sessions += 1
-        self.hits += r.hit_count
-        self.counted_all = self.counted_all and (r.partial or r.hit_count_complete)
+        self.hits += result.hit_count
+        self.counted_all = self.counted_all and (result.partial or result.hit_count_complete)
         self._rows_inserted(start, len(rows))
 
-    def _replace(self, first: SessionHits, r: SessionHits) -> None:
-        """The rows of ``first`` (a session's first hits) made again from ``r`` (it whole),
+    def _replace(self, first: SessionHits, result: SessionHits) -> None:
+        """The rows of ``first`` (a session's first hits) made again from ``result`` (it whole),
         opened if they were; the rows after them and the cursor move with them."""
-        at = next(k for k, x in enumerate(self._results) if x is first)
-        start = next(k for k, row in enumerate(self.rows) if row.kind == "session" and row.result is first)
+        at = next(index for index, result in enumerate(self._results) if result is first)
+        start = next(index for index, row in enumerate(self.rows) if row.kind == "session" and row.result is first)
         end = start + 1
         while end < len(self.rows) and self.rows[end].kind != "session":
             end += 1
         opened = end - start != len(self._group_rows(first))
-        rows = self._group_rows(r, expanded=opened)
+        rows = self._group_rows(result, expanded=opened)
         self.rows[start:end] = rows
-        self._results[at] = r
-        self.hits += r.hit_count - first.hit_count
-        self.counted_all = self.counted_all and r.hit_count_complete
+        self._results[at] = result
+        self.hits += result.hit_count - first.hit_count
+        self.counted_all = self.counted_all and result.hit_count_complete
         grown = len(rows) - (end - start)
         if grown and self.moved and self.cursor_row >= end:
             self.cursor_row += grown
@@ -260,10 +260,10 @@ class SearchResults(LineList):
 
     def expand(self, row: int) -> None:
         """Open a "more" line: every hit kept of its session, in place of the first few."""
-        r = self.rows[row].result
-        start = next(k for k in range(row, -1, -1) if self.rows[k].kind == "session")
-        old = self._group_rows(r)
-        new = self._group_rows(r, expanded=True)
+        result = self.rows[row].result
+        start = next(index for index in range(row, -1, -1) if self.rows[index].kind == "session")
+        old = self._group_rows(result)
+        new = self._group_rows(result, expanded=True)
         self.rows[start:start + len(old)] = new
         self._update_virtual_size()
         # the cursor on the first hit that was not shown before
@@ -282,8 +282,8 @@ class SearchResults(LineList):
     def _cursor_target(self, row: int, direction: int) -> int | None:
         """``row`` kept within the rows; from a line with no cursor on it on to the next
         row in ``direction`` that has one, else back to the nearest before it."""
-        k = super()._cursor_target(row, direction)
-        return None if k is None else nearest_selectable(self.rows, k, direction)
+        target = super()._cursor_target(row, direction)
+        return None if target is None else nearest_selectable(self.rows, target, direction)
 
     def move_to_row(self, row: int, direction: int = 1) -> None:
         self.moved = True
@@ -295,7 +295,7 @@ class SearchResults(LineList):
         if not self.rows:
             return
         here = max(0, self.cursor_row)
-        starts = [k for k, row in enumerate(self.rows) if row.kind == "session"]
+        starts = [index for index, row in enumerate(self.rows) if row.kind == "session"]
         mine = bisect.bisect_right(starts, here) - 1
         if direction > 0:
             target = starts[mine + 1] if mine + 1 < len(starts) else None
@@ -322,8 +322,8 @@ class SearchResults(LineList):
         hit = row.hit
         match = None
         if hit is not None and hit.entry_id is not None and hit.spans:
-            s, e = hit.spans[0]
-            match = hit.context[s:e] or None
+            start, end = hit.spans[0]
+            match = hit.context[start:end] or None
         self.post_message(self.Chosen(row.result.path, hit.entry_id if hit is not None else None, match))
 
     def _row_clicked(self, row: int, at: Offset, event: events.Click) -> None:
@@ -340,52 +340,52 @@ class SearchResults(LineList):
         focused = self.screen.focused if self.is_attached else None
         return isinstance(focused, Input)
 
-    def _row_line(self, k: int, sub: int, width: int) -> list[Segment]:
+    def _row_line(self, index: int, sub: int, width: int) -> list[Segment]:
         st = self._style
-        row = self.rows[k]
-        r = row.result
+        row = self.rows[index]
+        result = row.result
         if row.kind == "session":
-            title = one_line(r.name or r.first_message, 300)
+            title = one_line(result.name or result.first_message, 300)
             room = max(20, width * 3 // 5)  # leave room for the cwd and age
             title = cut_end(title, room)
-            segs = [Segment(title, st("search-results--name" if r.name else "search-results--title"))]
-            n = r.hit_count
+            segs = [Segment(title, st("search-results--name" if result.name else "search-results--title"))]
+            hit_count = result.hit_count
             meta = " · ".join(
-                x
-                for x in (
-                    visible(shorten_home(r.cwd)) if r.cwd else "",
-                    format_age(r.modified_ms, self.clock()),
-                    f"{n}+ hits" if not r.hit_count_complete else f"{n} hit" if n == 1 else f"{n} hits",
+                part
+                for part in (
+                    visible(shorten_home(result.cwd)) if result.cwd else "",
+                    format_age(result.modified_ms, self.clock()),
+                    f"{hit_count}+ hits" if not result.hit_count_complete else f"{hit_count} hit" if hit_count == 1 else f"{hit_count} hits",
                 )
-                if x
+                if part
             )
             segs.append(Segment("  " + meta, st("search-results--meta")))
             return segs
         indent = " " * (TIME_WIDTH + KIND_WIDTH + 4)
-        more = f"{row.more}{'' if r.hit_count_complete else '+'} more"
+        more = f"{row.more}{'' if result.hit_count_complete else '+'} more"
         if row.kind == "more":
             return [Segment(indent + f"… {more} in this session · Enter lists them", st("search-results--more"))]
         if row.kind == "unlisted":
             return [Segment(indent + f"… {more} not listed: open the session and search it with /",
                             st("search-results--more"))]
-        h = row.hit
-        assert h is not None
-        label = KIND_LABEL.get(h.kind) or visible(h.kind)
+        hit = row.hit
+        assert hit is not None
+        label = KIND_LABEL.get(hit.kind) or visible(hit.kind)
         segs = [
-            Segment("  " + local_minute(h.timestamp).ljust(TIME_WIDTH) + " ", st("search-results--time")),
+            Segment("  " + local_minute(hit.timestamp).ljust(TIME_WIDTH) + " ", st("search-results--time")),
             Segment(cut_end(label, KIND_WIDTH).rjust(KIND_WIDTH) + " ", st("search-results--kind")),
         ]
-        if h.repeats > 1:
-            segs.append(Segment(f"×{h.repeats} ", st("search-results--count")))
+        if hit.repeats > 1:
+            segs.append(Segment(f"×{hit.repeats} ", st("search-results--count")))
         text_style = st("search-results--text")
         match_style = st("search-results--match")
         pos = 0
-        ctx = h.context
-        for s, e in h.spans:
-            if s > pos:
-                segs.append(Segment(ctx[pos:s], text_style))
-            segs.append(Segment(ctx[s:e], match_style))
-            pos = e
+        ctx = hit.context
+        for start, end in hit.spans:
+            if start > pos:
+                segs.append(Segment(ctx[pos:start], text_style))
+            segs.append(Segment(ctx[start:end], match_style))
+            pos = end
         if pos < len(ctx):
             segs.append(Segment(ctx[pos:], text_style))
         return segs
@@ -560,7 +560,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             self._set_status("Type to search every session.")
             return
         try:
-            q = parse_query(query)
+            parsed = parse_query(query)
         except QueryError as exc:
             self.workers.cancel_group(self, "search-all")
             self._searching = False
@@ -568,11 +568,11 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
             return
         self._searching = True
         self._update_status()
-        self._search_worker(q, self._gen)
+        self._search_worker(parsed, self._gen)
 
     @work(thread=True, exclusive=True, group="search-all", exit_on_error=False)
-    def _search_worker(self, q, gen: int) -> None:
-        """The results of ``q``: what the index holds from it, the sessions it has not
+    def _search_worker(self, query, gen: int) -> None:
+        """The results of ``query``: what the index holds from it, the sessions it has not
         reached read whole meanwhile, small and recent ones first (they come in that order
         and :class:`SearchResults` places them)."""
         worker = get_current_worker()
@@ -593,9 +593,9 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
 
         try:
             for batch in self._batches(worker):
-                for r in search_while_indexing(
+                for result in search_while_indexing(
                     self.root,
-                    q,
+                    query,
                     index_dir=self.index_dir,
                     infos=batch,
                     max_hits=self.MAX_HITS,
@@ -606,7 +606,7 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
                 ):
                     if worker.is_cancelled:
                         return
-                    self._post(SearchFound(gen, r))
+                    self._post(SearchFound(gen, result))
                 before[:] = latest[0]
         except Exception as exc:  # an unreadable index, a full disk...: say so, keep the app
             self._post(SearchFailed(gen, f"search failed: {exc}"))
@@ -632,10 +632,10 @@ class SearchScreen(Screen[tuple[str, str | None] | None]):
                 listed, complete = self.app.call_from_thread(self.listed)
             except RuntimeError:  # (the app is closing)
                 return
-            new = [i for i in _newest_first(listed) if i.path not in seen]
-            seen.update(i.path for i in new)
-            big.extend(i for i in new if i.size >= SERVE_SIZES[-1])
-            small = [i for i in new if i.size < SERVE_SIZES[-1]]
+            new = [info for info in _newest_first(listed) if info.path not in seen]
+            seen.update(info.path for info in new)
+            big.extend(info for info in new if info.size >= SERVE_SIZES[-1])
+            small = [info for info in new if info.size < SERVE_SIZES[-1]]
             if complete:
                 yield small + big
                 return
@@ -713,20 +713,20 @@ def _hits(res: SearchResults) -> str:
     return f"{res.hits}+ hits" if not res.counted_all else _count(res.hits, "hit")
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
+def _mb(size: int) -> str:
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
 
 
 def _percent(done: int, total: int) -> str:
     return f"{100 * done // max(1, total)}%"
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _newest_first(infos: Iterable[SessionInfo]) -> list[SessionInfo]:
-    out = [i for i in infos if i.error is None]
-    out.sort(key=lambda i: os.path.basename(i.path), reverse=True)
-    out.sort(key=lambda i: -(i.modified_ms or 0))
+    out = [info for info in infos if info.error is None]
+    out.sort(key=lambda info: os.path.basename(info.path), reverse=True)
+    out.sort(key=lambda info: -(info.modified_ms or 0))
     return out

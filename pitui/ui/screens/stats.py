@@ -46,32 +46,32 @@ def bar(fraction: float, width: int) -> str:
     return "█" * full + _EIGHTHS[rem]
 
 
-def _kind_time(k: KindStats) -> str:
+def _kind_time(stats: KindStats) -> str:
     """A kind's time: as the results say (``durationMs``), with ``~`` where some of it was
     estimated from the entries' times (Pi wrote no ``durationMs``), and how many calls it
     covers when not all; ``—`` when nothing says."""
-    known = k.timed + k.estimated
+    known = stats.timed + stats.estimated
     if not known:
         return "—"
-    total = fmt_duration(k.duration_ms + k.estimated_ms, fine=True)
-    text = f"~{total}" if k.estimated else total
-    if known < k.calls:
-        text += f" ({known} of {k.calls})"
+    total = fmt_duration(stats.duration_ms + stats.estimated_ms, fine=True)
+    text = f"~{total}" if stats.estimated else total
+    if known < stats.calls:
+        text += f" ({known} of {stats.calls})"
     return text
 
 
-def _int(n: float) -> str:
-    return f"{n:,.0f}"
+def _int(value: float) -> str:
+    return f"{value:,.0f}"
 
 
 def costs_aligned(costs: list[float]) -> list[str]:
     """Costs as ``fmt_cost`` writes them everywhere (four decimals under a dollar, cents
     from one), padded on the right so that, right-justified in a column, their decimal
     points line up: ``$3.76`` over ``$0.3705`` reads as ``$3.76  ``."""
-    texts = [fmt_cost(c, zero="$0") for c in costs]
-    places = [len(t) - t.index(".") if "." in t else 0 for t in texts]
+    texts = [fmt_cost(cost, zero="$0") for cost in costs]
+    places = [len(text) - text.index(".") if "." in text else 0 for text in texts]
     most = max(places, default=0)
-    return [t + " " * (most - n) for t, n in zip(texts, places)]
+    return [text + " " * (most - place) for text, place in zip(texts, places)]
 
 
 def _label(key: str, width: int) -> str:
@@ -111,7 +111,7 @@ class CostChart(Widget):
 
     def set_stats(self, stats: Stats) -> None:
         self._rows = stats.models_by_cost()
-        self._by_tokens = not any(u.cost > 0 for _, u in self._rows)
+        self._by_tokens = not any(usage.cost > 0 for _, usage in self._rows)
         if self._by_tokens:
             self._rows.sort(key=lambda kv: (-kv[1].tokens, kv[0]))
         self.refresh(layout=True)
@@ -123,29 +123,29 @@ class CostChart(Widget):
         if not self._rows:
             return Text("no model usage", style=self.get_component_rich_style("costchart--value"))
         width = self.content_size.width or 80
-        total = sum((u.tokens if self._by_tokens else u.cost) for _, u in self._rows) or 1
-        values = [(k, u.tokens if self._by_tokens else u.cost) for k, u in self._rows]
-        top = max(v for _, v in values) or 1
+        total = sum((usage.tokens if self._by_tokens else usage.cost) for _, usage in self._rows) or 1
+        values = [(key, usage.tokens if self._by_tokens else usage.cost) for key, usage in self._rows]
+        top = max(value for _, value in values) or 1
         texts = []
-        amounts = [f"{fmt_tokens_short(v)} tok" for _, v in values] if self._by_tokens else \
-            costs_aligned([v for _, v in values])
-        for (_, v), amount in zip(values, amounts):
-            texts.append(f"{amount:>9} {100 * v / total:5.1f}%")
-        value_w = max(len(t) for t in texts)
-        label_w = min(max(cell_len(visible(k)) for k, _ in values), 40, max(8, width // 3))
+        amounts = [f"{fmt_tokens_short(value)} tok" for _, value in values] if self._by_tokens else \
+            costs_aligned([value for _, value in values])
+        for (_, value), amount in zip(values, amounts):
+            texts.append(f"{amount:>9} {100 * value / total:5.1f}%")
+        value_w = max(len(text) for text in texts)
+        label_w = min(max(cell_len(visible(key)) for key, _ in values), 40, max(8, width // 3))
         bar_w = max(1, width - label_w - value_w - 2)
         label_style = self.get_component_rich_style("costchart--label")
         bar_style = self.get_component_rich_style("costchart--bar")
         tools_style = self.get_component_rich_style("costchart--tools")
         value_style = self.get_component_rich_style("costchart--value")
         out = Text(no_wrap=True, overflow="crop")
-        for n, ((key, v), vt) in enumerate(zip(values, texts)):
-            if n:
+        for index, ((key, value), vt) in enumerate(zip(values, texts)):
+            if index:
                 out.append("\n")
             name = _label(key, label_w)
-            b = bar(v / top, bar_w)
+            bar_text = bar(value / top, bar_w)
             out.append(name + " " * (label_w - cell_len(name) + 1), label_style)
-            out.append(f"{b:<{bar_w}}", tools_style if key == TOOLS_KEY else bar_style)
+            out.append(f"{bar_text:<{bar_w}}", tools_style if key == TOOLS_KEY else bar_style)
             out.append(f" {vt:>{value_w}}", value_style)
         return out
 
@@ -221,22 +221,22 @@ class StatsScreen(ModalScreen):
 
     # ------------------------------------------------------------------ layout
     def _title(self) -> str:
-        s = self.session
-        if s.name:
-            return one_line(s.name, 300)
-        for i in s.path_to(self.leaf) if self.leaf >= 0 else []:
-            if s.types[i] == "message" and s.roles[i] == "user":
-                t = one_line(text_of((s.message(i) or {}).get("content")), 300)
-                if t:
-                    return t
-        return visible(s.id) or "session"
+        session = self.session
+        if session.name:
+            return one_line(session.name, 300)
+        for index in session.path_to(self.leaf) if self.leaf >= 0 else []:
+            if session.types[index] == "message" and session.roles[index] == "user":
+                title = one_line(text_of((session.message(index) or {}).get("content")), 300)
+                if title:
+                    return title
+        return visible(session.id) or "session"
 
     def compose(self) -> ComposeResult:
-        s = self.session
-        n_branch = len(s.path_to(self.leaf)) if self.leaf >= 0 else 0
-        leaf_id = visible(s.ids[self.leaf]) if self.leaf >= 0 else "-"
+        session = self.session
+        n_branch = len(session.path_to(self.leaf)) if self.leaf >= 0 else 0
+        leaf_id = visible(session.ids[self.leaf]) if self.leaf >= 0 else "-"
         note = (f"branch: {n_branch:,} entr{'y' if n_branch == 1 else 'ies'}, root → {leaf_id} · "
-                f"session: {len(s):,} entr{'y' if len(s) == 1 else 'ies'} on every branch")
+                f"session: {len(session):,} entr{'y' if len(session) == 1 else 'ies'} on every branch")
         box = Vertical(id="stats-box")
         box.border_title = "Tokens and cost"
         box.border_subtitle = "s · q · Esc close"
@@ -263,8 +263,8 @@ class StatsScreen(ModalScreen):
     @property
     def one_branch(self) -> bool:
         """The session is one branch, the one shown (no fork, one root): its tables once."""
-        s = self.session
-        return self.leaf >= 0 and len(s.path_to(self.leaf)) == len(s)
+        session = self.session
+        return self.leaf >= 0 and len(session.path_to(self.leaf)) == len(session)
 
     def on_mount(self) -> None:
         if self.one_branch:
@@ -327,23 +327,23 @@ class StatsScreen(ModalScreen):
         by_tokens = total.cost <= 0
 
         rows = stats.models_by_cost()
-        costs = costs_aligned([u.cost for _, u in rows] + [total.cost])
+        costs = costs_aligned([usage.cost for _, usage in rows] + [total.cost])
 
-        def row(name: str | Text, u: Usage, cost: str, style: str = "") -> list:
-            share = (u.tokens / total.tokens if total.tokens else 0) if by_tokens else (u.cost / total.cost)
-            cells = [u.calls, _int(u.input), _int(u.output), _int(u.cache_read), _int(u.cache_write),
+        def row(name: str | Text, usage: Usage, cost: str, style: str = "") -> list:
+            share = (usage.tokens / total.tokens if total.tokens else 0) if by_tokens else (usage.cost / total.cost)
+            cells = [usage.calls, _int(usage.input), _int(usage.output), _int(usage.cache_read), _int(usage.cache_write),
                      cost, f"{100 * share:.1f}%"]
-            return [name] + [Text(str(c), justify="right", style=style) for c in cells]
+            return [name] + [Text(str(cell), justify="right", style=style) for cell in cells]
 
-        cells = [row("", u, cost) for (_, u), cost in zip(rows, costs)]
+        cells = [row("", usage, cost) for (_, usage), cost in zip(rows, costs)]
         total_row = row(Text("Total", style="bold"), total, costs[-1], "bold")
         # (each column is as wide as its widest cell, and one cell of padding each side)
-        numbers = sum(max(len(label), *(c[k + 1].cell_len for c in cells + [total_row])) + 2
-                      for k, label in enumerate(labels))
+        numbers = sum(max(len(label), *(row_cells[index + 1].cell_len for row_cells in cells + [total_row])) + 2
+                      for index, label in enumerate(labels))
         name_w = max(12, room - numbers - 2)
-        for (key, u), r in zip(rows, cells):
-            r[0] = Text(_label(key, name_w), style="italic" if key == TOOLS_KEY else "")
-            table.add_row(*r, key=key)
+        for (key, usage), cell_row in zip(rows, cells):
+            cell_row[0] = Text(_label(key, name_w), style="italic" if key == TOOLS_KEY else "")
+            table.add_row(*cell_row, key=key)
         if not rows:
             table.add_row(Text("no model usage", style="dim"), *[""] * 7)
         table.add_row(*total_row, key="__total__")
@@ -385,11 +385,11 @@ class StatsScreen(ModalScreen):
             table.add_column("Tools", key="tools")
             for label in ("Calls", "Errors", "Time"):
                 table.add_column(Text(label, justify="right"), key=label.lower())
-            for kind, k in kinds.items():
-                time = _kind_time(k)
+            for kind, stats in kinds.items():
+                time = _kind_time(stats)
                 # (session text as Text: a plain str cell would be read as markup)
-                table.add_row(Text(visible(kind)), Text(visible(", ".join(k.tools))),
-                              *(Text(str(c), justify="right") for c in (k.calls, k.errors or "", time)), key=kind)
+                table.add_row(Text(visible(kind)), Text(visible(", ".join(stats.tools))),
+                              *(Text(str(cell), justify="right") for cell in (stats.calls, stats.errors or "", time)), key=kind)
             if not kinds:
                 table.add_row(Text("no tool calls", style="dim"), "", "", "", "")
         table = self.query_one("#files-table", DataTable)
@@ -399,11 +399,11 @@ class StatsScreen(ModalScreen):
             table.add_column(Text(action.capitalize(), justify="right"), key=action)
         # (the paths cut at their start so that every action's column fits: the room of the
         # table less each column's widest cell and one cell of padding each side)
-        counts = [[str(getattr(t, a) or "") for a in ACTIONS] for t in message.files]
-        numbers = sum(max([len(a)] + [len(c[k]) for c in counts]) + 2 for k, a in enumerate(ACTIONS))
+        counts = [[str(getattr(touched, action) or "") for action in ACTIONS] for touched in message.files]
+        numbers = sum(max([len(action)] + [len(count_row[index]) for count_row in counts]) + 2 for index, action in enumerate(ACTIONS))
         path_w = max(12, self.app.size.width - 5 - numbers - 2)
-        for t, row in zip(message.files, counts):
-            table.add_row(Text(cut_start(shown_path(t.path), path_w)), *(Text(c, justify="right") for c in row))
+        for touched, row in zip(message.files, counts):
+            table.add_row(Text(cut_start(shown_path(touched.path), path_w)), *(Text(cell, justify="right") for cell in row))
         if not message.files:
             table.add_row(Text("no files", style="dim"), *[""] * len(ACTIONS))
 
