@@ -99,7 +99,9 @@ def has_pending_work(screen: Screen) -> bool:
 
 class PaintGate(Screen):
     """A screen that can hold its paints back: while :meth:`paint_held` says so, Textual's
-    compositor refresh (the paint of the screen) does nothing."""
+    compositor refresh (the paint of the screen) does nothing. Kept for the frames it spares
+    ``pitui FILE`` (the key bar alone while the file is read, the tree drawn once without
+    its scrollbar), not for speed: measured in docs/architecture.md."""
 
     def paint_held(self) -> bool:
         return False
