@@ -33,13 +33,14 @@ import asyncio  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+
+from app_runs import argv_or_help, compile_trees, in_turns, median_of, run_script  # noqa: E402
 
 QUERY = "pytest"  # (a command many generated sessions ran, some hundreds of times)
 COLD_DONE_WAIT = 30.0
@@ -100,18 +101,6 @@ async def run_app(store: str, query: str, cold: bool) -> dict:
     return out
 
 
-def _one(store: str, cache: str, cold: bool, src: str, query: str) -> dict:
-    import pi_side
-
-    time.sleep(1)  # (the previous run's processes are gone)
-    env = {**os.environ, "PITUI_CACHE_DIR": cache, "PYTHONPATH": src}
-    cmd = [sys.executable, os.path.abspath(__file__), store, "--query", query] + (["--cold"] if cold else [])
-    r = pi_side.measure_once(cmd, env=env)
-    if r["rc"] != 0:
-        raise SystemExit(f"app_search.py {store} failed: {r['stderr'][-2000:]}")
-    return {**json.loads(r["stdout"].strip().splitlines()[-1]), "wall_s": r["wall_s"]}
-
-
 def _index(store: str, cache: str, src: str) -> None:
     """The cache's search index brought up to date (untimed), as a warm run finds it."""
     env = {**os.environ, "PITUI_CACHE_DIR": cache, "PYTHONPATH": src}
@@ -121,48 +110,35 @@ def _index(store: str, cache: str, src: str) -> None:
 
 def bench(store: str, runs: int, compare: str | None, query: str) -> dict:
     trees = {"now": REPO} | ({"before": os.path.abspath(compare)} if compare else {})
-    for src in trees.values():  # (each tree's bytecode made first: never compiled inside a timed run)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(src, "pitui")], check=True,
-                       stdout=subprocess.DEVNULL)
+    compile_trees(trees)
     caches = {t: tempfile.mkdtemp(prefix="pitui-search-bench-") for t in trees}
-    got: dict = {t: {"cold": [], "warm": []} for t in trees}
+    args = [store, "--query", query]
     load = [os.getloadavg()]
     try:
-        for _ in range(runs):
-            for t, src in trees.items():
-                shutil.rmtree(caches[t])
-                os.mkdir(caches[t])
-                got[t]["cold"].append(_one(store, caches[t], True, src, query))
+        cold = in_turns(trees, runs, caches, lambda src, cache: run_script(__file__, [*args, "--cold"], cache, src),
+                        fresh=True)
         for t, src in trees.items():
             _index(store, caches[t], src)
-        for _ in range(runs):
-            for t, src in trees.items():
-                got[t]["warm"].append(_one(store, caches[t], False, src, query))
+        warm = in_turns(trees, runs, caches, lambda src, cache: run_script(__file__, args, cache, src), fresh=False)
     finally:
         for c in caches.values():
             shutil.rmtree(c, ignore_errors=True)
     load.append(os.getloadavg())
-
-    def med(rs, key):
-        vals = [r[key] for r in rs if r.get(key) is not None]
-        return round(statistics.median(vals), 3) if vals else None
+    got = {t: {"cold": cold[t], "warm": warm[t]} for t in trees}
 
     res = {"trees": trees, "query": query, "load": load, "results": got}
     for t in trees:
         for which in ("cold", "warm"):
             rs = got[t][which]
             firsts = [r["first_result_s"] for r in rs]
-            print(f"{t} {which}: first result median {med(rs, 'first_result_s')} s (runs {firsts}), "
-                  f"done median {med(rs, 'done_s')} s", flush=True)
+            print(f"{t} {which}: first result median {median_of(rs, 'first_result_s')} s (runs {firsts}), "
+                  f"done median {median_of(rs, 'done_s')} s", flush=True)
     print("load average before %.1f %.1f %.1f, after %.1f %.1f %.1f" % (*load[0], *load[1]))
     return res
 
 
 if __name__ == "__main__":
-    argv = sys.argv[1:]
-    if not argv or argv[0] in ("-h", "--help"):
-        sys.stdout.write(__doc__ or "")
-        sys.exit(0 if argv else 2)
+    argv = argv_or_help(__doc__)
     import argparse
 
     if argv[0] == "--bench":

@@ -44,12 +44,13 @@ import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+
+from app_runs import argv_or_help, compile_trees, in_turns, median_of, run_script  # noqa: E402
 
 TYPE_GAP = 0.12  # seconds between two typed keys (a quick typist)
 WORD = "refactor"  # typed into the filter (a word of many generated sessions' first messages)
@@ -139,53 +140,29 @@ async def run_app(store: str, word: str, early: bool) -> dict:
     return out
 
 
-def _one(store: str, cache: str, early: bool, src: str) -> dict:
-    import pi_side
-
-    time.sleep(1)  # (the previous run's processes are gone)
-    env = {**os.environ, "PITUI_CACHE_DIR": cache, "PYTHONPATH": src}
-    cmd = [sys.executable, os.path.abspath(__file__), store] + (["--early"] if early else [])
-    r = pi_side.measure_once(cmd, env=env)
-    if r["rc"] != 0:
-        raise SystemExit(f"app_store.py {store} failed: {r['stderr'][-2000:]}")
-    return {**json.loads(r["stdout"].strip().splitlines()[-1]), "wall_s": r["wall_s"]}
-
-
 def bench(stores: list[str], runs: int, pi_runs: int, compare: str | None = None) -> dict:
     """Each store: Pi's listAll, then cold and warm runs of this tree (and of ``compare``,
     each of its runs right after this tree's, with a cache of its own)."""
     import pi_side
 
     trees = {"now": REPO} | ({"before": os.path.abspath(compare)} if compare else {})
-    for src in trees.values():  # (each tree's bytecode made first: never compiled inside a timed run)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(src, "pitui")], check=True,
-                       stdout=subprocess.DEVNULL)
+    compile_trees(trees)
     results = {}
     for store in stores:
         name = os.path.basename(os.path.normpath(store))
         pi = pi_side.pi_list(store, pi_runs) if pi_runs else None
         caches = {t: tempfile.mkdtemp(prefix="pitui-bench-") for t in trees}
-        got: dict = {t: {"cold": [], "warm": []} for t in trees}
-        for _ in range(runs):
-            for t, src in trees.items():
-                shutil.rmtree(caches[t])
-                os.mkdir(caches[t])
-                got[t]["cold"].append(_one(store, caches[t], True, src))
-        for _ in range(runs):
-            for t, src in trees.items():
-                got[t]["warm"].append(_one(store, caches[t], False, src))
+        cold = in_turns(trees, runs, caches, lambda src, cache: run_script(__file__, [store, "--early"], cache, src),
+                        fresh=True)
+        warm = in_turns(trees, runs, caches, lambda src, cache: run_script(__file__, [store], cache, src), fresh=False)
         for c in caches.values():
             shutil.rmtree(c, ignore_errors=True)
 
-        def med(rs, key):
-            vals = [r[key] for r in rs if r.get(key) is not None]
-            return round(statistics.median(vals), 3) if vals else None
-
         results[name] = {}
         for t in trees:
-            row = {"pi_listAll_s": pi["median_s"] if pi else None, "sessions": got[t]["cold"][0].get("sessions")}
-            for which, rs in got[t].items():
-                row[which] = {k: med(rs, k) for k in ("first_rows_s", "listed_s", "usable_s", "usable_cpu_s",
+            row = {"pi_listAll_s": pi["median_s"] if pi else None, "sessions": cold[t][0].get("sessions")}
+            for which, rs in (("cold", cold[t]), ("warm", warm[t])):
+                row[which] = {k: median_of(rs, k) for k in ("first_rows_s", "listed_s", "usable_s", "usable_cpu_s",
                                                        "paints_to_usable", "filter_key_median_ms", "peak_mib")}
                 row[which]["filter_key_max_ms"] = max(r["filter_key_max_ms"] for r in rs)
                 row[which]["runs"] = rs
@@ -208,10 +185,7 @@ def _line(name: str, row: dict) -> str:
 
 
 if __name__ == "__main__":
-    argv = sys.argv[1:]
-    if not argv or argv[0] in ("-h", "--help"):
-        sys.stdout.write(__doc__ or "")
-        sys.exit(0 if argv else 2)
+    argv = argv_or_help(__doc__)
     if argv[0] == "--bench":
         import argparse
 
