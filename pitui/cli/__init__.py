@@ -52,8 +52,8 @@ def _app_parser() -> argparse.ArgumentParser:
         "model] [--json] | pitui compare FILE LEAF_A LEAF_B [--json|--markdown] | pitui status [ROOT] [--json] [--watch]",
     )
     parser.add_argument("path", nargs="?", help="a sessions root, one project folder, one .jsonl session file or saved "
-                   "event stream (pi --mode json or rpc), or - for an event stream piped in (pi -p --mode json ... | "
-                   "pitui -), shown as it comes")
+                        "event stream (pi --mode json or rpc), or - for an event stream piped in (pi -p --mode json ... | "
+                        "pitui -), shown as it comes")
     parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files (as Pi's --session-dir)")
     parser.add_argument("--demo", action="store_true", help="open the built-in demo sessions")
     parser.add_argument("--version", action="version", version=f"pitui {__version__}")

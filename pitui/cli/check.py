@@ -25,10 +25,10 @@ def _check_parser() -> argparse.ArgumentParser:
         epilog="Kinds of finding: " + ", ".join(KINDS) + ".",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="a session .jsonl file (with --secrets, also a sessions "
-                   "root or project folder: every session under it)")
+                        "root or project folder: every session under it)")
     parser.add_argument("--json", action="store_true", help="a JSON array, one object per file readable")
     parser.add_argument("--secrets", action="store_true",
-                   help="list the likely secrets instead (file:line, entry, where, kind, the first characters): exit 1 "
+                        help="list the likely secrets instead (file:line, entry, where, kind, the first characters): exit 1 "
                         "when any is found; export --redact masks them")
     return parser
 

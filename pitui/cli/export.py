@@ -18,11 +18,11 @@ def _export_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitui export", description="Export one session (its tree, or one branch).")
     parser.add_argument("file", help="a session .jsonl file")
     parser.add_argument("--format", choices=("json", "markdown", "html", "session"), default="json",
-                   help="session: a Pi session file of the branch alone, as Pi's /fork writes it (pi --fork OUT)")
+                        help="session: a Pi session file of the branch alone, as Pi's /fork writes it (pi --fork OUT)")
     parser.add_argument("--leaf", metavar="ID", help="the entry whose branch to export (default: the current leaf)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
     parser.add_argument("--redact", action="store_true",
-                   help="replace each likely secret (pitui check --secrets) everywhere it occurs by a placeholder "
+                        help="replace each likely secret (pitui check --secrets) everywhere it occurs by a placeholder "
                         "naming its kind: [REDACTED github-token 1]")
     return parser
 

@@ -23,7 +23,7 @@ def _list_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="a JSON array of Pi's SessionInfo objects (plus pitui keys)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write pitui's listing index")
     parser.add_argument("--paths", action="store_true",
-                   help="each session's file path instead of its id (for a root Pi does not look in)")
+                        help="each session's file path instead of its id (for a root Pi does not look in)")
     return parser
 
 

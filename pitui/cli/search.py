@@ -39,15 +39,15 @@ def _search_parser() -> argparse.ArgumentParser:
         "and pitui's kind:KIND).",
     )
     parser.add_argument("query", help='space-separated terms (all must match), "an exact phrase", or re:REGEX; '
-                   "kind:KIND qualifiers may come first or among the terms")  # fmt: skip
+                        "kind:KIND qualifiers may come first or among the terms")  # fmt: skip
     parser.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
     parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
     parser.add_argument("--json", action="store_true", help="a JSON array, one object per session")
     parser.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
     parser.add_argument("--no-index", action="store_true",
-                   help="read the session files instead of the search index (slower; writes nothing)")  # fmt: skip
+                        help="read the session files instead of the search index (slower; writes nothing)")  # fmt: skip
     parser.add_argument("--max-hits", type=int, metavar="N",
-                   help=f"hits shown per session (default {HUMAN_HITS}, the same line of the same kind shown "
+                        help=f"hits shown per session (default {HUMAN_HITS}, the same line of the same kind shown "
                         f"once with its count; with --json {MAX_HITS}, each one; 0: all, and all counted)")  # fmt: skip
     return parser
 

@@ -22,13 +22,13 @@ def _status_parser() -> argparse.ArgumentParser:
     parser.add_argument("root", nargs="?", help="sessions root, project folder or file (default: as the app)")
     parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
     parser.add_argument("--json", action="store_true", help="a JSON array, one object per session (with --watch: one "
-                   "JSON object per line for each change of state)")
+                        "JSON object per line for each change of state)")
     parser.add_argument("--watch", action="store_true", help="then print a line each time a session changes state "
-                   "(until interrupted)")
+                        "(until interrupted)")
     parser.add_argument("--since", type=float, default=WINDOW_MINUTES, metavar="MINUTES",
-                   help=f"sessions written in the last MINUTES (default {WINDOW_MINUTES})")
+                        help=f"sessions written in the last MINUTES (default {WINDOW_MINUTES})")
     parser.add_argument("--stalled-after", type=float, default=STALL_MINUTES, metavar="MINUTES",
-                   help=f"a session at work with nothing written for MINUTES is stalled (default {STALL_MINUTES})")
+                        help=f"a session at work with nothing written for MINUTES is stalled (default {STALL_MINUTES})")
     return parser
 
 
@@ -111,7 +111,7 @@ def watch_line(activity, now_ms: float) -> str:
     where = visible(shorten_home(activity.cwd) if activity.cwd else activity.project)
     doing = activity.doing(now_ms)
     return "  ".join(part for part in (local_minute(now_ms)[:11] + stamp, activity.state, visible(activity.id or activity.path), where,
-                                 activity.title, doing) if part)
+                                       activity.title, doing) if part)
 
 
 def time_of_day(ms: float) -> str:

@@ -92,7 +92,7 @@ def has_pending_work(screen: Screen) -> bool:
         return True
     for widget in screen.walk_children():
         if widget.display and (widget._layout_required or widget._repaint_required or widget._scroll_required
-                          or not widget._message_queue.empty()):
+                               or not widget._message_queue.empty()):
             return True
     return False
 

@@ -479,7 +479,7 @@ class LiveBoard:
                 if type(figures) is not str:
                     row = by_model.setdefault(key, [0, 0, 0, 0, 0.0])
                     for index, value in enumerate((figures.input, figures.output, figures.cache_read, figures.cache_write,
-                                           figures.cost)):
+                                                   figures.cost)):
                         row[index] += value
         live.first_message = first
         live.cost = spent(by_model.values())[1]

@@ -79,7 +79,7 @@ def marker(session: Session, entry: dict) -> Marker | None:
         label = entry.get("label")
         if label:
             return Marker(kind, "⚑", (("label “", None), (str(label), "value"), ("” on ", None),
-                                   (_target(session, target), "ref")), "warning", ref)
+                                      (_target(session, target), "ref")), "warning", ref)
         return Marker(kind, "⚑", (("label cleared on ", None), (_target(session, target), "ref")), "muted", ref)
     if kind == "session_info":
         name = entry.get("name")
@@ -101,7 +101,7 @@ def marker(session: Session, entry: dict) -> Marker | None:
         content = rep.get("content") if isinstance(rep, dict) else rep
         text = one_line(text_of(content) if not isinstance(content, str) else content, 80)
         return Marker(kind, "✂", (("context edit: ", None), what, (" replaced in context with “", None), (text, "value"),
-                               ("”", None)), "warning", ref)
+                                  ("”", None)), "warning", ref)
     return None
 
 

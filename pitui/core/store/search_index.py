@@ -283,9 +283,9 @@ class SearchIndex:
         for attempt in (0, 1):
             try:
                 for row in self._query(query, [info for info in infos if info.path not in given],
-                                     limit=None if limit is None else limit - len(given), max_hits=max_hits,
-                                     should_stop=should_stop, update=update or attempt > 0, root=root,
-                                     on_progress=on_progress, stats=stats, count_to=count_to, first_hits=first_hits):
+                                       limit=None if limit is None else limit - len(given), max_hits=max_hits,
+                                       should_stop=should_stop, update=update or attempt > 0, root=root,
+                                       on_progress=on_progress, stats=stats, count_to=count_to, first_hits=first_hits):
                     if not row.partial:
                         given.add(row.path)
                     yield row
