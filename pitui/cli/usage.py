@@ -15,22 +15,22 @@ if TYPE_CHECKING:
 def _usage_parser() -> argparse.ArgumentParser:
     import argparse
 
-    p = argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="pitui usage", description="Tokens and cost of every session, counted as @ccusage/pi counts them.")
-    p.add_argument("report", nargs="?", default="daily", metavar="daily|weekly|monthly|session|project|model",
-                   help="how to group (default: daily)")
-    p.add_argument("root", nargs="?", help="sessions root or project folder (default: as the app)")
-    p.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
-    p.add_argument("--since", metavar="DATE", help="from this day on (YYYY-MM-DD or YYYYMMDD)")
-    p.add_argument("--until", metavar="DATE", help="up to this day (YYYY-MM-DD or YYYYMMDD)")
-    p.add_argument("-z", "--timezone", metavar="TZ", help="the time zone of days (default: the local one)")
-    p.add_argument("--project", metavar="TEXT", help="only project folders whose name holds TEXT")
-    p.add_argument("-b", "--breakdown", action="store_true", help="each row's models under it")
-    p.add_argument("--sort", choices=("date", "cost", "tokens"), help="session rows: newest (default), costliest "
-                   "or biggest first")
-    p.add_argument("--json", action="store_true", help="JSON with @ccusage/pi's fields (plus pitui's)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write pitui's usage index")
-    return p
+    parser.add_argument("report", nargs="?", default="daily", metavar="daily|weekly|monthly|session|project|model",
+                        help="how to group (default: daily)")
+    parser.add_argument("root", nargs="?", help="sessions root or project folder (default: as the app)")
+    parser.add_argument("--session-dir", metavar="DIR", help="a flat folder of session files")
+    parser.add_argument("--since", metavar="DATE", help="from this day on (YYYY-MM-DD or YYYYMMDD)")
+    parser.add_argument("--until", metavar="DATE", help="up to this day (YYYY-MM-DD or YYYYMMDD)")
+    parser.add_argument("-z", "--timezone", metavar="TZ", help="the time zone of days (default: the local one)")
+    parser.add_argument("--project", metavar="TEXT", help="only project folders whose name holds TEXT")
+    parser.add_argument("-b", "--breakdown", action="store_true", help="each row's models under it")
+    parser.add_argument("--sort", choices=("date", "cost", "tokens"), help="session rows: newest (default), costliest "
+                        "or biggest first")
+    parser.add_argument("--json", action="store_true", help="JSON with @ccusage/pi's fields (plus pitui's)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write pitui's usage index")
+    return parser
 
 
 def cmd_usage(argv: list[str]) -> int:
@@ -44,10 +44,10 @@ def cmd_usage(argv: list[str]) -> int:
         args.root, args.report = args.report, "daily"
     bounds = []
     for flag, value in (("--since", args.since), ("--until", args.until)):
-        d = normal_date(value) if value is not None else None
-        if value is not None and d is None:
+        date = normal_date(value) if value is not None else None
+        if value is not None and date is None:
             return _fail(value, f"{flag} wants a day as YYYY-MM-DD or YYYYMMDD")
-        bounds.append(d)
+        bounds.append(date)
     if args.timezone is not None:
         try:
             DayOf(args.timezone)
@@ -64,7 +64,7 @@ def cmd_usage(argv: list[str]) -> int:
                  sort=args.sort)
     skipped = usage.skipped()
     if skipped:
-        why = "; ".join(f"{n} {visible(k)}" for k, n in sorted(skipped.items()))
+        why = "; ".join(f"{count} {visible(reason)}" for reason, count in sorted(skipped.items()))
         sys.stderr.write(f"pitui: {sum(skipped.values())} messages' usage not counted ({why})\n")
     if usage.unreadable:
         sys.stderr.write(f"pitui: {usage.unreadable} session files could not be read\n")
@@ -84,11 +84,11 @@ def cmd_usage(argv: list[str]) -> int:
     return 0
 
 
-def _dollars(v: float) -> str:
+def _dollars(dollars: float) -> str:
     """Dollars with 2 decimals, 4 below a cent (and $0.00 for nothing)."""
-    if 0 < abs(v) < 0.01:
-        return f"${v:,.4f}"
-    return f"${v:,.2f}"
+    if 0 < abs(dollars) < 0.01:
+        return f"${dollars:,.4f}"
+    return f"${dollars:,.2f}"
 
 
 _USAGE_COLUMNS = (("inputTokens", "Input"), ("outputTokens", "Output"), ("cacheCreationTokens", "Cache write"),
@@ -110,75 +110,75 @@ def usage_table(kind: str, data: dict, *, width: int, breakdown: bool = False, b
         "monthly": ("monthly", "month", "Month"), "session": ("sessions", "sessionId", "Session"),
         "project": ("projects", "project", "Project"), "model": ("models", "model", "Model")}[kind]
 
-    def label(r: dict) -> str:
+    def label(row: dict) -> str:
         if kind == "session":
-            return visible(r.get("name") or r["sessionId"]) + "  " + visible(r["projectPath"])
-        return visible(str(r[label_key]).removeprefix("[pi] "))
+            return visible(row.get("name") or row["sessionId"]) + "  " + visible(row["projectPath"])
+        return visible(str(row[label_key]).removeprefix("[pi] "))
 
-    def models(r: dict) -> str:
-        return ", ".join(visible(m.removeprefix("[pi] ")) for m in r.get("modelsUsed", ()))
+    def models(row: dict) -> str:
+        return ", ".join(visible(model.removeprefix("[pi] ")) for model in row.get("modelsUsed", ()))
 
-    def cells(r: dict) -> dict:
-        c = {k: f"{r[k]:,.0f}" for k, _ in _USAGE_COLUMNS[:-1]}
-        c["totalCost"] = _dollars(r["totalCost"])
-        return c
+    def cells(row: dict) -> dict:
+        cells = {column: f"{row[column]:,.0f}" for column, _ in _USAGE_COLUMNS[:-1]}
+        cells["totalCost"] = _dollars(row["totalCost"])
+        return cells
 
     from rich.cells import cell_len, set_cell_size
 
-    def sub_rows(r: dict) -> list[tuple[str, dict]]:
+    def sub_rows(row: dict) -> list[tuple[str, dict]]:
         if not breakdown or kind == "model":
             return []
-        return [("  └ " + visible(b["modelName"].removeprefix("[pi] ")), cells({
-            "inputTokens": b["inputTokens"], "outputTokens": b["outputTokens"],
-            "cacheCreationTokens": b["cacheCreationTokens"], "cacheReadTokens": b["cacheReadTokens"],
-            "totalTokens": b["inputTokens"] + b["outputTokens"] + b["cacheCreationTokens"] + b["cacheReadTokens"],
-            "totalCost": b["cost"]})) for b in r.get("modelBreakdowns", ())]
+        return [("  └ " + visible(breakdown["modelName"].removeprefix("[pi] ")), cells({
+            "inputTokens": breakdown["inputTokens"], "outputTokens": breakdown["outputTokens"],
+            "cacheCreationTokens": breakdown["cacheCreationTokens"], "cacheReadTokens": breakdown["cacheReadTokens"],
+            "totalTokens": breakdown["inputTokens"] + breakdown["outputTokens"] + breakdown["cacheCreationTokens"] + breakdown["cacheReadTokens"],
+            "totalCost": breakdown["cost"]})) for breakdown in row.get("modelBreakdowns", ())]
 
-    body = [(label(r), cells(r), models(r), sub_rows(r)) for r in data[rows_key]]
+    body = [(label(row), cells(row), models(row), sub_rows(row)) for row in data[rows_key]]
     totals = data["totals"]
     total_cells = cells(totals)
-    shown = [k for k, _ in _USAGE_COLUMNS]
+    shown = [column for column, _ in _USAGE_COLUMNS]
     names = dict(_USAGE_COLUMNS)
     show_models = kind != "model"
-    label_w = max([len(title), len("Total")] + [cell_len(b[0]) for b in body]
-                  + [cell_len(sub[0]) for b in body for sub in b[3]])
+    label_w = max([len(title), len("Total")] + [cell_len(line[0]) for line in body]
+                  + [cell_len(sub[0]) for line in body for sub in line[3]])
     label_w = min(label_w, 48)
 
-    def col_w(k: str) -> int:
-        return max(len(names[k]), len(total_cells[k]), *(len(b[1][k]) for b in body),
-                   *(len(sub[1][k]) for b in body for sub in b[3]))
+    def col_w(column: str) -> int:
+        return max(len(names[column]), len(total_cells[column]), *(len(line[1][column]) for line in body),
+                   *(len(sub[1][column]) for line in body for sub in line[3]))
 
     def fits(label_w: int) -> bool:
-        used = label_w + sum(col_w(k) + 2 for k in shown)
+        used = label_w + sum(col_w(column) + 2 for column in shown)
         return used + (2 + 12 if show_models else 0) <= width
 
-    for k in _USAGE_DROP:
+    for key in _USAGE_DROP:
         if fits(label_w):
             break
-        if k == "models":
+        if key == "models":
             show_models = False
-        elif k == "label":
+        elif key == "label":
             while not fits(label_w) and label_w > _LABEL_MIN:
                 label_w -= 1
         else:
-            shown.remove(k)
+            shown.remove(key)
     while not fits(label_w) and label_w > 8:
         label_w -= 1
-    models_w = max(0, width - label_w - sum(col_w(k) + 2 for k in shown) - 2)
+    models_w = max(0, width - label_w - sum(col_w(column) + 2 for column in shown) - 2)
 
-    def cut(text: str, w: int) -> str:
-        return text if cell_len(text) <= w else set_cell_size(text, max(0, w - 1)) + "…"
+    def cut(text: str, width: int) -> str:
+        return text if cell_len(text) <= width else set_cell_size(text, max(0, width - 1)) + "…"
 
-    def line(lab: str, c: dict, mods: str) -> str:
-        out = set_cell_size(cut(lab, label_w), label_w) + "".join("  " + c[k].rjust(col_w(k)) for k in shown)
+    def line(lab: str, cells: dict, mods: str) -> str:
+        out = set_cell_size(cut(lab, label_w), label_w) + "".join("  " + cells[column].rjust(col_w(column)) for column in shown)
         if show_models and mods:
             out += "  " + cut(mods, models_w)
         return out.rstrip()
 
-    head = line(title, {k: names[k] for k in shown}, "Models" if show_models else "")
+    head = line(title, {column: names[column] for column in shown}, "Models" if show_models else "")
     out = [f"\x1b[1m{head}\x1b[0m" if bold else head, "─" * min(width, max(len(head), label_w))]
-    for lab, c, mods, subs in body:
-        out.append(line(lab, c, mods))
+    for lab, row_cells, mods, subs in body:
+        out.append(line(lab, row_cells, mods))
         for sub_label, sub_cells in subs:
             out.append(line(sub_label, sub_cells, ""))
     out.append("─" * min(width, max(len(head), label_w)))

@@ -51,8 +51,8 @@ def _label(model: str) -> str:
     return model.removeprefix("[pi] ")
 
 
-def _cost(v: float) -> str:
-    return fmt_cost(v, zero="$0")
+def _cost(dollars: float) -> str:
+    return fmt_cost(dollars, zero="$0")
 
 
 class UsageScreen(Screen[str | None]):
@@ -123,12 +123,12 @@ class UsageScreen(Screen[str | None]):
         return self.query_one("#usage-sessions", DataTable)
 
     def on_mount(self) -> None:
-        t = self.table
-        t.add_column("Cost", key="cost")
-        t.add_column("Tokens", key="tokens")
-        t.add_column("Last", key="last")
-        t.add_column("Project", key="project")
-        t.add_column("Session", key="session")
+        table = self.table
+        table.add_column("Cost", key="cost")
+        table.add_column("Tokens", key="tokens")
+        table.add_column("Last", key="last")
+        table.add_column("Project", key="project")
+        table.add_column("Session", key="session")
         self._show_period()
         self.table.focus()
         self.refresh_figures()
@@ -139,8 +139,8 @@ class UsageScreen(Screen[str | None]):
         """``(since, until)`` as ``YYYYMMDD`` for the period, days in the local time zone."""
         import time
 
-        t = time.localtime(self.clock() / 1000)
-        today = date(t.tm_year, t.tm_mon, t.tm_mday)
+        now = time.localtime(self.clock() / 1000)
+        today = date(now.tm_year, now.tm_mon, now.tm_mday)
         back = PERIODS[self.period][1]
         if back is None:
             return None, None
@@ -149,10 +149,10 @@ class UsageScreen(Screen[str | None]):
 
     def _show_period(self) -> None:
         line = Text()
-        for n, (key, (name, _)) in enumerate(PERIODS.items(), 1):
-            if n > 1:
+        for number, (key, (name, _)) in enumerate(PERIODS.items(), 1):
+            if number > 1:
                 line.append("  ")
-            line.append(f"{n} ", style="bold")
+            line.append(f"{number} ", style="bold")
             line.append(name, style="reverse" if key == self.period else "")
         self.query_one("#usage-period-line", Static).update(line)
         box = self.query_one("#usage-box")
@@ -225,8 +225,8 @@ class UsageScreen(Screen[str | None]):
     def on_usage_worked_out(self, message: UsageWorkedOut) -> None:
         if message.gen != self._gen:
             return  # (a period or filter changed since)
-        self.figures = f = message.figures
-        totals = f.totals
+        self.figures = figures = message.figures
+        totals = figures.totals
         status = self.query_one("#usage-status", Static)
         skipped = message.skipped
         status.update(("Sessions changed since these figures: working them out again… · " if message.updating else "")
@@ -248,23 +248,23 @@ class UsageScreen(Screen[str | None]):
             (fmt_tokens_short(totals["totalTokens"]), "bold"), " tokens · ",
             (str(totals["sessions"]), "bold"), " sessions",
             *((" · cache hit ", (f"{ratio:.0%}", "bold")) if ratio is not None else ())))
-        self._chart(f)
+        self._chart(figures)
         self.query_one("#usage-models", Static).update(self._ranked(
-            "By model", [(_label(m["model"]), m["totalCost"]) for m in f.models]))
+            "By model", [(_label(model["model"]), model["totalCost"]) for model in figures.models]))
         self.query_one("#usage-projects", Static).update(self._ranked(
-            "By project", [(p["project"], p["totalCost"]) for p in f.projects]))
+            "By project", [(project["project"], project["totalCost"]) for project in figures.projects]))
         self.query_one("#usage-tools", Static).update(self._tools(totals.get("tools") or {}))
         self.query_one("#usage-extras", Static).update(self._extras(totals))
-        self._sessions(f.sessions)
+        self._sessions(figures.sessions)
 
-    def _chart(self, f: Overview) -> None:
-        values = [cost for _, cost in f.days]
+    def _chart(self, figures: Overview) -> None:
+        values = [cost for _, cost in figures.days]
         self.query_one("#usage-chart", Sparkline).data = values
-        top_day, top = max(f.days, key=lambda d: d[1])
-        title = f"Spend per day, {len(f.days)} days · most {_cost(top)} on {top_day}"
+        top_day, top = max(figures.days, key=lambda day: day[1])
+        title = f"Spend per day, {len(figures.days)} days · most {_cost(top)} on {top_day}"
         self.query_one("#usage-chart-title", Static).update(title)
-        self.query_one("#usage-axis-first", Static).update(f.days[0][0])
-        self.query_one("#usage-axis-last", Static).update(f.days[-1][0])
+        self.query_one("#usage-axis-first", Static).update(figures.days[0][0])
+        self.query_one("#usage-axis-last", Static).update(figures.days[-1][0])
 
     def _ranked(self, title: str, rows: list[tuple[str, float]]) -> Text:
         out = Text.assemble((title, "bold"), "\n")
@@ -282,8 +282,8 @@ class UsageScreen(Screen[str | None]):
         out = Text.assemble(("Tool calls (errors)", "bold"), "\n")
         width = max(10, (self.size.width - 8) // 3)
         items = list(tools.items())
-        for kind, t in items[:7]:
-            right = f"{t['calls']:,}" + (f" ({t['errors']:,})" if t["errors"] else "")
+        for kind, stats in items[:7]:
+            right = f"{stats['calls']:,}" + (f" ({stats['errors']:,})" if stats["errors"] else "")
             out.append(cut_end(visible(kind), max(1, width - len(right) - 1)).ljust(max(1, width - len(right) - 1))
                        + " " + right + "\n")
         if len(items) > 7:
@@ -305,23 +305,23 @@ class UsageScreen(Screen[str | None]):
         return Text(" · ".join(bits))
 
     def _sessions(self, sessions: list[dict]) -> None:
-        t = self.table
-        t.clear()
+        table = self.table
+        table.clear()
         self._paths = []
         # (each session's own cost, as its header and stats screen count it: every branch,
         # tool and summary usage, subagent runs; costliest first)
         project_w = 24
         title_w = max(10, self.size.width - 4 - 9 - 8 - 12 - project_w - 2 * 5)  # (what is left of the row)
-        for k, s in enumerate(sorted(sessions, key=lambda s: -s["sessionCost"])):
-            title = s.get("name") or self.titles.get(s["path"]) or s["sessionId"]
-            t.add_row(Text(_cost(s["sessionCost"]), justify="right"), Text(fmt_tokens_short(s["sessionTokens"]),
+        for index, session in enumerate(sorted(sessions, key=lambda session: -session["sessionCost"])):
+            title = session.get("name") or self.titles.get(session["path"]) or session["sessionId"]
+            table.add_row(Text(_cost(session["sessionCost"]), justify="right"), Text(fmt_tokens_short(session["sessionTokens"]),
                                                                             justify="right"),
-                      Text(s["lastActivity"]), Text(cut_end(visible(s["projectPath"]), project_w)),
-                      Text(cut_end(visible(title), title_w)), key=str(k))
-            self._paths.append(s["path"])
+                          Text(session["lastActivity"]), Text(cut_end(visible(session["projectPath"]), project_w)),
+                          Text(cut_end(visible(title), title_w)), key=str(index))
+            self._paths.append(session["path"])
 
     @on(DataTable.RowSelected, "#usage-sessions")
     def _chosen(self, event: DataTable.RowSelected) -> None:
-        k = int(event.row_key.value) if event.row_key.value is not None else -1
-        if 0 <= k < len(self._paths):
-            self.dismiss(self._paths[k])
+        row_index = int(event.row_key.value) if event.row_key.value is not None else -1
+        if 0 <= row_index < len(self._paths):
+            self.dismiss(self._paths[row_index])
