@@ -281,16 +281,23 @@ def test_the_day_of_a_time_is_the_zones_on_both_sides_of_daylight_saving(zone):
 
 
 def test_worker_processes_read_what_the_caller_would(tmp_path, monkeypatch):
-    """A cold read of many files goes to worker processes: the same rows, the same states
-    (a file that then grows is read on from where the worker stopped)."""
-    from pitui.core.store import usage as usage_module
+    """A cold read of many files goes to the listing's worker processes: the same rows, the
+    same states (a file that then grows is read on from where the worker stopped), and the
+    listing rows made from the same read kept in the listing index (a list after it reads
+    no file)."""
+    from pitui.core.store import listing_scan, usage as usage_module
+    from pitui.core.store.listing import SessionIndex, list_sessions
 
     root = resolve_root(str(STORE))
     alone = load_usage(root, cache_dir=tmp_path / "alone", parallel=False)
-    monkeypatch.setattr(usage_module, "PARALLEL_MIN_FILES", 1)
-    monkeypatch.setattr(usage_module, "PARALLEL_MIN_BYTES", 0)
+    assert not list(tmp_path.glob("alone/index-v*"))  # (read alone: no listing)
+    monkeypatch.setattr(usage_module, "USAGE_MIN_FILES", 1)
+    monkeypatch.setattr(usage_module, "USAGE_MIN_BYTES", 0)
     pooled = load_usage(root, cache_dir=tmp_path / "pooled")
     assert pooled.read == len(pooled.files) == len(alone.files)
     assert [(f.path, f.summary, f.keys(), f.columns()) for f in pooled.files] == [
         (f.path, f.summary, f.keys(), f.columns()) for f in alone.files]
     assert len(list((tmp_path / "pooled").glob("usage-state-v*/*.json"))) == len(pooled.files)
+    fresh = [i.to_pi_json() for i in list_sessions(root, SessionIndex(tmp_path / "fresh"))]
+    monkeypatch.setattr(listing_scan, "scan_info", None)  # (a list that read a file would fail)
+    assert [i.to_pi_json() for i in list_sessions(root, SessionIndex(tmp_path / "pooled"))] == fresh

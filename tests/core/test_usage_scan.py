@@ -151,3 +151,49 @@ def test_times_read_from_a_minute_met_before_are_the_times_read_whole():
     for value in values * 2:  # (the second time, every minute is known)
         assert usage_scan.ccusage_timestamp(value) == _general_ms(value, True), value
         assert usage_scan._entry_ms(value) == _general_ms(value, False), value
+
+
+def _listing_fed(path: Path) -> tuple[dict, dict] | None:
+    """The usage of ``path`` as the listing's scan counts it, line by line from the lines it
+    decodes or parses (None where that scan does not read the file as a session: the usage
+    then reads the file on its own)."""
+    from pitui.core.store.discovery import SessionFile
+    from pitui.core.store.listing_scan import scan_info
+
+    scan = FileScan()
+    info = scan_info(SessionFile(str(path), "p", "session"), usage=scan)
+    if info.error is not None or info.log != "session":
+        return None
+    return scan.to_state(), scan.summary()
+
+
+def _without_offset(got: tuple[dict, dict]) -> tuple[dict, dict]:
+    state, summary = got
+    return {k: v for k, v in state.items() if k != "offset"}, summary
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(REPO)) for p in FILES])
+def test_every_fixture_counts_the_same_fed_by_the_listing_as_read_alone(path: Path):
+    fed = _listing_fed(path)
+    if fed is not None:
+        assert _without_offset(fed) == _without_offset(_scan(path.read_bytes(), False))
+
+
+def test_lines_of_any_shape_count_the_same_fed_by_the_listing(tmp_path):
+    lines = OTHER_LINES + [_assistant(m).replace(b'"a1"', b'"a%d"' % k) for k, m in enumerate(HOSTILE)]
+    data = HEAD + b"\n" + b"\n".join(lines) + b"\n\n  \n"
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    fed = _listing_fed(path)
+    assert fed is not None and fed[0]["compat"]["ts"]  # (read as a session, its usage counted)
+    assert _without_offset(fed) == _without_offset(_scan(data, False))
+
+
+def test_the_listing_feeds_the_usage_the_lines_it_decoded(monkeypatch, tmp_path):
+    """(The decoded lines reach the usage without a second decoding.)"""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(HEAD + b"\n" + _assistant("," + USAGE) + b"\n")
+    monkeypatch.setattr(usage_scan, "_LINE_DECODE", None)
+    monkeypatch.setattr(usage_scan.FileScan, "_parsed", None)
+    fed = _listing_fed(path)
+    assert fed is not None and fed[0]["compat"]["total"] == [18]

@@ -8,6 +8,12 @@ are scanned (:mod:`.listing_scan`; by worker processes when there are many,
 output without decoding them. A file whose reading fails in any way is listed as one row
 with its reason (``error``), never a failure of the whole list.
 
+A list that reads many files (a cold list: :data:`USAGE_MIN_FILES`, :data:`USAGE_MIN_BYTES`)
+counts their usage from the same read of their lines and keeps it in the usage index
+(:func:`.usage_read.scan_both`, :mod:`.usage_index`): ``pitui usage`` and the usage screen
+then read none of those files again. A few files read (one session grew) are left to the
+usage, which reads on from its own state when asked.
+
 The listing's names are imported from here: :class:`SessionInfo` (one row,
 :mod:`.session_info`), :class:`SessionIndex`, :func:`list_sessions`, :func:`list_json`.
 """
@@ -31,6 +37,10 @@ __all__ = ["SessionInfo", "SessionIndex", "NO_MESSAGES", "list_sessions", "list_
 #: Scan in worker processes when at least this many files (and bytes) need reading.
 PARALLEL_MIN_FILES = 24
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+#: Count the usage of the files read when at least this many files (and bytes) are read:
+#: then the usage index is read and written once for many files.
+USAGE_MIN_FILES = PARALLEL_MIN_FILES
+USAGE_MIN_BYTES = PARALLEL_MIN_BYTES
 
 
 def _unreadable(sf: SessionFile, exc: OSError) -> Rec:
@@ -85,15 +95,25 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             todo.append((sf, None, st))
     if workers is None:
         workers = min(4, os.cpu_count() or 1)
-    parallel = (
-        workers > 1
-        and len(todo) >= PARALLEL_MIN_FILES
-        and sum(t[2].st_size for t in todo) >= PARALLEL_MIN_BYTES
-    )
+    todo_bytes = sum(t[2].st_size for t in todo)
+    parallel = workers > 1 and len(todo) >= PARALLEL_MIN_FILES and todo_bytes >= PARALLEL_MIN_BYTES
+    usage = None
+    if index is not None and index.enabled and todo and len(todo) >= USAGE_MIN_FILES \
+            and todo_bytes >= USAGE_MIN_BYTES:
+        from .usage_index import UsageIndex  # (loaded by the first list with many files to read)
+
+        usage = UsageIndex(index.dir)
+    usage_rows: dict = {}
     if parallel:
         from .listing_parallel import scan_parallel  # (loaded by the first list with many files to read)
 
-        rows = scan_parallel(todo, workers)
+        rows = _rows_of(scan_parallel(todo, workers, usage), usage_rows)
+    elif todo and usage is not None:
+        from .usage_read import scan_both
+
+        grown = usage.grown((sf.path, st) for sf, _, st in todo)
+        rows = _rows_of((_rec_and_row(scan_both(sf, prev, grown.get(sf.path), usage, st)) for sf, prev, st in todo),
+                        usage_rows)
     elif todo:
         from .listing_scan import scan_info  # (loaded by the first file read)
 
@@ -116,6 +136,9 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             on_info(rec.info, len(out) + 1, total)
         out.append(rec)
         changed.append(rec)
+    if usage is not None:
+        usage.rows.update(usage_rows)
+        usage.save([usage.rows[sf.path] for sf in files if sf.path in usage.rows])
     if index is not None and root.kind == "tree":
         prefix = root.prefix  # (SessionRoot.holds for a tree, at C speed: every row is asked)
         index.forget_missing([p for p in index._recs if not p.startswith(prefix)] + [sf.path for sf in files])
@@ -136,6 +159,20 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
     return out
 
 
+
+
+def _rows_of(pairs, usage_rows: dict):
+    """The listing rows of ``(row, usage row)`` pairs, their usage rows put in ``usage_rows``
+    by path (those of files that could be read)."""
+    for rec, usage_row in pairs:
+        if usage_row is not None:
+            usage_rows[rec.path] = usage_row
+        yield rec
+
+
+def _rec_and_row(pair):
+    info, usage_row = pair
+    return rec_of(info), usage_row
 
 
 def _info_for(rec: Rec, index: SessionIndex | None) -> SessionInfo:

@@ -1,7 +1,8 @@
 """The decoder the listing reads each line of a session with (``listing_scan._read_lines``): one
 C call per line checks it is JSON as ``JSON.parse`` does and keeps only the few fields the
-list needs. Its own module, loaded by the first scan: msgspec and these types are not needed
-to start the app or to list from the index."""
+list and the usage need (the usage is counted from the same decoded line as the listing
+reads it: ``usage_scan.FileScan.decoded``). Its own module, loaded by the first scan: msgspec
+and these types are not needed to start the app or to list from the index."""
 
 from __future__ import annotations
 
@@ -10,27 +11,38 @@ import msgspec
 __all__ = ["ENTRY_DECODE", "RUNS_DECODE", "UNSET"]
 
 
-class _Message(msgspec.Struct):
-    """The fields of an entry's message the list reads (Pi's buildSessionInfo): content
-    kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
+class _Message(msgspec.Struct, gc=False):
+    """The fields of an entry's message the list and the usage read (absent: UNSET, as
+    ``in`` says): content kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
 
-    role: object = None
-    timestamp: object = None
-    model: object = None
-    toolName: object = None
+    role: object = msgspec.UNSET
+    timestamp: object = msgspec.UNSET
+    model: object = msgspec.UNSET
+    toolName: object = msgspec.UNSET
     content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for a subagent's result)
+    # (the usage's: usage_scan.FileScan.decoded)
+    usage: object = msgspec.UNSET
+    provider: object = msgspec.UNSET
+    responseModel: object = msgspec.UNSET
+    isError: object = msgspec.UNSET
 
 
-class _Entry(msgspec.Struct):
-    """The fields of a session entry the list reads; the rest of the line is checked to be
-    JSON and skipped, nothing made of it."""
+class _Entry(msgspec.Struct, gc=False):
+    """The fields of a session entry the list and the usage read; the rest of the line is
+    checked to be JSON and skipped, nothing made of it."""
 
-    type: object = None
-    timestamp: object = None
+    type: object = msgspec.UNSET
+    timestamp: object = msgspec.UNSET
     message: _Message | None = None
-    name: object = None  # (session_info)
-    modelId: object = None  # (model_change)
+    name: object = msgspec.UNSET  # (session_info)
+    modelId: object = msgspec.UNSET  # (model_change)
+    # (the usage's: usage_scan.FileScan.decoded)
+    id: object = msgspec.UNSET
+    parentId: object = msgspec.UNSET
+    usage: object = msgspec.UNSET  # (usage, compaction, branch_summary entries)
+    provider: object = msgspec.UNSET
+    model: object = msgspec.UNSET
 
 
 class _Run(msgspec.Struct, gc=False):

@@ -30,6 +30,7 @@ from ..timeutil import iso_to_ms
 
 if TYPE_CHECKING:
     from .listing_decoder import _Run
+    from .usage_scan import FileScan
 
 __all__ = ["scan_info", "WHOLE_READ"]
 
@@ -46,16 +47,19 @@ _STREAM_FIRST = EVENT_TYPES | {"response"}
 
 
 def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_result | None = None, *,
-              keep_first: bool = False, mapped: bool = False) -> SessionInfo:
+              keep_first: bool = False, mapped: bool = False, usage: FileScan | None = None) -> SessionInfo:
     """Listing data for one file; continues ``prev``'s scan when the file only grew. Never
     raises: a file whose reading fails in any way is one row with the reason. With
     ``keep_first``, a first message longer than the index keeps is held whole on the
     info (the cold workers, which print it next), for :meth:`SessionInfo.full_first_message`.
     ``mapped``: a file too big to read whole is mapped into memory rather than copied
     (:func:`iter_line_blocks`: only in the worker processes, which may die of a file cut
-    short while mapped)."""
+    short while mapped). ``usage``: the file's usage scan, fed every line read (from where
+    ``prev`` stopped, as the scan read on from; whole otherwise): it is complete only when
+    the row made is a session's without an error (else the caller reads the file's usage
+    on its own: :func:`.usage.read_row`)."""
     try:
-        return _scan_info(sf, prev, st, keep_first, mapped)
+        return _scan_info(sf, prev, st, keep_first, mapped, usage)
     except Exception as exc:  # (one file's problem stays in its own row)
         return SessionInfo(sf.path, sf.project, sf.kind, error=_failure(exc))
 
@@ -90,7 +94,7 @@ def _note_runs(info: SessionInfo, runs: list[_Run] | None) -> None:
 
 
 def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | None, keep_first: bool = False,
-               mapped: bool = False) -> SessionInfo:
+               mapped: bool = False, usage: FileScan | None = None) -> SessionInfo:
     """:func:`scan_info`'s work, which may raise."""
     path = sf.path
     got: bytes | BinaryIO | None = None  # the file opened (a small one read whole) before its row was made
@@ -105,6 +109,8 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
         except OSError as exc:
             return SessionInfo(path, sf.project, sf.kind, error=f"cannot be read ({exc.strerror or exc})")
     info = _start_from(sf, prev, st)
+    if usage is not None and usage.offset != info.scanned_to:
+        usage = None  # (the usage's scan stopped elsewhere: it reads the file on its own)
     if got is None:
         try:
             got = open_regular(path)
@@ -122,7 +128,7 @@ def _scan_info(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result | N
     else:
         data = None  # (read in blocks: a big file, or one read on from where the index stopped)
     try:
-        other = _read_lines(info, got if data is None else data, keep_first, mapped)
+        other = _read_lines(info, got if data is None else data, keep_first, mapped, usage)
     finally:
         if data is None:
             got.close()
@@ -159,17 +165,24 @@ def _start_from(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result) -
     return info
 
 
-def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, mapped: bool) -> SessionInfo | None:
+def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, mapped: bool,
+                usage: FileScan | None = None) -> SessionInfo | None:
     """Add what the lines of ``source`` (the file, or its bytes read whole) from
     ``info.scanned_to`` on say to ``info``: its header (when it has none yet), message
     count, last activity, model, name, first message, warnings, and where the scan stopped.
     Returns the row to give instead when the file turns out not to be a session (an event
-    stream, or no header first), else None."""
+    stream, or no header first), else None. ``usage``: each line is counted in it too, from
+    the same decoded line (or the same parsed object), and its offset is where the scan
+    stopped."""
     # (the line decoder is loaded by the first scan, not with this module: a start that
     # lists from the index, or none yet, never needs it: benchmarks/startup_budget.py)
     from .listing_decoder import ENTRY_DECODE, RUNS_DECODE, UNSET
 
     entry_decode, runs_decode = ENTRY_DECODE, RUNS_DECODE
+    # the usage's readings of a line: decoded, parsed whole (a dict), not JSON to parse_line
+    usage_decoded = usage.decoded if usage is not None else None
+    usage_object = usage.parsed_object if usage is not None else None
+    usage_line = usage.line if usage is not None else None
     unset, ts_min, ts_max = UNSET, _TS_MIN, _TS_MAX
     ws = _WS_START
     have_header = info.id is not None  # (a row read on from has its header)
@@ -210,6 +223,11 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
                 continue  # a blank line
             if not have_header:
                 obj = parse_line(bytes(buf[p:e])).value
+                if usage_line is not None:
+                    if type(obj) is dict:
+                        usage_object(obj)
+                    elif obj is None:
+                        usage_line(bytes(buf[p:e]))  # (its own reading: JavaScript's trim first)
                 if obj is None:
                     if term:
                         warnings += 1
@@ -236,8 +254,9 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
             # list needs (_Entry). Lines that can change more than the count and the
             # last activity are parsed whole (the first user message, a subagent's
             # result, a message that is not an object).
+            line = buf[p:e]
             try:
-                ent = entry_decode(buf[p:e])
+                ent = entry_decode(line)
             except Exception:  # (not JSON to the decoder, or not an object of entry shape)
                 ent = None
             if ent is not None:
@@ -284,10 +303,17 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
                     if type(ent.modelId) is str:
                         model = ent.modelId
                 if ent is not None:
+                    if usage_decoded is not None:
+                        usage_decoded(ent, line)
                     if term:
                         done_to, done_ln = base + pos, ln + 1
                     continue
-            obj = parse_line(bytes(buf[p:e])).value
+            obj = parse_line(bytes(line)).value
+            if usage_line is not None:
+                if type(obj) is dict:
+                    usage_object(obj)
+                elif obj is None:
+                    usage_line(bytes(line))  # (its own reading: JavaScript's trim first)
             if obj is None:
                 if term:
                     warnings += 1
@@ -301,6 +327,8 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
                 count, last_act, model = info.message_count, info.last_activity_ms, info.model
     info.message_count, info.last_activity_ms, info.model, info.warnings = count, last_act, model, warnings
     info.scanned_to, info.next_lineno = done_to, done_ln
+    if usage is not None:
+        usage.offset = done_to
     return None
 
 

@@ -20,24 +20,26 @@ there:
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from typing import Callable
 
 import orjson
 
 from . import usage_file
-from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates, utf8_name
-from .usage_scan import QUARTER_MS, Compat, FileScan, scan_bytes, session_id_of
+from .discovery import SessionFile, SessionRoot, find_session_files, transcript_candidates
+from .usage_index import UsageIndex
+from .usage_read import read_row, read_row_or_none
+from .usage_scan import QUARTER_MS, Compat, session_id_of
 from ..model.cost import spent
-from ..paths import default_cache_dir, notice, private_dir, write_private
-from ..read.lines import bytes_fingerprint, open_regular
-from ..read.sniff import stream_kind_of
+
+#: Many files to read whole (a cold index) are read by the listing's worker processes,
+#: their listing rows made from the same read: at least this many files and bytes.
+USAGE_MIN_FILES = 24
+USAGE_MIN_BYTES = 64 * 1024 * 1024
 
 __all__ = ["StoreUsage", "FileUsage", "UsageIndex", "load_usage", "file_spent", "report", "overview", "Overview", "REPORTS", "DayOf", "normal_date",
            "model_name", "cache_hit_ratio"]
@@ -178,145 +180,6 @@ def _project_of(root: SessionRoot, sf: SessionFile) -> str:
     return os.path.basename(sf.path)
 
 
-class UsageIndex:
-    """The usage index file in pitui's cache folder (:mod:`.usage_file`): read once, its
-    rows taken by path; written whole (temporary file and rename) when a file was read. A
-    damaged or foreign file is thrown away (with a notice) and rebuilt. Each session
-    file's scan state is a file of its own in ``usage-state-v<version>/`` (named by a hash
-    of its path), read only when that session grew."""
-
-    def __init__(self, cache_dir: str | os.PathLike | None = None, *, enabled: bool = True):
-        self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        self.file = self.dir / f"usage-v{usage_file.VERSION}.bin"
-        self.states = self.dir / f"usage-state-v{usage_file.VERSION}"
-        self.enabled = enabled
-        self.rows: dict[str, usage_file.Row] = {}
-        if enabled:
-            self._load()
-
-    def _load(self) -> None:
-        if private_dir(self.dir, create=False) is None:
-            if self.dir.exists():
-                self.enabled = False
-            return
-        try:
-            raw = self.file.read_bytes()
-        except OSError:
-            return
-        try:
-            self.rows = {r.path: r for r in usage_file.decode(raw)}
-        except usage_file.OtherVersion:
-            return
-        except usage_file.Damaged as exc:
-            notice(f"the usage index was damaged ({exc}); it is being rebuilt")
-
-    def _state_file(self, path: str) -> Path:
-        return self.states / (hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest() + ".json")
-
-    def state(self, row: usage_file.Row) -> FileScan | None:
-        """The scan state kept for ``row`` (None: none, or not the one of that row)."""
-        if not self.enabled:
-            return None
-        try:
-            d = orjson.loads(self._state_file(row.path).read_bytes())
-            if d.get("path") != row.path or d.get("offset") != row.offset or d.get("fingerprint") != row.fingerprint:
-                return None
-            return FileScan.from_state(d["scan"])
-        except (OSError, orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError):
-            return None
-
-    def keep_state(self, path: str, state: bytes) -> None:
-        """Write (``b""``: remove) the scan state of the file at ``path``, as soon as it is read
-        (so that a cold read of a big store does not hold every state until the end)."""
-        if not self.enabled or private_dir(self.dir) is None or private_dir(self.states) is None:
-            return
-        target = self._state_file(path)
-        try:
-            if state:
-                write_private(target, state)
-            else:
-                target.unlink(missing_ok=True)
-        except OSError as exc:
-            notice(f"the usage index could not be saved: {exc}")
-
-    def save(self, rows: list[usage_file.Row]) -> None:
-        """Write the index of ``rows`` (and remove the states of files no longer there)."""
-        if not self.enabled or private_dir(self.dir) is None:
-            return
-        try:
-            self._prune({r.path for r in rows})
-            write_private(self.file, usage_file.encode(rows))
-        except OSError as exc:
-            notice(f"the usage index could not be saved: {exc}")
-
-    def _prune(self, paths: set[str]) -> None:
-        """Remove the states of files no longer listed, when they are many."""
-        try:
-            names = os.listdir(self.states)
-        except OSError:
-            return
-        if len(names) <= 2 * len(paths) + 64:
-            return
-        keep = {self._state_file(p).name for p in paths}
-        for name in names:
-            if name not in keep:
-                try:
-                    os.unlink(self.states / name)
-                except OSError:
-                    pass
-
-
-def _read_file(path: str, prev: usage_file.Row | None, st: os.stat_result,
-               index: UsageIndex) -> tuple[FileScan, str, int, bool]:
-    """The file's scan (``prev``'s read on when the file only grew), its fingerprint, the
-    size read and whether it is an event stream. Raises OSError."""
-    with open_regular(path) as fh:
-        data = fh.read()
-    scan = None
-    if (prev is not None and prev.dev == st.st_dev and prev.ino == st.st_ino and len(data) > prev.size
-            and prev.fingerprint and bytes_fingerprint(data, prev.offset) == prev.fingerprint):
-        scan = index.state(prev)
-    if scan is None:
-        scan = FileScan()
-    scan_bytes(scan, data, scan.offset, True)
-    return scan, bytes_fingerprint(data, scan.offset), len(data), stream_kind_of(data) is not None
-
-
-def _stream_summary(path: str, summary: dict) -> dict:
-    """pitui's own figures of an event stream (``pi --mode json`` or ``rpc`` output): of the
-    conversation the core rebuilds from its records, as its stats screen counts them (its
-    lines are not entries: the line-by-line figures do not apply)."""
-    from ..model.stats import kind_stats, session_indices, session_stats, tool_calls
-    from ..read.open import open_session
-
-    try:
-        session = open_session(path)
-    except Exception:  # (unreadable as a stream after all: no figures of its own)
-        return {**summary, "byModel": {}, "abandoned": [0, 0], "modelMs": 0, "toolMs": 0, "tools": {}, "runs": []}
-    stats = session_stats(session)
-    by_model = {k: [u.input, u.output, u.cache_read, u.cache_write, u.cost, u.calls] for k, u in stats.by_model.items()}
-    tools = {k: [v.calls, v.errors] for k, v in kind_stats(tool_calls(session, session_indices(session),
-                                                                         args=False)).items()}
-    return {**summary, "byModel": by_model, "abandoned": [0, 0], "modelMs": 0, "toolMs": 0, "tools": tools,
-            "runs": []}
-
-
-def read_row(path: str, prev: usage_file.Row | None, index: UsageIndex) -> usage_file.Row:
-    """The index row of the file at ``path`` read (``prev``'s scan read on when the file
-    only grew), its scan state kept. Raises OSError."""
-    st = os.stat(path)
-    scan, fingerprint, size, stream = _read_file(path, prev, st, index)
-    summary = scan.summary()
-    state = orjson.dumps({"path": path, "offset": scan.offset, "fingerprint": fingerprint, "scan": scan.to_state()})
-    if stream:
-        summary, state = _stream_summary(path, summary), b""  # (read whole when it changes)
-    summary["id"], summary["name"] = scan.header_id, scan.name
-    index.keep_state(path, state)
-    return usage_file.Row(path, st.st_dev, st.st_ino, size, st.st_mtime_ns, scan.offset, fingerprint,
-                          orjson.dumps(summary), orjson.dumps(scan.compat.keys_json()),
-                          orjson.dumps(scan.compat.to_json()), summary)
-
-
 def file_spent(path: str) -> tuple[float, float]:
     """``(tokens, cost)`` of one session file read now, whole (the header's and the usage
     screen's figure: :func:`..model.cost.spent`). Raises OSError."""
@@ -324,56 +187,18 @@ def file_spent(path: str) -> tuple[float, float]:
     return spent(row.summary_dict()["byModel"].values())
 
 
-#: Read in worker processes when at least this many files (and bytes) need reading.
-PARALLEL_MIN_FILES = 24
-PARALLEL_MIN_BYTES = 64 * 1024 * 1024
-USAGE_WORKER = "pitui.core.store.usage_worker"
-
-
-def _read_parallel(todo: list[tuple[str, os.stat_result]], index: UsageIndex, workers: int):
-    """``(path, row or None when unreadable)`` of files read whole by ``workers`` worker
-    processes (:mod:`.usage_worker`), as they come; what a worker does not deliver is read
-    here."""
-    from .workers import Workers
-
-    order = sorted((t for t in todo if utf8_name(t[0])), key=lambda t: -t[1].st_size)  # big first
-    pending = {path for path, _ in todo}
-    cache = str(index.dir) if index.enabled else None
-    try:
-        payloads = [orjson.dumps({"cache": cache, "paths": [p for p, _ in order[k::workers]]})
-                    for k in range(workers)]
-        with Workers(USAGE_WORKER, payloads) as pool:
-            for _, parts in pool.messages():
-                head = orjson.loads(parts[0])
-                path = head[0]
-                if path not in pending:
-                    continue
-                pending.discard(path)
-                if head[1] is None:
-                    yield path, None
-                    continue
-                summary = orjson.loads(parts[1])
-                yield path, usage_file.Row(*head, parts[1], parts[2], parts[3],
-                                           usage_file.check_summary(summary))
-    except Exception:
-        pass  # the workers could not be run or read: what they did not deliver is read here
-    for path in list(pending):
-        try:
-            yield path, read_row(path, None, index)
-        except OSError:
-            yield path, None
-
-
 def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None, use_cache: bool = True,
                progress: Callable[[int, int], None] | None = None,
                files: list[SessionFile] | None = None, parallel: bool = True) -> StoreUsage:
-    """The usage of every session file under ``root`` (the cache read and brought up to
-    date: files read whole in worker processes when many need it)."""
+    """The usage of every session file under ``root``: the usage index read and brought up
+    to date. A file that only grew is read on from its kept state; many files to read whole
+    (a cold index) are read by the listing's worker processes, which make their listing
+    rows from the same read (kept in the listing index too: :func:`_read_with_listing`)."""
     index = UsageIndex(cache_dir, enabled=use_cache)
     files = find_session_files(root) if files is None else files
     out = StoreUsage()
     rows: dict[str, usage_file.Row] = {}
-    whole: list[tuple[str, os.stat_result]] = []
+    whole: list[tuple[SessionFile, os.stat_result]] = []
     grown: list[tuple[str, usage_file.Row]] = []
     for sf in files:
         try:
@@ -388,7 +213,7 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
         elif prev is not None and prev.dev == st.st_dev and prev.ino == st.st_ino and st.st_size > prev.size:
             grown.append((sf.path, prev))
         else:
-            whole.append((sf.path, st))
+            whole.append((sf, st))
     workers = min(4, os.cpu_count() or 1)
     done = 0
 
@@ -398,12 +223,12 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
         if progress is not None and (done % 16 == 0 or done == len(whole) + len(grown)):
             progress(done, len(whole) + len(grown))
 
-    if (parallel and workers > 1 and len(whole) >= PARALLEL_MIN_FILES
-            and sum(st.st_size for _, st in whole) >= PARALLEL_MIN_BYTES):
-        got = _read_parallel(whole, index, workers)
+    if parallel and workers > 1 and len(whole) >= USAGE_MIN_FILES and sum(
+            st.st_size for _, st in whole) >= USAGE_MIN_BYTES:
+        got = _read_with_listing(whole, index, workers, cache_dir, use_cache)
     else:
-        got = ((path, _read_or_none(path, None, index)) for path, _ in whole)
-    for path, row in (*((p, _read_or_none(p, prev, index)) for p, prev in grown), *got):
+        got = ((sf.path, read_row_or_none(sf.path, None, index)) for sf, _ in whole)
+    for path, row in (*((p, read_row_or_none(p, prev, index)) for p, prev in grown), *got):
         tick()
         if row is None:
             out.unreadable += 1
@@ -422,11 +247,28 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
     return out
 
 
-def _read_or_none(path: str, prev: usage_file.Row | None, index: UsageIndex) -> usage_file.Row | None:
+def _read_with_listing(whole: list[tuple[SessionFile, os.stat_result]], index: UsageIndex, workers: int,
+                       cache_dir: str | os.PathLike | None, use_cache: bool):
+    """``(path, usage row or None when unreadable)`` of files read whole by the listing's
+    worker processes (:func:`.listing_parallel.scan_parallel`), as they come. Their listing
+    rows, made from the same read, are put in the listing index (in ``cache_dir``, when
+    ``use_cache``) where its rows of those files are not of them as they are now."""
+    from .listing_index import SessionIndex
+    from .listing_parallel import scan_parallel
+
+    listing = SessionIndex(cache_dir) if use_cache else None
+    kept = listing._recs if listing is not None else {}
     try:
-        return read_row(path, prev, index)
-    except OSError:
-        return None
+        for rec, row in scan_parallel([(sf, None, st) for sf, st in whole], workers, index):
+            if listing is not None:
+                old = kept.get(rec.path)
+                if old is None or (old.dev, old.ino, old.size, old.mtime_ns, old.project, old.kind) != (
+                        rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.project, rec.kind):
+                    listing.put_rec(rec)
+            yield rec.path, row
+    finally:
+        if listing is not None:
+            listing.save()
 
 
 # ---------------------------------------------------------------------------- reports

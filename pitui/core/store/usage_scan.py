@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import msgspec
 import orjson
 
+from .listing_decoder import ENTRY_DECODE
 from ..model.cost import (TOOLS_KEY, USAGE_TYPES, Figures, assistant_key, entry_usages, model_key, text_or_none,
                           usage_figures)
 from ..model.parts import run_transcripts, tool_kind, tool_name
@@ -59,37 +60,9 @@ class _Block(msgspec.Struct, gc=False):
     name: object = None
 
 
-class _Message(msgspec.Struct, gc=False):
-    """The fields of an entry's message the usage reads (absent: UNSET, as ``in`` says)."""
-
-    role: object = msgspec.UNSET
-    content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for an assistant's tool calls)
-    usage: object = msgspec.UNSET
-    provider: object = msgspec.UNSET
-    model: object = msgspec.UNSET
-    responseModel: object = msgspec.UNSET
-    toolName: object = msgspec.UNSET
-    isError: object = msgspec.UNSET
-
-
-class _Line(msgspec.Struct, gc=False):
-    """The fields of an entry the usage reads; the rest of the line is checked to be JSON
-    and skipped, nothing made of it."""
-
-    type: object = msgspec.UNSET
-    id: object = msgspec.UNSET
-    parentId: object = msgspec.UNSET
-    timestamp: object = msgspec.UNSET
-    message: _Message | None = None
-    name: object = msgspec.UNSET  # (session_info)
-    usage: object = msgspec.UNSET  # (usage, compaction, branch_summary entries)
-    provider: object = msgspec.UNSET
-    model: object = msgspec.UNSET
-
-
-#: A line to the fields counted (an error where it is not JSON to msgspec or not an object
-#: of that shape: the line is then parsed whole, :meth:`FileScan._parsed`).
-_LINE_DECODE = msgspec.json.Decoder(_Line).decode
+#: A line to the fields counted, the listing's decoder (an error where it is not JSON to
+#: msgspec or not an object of that shape: the line is then parsed whole, :meth:`FileScan._parsed`).
+_LINE_DECODE = ENTRY_DECODE
 #: An assistant message's content to its blocks' types and names (an error where it is not
 #: a list of objects).
 _BLOCKS_DECODE = msgspec.json.Decoder(list[_Block]).decode
@@ -333,9 +306,16 @@ class FileScan:
         msgspec refuses, or one that needs more: a subagent's result, a name of another type)
         parsed whole, as :meth:`_object` reads it."""
         try:
-            e = _LINE_DECODE(data)
+            entry = _LINE_DECODE(data)
         except _DECODE_ERRORS:
             return self._parsed(data)
+        self.decoded(entry, data)
+
+    def decoded(self, e, data) -> None:
+        """A line (``data``: its bytes, or a view of them) as the line decoder read it
+        (``e``: :data:`.listing_decoder.ENTRY_DECODE`'s, the listing's reading of the same
+        line); parsed whole where it needs more (a subagent's result, tool calls that are
+        not all objects, a name of another type)."""
         t = _given(e.type)
         if t == "session":
             if self.header_id is None and not self.ids and type(e.id) is str:
@@ -347,20 +327,20 @@ class FileScan:
         if t == "message" and role == "toolResult":
             tool = m.toolName
             if tool == "subagent" or not (tool is _UNSET or tool is None or type(tool) is str):
-                return self._parsed(data)  # (its runs read from its details; a name str() makes)
+                return self._parsed(bytes(data))  # (its runs read from its details; a name str() makes)
         elif role == "assistant" and (t is None or t == "message"):
             content = m.content
             if content is not _UNSET and memoryview(content)[:1] == b"[":  # (a list: its tool calls; else none)
                 try:
                     blocks = _BLOCKS_DECODE(content)
                 except _DECODE_ERRORS:
-                    return self._parsed(data)  # (not all objects: those skipped, as parsed)
+                    return self._parsed(bytes(data))  # (not all objects: those skipped, as parsed)
                 names = []
                 for b in blocks:
                     if b.type == "toolCall":
                         name = b.name
                         if name is not None and type(name) is not str:
-                            return self._parsed(data)
+                            return self._parsed(bytes(data))
                         names.append(name or "tool")
         if t == "session_info" and type(e.name) is str:
             self.name = e.name.strip() or None
@@ -386,6 +366,11 @@ class FileScan:
             elif type(t) is str and t in USAGE_TYPES and type(e.usage) is dict:
                 self._own(index, TOOLS_KEY, usage_figures(e.usage), 1)
 
+    def parsed_object(self, obj: dict) -> None:
+        """A line parsed whole (by the listing, as ``JSON.parse`` reads it) into the object
+        ``obj``: read as :meth:`_parsed` reads it."""
+        self._object(obj)
+
     def _parsed(self, data: bytes) -> None:
         try:
             obj = orjson.loads(data)
@@ -396,9 +381,9 @@ class FileScan:
             obj = parse_line(text.encode("utf-8", "surrogatepass")).value
         if type(obj) is not dict:
             return
-        self._object(obj, data)
+        self._object(obj)
 
-    def _object(self, e: dict, data: bytes) -> None:
+    def _object(self, e: dict) -> None:
         t = e.get("type")
         if t == "session":
             if self.header_id is None and not self.ids and type(e.get("id")) is str:
@@ -415,7 +400,7 @@ class FileScan:
                                 "a" if t == "message" and role == "assistant" else
                                 "t" if t == "message" and role == "toolResult" else "")
         if role == "assistant" and (t is None or t == "message"):
-            self._assistant(e, m, index, data)
+            self._assistant(e, m, index)
         elif t == "message" and role == "toolResult":
             self._tool(tool_name(None, m), m.get("isError") is True, False)
             self._runs(m, index)
@@ -425,7 +410,7 @@ class FileScan:
             for key, figures, calls in entry_usages(e):
                 self._own(index, key, figures, calls)
 
-    def _assistant(self, e: dict, m: dict, index: int, data: bytes) -> None:
+    def _assistant(self, e: dict, m: dict, index: int) -> None:
         content = m.get("content")
         names = [tool_name(b, None) for b in content if type(b) is dict and b.get("type") == "toolCall"] \
             if type(content) is list else []

@@ -5,7 +5,8 @@ The figures are the core's (:func:`pitui.core.store.usage.overview`, the same nu
 ``pitui usage``), worked out in a thread worker from the usage index (a cold one reads every
 file first, the status line says so). A store where nothing changed since the screen last
 showed this period shows the figures kept then at once (:mod:`pitui.core.store.usage_quick`),
-while they are worked out again for the next period or filter; where something changed, it
+and reads the usage index only when another period or filter asks for figures not kept (so
+that nothing competes with the screen's first paint); where something changed, it
 shows the last figures kept for that period, saying so, until the new ones come. The period keys (``1``
 7 days, ``2`` 30 days, the default, ``3`` this month, ``4`` everything) and the project
 filter (``/``, a part of the project folder's name) change every figure at once. Enter on a
@@ -204,9 +205,9 @@ class UsageScreen(Screen[str | None]):
                 if quick is not None:  # (shown now: as they are, or until those of what changed come)
                     self.post_message(UsageWorkedOut(gen, Overview.from_json(quick.figures), quick.files,
                                                      quick.skipped, updating=not quick.exact))
+                    if quick.exact:
+                        return  # (the index is read when another period or filter asks for it)
                 self._usage = load_usage(self.root, cache_dir=self.cache_dir, files=files)
-                if quick is not None and quick.exact:
-                    return
             usage = self._usage
             figures = overview(usage, since=since, until=until, project=project, top=SESSIONS_SHOWN)
             skipped = sum(usage.skipped().values())

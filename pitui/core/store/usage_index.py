@@ -1,0 +1,138 @@
+"""The usage index in pitui's cache folder: its rows by path, and each file's scan state.
+
+The index file (:mod:`.usage_file`) is read once and written whole (temporary file and
+rename). Each session file's scan state (:class:`.usage_scan.FileScan`: what its lines said
+so far, the tree among it) is a file of its own in ``usage-state-v<version>/``, named by a
+hash of its path, read only to read on when that session grew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+import orjson
+
+from . import usage_file
+from .usage_scan import FileScan
+from ..paths import default_cache_dir, notice, private_dir, write_private
+
+__all__ = ["UsageIndex"]
+
+
+class UsageIndex:
+    """The usage index file in pitui's cache folder (:mod:`.usage_file`): read once (unless
+    ``load`` is false: a worker process, which keeps scan states only), its
+    rows taken by path; written whole (temporary file and rename) when a file was read. A
+    damaged or foreign file is thrown away (with a notice) and rebuilt. Each session
+    file's scan state is a file of its own in ``usage-state-v<version>/`` (named by a hash
+    of its path), read only when that session grew."""
+
+    def __init__(self, cache_dir: str | os.PathLike | None = None, *, enabled: bool = True, load: bool = True):
+        self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.file = self.dir / f"usage-v{usage_file.VERSION}.bin"
+        self.states = self.dir / f"usage-state-v{usage_file.VERSION}"
+        self.enabled = enabled
+        self.rows: dict[str, usage_file.Row] = {}
+        if enabled and load:
+            self._load()
+
+    def grown(self, files: Iterable[tuple[str, os.stat_result]]) -> dict[str, usage_file.Row]:
+        """The rows of those of ``files`` (path, stat) that only grew since they were read
+        (read on from their kept states), by path."""
+        out = {}
+        rows = self.rows
+        for path, st in files:
+            row = rows.get(path)
+            if row is not None and row.dev == st.st_dev and row.ino == st.st_ino and st.st_size > row.size:
+                out[path] = row
+        return out
+
+    @staticmethod
+    def head_of(row: usage_file.Row | None) -> list | None:
+        """What a worker process is given of a file's previous row to read on from its
+        state (:meth:`head_row`): its identity, the bytes read and their fingerprint."""
+        return None if row is None else list(row[1:7])
+
+    @staticmethod
+    def head_row(path: str, head) -> usage_file.Row | None:
+        """The row of :meth:`head_of`'s ``head`` (its texts empty: enough for :meth:`state`);
+        None when ``head`` is not one."""
+        if type(head) is not list or len(head) != 6 or not all(type(v) is int for v in head[:5]) \
+                or type(head[5]) is not str:
+            return None
+        return usage_file.Row(path, *head, b"", b"", b"")
+
+    def _load(self) -> None:
+        if private_dir(self.dir, create=False) is None:
+            if self.dir.exists():
+                self.enabled = False
+            return
+        try:
+            raw = self.file.read_bytes()
+        except OSError:
+            return
+        try:
+            self.rows = {r.path: r for r in usage_file.decode(raw)}
+        except usage_file.OtherVersion:
+            return
+        except usage_file.Damaged as exc:
+            notice(f"the usage index was damaged ({exc}); it is being rebuilt")
+
+    def _state_file(self, path: str) -> Path:
+        return self.states / (hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest() + ".json")
+
+    def state(self, row: usage_file.Row) -> FileScan | None:
+        """The scan state kept for ``row`` (None: none, or not the one of that row)."""
+        if not self.enabled:
+            return None
+        try:
+            d = orjson.loads(self._state_file(row.path).read_bytes())
+            if d.get("path") != row.path or d.get("offset") != row.offset or d.get("fingerprint") != row.fingerprint:
+                return None
+            return FileScan.from_state(d["scan"])
+        except (OSError, orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError):
+            return None
+
+    def keep_state(self, path: str, state: bytes) -> None:
+        """Write (``b""``: remove) the scan state of the file at ``path``, as soon as it is read
+        (so that a cold read of a big store does not hold every state until the end)."""
+        if not self.enabled or private_dir(self.dir) is None or private_dir(self.states) is None:
+            return
+        target = self._state_file(path)
+        try:
+            if state:
+                write_private(target, state)
+            else:
+                target.unlink(missing_ok=True)
+        except OSError as exc:
+            notice(f"the usage index could not be saved: {exc}")
+
+    def save(self, rows: list[usage_file.Row]) -> None:
+        """Write the index of ``rows`` (and remove the states of files no longer there)."""
+        if not self.enabled or private_dir(self.dir) is None:
+            return
+        try:
+            self._prune({r.path for r in rows})
+            write_private(self.file, usage_file.encode(rows))
+        except OSError as exc:
+            notice(f"the usage index could not be saved: {exc}")
+
+    def _prune(self, paths: set[str]) -> None:
+        """Remove the states of files no longer listed, when they are many."""
+        try:
+            names = os.listdir(self.states)
+        except OSError:
+            return
+        if len(names) <= 2 * len(paths) + 64:
+            return
+        keep = {self._state_file(p).name for p in paths}
+        for name in names:
+            if name not in keep:
+                try:
+                    os.unlink(self.states / name)
+                except OSError:
+                    pass
+
