@@ -23,9 +23,19 @@ KEY = {"daily": "daily", "monthly": "monthly", "session": "sessions"}
 FORKED = {"0000bbbb-0000-4000-8000-000000000000", "0000bbbb-0000-4000-8000-000000000001"}
 
 
-def _pitui(capsys, store: Path, report: str, zone: str, monkeypatch, tmp_path) -> dict:
+def _pitui(capsys, store: Path, report: str, zone: str, monkeypatch, tmp_path, listed: bool = False) -> dict:
+    """``pitui usage REPORT STORE --json``; ``listed``: after a list that read every file and
+    kept their usage (the report then reads no file)."""
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TZ", zone)
+    if listed:
+        from pitui.core.store import listing, usage_read
+
+        monkeypatch.setattr(listing, "USAGE_MIN_FILES", 1)
+        monkeypatch.setattr(listing, "USAGE_MIN_BYTES", 0)
+        assert main(["list", str(store), "--json"]) == 0
+        capsys.readouterr()
+        monkeypatch.setattr(usage_read, "_read_file", None)  # (a file read by the usage alone would fail)
     assert main(["usage", report, str(store), "--json", "--timezone", zone]) == 0
     return json.loads(capsys.readouterr().out)
 
@@ -48,11 +58,12 @@ def _merged_forks(rows: list[dict]) -> list[dict]:
     return out
 
 
+@pytest.mark.parametrize("read", ["alone", "by the listing"])
 @pytest.mark.parametrize("store", sorted(STORES))
 @pytest.mark.parametrize("report,zone", RUNS)
-def test_usage_agrees_with_ccusage(store, report, zone, capsys, monkeypatch, tmp_path):
+def test_usage_agrees_with_ccusage(store, report, zone, read, capsys, monkeypatch, tmp_path):
     theirs = json.loads(expected_path(store, report, zone).read_text())
-    mine = _pitui(capsys, STORES[store], report, zone, monkeypatch, tmp_path)
+    mine = _pitui(capsys, STORES[store], report, zone, monkeypatch, tmp_path, listed=read == "by the listing")
     key, label = KEY[report], LABEL[report]
     their_rows, my_rows = theirs[key], mine[key]
     if report == "session":

@@ -36,6 +36,7 @@ class UsageIndex:
         self.states = self.dir / f"usage-state-v{usage_file.VERSION}"
         self.enabled = enabled
         self.rows: dict[str, usage_file.Row] = {}
+        self._states_ready: bool | None = None  # (whether the states' folder may be written: keep_state)
         if enabled and load:
             self._load()
 
@@ -99,7 +100,11 @@ class UsageIndex:
     def keep_state(self, path: str, state: bytes) -> None:
         """Write (``b""``: remove) the scan state of the file at ``path``, as soon as it is read
         (so that a cold read of a big store does not hold every state until the end)."""
-        if not self.enabled or private_dir(self.dir) is None or private_dir(self.states) is None:
+        if not self.enabled:
+            return
+        if self._states_ready is None:  # (the folders looked at once, not once a file)
+            self._states_ready = private_dir(self.dir) is not None and private_dir(self.states) is not None
+        if not self._states_ready:
             return
         target = self._state_file(path)
         try:

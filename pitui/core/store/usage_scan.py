@@ -315,20 +315,30 @@ class FileScan:
         """A line (``data``: its bytes, or a view of them) as the line decoder read it
         (``e``: :data:`.listing_decoder.ENTRY_DECODE`'s, the listing's reading of the same
         line); parsed whole where it needs more (a subagent's result, tool calls that are
-        not all objects, a name of another type)."""
-        t = _given(e.type)
+        not all objects, a name of another type). (Run for every line of a store: its
+        steps are written out here rather than called.)"""
+        t = e.type
+        if t is _UNSET:
+            t = None
         if t == "session":
             if self.header_id is None and not self.ids and type(e.id) is str:
                 self.header_id = e.id
             return
         m = e.message
-        role = _given(m.role) if m is not None else None
+        role = None
+        if m is not None:
+            role = m.role
+            if role is _UNSET:
+                role = None
         names = ()
-        if t == "message" and role == "toolResult":
+        is_message = t == "message"
+        assistant = role == "assistant" and (t is None or is_message)
+        result = is_message and role == "toolResult"
+        if result:
             tool = m.toolName
             if tool == "subagent" or not (tool is _UNSET or tool is None or type(tool) is str):
                 return self._parsed(bytes(data))  # (its runs read from its details; a name str() makes)
-        elif role == "assistant" and (t is None or t == "message"):
+        elif assistant:
             content = m.content
             if content is not _UNSET and memoryview(content)[:1] == b"[":  # (a list: its tool calls; else none)
                 try:
@@ -342,24 +352,40 @@ class FileScan:
                         if name is not None and type(name) is not str:
                             return self._parsed(bytes(data))
                         names.append(name or "tool")
-        if t == "session_info" and type(e.name) is str:
+        elif t == "session_info" and type(e.name) is str:
             self.name = e.name.strip() or None
         eid = e.id
         index = -1
-        if type(eid) is str:
-            index = self._entry(eid, _given(e.parentId), _given(e.timestamp),
-                                "a" if t == "message" and role == "assistant" else
-                                "t" if t == "message" and role == "toolResult" else "")
-        if role == "assistant" and (t is None or t == "message"):
-            self._counted(names, m.usage is not _UNSET, _given(m.usage), t == "message", _given(e.timestamp),
-                          model_key(text_or_none(m.provider), text_or_none(m.responseModel) or text_or_none(m.model)),
-                          m.model is not _UNSET, _given(m.model), e.type is not _UNSET and type(e.type) is not str,
-                          index)
-        elif t == "message" and role == "toolResult":
+        ts = e.timestamp
+        if ts is _UNSET:
+            ts = None
+        if type(eid) is str:  # (an entry of the tree: self._entry, written out)
+            ids = self.ids
+            ids.append(eid)
+            pid = e.parentId
+            self.parents.append(pid if type(pid) is str else None)
+            ms = None
+            if type(ts) is str and len(ts) == 24 and ts[19] == "." and ts[23] == "Z":  # (_known_minute_ms)
+                base = _MINUTE_MS.get(ts[:17])
+                if base is not None:
+                    seconds, millis = _SECOND_MS.get(ts[17:19]), _MILLIS.get(ts[20:23])
+                    if seconds is not None and millis is not None:
+                        ms = base + seconds + millis
+            self.times.append(ms if ms is not None else _entry_ms(ts))
+            self.roles.append("a" if is_message and role == "assistant" else "t" if result else "")
+            index = len(ids) - 1
+        if assistant:
+            model = m.model
+            provider, response_model = m.provider, m.responseModel
+            self._counted(names, m.usage is not _UNSET, _given(m.usage), is_message, ts,
+                          f"{provider if type(provider) is str else None}/"
+                          f"{(response_model if type(response_model) is str else None) or (model if type(model) is str else None)}",
+                          model is not _UNSET, _given(model), e.type is not _UNSET and type(e.type) is not str, index)
+        elif result:
             self._tool(str(m.toolName or "tool"), m.isError is True, False)
             if type(m.usage) is dict:
                 self._own(index, TOOLS_KEY, usage_figures(m.usage), 1)
-        elif t != "message":
+        elif not is_message:
             if t == "usage" and e.usage is not _UNSET:
                 self._own(index, model_key(text_or_none(e.provider), text_or_none(e.model)),
                           usage_figures(_given(e.usage)), 1)
