@@ -72,28 +72,30 @@ class FileUsage:
         """The compatible messages' dedupe keys and sums (:meth:`.usage_scan.Compat.keys_json`;
         empty when the cache's are damaged)."""
         try:
-            c = orjson.loads(self.keys_raw)
-            if (type(c["keys"]) is not list or not set(map(type, c["keys"])) <= _STR
-                    or type(c["last"]) is not str or type(c["unique"]) is not bool or type(c["buckets"]) is not list
-                    or not all(type(b) is list and len(b) == 7 and type(b[0]) is int and type(b[1]) in _MODEL
-                               and set(map(type, b[2:])) <= _NUMBERS for b in c["buckets"])):
+            got = orjson.loads(self.keys_raw)
+            if (type(got["keys"]) is not list or not set(map(type, got["keys"])) <= _STR
+                    or type(got["last"]) is not str or type(got["unique"]) is not bool
+                    or type(got["buckets"]) is not list
+                    or not all(type(bucket) is list and len(bucket) == 7 and type(bucket[0]) is int
+                               and type(bucket[1]) in _MODEL and set(map(type, bucket[2:])) <= _NUMBERS
+                               for bucket in got["buckets"])):
                 raise ValueError("keys")
         except (orjson.JSONDecodeError, TypeError, KeyError, ValueError):
             return _EMPTY_KEYS
-        return c
+        return got
 
     def columns(self) -> Compat | None:
         """The compatible messages, checked (None when the cache's are damaged)."""
         try:
-            c = orjson.loads(self.columns_raw)
-            n = len(c["ts"])
-            for k in Compat.COLUMNS:
-                col = c[k]
-                if type(col) is not list or len(col) != n or not set(map(type, col)) <= _COLUMN_TYPES[k]:
+            got = orjson.loads(self.columns_raw)
+            count = len(got["ts"])
+            for name in Compat.COLUMNS:
+                col = got[name]
+                if type(col) is not list or len(col) != count or not set(map(type, col)) <= _COLUMN_TYPES[name]:
                     return None
         except (orjson.JSONDecodeError, TypeError, KeyError):
             return None
-        return Compat.from_json(c)
+        return Compat.from_json(got)
 
     def gone(self) -> tuple[float, float]:
         """Tokens and cost of this session's subagent runs whose transcript is in no file
@@ -141,34 +143,34 @@ class StoreUsage:
             return self._kept
         out = []
         seen: set[str] = set()  # the dedupe keys met (usage_scan.dedupe_key)
-        for f in sorted(self.files, key=lambda f: f.path):
-            c = f.keys()
-            keys = c["keys"]
+        for file in sorted(self.files, key=lambda file: file.path):
+            got = file.keys()
+            keys = got["keys"]
             if not keys:
                 continue
-            if c["unique"] and seen.isdisjoint(keys):
-                out.append((f, c["buckets"], c["last"]))
+            if got["unique"] and seen.isdisjoint(keys):
+                out.append((file, got["buckets"], got["last"]))
                 seen.update(keys)
                 continue
             if seen.issuperset(keys):
                 continue  # (a copy: every message of it was met before)
-            cols = f.columns()
+            cols = file.columns()
             if cols is None or len(cols.ts) != len(keys):
                 continue
             keep = []
             for key in keys:
                 keep.append(key not in seen)
                 seen.add(key)
-            out.append((f, cols.buckets(keep), max((t for t, k in zip(cols.ts, keep) if k), default="")))
+            out.append((file, cols.buckets(keep), max((ts for ts, kept in zip(cols.ts, keep) if kept), default="")))
         self._kept = out
         return out
 
     def skipped(self) -> dict[str, int]:
         """Usages not counted, by reason, over every file."""
         out: dict[str, int] = {}
-        for f in self.files:
-            for k, n in f.summary["skipped"].items():
-                out[k] = out.get(k, 0) + n
+        for file in self.files:
+            for reason, count in file.summary["skipped"].items():
+                out[reason] = out.get(reason, 0) + count
         return out
 
 
@@ -228,7 +230,7 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
         got = _read_with_listing(whole, index, workers, cache_dir, use_cache)
     else:
         got = ((sf.path, read_row_or_none(sf.path, None, index)) for sf, _ in whole)
-    for path, row in (*((p, read_row_or_none(p, prev, index)) for p, prev in grown), *got):
+    for path, row in (*((path, read_row_or_none(path, prev, index)) for path, prev in grown), *got):
         tick()
         if row is None:
             out.unreadable += 1
@@ -243,7 +245,7 @@ def load_usage(root: SessionRoot, *, cache_dir: str | os.PathLike | None = None,
         out.files.append(FileUsage(sf.path, _project_of(root, sf), sf.kind, session_id_of(sf.path),
                                    summary.get("id"), summary.get("name"), summary, row.keys, row.columns))
     if out.read or len(rows) != len(index.rows):
-        index.save([rows[f.path] for f in out.files])
+        index.save([rows[file.path] for file in out.files])
     return out
 
 
@@ -297,12 +299,12 @@ class DayOf:
             return time.localtime(seconds).tm_gmtoff
         return int(datetime.fromtimestamp(seconds, self._zone).utcoffset().total_seconds())
 
-    def quarter(self, q: int) -> str:
-        """The day of quarter hour ``q`` since 1970 (every zone's days start on one)."""
-        day = self._cache.get(q)
+    def quarter(self, quarter: int) -> str:
+        """The day of quarter hour ``quarter`` since 1970 (every zone's days start on one)."""
+        day = self._cache.get(quarter)
         if day is not None:
             return day
-        seconds = q * (QUARTER_MS // 1000)
+        seconds = quarter * (QUARTER_MS // 1000)
         utc_day = seconds // 86400
         try:
             if utc_day not in self._offsets:  # (the zone's offset, when one offset holds all that day)
@@ -317,7 +319,7 @@ class DayOf:
                 day = self._names[local_day] = (date(1970, 1, 1) + timedelta(days=local_day)).isoformat()
         except (OverflowError, OSError, ValueError):
             day = "1970-01-01" if seconds < 0 else "9999-12-31"
-        self._cache[q] = day
+        self._cache[quarter] = day
         return day
 
 
@@ -362,14 +364,14 @@ class _Sum:
         self.cache_write += cw
         self.cache_read += cr
         self.cost += cost
-        m = self.models.get(model)
-        if m is None:
-            m = self.models[model] = [0, 0, 0, 0, 0.0]
-        m[0] += inp
-        m[1] += out
-        m[2] += cw
-        m[3] += cr
-        m[4] += cost
+        sums = self.models.get(model)
+        if sums is None:
+            sums = self.models[model] = [0, 0, 0, 0, 0.0]
+        sums[0] += inp
+        sums[1] += out
+        sums[2] += cw
+        sums[3] += cr
+        sums[4] += cost
 
     def fields(self) -> dict:
         return {"inputTokens": _num(self.input), "outputTokens": _num(self.output),
@@ -378,9 +380,10 @@ class _Sum:
 
     def models_fields(self) -> dict:
         return {"modelsUsed": list(self.models),
-                "modelBreakdowns": [{"modelName": k, "inputTokens": _num(v[0]), "outputTokens": _num(v[1]),
-                                     "cacheCreationTokens": _num(v[2]), "cacheReadTokens": _num(v[3]), "cost": v[4]}
-                                    for k, v in self.models.items()]}
+                "modelBreakdowns": [{"modelName": name, "inputTokens": _num(sums[0]), "outputTokens": _num(sums[1]),
+                                     "cacheCreationTokens": _num(sums[2]), "cacheReadTokens": _num(sums[3]),
+                                     "cost": sums[4]}
+                                    for name, sums in self.models.items()]}
 
     def extras(self) -> dict:
         tokens = self.input + self.output + self.cache_write + self.cache_read
@@ -388,14 +391,14 @@ class _Sum:
                 "cacheHitRatio": cache_hit_ratio(self.input, self.cache_read, self.cache_write)}
 
 
-def _num(v):
+def _num(value):
     """A count as JSON writes it: whole numbers without a fraction."""
-    return int(v) if type(v) is float and v.is_integer() and abs(v) < 2 ** 53 else v
+    return int(value) if type(value) is float and value.is_integer() and abs(value) < 2 ** 53 else value
 
 
 def _week_of(day: str) -> str:
-    d = date(int(day[:4]), int(day[5:7]), int(day[8:10]))
-    return (d - timedelta(days=d.weekday())).isoformat()
+    the_day = date(int(day[:4]), int(day[5:7]), int(day[8:10]))
+    return (the_day - timedelta(days=the_day.weekday())).isoformat()
 
 
 def _session_extras(files: list[FileUsage]) -> dict:
@@ -404,23 +407,23 @@ def _session_extras(files: list[FileUsage]) -> dict:
     tools: dict[str, dict] = {}
     skipped = 0
     costs = []
-    for f in files:
-        s = f.summary
-        f_tokens, f_cost = spent(s["byModel"].values())
-        tokens += f_tokens
-        costs.append(f_cost)
-        ab_tokens += s["abandoned"][0]
-        ab_cost += s["abandoned"][1]
-        model_ms += s["modelMs"]
-        tool_ms += s["toolMs"]
-        skipped += sum(s["skipped"].values())
-        for kind, (calls, errors) in s["tools"].items():
-            t = tools.get(kind)
-            if t is None:
-                t = tools[kind] = {"calls": 0, "errors": 0}
-            t["calls"] += calls
-            t["errors"] += errors
-        gone = f.gone()
+    for file in files:
+        summary = file.summary
+        file_tokens, file_cost = spent(summary["byModel"].values())
+        tokens += file_tokens
+        costs.append(file_cost)
+        ab_tokens += summary["abandoned"][0]
+        ab_cost += summary["abandoned"][1]
+        model_ms += summary["modelMs"]
+        tool_ms += summary["toolMs"]
+        skipped += sum(summary["skipped"].values())
+        for kind, (calls, errors) in summary["tools"].items():
+            sums = tools.get(kind)
+            if sums is None:
+                sums = tools[kind] = {"calls": 0, "errors": 0}
+            sums["calls"] += calls
+            sums["errors"] += errors
+        gone = file.gone()
         gone_tokens += gone[0]
         gone_cost += gone[1]
     return {"sessionCost": math.fsum(costs), "sessionTokens": _num(tokens), "abandonedCost": ab_cost,
@@ -430,7 +433,8 @@ def _session_extras(files: list[FileUsage]) -> dict:
 
 
 def _transcript_exists(recorded: list, session_path: str) -> bool:
-    return any(os.path.isfile(c) for r in recorded for c in transcript_candidates(r, session_path))
+    return any(os.path.isfile(candidate) for path in recorded
+               for candidate in transcript_candidates(path, session_path))
 
 
 def report(usage: StoreUsage, by: str = "daily", *, tz: str | None = None, since: str | None = None,
@@ -459,73 +463,75 @@ def reports(usage: StoreUsage, bys: tuple[str, ...], *, tz: str | None = None, s
     sessions = groups.get("session")
     dated_files: list[FileUsage] = []  # (the files with usage in the period)
     want = project.casefold() if project else None
-    for f, buckets, last in usage.kept():
-        if want is not None and want not in f.project.casefold():
+    for file, buckets, last in usage.kept():
+        if want is not None and want not in file.project.casefold():
             continue
         used = False
-        for q, model, inp, out, cw, cr, cost in buckets:
+        for quarter, model, inp, out, cw, cr, cost in buckets:
             name = model_name(model)
             if sessions is not None:
-                g = sessions.get((f.project, f.session_id))
-                if g is None:
-                    g = sessions[(f.project, f.session_id)] = _Sum()
-                g.add(name, inp, out, cw, cr, cost)
-                if not g.files or g.files[-1] is not f:
-                    g.files.append(f)
-                    if last > g.last_ts:
-                        g.last_ts = last
+                group = sessions.get((file.project, file.session_id))
+                if group is None:
+                    group = sessions[(file.project, file.session_id)] = _Sum()
+                group.add(name, inp, out, cw, cr, cost)
+                if not group.files or group.files[-1] is not file:
+                    group.files.append(file)
+                    if last > group.last_ts:
+                        group.last_ts = last
             if not dated:
                 continue
-            day = day_of.quarter(q)
+            day = day_of.quarter(quarter)
             if since is not None or until is not None:
                 d8 = day.replace("-", "")
                 if (since is not None and d8 < since) or (until is not None and d8 > until):
                     continue
             for by in dated:
-                gk = (day if by == "daily" else day[:7] if by == "monthly" else _week_of(day) if by == "weekly"
-                      else f.project if by == "project" else name)
-                g = groups[by].get(gk)
-                if g is None:
-                    g = groups[by][gk] = _Sum()
-                g.add(name, inp, out, cw, cr, cost)
+                group_key = (day if by == "daily" else day[:7] if by == "monthly" else _week_of(day)
+                             if by == "weekly" else file.project if by == "project" else name)
+                group = groups[by].get(group_key)
+                if group is None:
+                    group = groups[by][group_key] = _Sum()
+                group.add(name, inp, out, cw, cr, cost)
             used = True
         if used:
-            dated_files.append(f)
+            dated_files.append(file)
     skipped = usage.skipped()
     dated_extras = None
     out: dict[str, dict | list] = {}
     for by in bys:
         rows = []
         if by == "session":
-            for (proj, sid), g in groups[by].items():
-                last = day_of_ts(g.last_ts, day_of)
+            for (proj, sid), group in groups[by].items():
+                last = day_of_ts(group.last_ts, day_of)
                 d8 = last.replace("-", "")
                 if (since is not None and d8 < since) or (until is not None and d8 > until):
                     continue
-                first = g.files[0]
-                extras = _session_extras(g.files)
-                rows.append({"sessionId": sid, "projectPath": proj, "source": "pi-agent", **g.fields(),
-                             "lastActivity": last, **g.models_fields(), **g.extras(),
+                first = group.files[0]
+                extras = _session_extras(group.files)
+                rows.append({"sessionId": sid, "projectPath": proj, "source": "pi-agent", **group.fields(),
+                             "lastActivity": last, **group.models_fields(), **group.extras(),
                              "path": first.path, "id": first.header_id, "name": first.name, **extras,
-                             "_files": g.files})
-            key = {"cost": lambda r: r["totalCost"], "tokens": lambda r: r["totalTokens"]}.get(sort or "date")
+                             "_files": group.files})
+            key = {"cost": lambda row: row["totalCost"],
+                   "tokens": lambda row: row["totalTokens"]}.get(sort or "date")
             if key is None:
-                rows.sort(key=lambda r: r["lastActivity"], reverse=order == "desc")
+                rows.sort(key=lambda row: row["lastActivity"], reverse=order == "desc")
             else:
                 rows.sort(key=key, reverse=True)
-            used_files = [f for r in rows for f in r.pop("_files")]
+            used_files = [file for row in rows for file in row.pop("_files")]
             extras = _session_extras(used_files) if rows else None
         else:
             name = _ROW_NAME[by]
-            for gk, g in groups[by].items():
-                rows.append({name: gk, "source": "pi-agent", **g.fields(), **g.models_fields(), **g.extras()})
+            for group_key, group in groups[by].items():
+                rows.append({name: group_key, "source": "pi-agent", **group.fields(), **group.models_fields(),
+                             **group.extras()})
             if by in ("project", "model"):
-                rows.sort(key=lambda r: (-r["totalCost"], r[name]))
+                rows.sort(key=lambda row: (-row["totalCost"], row[name]))
             else:
-                rows.sort(key=lambda r: r[name], reverse=order == "desc")
+                rows.sort(key=lambda row: row[name], reverse=order == "desc")
             if by == "model":
-                for r in rows:
-                    del r["modelsUsed"], r["modelBreakdowns"]
+                for row in rows:
+                    del row["modelsUsed"], row["modelBreakdowns"]
             used_files = dated_files
             if rows and dated_extras is None:
                 dated_extras = _session_extras(dated_files)
@@ -534,14 +540,14 @@ def reports(usage: StoreUsage, bys: tuple[str, ...], *, tz: str | None = None, s
             out[by] = []
             continue
         totals = _Sum()
-        for r in rows:
-            totals.input += r["inputTokens"]
-            totals.output += r["outputTokens"]
-            totals.cache_write += r["cacheCreationTokens"]
-            totals.cache_read += r["cacheReadTokens"]
-            totals.cost += r["totalCost"]
+        for row in rows:
+            totals.input += row["inputTokens"]
+            totals.output += row["outputTokens"]
+            totals.cache_write += row["cacheCreationTokens"]
+            totals.cache_read += row["cacheReadTokens"]
+            totals.cost += row["totalCost"]
         out[by] = {_REPORT_KEY[by]: rows, "totals": {**totals.fields(), **totals.extras(), **extras,
-                                                     "sessions": len({f.path for f in used_files}),
+                                                     "sessions": len({file.path for file in used_files}),
                                                      "skippedReasons": dict(sorted(skipped.items()))}}
     return out
 
@@ -568,14 +574,14 @@ class Overview:
     projects_all: list[str]  # every project folder with usage (the filter's choices)
 
     def to_json(self) -> dict:
-        return {"days": [list(d) for d in self.days], "totals": self.totals, "models": self.models,
+        return {"days": [list(day) for day in self.days], "totals": self.totals, "models": self.models,
                 "projects": self.projects, "sessions": self.sessions, "projects_all": self.projects_all}
 
     @classmethod
-    def from_json(cls, d: dict) -> "Overview":
-        """(``d`` checked by :mod:`.usage_quick`.)"""
-        return cls([(day, cost) for day, cost in d["days"]], d["totals"], d["models"], d["projects"], d["sessions"],
-                   d["projects_all"])
+    def from_json(cls, data: dict) -> "Overview":
+        """(``data`` checked by :mod:`.usage_quick`.)"""
+        return cls([(day, cost) for day, cost in data["days"]], data["totals"], data["models"], data["projects"],
+                   data["sessions"], data["projects_all"])
 
 
 def overview(usage: StoreUsage, *, since: str | None, until: str | None, project: str | None = None,
@@ -586,8 +592,8 @@ def overview(usage: StoreUsage, *, since: str | None, until: str | None, project
                   sort="cost", order="asc")
     daily = got["daily"]
     if not daily:
-        return Overview([], {}, [], [], [], sorted({f.project for f in usage.files}))
-    spent = {r["date"]: r["totalCost"] for r in daily["daily"]}
+        return Overview([], {}, [], [], [], sorted({file.project for file in usage.files}))
+    spent = {row["date"]: row["totalCost"] for row in daily["daily"]}
     first = since or min(spent).replace("-", "")
     last = until or max(spent).replace("-", "")
     day = date(int(first[:4]), int(first[4:6]), int(first[6:]))
@@ -600,4 +606,4 @@ def overview(usage: StoreUsage, *, since: str | None, until: str | None, project
     models, projects, sessions = got["model"], got["project"], got["session"]
     return Overview(days, daily["totals"], models["models"] if models else [],
                     projects["projects"] if projects else [], sessions["sessions"][:top] if sessions else [],
-                    sorted({f.project for f in usage.files}))
+                    sorted({file.project for file in usage.files}))

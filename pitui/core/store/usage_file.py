@@ -45,9 +45,10 @@ class Row(NamedTuple):
 
 
 def encode(rows: list[Row]) -> list[bytes]:
-    meta = orjson.dumps([[r.path, r.dev, r.ino, r.size, r.mtime_ns, r.offset, r.fingerprint,
-                          len(r.summary), len(r.keys), len(r.columns)] for r in rows])
-    return framed.frame(MAGIC, meta, [x for r in rows for x in (r.summary, r.keys, r.columns)], VERSION)
+    meta = orjson.dumps([[row.path, row.dev, row.ino, row.size, row.mtime_ns, row.offset, row.fingerprint,
+                          len(row.summary), len(row.keys), len(row.columns)] for row in rows])
+    return framed.frame(MAGIC, meta, [text for row in rows for text in (row.summary, row.keys, row.columns)],
+                        VERSION)
 
 
 _TYPES = (str, int, int, int, int, int, str, int, int, int)
@@ -64,40 +65,44 @@ def decode(raw: bytes) -> list[Row]:
         raise Damaged("its rows are not a list")
     rows = []
     at = start + meta_len
-    for m in meta:
-        if type(m) is not list or len(m) != len(_TYPES) or not all(type(v) is t for v, t in zip(m, _TYPES)):
+    for fields in meta:
+        if type(fields) is not list or len(fields) != len(_TYPES) or not all(
+                type(value) is want for value, want in zip(fields, _TYPES)):
             raise Damaged("a row is not one")
-        lens = m[7:]
-        if any(x < 0 for x in lens):
+        lens = fields[7:]
+        if any(length < 0 for length in lens):
             raise Damaged("a row's length is negative")
         texts = []
-        for n in lens:
-            texts.append(raw[at:at + n])
-            at += n
-        rows.append(Row(*m[:7], *texts))
+        for length in lens:
+            texts.append(raw[at:at + length])
+            at += length
+        rows.append(Row(*fields[:7], *texts))
     if at != len(raw):
         raise Damaged("its rows' lengths do not add up to its blob")
     try:
-        return [r._replace(parsed=check_summary(orjson.loads(r.summary))) for r in rows]
+        return [row._replace(parsed=check_summary(orjson.loads(row.summary))) for row in rows]
     except (orjson.JSONDecodeError, TypeError, ValueError, KeyError) as exc:
         raise Damaged(f"a row's figures are damaged ({exc})") from None
 
 
-def check_summary(s) -> dict:
+def check_summary(summary) -> dict:
     """A summary, its shape checked as :mod:`.usage` reads it (raises ValueError when wrong)."""
     num = (int, float)
-    ok = (type(s) is dict and type(s["byModel"]) is dict
-          and all(type(v) is list and len(v) == 6 and all(type(x) in num for x in v) for v in s["byModel"].values())
-          and type(s["abandoned"]) is list and len(s["abandoned"]) == 2
-          and all(type(x) in num for x in s["abandoned"])
-          and type(s["modelMs"]) in num and type(s["toolMs"]) in num
-          and type(s["tools"]) is dict
-          and all(type(v) is list and len(v) == 2 and all(type(x) is int for x in v) for v in s["tools"].values())
-          and type(s["runs"]) is list
-          and all(type(r) is list and len(r) == 7 and type(r[0]) is list and all(type(p) is str for p in r[0])
-                  and all(type(x) in num for x in r[2:]) for r in s["runs"])
-          and type(s["skipped"]) is dict and all(type(v) is int for v in s["skipped"].values())
-          and type(s.get("id")) in (str, type(None)) and type(s.get("name")) in (str, type(None)))
+    ok = (type(summary) is dict and type(summary["byModel"]) is dict
+          and all(type(sums) is list and len(sums) == 6 and all(type(number) in num for number in sums)
+                  for sums in summary["byModel"].values())
+          and type(summary["abandoned"]) is list and len(summary["abandoned"]) == 2
+          and all(type(number) in num for number in summary["abandoned"])
+          and type(summary["modelMs"]) in num and type(summary["toolMs"]) in num
+          and type(summary["tools"]) is dict
+          and all(type(counts) is list and len(counts) == 2 and all(type(number) is int for number in counts)
+                  for counts in summary["tools"].values())
+          and type(summary["runs"]) is list
+          and all(type(run) is list and len(run) == 7 and type(run[0]) is list
+                  and all(type(path) is str for path in run[0]) and all(type(number) in num for number in run[2:])
+                  for run in summary["runs"])
+          and type(summary["skipped"]) is dict and all(type(count) is int for count in summary["skipped"].values())
+          and type(summary.get("id")) in (str, type(None)) and type(summary.get("name")) in (str, type(None)))
     if not ok:
         raise ValueError("wrong types")
-    return s
+    return summary

@@ -61,7 +61,7 @@ class UsageIndex:
     def head_row(path: str, head) -> usage_file.Row | None:
         """The row of :meth:`head_of`'s ``head`` (its texts empty: enough for :meth:`state`);
         None when ``head`` is not one."""
-        if type(head) is not list or len(head) != 6 or not all(type(v) is int for v in head[:5]) \
+        if type(head) is not list or len(head) != 6 or not all(type(value) is int for value in head[:5]) \
                 or type(head[5]) is not str:
             return None
         return usage_file.Row(path, *head, b"", b"", b"")
@@ -76,7 +76,7 @@ class UsageIndex:
         except OSError:
             return
         try:
-            self.rows = {r.path: r for r in usage_file.decode(raw)}
+            self.rows = {row.path: row for row in usage_file.decode(raw)}
         except usage_file.OtherVersion:
             return
         except usage_file.Damaged as exc:
@@ -90,10 +90,11 @@ class UsageIndex:
         if not self.enabled:
             return None
         try:
-            d = orjson.loads(self._state_file(row.path).read_bytes())
-            if d.get("path") != row.path or d.get("offset") != row.offset or d.get("fingerprint") != row.fingerprint:
+            kept = orjson.loads(self._state_file(row.path).read_bytes())
+            if (kept.get("path") != row.path or kept.get("offset") != row.offset
+                    or kept.get("fingerprint") != row.fingerprint):
                 return None
-            return FileScan.from_state(d["scan"])
+            return FileScan.from_state(kept["scan"])
         except (OSError, orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError):
             return None
 
@@ -120,7 +121,7 @@ class UsageIndex:
         if not self.enabled or private_dir(self.dir) is None:
             return
         try:
-            self._prune({r.path for r in rows})
+            self._prune({row.path for row in rows})
             write_private(self.file, usage_file.encode(rows))
         except OSError as exc:
             notice(f"the usage index could not be saved: {exc}")
@@ -133,7 +134,7 @@ class UsageIndex:
             return
         if len(names) <= 2 * len(paths) + 64:
             return
-        keep = {self._state_file(p).name for p in paths}
+        keep = {self._state_file(path).name for path in paths}
         for name in names:
             if name not in keep:
                 try:

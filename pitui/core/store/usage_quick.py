@@ -78,17 +78,17 @@ def store_key(digest: str | None, period: str) -> str | None:
 def files_digest(files: list[SessionFile]) -> str | None:
     """What the figures of ``files`` come from, in a few bytes: each file's path, project
     folder, kind and identity (None when a file cannot be looked at)."""
-    h = hashlib.blake2b(digest_size=20)
+    digest = hashlib.blake2b(digest_size=20)
     stat = os.stat
     for sf in files:
         try:
             st = stat(sf.path)
         except OSError:
             return None
-        h.update(b"%s\0%s\0%s\0%d %d %d %d\n" % (sf.path.encode("utf-8", "surrogateescape"),
-                                               sf.project.encode("utf-8", "surrogateescape"), sf.kind.encode(),
-                                               st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
-    return h.hexdigest()
+        digest.update(b"%s\0%s\0%s\0%d %d %d %d\n" % (sf.path.encode("utf-8", "surrogateescape"),
+                                                    sf.project.encode("utf-8", "surrogateescape"), sf.kind.encode(),
+                                                    st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return digest.hexdigest()
 
 
 def _load(cache_dir: str | os.PathLike) -> dict:
@@ -108,11 +108,11 @@ def get(cache_dir: str | os.PathLike | None, key: str | None, period: str | None
     ``exact``); None: none, or not of the right shape."""
     if cache_dir is None or (key is None and period is None):
         return None
-    entries = [e for e in _load(cache_dir).get("entries", ()) if type(e) is dict]
-    found = next((e for e in entries if key is not None and e.get("key") == key), None)
+    entries = [entry for entry in _load(cache_dir).get("entries", ()) if type(entry) is dict]
+    found = next((entry for entry in entries if key is not None and entry.get("key") == key), None)
     exact = found is not None
     if found is None and period is not None:
-        found = next((e for e in entries if e.get("period") == period), None)  # (the newest first)
+        found = next((entry for entry in entries if entry.get("period") == period), None)  # (the newest first)
     if found is None:
         return None
     figures, files, skipped = found.get("figures"), found.get("files"), found.get("skipped")
@@ -126,7 +126,7 @@ def put(cache_dir: str | os.PathLike | None, key: str | None, period: str, quick
     cache that cannot be written only costs the next screen its wait."""
     if cache_dir is None or key is None or private_dir(cache_dir) is None:
         return
-    kept = [e for e in _load(cache_dir).get("entries", ()) if type(e) is dict and e.get("key") != key]
+    kept = [entry for entry in _load(cache_dir).get("entries", ()) if type(entry) is dict and entry.get("key") != key]
     entries = [{"key": key, "period": period, "figures": quick.figures, "files": quick.files,
                 "skipped": quick.skipped}, *kept][:KEEP]
     try:
@@ -142,37 +142,40 @@ def _is(value, *types) -> bool:
     return type(value) in types
 
 
-def _figures_ok(f) -> bool:
-    """Whether ``f`` holds every value the usage screen reads, of its type."""
-    if type(f) is not dict:
+def _figures_ok(figures) -> bool:
+    """Whether ``figures`` holds every value the usage screen reads, of its type."""
+    if type(figures) is not dict:
         return False
     try:
-        days, totals = f["days"], f["totals"]
-        if not all(type(d) is list and len(d) == 2 and _is(d[0], str) and _is(d[1], *_NUM) for d in days):
+        days, totals = figures["days"], figures["totals"]
+        if not all(type(day) is list and len(day) == 2 and _is(day[0], str) and _is(day[1], *_NUM) for day in days):
             return False
         if type(totals) is not dict:
             return False
         if totals:
-            for k in ("totalCost", "totalTokens", "cacheReadTokens", "cacheCreationTokens", "abandonedCost",
-                      "subagentGoneCost", "modelMs", "toolMs"):
-                if not _is(totals[k], *_NUM):
+            for name in ("totalCost", "totalTokens", "cacheReadTokens", "cacheCreationTokens", "abandonedCost",
+                         "subagentGoneCost", "modelMs", "toolMs"):
+                if not _is(totals[name], *_NUM):
                     return False
             if not _is(totals["sessions"], int) or not _is(totals["cacheHitRatio"], *_NUM, type(None)):
                 return False
             tools = totals["tools"]
             if type(tools) is not dict or not all(
-                    type(t) is dict and _is(t["calls"], int) and _is(t["errors"], int) for t in tools.values()):
+                    type(kind) is dict and _is(kind["calls"], int) and _is(kind["errors"], int)
+                    for kind in tools.values()):
                 return False
-        if not all(type(m) is dict and _is(m["model"], str) and _is(m["totalCost"], *_NUM) for m in f["models"]):
+        if not all(type(model) is dict and _is(model["model"], str) and _is(model["totalCost"], *_NUM)
+                   for model in figures["models"]):
             return False
-        if not all(type(p) is dict and _is(p["project"], str) and _is(p["totalCost"], *_NUM) for p in f["projects"]):
+        if not all(type(project) is dict and _is(project["project"], str) and _is(project["totalCost"], *_NUM)
+                   for project in figures["projects"]):
             return False
-        for s in f["sessions"]:
-            if type(s) is not dict or not (_is(s["sessionCost"], *_NUM) and _is(s["sessionTokens"], *_NUM)
-                                           and _is(s["lastActivity"], str) and _is(s["projectPath"], str)
-                                           and _is(s["sessionId"], str) and _is(s["path"], str)
-                                           and _is(s["name"], str, type(None))):
+        for row in figures["sessions"]:
+            if type(row) is not dict or not (_is(row["sessionCost"], *_NUM) and _is(row["sessionTokens"], *_NUM)
+                                             and _is(row["lastActivity"], str) and _is(row["projectPath"], str)
+                                             and _is(row["sessionId"], str) and _is(row["path"], str)
+                                             and _is(row["name"], str, type(None))):
                 return False
-        return type(f["projects_all"]) is list and all(_is(p, str) for p in f["projects_all"])
+        return type(figures["projects_all"]) is list and all(_is(name, str) for name in figures["projects_all"])
     except (KeyError, TypeError, AttributeError):
         return False

@@ -58,9 +58,10 @@ def _stream_summary(path: str, summary: dict) -> dict:
     except Exception:  # (unreadable as a stream after all: no figures of its own)
         return {**summary, "byModel": {}, "abandoned": [0, 0], "modelMs": 0, "toolMs": 0, "tools": {}, "runs": []}
     stats = session_stats(session)
-    by_model = {k: [u.input, u.output, u.cache_read, u.cache_write, u.cost, u.calls] for k, u in stats.by_model.items()}
-    tools = {k: [v.calls, v.errors] for k, v in kind_stats(tool_calls(session, session_indices(session),
-                                                                         args=False)).items()}
+    by_model = {key: [sums.input, sums.output, sums.cache_read, sums.cache_write, sums.cost, sums.calls]
+                for key, sums in stats.by_model.items()}
+    calls_by_kind = kind_stats(tool_calls(session, session_indices(session), args=False))
+    tools = {kind: [calls.calls, calls.errors] for kind, calls in calls_by_kind.items()}
     return {**summary, "byModel": by_model, "abandoned": [0, 0], "modelMs": 0, "toolMs": 0, "tools": tools,
             "runs": []}
 

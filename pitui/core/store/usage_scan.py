@@ -375,11 +375,11 @@ class FileScan:
             self.roles.append("a" if is_message and role == "assistant" else "t" if result else "")
             index = len(ids) - 1
         if assistant:
-            model = m.model
-            provider, response_model = m.provider, m.responseModel
+            model, provider, response_model = m.model, m.provider, m.responseModel
+            key_model = (response_model if type(response_model) is str else None) or (
+                model if type(model) is str else None)
             self._counted(names, m.usage is not _UNSET, _given(m.usage), is_message, ts,
-                          f"{provider if type(provider) is str else None}/"
-                          f"{(response_model if type(response_model) is str else None) or (model if type(model) is str else None)}",
+                          f"{provider if type(provider) is str else None}/{key_model}",  # (model_key)
                           model is not _UNSET, _given(model), e.type is not _UNSET and type(e.type) is not str, index)
         elif result:
             self._tool(str(m.toolName or "tool"), m.isError is True, False)
