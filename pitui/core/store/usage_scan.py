@@ -30,6 +30,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import eq
 
 import msgspec
 import orjson
@@ -99,8 +101,8 @@ def _canonical_ms(value: str) -> int | None:
 # start met in a time matched whole by _ISO, with the minute's epoch ms; the seconds and
 # milliseconds after it read by lookup, which also checks they are digits in range.
 _MINUTE_MS: dict[str, int] = {}
-_SECOND_MS = {f"{n:02d}": n * 1000 for n in range(60)}
-_MILLIS = {f"{n:03d}": n for n in range(1000)}
+_SECOND_MS = {f"{second:02d}": second * 1000 for second in range(60)}
+_MILLIS = {f"{millis:03d}": millis for millis in range(1000)}
 
 
 def _known_minute_ms(value: str) -> int | None:
@@ -169,8 +171,8 @@ def session_id_of(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     if name.endswith(".jsonl"):
         name = name[:-6]
-    k = name.find("_")
-    return name[k + 1:] if k >= 0 else name
+    underscore = name.find("_")
+    return name[underscore + 1:] if underscore >= 0 else name
 
 
 @dataclass
@@ -189,22 +191,22 @@ class Compat:
 
     COLUMNS = ("ts", "ms", "total", "input", "output", "cache_read", "cache_write", "cost", "model")
 
-    def add(self, ts: str, ms: float, f: Figures, model) -> None:
+    def add(self, ts: str, ms: float, figures: Figures, model) -> None:
         self.ts.append(ts)
         self.ms.append(ms)
-        self.total.append(f.total_tokens)
-        self.input.append(f.input)
-        self.output.append(f.output)
-        self.cache_read.append(f.cache_read)
-        self.cache_write.append(f.cache_write)
-        self.cost.append(f.cost)
+        self.total.append(figures.total_tokens)
+        self.input.append(figures.input)
+        self.output.append(figures.output)
+        self.cache_read.append(figures.cache_read)
+        self.cache_write.append(figures.cache_write)
+        self.cost.append(figures.cost)
         self.model.append(model)
 
     def __len__(self) -> int:
         return len(self.ts)
 
     def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in self.COLUMNS}
+        return {name: getattr(self, name) for name in self.COLUMNS}
 
     def keys_json(self) -> dict:
         """What a report reads of every file: each message's dedupe key (:func:`dedupe_key`),
@@ -215,8 +217,8 @@ class Compat:
                 "unique": len(set(keys)) == len(keys)}
 
     @classmethod
-    def from_json(cls, d: dict) -> "Compat":
-        return cls(**{k: d[k] for k in cls.COLUMNS})
+    def from_json(cls, data: dict) -> "Compat":
+        return cls(**{name: data[name] for name in cls.COLUMNS})
 
     def buckets(self, keep: list[bool] | None = None) -> list[list]:
         """The messages summed by quarter hour (every time zone's day starts on one) and
@@ -224,18 +226,18 @@ class Compat:
         order first met; ``keep``: only those messages. A report reads these, not each
         message, for a file none of whose messages it met before."""
         out: dict[tuple, list] = {}
-        for k, (ms, model) in enumerate(zip(self.ms, self.model)):
-            if keep is not None and not keep[k]:
+        for at, (ms, model) in enumerate(zip(self.ms, self.model)):
+            if keep is not None and not keep[at]:
                 continue
             key = (int(ms // QUARTER_MS), model)
-            b = out.get(key)
-            if b is None:
-                b = out[key] = [key[0], model, 0, 0, 0, 0, 0.0]
-            b[2] += self.input[k]
-            b[3] += self.output[k]
-            b[4] += self.cache_write[k]
-            b[5] += self.cache_read[k]
-            b[6] += self.cost[k]
+            bucket = out.get(key)
+            if bucket is None:
+                bucket = out[key] = [key[0], model, 0, 0, 0, 0, 0.0]
+            bucket[2] += self.input[at]
+            bucket[3] += self.output[at]
+            bucket[4] += self.cache_write[at]
+            bucket[5] += self.cache_read[at]
+            bucket[6] += self.cost[at]
         return list(out.values())
 
 
@@ -263,14 +265,14 @@ class FileScan:
     STATE = ("offset", "header_id", "name", "skipped", "ids", "parents", "times", "roles", "usages", "runs", "tools")
 
     def to_state(self) -> dict:
-        d = {k: getattr(self, k) for k in self.STATE}
-        d["compat"] = self.compat.to_json()
-        return d
+        state = {name: getattr(self, name) for name in self.STATE}
+        state["compat"] = self.compat.to_json()
+        return state
 
     @classmethod
-    def from_state(cls, d: dict) -> "FileScan":
-        scan = cls(**{k: d[k] for k in cls.STATE})
-        scan.compat = Compat.from_json(d["compat"])
+    def from_state(cls, state: dict) -> "FileScan":
+        scan = cls(**{name: state[name] for name in cls.STATE})
+        scan.compat = Compat.from_json(state["compat"])
         return scan
 
     # ------------------------------------------------------------------ reading
@@ -293,13 +295,13 @@ class FileScan:
 
     def _tool(self, name: str, error: bool, call: bool) -> None:
         kind = tool_kind(name)
-        k = self.tools.get(kind)
-        if k is None:
-            k = self.tools[kind] = [0, 0]
+        counts = self.tools.get(kind)
+        if counts is None:
+            counts = self.tools[kind] = [0, 0]
         if call:
-            k[0] += 1
+            counts[0] += 1
         if error:
-            k[1] += 1
+            counts[1] += 1
 
     def line(self, data: bytes) -> None:
         """One line (without its line end): decoded into the fields counted, else (a line
@@ -311,58 +313,58 @@ class FileScan:
             return self._parsed(data)
         self.decoded(entry, data)
 
-    def decoded(self, e, data) -> None:
+    def decoded(self, entry, data) -> None:
         """A line (``data``: its bytes, or a view of them) as the line decoder read it
-        (``e``: :data:`.listing_decoder.ENTRY_DECODE`'s, the listing's reading of the same
+        (``entry``: :data:`.listing_decoder.ENTRY_DECODE`'s, the listing's reading of the same
         line); parsed whole where it needs more (a subagent's result, tool calls that are
         not all objects, a name of another type). (Run for every line of a store: its
         steps are written out here rather than called.)"""
-        t = e.type
-        if t is _UNSET:
-            t = None
-        if t == "session":
-            if self.header_id is None and not self.ids and type(e.id) is str:
-                self.header_id = e.id
+        etype = entry.type
+        if etype is _UNSET:
+            etype = None
+        if etype == "session":
+            if self.header_id is None and not self.ids and type(entry.id) is str:
+                self.header_id = entry.id
             return
-        m = e.message
+        message = entry.message
         role = None
-        if m is not None:
-            role = m.role
+        if message is not None:
+            role = message.role
             if role is _UNSET:
                 role = None
         names = ()
-        is_message = t == "message"
-        assistant = role == "assistant" and (t is None or is_message)
+        is_message = etype == "message"
+        assistant = role == "assistant" and (etype is None or is_message)
         result = is_message and role == "toolResult"
         if result:
-            tool = m.toolName
+            tool = message.toolName
             if tool == "subagent" or not (tool is _UNSET or tool is None or type(tool) is str):
                 return self._parsed(bytes(data))  # (its runs read from its details; a name str() makes)
         elif assistant:
-            content = m.content
+            content = message.content
             if content is not _UNSET and memoryview(content)[:1] == b"[":  # (a list: its tool calls; else none)
                 try:
                     blocks = _BLOCKS_DECODE(content)
                 except _DECODE_ERRORS:
                     return self._parsed(bytes(data))  # (not all objects: those skipped, as parsed)
                 names = []
-                for b in blocks:
-                    if b.type == "toolCall":
-                        name = b.name
+                for block in blocks:
+                    if block.type == "toolCall":
+                        name = block.name
                         if name is not None and type(name) is not str:
                             return self._parsed(bytes(data))
                         names.append(name or "tool")
-        elif t == "session_info" and type(e.name) is str:
-            self.name = e.name.strip() or None
-        eid = e.id
+        elif etype == "session_info" and type(entry.name) is str:
+            self.name = entry.name.strip() or None
+        eid = entry.id
         index = -1
-        ts = e.timestamp
+        ts = entry.timestamp
         if ts is _UNSET:
             ts = None
         if type(eid) is str:  # (an entry of the tree: self._entry, written out)
             ids = self.ids
             ids.append(eid)
-            pid = e.parentId
+            pid = entry.parentId
             self.parents.append(pid if type(pid) is str else None)
             ms = None
             if type(ts) is str and len(ts) == 24 and ts[19] == "." and ts[23] == "Z":  # (_known_minute_ms)
@@ -375,22 +377,23 @@ class FileScan:
             self.roles.append("a" if is_message and role == "assistant" else "t" if result else "")
             index = len(ids) - 1
         if assistant:
-            model, provider, response_model = m.model, m.provider, m.responseModel
+            model, provider, response_model = message.model, message.provider, message.responseModel
             key_model = (response_model if type(response_model) is str else None) or (
                 model if type(model) is str else None)
-            self._counted(names, m.usage is not _UNSET, _given(m.usage), is_message, ts,
+            self._counted(names, message.usage is not _UNSET, _given(message.usage), is_message, ts,
                           f"{provider if type(provider) is str else None}/{key_model}",  # (model_key)
-                          model is not _UNSET, _given(model), e.type is not _UNSET and type(e.type) is not str, index)
+                          model is not _UNSET, _given(model),
+                          entry.type is not _UNSET and type(entry.type) is not str, index)
         elif result:
-            self._tool(str(m.toolName or "tool"), m.isError is True, False)
-            if type(m.usage) is dict:
-                self._own(index, TOOLS_KEY, usage_figures(m.usage), 1)
+            self._tool(str(message.toolName or "tool"), message.isError is True, False)
+            if type(message.usage) is dict:
+                self._own(index, TOOLS_KEY, usage_figures(message.usage), 1)
         elif not is_message:
-            if t == "usage" and e.usage is not _UNSET:
-                self._own(index, model_key(text_or_none(e.provider), text_or_none(e.model)),
-                          usage_figures(_given(e.usage)), 1)
-            elif type(t) is str and t in USAGE_TYPES and type(e.usage) is dict:
-                self._own(index, TOOLS_KEY, usage_figures(e.usage), 1)
+            if etype == "usage" and entry.usage is not _UNSET:
+                self._own(index, model_key(text_or_none(entry.provider), text_or_none(entry.model)),
+                          usage_figures(_given(entry.usage)), 1)
+            elif type(etype) is str and etype in USAGE_TYPES and type(entry.usage) is dict:
+                self._own(index, TOOLS_KEY, usage_figures(entry.usage), 1)
 
     def parsed_object(self, obj: dict) -> None:
         """A line parsed whole (by the listing, as ``JSON.parse`` reads it) into the object
@@ -409,41 +412,42 @@ class FileScan:
             return
         self._object(obj)
 
-    def _object(self, e: dict) -> None:
-        t = e.get("type")
-        if t == "session":
-            if self.header_id is None and not self.ids and type(e.get("id")) is str:
-                self.header_id = e["id"]
+    def _object(self, entry: dict) -> None:
+        etype = entry.get("type")
+        if etype == "session":
+            if self.header_id is None and not self.ids and type(entry.get("id")) is str:
+                self.header_id = entry["id"]
             return
-        if t == "session_info" and type(e.get("name")) is str:
-            self.name = e["name"].strip() or None
-        eid = e.get("id")
-        m = e.get("message")
-        role = m.get("role") if type(m) is dict else None
+        if etype == "session_info" and type(entry.get("name")) is str:
+            self.name = entry["name"].strip() or None
+        eid = entry.get("id")
+        message = entry.get("message")
+        role = message.get("role") if type(message) is dict else None
         index = -1
         if type(eid) is str:
-            index = self._entry(eid, e.get("parentId"), e.get("timestamp"),
-                                "a" if t == "message" and role == "assistant" else
-                                "t" if t == "message" and role == "toolResult" else "")
-        if role == "assistant" and (t is None or t == "message"):
-            self._assistant(e, m, index)
-        elif t == "message" and role == "toolResult":
-            self._tool(tool_name(None, m), m.get("isError") is True, False)
-            self._runs(m, index)
-            for key, figures, calls in entry_usages(e):
+            index = self._entry(eid, entry.get("parentId"), entry.get("timestamp"),
+                                "a" if etype == "message" and role == "assistant" else
+                                "t" if etype == "message" and role == "toolResult" else "")
+        if role == "assistant" and (etype is None or etype == "message"):
+            self._assistant(entry, message, index)
+        elif etype == "message" and role == "toolResult":
+            self._tool(tool_name(None, message), message.get("isError") is True, False)
+            self._runs(message, index)
+            for key, figures, calls in entry_usages(entry):
                 self._own(index, key, figures, calls)
-        elif t != "message":
-            for key, figures, calls in entry_usages(e):
+        elif etype != "message":
+            for key, figures, calls in entry_usages(entry):
                 self._own(index, key, figures, calls)
 
-    def _assistant(self, e: dict, m: dict, index: int) -> None:
-        content = m.get("content")
-        names = [tool_name(b, None) for b in content if type(b) is dict and b.get("type") == "toolCall"] \
-            if type(content) is list else []
-        self._counted(names, "usage" in m, m.get("usage"), e.get("type") == "message", e.get("timestamp"),
-                      assistant_key(m), "model" in m, m.get("model"),
-                      ("type" in e and type(e["type"]) is not str) or ("role" in m and type(m["role"]) is not str),
-                      index)
+    def _assistant(self, entry: dict, message: dict, index: int) -> None:
+        content = message.get("content")
+        names = [tool_name(block, None) for block in content
+                 if type(block) is dict and block.get("type") == "toolCall"] if type(content) is list else []
+        odd_types = (("type" in entry and type(entry["type"]) is not str)
+                     or ("role" in message and type(message["role"]) is not str))
+        self._counted(names, "usage" in message, message.get("usage"), entry.get("type") == "message",
+                      entry.get("timestamp"), assistant_key(message), "model" in message, message.get("model"),
+                      odd_types, index)
 
     def _counted(self, tools: list[str], has_usage: bool, usage, is_message: bool, ts, key: str, has_model: bool,
                  model, odd_types: bool, index: int) -> None:
@@ -474,18 +478,19 @@ class FileScan:
         else:
             self.compat.add(ts, ms, figures, model)
 
-    def _runs(self, m: dict, index: int) -> None:
-        details = m.get("details")
-        if m.get("toolName") != "subagent" or type(details) is not dict or type(details.get("results")) is not list:
+    def _runs(self, message: dict, index: int) -> None:
+        details = message.get("details")
+        if (message.get("toolName") != "subagent" or type(details) is not dict
+                or type(details.get("results")) is not list):
             return
-        for r in details["results"]:
-            if type(r) is not dict or type(r.get("usage")) is not dict:
+        for run in details["results"]:
+            if type(run) is not dict or type(run.get("usage")) is not dict:
                 continue
-            f = usage_figures(r["usage"])
-            if type(f) is str:
+            figures = usage_figures(run["usage"])
+            if type(figures) is str:
                 continue
-            self.runs.append([index, [p for _what, p in run_transcripts(r)], str(r.get("model") or "?"),
-                              f.input, f.output, f.cache_read, f.cache_write, f.cost])
+            self.runs.append([index, [path for _what, path in run_transcripts(run)], str(run.get("model") or "?"),
+                              figures.input, figures.output, figures.cache_read, figures.cache_write, figures.cost])
 
     # ------------------------------------------------------------------ the file's figures
 
@@ -493,19 +498,19 @@ class FileScan:
         """pitui's own figures of the file (JSON): ``byModel`` (key -> [input, output,
         cacheRead, cacheWrite, cost, calls]), ``abandoned`` ([tokens, cost] of usages off
         the current path), ``modelMs`` / ``toolMs``, ``tools``, ``runs``, ``skipped``."""
-        n = len(self.ids)
-        index_of = {}
-        for i, eid in enumerate(self.ids):
-            index_of[eid] = i  # (an id used again: the later entry wins)
-        live = [index_of[eid] == i for i, eid in enumerate(self.ids)]
-        parent = [index_of.get(p, -1) if p is not None else -1 for p in self.parents]
+        count = len(self.ids)
+        # (whole lists at C speed: an id used again maps to its later entry, as a dict made in
+        # order keeps the last; a parent that is None or no entry's id is -1)
+        index_of = dict(zip(self.ids, range(count)))
+        live = list(map(eq, map(index_of.__getitem__, self.ids), range(count)))
+        parent = list(map(index_of.get, self.parents, repeat(-1)))
         # the current path: from the last entry up (a cycle is walked once)
-        on_path = bytearray(n)
-        x = n - 1
-        while 0 <= x and not on_path[x]:
-            on_path[x] = 1
-            p = parent[x]
-            x = p if p != x else -1
+        on_path = bytearray(count)
+        at = count - 1
+        while 0 <= at and not on_path[at]:
+            on_path[at] = 1
+            up = parent[at]
+            at = up if up != at else -1
         by_model: dict[str, list] = {}
         abandoned = [0.0, 0.0]
         for index, key, inp, out, cr, cw, cost, calls in self.usages:
@@ -525,21 +530,22 @@ class FileScan:
                 abandoned[1] += cost
         model_ms = tool_ms = 0.0
         times, roles = self.times, self.roles
-        for i in range(n):
-            r = roles[i]
-            if not r or not live[i]:
+        for at in range(count):
+            role = roles[at]
+            if not role or not live[at]:
                 continue
-            p = parent[i]
-            if p < 0 or times[i] is None or times[p] is None:
+            up = parent[at]
+            if up < 0 or times[at] is None or times[up] is None:
                 continue
-            d = times[i] - times[p]
-            if d > 0:
-                if r == "a":
-                    model_ms += d
+            took = times[at] - times[up]
+            if took > 0:
+                if role == "a":
+                    model_ms += took
                 else:
-                    tool_ms += d
-        by_model = {k: v for k, v in by_model.items() if v[4] > 0 or v[0] + v[1] + v[2] + v[3] > 0}
-        runs = [r[1:] for r in self.runs if r[0] < 0 or live[r[0]]]
+                    tool_ms += took
+        by_model = {key: sums for key, sums in by_model.items()
+                    if sums[4] > 0 or sums[0] + sums[1] + sums[2] + sums[3] > 0}
+        runs = [run[1:] for run in self.runs if run[0] < 0 or live[run[0]]]
         return {"byModel": by_model, "abandoned": abandoned, "modelMs": model_ms, "toolMs": tool_ms,
                 "tools": self.tools, "runs": runs, "skipped": self.skipped}
 
