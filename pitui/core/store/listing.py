@@ -75,27 +75,27 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             if on_info is not None:
                 on_info(out[-1].info, len(out), total)
             continue
-        r = recs.get(path)
-        if r is not None and r.ino == st.st_ino and r.dev == st.st_dev:
-            if r.size == st.st_size and r.mtime_ns == st.st_mtime_ns:
-                if r.project != sf.project or r.kind != sf.kind:
-                    r = index._relabel(r, sf.project, sf.kind)  # type: ignore[union-attr]
-                if decode and r.info is None:
-                    if index.info(r) is None:  # type: ignore[union-attr]
+        rec = recs.get(path)
+        if rec is not None and rec.ino == st.st_ino and rec.dev == st.st_dev:
+            if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
+                if rec.project != sf.project or rec.kind != sf.kind:
+                    rec = index._relabel(rec, sf.project, sf.kind)  # type: ignore[union-attr]
+                if decode and rec.info is None:
+                    if index.info(rec) is None:  # type: ignore[union-attr]
                         todo.append((sf, None, st))  # (its row was damaged: read again)
                         continue
-                    r = recs.get(path) or r  # (the row with its decoded info)
-                out.append(r)
+                    rec = recs.get(path) or rec  # (the row with its decoded info)
+                out.append(rec)
                 if on_info is not None:
-                    on_info(index.info(r), len(out), total)  # type: ignore[union-attr]
+                    on_info(index.info(rec), len(out), total)  # type: ignore[union-attr]
                 continue
-            prev = index.info(r) if st.st_size > r.size else None  # type: ignore[union-attr]
+            prev = index.info(rec) if st.st_size > rec.size else None  # type: ignore[union-attr]
             todo.append((sf, prev, st))
         else:
             todo.append((sf, None, st))
     if workers is None:
         workers = min(4, os.cpu_count() or 1)
-    todo_bytes = sum(t[2].st_size for t in todo)
+    todo_bytes = sum(task[2].st_size for task in todo)
     parallel = workers > 1 and len(todo) >= PARALLEL_MIN_FILES and todo_bytes >= PARALLEL_MIN_BYTES
     usage = None
     if index is not None and index.enabled and todo and len(todo) >= USAGE_MIN_FILES \
@@ -117,7 +117,7 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
     elif todo:
         from .listing_scan import scan_info  # (loaded by the first file read)
 
-        rows = (rec_of(scan_info(*t)) for t in todo)
+        rows = (rec_of(scan_info(*task)) for task in todo)
     else:
         rows = iter(())
     for rec in rows:
@@ -141,16 +141,17 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
         usage.save([usage.rows[sf.path] for sf in files if sf.path in usage.rows])
     if index is not None and root.kind == "tree":
         prefix = root.prefix  # (SessionRoot.holds for a tree, at C speed: every row is asked)
-        index.forget_missing([p for p in index._recs if not p.startswith(prefix)] + [sf.path for sf in files])
+        index.forget_missing([path for path in index._recs if not path.startswith(prefix)]
+                             + [sf.path for sf in files])
     if not fresh:
-        ordered = index.in_order({r.path for r in out})  # type: ignore[union-attr]
+        ordered = index.in_order({rec.path for rec in out})  # type: ignore[union-attr]
         if ordered is not None and len(ordered) == len(out):
             return ordered
     elif in_order and len(changed) * 16 < len(out):
         # a few files changed: the others keep the index's order, the changed are put in
-        keep = {r.path for r in out}.difference(r.path for r in changed)
+        keep = {rec.path for rec in out}.difference(rec.path for rec in changed)
         with index._lock:  # type: ignore[union-attr]
-            base = [r for p, r in index._recs.items() if p in keep]  # type: ignore[union-attr]
+            base = [rec for path, rec in index._recs.items() if path in keep]  # type: ignore[union-attr]
         if len(base) + len(changed) == len(out):
             return merge_recs(base, changed)
     out = sort_recs(out)
@@ -200,15 +201,15 @@ def list_sessions(
     if index is not None:
         index.save()
     out = []
-    for r in recs:
-        info = _info_for(r, index)
+    for rec in recs:
+        info = _info_for(rec, index)
         if include_errors or info.error is None:
             out.append(info)
     return out
 
 
 # every byte a list's JSON may not hold raw: C0 controls but the line feed between values
-_NOT_C0 = bytes(b for b in range(256) if not (b < 32 and b != 10))
+_NOT_C0 = bytes(byte for byte in range(256) if not (byte < 32 and byte != 10))
 
 
 def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int | None = None) -> bytes:
@@ -219,12 +220,12 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
     frags = index.unchanged_output(root, files) if index is not None else None
     if frags is None:
         recs = _collect(root, index, None, workers, decode=False, files=files)
-        frags = [r.frag for r in recs]
-    for k in [k for k, f in enumerate(frags) if not len(f)]:  # (outputs not kept: made now)
-        r = recs[k]
-        frags[k] = frag = frag_of(_info_for(r, index))
-        if index is not None and r.row is not None and len(frag) <= FRAG_KEEP:
-            index._set_frag(r, frag)
+        frags = [rec.frag for rec in recs]
+    for at in [at for at, frag in enumerate(frags) if not len(frag)]:  # (outputs not kept: made now)
+        rec = recs[at]
+        frags[at] = frag = frag_of(_info_for(rec, index))
+        if index is not None and rec.row is not None and len(frag) <= FRAG_KEEP:
+            index._set_frag(rec, frag)
     if frags:  # (the brackets put on the first and last rows: the output copied once)
         frags[0] = b"[\n" + frags[0]
         frags[-1] = bytes(frags[-1]) + b"\n]"
@@ -234,8 +235,8 @@ def list_json(root: SessionRoot, index: SessionIndex | None = None, workers: int
         # index. Thrown away, and the list made from the files.
         index._thrown_away("a row's output holds a control character")
         recs = _collect(root, index, None, workers, decode=True)
-        infos = [_info_for(r, index) for r in recs]
-        data = orjson.dumps([i.to_pi_json() for i in infos], option=orjson.OPT_INDENT_2)
+        infos = [_info_for(rec, index) for rec in recs]
+        data = orjson.dumps([info.to_pi_json() for info in infos], option=orjson.OPT_INDENT_2)
     if index is not None:
         index.save()
     return data

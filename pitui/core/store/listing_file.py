@@ -65,13 +65,13 @@ def encode(recs: Iterable[Rec], version: int, frag_keep: int) -> list[bytes]:
     """The file's bytes, in pieces (for :func:`paths.write_private`), of ``recs`` in their
     order. Rows without a storable array are left out; fragments over ``frag_keep`` bytes
     are stored empty."""
-    recs = [r for r in recs if r.row is not None]
+    recs = [rec for rec in recs if rec.row is not None]
     path, project, kind, dev, ino, size, mtime_ns, mod, err, rows, frags = (
         list(zip(*recs))[:11] if recs else [()] * 11)  # (columns at C speed)
-    frags = [f if len(f) <= frag_keep else b"" for f in frags]
+    frags = [frag if len(frag) <= frag_keep else b"" for frag in frags]
     cols = {"path": path, "project": project, "kind": kind, "dev": dev, "ino": ino, "size": size,
             "mtime_ns": mtime_ns, "mod": mod, "err": err, "row": list(map(len, rows)), "frag": list(map(len, frags))}
-    blob = [x for pair in zip(rows, frags) for x in pair]
+    blob = [text for pair in zip(rows, frags) for text in pair]
     return frame(orjson.dumps(cols), blob, version)
 
 
@@ -101,25 +101,25 @@ class Table:
             raise Damaged(f"its columns are not JSON: {exc}") from None
         if type(cols) is not dict:
             raise Damaged("its columns are not an object")
-        n = None
-        for k, want in [*((k, frozenset({str})) for k in _STR_COLS), *((k, _INT) for k in _INT_COLS),
+        count = None
+        for name, want in [*((name, frozenset({str})) for name in _STR_COLS), *((name, _INT) for name in _INT_COLS),
                         ("mod", _NUM), ("err", frozenset({bool}))]:
-            col = cols.get(k)
+            col = cols.get(name)
             if type(col) is not list:
-                raise Damaged(f"its column {k} is not a list")
-            if n is None:
-                n = len(col)
-            elif len(col) != n:
-                raise Damaged(f"its column {k} has {len(col)} rows, not {n}")
+                raise Damaged(f"its column {name} is not a list")
+            if count is None:
+                count = len(col)
+            elif len(col) != count:
+                raise Damaged(f"its column {name} has {len(col)} rows, not {count}")
             if not set(map(type, col)) <= want:
-                raise Damaged(f"its column {k} holds a value of another type")
-        if any(x < 0 for x in cols["row"]) or any(x < 0 for x in cols["frag"]):
+                raise Damaged(f"its column {name} holds a value of another type")
+        if any(length < 0 for length in cols["row"]) or any(length < 0 for length in cols["frag"]):
             raise Damaged("a row's length is negative")
-        lens = [x for pair in zip(cols["row"], cols["frag"]) for x in pair]
+        lens = [length for pair in zip(cols["row"], cols["frag"]) for length in pair]
         if sum(lens) != len(view) - start - meta_len:
             raise Damaged("its rows' lengths do not add up to its blob")
         self.cols = cols
-        self.n = n or 0
+        self.n = count or 0
         self._view = view
         self._ends = list(accumulate(lens, initial=start + meta_len))  # (row k: 2k to 2k+1, its output on to 2k+2)
 
@@ -128,12 +128,12 @@ class Table:
         ends = self._ends
         return list(map(self._view.__getitem__, map(slice, ends[1::2], ends[2::2])))
 
-    def rec(self, k: int) -> Rec:
+    def rec(self, at: int) -> Rec:
         """Row ``k`` (in the file's order) alone."""
         ends, cols, view = self._ends, self.cols, self._view
         return tuple.__new__(Rec, (
-            *(cols[c][k] for c in _HEAD_COLS), float(cols["mod"][k]), cols["err"][k],
-            view[ends[2 * k]:ends[2 * k + 1]], view[ends[2 * k + 1]:ends[2 * k + 2]], None))
+            *(cols[col][at] for col in _HEAD_COLS), float(cols["mod"][at]), cols["err"][at],
+            view[ends[2 * at]:ends[2 * at + 1]], view[ends[2 * at + 1]:ends[2 * at + 2]], None))
 
     def recs(self) -> list[Rec]:
         """The rows, in the file's order."""
@@ -141,4 +141,4 @@ class Table:
         rows = list(map(self._view.__getitem__, map(slice, ends[0::2], ends[1::2])))
         mods = list(map(float, cols["mod"]))
         return list(map(tuple.__new__, repeat(Rec), zip(
-            *(cols[c] for c in _HEAD_COLS), mods, cols["err"], rows, self.frags(), repeat(None))))
+            *(cols[col] for col in _HEAD_COLS), mods, cols["err"], rows, self.frags(), repeat(None))))

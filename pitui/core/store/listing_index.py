@@ -108,7 +108,7 @@ class SessionIndex:
             with self._table_lock:
                 got = self._rec_dict
                 if got is None:
-                    got = self._rec_dict = {r.path: r for r in self._table.recs()}  # type: ignore[union-attr]
+                    got = self._rec_dict = {rec.path: rec for rec in self._table.recs()}  # type: ignore[union-attr]
                     self._table = None
         return got
 
@@ -138,36 +138,38 @@ class SessionIndex:
             stats = list(map(os.stat, paths))
         except OSError:
             return None
-        c, n = table.cols, table.n
-        where = dict(zip(c["path"], range(n)))
-        if len(where) != n or len(set(paths)) != len(paths):
+        cols, rows_count = table.cols, table.n
+        where = dict(zip(cols["path"], range(rows_count)))
+        if len(where) != rows_count or len(set(paths)) != len(paths):
             return None  # (a row twice: a hostile index)
-        at = list(map(where.get, paths, repeat(n)))  # (each file's row; n: not in the index)
-        row_ids = [*zip(c["dev"], c["ino"], c["size"], c["mtime_ns"]), None]
-        labels = [*zip(c["project"], c["kind"]), None]
+        at = list(map(where.get, paths, repeat(rows_count)))  # (each file's row; rows_count: not in the index)
+        row_ids = [*zip(cols["dev"], cols["ino"], cols["size"], cols["mtime_ns"]), None]
+        labels = [*zip(cols["project"], cols["kind"]), None]
         stale = set(compress(count(), map(ne, map(row_ids.__getitem__, at), map(_STAT_KEY, stats))))
         stale.update(compress(count(), map(ne, map(labels.__getitem__, at), map(_FILE_LABEL, files))))
         gone = 0
         if root.kind == "tree":  # (rows under the root whose file is no longer there)
-            gone = sum(map(str.startswith, c["path"], repeat(root.prefix))) - (len(at) - at.count(n))
+            gone = sum(map(str.startswith, cols["path"], repeat(root.prefix))) - (len(at) - at.count(rows_count))
         if len(stale) + gone > STALE_FILES:
             return None
         frags = table.frags()
         kept = sorted(set(at).difference(map(at.__getitem__, stale)))  # (the index's order)
-        got = frags if len(kept) == n else list(map(frags.__getitem__, kept))
-        for j in [j for j, f in enumerate(got) if not len(f)]:  # (an output too long to keep: made again)
-            info = decoded(table.rec(kept[j]))
+        got = frags if len(kept) == rows_count else list(map(frags.__getitem__, kept))
+        # (an output too long to keep: made again)
+        for out_at in [out_at for out_at, frag in enumerate(got) if not len(frag)]:
+            info = decoded(table.rec(kept[out_at]))
             if isinstance(info, str):
                 return None  # (a damaged row: dropped, with a notice, by the row-by-row list)
-            got[j] = frag_of(info)
+            got[out_at] = frag_of(info)
         if not stale:
             return got
-        changed = self._read_stale(table, [(files[i], stats[i], at[i]) for i in sorted(stale)])
+        changed = self._read_stale(table, [(files[file_at], stats[file_at], at[file_at])
+                                           for file_at in sorted(stale)])
         if changed is None:
             return None
         keys = TableOrder(table, kept)
-        for r in sorted(changed, key=order_key, reverse=True):  # (the last first: earlier places stay)
-            got.insert(bisect_right(keys, order_key(r)), r.frag)
+        for rec in sorted(changed, key=order_key, reverse=True):  # (the last first: earlier places stay)
+            got.insert(bisect_right(keys, order_key(rec)), rec.frag)
         return got
 
     def _read_stale(self, table: listing_file.Table, stale: list) -> list[Rec] | None:
@@ -178,8 +180,8 @@ class SessionIndex:
 
         budget = STALE_BYTES
         out = []
-        for sf, st, k in stale:
-            old = table.rec(k) if k < table.n else None
+        for sf, st, row_at in stale:
+            old = table.rec(row_at) if row_at < table.n else None
             same = old is not None and old.dev == st.st_dev and old.ino == st.st_ino
             prev = decoded(old) if same else None  # type: ignore[arg-type]
             if isinstance(prev, str):
@@ -261,8 +263,8 @@ class SessionIndex:
     def forget_missing(self, present: Iterable[str]) -> None:
         keep = set(present)
         with self._lock:
-            for p in [p for p in self._recs if p not in keep]:
-                del self._recs[p]
+            for path in [path for path in self._recs if path not in keep]:
+                del self._recs[path]
                 self._dirty = True
 
     def take_order(self, ordered: list[Rec]) -> None:
@@ -270,8 +272,8 @@ class SessionIndex:
         kept in that order, so that saving it sorts nothing again."""
         with self._lock:
             recs = self._recs
-            if len(ordered) == len(recs) and all(map(is_, ordered, map(recs.get, (r.path for r in ordered)))):
-                self._recs = {r.path: r for r in ordered}
+            if len(ordered) == len(recs) and all(map(is_, ordered, map(recs.get, (rec.path for rec in ordered)))):
+                self._recs = {rec.path: rec for rec in ordered}
                 self._moved = set()
 
     def in_order(self, paths: set[str]) -> list[Rec] | None:
@@ -280,26 +282,26 @@ class SessionIndex:
         with self._lock:
             if self._moved:
                 return None
-            return [r for p, r in self._recs.items() if p in paths]
+            return [rec for path, rec in self._recs.items() if path in paths]
 
-    def recent(self, root: SessionRoot, n: int) -> list[SessionInfo]:
-        """Up to ``n`` rows under ``root``, first in the list's order, as the index last
+    def recent(self, root: SessionRoot, limit: int) -> list[SessionInfo]:
+        """Up to ``limit`` rows under ``root``, first in the list's order, as the index last
         had them: what the app shows before the store is looked at."""
         keep = root.holds
         with self._lock:
             table = self._table  # (the file just read, in the list's order: its rows not made)
             if table is None:
-                recs = [r for r in self._ordered() if keep(r.path)]
+                recs = [rec for rec in self._ordered() if keep(rec.path)]
             else:
-                recs = (table.rec(k) for k, p in enumerate(table.cols["path"]) if keep(p))
+                recs = (table.rec(row_at) for row_at, path in enumerate(table.cols["path"]) if keep(path))
         out = []
-        for r in recs:
+        for rec in recs:
             # (a row from the file is decoded, not kept: keeping it would make every row; a
             # damaged one is left for the listing to drop and say)
-            info = self.info(r) if table is None else decoded(r)
+            info = self.info(rec) if table is None else decoded(rec)
             if isinstance(info, SessionInfo):
                 out.append(info)
-                if len(out) >= n:
+                if len(out) >= limit:
                     break
         return out
 
@@ -311,7 +313,8 @@ class SessionIndex:
         if len(self._moved) * 16 > len(self._recs):
             return sort_recs(list(self._recs.values()))
         moved = self._moved
-        return merge_recs([r for p, r in self._recs.items() if p not in moved], [self._recs[p] for p in moved])
+        return merge_recs([rec for path, rec in self._recs.items() if path not in moved],
+                          [self._recs[path] for path in moved])
 
     def save(self) -> None:
         if not self.enabled or not self._dirty:
@@ -320,7 +323,7 @@ class SessionIndex:
             self._dirty = False
             recs = self._ordered()
             if self._moved:
-                self._recs = {r.path: r for r in recs}
+                self._recs = {rec.path: rec for rec in recs}
                 self._moved = set()
         try:
             pieces = listing_file.encode(recs, INDEX_VERSION, FRAG_KEEP)

@@ -35,9 +35,10 @@ def scan_parallel(todo: list, workers: int, usage: UsageIndex | None = None) -> 
     given (the previous ones in ``usage.rows``; else None); a worker that fails, or a row
     that cannot be read, leaves its files to be scanned here."""
     # (a file name JSON cannot carry, one that is not UTF-8, is scanned here)
-    order = sorted((t for t in todo if utf8_name(t[0].path)), key=lambda t: -t[2].st_size)  # big first
-    groups = [order[k::workers] for k in range(workers)]  # round-robin
-    pending: dict[str, tuple] = {t[0].path: t for t in todo}
+    order = sorted((task for task in todo if utf8_name(task[0].path)),
+                   key=lambda task: -task[2].st_size)  # big first
+    groups = [order[worker::workers] for worker in range(workers)]  # round-robin
+    pending: dict[str, tuple] = {task[0].path: task for task in todo}
     prev_rows = usage.grown((sf.path, st) for sf, _, st in todo) if usage is not None else {}
     if usage is not None:
         from . import usage_file
@@ -54,16 +55,16 @@ def scan_parallel(todo: list, workers: int, usage: UsageIndex | None = None) -> 
         ]
         with Workers(LISTING_WORKER, payloads) as pool:
             for _, (head, blob) in pool.messages():  # a batch: the files' heads, then their texts
-                o = 0
+                at = 0
                 for path, dev, ino, size, mtime_ns, mod, err, rl, fl, usage_head in orjson.loads(head):
-                    row, frag = blob[o:o + rl], blob[o + rl:o + rl + fl]
-                    o += rl + fl
+                    row, frag = blob[at:at + rl], blob[at + rl:at + rl + fl]
+                    at += rl + fl
                     usage_row = None
                     if usage_head is not None:
                         texts = []
-                        for n in usage_head[6:]:
-                            texts.append(blob[o:o + n])
-                            o += n
+                        for length in usage_head[6:]:
+                            texts.append(blob[at:at + length])
+                            at += length
                         usage_row = usage_file.Row(path, *usage_head[:6], *texts,
                                                    usage_file.check_summary(orjson.loads(texts[0])))
                     task = pending.pop(path, None)

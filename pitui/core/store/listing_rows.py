@@ -37,7 +37,7 @@ def row_of(info: SessionInfo) -> bytes | None:
     """``info``'s fields as the JSON array the index keeps; None when JSON cannot hold
     them (a file name that is not UTF-8: such a row is read again each time)."""
     try:
-        return orjson.dumps([getattr(info, f) for f in FIELDS])
+        return orjson.dumps([getattr(info, field) for field in FIELDS])
     except TypeError:
         return None
 
@@ -76,7 +76,7 @@ def _row_checks() -> tuple[dict[str, frozenset], tuple[int, ...]]:
             if float in allowed:
                 allowed.add(int)
             got[name] = frozenset(allowed)
-        _ROW_CHECKS = got, tuple(k for k, f in enumerate(FIELDS) if list in got[f])
+        _ROW_CHECKS = got, tuple(at for at, field in enumerate(FIELDS) if list in got[field])
     return _ROW_CHECKS
 
 
@@ -98,15 +98,15 @@ def info_of_row(row) -> SessionInfo | str:
     allowed, list_fields = _row_checks()
     types = tuple(map(type, vals))
     if types not in _GOOD_TYPES:
-        for k, t in zip(FIELDS, types):
-            if t not in allowed[k]:
-                return f"{k} is {t.__name__} in a row"
+        for name, kind in zip(FIELDS, types):
+            if kind not in allowed[name]:
+                return f"{name} is {kind.__name__} in a row"
         if len(_GOOD_TYPES) < _GOOD_TYPES_MAX:
             _GOOD_TYPES.add(types)
-    for k in list_fields:
-        v = vals[k]
-        if type(v) is list and not all(type(x) is str for x in v):
-            return f"{FIELDS[k]} holds a value that is not a string in a row"
+    for at in list_fields:
+        value = vals[at]
+        if type(value) is list and not all(type(item) is str for item in value):
+            return f"{FIELDS[at]} holds a value that is not a string in a row"
     return SessionInfo(*vals)
 
 
@@ -122,9 +122,9 @@ def decoded(rec: Rec) -> SessionInfo | str:
 def sort_recs(recs: list[Rec]) -> list[Rec]:
     """Index rows in the list's order: newest ``modified`` first (Pi's order); unreadable
     files last; then by file name (last first) and path."""
-    recs.sort(key=lambda r: r.path)
-    recs.sort(key=lambda r: r.path.rpartition(os.sep)[2], reverse=True)
-    recs.sort(key=lambda r: (r.err, -r.mod))
+    recs.sort(key=lambda rec: rec.path)
+    recs.sort(key=lambda rec: rec.path.rpartition(os.sep)[2], reverse=True)
+    recs.sort(key=lambda rec: (rec.err, -rec.mod))
     return recs
 
 
@@ -140,8 +140,8 @@ class TableOrder:
     def __len__(self) -> int:
         return len(self.ks)
 
-    def __getitem__(self, j: int):
-        return order_key(self.table.rec(self.ks[j]))
+    def __getitem__(self, at: int):
+        return order_key(self.table.rec(self.ks[at]))
 
 
 class _Desc:
@@ -149,8 +149,8 @@ class _Desc:
 
     __slots__ = ("s",)
 
-    def __init__(self, s: str):
-        self.s = s
+    def __init__(self, text: str):
+        self.s = text
 
     def __lt__(self, other: "_Desc") -> bool:
         return self.s > other.s
@@ -159,14 +159,14 @@ class _Desc:
         return self.s == other.s
 
 
-def order_key(r: Rec):
+def order_key(rec: Rec):
     """:func:`sort_recs`' order as one key."""
-    return (r.err, -r.mod, _Desc(r.path.rpartition(os.sep)[2]), r.path)
+    return (rec.err, -rec.mod, _Desc(rec.path.rpartition(os.sep)[2]), rec.path)
 
 
 def merge_recs(ordered: list[Rec], more: list[Rec]) -> list[Rec]:
     """``ordered`` (in the list's order) with ``more`` put in their places: a few binary
     searches instead of sorting the whole store again when a few files changed."""
-    for r in more:
-        insort(ordered, r, key=order_key)
+    for rec in more:
+        insort(ordered, rec, key=order_key)
     return ordered

@@ -78,9 +78,9 @@ def _note_transcripts(info: SessionInfo, details) -> None:
         return
     from ..model.parts import run_transcripts  # (only for a session that ran subagents)
 
-    for r in results:
-        if isinstance(r, dict):
-            for _, path in run_transcripts(r):
+    for run in results:
+        if isinstance(run, dict):
+            for _, path in run_transcripts(run):
                 if path not in info.subagent_transcripts:
                     info.subagent_transcripts.append(path)
 
@@ -88,8 +88,8 @@ def _note_transcripts(info: SessionInfo, details) -> None:
 def _note_runs(info: SessionInfo, runs: list[_Run] | None) -> None:
     """:func:`_note_transcripts` for a subagent result's runs as the decoder read them."""
     if runs:
-        _note_transcripts(info, {"results": [{"artifactPaths": r.artifactPaths, "sessionFile": r.sessionFile}
-                                             for r in runs]})
+        _note_transcripts(info, {"results": [{"artifactPaths": run.artifactPaths, "sessionFile": run.sessionFile}
+                                             for run in runs]})
 
 
 
@@ -157,7 +157,7 @@ def _start_from(sf: SessionFile, prev: SessionInfo | None, st: os.stat_result) -
         and prev.fingerprint
         and file_fingerprint(sf.path, prev.scanned_to) == prev.fingerprint
     ):
-        info = SessionInfo(**{k: v for k, v in asdict(prev).items()})
+        info = SessionInfo(**{name: value for name, value in asdict(prev).items()})
         info.project, info.kind = sf.project, sf.kind
     else:
         info = SessionInfo(sf.path, sf.project, sf.kind)
@@ -205,29 +205,29 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
             cr = limit  # (none: past every line's end)
         while pos < limit:
             nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
-            e = nl
+            line_end = nl
             term = whole
             if cr < nl:
                 if cr < nl - 1:  # (a "\r" inside the line: it ends there)
-                    nl = e = cr
+                    nl = line_end = cr
                     term = True
                 else:  # "\r\n", or a last line's closing "\r"
-                    e -= 1
+                    line_end -= 1
                 cr = find(b"\r", nl + 1, limit)
                 if cr < 0:
                     cr = limit
             ln += 1
-            p = pos
+            line_start = pos
             pos = nl + 1
-            if e == p or (buf[p] in ws and bytes(buf[p:e]).isspace()):
+            if line_end == line_start or (buf[line_start] in ws and bytes(buf[line_start:line_end]).isspace()):
                 continue  # a blank line
             if not have_header:
-                obj = parse_line(bytes(buf[p:e])).value
+                obj = parse_line(bytes(buf[line_start:line_end])).value
                 if usage_line is not None:
                     if type(obj) is dict:
                         usage_object(obj)
                     elif obj is None:
-                        usage_line(bytes(buf[p:e]))  # (its own reading: JavaScript's trim first)
+                        usage_line(bytes(buf[line_start:line_end]))  # (its own reading: JavaScript's trim first)
                 if obj is None:
                     if term:
                         warnings += 1
@@ -246,7 +246,7 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
                 continue
             if first_entry:
                 first_entry = False
-                if event_type_at(buf, p, e) is not None:
+                if event_type_at(buf, line_start, line_end) is not None:
                     return _stream_info(info)
             # Each line is read by one call of the entry decoder: it reads JSON as
             # JSON.parse does, or refuses it (then parse_line, which matches JSON.parse
@@ -254,7 +254,7 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
             # list needs (_Entry). Lines that can change more than the count and the
             # last activity are parsed whole (the first user message, a subagent's
             # result, a message that is not an object).
-            line = buf[p:e]
+            line = buf[line_start:line_end]
             try:
                 ent = entry_decode(line)
             except Exception:  # (not JSON to the decoder, or not an object of entry shape)
@@ -323,7 +323,7 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
                 done_to, done_ln = base + pos, ln + 1
             if isinstance(obj, dict):
                 info.message_count, info.last_activity_ms, info.model = count, last_act, model
-                first_found = _take_parsed(info, obj, base + p, e - p, keep_first, first_found)
+                first_found = _take_parsed(info, obj, base + line_start, line_end - line_start, keep_first, first_found)
                 count, last_act, model = info.message_count, info.last_activity_ms, info.model
     info.message_count, info.last_activity_ms, info.model, info.warnings = count, last_act, model, warnings
     info.scanned_to, info.next_lineno = done_to, done_ln
@@ -418,21 +418,21 @@ def _stream_info(info: SessionInfo) -> SessionInfo:
     it (streams are small), titled by its first prompt."""
     from ..read.stream import StreamSession
 
-    s = StreamSession.open(info.path)
-    info.log = s.stream_kind or "stream"
-    info.id = s.header.get("id") or None
-    cwd = s.header.get("cwd")
+    stream = StreamSession.open(info.path)
+    info.log = stream.stream_kind or "stream"
+    info.id = stream.header.get("id") or None
+    cwd = stream.header.get("cwd")
     info.cwd = cwd if isinstance(cwd, str) else ""
-    info.name = s.name
-    info.warnings = len(s.warnings)
-    info.created_ms = info.header_ms = s.created_ms
+    info.name = stream.name
+    info.warnings = len(stream.warnings)
+    info.created_ms = info.header_ms = stream.created_ms
     first = None
     last = None
-    for i, (t, role) in enumerate(zip(s.types, s.roles)):
-        if t != "message":
+    for at, (etype, role) in enumerate(zip(stream.types, stream.roles)):
+        if etype != "message":
             continue
         info.message_count += 1
-        msg = s.message(i) or {}
+        msg = stream.message(at) or {}
         ms = msg.get("timestamp")
         if type(ms) in (int, float) and (last is None or ms > last):
             last = float(ms)
@@ -445,6 +445,6 @@ def _stream_info(info: SessionInfo) -> SessionInfo:
     info.last_activity_ms = last
     info.modified_ms = last if last is not None else info.created_ms if info.created_ms is not None else (
         info.mtime_ns / 1e6)
-    info.scanned_to, info.next_lineno = s.scanned_to, s.next_lineno
+    info.scanned_to, info.next_lineno = stream.scanned_to, stream.next_lineno
     info.fingerprint = ""  # (read again whole when it changes)
     return info
