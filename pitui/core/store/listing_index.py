@@ -235,6 +235,15 @@ class SessionIndex:
     def put(self, info: SessionInfo) -> None:
         self.put_rec(rec_of(info))
 
+    def put_changed(self, rec: Rec) -> None:
+        """Put ``rec`` unless the index holds its file's row as it is (the same identity,
+        project folder and kind): a row read again for another reason (the usage's cold
+        read) does not make the index to be written again."""
+        old = self._recs.get(rec.path)
+        if old is None or (old.dev, old.ino, old.size, old.mtime_ns, old.project, old.kind) != (
+                rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.project, rec.kind):
+            self.put_rec(rec)
+
     def put_rec(self, rec: Rec) -> None:
         with self._lock:
             self._recs[rec.path] = rec

@@ -259,14 +259,10 @@ def _read_with_listing(whole: list[tuple[SessionFile, os.stat_result]], index: U
     from .listing_parallel import scan_parallel
 
     listing = SessionIndex(cache_dir) if use_cache else None
-    kept = listing._recs if listing is not None else {}
     try:
         for rec, row in scan_parallel([(sf, None, st) for sf, st in whole], workers, index):
             if listing is not None:
-                old = kept.get(rec.path)
-                if old is None or (old.dev, old.ino, old.size, old.mtime_ns, old.project, old.kind) != (
-                        rec.dev, rec.ino, rec.size, rec.mtime_ns, rec.project, rec.kind):
-                    listing.put_rec(rec)
+                listing.put_changed(rec)
             yield rec.path, row
     finally:
         if listing is not None:
