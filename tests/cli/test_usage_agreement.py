@@ -25,14 +25,16 @@ FORKED = {"0000bbbb-0000-4000-8000-000000000000", "0000bbbb-0000-4000-8000-00000
 
 def _pitui(capsys, store: Path, report: str, zone: str, monkeypatch, tmp_path, listed: bool = False) -> dict:
     """``pitui usage REPORT STORE --json``; ``listed``: after a list that read every file and
-    kept their usage (the report then reads no file)."""
+    kept their usage in the usage index kept (the report then reads no file)."""
     monkeypatch.setenv("PITUI_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TZ", zone)
     if listed:
         from pitui.core.store import listing, usage_read
+        from pitui.core.store.usage_index import UsageIndex
 
         monkeypatch.setattr(listing, "USAGE_MIN_FILES", 1)
         monkeypatch.setattr(listing, "USAGE_MIN_BYTES", 0)
+        UsageIndex(tmp_path / "cache").save([])  # (the usage kept: a list keeps it up to date)
         assert main(["list", str(store), "--json"]) == 0
         capsys.readouterr()
         monkeypatch.setattr(usage_read, "_read_file", None)  # (a file read by the usage alone would fail)

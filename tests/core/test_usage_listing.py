@@ -1,6 +1,7 @@
-"""The usage counted by the listing's read of each file: a cold list fills the usage index (a
-report after it reads no file, and counts what a read of its own counts), and a grown file
-adds only its new lines, whichever of the two reads it on."""
+"""The usage counted by the listing's read of each file: where the usage is kept, a list that
+reads many files fills the usage index (a report after it reads no file, and counts what a
+read of its own counts); a list does not start the usage index; a grown file adds only its
+new lines, whichever of the two reads it on."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pitui.core.store import listing, listing_scan, usage as usage_module, usage
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.listing import SessionIndex, list_json, list_sessions
 from pitui.core.store.usage import load_usage, report
+from pitui.core.store.usage_index import UsageIndex
 
 STORES = {
     "usage": FIXTURES / "usage" / "sessions",
@@ -38,15 +40,21 @@ def _no_reading(monkeypatch) -> None:
         monkeypatch.setattr(module, name, None)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("store", STORES, ids=list(STORES))
-def test_a_cold_list_fills_the_usage_index_with_what_a_read_of_its_own_counts(store, workers, tmp_path, monkeypatch):
-    root = resolve_root(str(STORES[store]))
-    alone = load_usage(root, use_cache=False)
+def _many_is_one(monkeypatch) -> None:
+    """Lists of one file read in worker processes and count the usage (where it is kept)."""
     monkeypatch.setattr(listing, "USAGE_MIN_FILES", 1)
     monkeypatch.setattr(listing, "USAGE_MIN_BYTES", 0)
     monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(listing, "PARALLEL_MIN_BYTES", 0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("store", STORES, ids=list(STORES))
+def test_a_list_fills_the_usage_index_kept_with_what_a_read_of_its_own_counts(store, workers, tmp_path, monkeypatch):
+    root = resolve_root(str(STORES[store]))
+    alone = load_usage(root, use_cache=False)
+    _many_is_one(monkeypatch)
+    UsageIndex(tmp_path).save([])  # (the usage kept: here of no file yet)
     list_json(root, SessionIndex(tmp_path), workers=workers)
     _no_reading(monkeypatch)
     filled = load_usage(root, cache_dir=tmp_path)
@@ -56,10 +64,12 @@ def test_a_cold_list_fills_the_usage_index_with_what_a_read_of_its_own_counts(st
     assert _reports(filled) == _reports(alone)
 
 
-def test_a_list_of_a_few_files_leaves_the_usage_index_alone(tmp_path):
+def test_a_list_does_not_start_the_usage_index_nor_fill_it_for_a_few_files(tmp_path, monkeypatch):
     root = resolve_root(str(STORES["usage"]))
-    list_sessions(root, SessionIndex(tmp_path))
-    assert not list(tmp_path.glob("usage-v*"))
+    list_sessions(root, SessionIndex(tmp_path))  # (a few files: the usage not counted)
+    _many_is_one(monkeypatch)
+    list_sessions(root, SessionIndex(tmp_path / "many"))  # (many, but no usage kept)
+    assert not list(tmp_path.glob("usage-v*")) and not list(tmp_path.glob("many/usage-v*"))
 
 
 def _grown_store(tmp_path):
@@ -91,6 +101,7 @@ def test_a_grown_file_adds_only_its_new_lines(by, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setattr(listing, "USAGE_MIN_FILES", 1)
     monkeypatch.setattr(listing, "USAGE_MIN_BYTES", 0)
+    UsageIndex(cache).save([])
     list_sessions(root, SessionIndex(cache))  # (the listing fills the usage index)
     before = load_usage(root, cache_dir=cache)
     assert before.read == 0

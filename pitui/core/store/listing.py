@@ -8,11 +8,14 @@ are scanned (:mod:`.listing_scan`; by worker processes when there are many,
 output without decoding them. A file whose reading fails in any way is listed as one row
 with its reason (``error``), never a failure of the whole list.
 
-A list that reads many files (a cold list: :data:`USAGE_MIN_FILES`, :data:`USAGE_MIN_BYTES`)
-counts their usage from the same read of their lines and keeps it in the usage index
-(:func:`.usage_read.scan_both`, :mod:`.usage_index`): ``pitui usage`` and the usage screen
-then read none of those files again. A few files read (one session grew) are left to the
-usage, which reads on from its own state when asked.
+Where pitui keeps the usage (its index is in the cache folder: ``pitui usage`` or the usage
+screen made it), a list that reads many files (:data:`USAGE_MIN_FILES`, :data:`USAGE_MIN_BYTES`)
+counts their usage from the same read of their lines and keeps it there
+(:func:`.usage_read.scan_both`, :mod:`.usage_index`): the usage then reads none of those
+files again. Counting the usage costs a list's read about as much again as the list's own
+work, so a list does not start the usage index (``pitui usage``'s cold read, which fills the
+listing index from its one read, does); and a few files read (one session grew) are left to
+the usage, which reads on from its own state when asked.
 
 The listing's names are imported from here: :class:`SessionInfo` (one row,
 :mod:`.session_info`), :class:`SessionIndex`, :func:`list_sessions`, :func:`list_json`.
@@ -102,7 +105,11 @@ def _collect(root: SessionRoot, index: SessionIndex | None, on_info, workers: in
             and todo_bytes >= USAGE_MIN_BYTES:
         from .usage_index import UsageIndex  # (loaded by the first list with many files to read)
 
-        usage = UsageIndex(index.dir)
+        usage = UsageIndex(index.dir, load=False)
+        if usage.kept():  # (the usage is kept: kept up to date by the same read)
+            usage = UsageIndex(index.dir)
+        else:
+            usage = None
     usage_rows: dict = {}
     if parallel:
         from .listing_parallel import scan_parallel  # (loaded by the first list with many files to read)

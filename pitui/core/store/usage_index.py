@@ -40,6 +40,11 @@ class UsageIndex:
         if enabled and load:
             self._load()
 
+    def kept(self) -> bool:
+        """Whether the usage index file is there (pitui keeps the usage of this cache's
+        sessions)."""
+        return self.enabled and self.file.is_file()
+
     def grown(self, files: Iterable[tuple[str, os.stat_result]]) -> dict[str, usage_file.Row]:
         """The rows of those of ``files`` (path, stat) that only grew since they were read
         (read on from their kept states), by path."""

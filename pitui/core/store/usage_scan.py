@@ -37,9 +37,10 @@ import msgspec
 import orjson
 
 from .listing_decoder import ENTRY_DECODE
-from ..model.cost import (TOOLS_KEY, USAGE_TYPES, Figures, assistant_key, entry_usages, model_key, text_or_none,
+from ..model.cost import (MAX_COST, MAX_TOKENS, TOOLS_KEY, USAGE_TYPES, Figures, assistant_key, entry_usages,
+                          model_key, text_or_none,
                           usage_figures)
-from ..model.parts import run_transcripts, tool_kind, tool_name
+from ..model.parts import TOOL_KINDS, run_transcripts, tool_kind, tool_name
 from ..read.lines import parse_line
 from ..timeutil import iso_to_ms
 
@@ -75,6 +76,24 @@ _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 def _given(value):
     """A decoded field's value as ``dict.get`` gives it (absent: None)."""
     return None if value is _UNSET else value
+
+
+def _figures(usage) -> Figures | str:
+    """:func:`..model.cost.usage_figures`, the shape Pi writes (every count a whole number,
+    the cost an object whose total is a number, all in range) read at once."""
+    if type(usage) is dict:
+        get = usage.get
+        inp, out, cache_read, cache_write, total = (get("input"), get("output"), get("cacheRead"),
+                                                    get("cacheWrite"), get("totalTokens"))
+        cost = get("cost")
+        if (type(inp) is int and type(out) is int and type(cache_read) is int and type(cache_write) is int
+                and type(total) is int and type(cost) is dict):
+            spent = cost.get("total", 0)
+            if ((type(spent) is float or type(spent) is int) and 0 <= spent <= MAX_COST
+                    and 0 <= min(inp, out, cache_read, cache_write, total)
+                    and max(inp, out, cache_read, cache_write, total) <= MAX_TOKENS):
+                return Figures(inp, out, cache_read, cache_write, total, spent, True)
+    return usage_figures(usage)
 
 
 _DAY_MS: dict[str, int] = {}  # "YYYY-MM-DD" -> its start in epoch ms (UTC)
@@ -361,12 +380,12 @@ class FileScan:
         ts = entry.timestamp
         if ts is _UNSET:
             ts = None
+        ms = None  # (the time's epoch ms, where it is in Pi's form and its minute was met before)
         if type(eid) is str:  # (an entry of the tree: self._entry, written out)
             ids = self.ids
             ids.append(eid)
             pid = entry.parentId
             self.parents.append(pid if type(pid) is str else None)
-            ms = None
             if type(ts) is str and len(ts) == 24 and ts[19] == "." and ts[23] == "Z":  # (_known_minute_ms)
                 base = _MINUTE_MS.get(ts[:17])
                 if base is not None:
@@ -383,11 +402,17 @@ class FileScan:
             self._counted(names, message.usage is not _UNSET, _given(message.usage), is_message, ts,
                           f"{provider if type(provider) is str else None}/{key_model}",  # (model_key)
                           model is not _UNSET, _given(model),
-                          entry.type is not _UNSET and type(entry.type) is not str, index)
-        elif result:
-            self._tool(str(message.toolName or "tool"), message.isError is True, False)
+                          entry.type is not _UNSET and type(entry.type) is not str, index, ms)
+        elif result:  # (self._tool, written out)
+            name = str(message.toolName or "tool")
+            kind = TOOL_KINDS.get(name, name)
+            counts = self.tools.get(kind)
+            if counts is None:
+                counts = self.tools[kind] = [0, 0]
+            if message.isError is True:
+                counts[1] += 1
             if type(message.usage) is dict:
-                self._own(index, TOOLS_KEY, usage_figures(message.usage), 1)
+                self._own(index, TOOLS_KEY, _figures(message.usage), 1)
         elif not is_message:
             if etype == "usage" and entry.usage is not _UNSET:
                 self._own(index, model_key(text_or_none(entry.provider), text_or_none(entry.model)),
@@ -450,7 +475,7 @@ class FileScan:
                       odd_types, index)
 
     def _counted(self, tools: list[str], has_usage: bool, usage, is_message: bool, ts, key: str, has_model: bool,
-                 model, odd_types: bool, index: int) -> None:
+                 model, odd_types: bool, index: int, ms: int | None = None) -> None:
         """An assistant message: its tool calls (by name), its usage in pitui's own figures
         (under ``key``, when its entry is a ``message``) and, where ccusage's schema takes
         it, in ccusage's (``odd_types``: its entry's ``type`` or its ``role`` is there and
@@ -459,14 +484,16 @@ class FileScan:
             self._tool(name, False, True)
         if not has_usage:
             return
-        figures = usage_figures(usage)
+        figures = _figures(usage)
         if is_message:  # (pitui's own reading: entry_usages' of an assistant message)
             self._own(index, key, figures, 1)
         if type(figures) is str:
             self._skip(figures)
             return
-        # ccusage's schema, beyond the usage's own numbers
-        ms = ccusage_timestamp(ts)
+        # ccusage's schema, beyond the usage's own numbers (``ms``: the time read already,
+        # in Pi's form, which ccusage's takes)
+        if ms is None:
+            ms = ccusage_timestamp(ts)
         if ms is None:
             self._skip("timestamp is not an ISO time")
         elif not figures.strict:
