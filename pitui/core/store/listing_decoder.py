@@ -1,46 +1,69 @@
-"""The decoder the listing reads each line of a session with (``listing_scan._read_lines``): one
+"""The decoders the listing reads each line of a session with (``listing_scan._read_lines``): one
 C call per line checks it is JSON as ``JSON.parse`` does and keeps only the few fields the
-list and the usage need (the usage is counted from the same decoded line as the listing
-reads it: ``usage_scan.FileScan.decoded``). Its own module, loaded by the first scan: msgspec
-and these types are not needed to start the app or to list from the index."""
+list needs (:data:`ENTRY_DECODE`), or those and the fields the usage counts, when the file's
+usage is counted from the same read (:data:`USAGE_ENTRY_DECODE`, ``usage_scan.FileScan.decoded``;
+the usage's own scan reads with it too). The list reads the same fields from either. Its own
+module, loaded by the first scan: msgspec and these types are not needed to start the app or
+to list from the index."""
 
 from __future__ import annotations
 
 import msgspec
 
-__all__ = ["ENTRY_DECODE", "RUNS_DECODE", "UNSET"]
+__all__ = ["ENTRY_DECODE", "USAGE_ENTRY_DECODE", "RUNS_DECODE", "UNSET"]
 
 
-class _Message(msgspec.Struct, gc=False):
-    """The fields of an entry's message the list and the usage read (absent: UNSET, as
-    ``in`` says): content kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
+class _Message(msgspec.Struct):
+    """The fields of an entry's message the list reads (Pi's buildSessionInfo): content
+    kept undecoded, present or UNSET (Pi's ``"content" in message``)."""
+
+    role: object = None
+    timestamp: object = None
+    model: object = None
+    toolName: object = None
+    content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for a subagent's result)
+
+
+class _Entry(msgspec.Struct):
+    """The fields of a session entry the list reads; the rest of the line is checked to be
+    JSON and skipped, nothing made of it."""
+
+    type: object = None
+    timestamp: object = None
+    message: _Message | None = None
+    name: object = None  # (session_info)
+    modelId: object = None  # (model_change)
+
+
+class _UsageMessage(msgspec.Struct, gc=False):
+    """An entry's message as the list and the usage read it (absent: UNSET, as ``in`` says;
+    the list compares these with strings and types only, so UNSET reads as None does)."""
 
     role: object = msgspec.UNSET
     timestamp: object = msgspec.UNSET
     model: object = msgspec.UNSET
     toolName: object = msgspec.UNSET
     content: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # (read for a subagent's result)
-    # (the usage's: usage_scan.FileScan.decoded)
+    details: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     usage: object = msgspec.UNSET
     provider: object = msgspec.UNSET
     responseModel: object = msgspec.UNSET
     isError: object = msgspec.UNSET
 
 
-class _Entry(msgspec.Struct, gc=False):
-    """The fields of a session entry the list and the usage read; the rest of the line is
-    checked to be JSON and skipped, nothing made of it."""
+class _UsageEntry(msgspec.Struct, gc=False):
+    """A session entry as the list and the usage read it (:class:`_Entry`'s fields and the
+    usage's: the tree's id and parent, a usage entry's own usage, provider and model)."""
 
     type: object = msgspec.UNSET
     timestamp: object = msgspec.UNSET
-    message: _Message | None = None
-    name: object = msgspec.UNSET  # (session_info)
-    modelId: object = msgspec.UNSET  # (model_change)
-    # (the usage's: usage_scan.FileScan.decoded)
+    message: _UsageMessage | None = None
+    name: object = msgspec.UNSET
+    modelId: object = msgspec.UNSET
     id: object = msgspec.UNSET
     parentId: object = msgspec.UNSET
-    usage: object = msgspec.UNSET  # (usage, compaction, branch_summary entries)
+    usage: object = msgspec.UNSET
     provider: object = msgspec.UNSET
     model: object = msgspec.UNSET
 
@@ -69,3 +92,6 @@ RUNS_DECODE = msgspec.json.Decoder(_Runs).decode
 #: parse_line, which reads them as JSON.parse does).
 ENTRY_DECODE = msgspec.json.Decoder(_Entry).decode
 UNSET = msgspec.UNSET
+#: One line to a :class:`_UsageEntry` (the same refusals as :data:`ENTRY_DECODE`): what a file
+#: whose usage is counted from the listing's read is read with (its lines are decoded once).
+USAGE_ENTRY_DECODE = msgspec.json.Decoder(_UsageEntry).decode

@@ -176,9 +176,10 @@ def _read_lines(info: SessionInfo, source: bytes | BinaryIO, keep_first: bool, m
     stopped."""
     # (the line decoder is loaded by the first scan, not with this module: a start that
     # lists from the index, or none yet, never needs it: benchmarks/startup_budget.py)
-    from .listing_decoder import ENTRY_DECODE, RUNS_DECODE, UNSET
+    from .listing_decoder import ENTRY_DECODE, RUNS_DECODE, UNSET, USAGE_ENTRY_DECODE
 
-    entry_decode, runs_decode = ENTRY_DECODE, RUNS_DECODE
+    # (the lean decoder unless the usage is counted too: the list alone keeps its speed)
+    entry_decode, runs_decode = ENTRY_DECODE if usage is None else USAGE_ENTRY_DECODE, RUNS_DECODE
     # the usage's readings of a line: decoded, parsed whole (a dict), not JSON to parse_line
     usage_decoded = usage.decoded if usage is not None else None
     usage_object = usage.parsed_object if usage is not None else None

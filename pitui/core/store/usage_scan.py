@@ -36,7 +36,7 @@ from operator import eq
 import msgspec
 import orjson
 
-from .listing_decoder import ENTRY_DECODE
+from .listing_decoder import USAGE_ENTRY_DECODE
 from ..model.cost import (MAX_COST, MAX_TOKENS, TOOLS_KEY, USAGE_TYPES, Figures, assistant_key, entry_usages,
                           model_key, text_or_none,
                           usage_figures)
@@ -65,7 +65,7 @@ class _Block(msgspec.Struct, gc=False):
 
 #: A line to the fields counted, the listing's decoder (an error where it is not JSON to
 #: msgspec or not an object of that shape: the line is then parsed whole, :meth:`FileScan._parsed`).
-_LINE_DECODE = ENTRY_DECODE
+_LINE_DECODE = USAGE_ENTRY_DECODE
 #: An assistant message's content to its blocks' types and names (an error where it is not
 #: a list of objects).
 _BLOCKS_DECODE = msgspec.json.Decoder(list[_Block]).decode
@@ -334,7 +334,7 @@ class FileScan:
 
     def decoded(self, entry, data) -> None:
         """A line (``data``: its bytes, or a view of them) as the line decoder read it
-        (``entry``: :data:`.listing_decoder.ENTRY_DECODE`'s, the listing's reading of the same
+        (``entry``: :data:`.listing_decoder.USAGE_ENTRY_DECODE`'s, the listing's reading of the same
         line); parsed whole where it needs more (a subagent's result, tool calls that are
         not all objects, a name of another type). (Run for every line of a store: its
         steps are written out here rather than called.)"""
