@@ -57,7 +57,7 @@ def scan_info(sf: SessionFile, prev: SessionInfo | None = None, st: os.stat_resu
     short while mapped). ``usage``: the file's usage scan, fed every line read (from where
     ``prev`` stopped, as the scan read on from; whole otherwise): it is complete only when
     the row made is a session's without an error (else the caller reads the file's usage
-    on its own: :func:`.usage.read_row`)."""
+    on its own: :func:`.usage_read.read_row`)."""
     try:
         return _scan_info(sf, prev, st, keep_first, mapped, usage)
     except Exception as exc:  # (one file's problem stays in its own row)

@@ -104,7 +104,7 @@ def scan_both(sf: SessionFile, prev_info: SessionInfo | None, prev_row: usage_fi
     two can share it (see the module's docstring); the usage row None where the file
     cannot be read. ``prev_info``: the listing's row to read on from (the file grew);
     ``prev_row``: the usage's (the file grew: its kept state read on from); ``st``, as
-    :func:`.listing_scan.scan_info` takes it. Never raises."""
+    :func:`.listing_scan.scan_info` takes it."""
     from .listing_scan import scan_info  # (loaded by the first file read)
 
     scan = None
