@@ -117,21 +117,35 @@ def _canonical_ms(value: str) -> int | None:
 
 
 # Pi's times of one minute share their first 17 characters ("2026-11-20T10:00:"): each such
-# start met in a time matched whole by _ISO, with the minute's epoch ms; the seconds and
-# milliseconds after it read by lookup, which also checks they are digits in range.
+# start met, with the minute's epoch ms; the seconds and milliseconds after it read by
+# lookup, which also checks they are digits in range. A minute not met yet whose day was
+# (a day is kept once a time matched whole by _ISO read it) is read by lookups too.
 _MINUTE_MS: dict[str, int] = {}
+_HOUR_MS = {f"{hour:02d}": hour * 3_600_000 for hour in range(24)}
+_MINUTE_OF_HOUR_MS = {f"{minute:02d}": minute * 60_000 for minute in range(60)}
 _SECOND_MS = {f"{second:02d}": second * 1000 for second in range(60)}
 _MILLIS = {f"{millis:03d}": millis for millis in range(1000)}
 
 
 def _known_minute_ms(value: str) -> int | None:
-    """Epoch ms of ``YYYY-MM-DDTHH:MM:SS.mmmZ`` whose minute was met before (None: not so)."""
+    """Epoch ms of ``YYYY-MM-DDTHH:MM:SS.mmmZ`` whose minute or day was met before (None:
+    neither, or not of that form)."""
     if len(value) == 24 and value[19] == "." and value[23] == "Z":
+        seconds, millis = _SECOND_MS.get(value[17:19]), _MILLIS.get(value[20:23])
+        if seconds is None or millis is None:
+            return None
         base = _MINUTE_MS.get(value[:17])
-        if base is not None:
-            seconds, millis = _SECOND_MS.get(value[17:19]), _MILLIS.get(value[20:23])
-            if seconds is not None and millis is not None:
-                return base + seconds + millis
+        if base is None:
+            day = _DAY_MS.get(value[:10])
+            if day is None or value[10] != "T" or value[13] != ":" or value[16] != ":":
+                return None
+            hour, minute = _HOUR_MS.get(value[11:13]), _MINUTE_OF_HOUR_MS.get(value[14:16])
+            if hour is None or minute is None:
+                return None
+            base = day + hour + minute
+            if len(_MINUTE_MS) < 200_000:
+                _MINUTE_MS[value[:17]] = base
+        return base + seconds + millis
     return None
 
 
@@ -380,18 +394,14 @@ class FileScan:
         ts = entry.timestamp
         if ts is _UNSET:
             ts = None
-        ms = None  # (the time's epoch ms, where it is in Pi's form and its minute was met before)
+        ms = None  # (the time's epoch ms, where it is in Pi's form and its minute or day was met before)
         if type(eid) is str:  # (an entry of the tree: self._entry, written out)
             ids = self.ids
             ids.append(eid)
             pid = entry.parentId
             self.parents.append(pid if type(pid) is str else None)
-            if type(ts) is str and len(ts) == 24 and ts[19] == "." and ts[23] == "Z":  # (_known_minute_ms)
-                base = _MINUTE_MS.get(ts[:17])
-                if base is not None:
-                    seconds, millis = _SECOND_MS.get(ts[17:19]), _MILLIS.get(ts[20:23])
-                    if seconds is not None and millis is not None:
-                        ms = base + seconds + millis
+            if type(ts) is str:
+                ms = _known_minute_ms(ts)
             self.times.append(ms if ms is not None else _entry_ms(ts))
             self.roles.append("a" if is_message and role == "assistant" else "t" if result else "")
             index = len(ids) - 1
