@@ -22,6 +22,28 @@ from ..paths import default_cache_dir, notice, private_dir, write_private
 __all__ = ["UsageIndex"]
 
 
+#: a state's temporary file: made by this process only, never through a link, private
+_STATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_state(target: Path, data: bytes) -> None:
+    """:func:`..paths.write_private`'s write whole or not at all, through a temporary name of
+    this process's own in the private states folder rather than a random one (a cold read
+    writes one state a session file)."""
+    tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")
+    fd = os.open(tmp, _STATE_FLAGS, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 class UsageIndex:
     """The usage index file in pitui's cache folder (:mod:`.usage_file`): read once (unless
     ``load`` is false: a worker process, which keeps scan states only), its
@@ -115,7 +137,7 @@ class UsageIndex:
         target = self._state_file(path)
         try:
             if state:
-                write_private(target, state)
+                _write_state(target, state)
             else:
                 target.unlink(missing_ok=True)
         except OSError as exc:

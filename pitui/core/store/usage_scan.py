@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
 from operator import eq
 
 import msgspec
@@ -259,18 +259,19 @@ class Compat:
         order first met; ``keep``: only those messages. A report reads these, not each
         message, for a file none of whose messages it met before."""
         out: dict[tuple, list] = {}
-        for at, (ms, model) in enumerate(zip(self.ms, self.model)):
-            if keep is not None and not keep[at]:
-                continue
+        rows = zip(self.ms, self.model, self.input, self.output, self.cache_write, self.cache_read, self.cost)
+        if keep is not None:
+            rows = compress(rows, keep)
+        for ms, model, inp, output, cache_write, cache_read, cost in rows:
             key = (int(ms // QUARTER_MS), model)
             bucket = out.get(key)
             if bucket is None:
                 bucket = out[key] = [key[0], model, 0, 0, 0, 0, 0.0]
-            bucket[2] += self.input[at]
-            bucket[3] += self.output[at]
-            bucket[4] += self.cache_write[at]
-            bucket[5] += self.cache_read[at]
-            bucket[6] += self.cost[at]
+            bucket[2] += inp
+            bucket[3] += output
+            bucket[4] += cache_write
+            bucket[5] += cache_read
+            bucket[6] += cost
         return list(out.values())
 
 
@@ -566,15 +567,14 @@ class FileScan:
                 abandoned[0] += inp + out + cr + cw
                 abandoned[1] += cost
         model_ms = tool_ms = 0.0
-        times, roles = self.times, self.roles
-        for at in range(count):
-            role = roles[at]
-            if not role or not live[at]:
+        times = self.times
+        for role, alive, up, at_time in zip(self.roles, live, parent, times):
+            if not role or not alive or up < 0 or at_time is None:
                 continue
-            up = parent[at]
-            if up < 0 or times[at] is None or times[up] is None:
+            up_time = times[up]
+            if up_time is None:
                 continue
-            took = times[at] - times[up]
+            took = at_time - up_time
             if took > 0:
                 if role == "a":
                     model_ms += took
