@@ -258,9 +258,20 @@ def test_listing_workers_that_die_midway(tmp_path, monkeypatch, dying):
     want = list_json(r, None, workers=1)
     monkeypatch.setattr(listing_parallel, "LISTING_WORKER", dying[0])
     todo = [(sf, None, os.stat(sf.path)) for sf in find_session_files(r)]
-    recs = list(listing_parallel.scan_parallel(todo, 2))
+    recs = [rec for rec, _ in listing_parallel.scan_parallel(todo, 2)]
     assert sorted(x.path for x in recs) == sorted(t[0].path for t in todo)
     assert sum(x.info is None for x in recs) == 4  # (a worker's row is decoded when asked for)
+    # with the usage counted too: every file's usage row, as read alone, from a worker or here
+    from pitui.core.store.usage_index import UsageIndex
+    from pitui.core.store.usage_read import read_row
+
+    def usage_of(row):
+        return row.summary_dict(), row.keys, row.columns
+
+    pairs = list(listing_parallel.scan_parallel(todo, 2, UsageIndex(tmp_path / "u")))
+    alone = UsageIndex(enabled=False)
+    assert len(pairs) == len(todo) and {rec.path: usage_of(row) for rec, row in pairs} == {
+        sf.path: usage_of(read_row(sf.path, None, alone)) for sf, _, _ in todo}
     monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(listing, "PARALLEL_MIN_BYTES", 0)
     assert list_json(r, listing.SessionIndex(tmp_path / "c"), workers=2) == want
