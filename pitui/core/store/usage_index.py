@@ -31,17 +31,9 @@ def _write_state(target: Path, data: bytes) -> None:
     this process's own in the private states folder rather than a random one (a cold read
     writes one state a session file)."""
     tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")
-    fd = os.open(tmp, _STATE_FLAGS, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with os.fdopen(os.open(tmp, _STATE_FLAGS, 0o600), "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, target)  # (a write that failed leaves its temporary file: _prune removes it)
 
 
 class UsageIndex:
