@@ -28,6 +28,9 @@ def test_an_entry_map_answers_as_a_dict(pairs, size):
     for key in range(-2, 310):
         assert (key in made) == (key in want)
         assert made.get(key, "none") == want.get(key, "none")
+    asked = [k for k in range(-3, 320, 3)] + [k for k, _ in pairs][::-1]
+    assert made.keys_among(asked) == [k for k in asked if k in want]
+    assert made.keys_among([k for k in asked if 0 <= k < size]) == [k for k in asked if 0 <= k < size and k in want]
 
 
 def _session(tmp_path):

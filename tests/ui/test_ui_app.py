@@ -647,6 +647,33 @@ def test_navigation_functions_on_a_deep_chain(big_file):
     assert sibling_target(nav, s.index_of["w1998"], 1) is None
 
 
+def test_the_branch_keys_walk_a_deep_branch_in_a_few_calls(big_file):
+    """``[`` ``]`` ``{`` ``}`` ``u`` ``U`` on a branch never shown before work out its shown
+    entries (``Nav.visible_pos``) in a few calls, not one Python call per entry of the
+    branch (20,000 here): at 54,000 entries a call per entry was most of a ``[``. Counted
+    with ``sys.setprofile``, not timed."""
+    import sys
+
+    s = Session.open(big_file, validate=False)
+    nav = Nav(s, layout_tree(s, "default"))
+    leaf = s.index_of["w1999"]
+    nav.paths.path(leaf)  # (the path itself is the session's walk: not counted here)
+    calls = 0
+
+    def count(frame, event, arg) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        path, k = nav.visible_pos(s.index_of["c100"])
+    finally:
+        sys.setprofile(None)
+    assert len(path) == 20_001 and path[k] == s.index_of["c100"]
+    assert calls < 50, f"{calls} Python calls to find the shown entries of a 20,001-entry branch"
+
+
 def test_fork_keys_find_the_nearest_fork_on_the_path_in_every_filter(corpus_root):
     """``{`` / ``}`` land on the nearest entry with more than one shown child above / below
     on the branch shown, from every entry of every corpus session, in every filter (as a

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..read.arrays import EntryMap
 from ..read.session import Session
 from .layout import TreeLayout
 
@@ -112,7 +113,8 @@ class Nav:
         got = self._visible.get(leaf)
         if got is None:
             shown = self.tree_layout.visible_parent
-            path = [node for node in self.paths.path(leaf) if node in shown]  # type: ignore[union-attr]
+            whole = self.paths.path(leaf)  # type: ignore[union-attr]
+            path = shown.keys_among(whole) if isinstance(shown, EntryMap) else [node for node in whole if node in shown]
             got = (path, dict(zip(path, range(len(path)))))  # (3x quicker than a comprehension)
             if len(self._visible) >= 4:
                 self._visible.clear()

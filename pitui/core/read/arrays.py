@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -101,6 +102,17 @@ class EntryMap(Mapping):
     def __contains__(self, key: object) -> bool:
         at = self._at
         return isinstance(key, int) and 0 <= key < len(at) and at[key] != _ABSENT
+
+    def keys_among(self, entries: list[int]) -> list[int]:
+        """The items of ``entries`` that are keys, in their order: ``[x for x in entries if
+        x in self]`` in a few C calls (a 50,000-entry branch: a Python call per entry
+        through ``__contains__`` was most of a ``[`` key)."""
+        at = self._at
+        if not entries:
+            return []
+        if max(entries) >= len(at) or min(entries) < 0:  # (past the array's end: not keys)
+            return [x for x in entries if 0 <= x < len(at) and at[x] != _ABSENT]
+        return list(compress(entries, map(_ABSENT.__ne__, pick(at, entries))))
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._keys)
