@@ -12,7 +12,8 @@ parallel open before Textual is imported); with ``--choose STORE`` the app start
 store, settles, and then opens FILE as a user choosing it would, and
 ``open_to_usable_s`` is that wait. With ``--keys N`` the script then presses navigation
 keys N rounds in the big session, once the open's background work is done, and times each
-one (key event posted -> last repaint).
+one (key event posted -> last repaint); each round starts from the filter the first began in
+(untimed presses of f bring it back: see ``_back_to_mode``).
 It prints one JSON object and exits at once (``os._exit``), so the caller's wall time of
 the process is start-up to usable plus interpreter start.
 
@@ -130,6 +131,22 @@ async def background_done(app, pilot) -> None:
     await pilot.pause()
 
 
+async def _back_to_mode(app, pilot, tree, mode: str) -> None:
+    """Untimed presses of f until the tree's filter is ``mode`` again, so that every round
+    of KEYS starts from the same filter: its five f presses bring a tree of five filters
+    (d66a267) back to the first, but one with seven (files-only, shell-only) to another, whose
+    rounds then move through other rows, draw blocks never drawn, and are no longer the same
+    keys as the other tree's."""
+    from textual import events
+
+    for _ in range(12):
+        if tree.mode == mode:
+            return
+        app.post_message(events.Key("f", "f"))
+        await asyncio.sleep(0.2)
+        await pilot.pause()
+
+
 async def main(path: str, rounds: int, choose: str | None = None) -> dict:
     try:
         from pitui.ui.browser.screen import BrowserScreen
@@ -234,7 +251,10 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
                     pane.show_thinking, pane.full_tool_output)
 
         no_ops: dict[str, int] = {}
-        for _ in range(rounds):
+        first_mode = tree.mode
+        for k in range(rounds):
+            if k and tree.mode != first_mode:
+                await _back_to_mode(app, pilot, tree, first_mode)
             for key in KEYS:
                 await pilot.pause()
                 n = len(repaints)
