@@ -257,6 +257,16 @@ def positions_of(path: list[int], size: int) -> array:
     return at
 
 
+def _covering(at: array | None, count: int) -> array:
+    """``at`` (each entry's index on the kept path, -1 off it) made to cover ``count``
+    entries, those read since it was made on no path kept yet (a new array when none)."""
+    if at is None:
+        return _OFF_PATH * count
+    if len(at) < count:
+        at.extend(_OFF_PATH * (count - len(at)))
+    return at
+
+
 def walk_path(session, i: int, want_pos: bool) -> tuple[list[int], PathPositions | None]:
     """The path from the root down to ``i``, and (``want_pos``) each entry's index on it when
     the kept path ends at ``i``: walked up only to the first entry on the path walked last
@@ -277,8 +287,7 @@ def walk_path(session, i: int, want_pos: bool) -> tuple[list[int], PathPositions
                 append(i)
                 i = parent[i]
         else:
-            if len(at) < len(parent):  # (entries read since: on no path kept yet)
-                at.extend(_OFF_PATH * (len(parent) - len(at)))
+            at = _covering(at, len(parent))
             while i >= 0:
                 k = at[i]
                 if k >= 0:
@@ -290,10 +299,7 @@ def walk_path(session, i: int, want_pos: bool) -> tuple[list[int], PathPositions
             if want_pos and keep == len(path):
                 return path[:], PathPositions(path[:], at[:])
             return path[:keep], None
-        if at is None:
-            at = session._path_pos = _OFF_PATH * len(parent)
-        elif len(at) < len(parent):
-            at.extend(_OFF_PATH * (len(parent) - len(at)))
+        at = session._path_pos = _covering(at, len(parent))
         for x in path[keep:]:
             at[x] = -1
         del path[keep:]
