@@ -8,6 +8,8 @@ to list from the index."""
 
 from __future__ import annotations
 
+from typing import ClassVar, Union
+
 import msgspec
 
 __all__ = ["ENTRY_DECODE", "USAGE_ENTRY_DECODE", "RUNS_DECODE", "UNSET"]
@@ -36,11 +38,12 @@ class _Entry(msgspec.Struct):
     modelId: object = None  # (model_change)
 
 
-class _UsageMessage(msgspec.Struct, gc=False):
+class _UsageMessage(msgspec.Struct, gc=False, tag_field="role"):
     """An entry's message as the list and the usage read it (absent: UNSET, as ``in`` says;
-    the list compares these with strings and types only, so UNSET reads as None does)."""
+    the list compares these with strings and types only, so UNSET reads as None does). One
+    class a role Pi writes, told by its ``role`` (a class attribute of each): a message of
+    another role, or without one, is not decoded (the line is parsed whole)."""
 
-    role: object = msgspec.UNSET
     timestamp: object = msgspec.UNSET
     model: object = msgspec.UNSET
     toolName: object = msgspec.UNSET
@@ -52,13 +55,38 @@ class _UsageMessage(msgspec.Struct, gc=False):
     isError: object = msgspec.UNSET
 
 
+class _UsageBlock(msgspec.Struct, gc=False):
+    """A content block of an assistant message: what a tool call is counted by."""
+
+    type: object = None
+    name: object = None
+
+
+class _UsageAssistant(_UsageMessage, tag="assistant"):
+    """An assistant message: its content's blocks decoded in the same pass (a content that
+    is not a list of objects: the line is parsed whole)."""
+
+    role: ClassVar[str] = "assistant"
+    content: list[_UsageBlock] | msgspec.UnsetType = msgspec.UNSET
+
+
+def _role(name: str) -> type:
+    """The message class of role ``name`` (its fields :class:`_UsageMessage`'s)."""
+    return type(f"_Usage_{name}", (_UsageMessage,), {"__annotations__": {"role": ClassVar[str]}, "role": name},
+                tag=name)
+
+
+_USAGE_MESSAGES = (_UsageAssistant, *map(_role, ("user", "toolResult", "system", "custom", "bashExecution",
+                                                 "branchSummary", "compactionSummary", "hookMessage")))
+
+
 class _UsageEntry(msgspec.Struct, gc=False):
     """A session entry as the list and the usage read it (:class:`_Entry`'s fields and the
     usage's: the tree's id and parent, a usage entry's own usage, provider and model)."""
 
     type: object = msgspec.UNSET
     timestamp: object = msgspec.UNSET
-    message: _UsageMessage | None = None
+    message: Union[_USAGE_MESSAGES] | None = None  # type: ignore[valid-type]
     name: object = msgspec.UNSET
     modelId: object = msgspec.UNSET
     id: object = msgspec.UNSET

@@ -56,19 +56,9 @@ _JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u20
             "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
-class _Block(msgspec.Struct, gc=False):
-    """A content block of an assistant message: what a tool call is counted by."""
-
-    type: object = None
-    name: object = None
-
-
 #: A line to the fields counted, the listing's decoder (an error where it is not JSON to
 #: msgspec or not an object of that shape: the line is then parsed whole, :meth:`FileScan._parsed`).
 _LINE_DECODE = USAGE_ENTRY_DECODE
-#: An assistant message's content to its blocks' types and names (an error where it is not
-#: a list of objects).
-_BLOCKS_DECODE = msgspec.json.Decoder(list[_Block]).decode
 _UNSET = msgspec.UNSET
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 
@@ -375,12 +365,8 @@ class FileScan:
             if tool == "subagent" or not (tool is _UNSET or tool is None or type(tool) is str):
                 return self._parsed(bytes(data))  # (its runs read from its details; a name str() makes)
         elif assistant:
-            content = message.content
-            if content is not _UNSET and memoryview(content)[:1] == b"[":  # (a list: its tool calls; else none)
-                try:
-                    blocks = _BLOCKS_DECODE(content)
-                except _DECODE_ERRORS:
-                    return self._parsed(bytes(data))  # (not all objects: those skipped, as parsed)
+            blocks = message.content  # (decoded with the line: a list of objects, else the line is parsed)
+            if blocks is not _UNSET:
                 names = []
                 for block in blocks:
                     if block.type == "toolCall":
