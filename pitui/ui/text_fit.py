@@ -74,17 +74,38 @@ def first_fit(width: int, forms: Iterable[Text]) -> Text:
 
 class FitLine(Widget):
     """One line of text made for its width each time it is drawn (a resize makes it
-    again): ``show`` gives it the function that makes it, from the width in cells."""
+    again): ``show`` gives it the function that makes it, from the width in cells. A line
+    shown again as it was (the header's title when another branch is selected) is not
+    repainted."""
 
     DEFAULT_CSS = "FitLine { height: 1; }"
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._make: Callable[[int], Text] = lambda width: Text()
+        self._made: tuple[int, Text] | None = None  # (the width, the line made for it)
 
     def show(self, make: Callable[[int], Text]) -> None:
         self._make = make
+        made = self._made
+        width = self.content_size.width
+        if made is not None and made[0] == width > 0:
+            line = make(width)
+            if _same_look(line, made[1]):
+                return
+            self._made = (width, line)
+        else:
+            self._made = None
         self.refresh()
 
     def render(self) -> Text:
-        return self._make(self.content_size.width)
+        width = self.content_size.width
+        made = self._made
+        if made is None or made[0] != width:
+            made = self._made = (width, self._make(width))
+        return made[1]
+
+
+def _same_look(a: Text, b: Text) -> bool:
+    """Whether two lines read and look the same (rich's ``==`` leaves out the base style)."""
+    return a.plain == b.plain and a.style == b.style and a.spans == b.spans and a.justify == b.justify

@@ -93,6 +93,44 @@ async def test_the_pane_follows_the_tree_in_the_same_frame(make_app, settle, srv
         assert pane.branch[-1] == tree.nav.leaf_below(tree.selected_entry)
 
 
+async def test_another_branch_repaints_the_header_lines_that_change(make_app, settle, srv_app_file, monkeypatch):
+    """Selecting another branch gives the header a branch to count: its usage line says
+    so, while its title (the session's) reads as before and is not drawn again, nor is the
+    header around its lines (a repaint of every line of the screen between them)."""
+    from pitui.ui.text_fit import FitLine
+    from pitui.ui.widgets.header import SessionHeader
+
+    drawn: list[str | None] = []
+    real_render = FitLine.render
+
+    def render(self):
+        drawn.append(self.id)
+        return real_render(self)
+
+    monkeypatch.setattr(FitLine, "render", render)
+    app = make_app(srv_app_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        b = browser(app)
+        tree, header = b.branch_tree, b.header
+        leaf = header.branch_leaf
+        other = next(kid for fork in tree.tree_layout.forks for kid in tree.tree_layout.visible_children[fork]
+                     if tree.nav.leaf_below(kid) != leaf)
+        title = header.query_one("#header-title", FitLine).render().plain
+        refreshed: list[bool] = []
+        real_refresh = SessionHeader.refresh
+        monkeypatch.setattr(SessionHeader, "refresh", lambda self, *a, **k: refreshed.append(True) or
+                            real_refresh(self, *a, **k))
+        drawn.clear()
+        tree.select_entry(other)
+        await settle(pilot)
+        assert header.branch_leaf == tree.nav.leaf_below(other) != leaf
+        assert "header-usage" in drawn
+        assert "header-title" not in drawn
+        assert header.query_one("#header-title", FitLine).render().plain == title
+        assert refreshed == []
+
+
 async def test_tree_rows_are_drawn_once_while_they_look_the_same(make_app, settle, srv_app_file):
     app = make_app(srv_app_file)
     async with app.run_test(size=SIZE) as pilot:

@@ -278,7 +278,8 @@ class SessionHeader(Vertical):
 
     #: The branch shown: set by the screen when it changes (or must be counted again), the
     #: header shows it and works its tokens and cost out.
-    branch: reactive[ShownBranch] = reactive(NO_BRANCH, always_update=True, init=False)
+    #: (repaint=False: the lines that change repaint themselves, not the whole header)
+    branch: reactive[ShownBranch] = reactive(NO_BRANCH, always_update=True, init=False, repaint=False)
 
     DEFAULT_CSS = """
     SessionHeader { height: 3; background: $panel; }
