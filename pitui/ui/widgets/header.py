@@ -166,9 +166,16 @@ def usage_line(width: int, branch: Stats | None, session: Stats | None, branch_l
             t.append(" · " + count)
         return t
 
-    return first_fit(width, (line(True, 2), line(True, 2, context=1), line(True, 1, context=1),
-                             line(False, 1, context=1), line(False, 0, context=1),
-                             line(False, 0, False, context=1), line(False, 0, False, context=0)))
+    def forms():  # (made one at a time: the first nearly always fits)
+        yield line(True, 2)
+        yield line(True, 2, context=1)
+        yield line(True, 1, context=1)
+        yield line(False, 1, context=1)
+        yield line(False, 0, context=1)
+        yield line(False, 0, False, context=1)
+        yield line(False, 0, False, context=0)
+
+    return first_fit(width, forms())
 
 
 class WarningsBadge(Static):
