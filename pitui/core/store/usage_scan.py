@@ -68,21 +68,23 @@ def _given(value):
     return None if value is _UNSET else value
 
 
-def _figures(usage) -> Figures | str:
+def _figures(usage, _int=int, _float=float, _dict=dict, _max_tokens=MAX_TOKENS, _max_cost=MAX_COST,
+             _new=tuple.__new__) -> Figures | str:
     """:func:`..model.cost.usage_figures`, the shape Pi writes (every count a whole number,
-    the cost an object whose total is a number, all in range) read at once."""
-    if type(usage) is dict:
+    the cost an object whose total is a number, all in range) read at once. (Run for every
+    usage of a store: names it reads are bound as defaults.)"""
+    if type(usage) is _dict:
         get = usage.get
         inp, out, cache_read, cache_write, total = (get("input"), get("output"), get("cacheRead"),
                                                     get("cacheWrite"), get("totalTokens"))
         cost = get("cost")
-        if (type(inp) is int and type(out) is int and type(cache_read) is int and type(cache_write) is int
-                and type(total) is int and type(cost) is dict):
+        if (type(inp) is _int and type(out) is _int and type(cache_read) is _int and type(cache_write) is _int
+                and type(total) is _int and type(cost) is _dict):
             spent = cost.get("total", 0)
-            if ((type(spent) is float or type(spent) is int) and 0 <= spent <= MAX_COST
-                    and 0 <= min(inp, out, cache_read, cache_write, total)
-                    and max(inp, out, cache_read, cache_write, total) <= MAX_TOKENS):
-                return Figures(inp, out, cache_read, cache_write, total, spent, True)
+            if ((type(spent) is _float or type(spent) is _int) and 0 <= spent <= _max_cost
+                    and 0 <= inp <= _max_tokens and 0 <= out <= _max_tokens and 0 <= cache_read <= _max_tokens
+                    and 0 <= cache_write <= _max_tokens and 0 <= total <= _max_tokens):
+                return _new(Figures, (inp, out, cache_read, cache_write, total, spent, True))
     return usage_figures(usage)
 
 
@@ -477,16 +479,23 @@ class FileScan:
         (under ``key``, when its entry is a ``message``) and, where ccusage's schema takes
         it, in ccusage's (``odd_types``: its entry's ``type`` or its ``role`` is there and
         not a string)."""
-        for name in tools:
-            self._tool(name, False, True)
+        if tools:
+            calls_by_kind = self.tools
+            for name in tools:  # (self._tool, written out)
+                kind = TOOL_KINDS.get(name, name)
+                counts = calls_by_kind.get(kind)
+                if counts is None:
+                    counts = calls_by_kind[kind] = [0, 0]
+                counts[0] += 1
         if not has_usage:
             return
         figures = _figures(usage)
-        if is_message:  # (pitui's own reading: entry_usages' of an assistant message)
-            self._own(index, key, figures, 1)
         if type(figures) is str:
             self._skip(figures)
             return
+        if is_message:  # (pitui's own reading: entry_usages' of an assistant message; self._own)
+            self.usages.append([index, key, figures.input, figures.output, figures.cache_read, figures.cache_write,
+                                figures.cost, 1])
         # ccusage's schema, beyond the usage's own numbers (``ms``: the time read already,
         # in Pi's form, which ccusage's takes)
         if ms is None:
