@@ -1,10 +1,11 @@
 """What every session under a root cost: its usage index and the reports made from it.
 
 Each session file's usage (:mod:`.usage_scan`) is kept in pitui's cache folder, keyed by the
-file's path, device, inode, size and mtime (:mod:`.usage_file`): an unchanged file is not
-read again, a file that only grew (Pi appends) is read on from where its scan stopped, and
-anything else is read whole. Reports (``pitui usage``, the app's usage screen) are made from
-there:
+file's path, device, inode, size and mtime (:mod:`.usage_file`, :mod:`.usage_index`): an
+unchanged file is not read again, a file that only grew (Pi appends) is read on from where
+its scan stopped, and anything else is read whole (many files by the listing's worker
+processes, each line read once for its usage and its listing row: :mod:`.usage_read`).
+Reports (``pitui usage``, the app's usage screen) are made from there:
 
 - ``daily``, ``weekly``, ``monthly``, ``session``, as ``@ccusage/pi`` makes its reports, so
   the numbers agree: each counted message once across all files by (its ``timestamp``, its

@@ -15,14 +15,17 @@ Two readings come out of one pass:
   may be, time the model took against time tools took, tool calls by kind and their
   errors; and the assistant messages the compatible reading refused, by reason.
 
-Each line is decoded once by msgspec into the few fields counted (:data:`_LINE_DECODE`: an
-entry's type, id, parent, time, its message's role, usage, model, tool name and error, an
-assistant's tool calls), the rest of it checked to be JSON and skipped, nothing made of it;
-a line msgspec refuses, or one that needs more (a subagent's result: its runs), is parsed
-whole (:meth:`FileScan._parsed`, JSON.parse's reading where orjson is stricter) and read the
-same way from the object. A line that is not JSON counts nothing, as Pi skips it. Lines are
-split as Node's ``readline`` splits them (``\\n``, ``\\r\\n`` or a lone ``\\r``) and
-trimmed, as ccusage reads them.
+Each line is decoded once by msgspec into the few fields counted (:data:`_LINE_DECODE`, the
+listing's wider decoder: an entry's type, id, parent, time, its message's role, usage,
+model, tool name and error, an assistant's tool calls), the rest of it checked to be JSON
+and skipped, nothing made of it; a line msgspec refuses (among them a message of a role Pi
+does not write, or an assistant's content that is not a list of objects), or one that needs
+more (a subagent's result: its runs), is parsed whole (:meth:`FileScan._parsed`, JSON.parse's
+reading where orjson is stricter) and read the same way from the object. The listing's scan
+gives its lines to :meth:`FileScan.decoded` and :meth:`FileScan.parsed_object` as it reads
+them (:mod:`.usage_read`): one read for both. A line that is not JSON counts nothing, as Pi
+skips it. Lines are split as Node's ``readline`` splits them (``\\n``, ``\\r\\n`` or a
+lone ``\\r``) and trimmed, as ccusage reads them.
 """
 
 from __future__ import annotations
