@@ -106,6 +106,6 @@ class FitLine(Widget):
         return made[1]
 
 
-def _same_look(a: Text, b: Text) -> bool:
+def _same_look(line: Text, other: Text) -> bool:
     """Whether two lines read and look the same (rich's ``==`` leaves out the base style)."""
-    return a.plain == b.plain and a.style == b.style and a.spans == b.spans and a.justify == b.justify
+    return line.plain == other.plain and line.style == other.style and line.spans == other.spans and line.justify == other.justify

@@ -58,11 +58,11 @@ def _downloads() -> str | None:
 
 # ------------------------------------------------------------------ clipboard
 def copy_resume(screen: Any) -> None:
-    s = screen.session
-    if s is None or not s.id:
+    session = screen.session
+    if session is None or not session.id:
         return
-    shared = any(info.id == s.id and path != s.path for path, info in screen.infos.items())
-    text = f"pi --session {shlex.quote(session_argument(s.path, s.id, id_is_shared=shared))}"
+    shared = any(info.id == session.id and path != session.path for path, info in screen.infos.items())
+    text = f"pi --session {shlex.quote(session_argument(session.path, session.id, id_is_shared=shared))}"
     screen.app.copy_to_clipboard(text)
     screen.notify(f"Copied: {visible(text)}", timeout=2)
 
@@ -73,53 +73,53 @@ def _copy(screen: Any, text: str, what: str) -> None:
 
 
 def copy_id(screen: Any) -> None:
-    s = screen.session
-    if s is None or not s.id:
+    session = screen.session
+    if session is None or not session.id:
         screen.app.bell()
         return
-    _copy(screen, s.id, f"the session id: {visible(s.id)}")
+    _copy(screen, session.id, f"the session id: {visible(session.id)}")
 
 
 def copy_path(screen: Any) -> None:
-    s = screen.session
-    if s is None:
+    session = screen.session
+    if session is None:
         return
-    _copy(screen, s.path, f"the path: {shown_path(s.path)}")
+    _copy(screen, session.path, f"the path: {shown_path(session.path)}")
 
 
 def copy_entry(screen: Any) -> None:
-    s, sel = screen.session, screen.branch_tree.selected_entry
-    if s is None or sel < 0:
+    session, sel = screen.session, screen.branch_tree.selected_entry
+    if session is None or sel < 0:
         return
     try:
-        text = entry_text(s, sel)
+        text = entry_text(session, sel)
     except OSError as exc:
-        _cannot_read(screen, s, exc)
+        _cannot_read(screen, session, exc)
         return
     lines = text.count("\n") + 1 if text else 0
     _copy(screen, text, f"{len(text):,} characters ({lines:,} line{'s' if lines != 1 else ''}) of entry "
-                        f"{visible(s.ids[sel])}")
+                        f"{visible(session.ids[sel])}")
 
 
 # ------------------------------------------------------------------ Markdown export
 def export_leaf(screen: Any) -> int:
     """The leaf of the branch the pane shows (the session's leaf before one is shown)."""
-    s = screen.session
-    if s is None:
+    session = screen.session
+    if session is None:
         return -1
     leaf = screen.header.branch_leaf
-    return leaf if 0 <= leaf < len(s) else s.leaf
+    return leaf if 0 <= leaf < len(session) else session.leaf
 
 
 def default_export_path(screen: Any) -> str:
     """Where the export dialog starts: the folder of the last export, else the Downloads
     folder, else the home folder; never silently the folder pitui was started in (a
     git checkout, say)."""
-    s = screen.session
-    assert s is not None
+    session = screen.session
+    assert session is not None
     leaf = export_leaf(screen)
-    name = safe_name(s.name or s.id or os.path.splitext(os.path.basename(s.path))[0])
-    leaf_id = safe_name(s.ids[leaf]) if leaf >= 0 else "empty"
+    name = safe_name(session.name or session.id or os.path.splitext(os.path.basename(session.path))[0])
+    leaf_id = safe_name(session.ids[leaf]) if leaf >= 0 else "empty"
     home = os.path.expanduser("~")
     for folder in (screen.app.settings.export_folder, _downloads(), home):
         if folder and os.path.isdir(folder):
@@ -134,24 +134,24 @@ def export_refusal(screen: Any, path: str) -> str | None:
     in a sessions folder, or a session file by any name)."""
     from ...core.export.guard import export_refusal as refusal
 
-    s = screen.session
-    return refusal(path, s.path if s is not None else "", [screen.app.root])
+    session = screen.session
+    return refusal(path, session.path if session is not None else "", [screen.app.root])
 
 
 def export_markdown(screen: Any) -> None:
     """``x``: the export dialog, then the branch shown written where it says."""
-    s = screen.session
-    if s is None:
+    session = screen.session
+    if session is None:
         return
     leaf = export_leaf(screen)
     from ..screens.export import ExportScreen
 
-    known = screen.header.known_secrets(s.path)
+    known = screen.header.known_secrets(session.path)
     dialog = ExportScreen(default_export_path(screen), lambda path: export_refusal(screen, path),
                           secrets=len(known) if known is not None else None)
 
     def chosen(path: str | None) -> None:
-        if path and export_to(screen, path, s, leaf, redact=dialog.redact) is not None:
+        if path and export_to(screen, path, session, leaf, redact=dialog.redact) is not None:
             _remember_export_folder(screen, os.path.dirname(os.path.abspath(os.path.expanduser(path.strip()))))
 
     screen.app.push_screen(dialog, chosen)
@@ -166,8 +166,8 @@ def export_to(screen: Any, path: str, session: Session | None = None, leaf: int 
     from ...core.export.markdown import export_markdown as markdown_of
     from ..screens.export import format_of
 
-    s = session or screen.session
-    if s is None:
+    source = session or screen.session
+    if source is None:
         return None
     leaf = export_leaf(screen) if leaf is None else leaf
     path = os.path.abspath(os.path.expanduser(path.strip()))
@@ -180,8 +180,8 @@ def export_to(screen: Any, path: str, session: Session | None = None, leaf: int 
         from ...core.secrets.scan import scan_file
 
         try:
-            known = screen.header.known_secrets(s.path)
-            s = redacted(s, Redactor(known if known is not None else scan_file(s.path).secrets))
+            known = screen.header.known_secrets(source.path)
+            source = redacted(source, Redactor(known if known is not None else scan_file(source.path).secrets))
         except Exception as exc:  # (the file gone or unreadable now: nothing is written)
             screen.notify(f"Not exported: the session could not be read for secrets ({exc})", severity="error",
                           timeout=6)
@@ -191,11 +191,11 @@ def export_to(screen: Any, path: str, session: Session | None = None, leaf: int 
         if html:
             from ...core.export.html import export_html
 
-            text = export_html(s, leaf)
+            text = export_html(source, leaf)
         else:
-            text = markdown_of(s, leaf)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+            text = markdown_of(source, leaf)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
     except Exception as exc:
         screen.notify(f"Could not export to {path}: {exc}", severity="error", timeout=6)
         return None
@@ -221,25 +221,25 @@ def _remember_export_folder(screen: Any, folder: str) -> None:
 def show_warnings(screen: Any) -> None:
     """``w``: what is wrong in the file, by line, and its likely secrets; what it found
     becomes the header's badges, and Enter on a finding goes to its entry."""
-    s = screen.session
-    if s is None:
+    session = screen.session
+    if session is None:
         return
 
     def checked(found) -> None:
-        screen.header.remember_findings(s.path, found)
+        screen.header.remember_findings(session.path, found)
 
     def chosen(entry_id: str | None) -> None:
-        if entry_id is not None and screen.session is s:
-            screen.open_session(s.path, select_id=entry_id)
+        if entry_id is not None and screen.session is session:
+            screen.open_session(session.path, select_id=entry_id)
 
-    screen.app.push_screen(WarningsScreen(s.path, len(s.all_warnings), checked), chosen)
+    screen.app.push_screen(WarningsScreen(session.path, len(session.all_warnings), checked), chosen)
 
 
 # ------------------------------------------------------------------ $PAGER
 def pager(screen: Any) -> None:
     """``e``: the selected entry's line in ``$PAGER``, with the app suspended."""
-    s, sel = screen.session, screen.branch_tree.selected_entry
-    if s is None or sel < 0:
+    session, sel = screen.session, screen.branch_tree.selected_entry
+    if session is None or sel < 0:
         return
     program = os.environ.get("PAGER", "").strip() or ("less" if shutil.which("less") else "more")
     try:
@@ -247,7 +247,7 @@ def pager(screen: Any) -> None:
     except ValueError as exc:  # e.g. an unclosed quote
         screen.notify(f"$PAGER cannot be run ({exc}): {program}", severity="error", timeout=6)
         return
-    path = entry_file(screen, s, sel)
+    path = entry_file(screen, session, sel)
     if path is None:
         return
     keep = False
@@ -273,23 +273,23 @@ def pager(screen: Any) -> None:
     screen.refresh()
 
 
-def entry_file(screen: Any, s: Session, i: int) -> str | None:
-    """Entry ``i`` written to a temporary file for the pager (:func:`write_entry_file`),
+def entry_file(screen: Any, session: Session, index: int) -> str | None:
+    """Entry ``index`` written to a temporary file for the pager (:func:`write_entry_file`),
     or None with a toast saying why not: the session file is gone, another file took
     its name (then it is read again), or it cannot be read."""
     try:
-        return write_entry_file(s, i, screen.app.root)
+        return write_entry_file(session, index, screen.app.root)
     except OSError as exc:
-        _cannot_read(screen, s, exc)
+        _cannot_read(screen, session, exc)
     return None
 
 
-def _cannot_read(screen: Any, s: Session, exc: OSError) -> None:
+def _cannot_read(screen: Any, session: Session, exc: OSError) -> None:
     """Say why an entry's line could not be read back (read the file again when
     another file took its name)."""
     if isinstance(exc, FileChanged):
         screen.follower.read_again()
     elif isinstance(exc, FileNotFoundError):
-        screen.notify(f"The session file is gone: {shorten_home(s.path)}", severity="error", timeout=6)
+        screen.notify(f"The session file is gone: {shorten_home(session.path)}", severity="error", timeout=6)
     else:
         screen.notify(f"Could not read the entry: {exc.strerror or exc}", severity="error", timeout=6)

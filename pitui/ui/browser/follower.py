@@ -31,35 +31,35 @@ class FileFollower:
         """Every WATCH_SECONDS: a stat of the open file (device, inode, size and mtime, as
         the session read it); growth is read in a worker, another file read again."""
         screen = self.screen
-        s = screen.session
-        if s is None or screen.session_path is None or self._refreshing is s:
+        session = screen.session
+        if session is None or screen.session_path is None or self._refreshing is session:
             return
-        if getattr(s, "is_live", False):
+        if getattr(session, "is_live", False):
             # (a stream read from standard input, a live StreamSession: what came through
             # the pipe since; the class is not imported for this test, nor at start)
-            if s.has_news():
-                self._refresh(s)
+            if session.has_news():
+                self._refresh(session)
             return
         try:
-            st = os.stat(s.path)
+            st = os.stat(session.path)
         except OSError:
             return
-        if s.unchanged(st):
+        if session.unchanged(st):
             return
-        if st.st_size < s.scanned_to or not s.same_file(st):
+        if st.st_size < session.scanned_to or not session.same_file(st):
             self.read_again()
             return
-        self._refresh(s)
+        self._refresh(session)
 
     def read_again(self) -> None:
         """The open file is another file now (replaced, rewritten or cut short): read it
         again from the start, keeping the selection."""
         screen = self.screen
-        s = screen.session
-        if s is None or screen.session_path is None:
+        session = screen.session
+        if session is None or screen.session_path is None:
             return
         sel = screen.branch_tree.selected_entry
-        screen.open_session(screen.session_path, select_id=s.ids[sel] if 0 <= sel < len(s.ids) else None,
+        screen.open_session(screen.session_path, select_id=session.ids[sel] if 0 <= sel < len(session.ids) else None,
                             remember=False, force=True)
         screen.notify("The session file was replaced: read again", timeout=2)
 
@@ -105,10 +105,10 @@ class FileFollower:
 
     def follow_entry(self) -> int:
         """The row follow mode keeps selected: the newest leaf (or its nearest shown ancestor)."""
-        s, tree = self.screen.session, self.screen.branch_tree
-        if s is None or tree.tree_layout is None or not tree.tree_layout.rows:
+        session, tree = self.screen.session, self.screen.branch_tree
+        if session is None or tree.tree_layout is None or not tree.tree_layout.rows:
             return -1
-        return tree.tree_layout.rows[tree.tree_layout.nearest_row(s, s.leaf)].entry
+        return tree.tree_layout.rows[tree.tree_layout.nearest_row(session, session.leaf)].entry
 
     def toggle(self) -> None:
         """``F``: follow the session as Pi writes it, or stop."""

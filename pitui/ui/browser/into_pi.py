@@ -97,23 +97,23 @@ def _run(screen: Any, argv: list[str], cwd: str, after: Callable[[], None]) -> N
     after()
 
 
-def _session_file(s) -> str | None:
+def _session_file(session) -> str | None:
     """The session file to resume: the session's own; for a run (a saved or piped-in event
     stream) the newest session file it names that exists, else the file of the newest
     session id it names, looked for beside it and in Pi's sessions folder."""
-    names = getattr(s, "session_files", None)
+    names = getattr(session, "session_files", None)
     if names is None:  # (a session file)
-        return s.path if os.path.isfile(s.path) else None
+        return session.path if os.path.isfile(session.path) else None
     for name in reversed(names):
         if os.path.isfile(name):
             return name
     pi_root = str(resolve_root(None).path)
-    for raw in reversed(getattr(s, "session_ids", [])):
+    for raw in reversed(getattr(session, "session_ids", [])):
         plain = session_id_or_none(raw)
         if plain is None:
             continue
         # (beside the stream's file, then every project folder of Pi's sessions folder)
-        for near in (s.path, os.path.join(pi_root, "-", "-")):
+        for near in (session.path, os.path.join(pi_root, "-", "-")):
             found = find_session_by_id(near, plain)
             if found is not None:
                 return found
@@ -123,20 +123,20 @@ def _session_file(s) -> str | None:
 def resume_in_pi(screen: Any) -> None:
     """``r``: Pi resumes the shown session in its folder; back here, the session read again
     and its newest entry selected."""
-    s = screen.session
-    if s is None:
+    session = screen.session
+    if session is None:
         screen.app.bell()
         return
-    if s.headerless:
+    if session.headerless:
         screen.notify("Pi will not open this file (it has no session header); R forks what it holds into a "
                       "new session", severity="warning", timeout=6)
         return
-    path = _session_file(s)
+    path = _session_file(session)
     if path is None:
         screen.notify("This run names no session file that can be found: nothing to resume yet",
                       severity="warning", timeout=4)
         return
-    cwd = s.cwd
+    cwd = session.cwd
     if not cwd or not os.path.isdir(cwd):
         here = os.getcwd()
 
@@ -162,8 +162,8 @@ def fork_in_pi(screen: Any) -> None:
     """``R``: the branch to the selected entry written into pitui's cache folder as Pi's
     ``/fork`` writes it, then ``pi --fork`` on it in the session's folder (the folder pitui
     runs in when that is gone): Pi stores the new session; back here, the sidebar lists it."""
-    s, sel = screen.session, screen.branch_tree.selected_entry
-    if s is None or sel < 0:
+    session, sel = screen.session, screen.branch_tree.selected_entry
+    if session is None or sel < 0:
         screen.app.bell()
         return
     folder = cache_dir()
@@ -173,7 +173,7 @@ def fork_in_pi(screen: Any) -> None:
     forks = folder / "forks"
     try:
         forks.mkdir(mode=0o700, exist_ok=True)
-        name, data = export_session(s, sel)
+        name, data = export_session(session, sel)
         target = forks / name
         write_private(target, data)
     except OSError as exc:
@@ -182,5 +182,5 @@ def fork_in_pi(screen: Any) -> None:
     argv = _command(screen, ["--fork", str(target)])
     if argv is None:
         return
-    cwd = s.cwd if s.cwd and os.path.isdir(s.cwd) else os.getcwd()
+    cwd = session.cwd if session.cwd and os.path.isdir(session.cwd) else os.getcwd()
     _run(screen, argv, cwd, lambda: screen.relist_after_pi())

@@ -355,30 +355,30 @@ class BrowserScreen(PaintGate):
         self._show_branch_for(sel)
 
     def _show_branch_for(self, sel: int, force_header: bool = False) -> None:
-        s = self.session
+        session = self.session
         tree = self.branch_tree
-        if s is not None and sel < 0 and len(s) == 0:
+        if session is not None and sel < 0 and len(session) == 0:
             # a session of its header only (perhaps cut back to it): nothing of the branch
             # shown before may stay in the pane
-            if self._pane_key != (id(s), -1):
-                self._pane_key = (id(s), -1)
-                self.pane.show_branch(s, [], -1)
+            if self._pane_key != (id(session), -1):
+                self._pane_key = (id(session), -1)
+                self.pane.show_branch(session, [], -1)
             return
-        if s is None or sel < 0 or tree.nav is None:
+        if session is None or sel < 0 or tree.nav is None:
             return
         leaf = tree.nav.leaf_below(sel)
         tree.nav.sticky_leaf = leaf
-        key = (id(s), leaf)
+        key = (id(session), leaf)
         pane = self.pane
         if key != self._pane_key:
             self._pane_key = key
-            pane.show_leaf(s, leaf, sel)  # walks only up to the branch shown now, copies once
+            pane.show_leaf(session, leaf, sel)  # walks only up to the branch shown now, copies once
         elif sel != self._pane_entry:
             pane.scroll_to_entry(sel)
         self._pane_entry = sel
         header = self.header
         if leaf != header.branch_leaf or force_header:
-            header.branch = ShownBranch(s, leaf, len(pane.branch))
+            header.branch = ShownBranch(session, leaf, len(pane.branch))
 
     def on_message_pane_entry_focused(self, event: EntryFocused) -> None:
         """The pane scrolled so another entry is at its top: follow it in the tree."""
@@ -469,21 +469,21 @@ class BrowserScreen(PaintGate):
 
     # ------------------------------------------------------------------ screens over the browser
     def action_context(self) -> None:
-        s, sel = self.session, self.branch_tree.selected_entry
-        if s is None or sel < 0:
+        session, sel = self.session, self.branch_tree.selected_entry
+        if session is None or sel < 0:
             return
         from ..screens.context import ContextScreen
 
-        self.app.push_screen(ContextScreen(s, sel))
+        self.app.push_screen(ContextScreen(session, sel))
 
     def action_compare(self) -> None:
         """``C``: the branches of the fork selected, or this branch and one picked."""
-        s, sel = self.session, self.branch_tree.selected_entry
-        if s is None or sel < 0:
+        session, sel = self.session, self.branch_tree.selected_entry
+        if session is None or sel < 0:
             return
         from ..screens.compare import open_compare
 
-        open_compare(self, s, sel)
+        open_compare(self, session, sel)
 
     def _listed_so_far(self) -> tuple[list, bool]:
         """The sessions the sidebar has listed so far, and whether that is all of them."""

@@ -45,31 +45,31 @@ _MARKER_CODES = frozenset((_M, _T, _X))
 _GROUP_RE = re.compile(rb"A(?:[RT]*R)?|R+|.", re.S)
 _SPECIAL_RE = re.compile(rb"[csX]")
 _NONZERO_RE = re.compile(rb"[^\x00]")
-_RESULT_TABLE = bytes(1 if c == _R else 0 for c in range(256))
+_RESULT_TABLE = bytes(1 if code == _R else 0 for code in range(256))
 _NOT_ASSISTANT_RE = re.compile(rb"[^A]")
 
 _BLOCK_OBJECTS = 4096  # block objects kept (what a block looks like is cheap to work out again)
 # block kinds (codes in _bkind)
 _KA, _KR, _KE, _KM = 0, 1, 2, 3
 _KIND_NAMES = ("assistant", "results", "entry", "marker")
-_ASSISTANT_TABLE = bytes(1 if k == _KA else 0 for k in range(256))
+_ASSISTANT_TABLE = bytes(1 if code == _KA else 0 for code in range(256))
 _KIND_TABLE = bytes(
-    _KA if c == _A else _KR if c == _R else _KM if c in (_M, _T, _X) else _KE for c in range(256)
+    _KA if code == _A else _KR if code == _R else _KM if code in (_M, _T, _X) else _KE for code in range(256)
 )
 
 
-def _code_of(t: Any, r: Any) -> int:
-    if t == "message":
-        return {"assistant": _A, "toolResult": _R, "custom": _C, "system": _SY, "bashExecution": _BX}.get(r, _E)
-    if t in _TRANSPARENT:
+def _code_of(entry_type: Any, role: Any) -> int:
+    if entry_type == "message":
+        return {"assistant": _A, "toolResult": _R, "custom": _C, "system": _SY, "bashExecution": _BX}.get(role, _E)
+    if entry_type in _TRANSPARENT:
         return _T
-    if t == "context_edit":
+    if entry_type == "context_edit":
         return _X
-    if t in _MARKERS:
+    if entry_type in _MARKERS:
         return _M
-    if t == "custom_message":
+    if entry_type == "custom_message":
         return _C
-    if t == "compaction":
+    if entry_type == "compaction":
         return _CP
     return _E
 
@@ -106,15 +106,15 @@ class BranchModel:
         pos = self.pos
         parent = session.parent
         walk = []
-        x = leaf
-        while x >= 0:
-            k = pos.get(x)
-            if k is not None:
-                p = k + 1
+        entry = leaf
+        while entry >= 0:
+            position = pos.get(entry)
+            if position is not None:
+                shared = position + 1
                 walk.reverse()
-                return self.branch[:p] + walk, p
-            walk.append(x)
-            x = parent[x]
+                return self.branch[:shared] + walk, shared
+            walk.append(entry)
+            entry = parent[entry]
         walk.reverse()
         return walk, 0
 
@@ -124,10 +124,10 @@ class BranchModel:
             return 0
         if branch[0] != old[0]:
             return 0
-        n = min(len(branch), len(old))
-        if branch[n - 1] == old[n - 1] and branch[:n] == old[:n]:
-            return n
-        lo, hi = 1, n - 1  # branch[:lo] == old[:lo]; they differ at hi at the latest
+        most = min(len(branch), len(old))
+        if branch[most - 1] == old[most - 1] and branch[:most] == old[:most]:
+            return most
+        lo, hi = 1, most - 1  # branch[:lo] == old[:lo]; they differ at hi at the latest
         while lo < hi:  # paths share a prefix and then differ everywhere
             mid = (lo + hi + 1) // 2
             if branch[mid - 1] == old[mid - 1]:
@@ -167,123 +167,123 @@ class BranchModel:
         if self.on_reset is not None:
             self.on_reset()
 
-    def codes_of(self, s: Session, branch: list[int], p: int) -> bytearray:
-        """The code bytes of ``branch`` (those before ``p`` are the branch shown's)."""
+    def codes_of(self, session: Session, branch: list[int], shared: int) -> bytearray:
+        """The code bytes of ``branch`` (those before ``shared`` are the branch shown's)."""
         sc = self._scodes
-        n0, n = len(sc), len(s.types)
-        if n0 < n:
+        n0, count = len(sc), len(session.types)
+        if n0 < count:
             # by role (nearly every entry is a message), then the other types over it
-            types, roles = s.types[n0:], s.roles[n0:]
-            by_type = {t: 0 if t == "message" else _code_of(t, None) for t in set(types)}
-            by_role = {r: _code_of("message", r) for r in set(roles)}
+            types, roles = session.types[n0:], session.roles[n0:]
+            by_type = {entry_type: 0 if entry_type == "message" else _code_of(entry_type, None) for entry_type in set(types)}
+            by_role = {role: _code_of("message", role) for role in set(roles)}
             codes = bytearray(pick(by_role, roles))
             tcodes = bytes(pick(by_type, types))
-            for m in _NONZERO_RE.finditer(tcodes):
-                codes[m.start()] = tcodes[m.start()]
+            for match in _NONZERO_RE.finditer(tcodes):
+                codes[match.start()] = tcodes[match.start()]
             sc.extend(codes)
-        codes = bytearray(self.codes[:p])
-        codes.extend(pick(sc, branch[p:]))
+        codes = bytearray(self.codes[:shared])
+        codes.extend(pick(sc, branch[shared:]))
         return codes
 
-    def _is_hidden(self, i: int) -> bool:
-        got = self._hidden_cache.get(i)
+    def _is_hidden(self, index: int) -> bool:
+        got = self._hidden_cache.get(index)
         if got is None:
-            s = self.session
+            session = self.session
             try:
-                e = s.entry(i)
-                if s.types[i] == "custom_message":
-                    display = e.get("display")
+                entry = session.entry(index)
+                if session.types[index] == "custom_message":
+                    display = entry.get("display")
                 else:
-                    m = e.get("message")
-                    display = m.get("display") if isinstance(m, dict) else None
+                    message = entry.get("message")
+                    display = message.get("display") if isinstance(message, dict) else None
             except Exception:
                 display = None
-            got = self._hidden_cache[i] = display is False
+            got = self._hidden_cache[index] = display is False
         return got
 
-    def update_branch(self, branch: list[int], p: int, codes: bytearray) -> None:
-        """Show ``branch``, which shares its first ``p`` entries with the branch shown."""
+    def update_branch(self, branch: list[int], shared: int, codes: bytearray) -> None:
+        """Show ``branch``, which shares its first ``shared`` entries with the branch shown."""
         old = self.branch
-        self.pos.replace(old, branch, p)
+        self.pos.replace(old, branch, shared)
         old_codes = self.codes
         # The first group to build again: those that start at or after p, and those before
         # whose grouping looked at p or later (an assistant's run of results, and labels
         # after it), or that hid entries for a block made later.
         gstart, gblock = self._gstart, self._gblock
         ng, nb = len(gstart), len(self.bstart)
-        G = bisect_left(gstart, p)
-        g = G - 1
-        while g >= 0:
-            s0 = gstart[g]
-            nxt = gblock[g + 1] if g + 1 < ng else nb
-            if gblock[g] == nxt:  # a hidden entry, shown with the next block
-                G = g
+        first_group = bisect_left(gstart, shared)
+        group = first_group - 1
+        while group >= 0:
+            s0 = gstart[group]
+            nxt = gblock[group + 1] if group + 1 < ng else nb
+            if gblock[group] == nxt:  # a hidden entry, shown with the next block
+                first_group = group
             else:
-                c = old_codes[s0]
-                if c == _A or c == _R:
-                    ex = gstart[g + 1] if g + 1 < ng else len(old)
-                    if c == _A:
-                        while ex < p and old_codes[ex] == _T:
+                code = old_codes[s0]
+                if code == _A or code == _R:
+                    ex = gstart[group + 1] if group + 1 < ng else len(old)
+                    if code == _A:
+                        while ex < shared and old_codes[ex] == _T:
                             ex += 1
-                    if ex < p:
+                    if ex < shared:
                         break
-                    G = g
-                elif c != _T:
+                    first_group = group
+                elif code != _T:
                     break
-            g -= 1
-        P = gstart[G] if G < ng else min(p, len(old))
-        B = gblock[G] if G < ng else nb
-        del gstart[G:], gblock[G:]
-        del self.bstart[B:], self.bend[B:], self.bkind[B:]
-        del self.blen[p:]
-        self.blen.extend(array("q", pick(self.session.lengths, branch[p:])))
+            group -= 1
+        start = gstart[first_group] if first_group < ng else min(shared, len(old))
+        first_block = gblock[first_group] if first_group < ng else nb
+        del gstart[first_group:], gblock[first_group:]
+        del self.bstart[first_block:], self.bend[first_block:], self.bkind[first_block:]
+        del self.blen[shared:]
+        self.blen.extend(array("q", pick(self.session.lengths, branch[shared:])))
         if self.override:
-            self.override = {e: b for e, b in self.override.items() if b < B}
+            self.override = {entry: block for entry, block in self.override.items() if block < first_block}
         if self._bobj:
-            self._bobj = {b: o for b, o in self._bobj.items() if b < B}
+            self._bobj = {block: obj for block, obj in self._bobj.items() if block < first_block}
         if self.on_dropped is not None:
-            self.on_dropped(B)
-        for c, lst in self._special.items():
-            del lst[bisect_left(lst, p):]
-        for m in _SPECIAL_RE.finditer(codes, p):
-            self._special[codes[m.start()]].append(m.start())
+            self.on_dropped(first_block)
+        for code, lst in self._special.items():
+            del lst[bisect_left(lst, shared):]
+        for match in _SPECIAL_RE.finditer(codes, shared):
+            self._special[codes[match.start()]].append(match.start())
         self.branch = branch
         self.codes = codes
-        self._build_from(P)
+        self._build_from(start)
         for full, est in self.est.items():
-            del est[B:]
-            est.extend(self.estimate_blocks(B, len(self.bstart), self.est_w, full))
+            del est[first_block:]
+            est.extend(self.estimate_blocks(first_block, len(self.bstart), self.est_w, full))
 
-    def _build_from(self, P: int) -> None:
-        """Group the branch from position ``P`` (a group's start) on into blocks.
+    def _build_from(self, start: int) -> None:
+        """Group the branch from position ``start`` (a group's start) on into blocks.
 
         The grouping is one regular expression over the code bytes; nearly every group is
         one block, so the block arrays are extended with whole slices. Only groups that
         hide an entry (a custom message with ``display: false``) or hold labels between an
         assistant's results are handled one by one."""
         branch, codes = self.branch, self.codes
-        groups = _GROUP_RE.findall(codes, P)
+        groups = _GROUP_RE.findall(codes, start)
         if not groups:
             return
-        edges = array("q", accumulate(map(len, groups), initial=P))
+        edges = array("q", accumulate(map(len, groups), initial=start))
         starts = edges[:-1]
         ends = edges[1:]
         first = bytes(pick(codes, starts))
         kinds = first.translate(_KIND_TABLE)
         ng = len(groups)
         special: dict[int, bool] = {}  # group -> hidden (True) or labels among results (False)
-        k = codes.find(b"T", P)
-        while k >= 0:
-            g = bisect_right(starts, k) - 1
-            if starts[g] != k:
-                special[g] = False
-            k = codes.find(b"T", k + 1)
+        position = codes.find(b"T", start)
+        while position >= 0:
+            group = bisect_right(starts, position) - 1
+            if starts[group] != position:
+                special[group] = False
+            position = codes.find(b"T", position + 1)
         if not self.built_hidden:
-            g = first.find(b"C")
-            while g >= 0:
-                if self._is_hidden(branch[starts[g]]):
-                    special[g] = True
-                g = first.find(b"C", g + 1)
+            group = first.find(b"C")
+            while group >= 0:
+                if self._is_hidden(branch[starts[group]]):
+                    special[group] = True
+                group = first.find(b"C", group + 1)
         bstart, bend, bkind, gblock = self.bstart, self.bend, self.bkind, self._gblock
         self._gstart.extend(starts)
         nb = len(bstart)
@@ -296,43 +296,43 @@ class BranchModel:
         override = self.override
         hidden: list[int] = []
         prev = 0
-        for g in sorted(special) + [ng]:
-            if g > prev:  # ordinary groups: one block each
-                bstart.extend(starts[prev:g])
-                bend.extend(ends[prev:g])
-                bkind.extend(kinds[prev:g])
-                gblock.extend(range(nb, nb + g - prev))
-                for h in hidden:
-                    override[h] = nb
+        for group in sorted(special) + [ng]:
+            if group > prev:  # ordinary groups: one block each
+                bstart.extend(starts[prev:group])
+                bend.extend(ends[prev:group])
+                bkind.extend(kinds[prev:group])
+                gblock.extend(range(nb, nb + group - prev))
+                for entry in hidden:
+                    override[entry] = nb
                 hidden.clear()
-                nb += g - prev
-            if g == ng:
+                nb += group - prev
+            if group == ng:
                 break
-            prev = g + 1
-            s, e = starts[g], ends[g]
+            prev = group + 1
+            group_start, group_end = starts[group], ends[group]
             gblock.append(nb)
-            if special[g]:
-                hidden.append(branch[s])
+            if special[group]:
+                hidden.append(branch[group_start])
                 continue
-            for h in hidden:
-                override[h] = nb
+            for entry in hidden:
+                override[entry] = nb
             hidden.clear()
-            a = nb
-            bstart.append(s)
-            bend.append(e)
+            assistant_block = nb
+            bstart.append(group_start)
+            bend.append(group_end)
             bkind.append(_KA)
             nb += 1
-            for k in range(s + 1, e):  # each label is a marker block after the assistant's
-                if codes[k] == _T:
-                    bstart.append(k)
-                    bend.append(k + 1)
+            for position in range(group_start + 1, group_end):  # each label is a marker block after the assistant's
+                if codes[position] == _T:
+                    bstart.append(position)
+                    bend.append(position + 1)
                     bkind.append(_KM)
                     nb += 1
                 else:
-                    override[branch[k]] = a
+                    override[branch[position]] = assistant_block
         if hidden and nb:
-            for h in hidden:
-                override[h] = nb - 1
+            for entry in hidden:
+                override[entry] = nb - 1
 
     def rebuild(self) -> None:
         """Build every block again (show_hidden changed)."""
@@ -345,25 +345,25 @@ class BranchModel:
     def update_decorations(self) -> None:
         """Work out the facts of the branch that blocks are decorated from; when they
         changed, every block's look (and so its key) is worked out again when asked for."""
-        s = self.session
+        session = self.session
         branch = self.branch
         comps = self._special[_CP]
         comp = comps[-1] if comps else -1
         fk = None
         if comp >= 0:
             try:
-                first_kept = s.entry(branch[comp]).get("firstKeptEntryId")
-                x = s.index_of.get(first_kept) if isinstance(first_kept, str) else None
-                k = self.pos.get(x) if x is not None else None
-                fk = k if k is not None and k < comp else None
+                first_kept = session.entry(branch[comp]).get("firstKeptEntryId")
+                kept = session.index_of.get(first_kept) if isinstance(first_kept, str) else None
+                position = self.pos.get(kept) if kept is not None else None
+                fk = position if position is not None and position < comp else None
             except Exception:
                 comp = -1  # as if everything were in context
         edits: dict[str, str] = {}
-        for k in self._special[_X]:
-            target, mark = self._edit_of(branch[k])
+        for position in self._special[_X]:
+            target, mark = self._edit_of(branch[position])
             if isinstance(target, str):
                 edits[target] = mark
-        labels = s.label_by_target if s is not None else {}
+        labels = session.label_by_target if session is not None else {}
         state = (comp, fk, self.built_hidden)
         if state != self._deco_state or edits != self.edits or labels != self._labels:
             self._deco_state = state
@@ -374,21 +374,21 @@ class BranchModel:
             self._bobj = {}
         self.first_out = self._first_out_blocks()
 
-    def _edit_of(self, i: int) -> tuple[Any, str]:
-        got = self._edit_cache.get(i)
+    def _edit_of(self, index: int) -> tuple[Any, str]:
+        got = self._edit_cache.get(index)
         if got is None:
             try:
-                e = self.session.entry(i)
-                got = (e.get("targetId"), "omitted" if e.get("replacement") is None else "edited")
+                entry = self.session.entry(index)
+                got = (entry.get("targetId"), "omitted" if entry.get("replacement") is None else "edited")
             except Exception:
                 got = (None, "")
-            self._edit_cache[i] = got
+            self._edit_cache[index] = got
         return got
 
-    def _in_context(self, k: int) -> bool:
-        """Whether the entry at position ``k`` reaches the model at the branch's leaf."""
+    def _in_context(self, position: int) -> bool:
+        """Whether the entry at ``position`` reaches the model at the branch's leaf."""
         comp, fk = self.spec
-        return comp < 0 or k >= comp or (fk is not None and k >= fk and self.codes[k] != _SY)
+        return comp < 0 or position >= comp or (fk is not None and position >= fk and self.codes[position] != _SY)
 
     def _first_out_blocks(self) -> set[int]:
         """The first block of each run of blocks outside the model's context (markers are
@@ -400,74 +400,74 @@ class BranchModel:
         bstart, bkind = self.bstart, self.bkind
         nb = len(bstart)
         boundary = fk if fk is not None else comp
-        b = 0
-        while b < nb and bstart[b] < boundary:
-            if bkind[b] != _KM:
-                out.add(b)
+        block = 0
+        while block < nb and bstart[block] < boundary:
+            if bkind[block] != _KM:
+                out.add(block)
                 break
-            b += 1
+            block += 1
         if fk is not None:
-            for k in self._special[_SY]:
-                if k < fk:
+            for position in self._special[_SY]:
+                if position < fk:
                     continue
-                if k >= comp:
+                if position >= comp:
                     break
-                b = bisect_left(bstart, k)
-                if b >= nb or bstart[b] != k:
+                block = bisect_left(bstart, position)
+                if block >= nb or bstart[block] != position:
                     continue
-                q = b - 1
-                while q >= 0 and bkind[q] == _KM:
-                    q -= 1
-                if q < 0 or self._in_context(bstart[q]):
-                    out.add(b)
+                before = block - 1
+                while before >= 0 and bkind[before] == _KM:
+                    before -= 1
+                if before < 0 or self._in_context(bstart[before]):
+                    out.add(block)
         return out
 
-    def block(self, b: int) -> _Block:
-        blk = self._bobj.get(b)
+    def block(self, block: int) -> _Block:
+        blk = self._bobj.get(block)
         if blk is not None and blk.gen == self.dgen:
             return blk
-        s = self.session
+        session = self.session
         branch, codes = self.branch, self.codes
-        st = self.bstart[b]
-        kind = self.bkind[b]
-        i = branch[st]
+        st = self.bstart[block]
+        kind = self.bkind[block]
+        index = branch[st]
         if kind == _KA or kind == _KR:
-            e = self.bend[b]
-            if kind == _KA and e - st > 2 and codes.find(b"T", st + 1, e) >= 0:
-                entries = tuple(branch[k] for k in range(st, e) if codes[k] != _T)
+            end = self.bend[block]
+            if kind == _KA and end - st > 2 and codes.find(b"T", st + 1, end) >= 0:
+                entries = tuple(branch[position] for position in range(st, end) if codes[position] != _T)
             else:
-                entries = tuple(branch[st:e])
+                entries = tuple(branch[st:end])
         else:
-            entries = (i,)
+            entries = (index,)
         in_context = kind == _KM or self._in_context(st)
-        first_out = b in self.first_out
-        ids = s.ids
-        mark = self.edits.get(ids[i])
-        label = s.label_of(i) if ids[i] in s.label_by_target else None
-        prev_ts = s.timestamps[branch[self.bstart[b - 1]]] if b > 0 else None
-        lengths = s.lengths
-        n = lengths[i] if len(entries) == 1 else sum(lengths[x] for x in entries)
+        first_out = block in self.first_out
+        ids = session.ids
+        mark = self.edits.get(ids[index])
+        label = session.label_of(index) if ids[index] in session.label_by_target else None
+        prev_ts = session.timestamps[branch[self.bstart[block - 1]]] if block > 0 else None
+        lengths = session.lengths
+        size = lengths[index] if len(entries) == 1 else sum(lengths[entry] for entry in entries)
         name = _KIND_NAMES[kind]
-        key = (name, entries, n, in_context, first_out, mark, label, prev_ts, self.built_hidden)
+        key = (name, entries, size, in_context, first_out, mark, label, prev_ts, self.built_hidden)
         blk = _Block(name, entries, key, in_context, first_out, mark, label, prev_ts, self.dgen)
         if len(self._bobj) >= _BLOCK_OBJECTS:  # (a search makes one per block: made again when asked)
             self._bobj = {}
-        self._bobj[b] = blk
+        self._bobj[block] = blk
         return blk
 
-    def block_key(self, b: int) -> Hashable:
-        return self.block(b).key
+    def block_key(self, block: int) -> Hashable:
+        return self.block(block).key
 
-    def block_of(self, i: int) -> int | None:
-        """The block that shows entry ``i`` (None when it is not on the branch)."""
-        b = self.override.get(i)
-        if b is not None:
-            return b
-        k = self.pos.get(i)
-        if k is None:
+    def block_of(self, index: int) -> int | None:
+        """The block that shows entry ``index`` (None when it is not on the branch)."""
+        block = self.override.get(index)
+        if block is not None:
+            return block
+        position = self.pos.get(index)
+        if position is None:
             return None
-        b = bisect_right(self.bstart, k) - 1
-        return b if b >= 0 else None
+        block = bisect_right(self.bstart, position) - 1
+        return block if block >= 0 else None
 
     # ------------------------------------------------------------------ heights
     def estimate_blocks(self, b0: int, b1: int, width: int, full: bool) -> array:
@@ -546,41 +546,41 @@ class BranchModel:
         """The estimates for the other state of the tool output toggle: they differ only
         in the blocks with a tool result of more lines than a cut one shows."""
         est = array("q", other)
-        w = max(20, width - 4)
+        inner = max(20, width - 4)
         cut = CUT_LINES + 1
         codes, blen, branch = self.codes, self.blen, self.branch
         bstart, override = self.bstart, self.override
-        least = (cut + 1) * w
+        least = (cut + 1) * inner
         results = list(compress(count(), codes.translate(_RESULT_TABLE)))
-        long = [k for k, n in zip(results, map(blen.__getitem__, results)) if n >= least]
+        long = [position for position, size in zip(results, map(blen.__getitem__, results)) if size >= least]
         if not long:
             return est
         sign = 1 if full else -1
-        deltas = [sign * ((x if x < 400 else 400) - cut) for x in [blen[k] // w for k in long]]
+        deltas = [sign * ((lines if lines < 400 else 400) - cut) for lines in [blen[position] // inner for position in long]]
         # the block of each position: how many blocks start at or before it
         starts = bytearray(len(codes))
         for _ in map(starts.__setitem__, bstart, repeat(1)):
             pass
         block_at = list(accumulate(starts))
-        blocks = [block_at[k] - 1 for k in long]
+        blocks = [block_at[position] - 1 for position in long]
         if override:  # results after a label among an assistant's results
-            for j, k in enumerate(long):
-                b = override.get(branch[k])
-                if b is not None:
-                    blocks[j] = b
-        for b, d in zip(blocks, deltas):
-            est[b] += d
+            for index, position in enumerate(long):
+                block = override.get(branch[position])
+                if block is not None:
+                    blocks[index] = block
+        for block, delta in zip(blocks, deltas):
+            est[block] += delta
         return est
 
 
 def model_for(session: Session, leaf: int, hidden: bool) -> BranchModel:
     """The blocks of ``session``'s branch to ``leaf``, worked out apart from the pane (on
     any thread: it touches nothing the pane shows)."""
-    m = BranchModel()
-    m.session = session
-    m.built_hidden = hidden
-    m.tree = session.parent
+    model = BranchModel()
+    model.session = session
+    model.built_hidden = hidden
+    model.tree = session.parent
     branch = session.path_to(leaf) if leaf >= 0 else []
-    m.update_branch(branch, 0, m.codes_of(session, branch, 0))
-    m.update_decorations()
-    return m
+    model.update_branch(branch, 0, model.codes_of(session, branch, 0))
+    model.update_decorations()
+    return model

@@ -84,18 +84,18 @@ def visible_text(text: Text, *, block: bool = False) -> Text:
     plain = text.plain
     if visible(plain, block=block) is plain:
         return text
-    n = len(plain)
+    length = len(plain)
     spans = text.spans
-    cuts = sorted({0, n, *(min(sp.start, n) for sp in spans), *(min(sp.end, n) for sp in spans)})
+    cuts = sorted({0, length, *(min(sp.start, length) for sp in spans), *(min(sp.end, length) for sp in spans)})
     out = text.blank_copy()
-    for a, b in zip(cuts, cuts[1:]):
-        if a >= b:
+    for cut_start, cut_end in zip(cuts, cuts[1:]):
+        if cut_start >= cut_end:
             continue
-        piece = visible(plain[a:b], block=block)
+        piece = visible(plain[cut_start:cut_end], block=block)
         start = len(out)
         out.append(piece)
         for sp in spans:
-            if sp.start <= a and sp.end >= b:
+            if sp.start <= cut_start and sp.end >= cut_end:
                 out.spans.append(Span(start, start + len(piece), sp.style))
     return out
 
@@ -126,8 +126,8 @@ def _wrap_ascii(line: str, width: int) -> list[str]:
     """Break an ASCII line at spaces where that keeps rows at least half full, else hard."""
     out = []
     start = 0
-    n = len(line)
-    while n - start > width:
+    length = len(line)
+    while length - start > width:
         cut = line.rfind(" ", start + width // 2, start + width + 1)
         if cut <= start:
             out.append(line[start : start + width])
@@ -147,15 +147,15 @@ def _word_cuts(text: str, width: int) -> list[int]:
     pos = 0  # cell position of the character being read
     last_space = -1  # cell just after the last space in this row
     for ch in text:
-        w = cell_len(ch) if not ch.isascii() else 1
-        if pos + w - row_start > width:
+        cells = cell_len(ch) if not ch.isascii() else 1
+        if pos + cells - row_start > width:
             if last_space > row_start + width // 2:
                 row_start = last_space
             else:
                 row_start = pos
             cuts.append(row_start)
             last_space = -1
-        pos += w
+        pos += cells
         if ch == " ":
             last_space = pos
     return cuts
@@ -233,8 +233,8 @@ class Rendered:
         return len(self.strips)
 
     def strip(self, line: int) -> Strip:
-        s = self.strips[line]
-        return s.strip() if type(s) is Row else s
+        strip = self.strips[line]
+        return strip.strip() if type(strip) is Row else strip
 
 
 class Out:
@@ -269,7 +269,7 @@ class Out:
 
     def _prefixed(self, strip: Strip) -> Strip:
         if self._prefix:
-            segs = [Segment(t, st) for t, st in self._prefix]
+            segs = [Segment(text, st) for text, st in self._prefix]
             segs.extend(strip)
             strip = Strip(segs, self._prefix_width + strip.cell_length)
         if strip.cell_length != self.width:
@@ -303,13 +303,13 @@ class Out:
     # -- drawing
     def _add(self, strips: list[Strip], chrome: bool, action: tuple | None) -> None:
         start = len(self.strips)
-        for s in strips:
-            self.strips.append(self._prefixed(s))
+        for strip in strips:
+            self.strips.append(self._prefixed(strip))
         if chrome:
             self.chrome.update(range(start, len(self.strips)))
         if action is not None:
-            for y in range(start, len(self.strips)):
-                self.actions[y] = action
+            for line in range(start, len(self.strips)):
+                self.actions[line] = action
 
     def render(self, renderable: RenderableType, source: str | None = None, *, chrome: bool = False,
                action: tuple | None = None, no_wrap: bool = False, trim: bool = False,
@@ -351,7 +351,7 @@ class Out:
         console = self.ctx.console
         if console is not None:
             base = text.style if isinstance(text.style, Style) else console.get_style(text.style or "", default="")
-            segs = [s for s in text.render(console) if s.text != "\n"]
+            segs = [segment for segment in text.render(console) if segment.text != "\n"]
             if base:
                 segs = list(Segment.apply_style(segs, base))
         else:
@@ -380,12 +380,12 @@ class Out:
         """A text past the cap, drawn whole: pieces of at most :data:`TEXT_CAP` characters,
         cut at a newline where one is in the second half (dropped; kept with ``whole``,
         so that the pieces join to the text), asking :meth:`check` between them."""
-        start, n = 0, len(text)
-        while start < n:
+        start, length = 0, len(text)
+        while start < length:
             if start:
                 self.check()
             end = start + TEXT_CAP
-            if end >= n:
+            if end >= length:
                 yield text[start:]
                 return
             nl = text.rfind("\n", start + TEXT_CAP // 2, end)
@@ -467,12 +467,12 @@ class Out:
                 else:
                     rows.append(ln[: width - 1] + "…")
             else:
-                n = cell_len(ln)
-                if n <= width:
+                cells = cell_len(ln)
+                if cells <= width:
                     rows.append(ln)
                 elif wrap:
                     if self.ctx.console is not None:
-                        rows.extend(t.plain for t in Text(ln).wrap(self.ctx.console, width, overflow="fold"))
+                        rows.extend(wrapped.plain for wrapped in Text(ln).wrap(self.ctx.console, width, overflow="fold"))
                     else:
                         rows.extend(chop_cells(ln, width))
                 else:
@@ -481,10 +481,10 @@ class Out:
 
     def _add_rows(self, rows: list[str], style: Style | None, chrome: bool) -> None:
         """Rows of plain text kept as :class:`Row` s (a Strip each is made when shown)."""
-        prefix = tuple(Segment(t, st) for t, st in self._prefix)
+        prefix = tuple(Segment(text, st) for text, st in self._prefix)
         start = len(self.strips)
         width = self.width
-        self.strips.extend(Row(r, style, prefix, width) for r in rows)
+        self.strips.extend(Row(row, style, prefix, width) for row in rows)
         if chrome:
             self.chrome.update(range(start, len(self.strips)))
 

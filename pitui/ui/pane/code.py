@@ -51,12 +51,12 @@ def _fn_index() -> tuple:
         modules: dict[str, str] = {}
         for mod, name, lexer_aliases, patterns, _mimes in LEXERS.values():
             modules[name] = mod
-            for a in lexer_aliases:
-                aliases.setdefault(a, name)
+            for alias in lexer_aliases:
+                aliases.setdefault(alias, name)
             for pat in patterns:
-                if pat.startswith("*.") and not any(c in pat[1:] for c in "*?["):
+                if pat.startswith("*.") and not any(char in pat[1:] for char in "*?["):
                     suffixes.setdefault(pat[1:], []).append((name, pat))
-                elif not any(c in pat for c in "*?["):
+                elif not any(char in pat for char in "*?["):
                     names.setdefault(pat, []).append((name, pat))
                 else:
                     others.append((name, pat, re.compile(fnmatch.translate(pat)).match))
@@ -71,10 +71,10 @@ def _candidates(path: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = list(names.get(fn, ()))
     # (only the suffixes no longer than the longest pattern's: a name of a million dots from
     # a session would otherwise cost a million slices of it)
-    k = fn.find(".", max(0, len(fn) - longest))
-    while k >= 0:
-        found.extend(suffixes.get(fn[k:], ()))
-        k = fn.find(".", k + 1)
+    dot = fn.find(".", max(0, len(fn) - longest))
+    while dot >= 0:
+        found.extend(suffixes.get(fn[dot:], ()))
+        dot = fn.find(".", dot + 1)
     found.extend((name, pat) for name, pat, match in others if match(fn))
     return found
 
@@ -84,7 +84,7 @@ def _loaded(names) -> bool:
     import sys
 
     modules = _fn_index()[4]
-    return all(modules[n] in sys.modules for n in names)
+    return all(modules[name] in sys.modules for name in names)
 
 
 def lexer_class_for_filename(path: str):
@@ -97,7 +97,7 @@ def lexer_class_for_filename(path: str):
     matches = [(cls, pat) for cls, pat in ((find_lexer_class(name), pat) for name, pat in found) if cls is not None]
     if not matches:
         return None
-    return max(matches, key=lambda m: (m[0].priority + (0.5 if "*" not in m[1] else 0), m[0].__name__))[0]
+    return max(matches, key=lambda candidate: (candidate[0].priority + (0.5 if "*" not in candidate[1] else 0), candidate[0].__name__))[0]
 
 
 def _lexer_class_by_name(name: str):
@@ -211,18 +211,18 @@ def _cut_line(parts: list[tuple[str, Style]], width: int, base: Style) -> list[S
     out: list[Segment] = []
     room = width
     for text, style in parts:
-        n = cell_len(text)
-        if n <= room:
+        total = cell_len(text)
+        if total <= room:
             out.append(Segment(text, style))
-            room -= n
+            room -= total
             continue
         kept = []
         for ch in text:
-            w = cell_len(ch)
-            if w > room:
+            char_cells = cell_len(ch)
+            if char_cells > room:
                 break
             kept.append(ch)
-            room -= w
+            room -= char_cells
         if kept:
             out.append(Segment("".join(kept), style))
         break
@@ -268,8 +268,8 @@ class _Fence(CodeBlock):
             if "\n" not in value:
                 lines[-1].append((value, st))
                 continue
-            for k, part in enumerate(value.split("\n")):
-                if k:
+            for index, part in enumerate(value.split("\n")):
+                if index:
                     lines.append([])
                 if part:
                     lines[-1].append((part, st))
@@ -281,9 +281,9 @@ class _Fence(CodeBlock):
         yield blank
         yield new_line
         for parts in lines:
-            plain = "".join(t for t, _ in parts)
-            n = len(plain) if plain.isascii() and plain.isprintable() else cell_len(plain)
-            if n > code_width and cell_len(plain.rstrip()) <= code_width:
+            plain = "".join(text for text, _ in parts)
+            cells = len(plain) if plain.isascii() and plain.isprintable() else cell_len(plain)
+            if cells > code_width and cell_len(plain.rstrip()) <= code_width:
                 # too long only by its trailing blanks: cut where the width ends, no mark
                 # (as Rich's wrapping drops the blanks past it)
                 yield pad
@@ -291,11 +291,11 @@ class _Fence(CodeBlock):
                 yield pad
                 yield new_line
                 continue
-            if n <= code_width:
+            if cells <= code_width:
                 yield pad
-                for t, st in parts:
-                    yield Segment(t, st)
-                yield Segment(" " * (code_width - n + 1), base)
+                for text, st in parts:
+                    yield Segment(text, st)
+                yield Segment(" " * (code_width - cells + 1), base)
                 yield new_line
                 continue
             yield pad

@@ -33,25 +33,25 @@ __all__ = ["PaneCursor"]
 CURSOR_MARK = "▌"
 
 
-def _stops(r: Rendered) -> list[int]:
+def _stops(rendered: Rendered) -> list[int]:
     """The lines of a drawn block the cursor rests on, in order."""
-    h = r.height
-    actions = r.actions
+    height = rendered.height
+    actions = rendered.actions
     stops = {0}  # the header (or the note above it)
-    stops.update(ln for ln, _ in r.sections if 0 <= ln < h)
-    stops.update(ln for ln, a in actions.items() if actions.get(ln - 1) != a)
+    stops.update(ln for ln, _ in rendered.sections if 0 <= ln < height)
+    stops.update(ln for ln, action in actions.items() if actions.get(ln - 1) != action)
     return sorted(stops)
 
 
-def _span(r: Rendered, line: int) -> int:
+def _span(rendered: Rendered, line: int) -> int:
     """How many lines from ``line`` the cursor covers: a fold or link's lines, else one."""
-    a = r.actions.get(line)
-    if a is None:
+    action = rendered.actions.get(line)
+    if action is None:
         return 1
-    n = 1
-    while r.actions.get(line + n) == a:
-        n += 1
-    return n
+    lines = 1
+    while rendered.actions.get(line + lines) == action:
+        lines += 1
+    return lines
 
 
 class PaneCursor:
@@ -83,15 +83,15 @@ class PaneCursor:
     def _view(self) -> tuple[int, int]:
         return round(self.pane.scroll_y), max(1, self.pane.scrollable_content_region.height)
 
-    def set(self, b: int, line: int, repaint: bool = True) -> None:
+    def set(self, block: int, line: int, repaint: bool = True) -> None:
         """Put the cursor there, repainting the lines it left and the lines it reached."""
         old = self.lines
-        self._where = (self.pane._block_key(b), b, line)
+        self._where = (self.pane._block_key(block), block, line)
         if not repaint:
             return
         if old is not None:
             self.pane.refresh_lines(old[0], old[1] - old[0])
-        self.pane.refresh_lines(self.pane._heights.top(b) + line, _span(self.pane._rendered(b), line))
+        self.pane.refresh_lines(self.pane._heights.top(block) + line, _span(self.pane._rendered(block), line))
 
     def scroll_into_view(self) -> None:
         """Scroll as little as shows the cursor's lines (again if drawing the blocks that
@@ -99,14 +99,14 @@ class PaneCursor:
         for _ in range(3):
             if self._where is None:
                 return
-            _, b, line = self._where
-            y = self.pane._heights.top(b) + line
-            n = _span(self.pane._rendered(b), line)
+            _, block, line = self._where
+            y = self.pane._heights.top(block) + line
+            span = _span(self.pane._rendered(block), line)
             top, height = self._view()
             if y < top:
                 self.pane._scroll_to_y(y)
-            elif y + n > top + height:
-                self.pane._scroll_to_y(min(y, y + n - height))
+            elif y + span > top + height:
+                self.pane._scroll_to_y(min(y, y + span - height))
             else:
                 return
 
@@ -118,13 +118,13 @@ class PaneCursor:
         cur = self._where
         down = True
         if cur is not None:
-            key, b, line = cur
-            if b < len(self.pane._blocks) and self.pane._block_key(b) == key:
-                if self.pane._measured[b]:
-                    line = min(line, self.pane._heights[b] - 1)
-                y = self.pane._heights.top(b) + line
+            key, block, line = cur
+            if block < len(self.pane._blocks) and self.pane._block_key(block) == key:
+                if self.pane._measured[block]:
+                    line = min(line, self.pane._heights[block] - 1)
+                y = self.pane._heights.top(block) + line
                 if top <= y < top + height:
-                    return b, line
+                    return block, line
                 down = y < top  # the view went down past it
         at, final = self._stop_in_view(down)
         if at is not None and final:
@@ -147,52 +147,52 @@ class PaneCursor:
         stops: list[tuple[int, int]] = []
         y = top
         while y < min(top + height, heights.total):
-            b = heights.block_at(y)
-            if not self.pane._measured[b]:
-                self.pane._measure(b)
+            block = heights.block_at(y)
+            if not self.pane._measured[block]:
+                self.pane._measure(block)
                 self.pane._update_virtual_size()
                 self.pane.call_after_refresh(self.pane._settle)  # (as render_line does)
-            r = self.pane._rendered(b)
-            final = final and b not in self.pane.worker_drawing.placeheld
-            btop = heights.top(b)
-            for ln in _stops(r):
+            rendered = self.pane._rendered(block)
+            final = final and block not in self.pane.worker_drawing.placeheld
+            btop = heights.top(block)
+            for ln in _stops(rendered):
                 if top <= btop + ln < top + height:
-                    (actions if ln in r.actions else stops).append((b, ln))
-            y = btop + heights[b]
+                    (actions if ln in rendered.actions else stops).append((block, ln))
+            y = btop + heights[block]
         for found in (actions, stops):
             if found:
                 return (found[0] if first else found[-1]), final
         y = top if first else min(top + height, heights.total) - 1
-        b = heights.block_at(y)
-        return (b, y - heights.top(b)), final
+        block = heights.block_at(y)
+        return (block, y - heights.top(block)), final
 
-    def _measure_keeping_view(self, b: int) -> None:
-        """Draw block ``b`` (for its stops) keeping what is on screen where it is."""
-        if self.pane._measured[b]:
+    def _measure_keeping_view(self, block: int) -> None:
+        """Draw ``block`` (for its stops) keeping what is on screen where it is."""
+        if self.pane._measured[block]:
             return
         anchor = self.pane._top_anchor()
-        self.pane._measure(b)
+        self.pane._measure(block)
         self.pane._update_virtual_size()
-        if anchor is not None and anchor[0] > b:
+        if anchor is not None and anchor[0] > block:
             self.pane._scroll_to_y(self.pane._heights.top(anchor[0]) + anchor[1])
 
-    def _next_stop(self, b: int, line: int, step: int) -> tuple[int, int] | None:
-        """The stop after (``step`` 1) or before (-1) line ``line`` of block ``b``."""
-        stops = _stops(self.pane._rendered(b))
+    def _next_stop(self, block: int, line: int, step: int) -> tuple[int, int] | None:
+        """The stop after (``step`` 1) or before (-1) line ``line`` of ``block``."""
+        stops = _stops(self.pane._rendered(block))
         if step > 0:
-            after = [s for s in stops if s > line]
+            after = [stop for stop in stops if stop > line]
             if after:
-                return b, after[0]
-            if b + 1 < len(self.pane._blocks):
-                self._measure_keeping_view(b + 1)
-                return b + 1, _stops(self.pane._rendered(b + 1))[0]
+                return block, after[0]
+            if block + 1 < len(self.pane._blocks):
+                self._measure_keeping_view(block + 1)
+                return block + 1, _stops(self.pane._rendered(block + 1))[0]
             return None
-        before = [s for s in stops if s < line]
+        before = [stop for stop in stops if stop < line]
         if before:
-            return b, before[-1]
-        if b > 0:
-            self._measure_keeping_view(b - 1)
-            return b - 1, _stops(self.pane._rendered(b - 1))[-1]
+            return block, before[-1]
+        if block > 0:
+            self._measure_keeping_view(block - 1)
+            return block - 1, _stops(self.pane._rendered(block - 1))[-1]
         return None
 
     # ------------------------------------------------------------------ moving it
@@ -218,22 +218,22 @@ class PaneCursor:
             self.pane._scroll_to_y(new_top)
         top, height = self._view()
         y = min(top + height, heights.total) - 1 if step > 0 else top
-        b = heights.block_at(y)
-        line = y - heights.top(b)
-        if self._where is not None and self._where[1:] == (b, line):
+        block = heights.block_at(y)
+        line = y - heights.top(block)
+        if self._where is not None and self._where[1:] == (block, line):
             self.pane.app.bell()  # at the very end (or start) already
             return
-        self.set(b, line)
+        self.set(block, line)
         self.pane._cursor_moved()
 
-    def place(self, b: int, line: int) -> None:
-        """Put the cursor on line ``line`` of block ``b`` (the first line of a fold or
+    def place(self, block: int, line: int) -> None:
+        """Put the cursor on line ``line`` of ``block`` (the first line of a fold or
         link there): a click."""
-        actions = self.pane._rendered(b).actions
-        a = actions.get(line)
-        while a is not None and line > 0 and actions.get(line - 1) == a:
+        actions = self.pane._rendered(block).actions
+        action = actions.get(line)
+        while action is not None and line > 0 and actions.get(line - 1) == action:
             line -= 1
-        self.set(b, line)
+        self.set(block, line)
         self.pane._cursor_moved()
 
     def click(self, event: Any) -> None:
@@ -245,24 +245,24 @@ class PaneCursor:
         hit = pane._line_at(offset.y + round(pane.scroll_y))
         if hit is None:
             return
-        b, line = hit
-        self.place(b, line)
-        action = pane._rendered(b).actions.get(line)
+        block, line = hit
+        self.place(block, line)
+        action = pane._rendered(block).actions.get(line)
         if action is not None:
             event.stop()
-            pane._do_action(b, action)
+            pane._do_action(block, action)
 
     def activate(self) -> None:
         """Enter: open or close the fold, or follow the link, at the cursor."""
         at = self.at()
         if at is None:
             return
-        b, line = at
-        action = self.pane._rendered(b).actions.get(line)
+        block, line = at
+        action = self.pane._rendered(block).actions.get(line)
         if action is None:
             self.pane.app.bell()  # (an entry's header, or text: nothing to open there)
             return
-        self.pane._do_action(b, action)
+        self.pane._do_action(block, action)
 
     # ------------------------------------------------------------------ drawing it
     def frame(self) -> tuple[int, int] | None:
@@ -272,9 +272,9 @@ class PaneCursor:
         at = self.at()
         if at is None:
             return None
-        b, line = at
-        y = self.pane._heights.top(b) + line
-        return y, y + _span(self.pane._rendered(b), line)
+        block, line = at
+        y = self.pane._heights.top(block) + line
+        return y, y + _span(self.pane._rendered(block), line)
 
     def overlay(self, strip: Strip, vy: int) -> Strip:
         """Line ``vy`` (``strip``, drawn at the pane's width) as a line of the cursor."""
@@ -285,7 +285,7 @@ class PaneCursor:
                                             Style(bgcolor=style.bgcolor))
         mark, under = styles
         segs = [Segment(CURSOR_MARK, mark)]
-        segs.extend(Segment(t, s + under if s else under) for t, s, _ in strip.crop(1, strip.cell_length))
+        segs.extend(Segment(text, style + under if style else under) for text, style, _ in strip.crop(1, strip.cell_length))
         return Strip(segs, strip.cell_length)
 
     def style_changed(self) -> None:

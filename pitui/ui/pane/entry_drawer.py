@@ -43,124 +43,124 @@ class EntryDrawer:
             return None
         return call_or_why(self.s, entry)
 
-    def _message_of(self, i: int) -> dict:
-        e = self.s.entry(i)
-        m = e.get("message")
-        if "pituiError" in e or not isinstance(m, dict):
+    def _message_of(self, index: int) -> dict:
+        entry = self.s.entry(index)
+        message = entry.get("message")
+        if "pituiError" in entry or not isinstance(message, dict):
             return {
                 "role": "toolResult",
                 "toolCallId": None,
                 "isError": True,
                 "content": [],
-                "pituiError": str(e.get("pituiError") or f"line {self.s.linenos[i]} is not a message"),
+                "pituiError": str(entry.get("pituiError") or f"line {self.s.linenos[index]} is not a message"),
             }
-        return m
+        return message
 
     def draw(self, blk: _Block, out: Out) -> None:
-        s = self.s
-        p = out.p
-        i = blk.entries[0]
-        e = s.entry(i)
+        session = self.s
+        palette = out.p
+        index = blk.entries[0]
+        entry = session.entry(index)
         if out.ctx.text_mode:  # only the searchable text: no headers, gutters or times
             if blk.kind == "marker":
-                self._draw_marker(out, i, e, ())
+                self._draw_marker(out, index, entry, ())
             else:
-                msg = e.get("message") if isinstance(e.get("message"), dict) else None
-                self._draw_entry(out, blk, i, e, msg, e.get("type"), "", "", [])
+                msg = entry.get("message") if isinstance(entry.get("message"), dict) else None
+                self._draw_entry(out, blk, index, entry, msg, entry.get("type"), "", "", [])
             return
-        when = s.timestamps[i]
+        when = session.timestamps[index]
         time = fmt_time(when, blk.prev_ts is None or date_of(when) != date_of(blk.prev_ts))
-        eid = s.ids[i]
-        right = [(time, p.muted, GIVE_TIME), (eid, p.faint, GIVE_ID)]
+        eid = session.ids[index]
+        right = [(time, palette.muted, GIVE_TIME), (eid, palette.faint, GIVE_ID)]
         if blk.kind == "marker":
             out.push("  ", Style())
             try:
-                self._draw_marker(out, i, e, right)
+                self._draw_marker(out, index, entry, right)
             finally:
                 out.pop()
             return
         tags = []
         if blk.label:
-            tags.append(("⚑ " + visible(blk.label), p.label))
+            tags.append(("⚑ " + visible(blk.label), palette.label))
         if blk.mark == "omitted":
-            tags.append(("omitted from context", p.warning + Style(italic=True)))
+            tags.append(("omitted from context", palette.warning + Style(italic=True)))
         elif blk.mark == "edited":
-            tags.append(("edited in context", p.warning + Style(italic=True)))
+            tags.append(("edited in context", palette.warning + Style(italic=True)))
         if not blk.in_context:
-            tags.append(("outside context", p.muted + Style(italic=True)))
+            tags.append(("outside context", palette.muted + Style(italic=True)))
         if blk.first_out:
-            note = Text("┄┄ outside the model's context after compaction ┄┄", p.muted + Style(italic=True))
+            note = Text("┄┄ outside the model's context after compaction ┄┄", palette.muted + Style(italic=True))
             out.line(note, chrome=True)
-        t = e.get("type")
-        msg = e.get("message") if isinstance(e.get("message"), dict) else None
-        if "pituiError" in e:
-            gutter = p.warning
+        kind = entry.get("type")
+        msg = entry.get("message") if isinstance(entry.get("message"), dict) else None
+        if "pituiError" in entry:
+            gutter = palette.warning
         elif blk.kind in ("assistant",):
-            gutter = p.assistant
+            gutter = palette.assistant
         elif blk.kind == "results":
-            gutter = p.tool
+            gutter = palette.tool
         elif msg is not None:
-            gutter = {"user": p.user, "system": p.system, "custom": p.custom, "bashExecution": p.tool}.get(
-                msg.get("role"), p.muted)
-        elif t == "custom_message":
-            gutter = p.custom
-        elif t in ("compaction", "branch_summary"):
-            gutter = p.summary
+            gutter = {"user": palette.user, "system": palette.system, "custom": palette.custom, "bashExecution": palette.tool}.get(
+                msg.get("role"), palette.muted)
+        elif kind == "custom_message":
+            gutter = palette.custom
+        elif kind in ("compaction", "branch_summary"):
+            gutter = palette.summary
         else:
-            gutter = p.muted
+            gutter = palette.muted
         gutter = Style(color=gutter.color)
         if not blk.in_context:
-            out.push("┆ ", p.faint)
+            out.push("┆ ", palette.faint)
         else:
             out.push("▎ ", gutter)
         try:
-            self._draw_entry(out, blk, i, e, msg, t, time, eid, tags)
+            self._draw_entry(out, blk, index, entry, msg, kind, time, eid, tags)
         finally:
             out.pop()
         out.blank()
 
-    def _draw_entry(self, out: Out, blk: _Block, i: int, e: dict, msg: dict | None, t: Any, time: str,
+    def _draw_entry(self, out: Out, blk: _Block, index: int, entry: dict, msg: dict | None, kind: Any, time: str,
                     eid: str, tags: list) -> None:
-        s = self.s
-        p = out.p
-        right = [(time, p.muted, GIVE_TIME), (eid, p.faint, GIVE_ID)]
-        key = f"e{i}"
-        if "pituiError" in e:
-            render_header(out, "⚠ damaged entry", p.warning + Style(bold=True), [(f"line {s.linenos[i]}", p.muted)],
+        session = self.s
+        palette = out.p
+        right = [(time, palette.muted, GIVE_TIME), (eid, palette.faint, GIVE_ID)]
+        key = f"e{index}"
+        if "pituiError" in entry:
+            render_header(out, "⚠ damaged entry", palette.warning + Style(bold=True), [(f"line {session.linenos[index]}", palette.muted)],
                           right, tags)
-            out.wrap(Text(clean(e.get("pituiError"), block=True), p.warning))
-            out.wrap(Text("Pi skips this line; it is shown here so nothing goes missing.", p.muted), chrome=True)
+            out.wrap(Text(clean(entry.get("pituiError"), block=True), palette.warning))
+            out.wrap(Text("Pi skips this line; it is shown here so nothing goes missing.", palette.muted), chrome=True)
             return
         if blk.kind == "assistant":
-            m = msg or {}
-            message_header(out, m, time=time, entry_id=eid, tags=tags)
-            results = [(x, self._message_of(x)) for x in blk.entries[1:]]
-            render_assistant(out, m, results, key, 0, self._call_for, callbacks_for=self._callbacks_for,
-                             notice=new_reasoning_drop(s, i))
+            message = msg or {}
+            message_header(out, message, time=time, entry_id=eid, tags=tags)
+            results = [(index, self._message_of(index)) for index in blk.entries[1:]]
+            render_assistant(out, message, results, key, 0, self._call_for, callbacks_for=self._callbacks_for,
+                             notice=new_reasoning_drop(session, index))
             return
         if blk.kind == "results":
-            render_header(out, "tool results", p.tool + Style(bold=True),
-                          [("(their call is not right above)", p.muted)], right, tags)
-            results = [(x, self._message_of(x)) for x in blk.entries]
+            render_header(out, "tool results", palette.tool + Style(bold=True),
+                          [("(their call is not right above)", palette.muted)], right, tags)
+            results = [(index, self._message_of(index)) for index in blk.entries]
             render_tool_results(out, results, key, self._call_for)
             return
-        draw = ENTRY_DRAW.get(t) if isinstance(t, str) else None
-        (draw or EntryDrawer._draw_fields)(self, out, i, e, msg, key, time, eid, right, tags)
+        draw = ENTRY_DRAW.get(kind) if isinstance(kind, str) else None
+        (draw or EntryDrawer._draw_fields)(self, out, index, entry, msg, key, time, eid, right, tags)
 
     # Each entry type's drawing (:data:`ENTRY_DRAW`), all with one signature: the entry
     # ``i`` (``e``, its message ``msg`` when it has one), its fold key, time and id, the
     # header's right side and tags.
-    def _draw_message(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+    def _draw_message(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                       right, tags) -> None:
-        p = out.p
+        palette = out.p
         if msg is None:
-            render_header(out, "message", p.muted, [], right, tags)
-            render_json_body(out, e.get("message"), key)
+            render_header(out, "message", palette.muted, [], right, tags)
+            render_json_body(out, entry.get("message"), key)
             return
         role = msg.get("role")
         if role == "bashExecution":
-            render_header(out, "! bash", p.tool + Style(bold=True), [("run by the user", p.muted)], right,
-                          tags + ([("excluded from context", p.muted + Style(italic=True))]
+            render_header(out, "! bash", palette.tool + Style(bold=True), [("run by the user", palette.muted)], right,
+                          tags + ([("excluded from context", palette.muted + Style(italic=True))]
                                   if msg.get("excludeFromContext") else []))
             render_bash_execution(out, msg, key)
             return
@@ -175,80 +175,80 @@ class EntryDrawer:
         message_header(out, msg, time=time, entry_id=eid, tags=tags)
         render_message(out, msg, key, (), 0, self._call_for)
 
-    def _draw_custom_message(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+    def _draw_custom_message(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                              right, tags) -> None:
-        inp = app_input(e)
+        inp = app_input(entry)
         if inp is not None:
-            self._app_input(out, inp, e.get("display"), e.get("content"), right, tags)
+            self._app_input(out, inp, entry.get("display"), entry.get("content"), right, tags)
             return
-        self._custom_header(out, e.get("customType"), e.get("display"), right, tags)
-        render_content(out, e.get("content"))
+        self._custom_header(out, entry.get("customType"), entry.get("display"), right, tags)
+        render_content(out, entry.get("content"))
 
-    def _draw_compaction(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+    def _draw_compaction(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                          right, tags) -> None:
-        render_compaction(out, summary_parts(self.s, e), key=key, right=right)
+        render_compaction(out, summary_parts(self.s, entry), key=key, right=right)
         if tags:
             render_header(out, "", out.p.muted, [], [], tags)
 
-    def _draw_branch_summary(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+    def _draw_branch_summary(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                              right, tags) -> None:
         render_header(out, "branch summary", out.p.summary + Style(bold=True), [], right, tags)
-        render_branch_summary(out, summary_parts(self.s, e), key)
+        render_branch_summary(out, summary_parts(self.s, entry), key)
 
-    def _draw_custom(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+    def _draw_custom(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                      right, tags) -> None:
-        p = out.p
-        ev = app_event(e)
+        palette = out.p
+        ev = app_event(entry)
         if ev is not None:
             self._app_event(out, ev, key, right, tags)
             return
-        render_header(out, CUSTOM_ENTRY, p.custom + Style(bold=True),
-                      [(str(e.get("customType") or "?"), p.custom)], right, tags)
-        render_custom_entry(out, e.get("data"), key)
+        render_header(out, CUSTOM_ENTRY, palette.custom + Style(bold=True),
+                      [(str(entry.get("customType") or "?"), palette.custom)], right, tags)
+        render_custom_entry(out, entry.get("data"), key)
 
-    def _draw_fields(self, out: Out, i: int, e: dict, msg: dict | None, key: str, time: str, eid: str,
+    def _draw_fields(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                      right, tags) -> None:
         """An entry of a type drawn as a one-line marker block (branch_model.py), or unknown,
         should it stand as an entry of its own: its type and its fields."""
-        render_header(out, str(e.get("type")), out.p.muted + Style(bold=True), [], right, tags)
-        render_json_body(out, {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")}, key)
+        render_header(out, str(entry.get("type")), out.p.muted + Style(bold=True), [], right, tags)
+        render_json_body(out, {key: value for key, value in entry.items() if key not in ("type", "id", "parentId", "timestamp")}, key)
 
     def _custom_header(self, out: Out, ctype: Any, display: Any, right, tags) -> None:
-        p = out.p
+        palette = out.p
         tags = list(tags)
         if display is False:
-            tags.insert(0, ("hidden (display: false)", p.muted + Style(italic=True)))
-        render_header(out, CUSTOM_MESSAGE, p.custom + Style(bold=True), [(str(ctype or "?"), p.custom)], right, tags)
+            tags.insert(0, ("hidden (display: false)", palette.muted + Style(italic=True)))
+        render_header(out, CUSTOM_MESSAGE, palette.custom + Style(bold=True), [(str(ctype or "?"), palette.custom)], right, tags)
 
     # ------------------------------------------------------------ a Pi-based app's entries
     def _app_input(self, out: Out, inp: AppInput, display: Any, content: Any, right, tags) -> None:
         """Input another agent wrote reads as a user message from that agent; a callback's
         input (hidden by the app) as a custom message."""
-        p = out.p
+        palette = out.p
         tags = list(tags)
         if display is False:
-            tags.insert(0, ("hidden (display: false)", p.muted + Style(italic=True)))
-        style = p.user if inp.kind == "agent" else p.custom
-        render_header(out, inp.title, style + Style(bold=True), [(f, p.muted) for f in inp.facts], right, tags)
+            tags.insert(0, ("hidden (display: false)", palette.muted + Style(italic=True)))
+        style = palette.user if inp.kind == "agent" else palette.custom
+        render_header(out, inp.title, style + Style(bold=True), [(fact, palette.muted) for fact in inp.facts], right, tags)
         render_content(out, content)
         self._session_link(out, inp.from_session)
 
     def _app_event(self, out: Out, ev: AppEvent, key: str, right, tags) -> None:
         """An interrupt is a marker on its turn; a callback says what it answered; any other
         event shows its payload."""
-        p = out.p
-        m = ev.marker
-        if m is not None:
-            render_marker(out, m.glyph, m.text, p.warning, right)
+        palette = out.p
+        marker = ev.marker
+        if marker is not None:
+            render_marker(out, marker.glyph, marker.text, palette.warning, right)
             if tags:
-                render_header(out, "", p.muted, [], [], tags)
+                render_header(out, "", palette.muted, [], [], tags)
             return
-        render_header(out, ev.title, p.custom + Style(bold=True),
-                      [(f, p.muted) for f in [ev.event_type if ev.title == "app event" else ""] + ev.facts if f],
+        render_header(out, ev.title, palette.custom + Style(bold=True),
+                      [(fact, palette.muted) for fact in [ev.event_type if ev.title == "app event" else ""] + ev.facts if fact],
                       right, tags)
         if ev.event_type == "agent_callback":
             if ev.call_id and not out.ctx.text_mode:
-                out.line(Text(f"resolves the call {_field(ev.call_id)}", p.muted), chrome=True)
+                out.line(Text(f"resolves the call {_field(ev.call_id)}", palette.muted), chrome=True)
             if ev.message:
                 out.markdown(ev.message)
             self._session_link(out, ev.from_session)
@@ -263,12 +263,12 @@ class EntryDrawer:
             self._session_files[session_id] = find_session_by_id(self.s.path, session_id)
         file_link(out, "from session ", session_id, self._session_files[session_id])
 
-    def _run_session_link(self, out: Out, e: dict) -> None:
+    def _run_session_link(self, out: Out, entry: dict) -> None:
         """The session file an event stream's run says it wrote (get_state's sessionFile,
         its header's id): a link to open it when that file is here."""
         if out.ctx.text_mode:
             return
-        file, sid = e.get("sessionFile"), session_id_or_none(e.get("sessionId"))
+        file, sid = entry.get("sessionFile"), session_id_or_none(entry.get("sessionId"))
         key = f"file:{file}" if isinstance(file, str) else sid
         if key is None:
             return
@@ -280,28 +280,28 @@ class EntryDrawer:
         found = self._session_files[key]
         if found:
             # (what opens it first: a long name is cut at the pane's edge)
-            t = Text("  ⏎ open", out.p.tool)
-            t.append(" session file ", out.p.muted)
-            t.append(_field(os.path.basename(found)), out.p.link)
-            out.line(t, chrome=True, action=("open", found))
+            text = Text("  ⏎ open", out.p.tool)
+            text.append(" session file ", out.p.muted)
+            text.append(_field(os.path.basename(found)), out.p.link)
+            out.line(text, chrome=True, action=("open", found))
 
     def _callbacks_for(self, call_id: str) -> list[tuple[str, AppEvent]]:
         """The callbacks that resolve tool call ``call_id``, each with its time."""
-        s = self.s
-        return [(fmt_time(s.timestamps[j]), ev) for j, ev in callbacks_by_call(s).get(call_id, ())]
+        session = self.s
+        return [(fmt_time(session.timestamps[index]), ev) for index, ev in callbacks_by_call(session).get(call_id, ())]
 
-    def _draw_marker(self, out: Out, i: int, e: dict, right) -> None:
-        p = out.p
-        s = self.s
-        t = e.get("type")
-        if "pituiError" in e:
-            render_marker(out, "⚠", f"damaged line {s.linenos[i]}: {e.get('pituiError')}", p.warning, right)
-        elif (m := marker(s, e)) is not None:
-            render_marker(out, m.glyph, m.text, p.warning if m.tone == "warning" else p.muted, right)
-            if t == "stream_event":
-                self._run_session_link(out, e)
+    def _draw_marker(self, out: Out, index: int, entry: dict, right) -> None:
+        palette = out.p
+        session = self.s
+        kind = entry.get("type")
+        if "pituiError" in entry:
+            render_marker(out, "⚠", f"damaged line {session.linenos[index]}: {entry.get('pituiError')}", palette.warning, right)
+        elif (found := marker(session, entry)) is not None:
+            render_marker(out, found.glyph, found.text, palette.warning if found.tone == "warning" else palette.muted, right)
+            if kind == "stream_event":
+                self._run_session_link(out, entry)
         else:
-            render_marker(out, "·", str(t), p.muted, right)
+            render_marker(out, "·", str(kind), palette.muted, right)
 
 
 #: Each entry type's drawing as an entry block (every type in

@@ -32,11 +32,11 @@ class Heights:
 
     def reset(self, heights: Iterable[int]) -> None:
         """Replace every height. An ``array('q')`` passed here is taken over (not copied)."""
-        h = heights if isinstance(heights, array) and heights.typecode == "q" else array("q", heights)
-        n = len(h)
-        self._h = h
-        self._n = n
-        self._cs = array("q", [sum(h[i : i + CHUNK]) for i in range(0, n, CHUNK)])
+        values = heights if isinstance(heights, array) and heights.typecode == "q" else array("q", heights)
+        count = len(values)
+        self._h = values
+        self._n = count
+        self._cs = array("q", [sum(values[start : start + CHUNK]) for start in range(0, count, CHUNK)])
         self._pre: list[int] | None = None
         self._total = sum(self._cs)
         self.version += 1
@@ -44,19 +44,19 @@ class Heights:
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, b: int) -> int:
-        return self._h[b]
+    def __getitem__(self, block: int) -> int:
+        return self._h[block]
 
     @property
     def total(self) -> int:
         return self._total
 
-    def set(self, b: int, height: int) -> int:
-        """Set block ``b``'s height; returns the change."""
-        delta = height - self._h[b]
+    def set(self, block: int, height: int) -> int:
+        """Set ``block``'s height; returns the change."""
+        delta = height - self._h[block]
         if delta:
-            self._h[b] = height
-            self._cs[b >> _SHIFT] += delta
+            self._h[block] = height
+            self._cs[block >> _SHIFT] += delta
             self._total += delta
             self._pre = None
             self.version += 1
@@ -68,29 +68,29 @@ class Heights:
             pre = self._pre = list(accumulate(self._cs, initial=0))
         return pre
 
-    def top(self, b: int) -> int:
-        """The first line of block ``b`` (the sum of the heights before it)."""
-        if b <= 0:
+    def top(self, block: int) -> int:
+        """The first line of ``block`` (the sum of the heights before it)."""
+        if block <= 0:
             return 0
-        if b >= self._n:
+        if block >= self._n:
             return self._total
-        c = b >> _SHIFT
-        start = c << _SHIFT
+        chunk = block >> _SHIFT
+        start = chunk << _SHIFT
         pre = self._pre if self._pre is not None else self._prefix()
-        return pre[c] + (sum(self._h[start:b]) if b > start else 0)
+        return pre[chunk] + (sum(self._h[start:block]) if block > start else 0)
 
     def block_at(self, y: int) -> int:
         """The block holding line ``y`` (clamped to the first/last block); -1 when empty.
         Zero-height blocks are never returned for a line inside the total."""
-        n = self._n
-        if n == 0:
+        count = self._n
+        if count == 0:
             return -1
         if y < 0:
             return 0
         if y >= self._total:
-            return n - 1
+            return count - 1
         pre = self._pre if self._pre is not None else self._prefix()
-        c = bisect_right(pre, y) - 1  # the chunk whose lines hold y
-        start = c << _SHIFT
+        chunk = bisect_right(pre, y) - 1  # the chunk whose lines hold y
+        start = chunk << _SHIFT
         ends = list(accumulate(self._h[start : start + CHUNK]))
-        return min(start + bisect_right(ends, y - pre[c]), n - 1)
+        return min(start + bisect_right(ends, y - pre[chunk]), count - 1)

@@ -69,17 +69,17 @@ class _Blocks(Sequence):
     def __bool__(self) -> bool:
         return len(self._pane.model.bstart) > 0
 
-    def __getitem__(self, b: int) -> _Block:  # type: ignore[override]
-        n = len(self._pane.model.bstart)
-        if b < 0:
-            b += n
-        if not 0 <= b < n:
-            raise IndexError(b)
-        return self._pane.model.block(b)
+    def __getitem__(self, block: int) -> _Block:  # type: ignore[override]
+        count = len(self._pane.model.bstart)
+        if block < 0:
+            block += count
+        if not 0 <= block < count:
+            raise IndexError(block)
+        return self._pane.model.block(block)
 
     def __iter__(self) -> Iterator[_Block]:
-        for b in range(len(self._pane.model.bstart)):
-            yield self._pane.model.block(b)
+        for block in range(len(self._pane.model.bstart)):
+            yield self._pane.model.block(block)
 
 
 class MessagePane(BlockScroller):
@@ -153,35 +153,35 @@ class MessagePane(BlockScroller):
         got, self._prepared = self._prepared, None
         if got is None or got[0] is not session or got[1] != leaf:
             return None
-        m = got[2]
-        if m.built_hidden != self.model.built_hidden or m.tree is not session.parent:
+        model = got[2]
+        if model.built_hidden != self.model.built_hidden or model.tree is not session.parent:
             return None  # shown differently, or the session was read further meanwhile
-        return m
+        return model
 
-    def scroll_to_entry(self, i: int) -> None:
-        """Put entry ``i``'s block at the top; a tool result is drawn in its call's block,
+    def scroll_to_entry(self, index: int) -> None:
+        """Put entry ``index``'s block at the top; a tool result is drawn in its call's block,
         so for one the view goes to that block with the call's line at the top."""
-        b = self.block_of(i)
-        if b is None:
+        block = self.block_of(index)
+        if block is None:
             return
         if self._width <= 0:
-            self._pending_scroll = ("entry", i)
+            self._pending_scroll = ("entry", index)
             return
-        if i == self._last_focus and self._covers_top(b):
+        if index == self._last_focus and self._covers_top(block):
             return  # already there (e.g. the app echoing our own EntryFocused back)
-        r = self._rendered(b)
-        self._measure(b)
+        rendered = self._rendered(block)
+        self._measure(block)
         self._update_virtual_size()
         off = 0
-        if i != self.model.branch[self.model.bstart[b]]:
-            for line, entry in r.sections:
-                if entry == i:
+        if index != self.model.branch[self.model.bstart[block]]:
+            for line, entry in rendered.sections:
+                if entry == index:
                     off = line
                     break
-        self._scroll_to_y(self._heights.top(b) + off)
+        self._scroll_to_y(self._heights.top(block) + off)
         self._settle()
         # What is at the top now (the end of the branch may not reach the top) is not news.
-        self._last_focus = i if self._covers_top(b) else self.entry_at_top()
+        self._last_focus = index if self._covers_top(block) else self.entry_at_top()
         self.refresh()
 
     def entry_at_top(self) -> int | None:
@@ -194,21 +194,21 @@ class MessagePane(BlockScroller):
         at = self.pane_cursor.at()
         return None if at is None else self._entry_at(*at)
 
-    def _entry_at(self, b: int, line: int) -> int:
-        """The entry drawn on line ``line`` of block ``b``."""
-        entry = self.model.branch[self.model.bstart[b]]
-        for ln, e in self._rendered(b).sections:
+    def _entry_at(self, block: int, line: int) -> int:
+        """The entry drawn on line ``line`` of ``block``."""
+        entry = self.model.branch[self.model.bstart[block]]
+        for ln, section_entry in self._rendered(block).sections:
             if ln <= line:
-                entry = e
+                entry = section_entry
             else:
                 break
         return entry
 
-    def blocks_for_entry(self, i: int) -> list[int]:
-        """The blocks :meth:`scroll_to_entry` of ``i`` would show (none when ``i`` is not
+    def blocks_for_entry(self, index: int) -> list[int]:
+        """The blocks :meth:`scroll_to_entry` of ``index`` would show (none when ``index`` is not
         on the branch shown)."""
-        b = self.block_of(i)
-        return [] if b is None else self.blocks_from(b)
+        block = self.block_of(index)
+        return [] if block is None else self.blocks_from(block)
 
     def branch_ahead(self, leaf: int, entry: int) -> Callable[[], Iterator[tuple]] | None:
         """For :meth:`draw_ahead`'s ``more``: the blocks a :meth:`show_leaf` of the branch
@@ -227,36 +227,36 @@ class MessagePane(BlockScroller):
         inverted = self._inverted
 
         def produce() -> Iterator[tuple]:
-            m = model_for(session, leaf, hidden)
-            b = m.block_of(entry)
-            n = len(m.bstart)
-            if b is None:
+            model = model_for(session, leaf, hidden)
+            block = model.block_of(entry)
+            count = len(model.bstart)
+            if block is None:
                 return
-            est = m.estimate_blocks(b, min(n, b + 64), width, full)
-            last, room = b, view_h
-            for h in est:
-                room -= max(1, h)
+            est = model.estimate_blocks(block, min(count, block + 64), width, full)
+            last, room = block, view_h
+            for height in est:
+                room -= max(1, height)
                 if room <= 0:
                     break
                 last += 1
-            first = b
-            if room > 0 and b > 0:  # the branch ends within the view: the last screenful
-                back = m.estimate_blocks(max(0, b - 64), b, width, full)
-                for h in reversed(back):
+            first = block
+            if room > 0 and block > 0:  # the branch ends within the view: the last screenful
+                back = model.estimate_blocks(max(0, block - 64), block, width, full)
+                for height in reversed(back):
                     first -= 1
-                    room -= max(1, h)
+                    room -= max(1, height)
                     if room <= 0:
                         break
-            for x in range(first, min(n, last + 1)):
-                blk = m.block(x)
-                yield x, self._key_of(blk.key, common), (session, blk), replace(
+            for ahead in range(first, min(count, last + 1)):
+                blk = model.block(ahead)
+                yield ahead, self._key_of(blk.key, common), (session, blk), replace(
                     template, inverted=inverted.get(blk.key, frozenset()))
 
         return produce
 
-    def block_of(self, i: int) -> int | None:
-        """The block that shows entry ``i`` (None when it is not on the branch)."""
-        return self.model.block_of(i)
+    def block_of(self, index: int) -> int | None:
+        """The block that shows entry ``index`` (None when it is not on the branch)."""
+        return self.model.block_of(index)
 
     # ------------------------------------------------------------------ showing a branch
     def _show(self, session: Session, leaf: int | None, branch: list[int] | None, selected: int) -> None:
@@ -295,20 +295,20 @@ class MessagePane(BlockScroller):
         # the new branch, and how long a prefix it shares with the branch shown
         if branch is None:
             if old and not tree_changed:
-                branch, p = self.model.path_from(session, leaf)
+                branch, shared = self.model.path_from(session, leaf)
             else:
                 branch = session.path_to(leaf) if leaf >= 0 else []
-                p = self.model.common_prefix(branch, old)
+                shared = self.model.common_prefix(branch, old)
         else:
-            p = self.model.common_prefix(branch, old)
+            shared = self.model.common_prefix(branch, old)
         if tree_changed:
             codes = self.model.codes_of(session, branch, 0)
             lengths = session.lengths
-            if p and (codes[:p] != self.model.codes[:p] or array("q", map(lengths.__getitem__, branch[:p])) != self.model.blen[:p]):
-                p = 0
+            if shared and (codes[:shared] != self.model.codes[:shared] or array("q", map(lengths.__getitem__, branch[:shared])) != self.model.blen[:shared]):
+                shared = 0
         else:
-            codes = self.model.codes_of(session, branch, p)
-        same = same_session and bool(old) and p == len(old)
+            codes = self.model.codes_of(session, branch, shared)
+        same = same_session and bool(old) and shared == len(old)
         keep = None
         if same and self._width > 0 and self.model.bstart:
             anchor = self._top_anchor()
@@ -322,9 +322,9 @@ class MessagePane(BlockScroller):
             if anchor is not None and sel_visible:
                 keep = (self.model.branch[self.model.bstart[anchor[0]]], anchor[1], was_bottom and len(branch) > len(old))
         query = self.finder.query_text if same else ""
-        changed = p < len(old) or len(branch) > len(old)
+        changed = shared < len(old) or len(branch) > len(old)
         if changed:
-            self.model.update_branch(branch, p, codes)
+            self.model.update_branch(branch, shared, codes)
         gen = self.model.dgen
         self.model.update_decorations()
         if not changed and gen == self.model.dgen and same:
@@ -344,8 +344,8 @@ class MessagePane(BlockScroller):
             return
         if keep is not None:
             entry, off, to_bottom = keep
-            b = self.block_of(entry)
-            self._relayout((b, off) if b is not None else None)
+            block = self.block_of(entry)
+            self._relayout((block, off) if block is not None else None)
             if to_bottom:
                 self.scroll_end_now()
         else:
@@ -361,37 +361,37 @@ class MessagePane(BlockScroller):
         model.on_dropped = self._blocks_dropped
         return model
 
-    def _block_key(self, b: int) -> Hashable:
-        return self.model.block_key(b)
+    def _block_key(self, block: int) -> Hashable:
+        return self.model.block_key(block)
 
     def _reset_layout(self) -> None:
         self._measured = bytearray()
         self._known = set()
         self._heights.reset(array("q"))
 
-    def _blocks_dropped(self, b: int) -> None:
-        self._known = {x for x in self._known if x < b}
+    def _blocks_dropped(self, block: int) -> None:
+        self._known = {known for known in self._known if known < block}
 
     def _placeholder_layout(self) -> None:
         """Laid out when the pane gets its width; until then every block is a line."""
-        n = len(self.model.bstart)
-        self._heights.reset(array("q", [1]) * n)
-        self._measured = bytearray(n)
+        count = len(self.model.bstart)
+        self._heights.reset(array("q", [1]) * count)
+        self._measured = bytearray(count)
         self._known = set()
 
-    def _block_entry(self, b: int, k: int = 0) -> int | None:
-        """The entry of block ``b`` that holds its ``k``-th search hit (a tool result when
+    def _block_entry(self, block: int, nth: int = 0) -> int | None:
+        """The entry of ``block`` that holds its ``nth``-th search hit (a tool result when
         the hit is in a call's section)."""
-        if not 0 <= b < len(self.model.bstart):
+        if not 0 <= block < len(self.model.bstart):
             return None
-        entry = self.model.branch[self.model.bstart[b]]
-        r = self._rendered(b)
-        matches = self.finder.block_matches(b, r)
-        if matches and r.sections:
-            line = matches[min(k, len(matches) - 1)][0]
-            for ln, e in r.sections:
+        entry = self.model.branch[self.model.bstart[block]]
+        rendered = self._rendered(block)
+        matches = self.finder.block_matches(block, rendered)
+        if matches and rendered.sections:
+            line = matches[min(nth, len(matches) - 1)][0]
+            for ln, section_entry in rendered.sections:
                 if ln <= line:
-                    entry = e
+                    entry = section_entry
                 else:
                     break
         return entry
@@ -399,8 +399,8 @@ class MessagePane(BlockScroller):
     def _base_heights(self, width: int) -> array:
         full = self.full_tool_output
         heights = array("q", self.model.ensure_estimates(width, full))
-        for b in self.model.first_out:
-            heights[b] += 1
+        for block in self.model.first_out:
+            heights[block] += 1
         if (not full) not in self.model.est and self.is_mounted:
             # the other state of the tool output toggle, worked out while the user reads
             if self._other_timer is not None:
@@ -413,17 +413,17 @@ class MessagePane(BlockScroller):
         if self.model.est_w and self.model.bstart:
             self.model.ensure_estimates(self.model.est_w, not self.full_tool_output)
 
-    def _estimate(self, b: int, width: int) -> int:
+    def _estimate(self, block: int, width: int) -> int:
         full = self.full_tool_output
         est = self.model.est.get(full) if width == self.model.est_w else None
-        h = est[b] if est is not None and b < len(est) else self.model.estimate_blocks(b, b + 1, width, full)[0]
-        return h + (1 if b in self.model.first_out else 0)
+        height = est[block] if est is not None and block < len(est) else self.model.estimate_blocks(block, block + 1, width, full)[0]
+        return height + (1 if block in self.model.first_out else 0)
 
     # ------------------------------------------------------------------ focus reporting
-    def _covers_top(self, b: int) -> bool:
+    def _covers_top(self, block: int) -> bool:
         y = round(self.scroll_y)
-        top = self._heights.top(b)
-        return top <= y < top + self._heights[b]
+        top = self._heights.top(block)
+        return top <= y < top + self._heights[block]
 
     def _scrolled(self) -> None:
         self._focus_at_cursor = False
@@ -471,10 +471,10 @@ class MessagePane(BlockScroller):
         self.model.rebuild()
         self.model.update_decorations()
         self.finder.clear_state()
-        b = self.block_of(entry[0]) if entry else None
+        block = self.block_of(entry[0]) if entry else None
         if self._width <= 0:
             self._placeholder_layout()
-        self._relayout((b, entry[1]) if b is not None else None)
+        self._relayout((block, entry[1]) if block is not None else None)
         if query:
             self.search(query)
 
@@ -483,76 +483,76 @@ class MessagePane(BlockScroller):
         if path in self._artifact_cache:
             return self._artifact_cache[path]
         found = None
-        s = self.model.session
-        for c in transcript_candidates(path, s.path if s is not None else ""):
+        session = self.model.session
+        for candidate in transcript_candidates(path, session.path if session is not None else ""):
             try:
-                if os.path.isfile(c):
-                    found = c
+                if os.path.isfile(candidate):
+                    found = candidate
                     break
             except OSError:
                 pass
         self._artifact_cache[path] = found
         return found
 
-    def _do_action(self, b: int, action: tuple) -> None:
+    def _do_action(self, block: int, action: tuple) -> None:
         if action[0] == "open":
             self.post_message(OpenSessionFile(action[1]))
         else:
-            super()._do_action(b, action)
+            super()._do_action(block, action)
 
-    def _block_item(self, b: int) -> Any:
-        return (self.model.session, self.model.block(b))
+    def _block_item(self, block: int) -> Any:
+        return (self.model.session, self.model.block(block))
 
     def _draw_item(self, item: Any, out: Out) -> None:
         session, blk = item
         EntryDrawer(session).draw(blk, out)
 
-    def _block_cost(self, b: int) -> int:
+    def _block_cost(self, block: int) -> int:
         """Bytes of text drawn as Markdown (what makes a block slow to draw)."""
-        kind = self.model.bkind[b]
+        kind = self.model.bkind[block]
         if kind == _KM:
             return 0
-        s = self.model.session
-        entries = self.model.block(b).entries
+        session = self.model.session
+        entries = self.model.block(block).entries
         # Tool output is cheap while cut to a few lines; in full it counts.
-        out = sum(s.lengths[x] for x in entries[1:]) // 2 if self.full_tool_output else 0
+        out = sum(session.lengths[index] for index in entries[1:]) // 2 if self.full_tool_output else 0
         if kind == _KR:
             return out
-        i = entries[0]
-        if s.types[i] == "message" and s.roles[i] in ("toolResult", "bashExecution", "system"):
-            return s.lengths[i] // 2 if self.full_tool_output else 0
-        n = s.lengths[i]
-        if self.async_bytes is not None and n > self.async_bytes and s.types[i] == "message":
-            n = self._drawn_bytes(i, n)
-        return n + out
+        index = entries[0]
+        if session.types[index] == "message" and session.roles[index] in ("toolResult", "bashExecution", "system"):
+            return session.lengths[index] // 2 if self.full_tool_output else 0
+        size = session.lengths[index]
+        if self.async_bytes is not None and size > self.async_bytes and session.types[index] == "message":
+            size = self._drawn_bytes(index, size)
+        return size + out
 
-    def _drawn_bytes(self, i: int, n: int) -> int:
-        """Of message ``i``'s line (``n`` bytes), roughly how much is drawn as text: its
+    def _drawn_bytes(self, index: int, size: int) -> int:
+        """Of message ``index``'s line (``size`` bytes), roughly how much is drawn as text: its
         text, its thinking while shown, its tool calls' arguments while tool output is
         shown in full (else a few lines of them). The line also holds thinking folded
         away, thinking signatures and arguments cut to a few lines, so a reply of a few
         lines may have a line of 10 KB or more: drawn on a worker for its length, it cost
         a second frame for a drawing of a millisecond. Asked only for lines that long."""
         try:
-            msg = self.model.session.entry(i).get("message")  # (kept: the drawing reads it next)
+            msg = self.model.session.entry(index).get("message")  # (kept: the drawing reads it next)
         except Exception:
-            return n
+            return size
         content = msg.get("content") if isinstance(msg, dict) else None
         if isinstance(content, str):
             return len(content)
         if not isinstance(content, list):
-            return n
+            return size
         total = 0
-        for c in content:
-            if not isinstance(c, dict):
+        for part in content:
+            if not isinstance(part, dict):
                 continue
-            kind = c.get("type")
+            kind = part.get("type")
             if kind == "text":
-                text = c.get("text")
+                text = part.get("text")
                 total += len(text) if isinstance(text, str) else 0
             elif kind == "thinking":
-                text = c.get("thinking")
+                text = part.get("thinking")
                 total += len(text) if self.show_thinking and isinstance(text, str) else 0
             elif kind == "toolCall" and self.full_tool_output:
-                total += len(str(c.get("arguments"))) // 2
+                total += len(str(part.get("arguments"))) // 2
         return total

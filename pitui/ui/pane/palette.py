@@ -46,16 +46,16 @@ def _c(value: str | None, fallback: str) -> Color:
         return Color.parse(fallback)
 
 
-def palette_from_variables(v: dict[str, str], name: str = "", dark: bool = True) -> Palette:
-    bg = _c(v.get("background"), "#121212" if dark else "#efefef")
-    fg = _c(v.get("foreground"), "#e0e0e0" if dark else "#202020")
+def palette_from_variables(variables: dict[str, str], name: str = "", dark: bool = True) -> Palette:
+    bg = _c(variables.get("background"), "#121212" if dark else "#efefef")
+    fg = _c(variables.get("foreground"), "#e0e0e0" if dark else "#202020")
 
     def over(color: Color) -> str:
         # Colours may carry alpha; flatten onto the background so Rich gets plain RGB.
         return (bg + color).hex if color.a < 1 else color.hex
 
     def text(key: str, fallback: str) -> str:
-        return over(_c(v.get(key), fallback))
+        return over(_c(variables.get(key), fallback))
 
     muted = bg.blend(fg, 0.62).hex
     faint = bg.blend(fg, 0.32).hex
@@ -65,7 +65,7 @@ def palette_from_variables(v: dict[str, str], name: str = "", dark: bool = True)
     warning = text("text-warning", "#FFC473")
     success = text("text-success", "#8AD4A1")
     secondary = text("text-secondary", "#5684A5")
-    hit_bg = over(_c(v.get("warning"), "#FEA62B"))
+    hit_bg = over(_c(variables.get("warning"), "#FEA62B"))
     hit_fg = bg.hex
     return Palette(
         name=name,
@@ -100,31 +100,31 @@ DEFAULT_PALETTE = palette_from_variables({}, "default", True)
 _MARKDOWN_THEMES: dict[Palette, Theme] = {}
 
 
-def markdown_theme(p: Palette) -> Theme:
+def markdown_theme(palette: Palette) -> Theme:
     """Rich's Markdown styles in the palette's colours, for dark and light themes alike.
     Rich's own draw an h2 magenta and underlined (it read as an error) and inline code on
     black (a dark block on a light theme)."""
-    theme = _MARKDOWN_THEMES.get(p)
+    theme = _MARKDOWN_THEMES.get(palette)
     if theme is None:
         bold = Style(bold=True)
-        theme = _MARKDOWN_THEMES[p] = Theme({
-            "markdown.h1": p.fg + Style(bold=True, underline=True),
-            "markdown.h2": p.fg + bold,
-            "markdown.h3": p.fg + Style(bold=True, italic=True),
-            "markdown.h4": p.muted + bold,
-            "markdown.h5": p.muted + Style(italic=True),
-            "markdown.h6": p.muted,
-            "markdown.h7": p.muted + Style(italic=True),
-            "markdown.code": p.tool,
-            "markdown.code_block": p.fg,
-            "markdown.block_quote": p.muted + Style(italic=True),
-            "markdown.list": p.muted,
-            "markdown.item.number": p.muted,
-            "markdown.hr": p.faint,
-            "markdown.link": p.link,
-            "markdown.link_url": p.link,
-            "markdown.table.border": p.faint,
-            "markdown.table.header": p.fg + bold,
-            "markdown.kbd": p.tool + bold,
+        theme = _MARKDOWN_THEMES[palette] = Theme({
+            "markdown.h1": palette.fg + Style(bold=True, underline=True),
+            "markdown.h2": palette.fg + bold,
+            "markdown.h3": palette.fg + Style(bold=True, italic=True),
+            "markdown.h4": palette.muted + bold,
+            "markdown.h5": palette.muted + Style(italic=True),
+            "markdown.h6": palette.muted,
+            "markdown.h7": palette.muted + Style(italic=True),
+            "markdown.code": palette.tool,
+            "markdown.code_block": palette.fg,
+            "markdown.block_quote": palette.muted + Style(italic=True),
+            "markdown.list": palette.muted,
+            "markdown.item.number": palette.muted,
+            "markdown.hr": palette.faint,
+            "markdown.link": palette.link,
+            "markdown.link_url": palette.link,
+            "markdown.table.border": palette.faint,
+            "markdown.table.header": palette.fg + bold,
+            "markdown.kbd": palette.tool + bold,
         })
     return theme

@@ -85,8 +85,8 @@ class PaneSearch:
         self.query = re.compile(re.escape(query), re.IGNORECASE)
         self.query_text = query
         first = anchor[0] if anchor is not None else 0
-        n = len(self.pane._blocks)
-        self.todo = list(range(first - 1, -1, -1)) + list(range(n - 1, first - 1, -1))
+        count = len(self.pane._blocks)
+        self.todo = list(range(first - 1, -1, -1)) + list(range(count - 1, first - 1, -1))
         self._match_blocks()
         self.pane._relayout(anchor)
         self.changed()
@@ -107,15 +107,15 @@ class PaneSearch:
         found = False
         end = time.perf_counter() + SEARCH_SLICE
         while todo:
-            b = todo.pop()
-            text = self.pane.block_text(b)
+            block = todo.pop()
+            text = self.pane.block_text(block)
             if not text:
                 continue
             count = sum(1 for _ in query.finditer(text))
             if count:
-                self.hit_counts[b] = count
-                at = bisect.bisect_left(self.hits, (b, 0))
-                self.hits[at:at] = [(b, k) for k in range(count)]
+                self.hit_counts[block] = count
+                at = bisect.bisect_left(self.hits, (block, 0))
+                self.hits[at:at] = [(block, hit) for hit in range(count)]
                 if 0 <= self.hit_pos and at <= self.hit_pos:
                     self.hit_pos += count  # (the current hit keeps its place)
                 found = True
@@ -142,49 +142,49 @@ class PaneSearch:
     def hit_count(self) -> int:
         return len(self.hits)
 
-    def block_matches(self, b: int, r: Rendered) -> list[tuple[int, int, int]]:
-        key = (id(r), self.query_text)
+    def block_matches(self, block: int, rendered: Rendered) -> list[tuple[int, int, int]]:
+        key = (id(rendered), self.query_text)
         got = self.match_cache.get(key)
         if got is not None:
             return got
         matches = []
         if self.query is not None:
-            for line, strip in enumerate(r.strips):
-                if line in r.chrome:
+            for line, strip in enumerate(rendered.strips):
+                if line in rendered.chrome:
                     continue
                 text = strip.text if type(strip) is Strip else strip.plain
-                for m in self.query.finditer(text):
-                    if m.end() > m.start():
+                for match in self.query.finditer(text):
+                    if match.end() > match.start():
                         if type(strip) is not Strip:
                             strip = strip.strip()  # (a Row: made a Strip only where a hit is)
-                        matches.append((line, strip.index_to_cell_position(m.start()),
-                                        strip.index_to_cell_position(m.end())))
+                        matches.append((line, strip.index_to_cell_position(match.start()),
+                                        strip.index_to_cell_position(match.end())))
         self.match_cache[key] = matches
         return matches
 
-    def highlight(self, b: int, r: Rendered, line: int, strip: Strip) -> Strip:
-        matches = self.block_matches(b, r)
-        spans = [(i, s, e) for i, (ln, s, e) in enumerate(matches) if ln == line]
+    def highlight(self, block: int, rendered: Rendered, line: int, strip: Strip) -> Strip:
+        matches = self.block_matches(block, rendered)
+        spans = [(index, start, end) for index, (ln, start, end) in enumerate(matches) if ln == line]
         if not spans:
             return strip
         current = -1
         if 0 <= self.hit_pos < len(self.hits):
             hb, hk = self.hits[self.hit_pos]
-            if hb == b and matches:
+            if hb == block and matches:
                 current = min(hk, len(matches) - 1)
-        p = self.pane.palette
+        palette = self.pane.palette
         cuts = []
         styles = []
         pos = 0
-        for i, s, e in spans:
-            if s < pos:
+        for index, start, end in spans:
+            if start < pos:
                 continue
-            if s > pos:
-                cuts.append(s)
+            if start > pos:
+                cuts.append(start)
                 styles.append(None)
-            cuts.append(e)
-            styles.append(p.hit_current if i == current else p.hit)
-            pos = e
+            cuts.append(end)
+            styles.append(palette.hit_current if index == current else palette.hit)
+            pos = end
         if pos < strip.cell_length:
             cuts.append(strip.cell_length)
             styles.append(None)
@@ -202,37 +202,37 @@ class PaneSearch:
         """Scroll to the next (or previous) hit; returns the entry it is in."""
         if not self.hits:
             return None
-        n = len(self.hits)
+        count = len(self.hits)
         if self.hit_pos < 0:
             # start from the view: the first hit at or after the top (or before, backwards)
             top = self.pane._top_anchor()
             tb = top[0] if top else 0
             if backwards:
-                cands = [k for k, (b, _) in enumerate(self.hits) if b <= tb]
-                self.hit_pos = cands[-1] if cands else n - 1
+                cands = [index for index, (block, _) in enumerate(self.hits) if block <= tb]
+                self.hit_pos = cands[-1] if cands else count - 1
             else:
-                cands = [k for k, (b, _) in enumerate(self.hits) if b >= tb]
+                cands = [index for index, (block, _) in enumerate(self.hits) if block >= tb]
                 self.hit_pos = cands[0] if cands else 0
         else:
-            self.hit_pos = (self.hit_pos + (-1 if backwards else 1)) % n
-        b, k = self.hits[self.hit_pos]
-        self._scroll_to_hit(b, k)
+            self.hit_pos = (self.hit_pos + (-1 if backwards else 1)) % count
+        block, hit = self.hits[self.hit_pos]
+        self._scroll_to_hit(block, hit)
         self.changed()
-        return self.pane._block_entry(b, k)
+        return self.pane._block_entry(block, hit)
 
-    def _scroll_to_hit(self, b: int, k: int) -> None:
-        """Bring hit ``k`` of block ``b`` into view, the pane's cursor on its line (Enter and
+    def _scroll_to_hit(self, block: int, hit: int) -> None:
+        """Bring ``hit`` of ``block`` into view, the pane's cursor on its line (Enter and
         the arrows go on from the hit, not from where the cursor was)."""
-        r = self.pane._rendered(b)
-        self.pane._measure(b)
+        rendered = self.pane._rendered(block)
+        self.pane._measure(block)
         self.pane._update_virtual_size()
-        matches = self.block_matches(b, r)
-        line = matches[min(k, len(matches) - 1)][0] if matches else 0
+        matches = self.block_matches(block, rendered)
+        line = matches[min(hit, len(matches) - 1)][0] if matches else 0
         view_h = max(1, self.pane.scrollable_content_region.height)
-        top = self.pane._heights.top(b)
+        top = self.pane._heights.top(block)
         y = top if line < view_h - 2 else top + line - view_h // 3
         self.pane._scroll_to_y(y)
         self.pane._settle()
-        self.pane.pane_cursor.set(b, min(line, max(0, self.pane._heights[b] - 1)), repaint=False)
+        self.pane.pane_cursor.set(block, min(line, max(0, self.pane._heights[block] - 1)), repaint=False)
         self.pane.refresh()
 

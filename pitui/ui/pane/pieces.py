@@ -64,55 +64,55 @@ def fit_line(width: int, head: Text, left: Iterable[tuple], right: Iterable[tupl
     pieces go when fewer than 10 cells would be left of the line. ``fill`` (a character
     and its style) fills the gap between the two sides, with a space at each end."""
     left, right = _pieces(left), _pieces(right)
-    ranks = sorted({r for _, _, r, _ in left + right if r is not None and r >= 0})
+    ranks = sorted({rank for _, _, rank, _ in left + right if rank is not None and rank >= 0})
 
     def build(limit: int, shrink: int | None) -> tuple[Text, Text]:
-        t = head.copy()
-        for s, st, r, shorter in left:
-            if r is not None and 0 <= r <= limit:
+        text = head.copy()
+        for piece, st, rank, shorter in left:
+            if rank is not None and 0 <= rank <= limit:
                 if not shorter:
                     continue
-                s = shorter
-            if r == SHRINK and shrink is not None:
-                s = cut_end(s, shrink)
-            t.append(sep)
-            t.append(f" {s} " if st.bgcolor else s, st)
+                piece = shorter
+            if rank == SHRINK and shrink is not None:
+                piece = cut_end(piece, shrink)
+            text.append(sep)
+            text.append(f" {piece} " if st.bgcolor else piece, st)
         rt = Text()
-        for s, st, r, shorter in right:
-            if r is not None and 0 <= r <= limit:
+        for piece, st, rank, shorter in right:
+            if rank is not None and 0 <= rank <= limit:
                 if not shorter:
                     continue
-                s = shorter
+                piece = shorter
             if rt:
                 rt.append(" ")
-            rt.append(s, st)
-        return t, rt
+            rt.append(piece, st)
+        return text, rt
 
-    def need(t: Text, rt: Text) -> int:
-        return t.cell_len + (rt.cell_len + (2 if fill else 1) if rt else 0)
+    def need(text: Text, rt: Text) -> int:
+        return text.cell_len + (rt.cell_len + (2 if fill else 1) if rt else 0)
 
     limit = -1
-    t, rt = build(limit, None)
+    fitted, rt = build(limit, None)
     for limit in ranks:
-        if need(t, rt) <= width:
+        if need(fitted, rt) <= width:
             break
-        t, rt = build(limit, None)
-    if need(t, rt) > width:
-        shrinkable = [s for s, _, r, _ in left if r == SHRINK]
+        fitted, rt = build(limit, None)
+    if need(fitted, rt) > width:
+        shrinkable = [piece for piece, _, rank, _ in left if rank == SHRINK]
         if shrinkable:
-            n = cell_len(shrinkable[0])
-            t, rt = build(limit, max(_SHRINK_LEAST, n - (need(t, rt) - width)))
+            cells = cell_len(shrinkable[0])
+            fitted, rt = build(limit, max(_SHRINK_LEAST, cells - (need(fitted, rt) - width)))
     room = width - (rt.cell_len + (2 if fill else 1) if rt else 0)
     if room < 10:
         rt, room = Text(), width
-    t = cut_text(t, room)
-    gap = max(0, width - t.cell_len - rt.cell_len)
+    fitted = cut_text(fitted, room)
+    gap = max(0, width - fitted.cell_len - rt.cell_len)
     if fill is not None and gap >= 3:
-        t.append(" " + fill[0] * (gap - 2) + " ", fill[1])
+        fitted.append(" " + fill[0] * (gap - 2) + " ", fill[1])
     else:
-        t.pad_right(gap)
-    t.append_text(rt)
-    return t
+        fitted.pad_right(gap)
+    fitted.append_text(rt)
+    return fitted
 
 
 def render_header(out: Out, label: str, label_style: Style, left: Iterable[tuple] = (),
@@ -137,12 +137,12 @@ def render_marker(out: Out, glyph: str, text: str, style: Style, right: Iterable
 
 def _fold_line(out: Out, key: str, folded: bool, text: str, style: Style | None = None,
                extra: str = "") -> None:
-    t = Text()
-    t.append("▸ " if folded else "▾ ", out.p.muted)
-    t.append(text, style or out.p.muted)
+    line = Text()
+    line.append("▸ " if folded else "▾ ", out.p.muted)
+    line.append(text, style or out.p.muted)
     if extra:
-        t.append("  " + extra, out.p.faint)
-    out.line(t, chrome=True, action=("fold", key))
+        line.append("  " + extra, out.p.faint)
+    out.line(line, chrome=True, action=("fold", key))
 
 
 def render_content(out: Out, content: Any, style: Style | None = None, markdown: bool = True) -> None:
@@ -171,27 +171,27 @@ def render_content(out: Out, content: Any, style: Style | None = None, markdown:
 def file_link(out: Out, label: str, shown: str, found: str | None) -> None:
     """``label shown  ⏎ open``, a line that opens the file ``found``; when the file is not
     here, ``shown`` muted and ``(file not found)``."""
-    p = out.p
-    t = Text(label, p.muted)
+    palette = out.p
+    text = Text(label, palette.muted)
     if found:
-        t.append(_field(shown), p.link)
-        t.append("  ⏎ open", p.tool)
-        out.line(t, chrome=True, action=("open", found))
+        text.append(_field(shown), palette.link)
+        text.append("  ⏎ open", palette.tool)
+        out.line(text, chrome=True, action=("open", found))
     else:
-        t.append(_field(shown), p.muted)
-        t.append("  (file not found)", p.faint)
-        out.line(t, chrome=True)
+        text.append(_field(shown), palette.muted)
+        text.append("  (file not found)", palette.faint)
+        out.line(text, chrome=True)
 
 
 def _image_line(out: Out, block: dict) -> None:
     img = image_facts(block)
-    t = Text()
-    t.append("▣ ", out.p.tool)
-    t.append(f"image {_field(img.mime)}", out.p.fg)
+    text = Text()
+    text.append("▣ ", out.p.tool)
+    text.append(f"image {_field(img.mime)}", out.p.fg)
     if img.dims:
-        t.append(f" · {img.dims[0]}×{img.dims[1]}", out.p.muted)
-    t.append(f" · {fmt_bytes(img.size)}", out.p.muted)
-    out.line(t)
+        text.append(f" · {img.dims[0]}×{img.dims[1]}", out.p.muted)
+    text.append(f" · {fmt_bytes(img.size)}", out.p.muted)
+    out.line(text)
 
 
 def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, limit: int = CUT_LINES,
@@ -236,8 +236,8 @@ def _output_lines(out: Out, text: str, key: str, style: Style | None = None, *, 
     total = len(lines) if not dropped else whole.count("\n") + (not whole.endswith("\n"))
     more = total - len(shown)
     if diff:
-        for i, ln in enumerate(shown):
-            if i % 4096 == 4095:
+        for index, ln in enumerate(shown):
+            if index % 4096 == 4095:
                 out.check()
             out.plain(ln, _diff_style(out, ln), wrap=not cut)
     elif syntax_path and len(shown) <= SYNTAX_MAX_LINES:
@@ -289,8 +289,8 @@ def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
             st = styles[ttype] = fg + Style(color=tok.color, bold=tok.bold, italic=tok.italic,
                                             underline=tok.underline)
         parts = value.split("\n")
-        for k, part in enumerate(parts):
-            if k:
+        for index, part in enumerate(parts):
+            if index:
                 lines.append([])
             if part:
                 lines[-1].append(Segment(part, st))
@@ -300,24 +300,24 @@ def _syntax(out: Out, code: str, path: str, no_wrap: bool) -> None:
     strips = []
     for segs in lines:
         strip = Strip(segs)
-        n = strip.cell_length
-        if n <= width:
+        cells = strip.cell_length
+        if cells <= width:
             strips.append(strip)
         elif no_wrap:
             strips.append(Strip(cut_segments(segs, width, out.p.muted)))
         else:
-            strips.extend(strip.divide(_word_cuts(strip.text, width) + [n]))
+            strips.extend(strip.divide(_word_cuts(strip.text, width) + [cells]))
     out._add(strips, False, None)
 
 
 def _diff_style(out: Out, ln: str) -> Style:
-    p = out.p
+    palette = out.p
     if ln.startswith("@@"):
-        return p.diff_hunk
+        return palette.diff_hunk
     if ln.startswith("+++") or ln.startswith("---"):
-        return Style(bold=True) + p.fg
+        return Style(bold=True) + palette.fg
     if ln.startswith("+"):
-        return p.diff_add
+        return palette.diff_add
     if ln.startswith("-"):
-        return p.diff_del
-    return p.fg
+        return palette.diff_del
+    return palette.fg

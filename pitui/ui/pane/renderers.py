@@ -49,138 +49,138 @@ def render_tool_section(out: Out, call: dict | str | None, result: dict | None, 
                         result_entry: int | None = None, depth: int = 0) -> None:
     """One tool call with its result under it. ``call`` is the call, or None when it was
     not found above the result, or why it was not (a ``call_for`` may say)."""
-    p = out.p
-    missing, missing_style = "call not on this branch", p.muted
+    palette = out.p
+    missing, missing_style = "call not on this branch", palette.muted
     if isinstance(call, str):  # (a broken pairing, flagged: Pi sends such a result with no call)
-        missing, missing_style, call = call, p.warning, None
+        missing, missing_style, call = call, palette.warning, None
     if result is not None and result.get("pituiError"):
         out.mark_entry(result_entry)
-        t = Text("⚠ damaged entry: ", p.warning + Style(bold=True))
-        t.append(clean(result["pituiError"], block=True), p.warning)
-        out.wrap(t)
+        text = Text("⚠ damaged entry: ", palette.warning + Style(bold=True))
+        text.append(clean(result["pituiError"], block=True), palette.warning)
+        out.wrap(text)
         return
     name = tool_name(call, result)
     args = (call or {}).get("arguments")
     state = tool_state(result)
     out.mark_entry(result_entry)
-    t = Text()
-    t.append(state.glyph + " ", {"pending": p.muted, "error": p.error, "ok": p.success}[state.name])
-    t.append(_field(name), p.tool + Style(bold=True))
+    text = Text()
+    text.append(state.glyph + " ", {"pending": palette.muted, "error": palette.error, "ok": palette.success}[state.name])
+    text.append(_field(name), palette.tool + Style(bold=True))
     if call is not None:
-        t.append("  ")
-        t.append(_field(tool_args_summary(name, args)), p.fg)
+        text.append("  ")
+        text.append(_field(tool_args_summary(name, args)), palette.fg)
     else:
-        t.append(f"  ({_field(missing)})", missing_style)
+        text.append(f"  ({_field(missing)})", missing_style)
     if result is None:
-        t.append("  no result", p.muted)
+        text.append("  no result", palette.muted)
     if out.ctx.text_mode:
-        out.texts.append(t.plain)
+        out.texts.append(text.plain)
     else:
-        out.line(t)
+        out.line(text)
     out.push("  ", Style())
     try:
-        a = args if isinstance(args, dict) else {}
+        tool_args = args if isinstance(args, dict) else {}
         # Arguments worth showing in full: multi-line bash commands, written content.
-        if name == "bash" and isinstance(a.get("command"), str) and "\n" in a["command"].strip():
-            _output_lines(out, a["command"], key + ":cmd", p.muted, limit=3)
-        if name == "write" and isinstance(a.get("content"), str):
-            path = str(a.get("path") or a.get("file_path") or "")
-            _output_lines(out, a["content"], key + ":content", None, syntax_path=path)
+        if name == "bash" and isinstance(tool_args.get("command"), str) and "\n" in tool_args["command"].strip():
+            _output_lines(out, tool_args["command"], key + ":cmd", palette.muted, limit=3)
+        if name == "write" and isinstance(tool_args.get("content"), str):
+            path = str(tool_args.get("path") or tool_args.get("file_path") or "")
+            _output_lines(out, tool_args["content"], key + ":content", None, syntax_path=path)
         if name == "edit" and result is None:
-            diff = requested_edit(a)
+            diff = requested_edit(tool_args)
             if diff:
                 _output_lines(out, diff, key + ":args", diff=True)
         if result is None:
             return
-        _tool_result_body(out, name, a, result_parts(name, result), key, depth)
+        _tool_result_body(out, name, tool_args, result_parts(name, result), key, depth)
     finally:
         out.pop()
 
 
-def _tool_result_body(out: Out, name: str, args: dict, r: ResultParts, key: str, depth: int) -> None:
-    p = out.p
-    if r.subagents is not None:
-        _subagent(out, *r.subagents, key, depth)
-        if r.text.strip():
-            out.line(Text("output:", p.muted), chrome=True)
-            _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg, markdown=True)
-    elif r.shows_diff:
-        _output_lines(out, r.diff or r.patch, key + ":diff", diff=True, limit=CUT_LINES * 2)
+def _tool_result_body(out: Out, name: str, args: dict, parts: ResultParts, key: str, depth: int) -> None:
+    palette = out.p
+    if parts.subagents is not None:
+        _subagent(out, *parts.subagents, key, depth)
+        if parts.text.strip():
+            out.line(Text("output:", palette.muted), chrome=True)
+            _output_lines(out, parts.text, key + ":out", palette.error if parts.is_error else palette.fg, markdown=True)
+    elif parts.shows_diff:
+        _output_lines(out, parts.diff or parts.patch, key + ":diff", diff=True, limit=CUT_LINES * 2)
     else:
         path = None
-        if name == "read" and not r.is_error:
+        if name == "read" and not parts.is_error:
             path = str(args.get("path") or args.get("file_path") or "") or None
-        _output_lines(out, r.text, key + ":out", p.error if r.is_error else p.fg, syntax_path=path)
-    for img in r.images:
+        _output_lines(out, parts.text, key + ":out", palette.error if parts.is_error else palette.fg, syntax_path=path)
+    for img in parts.images:
         _image_line(out, img)
-    if r.image_note:
-        out.wrap(Text(f"⚠ {clean(r.image_note, block=True)}", p.warning), chrome=False)
-    if r.truncated:
-        t = Text("⚠ output truncated", p.warning)
-        if r.kept_lines:
-            t.append(f": {r.kept_lines[0]:g} of {r.kept_lines[1]:g} lines kept", p.warning)
-        if r.full_output_path is not None:
-            t.append(" · full output: ", p.muted)
-            t.append(_field(r.full_output_path), p.link)
-        out.wrap(t, chrome=False)
-    if r.usage is not None:
-        _usage_line(out, r.usage, "tool model usage")
+    if parts.image_note:
+        out.wrap(Text(f"⚠ {clean(parts.image_note, block=True)}", palette.warning), chrome=False)
+    if parts.truncated:
+        text = Text("⚠ output truncated", palette.warning)
+        if parts.kept_lines:
+            text.append(f": {parts.kept_lines[0]:g} of {parts.kept_lines[1]:g} lines kept", palette.warning)
+        if parts.full_output_path is not None:
+            text.append(" · full output: ", palette.muted)
+            text.append(_field(parts.full_output_path), palette.link)
+        out.wrap(text, chrome=False)
+    if parts.usage is not None:
+        _usage_line(out, parts.usage, "tool model usage")
 
 
 def _usage_line(out: Out, usage: dict, what: str) -> None:
-    p = out.p
-    t = Text(f"{what}: {fmt_tokens(usage_tokens(usage))} tokens", p.muted)
+    palette = out.p
+    text = Text(f"{what}: {fmt_tokens(usage_tokens(usage))} tokens", palette.muted)
     cost = fmt_cost(usage.get("cost"))
     if cost:
-        t.append(f" · {cost}", p.muted)
-    out.line(t, chrome=True)
+        text.append(f" · {cost}", palette.muted)
+    out.line(text, chrome=True)
 
 
 # ---------------------------------------------------------------------------- subagents
 
 
 def _subagent(out: Out, mode: str, runs: list[SubagentRun], key: str, depth: int) -> None:
-    p = out.p
+    palette = out.p
     if mode:
-        out.line(Text(f"{_field(mode)} run · {len(runs)} agent{'s' if len(runs) != 1 else ''}", p.muted),
+        out.line(Text(f"{_field(mode)} run · {len(runs)} agent{'s' if len(runs) != 1 else ''}", palette.muted),
                  chrome=True)
-    for k, run in enumerate(runs):
-        rkey = f"{key}:sub{k}"
+    for index, run in enumerate(runs):
+        rkey = f"{key}:sub{index}"
         agent = _field(run.agent)
-        hay = run.task + "\n" + "\n".join(_message_haystack(m) for m in run.messages) if out.ctx.query else None
+        hay = run.task + "\n" + "\n".join(_message_haystack(message) for message in run.messages) if out.ctx.query else None
         folded = out.fold(rkey, not out.toggled("tool_output"), hay)
-        t = Text()
-        t.append("▸ " if folded else "▾ ", p.muted)
+        text = Text()
+        text.append("▸ " if folded else "▾ ", palette.muted)
         if run.step is not None:
-            t.append(f"{run.step:g}. ", p.muted)
-        t.append(agent, p.tool + Style(bold=True))
+            text.append(f"{run.step:g}. ", palette.muted)
+        text.append(agent, palette.tool + Style(bold=True))
         if run.status:
-            t.append("  ")
-            t.append(_field(run.status), {"ok": p.success, "error": p.error}.get(run.state, p.muted))
+            text.append("  ")
+            text.append(_field(run.status), {"ok": palette.success, "error": palette.error}.get(run.state, palette.muted))
         if run.model:
-            t.append(f"  {_field(run.model)}", p.muted)
+            text.append(f"  {_field(run.model)}", palette.muted)
         # a one-line header: the cache's tokens left out for width
         bits = run.bits(cache=False)
         if bits:
-            t.append("  " + " · ".join(bits), p.muted)
+            text.append("  " + " · ".join(bits), palette.muted)
         if out.ctx.text_mode:
             out.texts.append(agent)
         else:
-            out.line(t, chrome=True, action=("fold", rkey))
+            out.line(text, chrome=True, action=("fold", rkey))
         out.push("  ", Style())
         try:
             if run.task:
                 if folded:
                     task = cut_words(one_line(clean(run.task, block=True), 400), out.inner - 6)
-                    out.line(Text("task: ", p.muted) + Text(task, p.fg))
+                    out.line(Text("task: ", palette.muted) + Text(task, palette.fg))
                 else:
                     grid = Table.grid(padding=(0, 1))
                     grid.add_column(no_wrap=True)
                     grid.add_column(overflow="fold")
-                    grid.add_row(Text("task:", p.muted), Text(clean(run.task, block=True), p.fg))
+                    grid.add_row(Text("task:", palette.muted), Text(clean(run.task, block=True), palette.fg))
                     out.render(grid, run.task)
             if not folded:
-                out.push("│ ", p.faint)
+                out.push("│ ", palette.faint)
                 try:
                     render_messages(out, run.messages, rkey, depth + 1)
                 finally:
@@ -210,37 +210,37 @@ def _artifact_line(out: Out, run: SubagentRun, folded: bool = False) -> None:
 def _callback_line(out: Out, when: str, ev: AppEvent) -> None:
     """Under a call: a callback that resolved it later (the callback is drawn in full where
     it sits on the branch)."""
-    p = out.p
-    t = Text("↩ ", p.custom)
-    t.append("callback", p.custom + Style(bold=True))
+    palette = out.p
+    text = Text("↩ ", palette.custom)
+    text.append("callback", palette.custom + Style(bold=True))
     for bit in ev.facts + [when]:
-        t.append(" · " + _field(bit), p.muted)
+        text.append(" · " + _field(bit), palette.muted)
     if ev.message:
-        t.append(" · " + _field(one_line(ev.message, 120)), p.fg)
-    out.wrap(t, chrome=True)
+        text.append(" · " + _field(one_line(ev.message, 120)), palette.fg)
+    out.wrap(text, chrome=True)
 
 
 def _message_haystack(msg: dict) -> str:
     """All the text of one message, for deciding whether a fold holds a search hit."""
     parts = []
-    c = msg.get("content")
-    if isinstance(c, str):
-        parts.append(c)
-    elif isinstance(c, list):
-        for b in c:
-            if not isinstance(b, dict):
+    content = msg.get("content")
+    if isinstance(content, str):
+        parts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
                 continue
-            for k in ("text", "thinking"):
-                if isinstance(b.get(k), str):
-                    parts.append(b[k])
-            if b.get("type") == "toolCall":
-                parts.append(json_compact(b.get("arguments")))
-    for k in ("command", "output", "summary", "errorMessage"):
-        if isinstance(msg.get(k), str):
-            parts.append(msg[k])
-    d = msg.get("details")
-    if isinstance(d, dict) and isinstance(d.get("diff"), str):
-        parts.append(d["diff"])
+            for key in ("text", "thinking"):
+                if isinstance(block.get(key), str):
+                    parts.append(block[key])
+            if block.get("type") == "toolCall":
+                parts.append(json_compact(block.get("arguments")))
+    for key in ("command", "output", "summary", "errorMessage"):
+        if isinstance(msg.get(key), str):
+            parts.append(msg[key])
+    details = msg.get("details")
+    if isinstance(details, dict) and isinstance(details.get("diff"), str):
+        parts.append(details["diff"])
     return "\n".join(parts)
 
 
@@ -255,16 +255,16 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
     ``core.model.notices``), thinking (folded), Markdown text, tool calls each with its result
     (and the callbacks that resolved it later, from ``callbacks_for``); then the stop reason
     when it is not a normal one, a provider's error unwrapped (the raw text folded under it)."""
-    p = out.p
+    palette = out.p
     if notice:
-        out.wrap(Text("⚠ " + clean(notice, block=True) + " (details in the raw entry: e)", p.warning),
+        out.wrap(Text("⚠ " + clean(notice, block=True) + " (details in the raw entry: e)", palette.warning),
                  chrome=True)
     content = msg.get("content")
     by_call: dict[str, tuple[int | None, dict]] = {}
-    for entry, r in results:
-        tcid = r.get("toolCallId")
+    for entry, result in results:
+        tcid = result.get("toolCallId")
         if isinstance(tcid, str) and tcid not in by_call:
-            by_call[tcid] = (entry, r)
+            by_call[tcid] = (entry, result)
     used: set[str] = set()
     blocks = content if isinstance(content, list) else ([{"type": "text", "text": content}] if isinstance(content, str) else [])
     nth = 0
@@ -279,22 +279,22 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
             nth += 1
             if redacted and not thinking.strip():
                 if not out.ctx.text_mode:
-                    out.line(Text("▪ thinking (redacted)", p.thinking), chrome=True)
+                    out.line(Text("▪ thinking (redacted)", palette.thinking), chrome=True)
                 continue
             if not thinking.strip():
                 continue
             thinking = clean(thinking, block=True)
-            n = len(text_lines(thinking))
+            count = len(text_lines(thinking))
             folded = out.fold(fkey, not out.toggled("thinking"), thinking)
             if out.ctx.text_mode:
                 out.texts.append(thinking)
                 continue
-            _fold_line(out, fkey, folded, f"thinking ({n} line{'s' if n != 1 else ''})", p.thinking,
+            _fold_line(out, fkey, folded, f"thinking ({count} line{'s' if count != 1 else ''})", palette.thinking,
                        "(t)" if folded else "")
             if not folded:
-                out.push("┊ ", p.faint)
+                out.push("┊ ", palette.faint)
                 try:
-                    out.markdown(thinking, p.thinking)
+                    out.markdown(thinking, palette.thinking)
                 finally:
                     out.pop()
         elif bt == "text":
@@ -314,151 +314,151 @@ def render_assistant(out: Out, msg: dict, results: list[tuple[int | None, dict]]
         elif bt == "image":
             _image_line(out, block)
         else:
-            out.line(f"[{bt}] " + one_line(json_compact(block), 200), p.muted)
+            out.line(f"[{bt}] " + one_line(json_compact(block), 200), palette.muted)
     # Results of this block that answer no call of this message.
-    for entry, r in results:
-        tcid = r.get("toolCallId")
+    for entry, result in results:
+        tcid = result.get("toolCallId")
         if isinstance(tcid, str) and tcid in used:
             continue
-        call = call_for(entry, r) if call_for else None
-        render_tool_section(out, call, r, f"{key}:{tcid}:orphan", entry, depth)
+        call = call_for(entry, result) if call_for else None
+        render_tool_section(out, call, result, f"{key}:{tcid}:orphan", entry, depth)
     stop = msg.get("stopReason")
     err = msg.get("errorMessage")
     if stop in ("error", "aborted", "length") or err:
         if stop == "aborted":
-            t = Text("⊘ aborted", p.warning)
+            line = Text("⊘ aborted", palette.warning)
         elif stop == "length":
-            t = Text("⚠ stopped: output length limit reached", p.warning)
+            line = Text("⚠ stopped: output length limit reached", palette.warning)
         else:
-            t = Text(f"✗ {stop or 'error'}", p.error + Style(bold=True))
+            line = Text(f"✗ {stop or 'error'}", palette.error + Style(bold=True))
         error = provider_error(err if isinstance(err, str) else json_compact(err)) if err else None
         if error is not None:
-            t.append(": ", p.error)
-            t.append(clean(error.short, block=True), p.error)
-        out.wrap(t)
+            line.append(": ", palette.error)
+            line.append(clean(error.short, block=True), palette.error)
+        out.wrap(line)
         if error is not None and error.unwrapped:
             rkey = f"{key}:rawerror"
             folded = out.fold(rkey, True, error.raw)
             if out.ctx.text_mode:
                 out.texts.append(error.raw)
             else:
-                _fold_line(out, rkey, folded, "the error as the provider sent it", p.muted)
+                _fold_line(out, rkey, folded, "the error as the provider sent it", palette.muted)
                 if not folded:
                     out.push("  ", Style())
                     try:
-                        _output_lines(out, error.raw, rkey + ":text", p.error)
+                        _output_lines(out, error.raw, rkey + ":text", palette.error)
                     finally:
                         out.pop()
     if not blocks and not err and stop not in ("error", "aborted", "length"):
-        out.line(Text("(no content)", p.muted), chrome=True)
+        out.line(Text("(no content)", palette.muted), chrome=True)
 
 
 def render_tool_results(out: Out, results: list[tuple[int | None, dict]], key: str,
                         call_for: Callable[[int | None, dict], dict | str | None] | None = None,
                         depth: int = 0) -> None:
     """Tool results without their assistant message above them (orphans)."""
-    for entry, r in results:
-        call = call_for(entry, r) if call_for else None
-        render_tool_section(out, call, r, f"{key}:{r.get('toolCallId')}", entry, depth)
+    for entry, result in results:
+        call = call_for(entry, result) if call_for else None
+        render_tool_section(out, call, result, f"{key}:{result.get('toolCallId')}", entry, depth)
 
 
 def render_bash_execution(out: Out, msg: dict, key: str) -> None:
-    p = out.p
+    palette = out.p
     cmd = clean(msg.get("command") or "", block=True)
-    t = Text("$ ", p.tool + Style(bold=True))
-    t.append(cmd, p.fg + Style(bold=True))
-    out.wrap(t)
+    text = Text("$ ", palette.tool + Style(bold=True))
+    text.append(cmd, palette.fg + Style(bold=True))
+    out.wrap(text)
     output = msg.get("output")
     if isinstance(output, str):
-        _output_lines(out, output, key + ":out", p.fg)
+        _output_lines(out, output, key + ":out", palette.fg)
     bits = Text()
     code = msg.get("exitCode")
     if msg.get("cancelled"):
-        bits.append("⊘ cancelled", p.warning)
+        bits.append("⊘ cancelled", palette.warning)
     elif _num(code) is not None:
-        bits.append(f"exit {code:g}", p.success if code == 0 else p.error + Style(bold=True))
+        bits.append(f"exit {code:g}", palette.success if code == 0 else palette.error + Style(bold=True))
     else:
-        bits.append("exit ?", p.muted)
+        bits.append("exit ?", palette.muted)
     if msg.get("truncated"):
-        bits.append("  ⚠ output truncated", p.warning)
+        bits.append("  ⚠ output truncated", palette.warning)
     if isinstance(msg.get("fullOutputPath"), str):
-        bits.append(" · full output: ", p.muted)
-        bits.append(_field(msg["fullOutputPath"]), p.link)
+        bits.append(" · full output: ", palette.muted)
+        bits.append(_field(msg["fullOutputPath"]), palette.link)
     out.wrap(bits, chrome=True)
 
 
 def render_system(out: Out, msg: dict, key: str) -> None:
     """Prompt sections by name with sizes (removed ones marked), tool changes; folded."""
-    p = out.p
+    palette = out.p
     sections = msg.get("sections") if isinstance(msg.get("sections"), dict) else {}
     content = text_of(msg.get("content")) if not isinstance(msg.get("content"), str) else msg["content"]
     added = msg.get("toolsAdded") if isinstance(msg.get("toolsAdded"), list) else []
     removed = msg.get("toolsRemoved") if isinstance(msg.get("toolsRemoved"), list) else []
-    hay = content + "\n" + "\n".join(f"{k}\n{v}" for k, v in sections.items() if isinstance(v, str)) + "\n" + \
-        "\n".join(json_compact(t) for t in added) if out.ctx.query else None
+    hay = content + "\n" + "\n".join(f"{key}\n{value}" for key, value in sections.items() if isinstance(value, str)) + "\n" + \
+        "\n".join(json_compact(tool) for tool in added) if out.ctx.query else None
     folded = out.fold(key + ":sys", True, hay)
 
     def tool_names(tools: list) -> str:
-        return ", ".join(_field(t.get("name")) if isinstance(t, dict) else _field(t) for t in tools)
+        return ", ".join(_field(tool.get("name")) if isinstance(tool, dict) else _field(tool) for tool in tools)
 
     if sections:
-        t = Text("sections: ", p.muted)
+        text = Text("sections: ", palette.muted)
         first = True
         for name, value in sections.items():
             if not first:
-                t.append(" · ", p.faint)
+                text.append(" · ", palette.faint)
             first = False
             if value is None:
-                t.append(_field(name), p.error)
-                t.append(" removed", p.muted)
+                text.append(_field(name), palette.error)
+                text.append(" removed", palette.muted)
             else:
-                t.append(_field(name), p.system)
+                text.append(_field(name), palette.system)
                 size = len(value) if isinstance(value, str) else len(json_compact(value))
-                t.append(f" {fmt_bytes(size).replace(' B', ' chars') if size < 1024 else fmt_tokens(size) + ' chars'}", p.muted)
+                text.append(f" {fmt_bytes(size).replace(' B', ' chars') if size < 1024 else fmt_tokens(size) + ' chars'}", palette.muted)
         if out.ctx.text_mode:
             out.texts.append(" ".join(map(_field, sections.keys())))
         else:
-            out.wrap(t)
+            out.wrap(text)
     if added:
-        t = Text("tools added: ", p.muted)
-        t.append(tool_names(added), p.success)
-        out.wrap(t)
+        text = Text("tools added: ", palette.muted)
+        text.append(tool_names(added), palette.success)
+        out.wrap(text)
     if removed:
-        t = Text("tools removed: ", p.muted)
-        t.append(tool_names(removed), p.error)
-        out.wrap(t)
+        text = Text("tools removed: ", palette.muted)
+        text.append(tool_names(removed), palette.error)
+        out.wrap(text)
     if out.ctx.text_mode:
         if content:
             out.texts.append(content)
-        for v in sections.values():
-            if isinstance(v, str):
-                out.texts.append(v)
+        for section in sections.values():
+            if isinstance(section, str):
+                out.texts.append(section)
         for tool in added:
             if isinstance(tool, dict) and isinstance(tool.get("description"), str):
                 out.texts.append(tool["description"])
         return
-    has_more = bool(content.strip()) or any(isinstance(v, str) and v for v in sections.values()) or any(
-        isinstance(t, dict) and t.get("description") for t in added)
+    has_more = bool(content.strip()) or any(isinstance(section, str) and section for section in sections.values()) or any(
+        isinstance(tool, dict) and tool.get("description") for tool in added)
     if not has_more:
         if not sections and not added and not removed:
-            out.line(Text("(empty)", p.muted), chrome=True)
+            out.line(Text("(empty)", palette.muted), chrome=True)
         return
-    _fold_line(out, key + ":sys", folded, "prompt text" if folded else "prompt text", p.muted,
+    _fold_line(out, key + ":sys", folded, "prompt text" if folded else "prompt text", palette.muted,
                "(⏎ or click)" if folded else "")
     if folded:
         return
-    out.push("┊ ", p.faint)
+    out.push("┊ ", palette.faint)
     try:
         if content.strip():
-            _output_lines(out, content, key + ":content", p.fg, limit=10**9)
+            _output_lines(out, content, key + ":content", palette.fg, limit=10**9)
         for name, value in sections.items():
             if isinstance(value, str):
-                out.line(Text(f"[{_field(name)}]", p.system), chrome=True)
-                _output_lines(out, value, key + ":s:" + str(name), p.fg, limit=10**9)
+                out.line(Text(f"[{_field(name)}]", palette.system), chrome=True)
+                _output_lines(out, value, key + ":s:" + str(name), palette.fg, limit=10**9)
         for tool in added:
             if isinstance(tool, dict):
-                tt = Text(f"tool {_field(tool.get('name'))}: ", p.success)
-                tt.append(clean(tool.get("description") or "", block=True), p.fg)
+                tt = Text(f"tool {_field(tool.get('name'))}: ", palette.success)
+                tt.append(clean(tool.get("description") or "", block=True), palette.fg)
                 out.wrap(tt)
     finally:
         out.pop()
@@ -467,15 +467,15 @@ def render_system(out: Out, msg: dict, key: str) -> None:
 
 def render_compaction(out: Out, parts: SummaryParts, key: str = "", right: Iterable[tuple] = ()) -> None:
     """A boundary: a rule, then the summary the model got instead of the history above."""
-    p = out.p
+    palette = out.p
     tb = parts.tokens_before
     label = f" ⇣ compaction · {fmt_tokens(tb)} tokens before " if tb is not None else " ⇣ compaction "
     if parts.by_extension:
         label += "(extension) "
     if not out.ctx.text_mode:
-        head = Text("━━━", p.summary)
-        head.append(label.rstrip(), p.summary + Style(bold=True))
-        out.line(fit_line(out.inner, head, (), right, fill=("━", p.summary)), chrome=True)
+        head = Text("━━━", palette.summary)
+        head.append(label.rstrip(), palette.summary + Style(bold=True))
+        out.line(fit_line(out.inner, head, (), right, fill=("━", palette.summary)), chrome=True)
     _summary_body(out, parts, key)
 
 
@@ -490,18 +490,18 @@ def render_branch_summary(out: Out, parts: SummaryParts, key: str = "") -> None:
 
 def _summary_body(out: Out, parts: SummaryParts, key: str) -> None:
     """A summary's text, then what it kept and the files its history touched, then its usage."""
-    p = out.p
+    palette = out.p
     if parts.summary.strip():
         out.markdown(parts.summary)
     kept = parts.kept_note
     bits = [kept.text if kept else ""] + parts.files_text(SUMMARY_FILES_SHOWN) + [parts.checkpoint_text]
-    bits = [b for b in bits if b]
+    bits = [bit for bit in bits if bit]
     if bits and not out.ctx.text_mode:
-        out.wrap(Text(clean(" · ".join(bits), block=True), p.muted), chrome=True)
+        out.wrap(Text(clean(" · ".join(bits), block=True), palette.muted), chrome=True)
     if parts.other_details is not None:
         render_json_body(out, parts.other_details, key + ":details")
     if parts.usage:
-        out.line(Text("summary usage: " + " · ".join(parts.usage), p.muted), chrome=True)
+        out.line(Text("summary usage: " + " · ".join(parts.usage), palette.muted), chrome=True)
 
 
 def render_json_body(out: Out, value: Any, key: str, limit: int = CUT_LINES) -> None:
@@ -555,7 +555,7 @@ def _message_compaction_summary(out: Out, msg: dict, key: str, results: list, de
 
 
 def _message_fields(out: Out, msg: dict, key: str, results: list, depth: int, call_for) -> None:
-    render_json_body(out, {k: v for k, v in msg.items() if k not in ("role", "timestamp")}, key)
+    render_json_body(out, {key: value for key, value in msg.items() if key not in ("role", "timestamp")}, key)
 
 
 #: Each message role's body in the pane (every role in
@@ -576,90 +576,90 @@ MESSAGE_RENDER = {
 def group_messages(msgs: list[dict]) -> list[tuple[dict, list[dict]]]:
     """Pair each assistant message with the tool results right after it."""
     groups: list[tuple[dict, list[dict]]] = []
-    k = 0
-    n = len(msgs)
-    while k < n:
-        m = msgs[k]
-        if not isinstance(m, dict):
-            k += 1
+    start = 0
+    count = len(msgs)
+    while start < count:
+        message = msgs[start]
+        if not isinstance(message, dict):
+            start += 1
             continue
-        if m.get("role") == "assistant":
+        if message.get("role") == "assistant":
             res = []
-            j = k + 1
-            while j < n and isinstance(msgs[j], dict) and msgs[j].get("role") == "toolResult":
-                res.append(msgs[j])
-                j += 1
-            groups.append((m, res))
-            k = j
-        elif m.get("role") == "toolResult":
+            end = start + 1
+            while end < count and isinstance(msgs[end], dict) and msgs[end].get("role") == "toolResult":
+                res.append(msgs[end])
+                end += 1
+            groups.append((message, res))
+            start = end
+        elif message.get("role") == "toolResult":
             res = []
-            j = k
-            while j < n and isinstance(msgs[j], dict) and msgs[j].get("role") == "toolResult":
-                res.append(msgs[j])
-                j += 1
+            end = start
+            while end < count and isinstance(msgs[end], dict) and msgs[end].get("role") == "toolResult":
+                res.append(msgs[end])
+                end += 1
             groups.append((res[0], res[1:]))
-            k = j
+            start = end
         else:
-            groups.append((m, []))
-            k += 1
+            groups.append((message, []))
+            start += 1
     return groups
 
 
 def message_header(out: Out, msg: dict, *, time: str = "", entry_id: str = "", tags=(), compact: bool = False) -> None:
     if out.ctx.text_mode:
         return
-    p = out.p
+    palette = out.p
     label, kind = role_title(msg)
-    style = getattr(p, "muted" if kind == "other" else kind)
+    style = getattr(palette, "muted" if kind == "other" else kind)
     left = []
     if msg.get("role") == "assistant":
         model = model_label(msg)
         if model:
-            left.append((model, p.muted, SHRINK))
+            left.append((model, palette.muted, SHRINK))
         tl = msg.get("thinkingLevel")
         if tl and tl != "off":
-            left.append((f"thinking {tl}", p.muted, GIVE_DETAIL))
-        u = msg.get("usage")
-        if isinstance(u, dict) and not compact:
-            tot = u.get("totalTokens")
+            left.append((f"thinking {tl}", palette.muted, GIVE_DETAIL))
+        usage = msg.get("usage")
+        if isinstance(usage, dict) and not compact:
+            tot = usage.get("totalTokens")
             tokens = fmt_tokens(tot) + " tok" if _num(tot) is not None else ""
-            cost = fmt_cost(u.get("cost"))
+            cost = fmt_cost(usage.get("cost"))
             bits = (tokens + " " + cost).strip()
             if bits:
                 # (the count gives way before the cost, which stays)
-                left.append((bits, p.faint, GIVE_TOKENS, cost))
+                left.append((bits, palette.faint, GIVE_TOKENS, cost))
     elif msg.get("role") == "toolResult":
         label = f"tool result · {msg.get('toolName') or '?'}"
     elif msg.get("role") == "custom":
         inp = app_input(msg)
         if inp is not None:
             label = inp.title
-            style = p.user if inp.kind == "agent" else p.custom
-            left += [(f, p.muted) for f in inp.facts]
+            style = palette.user if inp.kind == "agent" else palette.custom
+            left += [(fact, palette.muted) for fact in inp.facts]
         if msg.get("display") is False:
-            tags = list(tags) + [("hidden", p.muted + Style(italic=True))]
+            tags = list(tags) + [("hidden", palette.muted + Style(italic=True))]
     elif msg.get("role") == "bashExecution" and msg.get("excludeFromContext"):
-        tags = list(tags) + [("excluded from context", p.muted + Style(italic=True))]
+        tags = list(tags) + [("excluded from context", palette.muted + Style(italic=True))]
     right = []
     if time:
-        right.append((time, p.muted, GIVE_TIME))
+        right.append((time, palette.muted, GIVE_TIME))
     if entry_id:
-        right.append((entry_id, p.faint, GIVE_ID))
+        right.append((entry_id, palette.faint, GIVE_ID))
     render_header(out, label, style + Style(bold=True), left, right, tags)
 
 
 def render_messages(out: Out, msgs: list[dict], key: str, depth: int) -> None:
     """A nested conversation (a subagent's messages) with compact headers."""
-    for g, (m, res) in enumerate(group_messages(msgs)):
-        gkey = f"{key}/{g}"
+    for group, (message, res) in enumerate(group_messages(msgs)):
+        gkey = f"{key}/{group}"
         if out.ctx.text_mode:
-            render_message(out, m, gkey, [(None, r) for r in res], depth)
+            render_message(out, message, gkey, [(None, result) for result in res], depth)
             continue
-        ts = m.get("timestamp")
-        message_header(out, m, time=fmt_time(ts) if ts else "", compact=True)
+        ts = message.get("timestamp")
+        message_header(out, message, time=fmt_time(ts) if ts else "", compact=True)
         out.push("  ", Style())
         try:
-            render_message(out, m, gkey, [(None, r) for r in res], depth)
+            render_message(out, message, gkey, [(None, result) for result in res], depth)
         finally:
             out.pop()
 

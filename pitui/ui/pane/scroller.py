@@ -131,35 +131,35 @@ class BlockScroller(ScrollView, can_focus=True):
         self.async_bytes: int | None = self.ASYNC_BYTES
 
     # ------------------------------------------------------------------ subclass hooks
-    def _block_key(self, b: int) -> Hashable:
+    def _block_key(self, block: int) -> Hashable:
         raise NotImplementedError
 
-    def _estimate(self, b: int, width: int) -> int:
+    def _estimate(self, block: int, width: int) -> int:
         return 3
 
     def _base_heights(self, width: int) -> array:
         """Every block's estimated height (at least 1) for ``width`` and the toggles, as a
         new array (the layout takes it over). Subclasses with many blocks do this in bulk."""
         est = self._estimate
-        return array("q", [max(1, est(b, width)) for b in range(len(self._blocks))])
+        return array("q", [max(1, est(block, width)) for block in range(len(self._blocks))])
 
-    def _block_item(self, b: int) -> Any:
-        """Everything needed to draw block ``b``, taken on the main thread (drawing may
+    def _block_item(self, block: int) -> Any:
+        """Everything needed to draw ``block``, taken on the main thread (drawing may
         happen on a worker thread while the pane moves on)."""
-        return b
+        return block
 
     def _draw_item(self, item: Any, out: Out) -> None:
         raise NotImplementedError
 
-    def _block_cost(self, b: int) -> int:
-        """Roughly how slow block ``b`` is to draw (bytes of Markdown); see ``async_bytes``."""
+    def _block_cost(self, block: int) -> int:
+        """Roughly how slow ``block`` is to draw (bytes of Markdown); see ``async_bytes``."""
         return 0
 
     def _resolve_artifact(self, path: str) -> str | None:
         return None
 
-    def _block_entry(self, b: int, k: int = 0) -> int | None:
-        """The entry of block ``b`` that holds its ``k``-th search hit (None: not known)."""
+    def _block_entry(self, block: int, nth: int = 0) -> int | None:
+        """The entry of ``block`` that holds its ``nth``-th search hit (None: not known)."""
         return None
 
     def _cursor_moved(self) -> None:
@@ -172,29 +172,29 @@ class BlockScroller(ScrollView, can_focus=True):
         """How many blocks are laid out."""
         return len(self._blocks)
 
-    def block_top(self, b: int) -> int:
-        """The line of the scrolled area where block ``b`` starts (``scroll_y`` there puts
+    def block_top(self, block: int) -> int:
+        """The line of the scrolled area where ``block`` starts (``scroll_y`` there puts
         it at the top of the view)."""
-        return self._heights.top(b)
+        return self._heights.top(block)
 
-    def block_height(self, b: int) -> int:
-        """Block ``b``'s height in the layout: its real height once drawn, an estimate before."""
-        return self._heights[b]
+    def block_height(self, block: int) -> int:
+        """Block ``block``'s height in the layout: its real height once drawn, an estimate before."""
+        return self._heights[block]
 
     @property
     def measured_count(self) -> int:
         """How many blocks have been drawn to learn their real height (the rest are estimates)."""
         return sum(self._measured)
 
-    def block_lines(self, b: int) -> list[str]:
-        """Block ``b``'s lines as the pane draws them at its width, as text (drawn now if
+    def block_lines(self, block: int) -> list[str]:
+        """Block ``block``'s lines as the pane draws them at its width, as text (drawn now if
         not drawn yet; a placeholder while a slow block is drawn on a worker)."""
-        return [strip.text for strip in self._rendered(b).strips]
+        return [strip.text for strip in self._rendered(block).strips]
 
-    def block_actions(self, b: int) -> dict[int, tuple]:
-        """What a click on a line of block ``b`` does, by line: ``("fold", key)`` opens or
+    def block_actions(self, block: int) -> dict[int, tuple]:
+        """What a click on a line of ``block`` does, by line: ``("fold", key)`` opens or
         closes a fold (:meth:`toggle_fold`), ``("open", path)`` opens a session file."""
-        return dict(self._rendered(b).actions)
+        return dict(self._rendered(block).actions)
 
     @property
     def drawn_count(self) -> int:
@@ -218,12 +218,12 @@ class BlockScroller(ScrollView, can_focus=True):
                 self._palette = DEFAULT_PALETTE
         return self._palette
 
-    def _state_key(self, b: int, common: tuple | None = None) -> StateKey:
-        """What block ``b`` looks like depends on: the block, the width, theme and session,
+    def _state_key(self, block: int, common: tuple | None = None) -> StateKey:
+        """What ``block`` looks like depends on: the block, the width, theme and session,
         the toggles it uses, the folds the user flipped in it, and a search hit in it."""
         if common is None:
             common = self._key_common()
-        return self._key_of(self._block_key(b), common, bool(self.finder.hit_counts.get(b)))
+        return self._key_of(self._block_key(block), common, bool(self.finder.hit_counts.get(block)))
 
     def _key_of(self, bkey: Hashable, common: tuple, hit: bool = False) -> StateKey:
         """:meth:`_state_key` of the block whose key is ``bkey`` (``hit``: a search hit is
@@ -242,10 +242,10 @@ class BlockScroller(ScrollView, can_focus=True):
         """The parts of a :class:`StateKey` every block shares now."""
         return KeyCommon(self._width, (self.palette.name, self._generation), self._toggle_values)
 
-    def _ctx(self, b: int | None, text_mode: bool = False) -> RenderCtx:
-        inverted = self._inverted.get(self._block_key(b), frozenset()) if b is not None else frozenset()
+    def _ctx(self, block: int | None, text_mode: bool = False) -> RenderCtx:
+        inverted = self._inverted.get(self._block_key(block), frozenset()) if block is not None else frozenset()
         finder = self.finder
-        query = finder.query if (text_mode or (b is not None and finder.hit_counts.get(b))) else None
+        query = finder.query if (text_mode or (block is not None and finder.hit_counts.get(block))) else None
         return RenderCtx(
             console=None if text_mode else self.app.console,
             palette=self.palette,
@@ -277,10 +277,10 @@ class BlockScroller(ScrollView, can_focus=True):
             out = Out(ctx, width)
             out.line(f"⚠ could not draw this entry: {type(exc).__name__}: {exc}", ctx.palette.error)
             out.blank()
-        r = out.result()
-        if not r.strips:
-            r.strips.append(Strip([]))
-        return r
+        rendered = out.result()
+        if not rendered.strips:
+            rendered.strips.append(Strip([]))
+        return rendered
 
     @staticmethod
     def _refine(key: StateKey, deps: int | None) -> StateKey:
@@ -289,44 +289,44 @@ class BlockScroller(ScrollView, can_focus=True):
             return key
         return key._replace(toggles=_masked(key.toggles, deps))
 
-    def _store(self, b: int, key: tuple, r: Rendered) -> tuple:
+    def _store(self, block: int, key: tuple, rendered: Rendered) -> tuple:
         """Cache a rendered block under its state key (refined by what the render used)."""
-        self._deps[key.block] = r.deps
-        key = self._refine(key, r.deps)
-        self._rcache.put(key, r)
-        self._hcache[key] = r.height
+        self._deps[key.block] = rendered.deps
+        key = self._refine(key, rendered.deps)
+        self._rcache.put(key, rendered)
+        self._hcache[key] = rendered.height
         return key
 
-    def _rendered(self, b: int) -> Rendered:
-        key = self._state_key(b)
+    def _rendered(self, block: int) -> Rendered:
+        key = self._state_key(block)
         got = self._rcache.get(key)
         if got is not None:
             self._rcache.move_to_end(key)
             return got
-        if UNCAP in key.folds or (self.async_bytes is not None and self._block_cost(b) > self.async_bytes):
-            return self.worker_drawing.render_later(b, key)
-        r = self._draw(self._block_item(b), self._ctx(b), self._width)
-        assert r is not None  # (only a drawing with should_stop can be given up)
+        if UNCAP in key.folds or (self.async_bytes is not None and self._block_cost(block) > self.async_bytes):
+            return self.worker_drawing.render_later(block, key)
+        rendered = self._draw(self._block_item(block), self._ctx(block), self._width)
+        assert rendered is not None  # (only a drawing with should_stop can be given up)
         self.render_count += 1
-        key = self._store(b, key, r)
-        if r.pending_lexers:
-            self.worker_drawing.await_lexers(key, r.pending_lexers)
-        return r
+        key = self._store(block, key, rendered)
+        if rendered.pending_lexers:
+            self.worker_drawing.await_lexers(key, rendered.pending_lexers)
+        return rendered
 
-    def _set_measured(self, b: int, height: int) -> None:
-        self._heights.set(b, height)
-        self._measured[b] = 1
-        self._known.add(b)
+    def _set_measured(self, block: int, height: int) -> None:
+        self._heights.set(block, height)
+        self._measured[block] = 1
+        self._known.add(block)
 
-    def _measure(self, b: int) -> int:
-        r = self._rendered(b)
-        self._set_measured(b, r.height)
-        return r.height
+    def _measure(self, block: int) -> int:
+        rendered = self._rendered(block)
+        self._set_measured(block, rendered.height)
+        return rendered.height
 
-    def block_text(self, b: int) -> str:
+    def block_text(self, block: int) -> str:
         out = Out(self._ctx(None, text_mode=True), 80)
         try:
-            self._draw_item(self._block_item(b), out)
+            self._draw_item(self._block_item(block), out)
         except Exception:
             return ""
         return "\n".join(out.texts)
@@ -347,30 +347,30 @@ class BlockScroller(ScrollView, can_focus=True):
         width = self._width
         if width <= 0:
             return
-        n = len(self._blocks)
+        count = len(self._blocks)
         heights = self._base_heights(width)
-        measured = bytearray(n)
+        measured = bytearray(count)
         hget = self._hcache.get
         common = self._key_common()
         key = self._state_key
         known = self._known
-        for b in list(known):
-            if b >= n:
-                known.discard(b)
+        for block in list(known):
+            if block >= count:
+                known.discard(block)
                 continue
-            h = hget(key(b, common))
-            if h is not None:
-                heights[b] = h
-                measured[b] = 1
+            height = hget(key(block, common))
+            if height is not None:
+                heights[block] = height
+                measured[block] = 1
         self._heights.reset(heights)
         self._measured = measured
         self._update_virtual_size()
         if anchor is not None and 0 <= anchor[0] < len(self._blocks):
-            b, off = anchor
-            self._measure(b)
-            off = min(off, self._heights[b] - 1)
+            block, off = anchor
+            self._measure(block)
+            off = min(off, self._heights[block] - 1)
             self._update_virtual_size()
-            self._scroll_to_y(self._heights.top(b) + max(0, off))
+            self._scroll_to_y(self._heights.top(block) + max(0, off))
         if settle:
             self._settle()
         self.refresh()
@@ -389,8 +389,8 @@ class BlockScroller(ScrollView, can_focus=True):
         if not self._blocks:
             return None
         y = round(self.scroll_y)
-        b = self._heights.block_at(y)
-        return b, y - self._heights.top(b)
+        block = self._heights.block_at(y)
+        return block, y - self._heights.top(block)
 
     def _settle(self) -> None:
         """Render every block in view that has only an estimated height, keeping the view
@@ -405,14 +405,14 @@ class BlockScroller(ScrollView, can_focus=True):
                 y = round(self.scroll_y)
                 first = heights.block_at(y)
                 last = heights.block_at(y + view_h - 1)
-                todo = [b for b in range(first, last + 1) if not self._measured[b]]
+                todo = [block for block in range(first, last + 1) if not self._measured[block]]
                 if not todo:
                     break
-                anchor = next((b for b in range(first, last + 1) if self._measured[b]), first)
+                anchor = next((block for block in range(first, last + 1) if self._measured[block]), first)
                 screen = heights.top(anchor) - y  # where the anchor's top is on screen
                 at_bottom = y > 0 and y >= self.max_scroll_y
-                for b in todo:
-                    self._measure(b)
+                for block in todo:
+                    self._measure(block)
                 self._update_virtual_size()
                 if at_bottom:
                     new_y = self.max_scroll_y
@@ -499,12 +499,12 @@ class BlockScroller(ScrollView, can_focus=True):
 
     def _drop_inverted(self, pred) -> None:
         """Forget the user's own folds of one kind (a global toggle overrides them)."""
-        for k, keys in list(self._inverted.items()):
-            keep = frozenset(x for x in keys if not pred(x.rsplit(":", 1)[-1]))
+        for key, keys in list(self._inverted.items()):
+            keep = frozenset(key for key in keys if not pred(key.rsplit(":", 1)[-1]))
             if keep:
-                self._inverted[k] = keep
+                self._inverted[key] = keep
             else:
-                del self._inverted[k]
+                del self._inverted[key]
 
     # Scrolling without animation: heights may change while an animation runs.
     def action_scroll_up(self) -> None:
@@ -553,18 +553,18 @@ class BlockScroller(ScrollView, can_focus=True):
         heights = self._heights
         if not self._blocks or vy >= heights.total or vy < 0:
             return Strip.blank(width, style)
-        b = heights.block_at(vy)
-        if not self._measured[b]:
-            self._measure(b)
+        block = heights.block_at(vy)
+        if not self._measured[block]:
+            self._measure(block)
             self._update_virtual_size()
             self.call_after_refresh(self._settle)
-        r = self._rendered(b)
-        line = vy - heights.top(b)
-        if line >= r.height or line < 0:
+        rendered = self._rendered(block)
+        line = vy - heights.top(block)
+        if line >= rendered.height or line < 0:
             return Strip.blank(width, style)
-        strip = r.strip(line)
-        if self.finder.hit_counts.get(b) and line not in r.chrome:
-            strip = self.finder.highlight(b, r, line, strip)
+        strip = rendered.strip(line)
+        if self.finder.hit_counts.get(block) and line not in rendered.chrome:
+            strip = self.finder.highlight(block, rendered, line, strip)
         # (both cached on the Strip: repeated frames make no new Strips)
         strip = strip.adjust_cell_length(width).apply_style(style)
         cursor = self.pane_cursor.lines if self._frame_style is not None else self.pane_cursor.frame()
@@ -576,11 +576,11 @@ class BlockScroller(ScrollView, can_focus=True):
     def _line_at(self, vy: int) -> tuple[int, int] | None:
         if not self._blocks or vy < 0 or vy >= self._heights.total:
             return None
-        b = self._heights.block_at(vy)
-        return b, vy - self._heights.top(b)
+        block = self._heights.block_at(vy)
+        return block, vy - self._heights.top(block)
 
-    def toggle_fold(self, b: int, key: str) -> None:
-        bkey = self._block_key(b)
+    def toggle_fold(self, block: int, key: str) -> None:
+        bkey = self._block_key(block)
         keys = set(self._inverted.get(bkey, frozenset()))
         keys ^= {key}
         self.worker_drawing.stop_drawing_all(bkey)  # (drawn whole again below if still wanted)
@@ -589,16 +589,16 @@ class BlockScroller(ScrollView, can_focus=True):
         else:
             self._inverted.pop(bkey, None)
         anchor = self._top_anchor()
-        self._measure(b)
+        self._measure(block)
         self._update_virtual_size()
-        if anchor is not None and anchor[0] != b:
+        if anchor is not None and anchor[0] != block:
             self._scroll_to_y(self._heights.top(anchor[0]) + anchor[1])
         self._settle()
         self.refresh()
 
-    def _do_action(self, b: int, action: tuple) -> None:
+    def _do_action(self, block: int, action: tuple) -> None:
         if action[0] == "fold":
-            self.toggle_fold(b, action[1])
+            self.toggle_fold(block, action[1])
 
     def on_click(self, event: events.Click) -> None:
         self.pane_cursor.click(event)
@@ -665,8 +665,8 @@ class BlockScroller(ScrollView, can_focus=True):
         """Draw ``blocks`` ahead on a worker, into the caches (:meth:`WorkerDrawing.draw_ahead`)."""
         return self.worker_drawing.draw_ahead(blocks, should_stop, more)
 
-    def blocks_from(self, b: int) -> list[int]:
-        return self.worker_drawing.blocks_from(b)
+    def blocks_from(self, block: int) -> list[int]:
+        return self.worker_drawing.blocks_from(block)
 
     def blocks_beside_view(self) -> list[int]:
         return self.worker_drawing.blocks_beside_view()

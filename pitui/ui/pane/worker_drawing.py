@@ -33,12 +33,12 @@ class RenderCache(OrderedDict):
         super().__init__()
         self.lines = 0
 
-    def put(self, key: tuple, r: Rendered) -> None:
+    def put(self, key: tuple, rendered: Rendered) -> None:
         old = super().pop(key, None)
         if old is not None:
             self.lines -= old.height
-        self[key] = r
-        self.lines += r.height
+        self[key] = rendered
+        self.lines += rendered.height
         while len(self) > _RENDER_KEEP and (len(self) > _RENDER_CACHE or self.lines > _RENDER_CACHE_LINES):
             _, gone = self.popitem(last=False)
             self.lines -= gone.height
@@ -58,12 +58,12 @@ _console_local = threading.local()
 
 def _private_console() -> Console:
     """A console for drawing on a worker thread (one per thread), set up as Textual's."""
-    c = getattr(_console_local, "console", None)
-    if c is None:
-        c = Console(file=io.StringIO(), color_system="truecolor", force_terminal=True, legacy_windows=False,
-                    emoji=False, highlight=False, markup=False, width=200, soft_wrap=False, safe_box=False)
-        _console_local.console = c
-    return c
+    console = getattr(_console_local, "console", None)
+    if console is None:
+        console = Console(file=io.StringIO(), color_system="truecolor", force_terminal=True, legacy_windows=False,
+                          emoji=False, highlight=False, markup=False, width=200, soft_wrap=False, safe_box=False)
+        _console_local.console = console
+    return console
 _RENDER_CACHE = 400  # rendered blocks kept
 # ... and lines: a Strip is ~30 objects the garbage collector walks on every full
 # collection (and a full output may be thousands of lines)
@@ -129,41 +129,41 @@ class WorkerDrawing:
         worker thread (their plain drawing stays until then: a draw with code can take tens
         of milliseconds, and a key pressed meanwhile must not wait for it); the others are
         forgotten, to be drawn again when they are next shown."""
-        done = {k for k, classes in self.provisional.items() if all(lexer_ready(c) for c in classes)}
+        done = {key for key, classes in self.provisional.items() if all(lexer_ready(lexer) for lexer in classes)}
         if not done:
             return
-        for k in done:
-            del self.provisional[k]
+        for done_key in done:
+            del self.provisional[done_key]
         if self.pane._blocks and self.pane._width > 0:
             heights = self.pane._heights
             y = round(self.pane.scroll_y)
             first = heights.block_at(y)
             last = heights.block_at(y + max(1, self.pane.scrollable_content_region.height) - 1)
             common = self.pane._key_common()
-            for b in range(max(0, first), last + 1):
-                key = self.pane._state_key(b, common)
+            for block in range(max(0, first), last + 1):
+                key = self.pane._state_key(block, common)
                 if key in done:
                     done.discard(key)
-                    self.draw_in_thread(b, key)
+                    self.draw_in_thread(block, key)
         if done:
-            for k in done:
-                self.pane._rcache.pop(k, None)
-                self.pane._hcache.pop(k, None)
+            for done_key in done:
+                self.pane._rcache.pop(done_key, None)
+                self.pane._hcache.pop(done_key, None)
             self.pane._relayout(self.pane._top_anchor())  # (the blocks in view are still cached)
 
-    def render_later(self, b: int, key: tuple) -> Rendered:
+    def render_later(self, block: int, key: tuple) -> Rendered:
         """A placeholder of the expected height now; the block is drawn on a worker thread
         (with a console of its own: Rich's console lock would stall the app's drawing)."""
-        self.placeheld[b] = key
-        self.draw_in_thread(b, key)
-        p = self.pane.palette
+        self.placeheld[block] = key
+        self.draw_in_thread(block, key)
+        palette = self.pane.palette
         if UNCAP in key.folds:
             capped = self._drawn_capped(key)
             if capped is not None:
                 return capped
-        h = self.pane._hcache.get(key) or max(1, self.pane._estimate(b, self.pane._width))
-        strips = [Strip([Segment("  ⋯ drawing this entry", p.muted)])] + [Strip([])] * (h - 1)
-        return Rendered(strips, chrome=set(range(h)))
+        height = self.pane._hcache.get(key) or max(1, self.pane._estimate(block, self.pane._width))
+        strips = [Strip([Segment("  ⋯ drawing this entry", palette.muted)])] + [Strip([])] * (height - 1)
+        return Rendered(strips, chrome=set(range(height)))
 
     def _drawn_capped(self, key: tuple) -> Rendered | None:
         """While a block is drawn whole: its capped drawing (if cached), the marker lines
@@ -177,26 +177,26 @@ class WorkerDrawing:
         if got is None:
             return None
         strips = list(got.strips)
-        p = self.pane.palette
-        for y, action in got.actions.items():
+        palette = self.pane.palette
+        for line, action in got.actions.items():
             if action == ("fold", UNCAP):
-                n = strips[y].cell_length
-                strips[y] = Strip(cut_segments([Segment("  ⋯ drawing all of it (enter: stop)", p.muted)], n)
-                                  ).adjust_cell_length(n)
-        r = Rendered(strips, actions=dict(got.actions), chrome=set(got.chrome), sections=list(got.sections),
-                     deps=got.deps)
-        self._held = (key, r)  # (asked for again at every line drawn)
-        return r
+                width = strips[line].cell_length
+                strips[line] = Strip(cut_segments([Segment("  ⋯ drawing all of it (enter: stop)", palette.muted)], width)
+                                     ).adjust_cell_length(width)
+        rendered = Rendered(strips, actions=dict(got.actions), chrome=set(got.chrome), sections=list(got.sections),
+                            deps=got.deps)
+        self._held = (key, rendered)  # (asked for again at every line drawn)
+        return rendered
 
-    def draw_in_thread(self, b: int, key: tuple) -> None:
-        """Draw block ``b`` (state ``key``) on a worker thread; :meth:`_render_done` takes it
+    def draw_in_thread(self, block: int, key: tuple) -> None:
+        """Draw ``block`` (state ``key``) on a worker thread; :meth:`_render_done` takes it
         (from a :class:`BlockDrawn`).
         A block drawn whole can be given up (:meth:`_stop_drawing_all`), as can any when
         the app closes: the drawing stops between pieces of its text."""
         if self._under_way(key):
             return
         self.pending.add(key)
-        item, ctx, width = self.pane._block_item(b), self.pane._ctx(b), self.pane._width
+        item, ctx, width = self.pane._block_item(block), self.pane._ctx(block), self.pane._width
         ctx.console = _private_console()
         ctx.lazy_lexers = False  # a worker may wait for a lexer
         stop = None
@@ -207,12 +207,12 @@ class WorkerDrawing:
         def work() -> None:
             worker = get_current_worker()
             ctx.should_stop = lambda: worker.is_cancelled or (stop is not None and stop.is_set())
-            r = self.pane._draw(item, ctx, width)
+            rendered = self.pane._draw(item, ctx, width)
             try:
-                if r is None:
-                    self.pane.post_message(BlockDrawingStopped(b, key, stop))
+                if rendered is None:
+                    self.pane.post_message(BlockDrawingStopped(block, key, stop))
                 else:
-                    self.pane.post_message(BlockDrawn(b, key, r, stop))
+                    self.pane.post_message(BlockDrawn(block, key, rendered, stop))
             except Exception:
                 pass  # the app is closing
 
@@ -229,14 +229,14 @@ class WorkerDrawing:
     def block_drawing_stopped(self, message: BlockDrawingStopped) -> None:
         self.render_stopped(message.b, message.key, message.stop)
 
-    def render_stopped(self, b: int, key: tuple, stop: threading.Event) -> None:
+    def render_stopped(self, block: int, key: tuple, stop: threading.Event) -> None:
         self._held = None
         if self.stops.get(key) is not stop:
             return  # a newer drawing of this very state is under way
         del self.stops[key]
         self.pending.discard(key)
-        if self.placeheld.get(b) == key:
-            del self.placeheld[b]
+        if self.placeheld.get(block) == key:
+            del self.placeheld[block]
 
     def _under_way(self, key: tuple) -> bool:
         """Whether a block in state ``key`` is being drawn on a worker thread already (by
@@ -245,14 +245,14 @@ class WorkerDrawing:
         ahead and is on its way to the cache."""
         deps = self.pane._deps.get(key.block)
         stops = self.stops
-        if any(k.block == key.block and self.pane._refine(k, deps) == key and not (k in stops and stops[k].is_set())
-               for k in self.pending):
+        if any(other.block == key.block and self.pane._refine(other, deps) == key and not (other in stops and stops[other].is_set())
+               for other in self.pending):
             return True
         current = self._ahead_current
         if current is not None and current.block == key.block and self.pane._refine(current, deps) == key:
             return True
         # (a copy: the drawing-ahead thread adds to the set meanwhile)
-        return any(k.block == key.block and self.pane._refine(k, deps) == key for k in tuple(self._ahead_sent))
+        return any(other.block == key.block and self.pane._refine(other, deps) == key for other in tuple(self._ahead_sent))
 
     def draw_ahead(self, blocks: Iterable[int], should_stop: Callable[[], bool],
                    more: Iterable[Callable[[], Iterable[tuple]]] = ()) -> int:
@@ -269,16 +269,16 @@ class WorkerDrawing:
         common = self.pane._key_common()
         todo: list[tuple[int, tuple, Any, RenderCtx]] = []
         seen: set[int] = set()
-        for b in blocks:
-            if b in seen or not 0 <= b < len(self.pane._blocks):
+        for block in blocks:
+            if block in seen or not 0 <= block < len(self.pane._blocks):
                 continue
-            seen.add(b)
-            key = self.pane._state_key(b, common)
+            seen.add(block)
+            key = self.pane._state_key(block, common)
             if key in self.pane._rcache or self._under_way(key):
                 continue
-            ctx = self.pane._ctx(b)
+            ctx = self.pane._ctx(block)
             ctx.lazy_lexers = False  # a worker may wait for a lexer
-            todo.append((b, key, self.pane._block_item(b), ctx))
+            todo.append((block, key, self.pane._block_item(block), ctx))
         more = list(more)
         if not todo and not more:
             return 0
@@ -295,7 +295,7 @@ class WorkerDrawing:
                         return
                     yield from produce()
 
-            for b, key, item, ctx in items():
+            for block, key, item, ctx in items():
                 if worker.is_cancelled or should_stop():
                     return
                 if key in self.pane._rcache or key in self._ahead_sent or UNCAP in key.folds:
@@ -303,12 +303,12 @@ class WorkerDrawing:
                 ctx.console = console
                 self._ahead_current = key
                 try:
-                    r = self.pane._draw(item, ctx, width)
-                    if r is not None:
+                    rendered = self.pane._draw(item, ctx, width)
+                    if rendered is not None:
                         # Under way until its message is handled: a key showing the block
                         # meanwhile waits for it, not drawing it a second time.
                         self._ahead_sent.add(key)
-                        self.pane.post_message(BlockDrawnAhead(b, key, r))
+                        self.pane.post_message(BlockDrawnAhead(block, key, rendered))
                 except Exception:
                     return  # the app is closing
                 finally:
@@ -317,14 +317,14 @@ class WorkerDrawing:
         self.pane.run_worker(work, thread=True, group="pane-ahead", exclusive=True, exit_on_error=False)
         return len(todo)
 
-    def blocks_from(self, b: int) -> list[int]:
-        """The blocks a view scrolled to block ``b``'s top shows (by the heights known
+    def blocks_from(self, block: int) -> list[int]:
+        """The blocks a view scrolled to ``block``'s top shows (by the heights known
         now: estimates for blocks not drawn yet; near the end, the last screenful)."""
-        if not self.pane._blocks or self.pane._width <= 0 or not 0 <= b < len(self.pane._blocks):
+        if not self.pane._blocks or self.pane._width <= 0 or not 0 <= block < len(self.pane._blocks):
             return []
         heights = self.pane._heights
         view_h = max(1, self.pane.scrollable_content_region.height)
-        top = min(heights.top(b), max(0, heights.total - view_h))
+        top = min(heights.top(block), max(0, heights.total - view_h))
         return list(range(heights.block_at(top), heights.block_at(top + view_h - 1) + 1))
 
     def blocks_beside_view(self) -> list[int]:
@@ -345,33 +345,33 @@ class WorkerDrawing:
         self._ahead_sent.discard(message.key)
         self.ahead_done(message.b, message.key, message.rendered)
 
-    def ahead_done(self, b: int, key: tuple, r: Rendered) -> None:
+    def ahead_done(self, block: int, key: tuple, rendered: Rendered) -> None:
         """A block drawn ahead: kept in the cache; if it is on screen meanwhile as a
         placeholder waiting for this very drawing, shown as a worker's drawing is."""
-        want = self.placeheld.get(b)
-        if want is not None and want.block == key.block and self.pane._refine(want, r.deps) == self.pane._refine(key, r.deps):
-            self.render_done(b, want, r)
+        want = self.placeheld.get(block)
+        if want is not None and want.block == key.block and self.pane._refine(want, rendered.deps) == self.pane._refine(key, rendered.deps):
+            self.render_done(block, want, rendered)
             return
         self.pane.render_count += 1
-        self.pane._store(b, key, r)
+        self.pane._store(block, key, rendered)
 
     def block_drawn(self, message: BlockDrawn) -> None:
         self.render_done(message.b, message.key, message.rendered, message.stop)
 
-    def render_done(self, b: int, key: tuple, r: Rendered, stop: threading.Event | None = None) -> None:
+    def render_done(self, block: int, key: tuple, rendered: Rendered, stop: threading.Event | None = None) -> None:
         self._held = None
         if stop is not None:
             if stop.is_set():  # given up, and done meanwhile
-                self.render_stopped(b, key, stop)
+                self.render_stopped(block, key, stop)
                 return
             if self.stops.get(key) is stop:
                 del self.stops[key]
         self.pending.discard(key)
-        if self.placeheld.get(b) == key:
-            del self.placeheld[b]
+        if self.placeheld.get(block) == key:
+            del self.placeheld[block]
         self.pane.render_count += 1
-        key = self.pane._store(b, key, r)
-        if not (b < len(self.pane._blocks) and self.pane._state_key(b) == key):
+        key = self.pane._store(block, key, rendered)
+        if not (block < len(self.pane._blocks) and self.pane._state_key(block) == key):
             return  # the pane moved on (another width, toggle or branch); kept in the cache
         heights = self.pane._heights
         y = round(self.pane.scroll_y)
@@ -381,17 +381,17 @@ class WorkerDrawing:
         # Keep in place the first other block in view (or, if b fills the view, b's top); a
         # block drawn whole, or one that starts in view (a fold opened there, at the
         # cursor), keeps its own place: its text goes on below what the user looked at.
-        if UNCAP in key.folds or heights.top(b) >= y:
-            anchor = b
+        if UNCAP in key.folds or heights.top(block) >= y:
+            anchor = block
         else:
-            anchor = next((x for x in range(first, last + 1) if x != b and self.pane._measured[x]), b)
+            anchor = next((other for other in range(first, last + 1) if other != block and self.pane._measured[other]), block)
         screen = heights.top(anchor) - y
-        self.pane._set_measured(b, r.height)
+        self.pane._set_measured(block, rendered.height)
         self.pane._update_virtual_size()
         if at_bottom:
             new_y = self.pane.max_scroll_y
-        elif anchor == b:
-            new_y = heights.top(b) + min(-screen, r.height - 1) if screen <= 0 else heights.top(b) - screen
+        elif anchor == block:
+            new_y = heights.top(block) + min(-screen, rendered.height - 1) if screen <= 0 else heights.top(block) - screen
         else:
             new_y = heights.top(anchor) - screen
         if new_y != y:

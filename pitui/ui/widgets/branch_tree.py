@@ -61,9 +61,9 @@ def summaries_around(session: Session, layout: TreeLayout, entry: int, rows: int
     that opens it (each summary reads its entry from the file)."""
     if not layout.rows:
         return {}
-    r = layout.nearest_row(session, entry)
-    return {layout.rows[k].entry: _summary(session, layout.rows[k].entry)
-            for k in range(max(0, r - rows // 2), min(len(layout.rows), r + rows // 2))}
+    row = layout.nearest_row(session, entry)
+    return {layout.rows[row_index].entry: _summary(session, layout.rows[row_index].entry)
+            for row_index in range(max(0, row - rows // 2), min(len(layout.rows), row + rows // 2))}
 
 
 #: The most columns a row's indent guides take, however deep its fork: past that depth the
@@ -277,10 +277,10 @@ class BranchTree(TreeLayouts, LineList):
         have = self._summaries
         todo: dict[int, None] = {}
         for rng in rows:
-            for k in rng:
-                e = layout.rows[k].entry
-                if e not in have:
-                    todo[e] = None
+            for row_index in rng:
+                entry = layout.rows[row_index].entry
+                if entry not in have:
+                    todo[entry] = None
         if not todo:
             return 0
 
@@ -289,10 +289,10 @@ class BranchTree(TreeLayouts, LineList):
         def work() -> None:
             got: dict[int, Summary] = {}
             worker = get_current_worker()
-            for e in todo:
+            for entry in todo:
                 if worker.is_cancelled or should_stop():
                     break
-                got[e] = _summary(session, e)
+                got[entry] = _summary(session, entry)
             if got:
                 try:
                     self.post_message(SummariesMade(session, gen, got))
@@ -307,8 +307,8 @@ class BranchTree(TreeLayouts, LineList):
 
     def _summarised(self, session: Session, gen: int, got: dict[int, Summary]) -> None:
         if session is self.session and gen == self._summaries_gen:
-            for e, summary in got.items():
-                self._summaries.setdefault(e, summary)
+            for entry, summary in got.items():
+                self._summaries.setdefault(entry, summary)
 
     def forget_summaries(self, entries: list[int] | None = None) -> None:
         """Drop cached summaries (after lines turned out damaged)."""
@@ -317,8 +317,8 @@ class BranchTree(TreeLayouts, LineList):
             self._summaries_gen += 1
             self._strips.clear()
         else:
-            for i in entries:
-                self._summaries.pop(i, None)
+            for entry in entries:
+                self._summaries.pop(entry, None)
                 self._summaries_gen += 1
         self._strips.clear()
         self.refresh()
@@ -440,13 +440,13 @@ class BranchTree(TreeLayouts, LineList):
             if entry not in self.tree_layout.visible_parent:
                 return False
             # Hidden by a fold: open every fold above it.
-            x = self.tree_layout.visible_parent.get(entry, -1)
+            node = self.tree_layout.visible_parent.get(entry, -1)
             opened = False
-            while x >= 0:
-                if x in self.folded:
-                    self.folded.discard(x)
+            while node >= 0:
+                if node in self.folded:
+                    self.folded.discard(node)
                     opened = True
-                x = self.tree_layout.visible_parent.get(x, -1)
+                node = self.tree_layout.visible_parent.get(node, -1)
             if not opened:
                 return False
             self.relayout(keep=entry)
@@ -477,13 +477,13 @@ class BranchTree(TreeLayouts, LineList):
         if row.foldable:
             target = row.entry
         else:
-            x = self.tree_layout.visible_parent.get(row.entry, -1)
-            while x >= 0:
-                r = self.tree_layout.row_of.get(x)
-                if r is not None and self.tree_layout.rows[r].foldable:
-                    target = x
+            node = self.tree_layout.visible_parent.get(row.entry, -1)
+            while node >= 0:
+                row_index = self.tree_layout.row_of.get(node)
+                if row_index is not None and self.tree_layout.rows[row_index].foldable:
+                    target = node
                     break
-                x = self.tree_layout.visible_parent.get(x, -1)
+                node = self.tree_layout.visible_parent.get(node, -1)
         if target is None:
             self.app.bell()
             return
@@ -618,7 +618,7 @@ class BranchTree(TreeLayouts, LineList):
             overlay = self._cursor_style(focus)
         segments = self._row_segments(row, is_cursor, width)
         if overlay is not None:
-            segments = [Segment(t, (s or base) + Style(bgcolor=overlay.bgcolor)) for t, s, _ in segments]
+            segments = [Segment(text, (style or base) + Style(bgcolor=overlay.bgcolor)) for text, style, _ in segments]
         fill = base + Style(bgcolor=overlay.bgcolor) if overlay is not None else base
         strip = self._strips[key] = Strip(segments).adjust_cell_length(width, fill)
         return strip
@@ -627,7 +627,7 @@ class BranchTree(TreeLayouts, LineList):
         assert self.session is not None
         st = self._style
         base = st("base")
-        s = self.session
+        session = self.session
         segs: list[Segment] = []
         segs.append(Segment("› " if is_cursor else "  ", st("branch-tree--active") if is_cursor else base))
         prefix = row.prefix()
@@ -642,7 +642,7 @@ class BranchTree(TreeLayouts, LineList):
             segs.append(Segment(row.fold_mark, st("branch-tree--active")))
         if row.active:
             segs.append(Segment(row.path_mark, st("branch-tree--active")))
-        label = s.label_of(row.entry)
+        label = session.label_of(row.entry)
         if label:
             segs.append(Segment(f"[{visible(label)}] ", st("branch-tree--label")))
         summ = self.summary(row.entry)

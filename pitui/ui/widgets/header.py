@@ -61,7 +61,7 @@ def _model_names(current: str | None, session: Stats | None) -> list[str]:
     """The conversation's models (no provider): the one in use at the branch's end first,
     then the others by cost."""
     names: list[str] = []
-    keys = ([current] if current else []) + [k for k, _ in session.models_by_cost() if is_own_model(k)]
+    keys = ([current] if current else []) + [model for model, _ in session.models_by_cost() if is_own_model(model)]
     for key in keys:
         model = visible(key.split("/", 1)[1] if "/" in key else key)
         if model not in names and model != "None":
@@ -115,13 +115,13 @@ def meta_line(width: int, cwd: str, created: str, fork: str | None, current: str
 
     def line(cwd_least: int | None, fork_least: int | None, model: str, time: bool = True) -> Text:
         pieces = [cwd, created if time else "", fork_text, model]
-        over = cell_len(" · ".join(p for p in pieces if p)) - width
-        for k, least, cut in ((0, cwd_least, cut_cwd), (2, fork_least, cut_end)):
-            n = cell_len(pieces[k])
-            if over > 0 and least is not None and n > least:
-                pieces[k] = cut(pieces[k], max(least, n - over))
-                over -= n - cell_len(pieces[k])
-        return Text(" · ".join(p for p in pieces if p))
+        over = cell_len(" · ".join(piece for piece in pieces if piece)) - width
+        for piece_index, least, cut in ((0, cwd_least, cut_cwd), (2, fork_least, cut_end)):
+            cells = cell_len(pieces[piece_index])
+            if over > 0 and least is not None and cells > least:
+                pieces[piece_index] = cut(pieces[piece_index], max(least, cells - over))
+                over -= cells - cell_len(pieces[piece_index])
+        return Text(" · ".join(piece for piece in pieces if piece))
 
     def forms():
         yield line(None, None, models[0])
@@ -151,20 +151,20 @@ def usage_line(width: int, branch: Stats | None, session: Stats | None, branch_l
     count = f"{branch_len or '…'}/{entries} entries"
 
     def line(branch_tokens: bool, whole: int, entries_shown: bool = True, context: int = 2) -> Text:
-        t = Text()
+        text = Text()
         if meter is not None and context:
-            t.append("context ", style="bold")
-            t.append(meter.text(short=context < 2), style="bold yellow" if (meter.percent or 0) >= 80 else "")
-            t.append(" · ")
-        t.append("branch ", style="bold")
-        t.append(_usage(branch, branch_tokens))
+            text.append("context ", style="bold")
+            text.append(meter.text(short=context < 2), style="bold yellow" if (meter.percent or 0) >= 80 else "")
+            text.append(" · ")
+        text.append("branch ", style="bold")
+        text.append(_usage(branch, branch_tokens))
         if whole:
-            t.append(" · ")
-            t.append("session ", style="bold")
-            t.append(_usage(session, whole > 1))
+            text.append(" · ")
+            text.append("session ", style="bold")
+            text.append(_usage(session, whole > 1))
         if entries_shown:
-            t.append(" · " + count)
-        return t
+            text.append(" · " + count)
+        return text
 
     def forms():  # (made one at a time: the first nearly always fits)
         yield line(True, 2)
@@ -367,7 +367,7 @@ class SessionHeader(Vertical):
     def set_warnings(self, warnings: list[SessionWarning]) -> None:
         """The badge as opening the file left it: the problems met reading it (its secrets
         not known yet)."""
-        self._badge("warning", [w.line for w in warnings])
+        self._badge("warning", [warning.line for warning in warnings])
         self._secrets_badge(0)
 
     def show_problems(self, path: str, warnings: list[SessionWarning], *, grew: bool = False) -> None:
@@ -465,17 +465,17 @@ class SessionHeader(Vertical):
         hold what opening met and what only a pass over every line finds (orphan results,
         calls left unanswered...), so the badge and the list say the same number; and the
         likely secrets, on a badge of their own."""
-        self._badge("finding", [f.line for f in findings])
+        self._badge("finding", [finding.line for finding in findings])
         self._secrets_badge(len(secrets))
 
-    def _secrets_badge(self, n: int) -> None:
+    def _secrets_badge(self, count: int) -> None:
         badge = self.query_one(SecretsBadge)
-        if not n:
+        if not count:
             if not badge.has_class("-empty"):
                 badge.add_class("-empty")
                 badge.update("")
             return
-        badge.update(f"⚠ {n} likely secret{'s' if n != 1 else ''} w")
+        badge.update(f"⚠ {count} likely secret{'s' if count != 1 else ''} w")
         badge.remove_class("-empty")
 
     def _badge(self, noun: str, found: list[int | None]) -> None:
@@ -486,10 +486,10 @@ class SessionHeader(Vertical):
             badge.add_class("-empty")
             badge.update("")
             return
-        lines = [n for n in found if n is not None]
-        shown = ", ".join(str(n) for n in lines[:4]) + (", …" if len(lines) > 4 else "")
-        n = len(found)
-        text = f"⚠ {n} {noun}{'s' if n != 1 else ''}"
+        lines = [line for line in found if line is not None]
+        shown = ", ".join(str(line) for line in lines[:4]) + (", …" if len(lines) > 4 else "")
+        count = len(found)
+        text = f"⚠ {count} {noun}{'s' if count != 1 else ''}"
         if shown:
             text += f" (line{'s' if len(lines) != 1 else ''} {shown})"
         badge.update(text + " w")
@@ -519,49 +519,49 @@ class SessionHeader(Vertical):
 
     def update_session(self) -> None:
         """Show the session's facts as they are known now."""
-        s, leaf, branch_len = self.branch
-        if s is None:
+        session, leaf, branch_len = self.branch
+        if session is None:
             return
-        info = self.listing.get(s.path)
+        info = self.listing.get(session.path)
         # the first user message as the listing has it (not Pi's "(no messages)"), else the
         # file (and for a session of no entries, which may have been cut back since listed)
-        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES and len(s) \
+        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES and len(session) \
             else None
-        title = s.name or first or os.path.basename(s.path)
-        if s.headerless:
+        title = session.name or first or os.path.basename(session.path)
+        if session.headerless:
             title = f"⚠ No session header, Pi won't open it · {title}"  # (shown read-only)
         self.show_session(
             title=title,
-            forked_from=self._forked_from(s),
-            named=bool(s.name),
-            cwd=s.cwd,
-            created=s.header.get("timestamp"),
+            forked_from=self._forked_from(session),
+            named=bool(session.name),
+            cwd=session.cwd,
+            created=session.header.get("timestamp"),
             branch=self._branch_stats.get(leaf),
             session=self._session_stats,
-            entries=len(s),
+            entries=len(session),
             branch_len=branch_len if leaf >= 0 else 0,
         )
 
-    def _forked_from(self, s: Session) -> str | None:
-        """The title of the session ``s`` was forked from (its header's ``parentSession``),
+    def _forked_from(self, session: Session) -> str | None:
+        """The title of the ``session`` was forked from (its header's ``parentSession``),
         found in the listing by path or, as a store moved to another machine keeps its file
         names but not its paths, by file name; else that file's name. None when not a fork."""
-        parent = s.header.get("parentSession")
+        parent = session.header.get("parentSession")
         if not isinstance(parent, str):
-            parent = s.header.get("branchedFrom")  # (older releases)
+            parent = session.header.get("branchedFrom")  # (older releases)
         if not isinstance(parent, str) or not parent:
             return None
         listing = self.listing
         cached = self._fork_title
-        if cached is not None and cached[0] == (s.path, parent, len(listing)):
+        if cached is not None and cached[0] == (session.path, parent, len(listing)):
             return cached[1]
         info = listing.get(parent)
         if info is None:
             name = os.path.basename(parent)
-            info = next((i for p, i in listing.items() if os.path.basename(p) == name), None)
+            info = next((info for path, info in listing.items() if os.path.basename(path) == name), None)
         title = (info.name or info.first_message if info is not None and info.error is None else "") or \
             os.path.basename(parent)
-        self._fork_title = ((s.path, parent, len(listing)), title)
+        self._fork_title = ((session.path, parent, len(listing)), title)
         return title
 
     def count_now(self) -> None:
@@ -572,17 +572,17 @@ class SessionHeader(Vertical):
         if self._stats_timer is not None:
             self._stats_timer.stop()
             self._stats_timer = None
-        s, leaf, _ = self.branch
-        if s is None:
+        session, leaf, _ = self.branch
+        if session is None:
             return
         need_session = self._session_stats is None
         if leaf in self._branch_stats and not need_session:
             self.update_session()
             return
         if now or self.STATS_DELAY <= 0:
-            self._count(s, leaf, need_session)
+            self._count(session, leaf, need_session)
         else:
-            self._stats_timer = self.set_timer(self.STATS_DELAY, lambda: self._count(s, leaf, need_session))
+            self._stats_timer = self.set_timer(self.STATS_DELAY, lambda: self._count(session, leaf, need_session))
 
     def _count(self, session: Session, leaf: int, need_session: bool) -> None:
         def work() -> None:
@@ -607,14 +607,14 @@ class SessionHeader(Vertical):
         self.update_session()
 
     def show_stats(self) -> None:
-        """``s``: the stats screen of the branch counted (the session's leaf before one is)."""
-        s, leaf, _ = self.branch
-        if s is None:
+        """``session``: the stats screen of the branch counted (the session's leaf before one is)."""
+        session, leaf, _ = self.branch
+        if session is None:
             return
-        leaf = leaf if leaf >= 0 else s.leaf
+        leaf = leaf if leaf >= 0 else session.leaf
         from ..screens.stats import StatsScreen
 
-        self.app.push_screen(StatsScreen(s, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats))
+        self.app.push_screen(StatsScreen(session, leaf, branch=self._branch_stats.get(leaf), whole=self._session_stats))
 
 
 #: what ``w`` says of the likely secrets it lists (once, under the list)
@@ -709,31 +709,31 @@ class WarningsScreen(ModalScreen[str | None]):
             title.update(f"{name} cannot be read")
             rows.add_option(Option(Text(visible(event.error)), disabled=True))
             return
-        n, k = len(event.findings), len(event.secrets)
-        said = [f"{n} finding{'s' if n != 1 else ''}"] if n or not k else []
-        if k:
-            said.append(f"{k} likely secret{'s' if k != 1 else ''}")
+        finding_count, secret_count = len(event.findings), len(event.secrets)
+        said = [f"{finding_count} finding{'s' if finding_count != 1 else ''}"] if finding_count or not secret_count else []
+        if secret_count:
+            said.append(f"{secret_count} likely secret{'s' if secret_count != 1 else ''}")
         title.update(f"{' and '.join(said)} in {name}")
         if self.on_checked is not None:
             self.on_checked(Checked(event.findings, event.secrets))
-        hint = (SECRETS_HINT if k else "") + self.HINT
-        if n != self.opened_with:
+        hint = (SECRETS_HINT if secret_count else "") + self.HINT
+        if finding_count != self.opened_with:
             met = self.opened_with
             met_text = "no problem" if not met else f"{met} problem{'s' if met != 1 else ''}"
             hint = f"Opening the file met {met_text}; this check reads every line and follows every branch. " + hint
         self.query_one("#warnings-hint", Static).update(hint)
         options: list[Option] = []
         shown = event.findings[: self.MAX_SHOWN]
-        for f in shown:
-            options.append(Option(_row(f.line, f.kind, f.message, f.pi)))
-            self._targets.append(f.entry_id)
-        for s in event.secrets[: max(0, self.MAX_SHOWN - len(shown))]:
-            entry = f", entry {s.entry_id}" if s.entry_id is not None else ""
-            options.append(Option(_row(s.line, "secret", f"{s.kind} in {s.where}{entry}: {s.preview}", None)))
-            self._targets.append(s.entry_id)
-        if n + k > self.MAX_SHOWN:
-            options.append(Option(Text(f"… and {n + k - self.MAX_SHOWN} more", style="italic"), disabled=True))
-        if not n and not k:
+        for finding in shown:
+            options.append(Option(_row(finding.line, finding.kind, finding.message, finding.pi)))
+            self._targets.append(finding.entry_id)
+        for secret in event.secrets[: max(0, self.MAX_SHOWN - len(shown))]:
+            entry = f", entry {secret.entry_id}" if secret.entry_id is not None else ""
+            options.append(Option(_row(secret.line, "secret", f"{secret.kind} in {secret.where}{entry}: {secret.preview}", None)))
+            self._targets.append(secret.entry_id)
+        if finding_count + secret_count > self.MAX_SHOWN:
+            options.append(Option(Text(f"… and {finding_count + secret_count - self.MAX_SHOWN} more", style="italic"), disabled=True))
+        if not finding_count and not secret_count:
             options.append(Option(Text("Nothing wrong: every line reads, and every tool result has its call."),
                                   disabled=True))
         rows.add_options(options)
@@ -742,8 +742,8 @@ class WarningsScreen(ModalScreen[str | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        k = event.option_index
-        target = self._targets[k] if 0 <= k < len(self._targets) else None
+        option_index = event.option_index
+        target = self._targets[option_index] if 0 <= option_index < len(self._targets) else None
         if target is None:
             self.app.bell()
             return

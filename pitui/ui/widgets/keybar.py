@@ -120,28 +120,28 @@ class KeyBar(Widget, can_focus=False):
         right = width
         pal = self._palette
         if pal is not None:
-            w = 1 + cell_len(pal.display) + (1 + cell_len(pal.description) if pal.description else 0) + 1
-            right = width - w if w <= width else width
+            cells = 1 + cell_len(pal.display) + (1 + cell_len(pal.description) if pal.description else 0) + 1
+            right = width - cells if cells <= width else width
 
-        def width_of(k: KeyItem) -> int:
-            return cell_len(k.display) + 2 + (cell_len(k.description) + 1 if k.description else 0)
+        def width_of(item: KeyItem) -> int:
+            return cell_len(item.display) + 2 + (cell_len(item.description) + 1 if item.description else 0)
 
         x = 0
 
         def fill(keys: list[KeyItem], limit: int) -> None:
             """Place ``keys`` from ``x`` on, in order, while they end by ``limit``."""
             nonlocal x
-            for k in keys:
-                w = width_of(k)
-                if x + w > limit:
+            for item in keys:
+                cells = width_of(item)
+                if x + cells > limit:
                     break
-                placed.append(_at(k, x, x + w))
-                x += w
+                placed.append(_at(item, x, x + cells))
+                x += cells
 
         # Quit and Help stay at any width: the room they need is kept for them, and the
         # other keys fill what is left, in order
-        kept = [k for k in self._keys if k.action in ALWAYS_SHOWN]
-        fill([k for k in self._keys if k.action not in ALWAYS_SHOWN], right - sum(map(width_of, kept)))
+        kept = [item for item in self._keys if item.action in ALWAYS_SHOWN]
+        fill([item for item in self._keys if item.action not in ALWAYS_SHOWN], right - sum(map(width_of, kept)))
         fill(kept, right)
         if pal is not None and right < width:
             placed.append(_at(pal, right, width))
@@ -163,44 +163,44 @@ class KeyBar(Widget, can_focus=False):
         blank = Style(bgcolor=base.bgcolor)  # (what lies between keys: the bar's background alone)
         key_style, desc_style = base + key_style, base + desc_style
         text = Text(no_wrap=True, overflow="crop", end="")
-        x = 0
-        for n, k in enumerate(placed):
-            is_palette = with_palette and n == len(placed) - 1
-            if k.start > x:
-                text.append(" " * (k.start - x), blank)
+        column = 0
+        for index, item in enumerate(placed):
+            is_palette = with_palette and index == len(placed) - 1
+            if item.start > column:
+                text.append(" " * (item.start - column), blank)
             ks, ds = key_style, desc_style
-            if n == self._hover:
+            if index == self._hover:
                 ks, ds = ks + hover_style, ds + hover_style
-            if not k.enabled:
+            if not item.enabled:
                 ks, ds = ks + dim, ds + dim
             if is_palette:
                 text.append("▏", base + sep_style)
-                text.append(k.display, ks)
-                if k.description:
-                    text.append(" " + k.description, ds)
+                text.append(item.display, ks)
+                if item.description:
+                    text.append(" " + item.description, ds)
                 text.append(" ", base)
             else:
-                text.append(f" {k.display} ", ks)
-                if k.description:
-                    text.append(f"{k.description} ", ds)
-            x = k.end
-        if x < width:
-            text.append(" " * (width - x), blank)
+                text.append(f" {item.display} ", ks)
+                if item.description:
+                    text.append(f"{item.description} ", ds)
+            column = item.end
+        if column < width:
+            text.append(" " * (width - column), blank)
         return text
 
     # ------------------------------------------------------------------ the mouse
-    def _item_at(self, x: int) -> int | None:
-        for n, k in enumerate(self._placed):
-            if k.start <= x < k.end:
-                return n
+    def _item_at(self, column: int) -> int | None:
+        for index, item in enumerate(self._placed):
+            if item.start <= column < item.end:
+                return index
         return None
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        n = self._item_at(event.x)
-        if n != self._hover:
-            self._hover = n
-            k = self._placed[n] if n is not None else None
-            self.tooltip = (k.tooltip or None) if k is not None else None
+        index = self._item_at(event.x)
+        if index != self._hover:
+            self._hover = index
+            item = self._placed[index] if index is not None else None
+            self.tooltip = (item.tooltip or None) if item is not None else None
             self.refresh()
 
     def on_leave(self, event: events.Leave) -> None:
@@ -210,15 +210,15 @@ class KeyBar(Widget, can_focus=False):
             self.refresh()
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        n = self._item_at(event.x)
-        if n is None:
+        index = self._item_at(event.x)
+        if index is None:
             return
-        k = self._placed[n]
-        if k.enabled:
-            self.app.simulate_key(k.key)
+        item = self._placed[index]
+        if item.enabled:
+            self.app.simulate_key(item.key)
         else:
             self.app.bell()
 
 
-def _at(k: KeyItem, start: int, end: int) -> KeyItem:
-    return KeyItem(k.key, k.display, k.description, k.action, k.enabled, k.tooltip, start, end)
+def _at(item: KeyItem, start: int, end: int) -> KeyItem:
+    return KeyItem(item.key, item.display, item.description, item.action, item.enabled, item.tooltip, start, end)

@@ -32,17 +32,17 @@ from ..text_fit import cut_segments
 __all__ = ["LineList", "nearest_selectable"]
 
 
-def nearest_selectable(rows: Sequence[Any], k: int, direction: int) -> int | None:
-    """From row ``k`` on in ``direction`` (1 down, -1 up) to the first row whose
-    ``selectable`` is true, else back to the nearest one before ``k`` (None: there is none):
+def nearest_selectable(rows: Sequence[Any], row: int, direction: int) -> int | None:
+    """From ``row`` on in ``direction`` (1 down, -1 up) to the first row whose
+    ``selectable`` is true, else back to the nearest one before ``row`` (None: there is none):
     where the cursor of a list with rows it skips (headings, blank lines) lands."""
-    while 0 <= k < len(rows) and not rows[k].selectable:
-        k += direction
-    if not 0 <= k < len(rows):
-        k -= direction
-        while 0 <= k < len(rows) and not rows[k].selectable:
-            k -= direction
-    return k if 0 <= k < len(rows) else None
+    while 0 <= row < len(rows) and not rows[row].selectable:
+        row += direction
+    if not 0 <= row < len(rows):
+        row -= direction
+        while 0 <= row < len(rows) and not rows[row].selectable:
+            row -= direction
+    return row if 0 <= row < len(rows) else None
 
 
 class LineList(ScrollView, can_focus=True):
@@ -205,7 +205,7 @@ class LineList(ScrollView, can_focus=True):
         bg = None
         if on_cursor:
             bg = self._cursor_style(self._cursor_active()).bgcolor
-            segments = [Segment(t, (s or base) + Style(bgcolor=bg)) for t, s, _ in segments]
+            segments = [Segment(text, (style or base) + Style(bgcolor=bg)) for text, style, _ in segments]
         segments = cut_segments(segments, width)
         fill = base + Style(bgcolor=bg) if bg is not None else base
         return Strip(segments).adjust_cell_length(width, fill)

@@ -57,18 +57,18 @@ def _stamp(info: SessionInfo) -> tuple:
 def make_texts(infos: Iterable[SessionInfo], texts: Texts) -> None:
     """Each session's text to match into ``texts``, where missing or out of date (run ahead,
     off the UI thread, so that the first key typed into the filter does not make them)."""
-    for i in infos:
-        got = texts.get(i.path)
-        stamp = _stamp(i)
+    for info in infos:
+        got = texts.get(info.path)
+        stamp = _stamp(info)
         if got is None or got[0] != stamp:
-            texts[i.path] = (stamp, _haystack(i))
+            texts[info.path] = (stamp, _haystack(info))
 
 
 def _haystack(info: SessionInfo) -> str:
     """What the filter's words are looked for in (all of them, anywhere, case folded)."""
     return " ".join(
-        x
-        for x in (
+        part
+        for part in (
             info.name or "",
             info.first_message,
             info.cwd,
@@ -79,7 +79,7 @@ def _haystack(info: SessionInfo) -> str:
             info.error or "",
             "subagent" if info.kind == "subagent" else "",
         )
-        if x
+        if part
     ).casefold()
 
 
@@ -106,29 +106,29 @@ class SessionRows:
         self.sort = sort
         self.costs = costs if costs is not None else {}
         self.loose_label = loose_label
-        self._at = {id(i): k for k, i in enumerate(infos)}  # (ties broken as listed)
+        self._at = {id(info): index for index, info in enumerate(infos)}  # (ties broken as listed)
         self._runs = subagent_parents(infos)  # (all rows: a transcript whose parent is filtered out is not unlinked)
         if sort == "name":
-            def key(i: SessionInfo):
-                return (i.error is not None, (i.name or i.first_message).casefold(), i.path)
+            def key(info: SessionInfo):
+                return (info.error is not None, (info.name or info.first_message).casefold(), info.path)
         elif sort == "cost":
             costs = self.costs
 
-            def key(i: SessionInfo):
-                return (i.error is not None, -costs.get(i.path, -1.0), -(i.modified_ms or 0), os.path.basename(i.path))
+            def key(info: SessionInfo):
+                return (info.error is not None, -costs.get(info.path, -1.0), -(info.modified_ms or 0), os.path.basename(info.path))
         else:
-            def key(i: SessionInfo):
-                return (i.error is not None, -(i.modified_ms or 0), os.path.basename(i.path))
+            def key(info: SessionInfo):
+                return (info.error is not None, -(info.modified_ms or 0), os.path.basename(info.path))
         self._ranked = sorted(infos, key=key)
         # each project's candidates for its label, best first: the newest session's cwd (of
         # those readable and with one), the first listed on a tie; the label is the first
         # candidate the filter shows
         cands: dict[str, list[SessionInfo]] = {}
-        for i in infos:
-            if i.cwd and i.error is None:
-                cands.setdefault(_project_key(i), []).append(i)
+        for info in infos:
+            if info.cwd and info.error is None:
+                cands.setdefault(_project_key(info), []).append(info)
         for pk, ms in cands.items():
-            ms.sort(key=lambda m: -(m.modified_ms or 0))  # (stable: ties as listed)
+            ms.sort(key=lambda info: -(info.modified_ms or 0))  # (stable: ties as listed)
         self._label_from = cands
         self._items: dict[int, Item] = {}  # a session's row at depth 0 (rows are not changed once made)
         self._texts = texts if texts is not None else {}
@@ -146,23 +146,23 @@ class SessionRows:
         # from the result of the longest earlier query this one extends (a row holding
         # the longer query's words holds the shorter's), else from all
         pool, best = None, -1
-        for (q, named), shown in memo.items():
-            if named == named_only and len(q) > best and query.startswith(q):
-                pool, best = shown, len(q)
+        for (memo_query, named), shown in memo.items():
+            if named == named_only and len(memo_query) > best and query.startswith(memo_query):
+                pool, best = shown, len(memo_query)
         if pool is None:
             pool = self._ranked
             if named_only:
-                pool = [i for i in pool if i.name and i.error is None]
+                pool = [info for info in pool if info.name and info.error is None]
         if tokens:
             texts = self._texts
             if not self._all_texts:
                 make_texts(self._ranked, texts)
                 self._all_texts = True
             if len(tokens) == 1:
-                t = tokens[0]
-                shown = [i for i in pool if t in texts[i.path][1]]
+                token = tokens[0]
+                shown = [info for info in pool if token in texts[info.path][1]]
             else:
-                shown = [i for i in pool if all(t in texts[i.path][1] for t in tokens)]
+                shown = [info for info in pool if all(token in texts[info.path][1] for token in tokens)]
         else:
             shown = pool
         _keep(memo, (query, named_only), shown)
@@ -179,38 +179,38 @@ class SessionRows:
 
     def _items_of(self, shown: list[SessionInfo], collapsed: set[str] | frozenset) -> list[Item]:
         runs = self._runs
-        by_path = {i.path: i for i in shown}
+        by_path = {info.path: info for info in shown}
         by_base: dict[str, SessionInfo] | None = None  # (made when a fork needs it)
 
         def parent_of(info: SessionInfo) -> SessionInfo | None:
             nonlocal by_base
             if info.kind == "subagent":
                 ran = runs.get(info.path)
-                p = by_path.get(ran.path) if ran is not None else None
+                parent = by_path.get(ran.path) if ran is not None else None
             else:
-                f = info.forked_from
-                if not f:
+                forked_from = info.forked_from
+                if not forked_from:
                     return None
-                p = by_path.get(f)
-                if p is None:
+                parent = by_path.get(forked_from)
+                if parent is None:
                     if by_base is None:
-                        by_base = {os.path.basename(i.path): i for i in shown}
-                    p = by_base.get(os.path.basename(f))
-            if p is None or p is info or _project_key(p) != _project_key(info):
+                        by_base = {os.path.basename(info.path): info for info in shown}
+                    parent = by_base.get(os.path.basename(forked_from))
+            if parent is None or parent is info or _project_key(parent) != _project_key(info):
                 return None
-            return p
+            return parent
 
         made = self._items
 
-        def item(m: SessionInfo, depth: int) -> Item:
+        def item(info: SessionInfo, depth: int) -> Item:
             if depth == 0:
-                it = made.get(id(m))
+                it = made.get(id(info))
                 if it is not None:
                     return it
-            it = Item("session", m.path, info=m, depth=depth, forked=bool(m.forked_from),
-                      unlinked=m.kind == "subagent" and m.error is None and m.path not in runs)
+            it = Item("session", info.path, info=info, depth=depth, forked=bool(info.forked_from),
+                      unlinked=info.kind == "subagent" and info.error is None and info.path not in runs)
             if depth == 0:
-                made[id(m)] = it
+                made[id(info)] = it
             return it
 
         projects: dict[str, list[SessionInfo]] = {}  # (each in the sort's order already)
@@ -228,9 +228,9 @@ class SessionRows:
         def project_label(pk: str) -> str:
             if pk == LOOSE:
                 return self.loose_label
-            for m in label_from.get(pk, ()):
-                if by_path.get(m.path) is m:
-                    return visible(shorten_home(m.cwd))
+            for member in label_from.get(pk, ()):
+                if by_path.get(member.path) is member:
+                    return visible(shorten_home(member.cwd))
             return visible(pk)
 
         labels = {pk: project_label(pk) for pk in projects}
@@ -240,13 +240,13 @@ class SessionRows:
             order = sorted(projects, key=lambda pk: (pk == LOOSE, labels[pk].casefold(), first[pk]))
         elif self.sort == "cost":
             costs = self.costs
-            order = sorted(projects, key=lambda pk: (-sum(costs.get(m.path, 0.0) for m in projects[pk]), first[pk]))
+            order = sorted(projects, key=lambda pk: (-sum(costs.get(member.path, 0.0) for member in projects[pk]), first[pk]))
         else:
             order = sorted(
                 projects,
                 key=lambda pk: (
-                    all(m.error is not None for m in projects[pk]),
-                    -max((m.modified_ms or 0) for m in projects[pk]),
+                    all(member.error is not None for member in projects[pk]),
+                    -max((member.modified_ms or 0) for member in projects[pk]),
                     labels[pk],
                     first[pk],
                 ),
@@ -261,30 +261,30 @@ class SessionRows:
                 continue
             kids: dict[str, list[SessionInfo]] = {}
             top: list[SessionInfo] = []
-            for m in members:
-                p = parent_of(m) if m.forked_from or m.kind == "subagent" else None
-                if p is None:
-                    top.append(m)
+            for member in members:
+                parent = parent_of(member) if member.forked_from or member.kind == "subagent" else None
+                if parent is None:
+                    top.append(member)
                 else:
-                    kids.setdefault(p.path, []).append(m)
+                    kids.setdefault(parent.path, []).append(member)
             if not kids:
-                out.extend(item(m, 0) for m in top)
+                out.extend(item(member, 0) for member in top)
                 continue
             emitted: set[str] = set()
-            stack: list[tuple[SessionInfo, int]] = [(m, 0) for m in reversed(top)]
+            stack: list[tuple[SessionInfo, int]] = [(member, 0) for member in reversed(top)]
             while stack:
-                m, depth = stack.pop()
-                if m.path in emitted:
+                member, depth = stack.pop()
+                if member.path in emitted:
                     continue
-                emitted.add(m.path)
-                out.append(item(m, depth))
-                for c in reversed(kids.get(m.path, [])):
-                    stack.append((c, depth + 1))
+                emitted.add(member.path)
+                out.append(item(member, depth))
+                for child in reversed(kids.get(member.path, [])):
+                    stack.append((child, depth + 1))
             # Members only reachable through a fork cycle: list them flat.
-            for m in members:
-                if m.path not in emitted:
-                    emitted.add(m.path)
-                    out.append(item(m, 0))
+            for member in members:
+                if member.path not in emitted:
+                    emitted.add(member.path)
+                    out.append(item(member, 0))
         return out
 
 

@@ -177,10 +177,10 @@ class SessionList(LineList):
             self.post_message(self.CostsWanted(None))
             return
         costed = self._costed
-        paths = [i.path for i in self.infos if i.error is None and costed.get(i.path) != (i.size, i.mtime_ns)]
+        paths = [info.path for info in self.infos if info.error is None and costed.get(info.path) != (info.size, info.mtime_ns)]
         if paths:
             asked = set(paths)
-            costed.update((i.path, (i.size, i.mtime_ns)) for i in self.infos if i.path in asked)
+            costed.update((info.path, (info.size, info.mtime_ns)) for info in self.infos if info.path in asked)
             self.post_message(self.CostsWanted(paths))
 
     def set_costs(self, costs: dict[str, float], *, partial: bool = False) -> None:
@@ -193,7 +193,7 @@ class SessionList(LineList):
             self.costs = costs
             self._all_costs_asked = False
             # (known as the sessions are listed now; one listed since, or changed, is asked for)
-            self._costed = {i.path: (i.size, i.mtime_ns) for i in self.infos if i.path in costs}
+            self._costed = {info.path: (info.size, info.mtime_ns) for info in self.infos if info.path in costs}
             if self.costs_shown:
                 self.want_costs(changed_only=True)
         if self.sort == "cost":
@@ -223,18 +223,18 @@ class SessionList(LineList):
             rows = self._rows = SessionRows(self.infos, sort=self.sort, loose_label=self.loose_label,
                                             texts=self._texts, costs=self.costs)
         self.items = rows.items(self.filter_text, named_only=self.named_only, collapsed=self.collapsed)
-        starts, y = [], 0
+        starts, offset = [], 0
         for it in self.items:
-            starts.append(y)
-            y += it.height
+            starts.append(offset)
+            offset += it.height
         self._starts = starts
         self._update_virtual_size()
         self.cursor_row = 0
         if keep is not None or self.open_path is not None:
             want = keep if keep is not None else self.open_path
-            for k, it in enumerate(self.items):
+            for index, it in enumerate(self.items):
                 if it.key == want:
-                    self.cursor_row = k
+                    self.cursor_row = index
                     break
             else:
                 self.cursor_row = self._first_session_index()
@@ -247,18 +247,18 @@ class SessionList(LineList):
     def _scroll_to_cursor(self) -> None:
         # a project's first session scrolled into view from below brings its project's
         # row along (else the list opens on a session with no project above it)
-        k = self.cursor_row
-        if 0 < k < len(self.items) and self.items[k - 1].kind == "project" and self.items[k].kind == "session":
-            start = self._starts[k - 1]
+        row = self.cursor_row
+        if 0 < row < len(self.items) and self.items[row - 1].kind == "project" and self.items[row].kind == "session":
+            start = self._starts[row - 1]
             if start < round(self.scroll_y):
                 self.scroll_to(y=start, animate=False, force=True, immediate=True)
                 return
         super()._scroll_to_cursor()
 
     def _first_session_index(self) -> int:
-        for k, it in enumerate(self.items):
+        for index, it in enumerate(self.items):
             if it.kind == "session":
-                return k
+                return index
         return 0
 
     @property
@@ -287,9 +287,9 @@ class SessionList(LineList):
         return sum(it.count for it in self.items if it.kind == "project")
 
     def select_path(self, path: str) -> bool:
-        for k, it in enumerate(self.items):
+        for index, it in enumerate(self.items):
             if it.key == path:
-                self.cursor_row = k
+                self.cursor_row = index
                 self._scroll_to_cursor()
                 self.refresh()
                 return True
@@ -435,8 +435,8 @@ class SessionList(LineList):
         if info.log != "session":
             bits.append(info.log)  # (an event stream: "stream", "rpc log")
         bits.append(format_age(info.modified_ms, self.clock()))
-        n = info.message_count
-        bits.append(f"{n} msg" if n == 1 else f"{n} msgs")
+        messages = info.message_count
+        bits.append(f"{messages} msg" if messages == 1 else f"{messages} msgs")
         if info.model:
             bits.append(visible(info.model))
         if info.warnings:
@@ -526,14 +526,14 @@ class Sidebar(Vertical):
         if paths is not None:
             now = time.monotonic()
             open_path = self.session_list.open_path
-            paths = [p for p in paths if p != open_path and now - self._big_costs.get(p, -1e9) >= BIG_COST_SECONDS]
+            paths = [path for path in paths if path != open_path and now - self._big_costs.get(path, -1e9) >= BIG_COST_SECONDS]
 
         def work() -> None:
             from ...core.store.usage import file_spent, load_usage
 
             if paths is None:
                 usage = load_usage(root, cache_dir=cache_dir)
-                self.post_message(SessionCosts({f.path: f.session_cost for f in usage.files}))
+                self.post_message(SessionCosts({file.path: file.session_cost for file in usage.files}))
                 return
             costs = {}
             for path in paths:
@@ -591,14 +591,14 @@ class Sidebar(Vertical):
         else:
             flt.update("shift+tab here to filter")
             flt.remove_class("-active")
-        n = sl.session_count()
+        count = sl.session_count()
         projects = sum(1 for it in sl.items if it.kind == "project")
         bits = []
         if self.progress is not None:
             done, total = self.progress
             bits.append(f"reading {done}/{total}…")
         else:
-            bits.append(f"{n} session{'s' if n != 1 else ''}")
+            bits.append(f"{count} session{'s' if count != 1 else ''}")
             if projects > 1:
                 bits.append(f"{projects} projects")
         if sl.sort != "recent":
@@ -700,7 +700,7 @@ class Sidebar(Vertical):
         infos = event.infos
         self.listing_done = True
         self.infos.clear()
-        self.infos.update((i.path, i) for i in infos)
+        self.infos.update((info.path, info) for info in infos)
         self.set_progress(1, 1)
         self.session_list.set_infos(infos)
         self.session_list.make_texts_ahead()
@@ -730,7 +730,7 @@ class Sidebar(Vertical):
         infos = event.infos
         if infos is None or event.root is not self.app.root or not self.listing_done or not infos:
             return
-        new = {i.path: i for i in infos}
+        new = {info.path: info for info in infos}
         if new == self.infos:
             return
         self.infos.clear()

@@ -51,8 +51,8 @@ class TreeLayouts:
             self._prepare_next_filter()
 
     def cycle_mode(self, step: int = 1) -> str:
-        k = FILTERS.index(self.mode) if self.mode in FILTERS else 0
-        self.mode = FILTERS[(k + step) % len(FILTERS)]
+        index = FILTERS.index(self.mode) if self.mode in FILTERS else 0
+        self.mode = FILTERS[(index + step) % len(FILTERS)]
         return self.mode
 
     def relayout(self, keep: int | None = None) -> None:
@@ -155,7 +155,7 @@ class TreeLayouts:
             self._navs.clear()
             self._layouts_of = _token(session)
         # Only the current folds' layouts are kept (one per filter at most).
-        for key in [k for k in self._layouts if k[1] != folded]:
+        for key in [layout for layout in self._layouts if layout[1] != folded]:
             self._navs.pop(id(self._layouts.pop(key)), None)
         self._layouts[(mode, folded)] = layout
 
