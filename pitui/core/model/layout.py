@@ -31,7 +31,7 @@ _OTHER = 32
 #: the filters by tool kind: the kinds whose calls and results each shows
 KIND_FILTERS = {"files-only": frozenset({FILE_READ, FILE_WRITE, FILE_EDIT, FILE_SEARCH}),
                 "shell-only": frozenset({SHELL_EXEC})}
-_KIND_FILTER_BITS = {mode: sum(_KIND_BITS[k] for k in kinds) for mode, kinds in KIND_FILTERS.items()}
+_KIND_FILTER_BITS = {mode: sum(_KIND_BITS[kind] for kind in kinds) for mode, kinds in KIND_FILTERS.items()}
 
 _SETTINGS = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})
 
@@ -62,10 +62,10 @@ class TreeRow:
     def prefix(self) -> str:
         """The tree-drawing characters before the entry's text (then :attr:`fold_mark`
         and :attr:`path_mark`, as Pi's ``/tree`` draws a row)."""
-        n = self.indent * 3
-        if n == 0:
+        width = self.indent * 3
+        if width == 0:
             return ""
-        chars = [" "] * n
+        chars = [" "] * width
         conn_level = self.indent - 1 if self.connector else -1
         gut = dict(self.gutters)
         for level in range(self.indent):
@@ -96,20 +96,20 @@ class _Rows(Sequence):
     def __len__(self) -> int:
         return len(self.entry)
 
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[j] for j in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self.entry)
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[index] for index in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self.entry)
         return TreeRow(
-            entry=self.entry[k],
-            indent=self.indent[k],
-            connector=_CONN[self.conn[k]],
-            gutters=self.gutters[k],
-            active=bool(self.active[k]),
-            foldable=bool(self.foldable[k]),
-            folded=bool(self.folded[k]),
-            hidden_below=self.hidden.get(k, 0),
+            entry=self.entry[index],
+            indent=self.indent[index],
+            connector=_CONN[self.conn[index]],
+            gutters=self.gutters[index],
+            active=bool(self.active[index]),
+            foldable=bool(self.foldable[index]),
+            folded=bool(self.folded[index]),
+            hidden_below=self.hidden.get(index, 0),
         )
 
 
@@ -142,10 +142,10 @@ class TreeLayout:
             # visible_parent is filled in the order the entries are met, as these are
             got = {-1: []}
             get = got.get
-            for node, p in self.visible_parent.items():
-                lst = get(p)
+            for node, parent in self.visible_parent.items():
+                lst = get(parent)
                 if lst is None:
-                    got[p] = [node]
+                    got[parent] = [node]
                 else:
                     lst.append(node)
             self._children = got
@@ -161,7 +161,7 @@ class TreeLayout:
         """The entries with more than one shown child (made when first asked for)."""
         got = self._forks
         if got is None:
-            got = self._forks = frozenset(k for k, v in self.visible_children.items() if len(v) > 1)
+            got = self._forks = frozenset(node for node, kids in self.visible_children.items() if len(kids) > 1)
         return got
 
     @property
@@ -225,12 +225,12 @@ class TreeLayout:
 
     def nearest_row(self, session: Session, entry: int) -> int:
         """The row of ``entry``, or of its nearest shown ancestor (else the last row)."""
-        x = entry
-        while x >= 0:
-            r = self.row_of.get(x)
-            if r is not None:
-                return r
-            x = session.parent[x]
+        node = entry
+        while node >= 0:
+            row = self.row_of.get(node)
+            if row is not None:
+                return row
+            node = session.parent[node]
         return len(self.rows) - 1 if self.rows else -1
 
 
@@ -263,28 +263,28 @@ def _bit(name: str) -> int:
     return _KIND_BITS.get(tool_kind(name), _OTHER)
 
 
-def _calls_of(session: Session, i: int, data: bytes) -> list[tuple[str | None, int]]:
-    """``(call id, kind bit)`` of each call of assistant entry ``i``, from its line (parsed
+def _calls_of(session: Session, index: int, data: bytes) -> list[tuple[str | None, int]]:
+    """``(call id, kind bit)`` of each call of assistant entry ``index``, from its line (parsed
     only when it is not written as Pi writes it)."""
     calls = raw_tool_calls(data)
     if calls is None:
-        content = (session.message(i) or {}).get("content")
-        calls = [(b.get("id") if isinstance(b.get("id"), str) else None, str(b.get("name") or ""))
-                 for b in (content if isinstance(content, list) else ())
-                 if isinstance(b, dict) and b.get("type") == "toolCall"]
+        content = (session.message(index) or {}).get("content")
+        calls = [(block.get("id") if isinstance(block.get("id"), str) else None, str(block.get("name") or ""))
+                 for block in (content if isinstance(content, list) else ())
+                 if isinstance(block, dict) and block.get("type") == "toolCall"]
     return [(cid, _bit(name)) for cid, name in calls]
 
 
-def _result_of(session: Session, i: int, data: bytes) -> tuple[str | None, int]:
-    """``(call id, kind bit)`` of tool result ``i``, from the head of its line."""
+def _result_of(session: Session, index: int, data: bytes) -> tuple[str | None, int]:
+    """``(call id, kind bit)`` of tool result ``index``, from the head of its line."""
     head = raw_result_head(data)
     if head is not None:
         return head[0], _bit(head[1])
-    msg = session.message(i) or {}
+    msg = session.message(index) or {}
     cid = msg.get("toolCallId") if isinstance(msg.get("toolCallId"), str) else None
     name = msg.get("toolName")
     if not isinstance(name, str) or not name:
-        found = session.find_tool_call(i)
+        found = session.find_tool_call(index)
         name = str(found[1].get("name") or "") if found is not None else ""
     return cid, (_bit(name) if name else 0)
 
@@ -304,54 +304,54 @@ class CallKinds:
         self.calls: dict[int, list[tuple[str | None, int]]] = {}
         self.answered: set[str] = set()
 
-    def unanswered(self, i: int, want: int) -> bool:
-        """Assistant entry ``i`` has a call of the kinds ``want`` that no result answers."""
-        return any(bit & want and (cid is None or cid not in self.answered) for cid, bit in self.calls.get(i, ()))
+    def unanswered(self, index: int, want: int) -> bool:
+        """Assistant entry ``index`` has a call of the kinds ``want`` that no result answers."""
+        return any(bit & want and (cid is None or cid not in self.answered) for cid, bit in self.calls.get(index, ()))
 
 
 def call_kinds(session: Session) -> CallKinds:
     """The session's :class:`CallKinds`, read from the raw lines of assistant messages and
     the heads of results, once per session: a session that grew reads only its new entries
     (and its last one again, which may have been a partial line)."""
-    n = len(session.types)
+    count = len(session.types)
     memo = session.derived.get("call_kinds")
-    if memo is not None and memo.n == n:
+    if memo is not None and memo.n == count:
         return memo
     kinds = memo if memo is not None else CallKinds()
-    start = max(0, min(kinds.n - 1, n))
+    start = max(0, min(kinds.n - 1, count))
     del kinds.bits[start:]
-    kinds.bits.extend(bytes(n - start))
-    for i in [k for k in kinds.calls if k >= start]:
-        del kinds.calls[i]
+    kinds.bits.extend(bytes(count - start))
+    for index in [call for call in kinds.calls if call >= start]:
+        del kinds.calls[index]
     types, roles, flags = session.types, session.roles, session.flags
     calls, results = [], []
-    for i in range(start, n):
-        if types[i] != "message" or flags[i] & F_DAMAGED:
+    for index in range(start, count):
+        if types[index] != "message" or flags[index] & F_DAMAGED:
             continue
-        role = roles[i]
+        role = roles[index]
         if role == "assistant":
-            calls.append(i)
+            calls.append(index)
         elif role == "toolResult":
-            results.append(i)
+            results.append(index)
         elif role == "bashExecution":
-            kinds.bits[i] = _KIND_BITS[SHELL_EXEC]
-    for i, data in session.raw_lines(calls):
-        found = _calls_of(session, i, data)
-        kinds.calls[i] = found
+            kinds.bits[index] = _KIND_BITS[SHELL_EXEC]
+    for index, data in session.raw_lines(calls):
+        found = _calls_of(session, index, data)
+        kinds.calls[index] = found
         bits = 0
         for _, bit in found:
             bits |= bit
-        kinds.bits[i] = bits
-    for i, data in session.raw_lines(results, limit=RESULT_HEAD):
-        cid, kinds.bits[i] = _result_of(session, i, data)
+        kinds.bits[index] = bits
+    for index, data in session.raw_lines(results, limit=RESULT_HEAD):
+        cid, kinds.bits[index] = _result_of(session, index, data)
         if cid is not None:
             kinds.answered.add(cid)
-    kinds.n = n
+    kinds.n = count
     session.derived["call_kinds"] = kinds
     return kinds
 
 
-def is_shown(session: Session, i: int, mode: str) -> bool:
+def is_shown(session: Session, index: int, mode: str) -> bool:
     """Pi's tree filter for one entry (before folding); a filter by kind shows the results
     of the calls of its kinds, the messages whose such calls have no result, and the user's
     own commands of its kinds."""
@@ -360,52 +360,52 @@ def is_shown(session: Session, i: int, mode: str) -> bool:
         # a call shows once: as its result's row, or as its message's row while no result
         # answers it (a call still running, or one Pi left without a result)
         kinds = call_kinds(session)
-        if not kinds.bits[i] & want:
+        if not kinds.bits[index] & want:
             return False
-        return session.roles[i] != "assistant" or kinds.unanswered(i, want)
-    t = session.types[i]
-    if t == "usage" and mode != "all":
+        return session.roles[index] != "assistant" or kinds.unanswered(index, want)
+    entry_type = session.types[index]
+    if entry_type == "usage" and mode != "all":
         return False
-    if t == "message" and session.roles[i] == "assistant" and i != session.leaf and mode != "all":
-        if not session.flags[i] & (F_ASSISTANT_TEXT | F_ABNORMAL_STOP):
+    if entry_type == "message" and session.roles[index] == "assistant" and index != session.leaf and mode != "all":
+        if not session.flags[index] & (F_ASSISTANT_TEXT | F_ABNORMAL_STOP):
             return False
     if mode == "user-only":
-        return t == "message" and session.roles[i] == "user"
+        return entry_type == "message" and session.roles[index] == "user"
     if mode == "no-tools":
-        return t not in _SETTINGS and not (t == "message" and session.roles[i] == "toolResult")
+        return entry_type not in _SETTINGS and not (entry_type == "message" and session.roles[index] == "toolResult")
     if mode == "labeled-only":
-        return session.label_of(i) is not None
+        return session.label_of(index) is not None
     if mode == "all":
         return True
-    return t not in _SETTINGS
+    return entry_type not in _SETTINGS
 
 
 # a byte per flags value: 1 where an assistant message is shown for its flags
-_VISIBLE_ASSISTANT = bytes(1 if v & (F_ASSISTANT_TEXT | F_ABNORMAL_STOP) else 0 for v in range(256))
+_VISIBLE_ASSISTANT = bytes(1 if flags & (F_ASSISTANT_TEXT | F_ABNORMAL_STOP) else 0 for flags in range(256))
 
 
 def _shown_mask(session: Session, mode: str) -> bytearray:
     """1 for each entry the filter shows (Pi's rules, as :func:`is_shown`), vectorised."""
-    n = len(session)
+    count = len(session)
     types, roles, flags = session.types, session.roles, session.flags
     leaf = session.leaf
-    mask = bytearray(n)
+    mask = bytearray(count)
     visible_assistant = F_ASSISTANT_TEXT | F_ABNORMAL_STOP
     want = _KIND_FILTER_BITS.get(mode)
     if want is not None:
         kinds = call_kinds(session)
-        mask[:] = kinds.bits.translate(bytes(1 if v & want else 0 for v in range(256)))
-        for i in kinds.calls:  # (is_shown's rule: a call shows once)
-            if mask[i] and not kinds.unanswered(i, want):
-                mask[i] = 0
+        mask[:] = kinds.bits.translate(bytes(1 if flags & want else 0 for flags in range(256)))
+        for call in kinds.calls:  # (is_shown's rule: a call shows once)
+            if mask[call] and not kinds.unanswered(call, want):
+                mask[call] = 0
     elif mode == "labeled-only":
-        for i in session.labels:
-            t = types[i]
-            if t == "usage":
+        for call in session.labels:
+            entry_type = types[call]
+            if entry_type == "usage":
                 continue
-            if t == "message" and roles[i] == "assistant" and i != leaf and not flags[i] & visible_assistant:
+            if entry_type == "message" and roles[call] == "assistant" and call != leaf and not flags[call] & visible_assistant:
                 continue
-            mask[i] = 1
+            mask[call] = 1
     else:
         # Whole columns at a time (a loop over 50,000 entries took three times as long):
         # each test gives a byte per entry, 0 or 1, read as one big integer, combined
@@ -413,24 +413,24 @@ def _shown_mask(session: Session, mode: str) -> bytearray:
         def bits(tests) -> int:
             return int.from_bytes(bytes(tests), "little")
 
-        message = bits(map(eq, types, repeat("message", n)))
+        message = bits(map(eq, types, repeat("message", count)))
         if mode == "user-only":
-            shown = message & bits(map(eq, roles, repeat("user", n)))
+            shown = message & bits(map(eq, roles, repeat("user", count)))
         else:
             hidden = 0
             if mode != "all":
                 # assistant messages with neither text nor an abnormal stop, but the leaf
-                quiet = (message & bits(map(eq, roles, repeat("assistant", n)))
+                quiet = (message & bits(map(eq, roles, repeat("assistant", count)))
                          & ~int.from_bytes(flags.translate(_VISIBLE_ASSISTANT), "little"))
                 if leaf >= 0:
                     quiet &= ~(1 << 8 * leaf)
                 hidden = quiet | bits(map((_SETTINGS | {"usage"}).__contains__, types))
             if mode == "no-tools":
-                hidden |= message & bits(map(eq, roles, repeat("toolResult", n)))
-            shown = int.from_bytes(b"\x01" * n, "little") & ~hidden
-        mask[:] = shown.to_bytes(n, "little")
-    for i in session.shadowed:
-        mask[i] = 0
+                hidden |= message & bits(map(eq, roles, repeat("toolResult", count)))
+            shown = int.from_bytes(b"\x01" * count, "little") & ~hidden
+        mask[:] = shown.to_bytes(count, "little")
+    for call in session.shadowed:
+        mask[call] = 0
     return mask
 
 
@@ -440,26 +440,26 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
     ``mode="all"`` shows every entry, including the tool-call-only assistant messages and
     ``usage`` entries that Pi's tree never shows.
     """
-    n = len(session)
+    count = len(session)
     leaf = session.leaf
     # Which entries hold the current leaf in their subtree: exactly the leaf's path.
-    active = bytearray(n)
-    x = leaf
-    while x >= 0:
-        active[x] = 1
-        x = session.parent[x]
-    roots = sorted(session.roots, key=lambda r: not active[r])  # stable: active root first
+    active = bytearray(count)
+    ancestor = leaf
+    while ancestor >= 0:
+        active[ancestor] = 1
+        ancestor = session.parent[ancestor]
+    roots = sorted(session.roots, key=lambda root: not active[root])  # stable: active root first
 
     shown = _shown_mask(session, mode)
 
     # Walk the full tree in Pi's order (active child first), tracking the nearest shown
     # ancestor, to build the visible forest. Single-child chains are followed in a loop.
-    visible_parent = EntryMap(n)
+    visible_parent = EntryMap(count)
     visible_children: dict[int, list[int]] = {-1: []}
     children = session.children
     cget = children.get
     vc_get = visible_children.get
-    stack: list[tuple[int, int]] = [(r, -1) for r in reversed(roots)]
+    stack: list[tuple[int, int]] = [(root, -1) for root in reversed(roots)]
     while stack:
         node, vis_anc = stack.pop()
         # The chain of single children from node (most of a session), then its shown
@@ -481,12 +481,12 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
                 lst.append(first)
             if len(vis) > 1:
                 visible_parent.update_pairs(vis[1:], vis)
-                visible_children.update(zip(vis, [[x] for x in vis[1:]]))
+                visible_children.update(zip(vis, [[node] for node in vis[1:]]))
             vis_anc = vis[-1]
         if kids:  # a fork: the branch holding the leaf first
-            ordered = [k for k in kids if active[k]] + [k for k in kids if not active[k]]
-            for k in reversed(ordered):
-                stack.append((k, vis_anc))
+            ordered = [kid for kid in kids if active[kid]] + [kid for kid in kids if not active[kid]]
+            for child in reversed(ordered):
+                stack.append((child, vis_anc))
 
     top = visible_children[-1]
     multiple_roots = len(top) > 1
@@ -494,12 +494,12 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
     rows = _Rows()
     r_entry, r_indent, r_conn = rows.entry.append, rows.indent.append, rows.conn.append
     r_gut, r_active, r_foldable, r_folded = rows.gutters.append, rows.active.append, rows.foldable.append, rows.folded.append
-    row_of = EntryMap(n)
+    row_of = EntryMap(count)
     empty: list[int] = []
     # (node, indent, just_branched, show_connector, is_last, gutters, is_virtual_root_child)
     vstack = []
-    for k in range(len(top) - 1, -1, -1):
-        vstack.append((top[k], 1 if multiple_roots else 0, multiple_roots, multiple_roots, k == len(top) - 1, (), multiple_roots))
+    for position in range(len(top) - 1, -1, -1):
+        vstack.append((top[position], 1 if multiple_roots else 0, multiple_roots, multiple_roots, position == len(top) - 1, (), multiple_roots))
     nrow = 0
     while vstack:
         node, indent, just_branched, show_conn, is_last, gutters, virt = vstack.pop()
@@ -514,8 +514,8 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
         r_gut(gutters)
         r_active(active[node])
         if nkids:
-            p = visible_parent.get(node, -1)
-            r_foldable(1 if p == -1 or len(visible_children[p]) > 1 else 0)
+            parent = visible_parent.get(node, -1)
+            r_foldable(1 if parent == -1 or len(visible_children[parent]) > 1 else 0)
         else:
             r_foldable(0)
         r_folded(1 if is_folded else 0)
@@ -546,16 +546,16 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
                 if len(kids) != 1 or node in folded:
                     break
                 node = kids[0]
-            k = len(chain)
+            chain_len = len(chain)
             rows.entry.extend(chain)
-            rows.indent.extend(array(INDEX_CODE, (display_indent,)) * k)
-            rows.conn.extend(bytes(k))
-            rows.gutters.extend([gutters] * k)
+            rows.indent.extend(array(INDEX_CODE, (display_indent,)) * chain_len)
+            rows.conn.extend(bytes(chain_len))
+            rows.gutters.extend([gutters] * chain_len)
             rows.active.extend(pick(active, chain))
-            rows.foldable.extend(bytes(k))
-            rows.folded.extend(bytes(k))
-            row_of.update_pairs(chain, range(nrow, nrow + k))
-            nrow += k
+            rows.foldable.extend(bytes(chain_len))
+            rows.folded.extend(bytes(chain_len))
+            row_of.update_pairs(chain, range(nrow, nrow + chain_len))
+            nrow += chain_len
             nkids = len(kids)
             if not nkids:
                 continue
@@ -564,8 +564,8 @@ def layout_tree(session: Session, mode: str = "default", folded: set[int] | froz
                 rows.hidden[nrow - 1] = _count_below(visible_children, node)
                 continue
             child_indent = indent + 1  # (a fork below the chain)
-        for k in range(nkids - 1, -1, -1):
-            vstack.append((kids[k], child_indent, True, True, k == nkids - 1, gutters, False))
+        for position in range(nkids - 1, -1, -1):
+            vstack.append((kids[position], child_indent, True, True, position == nkids - 1, gutters, False))
     return TreeLayout(rows, row_of, visible_parent, visible_children)
 
 
@@ -573,7 +573,7 @@ def _count_below(visible_children: dict[int, list[int]], node: int) -> int:
     count = 0
     stack = list(visible_children.get(node, ()))
     while stack:
-        x = stack.pop()
+        current = stack.pop()
         count += 1
-        stack.extend(visible_children.get(x, ()))
+        stack.extend(visible_children.get(current, ()))
     return count

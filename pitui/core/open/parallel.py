@@ -72,9 +72,9 @@ def _next_line_start(fd: int, pos: int, limit: int) -> int | None:
         chunk = os.pread(fd, min(256 * 1024, limit - pos), pos)
         if not chunk:
             return None
-        k = chunk.find(b"\n")
-        if k >= 0:
-            return pos + k + 1
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return pos + newline + 1
         pos += len(chunk)
     return None
 
@@ -142,8 +142,8 @@ class ParallelOpen:
             return  # an event stream: read whole here (open_session)
         # Even one part goes to a worker process: the caller's thread shares its
         # interpreter with the user interface, which would slow both down.
-        n = _jobs_for(st.st_size, jobs, part_min)
-        stream = whole and n == 1
+        parts = _jobs_for(st.st_size, jobs, part_min)
+        stream = whole and parts == 1
         # A worker to be forked is started before the saved skeleton is looked for: it
         # begins reading at once while this process imports the cache's code and looks
         # (and it is stopped again at once when a skeleton is there).
@@ -155,8 +155,8 @@ class ParallelOpen:
             self.whole = True
             self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False))
             if fork_first and use_cache and _skeleton_cache().usable(self.path):
-                for p in self._procs:
-                    p.kill_now()  # type: ignore[union-attr]
+                for proc in self._procs:
+                    proc.kill_now()  # type: ignore[union-attr]
                 self._procs = []
                 self.whole = False
                 self._try_cache = True
@@ -171,25 +171,25 @@ class ParallelOpen:
         fd = os.open(self.path, os.O_RDONLY)
         try:
             span = st.st_size - start
-            for k in range(1, n):
-                b = _next_line_start(fd, start + span * k // n, st.st_size)
-                if b is None or b <= bounds[-1] or b >= st.st_size:
+            for part in range(1, parts):
+                part_end = _next_line_start(fd, start + span * part // parts, st.st_size)
+                if part_end is None or part_end <= bounds[-1] or part_end >= st.st_size:
                     break
-                bounds.append(b)
+                bounds.append(part_end)
         finally:
             os.close(fd)
         self._head = head
-        self._bounds = [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
-        for a, b in self._bounds:
-            self._procs.append(self._spawn([self.path, str(a), "-" if b is None else str(b), str(head.version)]))
+        self._bounds = [(start, end) for start, end in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
+        for part_start, part_end in self._bounds:
+            self._procs.append(self._spawn([self.path, str(part_start), "-" if part_end is None else str(part_end), str(head.version)]))
 
     def _spawn(self, args: list[str], stderr: bool = True) -> subprocess.Popen | _ForkedWorker:
         if self._fork and _can_fork():
-            p: subprocess.Popen | _ForkedWorker = _fork_worker(args, stderr)
+            proc: subprocess.Popen | _ForkedWorker = _fork_worker(args, stderr)
         else:
             import subprocess
 
-            p = subprocess.Popen(
+            proc = subprocess.Popen(
                 [sys.executable, "-m", "pitui.core.open.scan_worker", *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -199,10 +199,10 @@ class ParallelOpen:
             # a 1 MiB pipe: the result crosses in a few reads, not a hundred 64 KiB ones
             # (each read waits for the interpreter lock while the UI thread runs)
             try:
-                fcntl.fcntl(p.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[union-attr]
+                fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[union-attr]
             except OSError:
                 pass
-        return p
+        return proc
 
     def _save_in_background(self) -> None:
         """Keep the skeleton for the next open: the parts were joined here, and saving
@@ -225,9 +225,9 @@ class ParallelOpen:
         self._kill()
 
     def _kill(self) -> None:
-        for p in self._procs:
+        for proc in self._procs:
             try:
-                p.kill()
+                proc.kill()
             except OSError:
                 pass
 
@@ -238,17 +238,17 @@ class ParallelOpen:
 
         def run() -> None:
             try:
-                s = self._result(None)
-                self.layout(s, "default")
-                self._done = (s, None)
+                session = self._result(None)
+                self.layout(session, "default")
+                self._done = (session, None)
             except BaseException as exc:  # handed to result()
                 self._done = (None, exc)
             self._finished.set()
             # A forked worker is this process's child to wait for, here, after the
             # session is handed over (a streaming one goes on to save the skeleton).
-            for p in self._procs:
-                if isinstance(p, _ForkedWorker):
-                    p.wait()
+            for proc in self._procs:
+                if isinstance(proc, _ForkedWorker):
+                    proc.wait()
 
         self._thread = threading.Thread(target=run, name="pitui-open", daemon=True)
         self._thread.start()
@@ -280,11 +280,11 @@ class ParallelOpen:
             self._when_tree(on_tree)
         if self._thread is not None:
             self._finished.wait()
-            s, exc = self._done
+            session, exc = self._done
             if exc is not None:
                 raise exc
-            assert s is not None
-            return s
+            assert session is not None
+            return session
         return self._result(progress)
 
     def _when_tree(self, on_tree: Callable[[Session], None]) -> None:
@@ -292,19 +292,19 @@ class ParallelOpen:
         is, else in the thread that loads it, when it does (never, when the open takes
         another way)."""
         with self._tree_lock:
-            s = self._tree_session
-            if s is None:
+            session = self._tree_session
+            if session is None:
                 self._tree_waiters.append(on_tree)
                 return
-        on_tree(s)
+        on_tree(session)
 
-    def _tree_ready(self, s: Session) -> None:
+    def _tree_ready(self, session: Session) -> None:
         with self._tree_lock:
-            self._tree_session = s
+            self._tree_session = session
             waiters, self._tree_waiters = self._tree_waiters, []
-        for w in waiters:
+        for waiter in waiters:
             try:
-                w(s)
+                waiter(session)
             except Exception:
                 pass  # the caller's business: the open goes on
 
@@ -350,17 +350,17 @@ class ParallelOpen:
         from ..read.session import Session
         from ..model.layout import TreeLayout
 
-        p = self._procs[0]
-        read = p.stdout.read  # type: ignore[union-attr]
-        s = Session(self.path)
+        proc = self._procs[0]
+        read = proc.stdout.read  # type: ignore[union-attr]
+        session = Session(self.path)
         tree = False
         while not self._cancelled:
             head = read(8)
             if len(head) < 8:
                 return None  # the worker failed (the sequential open says why)
-            n = int.from_bytes(head, "little")
-            data = read(n)
-            if len(data) < n:
+            size = int.from_bytes(head, "little")
+            data = read(size)
+            if len(data) < size:
                 return None
             try:
                 kind, payload = pickle.loads(data)
@@ -368,7 +368,7 @@ class ParallelOpen:
                 return None
             if kind == "chunk":
                 done, columns = payload
-                s.extend_columns(columns)
+                session.extend_columns(columns)
                 if progress is not None:
                     progress(min(done, self.size), self.size)
             elif kind == "tree" and not tree:
@@ -377,13 +377,13 @@ class ParallelOpen:
                 if progress is not None:
                     progress(self.size, self.size)
                 with gc_paused(self._freeze):
-                    s.finish_stream(payload["rest"], payload["tree"])
+                    session.finish_stream(payload["rest"], payload["tree"])
                 tree = True
-                self._tree_ready(s)
+                self._tree_ready(session)
             elif kind == "end" and tree:
                 with gc_paused(self._freeze):
                     self.layouts["default"] = TreeLayout.from_state(payload, checked=False)
-                return s
+                return session
             else:
                 return None
         return None
@@ -397,26 +397,26 @@ class ParallelOpen:
         done = [0] * len(procs)
         sel = selectors.DefaultSelector()
         try:
-            for k, p in enumerate(procs):
-                assert p.stdout is not None and p.stderr is not None
-                sel.register(p.stdout, selectors.EVENT_READ, (k, outs))
-                sel.register(p.stderr, selectors.EVENT_READ, (k, errs))
+            for worker, proc in enumerate(procs):
+                assert proc.stdout is not None and proc.stderr is not None
+                sel.register(proc.stdout, selectors.EVENT_READ, (worker, outs))
+                sel.register(proc.stderr, selectors.EVENT_READ, (worker, errs))
             open_pipes = 2 * len(procs)
             while open_pipes:
                 for key, _ in sel.select(timeout=1.0):
-                    k, bufs = key.data
+                    worker, bufs = key.data
                     data = os.read(key.fd, 1 << 20)
                     if not data:
                         sel.unregister(key.fileobj)
                         open_pipes -= 1
                         continue
-                    bufs[k] += data
+                    bufs[worker] += data
                     if bufs is errs and progress is not None:
-                        lines = bytes(errs[k]).split(b"\n")
-                        last = [x for x in lines[:-1] if x.strip().isdigit()]
+                        lines = bytes(errs[worker]).split(b"\n")
+                        last = [line for line in lines[:-1] if line.strip().isdigit()]
                         if last:
-                            done[k] = int(last[-1])
-                            errs[k] = bytearray(lines[-1])
+                            done[worker] = int(last[-1])
+                            errs[worker] = bytearray(lines[-1])
                             base = 0 if self._head is None else self._head.scanned_to
                             progress(min(base + sum(done), self.size), self.size)
                 if self._cancelled:
@@ -424,21 +424,21 @@ class ParallelOpen:
         finally:
             sel.close()
         parts = []
-        for k, p in enumerate(procs):
+        for worker, proc in enumerate(procs):
             # Not waited for: a whole-file worker saves the skeleton after closing its
             # output. A worker that failed wrote no whole result (pickle.loads says so).
-            rc = p.poll()
+            rc = proc.poll()
             if rc is not None and rc != 0:
                 return None
             try:
-                part = pickle.loads(bytes(outs[k]))
+                part = pickle.loads(bytes(outs[worker]))
             except Exception:
                 return None
             if not isinstance(part, dict) or not part.get("ok"):
                 return None
             parts.append(part)
         # A file rewritten while the parts were read: the parts do not fit together.
-        if any(p["file_size"] < self.size for p in parts):
+        if any(part["file_size"] < self.size for part in parts):
             return None
         return parts
 
@@ -553,11 +553,11 @@ def prestart(path: str | os.PathLike, jobs: int | None = None, freeze: bool = Fa
     from this process when that is safe (see :class:`_ForkedWorker`)."""
     if jobs is None:
         jobs = max(1, min(cpu_count(), MAX_JOBS) - 1)
-    p = ParallelOpen(path, jobs=jobs, whole=True, freeze=freeze, fork=True)
-    p.finish_in_background()
+    opener = ParallelOpen(path, jobs=jobs, whole=True, freeze=freeze, fork=True)
+    opener.finish_in_background()
     with _pending_lock:
-        old = _pending.pop(p.path, None)
-        _pending[p.path] = p
+        old = _pending.pop(opener.path, None)
+        _pending[opener.path] = opener
     if old is not None:
         old.cancel()
 

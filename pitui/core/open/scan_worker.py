@@ -43,28 +43,28 @@ def _send(out, kind: str, payload) -> None:
 
 def _stream(path: str, chunk_bytes: int) -> tuple[Session, TreeLayout]:
     out = sys.stdout.buffer
-    s = Session(path)
+    session = Session(path)
     sent = 0
 
     def progress(done: int, total: int) -> None:
         nonlocal sent
-        n = len(s.ids)
-        if n > sent:
-            _send(out, "chunk", (done, s.columns(sent, n)))
-            sent = n
+        count = len(session.ids)
+        if count > sent:
+            _send(out, "chunk", (done, session.columns(sent, count)))
+            sent = count
 
     # (the scan reports progress once more at its end: the last entries go then)
-    s._scan(validate=False, progress=progress, build=False, progress_every=chunk_bytes, mapped=True)
+    session._scan(validate=False, progress=progress, build=False, progress_every=chunk_bytes, mapped=True)
     # The tree, the leaf's path and the layout are made here too: loading them takes the
     # caller (a starting user interface, busy) a third of the time of making them. The
     # tree goes first, to be loaded there while the layout is made here.
-    s._build_tree()
-    if s.leaf >= 0:
-        s.path_to(s.leaf)
-    _send(out, "tree", {"rest": s.rest_state(), "tree": s.tree_state()})
-    layout = layout_tree(s, "default", frozenset())
+    session._build_tree()
+    if session.leaf >= 0:
+        session.path_to(session.leaf)
+    _send(out, "tree", {"rest": session.rest_state(), "tree": session.tree_state()})
+    layout = layout_tree(session, "default", frozenset())
     _send(out, "end", layout.to_state())
-    return s, layout
+    return session, layout
 
 
 def _lower_priority() -> None:
@@ -72,33 +72,33 @@ def _lower_priority() -> None:
         os.nice(10)  # a background job: the user's own work comes first
 
 
-def _save(s: Session, layout: TreeLayout | None = None) -> None:
+def _save(session: Session, layout: TreeLayout | None = None) -> None:
     from . import skeleton_cache
 
     if layout is None:
-        if s.leaf >= 0:
-            s.path_to(s.leaf)
-        layout = layout_tree(s, "default", frozenset())
-    skeleton_cache.save(s, layout)
+        if session.leaf >= 0:
+            session.path_to(session.leaf)
+        layout = layout_tree(session, "default", frozenset())
+    skeleton_cache.save(session, layout)
 
 
 def main(argv: list[str]) -> int:
     gc.disable()  # a short life making big structures and no garbage worth collecting
     err = sys.stderr
     if argv[0] == "--stream":
-        s, layout = _stream(argv[1], max(1, int(argv[2])))
+        session, layout = _stream(argv[1], max(1, int(argv[2])))
         if "--save" in argv:
             # Done for the caller (closing our output ends its wait); then keep the
             # skeleton for the next open of this file.
             sys.stdout.close()
             sys.stderr.close()
             _lower_priority()
-            _save(s, layout)
+            _save(session, layout)
         return 0
     if argv[0] == "--whole":  # --save-only
         _lower_priority()
-        s = Session.open(argv[1], validate=False)
-        _save(s)
+        session = Session.open(argv[1], validate=False)
+        _save(session)
         return 0
     path, start, stop, version = argv
     start_i = int(start)

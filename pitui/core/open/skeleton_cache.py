@@ -114,8 +114,8 @@ class _Parts:
         return self.add(orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATACLASS))
 
 
-def _index_code(n: int) -> str:
-    return "B" if n <= 0xFF else "H" if n <= 0xFFFF else "i"
+def _index_code(index: int) -> str:
+    return "B" if index <= 0xFF else "H" if index <= 0xFFFF else "i"
 
 
 def _encode(value: Any, parts: _Parts, depth: int = 0) -> list:
@@ -134,38 +134,38 @@ def _encode(value: Any, parts: _Parts, depth: int = 0) -> list:
     if isinstance(value, tuple):
         if depth:
             raise TypeError("nested tuples")
-        return ["t", [_encode(v, parts, depth + 1) for v in value]]
-    if isinstance(value, dict) and value and all(type(k) is int for k in value):
+        return ["t", [_encode(item, parts, depth + 1) for item in value]]
+    if isinstance(value, dict) and value and all(type(key) is int for key in value):
         return ["di", parts.json([list(value), list(value.values())])]
     if isinstance(value, list) and value:
-        if all(isinstance(w, SessionWarning) for w in value):
-            return ["w", parts.json([[w.line, w.message, w.kind] for w in value])]
+        if all(isinstance(warning, SessionWarning) for warning in value):
+            return ["w", parts.json([[warning.line, warning.message, warning.kind] for warning in value])]
         if type(value[0]) is tuple:  # the layout's gutters: a few shared tuples of pairs
             slot: dict[int, int] = {}
             table: list = []
             idx = []
-            for g in value:
-                k = slot.get(id(g))
-                if k is None:
-                    if type(g) is not tuple or not all(type(p) is tuple for p in g):
+            for group in value:
+                at = slot.get(id(group))
+                if at is None:
+                    if type(group) is not tuple or not all(type(pair) is tuple for pair in group):
                         raise TypeError("a list of tuples that are not gutters")
-                    k = slot[id(g)] = len(table)
-                    table.append(g)
-                idx.append(k)
+                    at = slot[id(group)] = len(table)
+                    table.append(group)
+                idx.append(at)
             code = _index_code(len(table))
             return ["g", parts.json(table), code, parts.add(array(code, idx).tobytes())]
-        if len(value) >= 64 and all(type(x) is str or x is None for x in value):
+        if len(value) >= 64 and all(type(item) is str or item is None for item in value):
             table = list(dict.fromkeys(value))
             if len(table) <= min(0xFFFF, len(value) // 4):  # entry types, roles
-                slots = {x: k for k, x in enumerate(table)}
+                slots = {group: slot for slot, group in enumerate(table)}
                 code = _index_code(len(table))
                 column = array(code, map(slots.__getitem__, value)).tobytes()
                 return ["enum", parts.json(table), code, parts.add(column)]
     return ["j", parts.json(value)]
 
 
-def _encode_dict(d: dict, parts: _Parts) -> list:
-    return [[k, _encode(v, parts)] for k, v in d.items()]
+def _encode_dict(mapping: dict, parts: _Parts) -> list:
+    return [[key, _encode(value, parts)] for key, value in mapping.items()]
 
 
 def _pack(stamp: dict, session_state: dict, layout_state: dict | None) -> list[bytes]:
@@ -193,18 +193,18 @@ class _Damaged(Exception):
     """The file is not a whole, consistent skeleton file of this version."""
 
 
-def _part(parts: list[memoryview], k: Any) -> memoryview:
-    if type(k) is not int or not 0 < k < len(parts):
+def _part(parts: list[memoryview], key: Any) -> memoryview:
+    if type(key) is not int or not 0 < key < len(parts):
         raise _Damaged("no such part")
-    return parts[k]
+    return parts[key]
 
 
 def _array(code: Any, data: memoryview) -> array:
     if code not in _ARRAY_CODES:
         raise _Damaged("not an integer column")
-    a = array(code)
-    a.frombytes(data)
-    return a
+    values = array(code)
+    values.frombytes(data)
+    return values
 
 
 def _decode(form: Any, parts: list[memoryview], depth: int = 0) -> Any:
@@ -226,16 +226,16 @@ def _decode(form: Any, parts: list[memoryview], depth: int = 0) -> Any:
     if kind == "set":
         return set(orjson.loads(_part(parts, form[1])))
     if kind == "t" and not depth:
-        return tuple(_decode(f, parts, depth + 1) for f in form[1])
+        return tuple(_decode(item, parts, depth + 1) for item in form[1])
     if kind == "di":
         keys, values = orjson.loads(_part(parts, form[1]))
-        if len(keys) != len(values) or not all(type(k) is int for k in keys):
+        if len(keys) != len(values) or not all(type(key) is int for key in keys):
             raise _Damaged("not an int-keyed dict")
         return dict(zip(keys, values))
     if kind == "w":
         return [SessionWarning(line, message, kind) for line, message, kind in orjson.loads(_part(parts, form[1]))]
     if kind == "g":
-        table = [tuple(map(tuple, g)) for g in orjson.loads(_part(parts, form[1]))]
+        table = [tuple(map(tuple, group)) for group in orjson.loads(_part(parts, form[1]))]
         return list(map(table.__getitem__, _array(form[2], _part(parts, form[3]))))
     if kind == "enum":
         table = orjson.loads(_part(parts, form[1]))
@@ -261,22 +261,22 @@ def _unpack_head(data: bytes) -> tuple[dict, list[memoryview]] | None:
 
     if len(data) < _HEAD.size:
         raise _Damaged("cut short")
-    magic, version, crc, n = _HEAD.unpack_from(data)
+    magic, version, crc, count = _HEAD.unpack_from(data)
     if magic != MAGIC:
         raise _Damaged("not a skeleton file")
     if version != CACHE_VERSION:
         return None
     view = memoryview(data)
     body = view[_HEAD.size:]
-    if not 0 < n <= _MAX_PARTS or len(body) < 8 * n:
+    if not 0 < count <= _MAX_PARTS or len(body) < 8 * count:
         raise _Damaged("cut short")
     if zlib.crc32(body) != crc:
         raise _Damaged("checksum")
-    lengths = struct.unpack_from(f"<{n}Q", body)
-    if 8 * n + sum(lengths) != len(body):
+    lengths = struct.unpack_from(f"<{count}Q", body)
+    if 8 * count + sum(lengths) != len(body):
         raise _Damaged("cut short")
     parts = []
-    pos = 8 * n
+    pos = 8 * count
     for length in lengths:
         parts.append(body[pos:pos + length])
         pos += length
@@ -317,7 +317,7 @@ def _prune(folder: Path) -> None:
     try:
         for old in folder.glob("*.pickle"):  # (written by pitui before this format: never read)
             old.unlink()
-        files = sorted(folder.glob(f"*{_SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        files = sorted(folder.glob(f"*{_SUFFIX}"), key=lambda path: path.stat().st_mtime, reverse=True)
     except OSError:
         return
     for old in files[KEEP:]:
@@ -347,16 +347,16 @@ def _fits(stamp: dict, path: str) -> bool:
 def _check(session: Session, layout: TreeLayout | None) -> None:
     """Sizes that agree (the checksum already vouches for every byte: the values are what
     pitui wrote); raises _Damaged."""
-    n = len(session.ids)
+    count = len(session.ids)
     for name in ("parent_ids", "types", "roles", "timestamps", "offsets", "lengths", "linenos", "flags", "parent"):
-        if len(getattr(session, name)) != n:
-            raise _Damaged(f"{name}: {len(getattr(session, name))} for {n} entries")
-    if not (-1 <= session.leaf < n) or any(not 0 <= r < n for r in session.roots):
+        if len(getattr(session, name)) != count:
+            raise _Damaged(f"{name}: {len(getattr(session, name))} for {count} entries")
+    if not (-1 <= session.leaf < count) or any(not 0 <= root < count for root in session.roots):
         raise _Damaged("leaf or roots")
     if layout is not None:
         rows = layout.rows
-        m = len(rows)
-        if any(len(getattr(rows, k)) != m for k in ("indent", "conn", "gutters", "active", "foldable", "folded")):
+        row_count = len(rows)
+        if any(len(getattr(rows, column)) != row_count for column in ("indent", "conn", "gutters", "active", "foldable", "folded")):
             raise _Damaged("layout rows")
 
 
@@ -391,8 +391,8 @@ def load(path: str | os.PathLike) -> tuple[Session, TreeLayout | None] | None:
         return None
     file = cache_file(path)
     try:
-        with open_cache_file(file) as f:  # (never through a link: one is removed)
-            data = f.read()
+        with open_cache_file(file) as handle:  # (never through a link: one is removed)
+            data = handle.read()
     except OSError:
         return None
     try:

@@ -16,10 +16,10 @@ __all__ = ["pick", "EntryMap"]
 def pick(seq: Any, keys: Any) -> tuple:
     """``tuple(seq[k] for k in keys)`` in one C call (twice as quick as a map over
     ``seq.__getitem__`` for the tens of thousands of positions of a long branch)."""
-    n = len(keys)
-    if n > 1:
+    count = len(keys)
+    if count > 1:
         return itemgetter(*keys)(seq)
-    return (seq[keys[0]],) if n else ()
+    return (seq[keys[0]],) if count else ()
 
 
 _ABSENT = -2  # (a value is an entry, a row or -1: "at the top")
@@ -111,7 +111,7 @@ class EntryMap(Mapping):
         if not entries:
             return []
         if max(entries) >= len(at) or min(entries) < 0:  # (past the array's end: not keys)
-            return [x for x in entries if 0 <= x < len(at) and at[x] != _ABSENT]
+            return [entry for entry in entries if 0 <= entry < len(at) and at[entry] != _ABSENT]
         return list(compress(entries, map(_ABSENT.__ne__, pick(at, entries))))
 
     def __iter__(self) -> Iterator[int]:
@@ -150,9 +150,9 @@ class BranchPositions:
     def get(self, entry: int | None, default: Any = None) -> Any:
         at = self._at
         if entry is not None and 0 <= entry < len(at):
-            k = at[entry]
-            if k >= 0:
-                return k
+            position = at[entry]
+            if position >= 0:
+                return position
         return default
 
     def __contains__(self, entry: object) -> bool:
@@ -167,5 +167,5 @@ class BranchPositions:
         tail = new[start:]
         if tail and max(tail) >= len(at):
             at.extend(_OFF_BRANCH * (max(tail) + 1 - len(at)))
-        for k, entry in enumerate(tail, start):
-            at[entry] = k
+        for position, entry in enumerate(tail, start):
+            at[entry] = position

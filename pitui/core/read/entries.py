@@ -73,68 +73,68 @@ def _unreadable(exc: OSError) -> str:
         return "the session file is gone: this entry's line can no longer be read"
 
 
-def entry(session, i: int) -> dict:
-    """The whole entry ``i`` as Pi would hold it in memory (migrations applied), its
+def entry(session, index: int) -> dict:
+    """The whole entry ``index`` as Pi would hold it in memory (migrations applied), its
     fields normalised (:mod:`pitui.core.read.normalize`: each of the type the format gives
     it, or left out; the skeleton's id, parentId, type and timestamp as the scan read
     them). Each problem is reported once, as a warning with the line number. When its
     line cannot be read back (the file is gone, or another file took its name), a
     stand-in with the skeleton's fields and ``pituiError`` saying why (not kept: the
     next call tries again)."""
-    got = session._cache.get(i)
+    got = session._cache.get(index)
     if got is not None:
         return got
     try:
-        data = session._read(session.offsets[i], session.lengths[i])
+        data = session._read(session.offsets[index], session.lengths[index])
     except OSError as exc:
-        return stand_in(session, i, _unreadable(exc))
+        return stand_in(session, index, _unreadable(exc))
     res = parse_line(data)
     obj = res.value
     if not isinstance(obj, dict):
-        if not session.flags[i] & F_DAMAGED:
-            session.flags[i] |= F_DAMAGED
+        if not session.flags[index] & F_DAMAGED:
+            session.flags[index] |= F_DAMAGED
             session.warnings.append(
-                SessionWarning(session.linenos[i], f"line {session.linenos[i]} is damaged (not valid JSON): {res.error}",
+                SessionWarning(session.linenos[index], f"line {session.linenos[index]} is damaged (not valid JSON): {res.error}",
                                unparsable(res))
             )
-        obj = stand_in(session, i, f"line {session.linenos[i]} is damaged: {res.error}")
+        obj = stand_in(session, index, f"line {session.linenos[index]} is damaged: {res.error}")
     else:
-        migrate(session, i, obj)
-        normalize(session, i, obj, res, data, may_be_deep(data))
-    session._cache.put(i, obj, len(data) * 2 + 200)
+        migrate(session, index, obj)
+        normalize(session, index, obj, res, data, may_be_deep(data))
+    session._cache.put(index, obj, len(data) * 2 + 200)
     return obj
 
 
-def normalize(session, i: int, obj: dict, res, data: bytes, deep: bool) -> None:
-    """Normalise entry ``i`` (``obj``, parsed from ``data`` as ``res``) in place and
+def normalize(session, index: int, obj: dict, res, data: bytes, deep: bool) -> None:
+    """Normalise entry ``index`` (``obj``, parsed from ``data`` as ``res``) in place and
     report what was wrong with it, the first time only. ``deep``: values nested too
     deeply may be there (:func:`may_be_deep`), and are cut."""
     # the skeleton's fields, as the scan read them (and reported them)
     pid = obj.get("parentId")
     if pid is not None and type(pid) is not str:
-        obj["parentId"] = session.parent_ids[i]
+        obj["parentId"] = session.parent_ids[index]
     ts = obj.get("timestamp")
     if ts is not None and type(ts) is not str:
-        if session.timestamps[i] is None:
+        if session.timestamps[index] is None:
             del obj["timestamp"]
         else:
-            obj["timestamp"] = session.timestamps[i]
-    t = obj.get("type")
-    if t is not None and type(t) is not str:
+            obj["timestamp"] = session.timestamps[index]
+    kind = obj.get("type")
+    if kind is not None and type(kind) is not str:
         del obj["type"]
     problems = normalize_entry(obj, deep=False)
     cut = cut_deep(obj) if deep else ()
-    flags = session.flags[i]
+    flags = session.flags[index]
     if flags & F_CHECKED and (not cut or flags & F_CUT):
         return  # (reported the first time; the line is whole, so it reads the same)
-    line = session.linenos[i]
+    line = session.linenos[index]
     with _REPORT_LOCK:
-        flags = session.flags[i]
+        flags = session.flags[index]
         if cut and not flags & F_CUT:
             flags |= F_CUT
-            session.warnings.extend(SessionWarning(line, f"line {line}: {p}", "too-deep") for p in cut)
+            session.warnings.extend(SessionWarning(line, f"line {line}: {problem}", "too-deep") for problem in cut)
         if flags & F_CHECKED:
-            session.flags[i] = flags
+            session.flags[index] = flags
             return
         if res.replaced and not flags & F_NON_UTF8:
             flags |= F_NON_UTF8
@@ -143,61 +143,61 @@ def normalize(session, i: int, obj: dict, res, data: bytes, deep: bool) -> None:
         if (res.surrogates or res.huge) and not flags & F_REPAIRED:
             flags |= F_REPAIRED
             session.warnings.extend(repair_warnings(line, res))
-        session.warnings.extend(SessionWarning(line, f"line {line}: {p}", "field-type") for p in problems)
+        session.warnings.extend(SessionWarning(line, f"line {line}: {problem}", "field-type") for problem in problems)
         # (a line read from its head is now known to be whole: nothing left to validate)
-        session.flags[i] = (flags | F_CHECKED) & ~F_LAZY
+        session.flags[index] = (flags | F_CHECKED) & ~F_LAZY
 
 
-def stand_in(session, i: int, error: str) -> dict:
+def stand_in(session, index: int, error: str) -> dict:
     return {
-        "type": session.types[i],
-        "id": session.ids[i],
-        "parentId": session.parent_ids[i],
-        "timestamp": session.timestamps[i],
+        "type": session.types[index],
+        "id": session.ids[index],
+        "parentId": session.parent_ids[index],
+        "timestamp": session.timestamps[index],
         "pituiError": error,
     }
 
 
-def migrate(session, i: int, obj: dict) -> None:
+def migrate(session, index: int, obj: dict) -> None:
     if session.version < 2:
-        obj["id"] = session.ids[i]
-        obj["parentId"] = session.parent_ids[i]
+        obj["id"] = session.ids[index]
+        obj["parentId"] = session.parent_ids[index]
         if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
             fki = obj.get("firstKeptEntryIndex")
             if isinstance(fki, int) and not isinstance(fki, bool):
-                target = session._v1_first_kept.get(i)
+                target = session._v1_first_kept.get(index)
                 if target is not None:
                     obj["firstKeptEntryId"] = target
                 del obj["firstKeptEntryIndex"]
     else:
         if not isinstance(obj.get("id"), str):
-            obj["id"] = session.ids[i]
+            obj["id"] = session.ids[index]
     if session.version < 3:
         msg = obj.get("message")
         if obj.get("type") == "message" and isinstance(msg, dict) and msg.get("role") == "hookMessage":
             msg["role"] = "custom"
 
 
-def find_tool_call(session, i: int) -> tuple[int, dict] | None:
-    """``(assistant entry, toolCall block)`` that produced tool result ``i``.
+def find_tool_call(session, index: int) -> tuple[int, dict] | None:
+    """``(assistant entry, toolCall block)`` that produced tool result ``index``.
 
     Pi appends a tool result below the assistant message that called it (possibly
     after sibling results), so walking up the parents finds it in a few steps.
     """
-    msg = session.message(i)
+    msg = session.message(index)
     tcid = msg.get("toolCallId") if msg else None
     if not isinstance(tcid, str):
         return None
-    x = session.parent[i]
+    node = session.parent[index]
     steps = 0
-    while x >= 0 and steps < 256:
-        if session.types[x] == "message" and session.roles[x] == "assistant":
-            content = (session.message(x) or {}).get("content")
+    while node >= 0 and steps < 256:
+        if session.types[node] == "message" and session.roles[node] == "assistant":
+            content = (session.message(node) or {}).get("content")
             if isinstance(content, list):
                 for block in content:
                     if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
-                        return x, block
-        x = session.parent[x]
+                        return node, block
+        node = session.parent[node]
         steps += 1
     return None
 
@@ -218,27 +218,27 @@ def call_anywhere(session, tcid: str) -> tuple[int, dict] | None:
     needle = orjson.dumps(tcid)
     found = None
     try:
-        with open_regular(session.path) as f:
-            session._check_fd(f.fileno())
-            size = min(os.fstat(f.fileno()).st_size, session.scanned_to)
-            m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        with open_regular(session.path) as handle:
+            session._check_fd(handle.fileno())
+            size = min(os.fstat(handle.fileno()).st_size, session.scanned_to)
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
     except (OSError, ValueError):
         return None  # (not kept: it may be readable next time)
-    if m is not None:
-        with m:
-            at = m.find(needle, 0, size)
+    if mapped is not None:
+        with mapped:
+            at = mapped.find(needle, 0, size)
             while at >= 0 and found is None:
-                i = bisect_right(session.offsets, at) - 1
-                if i < 0 or at >= session.offsets[i] + session.lengths[i]:
-                    at = m.find(needle, at + 1, size)
+                index = bisect_right(session.offsets, at) - 1
+                if index < 0 or at >= session.offsets[index] + session.lengths[index]:
+                    at = mapped.find(needle, at + 1, size)
                     continue
-                if (session.types[i] == "message" and session.roles[i] == "assistant" and i not in session.shadowed):
-                    content = (session.message(i) or {}).get("content")
+                if (session.types[index] == "message" and session.roles[index] == "assistant" and index not in session.shadowed):
+                    content = (session.message(index) or {}).get("content")
                     for block in content if isinstance(content, list) else ():
                         if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
-                            found = (i, block)
+                            found = (index, block)
                             break
-                at = m.find(needle, session.offsets[i] + session.lengths[i], size)
+                at = mapped.find(needle, session.offsets[index] + session.lengths[index], size)
     with session._lock:
         session._calls_found[tcid] = found
     return found
@@ -249,29 +249,29 @@ def validate_lazy_lines(session, should_stop: Callable[[], bool] | None = None) 
     ones; check the fields of every entry not checked yet (as :func:`entry` does), so
     that every problem of the file is a warning. Returns the entries found damaged."""
     damaged = []
-    for i in range(len(session.ids)):
+    for index in range(len(session.ids)):
         if should_stop is not None and should_stop():
             break
-        flags = session.flags[i]
+        flags = session.flags[index]
         if flags & (F_CHECKED | F_DAMAGED):
             continue
-        data = session._read(session.offsets[i], session.lengths[i])
+        data = session._read(session.offsets[index], session.lengths[index])
         res = parse_line(data)
         if not isinstance(res.value, dict):  # (only a line read from its head can be)
-            session.flags[i] |= F_DAMAGED
+            session.flags[index] |= F_DAMAGED
             if res.replaced and not flags & F_NON_UTF8:
-                session.flags[i] |= F_NON_UTF8
+                session.flags[index] |= F_NON_UTF8
                 session.warnings.append(SessionWarning(
-                    session.linenos[i], f"line {session.linenos[i]} has bytes that are not UTF-8 (shown as \ufffd)",
+                    session.linenos[index], f"line {session.linenos[index]} has bytes that are not UTF-8 (shown as \ufffd)",
                     "not-utf8"))
             session.warnings.append(
-                SessionWarning(session.linenos[i], f"line {session.linenos[i]} is damaged ({res.why})", unparsable(res))
+                SessionWarning(session.linenos[index], f"line {session.linenos[index]} is damaged ({res.why})", unparsable(res))
             )
-            damaged.append(i)
+            damaged.append(index)
             continue
-        migrate(session, i, res.value)
+        migrate(session, index, res.value)
         # (the entry is not kept: a value nested too deeply is cut, and reported, when
         # the entry is read to be shown; walking every big line for it here cost more
         # than the rest of this check)
-        normalize(session, i, res.value, res, data, False)
+        normalize(session, index, res.value, res, data, False)
     return damaged

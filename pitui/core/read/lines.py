@@ -99,9 +99,9 @@ def open_small(path: str | os.PathLike, limit: int) -> tuple[os.stat_result, byt
         if st.st_size > limit:
             if hasattr(os, "set_blocking"):
                 os.set_blocking(fd, True)
-            f = open(fd, "rb")
+            handle = open(fd, "rb")
             handed_over = True
-            return st, f
+            return st, handle
         # (a regular file's read never waits, whatever O_NONBLOCK says; it returns fewer
         # bytes than asked only at the file's end: asked one more than its size, a file
         # that grew or shrank since the fstat is read on to its end)
@@ -129,11 +129,11 @@ class RawLine:
     end: int  # offset just past this line's newline (or its end when unterminated)
 
 
-def iter_lines(f: BinaryIO, start: int = 0, first_lineno: int = 1) -> Iterator[RawLine]:
-    """Yield every non-blank line of ``f`` from byte ``start`` (:func:`iter_line_spans`,
+def iter_lines(handle: BinaryIO, start: int = 0, first_lineno: int = 1) -> Iterator[RawLine]:
+    """Yield every non-blank line of ``handle`` from byte ``start`` (:func:`iter_line_spans`,
     each line copied into a :class:`RawLine`)."""
-    for buf, pos, e, off, lineno, end, term in iter_line_spans(f, start, first_lineno):
-        yield RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end)
+    for buf, pos, line_end, off, lineno, end, term in iter_line_spans(handle, start, first_lineno):
+        yield RawLine(off, line_end - pos, lineno, bytes(buf[pos:line_end]), term, end)
 
 
 @dataclass(slots=True)
@@ -223,17 +223,17 @@ class _Numbers:
 
     def integer(self, digits: str) -> int | float | None:
         if len(digits) <= 20:  # (int() of thousands of digits is slow, and refused past 4,300)
-            n = int(digits)
-            if -(2**63) <= n < 2**64:
-                return n
+            number = int(digits)
+            if -(2**63) <= number < 2**64:
+                return number
         return self.decimal(digits)
 
     def decimal(self, digits: str) -> float | None:
-        x = float(digits)
-        if math.isinf(x):
+        number = float(digits)
+        if math.isinf(number):
             self.huge = True
             return None
-        return x
+        return number
 
 
 def _refuse_constant(name: str):
@@ -250,20 +250,20 @@ def replace_surrogates(value):
     while stack:
         node = stack.pop()
         if isinstance(node, list):
-            for k, v in enumerate(node):
-                if isinstance(v, str):
-                    node[k] = sub("\ufffd", v)
-                elif isinstance(v, (list, dict)):
-                    stack.append(v)
+            for index, child in enumerate(node):
+                if isinstance(child, str):
+                    node[index] = sub("\ufffd", child)
+                elif isinstance(child, (list, dict)):
+                    stack.append(child)
         elif isinstance(node, dict):
             items = list(node.items())
             node.clear()
-            for k, v in items:
-                if isinstance(v, str):
-                    v = sub("\ufffd", v)
-                elif isinstance(v, (list, dict)):
-                    stack.append(v)
-                node[sub("\ufffd", k)] = v  # (a key made equal to an earlier one wins, as the later key)
+            for index, child in items:
+                if isinstance(child, str):
+                    child = sub("\ufffd", child)
+                elif isinstance(child, (list, dict)):
+                    stack.append(child)
+                node[sub("\ufffd", index)] = child  # (a key made equal to an earlier one wins, as the later key)
     return value
 
 
@@ -274,12 +274,12 @@ def file_fingerprint(path: str | os.PathLike, upto: int) -> str:
     """A hash of a file's first bytes and of the bytes just before ``upto``: tells whether
     a file that grew past ``upto`` still holds what was read before (Pi only appends)."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(min(FINGERPRINT_BYTES, upto))
+        with open(path, "rb") as handle:
+            head = handle.read(min(FINGERPRINT_BYTES, upto))
             tail = b""
             if upto > FINGERPRINT_BYTES:
-                f.seek(max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
-                tail = f.read(upto - max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
+                handle.seek(max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
+                tail = handle.read(upto - max(FINGERPRINT_BYTES, upto - FINGERPRINT_BYTES))
     except OSError:
         return ""
     return _fingerprint(head, tail)
@@ -314,7 +314,7 @@ _WS_START = frozenset(b" \t\r\x0b\x0c")
 MAPPED_WINDOW = 8 * 1024 * 1024
 
 
-def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, mapped: bool = False):
+def iter_line_blocks(handle: BinaryIO, start: int = 0, stop: int | None = None, *, mapped: bool = False):
     """The file from byte ``start`` in blocks of whole lines, without copying: yields
     ``(buf, pos, limit, base, whole)``; ``buf[pos:limit]`` holds whole lines (each ends
     with ``\n``, the last at ``limit - 1``) and ``base`` is the file offset of ``buf[0]``.
@@ -328,26 +328,26 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
     while mapped kills the reader with SIGBUS (the scan workers, whose caller then reads
     the file itself). A file that cannot be mapped is read the usual way.
 
-    ``f`` may also be the file's bytes, read whole already: one block of them, not copied.
+    ``handle`` may also be the file's bytes, read whole already: one block of them, not copied.
 
     A line longer than :data:`MAX_LINE` is never held in memory: it is read past, and
     given as :data:`LONG_LINE` in a block of its own."""
-    if isinstance(f, bytes):
-        if len(f) - start <= MAX_LINE:  # (no line can be too long: always so for a small file)
-            yield from _bytes_blocks(f, start, stop)
+    if isinstance(handle, bytes):
+        if len(handle) - start <= MAX_LINE:  # (no line can be too long: always so for a small file)
+            yield from _bytes_blocks(handle, start, stop)
             return
-        f = io.BytesIO(f)  # (read as a file, for its long lines: it shares the bytes)
+        handle = io.BytesIO(handle)  # (read as a file, for its long lines: it shares the bytes)
     if mapped:
-        m = _map(f)
-        if m is not None:
-            yield from _mapped_blocks(m, f, start, stop)
+        mapped_file = _map(handle)
+        if mapped_file is not None:
+            yield from _mapped_blocks(mapped_file, handle, start, stop)
             return
-    f.seek(start)
-    buf = bytearray(_first_buffer(f, start))
+    handle.seek(start)
+    buf = bytearray(_first_buffer(handle, start))
     filled = 0
     pos = 0
     base = start  # file offset of buf[0]
-    readinto = f.readinto
+    readinto = handle.readinto
     at_start = start == 0
     while True:
         room = len(buf) - filled
@@ -355,12 +355,12 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
             room = min(room, stop - (base + filled))
         if room > 0:
             with memoryview(buf) as mv:
-                n = readinto(mv[filled:filled + room])
+                got = readinto(mv[filled:filled + room])
         else:
-            n = 0
-        if not n:
+            got = 0
+        if not got:
             break
-        filled += n
+        filled += got
         if at_start:
             at_start = False
             if buf.startswith(BOM):  # (a BOM on the first line is not part of it)
@@ -378,40 +378,40 @@ def iter_line_blocks(f: BinaryIO, start: int = 0, stop: int | None = None, *, ma
         if filled == len(buf):
             # A line longer than the buffer: where it ends is found by reading on without
             # keeping what is read; the buffer grows to hold it, or it is read past.
-            nl, found = _newline_at_or_after(f, base + filled, stop)
+            nl, found = _newline_at_or_after(handle, base + filled, stop)
             if nl - base > MAX_LINE:
                 yield from _long_line(nl, found)
                 if not found:
                     return
                 base, filled, pos = nl + 1, 0, 0
-                f.seek(base)
+                handle.seek(base)
                 if len(buf) > CHUNK:
                     buf = bytearray(CHUNK)
                 continue
             buf.extend(bytes(nl + 1 - base - len(buf)))  # (room for it and its newline)
-            f.seek(base + filled)
+            handle.seek(base + filled)
     if pos < filled:
         yield buf, pos, filled, base, False
 
 
-def _newline_at_or_after(f: BinaryIO, offset: int, stop: int | None) -> tuple[int, bool]:
+def _newline_at_or_after(handle: BinaryIO, offset: int, stop: int | None) -> tuple[int, bool]:
     """``(the offset of the first newline at or after offset, True)``, or ``(the offset
     where the file or stop ends, False)``: read in chunks that are not kept."""
-    f.seek(offset)
+    handle.seek(offset)
     scratch = bytearray(CHUNK)
-    readinto = f.readinto
+    readinto = handle.readinto
     while True:
         room = CHUNK if stop is None else min(CHUNK, stop - offset)
-        n = 0
+        got = 0
         if room > 0:
             with memoryview(scratch) as mv:
-                n = readinto(mv[:room])
-        if not n:
+                got = readinto(mv[:room])
+        if not got:
             return offset, False
-        k = scratch.find(b"\n", 0, n)
-        if k >= 0:
-            return offset + k, True
-        offset += n
+        newline = scratch.find(b"\n", 0, got)
+        if newline >= 0:
+            return offset + newline, True
+        offset += got
 
 
 def _long_line(end: int, terminated: bool):
@@ -424,25 +424,25 @@ def _long_line(end: int, terminated: bool):
         yield LONG_LINE, 0, len(LONG_LINE), end - len(LONG_LINE), False
 
 
-def _first_buffer(f: BinaryIO, start: int) -> int:
+def _first_buffer(handle: BinaryIO, start: int) -> int:
     """The read buffer's first size: CHUNK, or what is left of a smaller file (a small
     session is read in one block without making CHUNK bytes first; it grows for a file
     that grows, or a line longer than it)."""
-    if isinstance(f, io.BytesIO):
-        left = f.getbuffer().nbytes - start
+    if isinstance(handle, io.BytesIO):
+        left = handle.getbuffer().nbytes - start
     else:
         try:
-            left = os.fstat(f.fileno()).st_size - start
+            left = os.fstat(handle.fileno()).st_size - start
         except (OSError, ValueError, AttributeError):  # (no file behind it)
             return CHUNK
     return max(64 * 1024, min(CHUNK, left + 1))
 
 
-def _map(f: BinaryIO):
+def _map(handle: BinaryIO):
     import mmap
 
     try:
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # an empty file, a pipe, a file system without mmap
         return None
 
@@ -463,26 +463,26 @@ def _bytes_blocks(data: bytes, start: int, stop: int | None):
         yield data, pos, end, 0, False
 
 
-def _mapped_blocks(m, f: BinaryIO, start: int, stop: int | None):
-    """:func:`iter_line_blocks` over a whole-file mapping ``m`` of ``f`` (``base`` is 0)."""
+def _mapped_blocks(mapped, handle: BinaryIO, start: int, stop: int | None):
+    """:func:`iter_line_blocks` over a whole-file mapping ``mapped`` of ``handle`` (``base`` is 0)."""
     import mmap
 
-    end = len(m) if stop is None else min(stop, len(m))
+    end = len(mapped) if stop is None else min(stop, len(mapped))
     pos = start
-    if start == 0 and m[:3] == BOM:
+    if start == 0 and mapped[:3] == BOM:
         pos = 3
     page = mmap.PAGESIZE
     given_back = start - start % page  # pages before this are no longer mapped in
-    dontneed = getattr(mmap, "MADV_DONTNEED", None) if hasattr(m, "madvise") else None
+    dontneed = getattr(mmap, "MADV_DONTNEED", None) if hasattr(mapped, "madvise") else None
     window = MAPPED_WINDOW
     try:
         while pos < end:
             limit = min(end, pos + window)
-            last = m.rfind(b"\n", pos, limit)
+            last = mapped.rfind(b"\n", pos, limit)
             if last < 0 and limit < end:  # a line longer than the window
                 # (where it ends found by reading, not through the mapping: a line of a
                 # gigabyte would be mapped in whole)
-                nl, found = _newline_at_or_after(f, limit, end)
+                nl, found = _newline_at_or_after(handle, limit, end)
                 if nl - pos > MAX_LINE:
                     yield from _long_line(nl, found)
                     if not found:
@@ -491,24 +491,24 @@ def _mapped_blocks(m, f: BinaryIO, start: int, stop: int | None):
                     continue
                 last = nl if found else -1
             if last < 0:
-                yield m, pos, end, 0, False
+                yield mapped, pos, end, 0, False
                 return
-            yield m, pos, last + 1, 0, True
+            yield mapped, pos, last + 1, 0, True
             pos = last + 1
             cut = pos - pos % page
             if dontneed is not None and cut > given_back:
                 # (the file's pages stay cached by the system; only this process's
                 # mapping of them goes, and with it their share of its memory)
-                m.madvise(dontneed, given_back, cut - given_back)
+                mapped.madvise(dontneed, given_back, cut - given_back)
                 given_back = cut
     finally:
         try:
-            m.close()
+            mapped.close()
         except BufferError:  # a caller still holds a view of it: it goes with the view
             pass
 
 
-def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1, stop: int | None = None):
+def iter_line_spans(handle: BinaryIO, start: int = 0, first_lineno: int = 1, stop: int | None = None):
     """Like :func:`iter_lines` without copying: yields ``(buf, pos, end, offset, lineno,
     next_offset, terminated)`` where the line is ``buf[pos:end]`` (no ``\n``/``\r``),
     ``offset`` its file offset and ``next_offset`` the offset after its newline. ``buf`` is
@@ -517,21 +517,21 @@ def iter_line_spans(f: BinaryIO, start: int = 0, first_lineno: int = 1, stop: in
     yielded as unterminated)."""
     lineno = first_lineno
     ws = _WS_START
-    for buf, pos, limit, base, whole in iter_line_blocks(f, start, stop):
+    for buf, pos, limit, base, whole in iter_line_blocks(handle, start, stop):
         if not whole:
-            e = limit
-            if buf[e - 1] == 13:
-                e -= 1
-            if e > pos and not bytes(buf[pos:e]).isspace():
-                yield buf, pos, e, base + pos, lineno, base + limit, False
+            end = limit
+            if buf[end - 1] == 13:
+                end -= 1
+            if end > pos and not bytes(buf[pos:end]).isspace():
+                yield buf, pos, end, base + pos, lineno, base + limit, False
             return
         find = buf.find
         while pos < limit:
             nl = find(b"\n", pos, limit)
-            e = nl
-            if e > pos and buf[e - 1] == 13:
-                e -= 1
-            if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
-                yield buf, pos, e, base + pos, lineno, base + nl + 1, True
+            end = nl
+            if end > pos and buf[end - 1] == 13:
+                end -= 1
+            if end > pos and not (buf[pos] in ws and bytes(buf[pos:end]).isspace()):
+                yield buf, pos, end, base + pos, lineno, base + nl + 1, True
             lineno += 1
             pos = nl + 1

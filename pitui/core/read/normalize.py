@@ -77,10 +77,10 @@ def json_text(value: Any) -> str:
 def norm_id(value: Any) -> str | None:
     """An id as pitui keeps it: a string as it is; a number or true/false as its JSON text
     (Pi matches ids by value); anything else (null, objects, lists) None."""
-    t = type(value)
-    if t is str:
+    value_type = type(value)
+    if value_type is str:
         return value
-    if t is int or t is float or t is bool:
+    if value_type is int or value_type is float or value_type is bool:
         return orjson.dumps(value).decode()
     return None
 
@@ -89,10 +89,10 @@ def norm_timestamp(value: Any) -> tuple[str | None, str | None]:
     """``(timestamp, problem)`` for an entry's ISO ``timestamp``: a string as it is, a
     number of milliseconds as its ISO string (None when JavaScript's Date would be
     invalid), anything else None. ``problem`` says what was done, or is None."""
-    t = type(value)
-    if t is str or value is None:
+    value_type = type(value)
+    if value_type is str or value is None:
         return value, None
-    if t is int or t is float:
+    if value_type is int or value_type is float:
         iso = ms_to_iso(value) if abs(value) <= MAX_DATE_MS else None
         if iso is None:
             return None, "timestamp is a number out of a date's range, not a string; ignored"
@@ -112,8 +112,8 @@ def norm_label(value: Any) -> tuple[str | None, str | None]:
     return text, f"label is {kind_of(value)}, not a string; read as {_short(text)}"
 
 
-def _short(text: str, n: int = 60) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # ----------------------------------------------------------------------------- checks
@@ -130,12 +130,12 @@ def _path_text(path: Any) -> str:
     """``message.content[2].text``; a path of more than 12 keys ends with ``…``."""
     keys = []
     while path is not None:
-        path, k = path
-        keys.append(k)
+        path, key = path
+        keys.append(key)
     keys.reverse()
     out = ""
-    for k in keys[:12]:
-        out += f"[{k}]" if isinstance(k, int) else (f".{_short(k, 40)}" if out else _short(k, 40))
+    for key in keys[:12]:
+        out += f"[{key}]" if isinstance(key, int) else (f".{_short(key, 40)}" if out else _short(key, 40))
     return out + ("…" if len(keys) > 12 else "")
 
 
@@ -148,8 +148,8 @@ def _check(*ok: type):
     out)."""
     want = {str: "a string", dict: "an object", list: "a list", bool: "true/false", int: "a number"}[ok[0]]
 
-    def check(problems, v, path):
-        _bad(problems, path, v, want)
+    def check(problems, value, path):
+        _bad(problems, path, value, want)
         return _DROP
 
     check.ok = ok
@@ -163,12 +163,12 @@ _obj = _check(dict)
 _list = _check(list)
 
 
-def _id(problems, v, path):
-    got = norm_id(v)
+def _id(problems, value, path):
+    got = norm_id(value)
     if got is None:
-        _bad(problems, path, v, "a string (an id)")
+        _bad(problems, path, value, "a string (an id)")
         return _DROP
-    _bad(problems, path, v, "a string", f"read as {got}")
+    _bad(problems, path, value, "a string", f"read as {got}")
     return got
 
 
@@ -179,28 +179,28 @@ def _compile(spec: dict[str, Check]) -> tuple:
     return tuple((key, getattr(check, "ok", ()), check) for key, check in spec.items())
 
 
-def _fields(problems: list, d: dict, spec: tuple, path: Any) -> None:
-    get = d.get
+def _fields(problems: list, obj: dict, spec: tuple, path: Any) -> None:
+    get = obj.get
     for key, ok, check in spec:
-        v = get(key)
-        if v is None or type(v) in ok:
+        value = get(key)
+        if value is None or type(value) in ok:
             continue
-        got = check(problems, v, (path, key))
+        got = check(problems, value, (path, key))
         if got is _DROP:
-            del d[key]
-        elif got is not v:
-            d[key] = got
+            del obj[key]
+        elif got is not value:
+            obj[key] = got
 
 
 _COST = _compile({"input": _num, "output": _num, "cacheRead": _num, "cacheWrite": _num, "total": _num})
 
 
-def _cost(problems, v, path):
-    if type(v) is not dict:
-        _bad(problems, path, v, "an object")
+def _cost(problems, value, path):
+    if type(value) is not dict:
+        _bad(problems, path, value, "an object")
         return _DROP
-    _fields(problems, v, _COST, path)
-    return v
+    _fields(problems, value, _COST, path)
+    return value
 
 
 _cost.ok = (int, float)  # (some tools write the total alone)
@@ -208,12 +208,12 @@ _USAGE = _compile({"input": _num, "output": _num, "cacheRead": _num, "cacheWrite
                    "reasoning": _num, "totalTokens": _num, "cost": _cost})
 
 
-def _usage(problems, v, path):
-    if type(v) is not dict:
-        _bad(problems, path, v, "an object")
+def _usage(problems, value, path):
+    if type(value) is not dict:
+        _bad(problems, path, value, "an object")
         return _DROP
-    _fields(problems, v, _USAGE, path)
-    return v
+    _fields(problems, value, _USAGE, path)
+    return value
 
 
 _BLOCKS: dict[str, tuple] = {
@@ -224,45 +224,45 @@ _BLOCKS: dict[str, tuple] = {
 }
 
 
-def _content(problems, v, path):
+def _content(problems, value, path):
     """Text, or a list of content blocks (objects; the known ones' fields checked)."""
-    if type(v) is not list:
-        _bad(problems, path, v, "text or a list of blocks")
+    if type(value) is not list:
+        _bad(problems, path, value, "text or a list of blocks")
         return _DROP
     dropped = False
     blocks = _BLOCKS.get
-    for k, b in enumerate(v):
-        if type(b) is not dict:
-            _bad(problems, (path, k), b, "an object (a content block)")
+    for index, block in enumerate(value):
+        if type(block) is not dict:
+            _bad(problems, (path, index), block, "an object (a content block)")
             dropped = True
             continue
-        bt = b.get("type")
+        bt = block.get("type")
         if bt is None:
             continue
         if type(bt) is not str:
-            _bad(problems, ((path, k), "type"), bt, "a string")
-            del b["type"]
+            _bad(problems, ((path, index), "type"), bt, "a string")
+            del block["type"]
             continue
         spec = blocks(bt)
         if spec is not None:
-            _fields(problems, b, spec, (path, k))
+            _fields(problems, block, spec, (path, index))
     if dropped:
-        v[:] = [b for b in v if type(b) is dict]
-    return v
+        value[:] = [block for block in value if type(block) is dict]
+    return value
 
 
 _content.ok = (str,)
 
 
-def _sections(problems, v, path):
+def _sections(problems, value, path):
     """A system message's prompt sections: name -> text (null removes one)."""
-    if type(v) is not dict:
-        _bad(problems, path, v, "an object")
+    if type(value) is not dict:
+        _bad(problems, path, value, "an object")
         return _DROP
-    for name in [k for k, s in v.items() if s is not None and type(s) is not str]:
-        _bad(problems, (path, name), v[name], "a string")
-        del v[name]
-    return v
+    for name in [key for key, section in value.items() if section is not None and type(section) is not str]:
+        _bad(problems, (path, name), value[name], "a string")
+        del value[name]
+    return value
 
 
 _ROLES: dict[str, tuple] = {role: _compile(spec) for role, spec in {
@@ -283,34 +283,34 @@ _MESSAGE_BASE = _compile({"timestamp": _num})
 _OTHER_ROLE = _compile({"content": _content})
 
 
-def _message(problems, v, path):
-    if type(v) is not dict:
-        _bad(problems, path, v, "an object")
+def _message(problems, value, path):
+    if type(value) is not dict:
+        _bad(problems, path, value, "an object")
         return _DROP
-    role = v.get("role")
+    role = value.get("role")
     if role is not None and type(role) is not str:
         _bad(problems, (path, "role"), role, "a string")
-        del v["role"]
+        del value["role"]
         role = None
-    _fields(problems, v, _MESSAGE_BASE, path)
+    _fields(problems, value, _MESSAGE_BASE, path)
     # (a role Pi does not know, or none: its content is still text or blocks)
-    _fields(problems, v, _ROLES.get(role, _OTHER_ROLE), path)
-    return v
+    _fields(problems, value, _ROLES.get(role, _OTHER_ROLE), path)
+    return value
 
 
 _REPLACEMENT = _compile({"content": _content})
 
 
-def _replacement(problems, v, path):
-    if type(v) is not dict:
-        _bad(problems, path, v, "an object or null")
+def _replacement(problems, value, path):
+    if type(value) is not dict:
+        _bad(problems, path, value, "an object or null")
         return _DROP
-    _fields(problems, v, _REPLACEMENT, path)
-    return v
+    _fields(problems, value, _REPLACEMENT, path)
+    return value
 
 
-def _label(problems, v, path):
-    got, problem = norm_label(v)
+def _label(problems, value, path):
+    got, problem = norm_label(value)
     if problem is not None:
         problems.append(problem)
     return _DROP if got is None else got
@@ -396,15 +396,15 @@ def _cut_deep(problems: list, obj: dict) -> None:
         node, depth, path = stack.pop()
         items = node.items() if type(node) is dict else enumerate(node)
         cut = []
-        for k, v in items:
-            tv = type(v)
+        for key, value in items:
+            tv = type(value)
             if tv is dict or tv is list:
                 if depth >= MAX_DEPTH:
-                    cut.append(k)
+                    cut.append(key)
                 else:
-                    stack.append((v, depth + 1, (path, k)))
-        for k in cut:
-            node[k] = CUT_TEXT
+                    stack.append((value, depth + 1, (path, key)))
+        for key in cut:
+            node[key] = CUT_TEXT
             if not reported:
                 reported = True
-                problems.append(f"{_path_text((path, k))} is nested more than {MAX_DEPTH} levels deep; cut there")
+                problems.append(f"{_path_text((path, key))} is nested more than {MAX_DEPTH} levels deep; cut there")

@@ -82,9 +82,9 @@ def scan(
     open); ``header_only`` stops once the header is read; ``progress`` is called after
     every ``progress_every`` bytes or more. ``mapped``: the quick scan maps the file
     rather than reading it (see :func:`iter_line_blocks`: for worker processes only)."""
-    f = open_session_file(session.path)
-    with f:
-        st = os.fstat(f.fileno())
+    handle = open_session_file(session.path)
+    with handle:
+        st = os.fstat(handle.fileno())
         size = st.st_size
         if size < session.scanned_to or not session.same_file(st):
             # Shrunk, or another file (or rewritten in place: same size, new mtime):
@@ -99,8 +99,8 @@ def scan(
         body = True  # entries follow (not after a header line still being written)
         if not session.header:
             body = False
-            for buf, pos, e, off, lineno, end, term in iter_line_spans(f, session.scanned_to, session.next_lineno, stop):
-                accept_header(session, RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end))
+            for buf, pos, line_end, off, lineno, end, term in iter_line_spans(handle, session.scanned_to, session.next_lineno, stop):
+                accept_header(session, RawLine(off, line_end - pos, lineno, bytes(buf[pos:line_end]), term, end))
                 if session.header:
                     body = term
                     break
@@ -110,13 +110,13 @@ def scan(
                 raise NotASession(session.path, "no session header line (not a Pi session)", no_header=True)
         if body and not header_only:
             if not validate and session.version >= 2:
-                scan_heads(session, f, size, stop, progress, progress_every, mapped)
+                scan_heads(session, handle, size, stop, progress, progress_every, mapped)
             else:
                 last_report = 0
-                for buf, pos, e, off, lineno, end, term in iter_line_spans(
-                    f, session.scanned_to, session.next_lineno, stop
+                for buf, pos, line_end, off, lineno, end, term in iter_line_spans(
+                    handle, session.scanned_to, session.next_lineno, stop
                 ):
-                    scan_line(session, RawLine(off, e - pos, lineno, bytes(buf[pos:e]), term, end), check=True)
+                    scan_line(session, RawLine(off, line_end - pos, lineno, bytes(buf[pos:line_end]), term, end), check=True)
                     if progress is not None and end - last_report >= progress_every:
                         last_report = end
                         progress(end, size)
@@ -168,7 +168,7 @@ def scan_line(session, raw, flags: int = 0, check: bool = False) -> None:
     advance(session, raw, added=True)
 
 
-def scan_heads(session, f, size: int, stop: int | None, progress, progress_every: int,
+def scan_heads(session, handle, size: int, stop: int | None, progress, progress_every: int,
                 mapped: bool = False) -> None:
     """The entries from ``scanned_to`` on, read the quick way (version 2 and later,
     the header read): Pi's usual message lines from their head, in place, without
@@ -202,8 +202,8 @@ def scan_heads(session, f, size: int, stop: int | None, progress, progress_every
         heads.clear()
         # (no group holds a newline: they are parts of one line)
         session.ids += b"\n".join(eids).decode("utf-8", "replace").split("\n")
-        session.parent_ids += [None if p == "null" else p[1:-1]
-                            for p in b"\n".join(pids).decode("utf-8", "replace").split("\n")]
+        session.parent_ids += [None if parent_id == "null" else parent_id[1:-1]
+                            for parent_id in b"\n".join(pids).decode("utf-8", "replace").split("\n")]
         session.timestamps += b"\n".join(stamps).decode("utf-8", "replace").split("\n")
         for raw in set(roles).difference(role_cache):
             role = raw.decode()
@@ -217,19 +217,19 @@ def scan_heads(session, f, size: int, stop: int | None, progress, progress_every
     lineno = session.next_lineno
     last_end, last_lineno = session.scanned_to, lineno - 1  # the last line read (not blank)
     next_report = progress_every if progress is not None else -1
-    for buf, pos, limit, base, whole in iter_line_blocks(f, session.scanned_to, stop, mapped=mapped):
+    for buf, pos, limit, base, whole in iter_line_blocks(handle, session.scanned_to, stop, mapped=mapped):
         find = buf.find
         rfind = buf.rfind
         while pos < limit:
             nl = find(b"\n", pos, limit) if whole else limit  # (no newline after a last line)
-            e = nl
-            if e > pos and buf[e - 1] == 13:
-                e -= 1
-            if e > pos and not (buf[pos] in ws and bytes(buf[pos:e]).isspace()):
+            line_end = nl
+            if line_end > pos and buf[line_end - 1] == 13:
+                line_end -= 1
+            if line_end > pos and not (buf[pos] in ws and bytes(buf[pos:line_end]).isspace()):
                 end = base + nl + 1 if whole else base + limit
-                if buf[e - 1] == 125:  # "}"
-                    h = pos + HEAD_BYTES
-                    head = head_match(buf, pos, h if h < e else e)
+                if buf[line_end - 1] == 125:  # "}"
+                    head_end = pos + HEAD_BYTES
+                    head = head_match(buf, pos, head_end if head_end < line_end else line_end)
                 else:
                     head = None
                 flags = F_LAZY
@@ -238,11 +238,11 @@ def scan_heads(session, f, size: int, stop: int | None, progress, progress_every
                     # plain byte search, far quicker than the regex scanning 4 KB of
                     # each line), then checked with the regex; anything unusual takes
                     # the regex's own way.
-                    tail = max(pos, e - _TAIL)
-                    k = rfind(b'"stopReason":"', tail, e)
-                    stop_m = stop_match(buf, k, e) if k >= 0 else None
-                    if stop_m is None and k >= 0:
-                        for stop_m in stop_iter(buf, tail, e):
+                    tail = max(pos, line_end - _TAIL)
+                    at = rfind(b'"stopReason":"', tail, line_end)
+                    stop_m = stop_match(buf, at, line_end) if at >= 0 else None
+                    if stop_m is None and at >= 0:
+                        for stop_m in stop_iter(buf, tail, line_end):
                             pass
                     if stop_m is None:
                         head = None
@@ -251,19 +251,19 @@ def scan_heads(session, f, size: int, stop: int | None, progress, progress_every
                         if reason and reason != b"stop" and reason != b"toolUse":
                             flags |= F_ABNORMAL_STOP
                         # the first text block with a character that is not white space
-                        k = find(b'{"type":"text","text":"', pos, e)
-                        while k >= 0:
-                            if text_match(buf, k, e) is not None:
+                        at = find(b'{"type":"text","text":"', pos, line_end)
+                        while at >= 0:
+                            if text_match(buf, at, line_end) is not None:
                                 flags |= F_ASSISTANT_TEXT
                                 break
-                            k = find(b'{"type":"text","text":"', k + 1, e)
+                            at = find(b'{"type":"text","text":"', at + 1, line_end)
                 if head is None:
                     flush()
-                    scan_line(session, RawLine(base + pos, e - pos, lineno, bytes(buf[pos:e]), whole, end))
+                    scan_line(session, RawLine(base + pos, line_end - pos, lineno, bytes(buf[pos:line_end]), whole, end))
                 else:
                     heads_append(head.groups())
                     off_append(base + pos)
-                    len_append(e - pos)
+                    len_append(line_end - pos)
                     ln_append(lineno)
                     flags_append(flags)
                     if not whole:
@@ -379,12 +379,12 @@ def add_entry(session, obj: dict, raw, flags: int, intern: dict, check: bool = F
     role = None
     message = obj.get("message")
     if etype == "message" and type(message) is dict:
-        r = message.get("role")
-        if type(r) is str:
-            if r == "hookMessage" and session.version < 3:
-                r = "custom"
-            role = intern_str(intern, r)
-        if r == "assistant":
+        message_role = message.get("role")
+        if type(message_role) is str:
+            if message_role == "hookMessage" and session.version < 3:
+                message_role = "custom"
+            role = intern_str(intern, message_role)
+        if message_role == "assistant":
             content = message.get("content")
             if has_text(content):
                 flags |= F_ASSISTANT_TEXT
@@ -407,9 +407,9 @@ def add_entry(session, obj: dict, raw, flags: int, intern: dict, check: bool = F
     session.flags.append(flags)
     session._parsed_pos_to_entry[session._parsed_count - 1] = idx
     if cut:
-        session.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}", "too-deep") for p in cut)
+        session.warnings.extend(SessionWarning(lineno, f"line {lineno}: {problem}", "too-deep") for problem in cut)
     if problems:
-        session.warnings.extend(SessionWarning(lineno, f"line {lineno}: {p}", "field-type") for p in problems)
+        session.warnings.extend(SessionWarning(lineno, f"line {lineno}: {problem}", "field-type") for problem in problems)
 
 
 def bad_field(session, lineno: int, name: str, value: Any, want: str, outcome: str) -> None:
@@ -444,7 +444,7 @@ def drop_from(session, idx: int) -> None:
     for name in ("offsets", "lengths", "linenos"):
         del getattr(session, name)[keep:]
     del session.flags[keep:]
-    session._parsed_pos_to_entry = {k: v for k, v in session._parsed_pos_to_entry.items() if v < keep}
+    session._parsed_pos_to_entry = {key: value for key, value in session._parsed_pos_to_entry.items() if value < keep}
     session._parsed_count = max(session._parsed_pos_to_entry, default=0) + 1
     replay_labels_and_name(session)
     session.scanned_to = offset
@@ -456,15 +456,15 @@ def replay_labels_and_name(session) -> None:
     session.label_by_target.clear()
     session.label_time_by_target.clear()
     session.name = None
-    for i, t in enumerate(session.types):
-        if t in ("label", "session_info"):
+    for index, entry_type in enumerate(session.types):
+        if entry_type in ("label", "session_info"):
             # (read as the scan read it, reporting nothing: entry() reports its
             # problems when it is decoded, as after a sequential scan)
-            obj = parse_line(session.raw_line(i)).value
+            obj = parse_line(session.raw_line(index)).value
             if not isinstance(obj, dict):
                 continue
-            if t == "label":
-                apply_label(session, obj, session.timestamps[i])
+            if entry_type == "label":
+                apply_label(session, obj, session.timestamps[index])
             else:
                 name = obj.get("name")
                 session.name = (name.strip() or None) if type(name) is str else None

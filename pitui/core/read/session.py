@@ -115,9 +115,9 @@ class Session:
     def read(cls, path: str | os.PathLike, *, validate: bool = True,
              progress: Callable[[int, int], None] | None = None) -> "Session":
         """:meth:`open` for a file known not to be an event stream (not asked again)."""
-        s = cls(path)
-        s._scan(validate=validate, progress=progress)
-        return s
+        session = cls(path)
+        session._scan(validate=validate, progress=progress)
+        return session
 
     @classmethod
     def open_headerless(cls, path: str | os.PathLike) -> "Session":
@@ -125,16 +125,16 @@ class Session:
         ``no_header``), read as if a version-3 header stood before its first line, so that
         the app can show what it holds. Pi refuses such a file, and so do ``pitui list``,
         ``export`` and ``check``: ``headerless`` marks it, and line 1's warning says so."""
-        s = cls(path)
-        stem = os.path.splitext(os.path.basename(s.path))[0]
-        s.header = {"type": "session", "version": CURRENT_VERSION, "id": stem.rpartition("_")[2] or stem, "cwd": ""}
-        s.headerless = True
-        s.warnings.append(SessionWarning(1, "line 1: no session header: Pi will not open this file", "no-header"))
-        s._scan(validate=True)
-        if not any(t in _PI_ENTRY_TYPES for t in s.types):  # (a JSONL file of something else)
-            raise NotASession(s.path, "no session header line and no Pi entry in it (not a Pi session)",
+        session = cls(path)
+        stem = os.path.splitext(os.path.basename(session.path))[0]
+        session.header = {"type": "session", "version": CURRENT_VERSION, "id": stem.rpartition("_")[2] or stem, "cwd": ""}
+        session.headerless = True
+        session.warnings.append(SessionWarning(1, "line 1: no session header: Pi will not open this file", "no-header"))
+        session._scan(validate=True)
+        if not any(entry_type in _PI_ENTRY_TYPES for entry_type in session.types):  # (a JSONL file of something else)
+            raise NotASession(session.path, "no session header line and no Pi entry in it (not a Pi session)",
                               no_header=True)
-        return s
+        return session
 
     #: the file has no session header (:meth:`open_headerless`)
     headerless = False
@@ -147,9 +147,9 @@ class Session:
         the header of either)."""
         if cls is Session and not sniffed:
             _refuse_stream(path)
-        s = cls(path)
-        s._scan(validate=True, header_only=True)
-        return s
+        session = cls(path)
+        session._scan(validate=True, header_only=True)
+        return session
 
     # ------------------------------------------------------------------ scanning (scan.py)
     def _scan(self, *, validate: bool, progress: Callable[[int, int], None] | None = None, stop: int | None = None,
@@ -169,18 +169,18 @@ class Session:
         every container the scan or the tree rebuild changes is copied (the body cache is
         shared; it is only a cache). Bring the result back with :meth:`adopt`."""
         new = Session.__new__(Session)
-        d = dict(self.__dict__)
-        for k in ("ids", "parent_ids", "types", "roles", "timestamps", "warnings", "tree_warnings", "parent", "roots"):
-            d[k] = list(d[k])
-        for k in ("offsets", "lengths", "linenos"):
-            d[k] = array("q", d[k])
-        d["flags"] = bytearray(d["flags"])
-        for k in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of",
-                  "derived"):
-            d[k] = dict(d[k])
-        d["_children"] = {k: list(v) for k, v in self.children.items()}
-        d["shadowed"] = set(d["shadowed"])
-        new.__dict__.update(d)
+        state = dict(self.__dict__)
+        for key in ("ids", "parent_ids", "types", "roles", "timestamps", "warnings", "tree_warnings", "parent", "roots"):
+            state[key] = list(state[key])
+        for key in ("offsets", "lengths", "linenos"):
+            state[key] = array("q", state[key])
+        state["flags"] = bytearray(state["flags"])
+        for key in ("label_by_target", "label_time_by_target", "_parsed_pos_to_entry", "_v1_first_kept", "index_of",
+                    "derived"):
+            state[key] = dict(state[key])
+        state["_children"] = {key: list(value) for key, value in self.children.items()}
+        state["shadowed"] = set(state["shadowed"])
+        new.__dict__.update(state)
         return new
 
     def adopt(self, other: "Session") -> None:
@@ -325,56 +325,56 @@ class Session:
 
     @property
     def all_warnings(self) -> list[SessionWarning]:
-        return sorted(self.warnings + self.tree_warnings, key=lambda w: (w.line or 0))
+        return sorted(self.warnings + self.tree_warnings, key=lambda warning: (warning.line or 0))
 
-    def label_of(self, i: int) -> str | None:
-        return self.label_by_target.get(self.ids[i]) if self.index_of.get(self.ids[i]) == i else None
+    def label_of(self, index: int) -> str | None:
+        return self.label_by_target.get(self.ids[index]) if self.index_of.get(self.ids[index]) == index else None
 
     @property
     def labels(self) -> dict[int, str]:
         out = {}
         for target, label in self.label_by_target.items():
-            i = self.index_of.get(target)
-            if i is not None:
-                out[i] = label
+            index = self.index_of.get(target)
+            if index is not None:
+                out[index] = label
         return out
 
-    def children_of(self, i: int) -> list[int]:
-        return self.children.get(i, [])
+    def children_of(self, index: int) -> list[int]:
+        return self.children.get(index, [])
 
-    def path_to(self, i: int) -> list[int]:
-        """Entry indices from the root down to ``i`` (inclusive). Iterative.
+    def path_to(self, index: int) -> list[int]:
+        """Entry indices from the root down to ``index`` (inclusive). Iterative.
 
         The last path walked is kept: a path is walked up only to the first entry on it,
         so the paths to leaves of one deep branch cost their differing part (and a copy)."""
-        return tree.walk_path(self, i, False)[0]
+        return tree.walk_path(self, index, False)[0]
 
-    def path_positions(self, i: int) -> tuple[list[int], tree.PathPositions]:
+    def path_positions(self, index: int) -> tuple[list[int], tree.PathPositions]:
         """:meth:`path_to` and each entry's index on it (a copy of the one kept with the
-        last path walked when that path ends at ``i``, as the leaf's path a worker walked
+        last path walked when that path ends at ``index``, as the leaf's path a worker walked
         does; made from the path otherwise)."""
-        path, pos = tree.walk_path(self, i, True)
+        path, pos = tree.walk_path(self, index, True)
         return path, pos if pos is not None else tree.PathPositions(path, tree.positions_of(path, len(self.parent)))
 
-    def newest_leaf_below(self, i: int) -> int:
-        """The leaf reached from ``i`` by following the branch that holds the current leaf
-        when ``i`` is on it, else the newest (last in file order) leaf of ``i``'s subtree."""
-        return tree.newest_leaf_below(self, i)
+    def newest_leaf_below(self, index: int) -> int:
+        """The leaf reached from ``index`` by following the branch that holds the current leaf
+        when ``index`` is on it, else the newest (last in file order) leaf of ``index``'s subtree."""
+        return tree.newest_leaf_below(self, index)
 
-    def is_ancestor(self, a: int, b: int) -> bool:
-        """True when ``a`` is on the path from the root to ``b`` (or is ``b``)."""
-        return tree.is_ancestor(self, a, b)
+    def is_ancestor(self, ancestor: int, node: int) -> bool:
+        """True when ``ancestor`` is on the path from the root to ``node`` (or is ``node``)."""
+        return tree.is_ancestor(self, ancestor, node)
 
     # ------------------------------------------------------------------ entries (entries.py)
-    def entry(self, i: int) -> dict:
-        """:func:`.entries.entry`: the whole entry ``i`` as Pi would hold it in memory,
+    def entry(self, index: int) -> dict:
+        """:func:`.entries.entry`: the whole entry ``index`` as Pi would hold it in memory,
         its fields normalised, its problems reported once; a stand-in saying why when its
         line cannot be read back."""
-        return entries.entry(self, i)
+        return entries.entry(self, index)
 
-    def raw_line(self, i: int) -> bytes:
+    def raw_line(self, index: int) -> bytes:
         """The entry's exact bytes in the file (:class:`FileChanged` if it is another file now)."""
-        return self._read(self.offsets[i], self.lengths[i])
+        return self._read(self.offsets[index], self.lengths[index])
 
     def raw_lines(self, indices: Iterable[int], limit: int | None = None):
         """``(i, bytes)`` for each entry, read through one open file (at most ``limit``
@@ -383,19 +383,19 @@ class Session:
         try:
             self._check_fd(fd)
             lengths = self.lengths
-            for i in indices:
-                yield i, os.pread(fd, lengths[i] if limit is None else min(lengths[i], limit), self.offsets[i])
+            for index in indices:
+                yield index, os.pread(fd, lengths[index] if limit is None else min(lengths[index], limit), self.offsets[index])
         finally:
             os.close(fd)
 
-    def message(self, i: int) -> dict | None:
-        m = self.entry(i).get("message")
-        return m if isinstance(m, dict) else None
+    def message(self, index: int) -> dict | None:
+        message = self.entry(index).get("message")
+        return message if isinstance(message, dict) else None
 
-    def find_tool_call(self, i: int) -> tuple[int, dict] | None:
-        """``(assistant entry, toolCall block)`` that produced tool result ``i``, found by
+    def find_tool_call(self, index: int) -> tuple[int, dict] | None:
+        """``(assistant entry, toolCall block)`` that produced tool result ``index``, found by
         walking up its parents (:func:`.entries.find_tool_call`)."""
-        return entries.find_tool_call(self, i)
+        return entries.find_tool_call(self, index)
 
     def call_anywhere(self, tcid: str) -> tuple[int, dict] | None:
         """``(assistant entry, toolCall block)`` of the call ``tcid`` anywhere in the file

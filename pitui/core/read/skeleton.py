@@ -121,9 +121,9 @@ def has_text(content: Any) -> bool:
     if isinstance(content, str):
         return bool(content.strip())
     if isinstance(content, list):
-        for c in content:
-            if isinstance(c, dict) and c.get("type") == "text":
-                t = c.get("text")
-                if isinstance(t, str) and t.strip():
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text":
+                text = part.get("text")
+                if isinstance(text, str) and text.strip():
                     return True
     return False

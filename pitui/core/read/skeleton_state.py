@@ -45,49 +45,49 @@ def scan_part(session_class, path: str, start: int, stop: int | None, version: i
     :mod:`pitui.core.open.parallel`): the skeleton of the part, its warnings, how many
     lines it spans, and whether it ended where it should (a file rewritten meanwhile
     does not)."""
-    s = session_class(path)
-    s.header = {"type": "session"}  # a stand-in: the caller holds the real header
-    s.version = version
-    s.scanned_to = start
-    s.next_lineno = 1
-    s._scan(validate=False, progress=progress, stop=stop, build=False, mapped=mapped)
+    session = session_class(path)
+    session.header = {"type": "session"}  # a stand-in: the caller holds the real header
+    session.version = version
+    session.scanned_to = start
+    session.next_lineno = 1
+    session._scan(validate=False, progress=progress, stop=stop, build=False, mapped=mapped)
     ok = True
-    lines = s.next_lineno - 1
+    lines = session.next_lineno - 1
     if stop is not None:
         # The part must end with whole lines; count the newlines of trailing blank ones.
-        tail = read_span(path, s.scanned_to, stop - s.scanned_to) if s.scanned_to < stop else b""
-        if s._pending_partial is not None or len(tail) != stop - s.scanned_to or tail.strip():
+        tail = read_span(path, session.scanned_to, stop - session.scanned_to) if session.scanned_to < stop else b""
+        if session._pending_partial is not None or len(tail) != stop - session.scanned_to or tail.strip():
             ok = False
         lines += tail.count(b"\n")
     return {
         "ok": ok,
         "start": start,
         "stop": stop,
-        "ids": s.ids,
-        "parent_ids": s.parent_ids,
-        "types": s.types,
-        "roles": s.roles,
-        "timestamps": s.timestamps,
-        "offsets": s.offsets.tobytes(),
-        "lengths": s.lengths.tobytes(),
-        "linenos": s.linenos.tobytes(),
-        "flags": bytes(s.flags),
-        "warnings": [(w.line, w.message) for w in s.warnings],
+        "ids": session.ids,
+        "parent_ids": session.parent_ids,
+        "types": session.types,
+        "roles": session.roles,
+        "timestamps": session.timestamps,
+        "offsets": session.offsets.tobytes(),
+        "lengths": session.lengths.tobytes(),
+        "linenos": session.linenos.tobytes(),
+        "flags": bytes(session.flags),
+        "warnings": [(warning.line, warning.message) for warning in session.warnings],
         "lines": lines,
-        "scanned_to": s.scanned_to,
-        "next_lineno": s.next_lineno,
-        "pending_partial": s._pending_partial,
-        "file_size": s.file_size,
-        "file_mtime": s.file_mtime,
-        "file_id": (s.file_dev, s.file_ino, s.file_mtime_ns),
+        "scanned_to": session.scanned_to,
+        "next_lineno": session.next_lineno,
+        "pending_partial": session._pending_partial,
+        "file_size": session.file_size,
+        "file_mtime": session.file_mtime,
+        "file_id": (session.file_dev, session.file_ino, session.file_mtime_ns),
     }
 
 
 def to_state(session) -> dict:
     """This session (skeleton, tree, the last path walked) for :func:`from_state`."""
-    d = {k: v for k, v in session.__dict__.items() if k not in STATE_SKIP}
-    d.update(tree_state(session))
-    return d
+    state = {key: value for key, value in session.__dict__.items() if key not in STATE_SKIP}
+    state.update(tree_state(session))
+    return state
 
 
 def tree_state(session) -> dict:
@@ -103,14 +103,14 @@ def tree_state(session) -> dict:
     }
 
 
-def load_tree_state(session, d: dict, index_of: dict[str, int] | None = None) -> None:
+def load_tree_state(session, state: dict, index_of: dict[str, int] | None = None) -> None:
     """Take the tree :func:`tree_state` made (``index_of``: the ids' index, when made already)."""
     parent = array(INDEX_CODE)
-    parent.frombytes(d["parent"])
+    parent.frombytes(state["parent"])
     path = array(INDEX_CODE)
-    path.frombytes(d["walked_path"])
-    session.roots, session.shadowed = d["roots"], d["shadowed"]
-    session.leaf, session.tree_warnings = d["leaf"], d["tree_warnings"]
+    path.frombytes(state["walked_path"])
+    session.roots, session.shadowed = state["roots"], state["shadowed"]
+    session.leaf, session.tree_warnings = state["leaf"], state["tree_warnings"]
     session.index_of = index_ids(session.ids, damaged_entries(session)) if index_of is None else index_of
     session.parent = parent.tolist()
     # made when first asked for (54,000 lists of a big session cost its open ~20 ms,
@@ -124,10 +124,10 @@ def load_tree_state(session, d: dict, index_of: dict[str, int] | None = None) ->
 
 def from_state(session_class, state: dict):
     """The session (a ``session_class``) :func:`to_state` made ``state`` of."""
-    s = session_class(state["path"])
-    s.__dict__.update({k: v for k, v in state.items() if k not in TREE_STATE})
-    load_tree_state(s, state)
-    return s
+    session = session_class(state["path"])
+    session.__dict__.update({key: value for key, value in state.items() if key not in TREE_STATE})
+    load_tree_state(session, state)
+    return session
 
 
 def columns(session, start: int, stop: int) -> tuple:
@@ -166,7 +166,7 @@ def rest_state(session) -> dict:
     """All a scan learnt besides its entries (header, warnings, labels, name, where it
     stopped...) and its tree, for :func:`finish_stream`."""
     skip = STATE_SKIP | set(COLUMNS) | set(TREE_STATE)
-    return {k: v for k, v in session.__dict__.items() if k not in skip}
+    return {key: value for key, value in session.__dict__.items() if key not in skip}
 
 
 def finish_stream(session, rest: dict, tree: dict) -> None:
@@ -202,7 +202,7 @@ def add_parts(session, parts: list[dict]) -> None:
         session.lengths.frombytes(part["lengths"])
         linenos = array("q")
         linenos.frombytes(part["linenos"])
-        session.linenos.extend(array("q", [x + base for x in linenos]))
+        session.linenos.extend(array("q", [lineno + base for lineno in linenos]))
         session.flags.extend(part["flags"])
         if part["stop"] is None:
             session.scanned_to = part["scanned_to"]

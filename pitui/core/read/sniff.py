@@ -41,22 +41,22 @@ _HEAD_LIMIT = 1 << 20
 def event_type_at(buf, pos: int, end: int) -> str | None:
     """The type of the record ``buf[pos:end]`` when it is an event record written the way
     Pi writes them (``type`` first); None otherwise. No parsing: a regex on its head."""
-    m = _TYPE_HEAD.match(buf, pos, min(end, pos + 200))
-    if m is None:
+    match = _TYPE_HEAD.match(buf, pos, min(end, pos + 200))
+    if match is None:
         return None
-    t = m.group(1).decode()
-    return t if t in EVENT_TYPES else None
+    kind = match.group(1).decode()
+    return kind if kind in EVENT_TYPES else None
 
 
 def _type_of(data: bytes) -> str | None:
-    m = _TYPE_HEAD.match(data, 0, 200)
-    if m is not None:
-        return m.group(1).decode()
+    match = _TYPE_HEAD.match(data, 0, 200)
+    if match is not None:
+        return match.group(1).decode()
     if len(data) > _HEAD_LIMIT:
         return None
     obj = parse_line(data).value
-    t = obj.get("type") if isinstance(obj, dict) else None
-    return t if isinstance(t, str) else None
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def kind_of_records(first: str | None, second: str | None) -> str | None:
@@ -85,10 +85,10 @@ class Sniffer:
         """Take the next record's bytes (``whole``: its line has its newline); True once
         what the file is is known. A record cut short whose type cannot be read yet
         (a writer in the middle of it) tells nothing."""
-        t = _type_of(data)
-        if t is None and not whole:
+        kind = _type_of(data)
+        if kind is None and not whole:
             return False
-        self._types.append(t)
+        self._types.append(kind)
         self.done = len(self._types) == 2 or self._types[0] != "session"
         return self.done
 
@@ -105,11 +105,11 @@ def stream_kind(path: str | os.PathLike) -> str | None:
     None for anything else (a session, a file that cannot be read: the session reader says
     why)."""
     try:
-        f = open_regular(path)
+        handle = open_regular(path)
     except (OSError, ValueError):
         return None
-    with f:
-        return _sniffed(f)
+    with handle:
+        return _sniffed(handle)
 
 
 def stream_kind_of(data: bytes) -> str | None:
@@ -119,11 +119,11 @@ def stream_kind_of(data: bytes) -> str | None:
     return _sniffed(io.BytesIO(data))
 
 
-def _sniffed(f) -> str | None:
+def _sniffed(handle) -> str | None:
     sniffer = Sniffer()
     try:
-        for buf, pos, e, _off, _ln, _end, _term in iter_line_spans(f):
-            if sniffer.see(bytes(buf[pos:min(e, pos + _HEAD_LIMIT + 1)])):
+        for buf, pos, end, _off, _ln, _end, _term in iter_line_spans(handle):
+            if sniffer.see(bytes(buf[pos:min(end, pos + _HEAD_LIMIT + 1)])):
                 break
     except OSError:
         return None
@@ -136,12 +136,12 @@ def is_pi_file(path: str | os.PathLike) -> bool:
     False for anything else, and for what cannot be read. Reads at most the first
     megabyte (a record cut there is told by its head, as Pi writes ``type`` first)."""
     try:
-        f = open_regular(path)
+        handle = open_regular(path)
     except (OSError, ValueError):
         return False
     try:
-        with f:
-            head = f.read(_HEAD_LIMIT)
+        with handle:
+            head = handle.read(_HEAD_LIMIT)
     except OSError:
         return False
     for line in head.splitlines():

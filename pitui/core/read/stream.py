@@ -153,11 +153,11 @@ class StreamSession(Session):
     @classmethod
     def open(cls, path: str | os.PathLike, *, validate: bool = True,
              progress: Callable[[int, int], None] | None = None) -> "StreamSession":
-        s = cls(path)
-        s._read_file()
-        if s.stream_kind is None:
-            raise NotASession(s.path, "not an event stream of pi --mode json or rpc", no_header=True)
-        return s
+        session = cls(path)
+        session._read_file()
+        if session.stream_kind is None:
+            raise NotASession(session.path, "not an event stream of pi --mode json or rpc", no_header=True)
+        return session
 
     @classmethod
     def read_header(cls, path: str | os.PathLike) -> "StreamSession":
@@ -167,24 +167,24 @@ class StreamSession(Session):
     def live(cls, name: str = STDIN) -> "StreamSession":
         """A stream read as it comes (standard input): bytes go in with :meth:`feed` from
         any thread, and :meth:`refresh` takes in what came."""
-        s = cls(name)
-        s.is_live = True
-        s._inbox = _Inbox()
-        s._builder = StreamBuilder()
-        s._rebuild(s._builder)
-        return s
+        session = cls(name)
+        session.is_live = True
+        session._inbox = _Inbox()
+        session._builder = StreamBuilder()
+        session._rebuild(session._builder)
+        return session
 
     def _read_file(self) -> None:
-        with open_session_file(self.path) as f:
-            self._read_records(f)
+        with open_session_file(self.path) as handle:
+            self._read_records(handle)
 
-    def _read_records(self, f: BinaryIO) -> None:
-        """The stream open as ``f``, read whole from its start (``f`` is left open)."""
+    def _read_records(self, handle: BinaryIO) -> None:
+        """The stream open as ``handle``, read whole from its start (``handle`` is left open)."""
         builder = StreamBuilder()
         warnings: list[SessionWarning] = []
         scanned, next_line = 0, 1
-        st = os.fstat(f.fileno())
-        for raw in iter_lines(f):
+        st = os.fstat(handle.fileno())
+        for raw in iter_lines(handle):
             if not raw.terminated:
                 # (a record being written: taken when its LF comes, unless it is whole)
                 res = parse_line(raw.data)
@@ -221,37 +221,37 @@ class StreamSession(Session):
         offsets, lengths, linenos, flags = array("q"), array("q"), array("q"), bytearray()
         kept, raws = [], []
         name = None
-        for e, line, raw in entries:
-            for problem in normalize_entry(e):
+        for entry, line, raw in entries:
+            for problem in normalize_entry(entry):
                 warnings.append(SessionWarning(line, f"line {line}: {problem}", "field-type"))
-            ids.append(e["id"])
-            pids.append(e.get("parentId"))
-            types.append(e["type"])
-            msg = e.get("message")
+            ids.append(entry["id"])
+            pids.append(entry.get("parentId"))
+            types.append(entry["type"])
+            msg = entry.get("message")
             role = msg.get("role") if isinstance(msg, dict) and isinstance(msg.get("role"), str) else None
             roles.append(role)
-            stamps.append(e.get("timestamp"))
+            stamps.append(entry.get("timestamp"))
             offsets.append(0)
             # (the entry's size as a session line: what the pane's blocks are keyed and
             # estimated by, so a message that streamed on is drawn again)
-            lengths.append(len(orjson.dumps(e)))
+            lengths.append(len(orjson.dumps(entry)))
             linenos.append(line)
-            f = F_CHECKED
+            entry_flags = F_CHECKED
             if role == "assistant":
                 if has_text(msg.get("content")):
-                    f |= F_ASSISTANT_TEXT
+                    entry_flags |= F_ASSISTANT_TEXT
                 stop = msg.get("stopReason")
                 if isinstance(stop, str) and stop not in ("stop", "toolUse"):
-                    f |= F_ABNORMAL_STOP
-            flags.append(f)
-            if e["type"] == "session_info":
-                n = e.get("name")
-                name = (n.strip() or None) if isinstance(n, str) else None
-            kept.append(e)
+                    entry_flags |= F_ABNORMAL_STOP
+            flags.append(entry_flags)
+            if entry["type"] == "session_info":
+                raw_name = entry.get("name")
+                name = (raw_name.strip() or None) if isinstance(raw_name, str) else None
+            kept.append(entry)
             raws.append(raw)
         header = dict(builder.header) if builder.header is not None else {
             "type": "session", "version": 3, "id": builder.session_ids[0] if builder.session_ids else "",
-            "timestamp": next((t for t in stamps if t), ""),
+            "timestamp": next((stamp for stamp in stamps if stamp), ""),
             "cwd": ""}
         self.header = header
         self.version = 3
@@ -355,31 +355,31 @@ class StreamSession(Session):
         self.__dict__.update(other.__dict__)
 
     # ------------------------------------------------------------ entries
-    def entry(self, i: int) -> dict:
-        return self._entries[i]
+    def entry(self, index: int) -> dict:
+        return self._entries[index]
 
-    def raw_line(self, i: int) -> bytes:
-        """Entry ``i`` as a session line (it was rebuilt from records: see :meth:`record`)."""
-        return orjson.dumps(self._entries[i])
+    def raw_line(self, index: int) -> bytes:
+        """Entry ``index`` as a session line (it was rebuilt from records: see :meth:`record`)."""
+        return orjson.dumps(self._entries[index])
 
     def raw_lines(self, indices):
-        for i in indices:
-            yield i, self.raw_line(i)
+        for index in indices:
+            yield index, self.raw_line(index)
 
-    def record(self, i: int) -> bytes:
-        """The bytes of the stream record that gave entry ``i``."""
-        return self._raws[i]
+    def record(self, index: int) -> bytes:
+        """The bytes of the stream record that gave entry ``index``."""
+        return self._raws[index]
 
     def validate_lazy_lines(self, should_stop=None) -> list[int]:
         return []  # (every record was parsed whole when read)
 
     def call_anywhere(self, tcid: str) -> tuple[int, dict] | None:
-        for i, e in enumerate(self._entries):
-            msg = e.get("message")
-            if self.roles[i] == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+        for index, entry in enumerate(self._entries):
+            msg = entry.get("message")
+            if self.roles[index] == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
                 for block in msg["content"]:
                     if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == tcid:
-                        return i, block
+                        return index, block
         return None
 
     def to_state(self) -> dict:
@@ -395,13 +395,13 @@ class StreamSession(Session):
         return None
 
 
-def stream_entries(f: BinaryIO, path: str | os.PathLike = "") -> tuple[dict, list[dict]]:
-    """The header and the entries of the event stream open as ``f`` (the file ``path``),
+def stream_entries(handle: BinaryIO, path: str | os.PathLike = "") -> tuple[dict, list[dict]]:
+    """The header and the entries of the event stream open as ``handle`` (the file ``path``),
     read whole from its start and rebuilt as the app shows them (:class:`StreamSession`):
     item ``i`` of the list is the app's entry ``i``, its ``id`` the app's id. The header is
     the stream's own, or for an RPC log one made up the way :class:`StreamSession` makes it
-    (the session id a ``get_state`` response gave, no cwd). ``f`` is left open. What
+    (the session id a ``get_state`` response gave, no cwd). ``handle`` is left open. What
     search reads of a stream (``core/store/search_rows.py``)."""
-    s = StreamSession(path)
-    s._read_records(f)
-    return s.header, s._entries
+    session = StreamSession(path)
+    session._read_records(handle)
+    return session.header, session._entries

@@ -62,29 +62,29 @@ def _empty_block(kind: str) -> dict:
     return {"type": kind, kind: ""}
 
 
-def _num(v: Any) -> float | None:
-    return float(v) if type(v) in (int, float) and math.isfinite(v) else None
+def _num(value: Any) -> float | None:
+    return float(value) if type(value) in (int, float) and math.isfinite(value) else None
 
 
 def _secs(ms: Any) -> str:
-    v = _num(ms)
-    if v is None:
+    number = _num(ms)
+    if number is None:
         return "?"
-    return f"{v / 1000:.1f}s" if v < 10_000 else f"{round(v / 1000)}s"
+    return f"{number / 1000:.1f}s" if number < 10_000 else f"{round(number / 1000)}s"
 
 
-def _short(v: Any, limit: int = 120) -> str:
-    s = v if isinstance(v, str) else orjson.dumps(v).decode() if v is not None else ""
-    s = " ".join(s.split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+def _short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode() if value is not None else ""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _last_assistant(messages: Any) -> dict | None:
     if not isinstance(messages, list):
         return None
-    for m in reversed(messages):
-        if isinstance(m, dict) and m.get("role") == "assistant":
-            return m
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            return message
     return None
 
 
@@ -101,16 +101,16 @@ def describe(rec: dict, last_assistant: dict | None) -> tuple[str, str] | None:
     """What record ``rec`` says, as ``(text, tone)`` (tone ``"muted"`` or ``"warning"``);
     None when it says nothing worth a marker. ``last_assistant``: the run's last assistant
     message, for an ``agent_end`` that lists no messages."""
-    t = rec.get("type")
-    if t == "agent_end":
-        m = _last_assistant(rec.get("messages")) or last_assistant
+    kind = rec.get("type")
+    if kind == "agent_end":
+        message = _last_assistant(rec.get("messages")) or last_assistant
         bits = ["run ended"]
         warn = False
-        if m is None:
+        if message is None:
             bits.append("no reply")
         else:
-            stop = m.get("stopReason")
-            err = m.get("errorMessage")
+            stop = message.get("stopReason")
+            err = message.get("errorMessage")
             ok = stop in ("stop", "toolUse", None) and not err
             warn = not ok
             bits.append("ok" if ok else "not ok")
@@ -118,44 +118,44 @@ def describe(rec: dict, last_assistant: dict | None) -> tuple[str, str] | None:
                 bits.append(f"stopReason {stop}")
             if err:
                 bits.append(f"error: {_short(err)}")
-            tok = _tokens(m.get("usage"))
+            tok = _tokens(message.get("usage"))
             if tok:
                 bits.append(tok)
         if rec.get("willRetry") is True:
             bits.append("will retry")
         return " · ".join(bits), "warning" if warn else "muted"
-    if t == "agent_settled":
+    if kind == "agent_settled":
         return ("settled: the run was aborted", "warning") if rec.get("aborted") is True else None
-    if t == "auto_retry_start":
+    if kind == "auto_retry_start":
         return (f"retry {rec.get('attempt', '?')}/{rec.get('maxAttempts', '?')} in {_secs(rec.get('delayMs'))}: "
                 f"{_short(rec.get('errorMessage'))}", "warning")
-    if t == "auto_retry_end":
+    if kind == "auto_retry_end":
         if rec.get("success") is True:
             return f"retry succeeded (attempt {rec.get('attempt', '?')})", "muted"
         return f"retries failed: {_short(rec.get('finalError'))}", "warning"
-    if t in ("compaction_start", "auto_compaction_start"):
+    if kind in ("compaction_start", "auto_compaction_start"):
         return f"compaction started ({_short(rec.get('reason') or '?')})", "muted"
-    if t in ("compaction_end", "auto_compaction_end"):
+    if kind in ("compaction_end", "auto_compaction_end"):
         if rec.get("aborted") is True:
             return "compaction aborted", "warning"
         return f"compaction failed: {_short(rec.get('errorMessage') or 'no result')}", "warning"
-    if t == "summarization_retry_scheduled":
+    if kind == "summarization_retry_scheduled":
         return (f"summary retry {rec.get('attempt', '?')}/{rec.get('maxAttempts', '?')} in {_secs(rec.get('delayMs'))}: "
                 f"{_short(rec.get('errorMessage'))}", "warning")
-    if t == "summarization_retry_attempt_start":
+    if kind == "summarization_retry_attempt_start":
         return f"summary retried ({_short(rec.get('source') or '?')})", "muted"
-    if t == "queue_update":
+    if kind == "queue_update":
         steering = rec.get("steering") if isinstance(rec.get("steering"), list) else []
         follow = rec.get("followUp") if isinstance(rec.get("followUp"), list) else []
         text = f"queue: {len(steering)} steering, {len(follow)} follow-up"
-        queued = [_short(x, 60) for x in steering + follow]
+        queued = [_short(item, 60) for item in steering + follow]
         if queued:
             text += ": " + " | ".join(queued)
         return text, "muted"
-    if t == "extension_error":
+    if kind == "extension_error":
         return (f"extension error in {_short(rec.get('extensionPath'))} ({_short(rec.get('event'))}): "
                 f"{_short(rec.get('error'))}", "warning")
-    if t == "response":
+    if kind == "response":
         cmd = _short(rec.get("command") or "?", 60)
         if rec.get("success") is False:
             return f"RPC {cmd}: failed: {_short(rec.get('error'))}", "warning"
@@ -167,10 +167,10 @@ def describe(rec: dict, last_assistant: dict | None) -> tuple[str, str] | None:
                     bits.append(f"{key} {_short(data[key])}")
             return " · ".join(bits), "muted"
         return f"RPC {cmd}: ok", "muted"
-    if t in _QUIET or t in ("message_start", "message_end", "tool_execution_start", "tool_execution_end",
-                            "entry_appended", "session_info_changed", "thinking_level_changed"):
+    if kind in _QUIET or kind in ("message_start", "message_end", "tool_execution_start", "tool_execution_end",
+                                  "entry_appended", "session_info_changed", "thinking_level_changed"):
         return None
-    return f"{_short(t, 60)} {_short({k: v for k, v in rec.items() if k != 'type'}, 100)}", "muted"
+    return f"{_short(kind, 60)} {_short({key: value for key, value in rec.items() if key != 'type'}, 100)}", "muted"
 
 
 class StreamBuilder:
@@ -204,24 +204,24 @@ class StreamBuilder:
     # ------------------------------------------------------------ entries
     def _new_id(self, line: int) -> str:
         eid = f"L{line}"
-        n = 1
+        number = 1
         while eid in self._ids:
-            n += 1
-            eid = f"L{line}.{n}"
+            number += 1
+            eid = f"L{line}.{number}"
         self._ids.add(eid)
         return eid
 
     def _append(self, entry: dict, line: int, raw: bytes, eid: str | None = None) -> int:
         stamp = entry.pop("timestamp", None)
-        e = {"type": entry.pop("type"), "id": eid or self._new_id(line), "parentId": self.last_id,
-             "timestamp": stamp if isinstance(stamp, str) else self.last_ts}
-        e.update(entry)
-        self.last_id = e["id"]
-        if e["type"] != STREAM_EVENT:
-            self._last_kept = e["id"]
-        if isinstance(e["timestamp"], str):
-            self.last_ts = e["timestamp"]
-        self.out.append((e, line, raw))
+        stored = {"type": entry.pop("type"), "id": eid or self._new_id(line), "parentId": self.last_id,
+                  "timestamp": stamp if isinstance(stamp, str) else self.last_ts}
+        stored.update(entry)
+        self.last_id = stored["id"]
+        if stored["type"] != STREAM_EVENT:
+            self._last_kept = stored["id"]
+        if isinstance(stored["timestamp"], str):
+            self.last_ts = stored["timestamp"]
+        self.out.append((stored, line, raw))
         return len(self.out) - 1
 
     def _event(self, rec: dict, line: int, raw: bytes, text: str, tone: str, **more: Any) -> None:
@@ -241,11 +241,11 @@ class StreamBuilder:
         the record is not one a stream holds."""
         if not isinstance(rec, dict):
             return f"line {line} is not a JSON object and is skipped"
-        t = rec.get("type")
+        kind = rec.get("type")
         if len(self.first_types) < 2:  # (what the stream is shows in its first two records)
-            self.first_types.append(t if isinstance(t, str) else None)
+            self.first_types.append(kind if isinstance(kind, str) else None)
             self.kind = kind_of_records(*(self.first_types + [None])[:2])
-        if t == "session" and self.header is None and not self.out and not self.first_types[1:]:
+        if kind == "session" and self.header is None and not self.out and not self.first_types[1:]:
             self.header = rec
             sid = rec.get("id")
             bits = ["run of session"]
@@ -261,9 +261,9 @@ class StreamBuilder:
                           **more, "record": rec, **({"timestamp": stamp} if isinstance(stamp, str) else {})},
                          line, raw)
             return None
-        if not isinstance(t, str):
+        if not isinstance(kind, str):
             return f"line {line} has no type and is skipped"
-        if t == "message_start":
+        if kind == "message_start":
             self._end_open(interrupted=True)
             msg = rec.get("message")
             if not (isinstance(msg, dict) and msg.get("role") == "toolResult"):
@@ -272,10 +272,10 @@ class StreamBuilder:
                 self._open = {"message": msg, "line": line, "raw": raw, "blocks": {}, "grown": {},
                               "usage": None}
             return None
-        if t == "message_update":
+        if kind == "message_update":
             self._update(rec)
             return None
-        if t == "message_end":
+        if kind == "message_end":
             msg = rec.get("message")
             if not isinstance(msg, dict):
                 return f"line {line}: message_end without a message is skipped"
@@ -287,27 +287,27 @@ class StreamBuilder:
                 self._flush_pending()
             self._finished(msg, line, raw, eid)
             return None
-        if t == "tool_execution_start":
+        if kind == "tool_execution_start":
             tcid = rec.get("toolCallId")
             if isinstance(tcid, str):
                 self._tool(tcid)["start"] = rec
             return None
-        if t == "tool_execution_end":
+        if kind == "tool_execution_end":
             self._tool_end(rec, line, raw)
             return None
-        if t == "session_info_changed":
+        if kind == "session_info_changed":
             name = rec.get("name")
             self._append({"type": "session_info", **({"name": name} if isinstance(name, str) else {})}, line, raw)
             return None
-        if t == "thinking_level_changed":
+        if kind == "thinking_level_changed":
             self._append({"type": "thinking_level_change", "thinkingLevel": rec.get("level")}, line, raw)
             return None
-        if t == "entry_appended":
+        if kind == "entry_appended":
             entry = rec.get("entry")
             if isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry.get("type") != "session":
                 self._appended(entry, line, raw)
             return None
-        if t in ("compaction_end", "auto_compaction_end") and isinstance(rec.get("result"), dict):
+        if kind in ("compaction_end", "auto_compaction_end") and isinstance(rec.get("result"), dict):
             res = rec["result"]
             comp = {"type": "compaction", "summary": res.get("summary"),
                     "firstKeptEntryId": self._mapped(res.get("firstKeptEntryId")), "tokensBefore": res.get("tokensBefore")}
@@ -315,7 +315,7 @@ class StreamBuilder:
                 comp["details"] = res["details"]
             self._append(comp, line, raw)
             return None
-        if t == "response":
+        if kind == "response":
             data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
             if rec.get("command") == "get_state":
                 if isinstance(data.get("sessionFile"), str):
@@ -329,20 +329,20 @@ class StreamBuilder:
                 # Pi's stdout says its output, never the command (it was on stdin).
                 self._message({"role": "bashExecution", **data}, line, raw)
                 return None
-        if t in ("turn_end", "agent_end"):
+        if kind in ("turn_end", "agent_end"):
             self._flush_pending()
-        if t == "agent_end":
+        if kind == "agent_end":
             self._end_open(interrupted=True)
         said = describe(rec, self._last_assistant)
         if said is not None:
             more = {}
-            if t == "response" and rec.get("command") == "get_state":
+            if kind == "response" and rec.get("command") == "get_state":
                 data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
                 for key in ("sessionFile", "sessionId"):
                     if isinstance(data.get(key), str):
                         more[key] = data[key]
             self._event(rec, line, raw, *said, **more)
-        if t == "agent_end":
+        if kind == "agent_end":
             self._last_assistant = None
         return None
 
@@ -366,10 +366,10 @@ class StreamBuilder:
         pid = entry.get("parentId")
         if isinstance(pid, str) and self._last_kept is not None:
             self._alias.setdefault(pid, self._last_kept)
-        e = {k: v for k, v in entry.items() if k not in ("id", "parentId")}
-        if "targetId" in e:
-            e["targetId"] = self._mapped(e["targetId"])
-        at = self._append(e, line, raw)
+        stored = {key: value for key, value in entry.items() if key not in ("id", "parentId")}
+        if "targetId" in stored:
+            stored["targetId"] = self._mapped(stored["targetId"])
+        at = self._append(stored, line, raw)
         if isinstance(entry.get("id"), str):
             self._alias[entry["id"]] = self.out[at][0]["id"]
 
@@ -387,7 +387,7 @@ class StreamBuilder:
     def _pending_in_order(self) -> list[tuple[dict, int, bytes, str]]:
         """The results made from tool_execution_end still waiting for their messages, in
         the order the tools started (the calls' order)."""
-        return [self._pending[c] for c in sorted(self._pending, key=lambda c: self._tools[c]["order"])]
+        return [self._pending[call_id] for call_id in sorted(self._pending, key=lambda call_id: self._tools[call_id]["order"])]
 
     def _flush_pending(self) -> None:
         """Keep the results made from tool_execution_end whose toolResult message never
@@ -425,8 +425,8 @@ class StreamBuilder:
             return
         if isinstance(rec.get("usage"), dict):
             op["usage"] = rec["usage"]
-        k = ev.get("contentIndex")
-        if type(k) is not int:
+        content_index = ev.get("contentIndex")
+        if type(content_index) is not int:
             return
         blocks = op["blocks"]
         et = ev.get("type")
@@ -434,14 +434,14 @@ class StreamBuilder:
             if not isinstance(ev.get("delta"), str):
                 return
             kind = _DELTA_KIND[et]
-            b = blocks.get(k)
-            if b is None:
-                b = blocks[k] = _empty_block(kind)
+            content_block = blocks.get(content_index)
+            if content_block is None:
+                content_block = blocks[content_index] = _empty_block(kind)
             field = _DELTA_FIELD[kind]
-            if isinstance(b.get(field), str):
+            if isinstance(content_block.get(field), str):
                 # (kept as pieces, joined when the message is shown: adding each delta to
                 # the string made the whole string again, quadratic in a long message)
-                op["grown"].setdefault(k, {}).setdefault(field, []).append(ev["delta"])
+                op["grown"].setdefault(content_index, {}).setdefault(field, []).append(ev["delta"])
             return
         if et == "toolcall_start":
             block = {"type": "toolCall", "id": ev.get("id"), "name": ev.get("toolName"), "arguments": {}, "_json": ""}
@@ -455,8 +455,8 @@ class StreamBuilder:
             block = dict(ev["toolCall"])
         else:
             return
-        blocks[k] = block
-        op["grown"].pop(k, None)  # (the deltas before it are in the new block, or dropped)
+        blocks[content_index] = block
+        op["grown"].pop(content_index, None)  # (the deltas before it are in the new block, or dropped)
 
     def _partial(self) -> dict | None:
         """The message still open, as far as it came, marked as interrupted."""
@@ -467,20 +467,20 @@ class StreamBuilder:
         if msg.get("role") == "assistant":
             content = []
             grown = op["grown"]
-            for k in sorted(op["blocks"]):
-                b = dict(op["blocks"][k])
-                for field, pieces in grown.get(k, {}).items():
+            for key in sorted(op["blocks"]):
+                block = dict(op["blocks"][key])
+                for field, pieces in grown.get(key, {}).items():
                     pieces[:] = ["".join(pieces)]  # (once: a live stream shows the message often)
-                    b[field] += pieces[0]
-                js = b.pop("_json", None)
+                    block[field] += pieces[0]
+                js = block.pop("_json", None)
                 if js:
                     try:
                         args = orjson.loads(js)
                         if isinstance(args, dict):
-                            b["arguments"] = args
+                            block["arguments"] = args
                     except orjson.JSONDecodeError:
-                        b["arguments"] = {"(partial)": js}
-                content.append(b)
+                        block["arguments"] = {"(partial)": js}
+                content.append(block)
             if content or not isinstance(msg.get("content"), list):
                 msg["content"] = content
             if op["usage"] is not None:
@@ -526,9 +526,9 @@ class StreamBuilder:
 
 def _message_entry(msg: dict | None, eid: str, parent: str | None, last_ts: str | None) -> dict:
     """A message entry not kept yet (still streaming, or waiting for its message_end)."""
-    e = {"type": "message", "id": eid, "parentId": parent, "timestamp": last_ts, "message": msg}
+    entry = {"type": "message", "id": eid, "parentId": parent, "timestamp": last_ts, "message": msg}
     ts = _num(msg.get("timestamp")) if msg else None
     if ts is not None:
-        e["timestamp"] = ms_to_iso(ts)
-    return e
+        entry["timestamp"] = ms_to_iso(ts)
+    return entry
 

@@ -25,7 +25,7 @@ __all__ = ["build_tree", "index_ids", "damaged_entries", "drop_damaged", "childr
            "PathPositions", "positions_of", "newest_leaf_below", "is_ancestor"]
 
 # flags -> 1 where damaged (a translation table: the damaged entries found at C speed)
-_DAMAGED_MARK = bytes(1 if b & F_DAMAGED else 0 for b in range(256))
+_DAMAGED_MARK = bytes(1 if flags & F_DAMAGED else 0 for flags in range(256))
 
 
 def index_ids(ids: list[str], damaged: list[int]) -> dict[str, int]:
@@ -34,17 +34,17 @@ def index_ids(ids: list[str], damaged: list[int]) -> dict[str, int]:
     if not damaged:
         return dict(zip(ids, range(len(ids))))
     gone = set(damaged)
-    return {eid: i for i, eid in enumerate(ids) if i not in gone}
+    return {eid: index for index, eid in enumerate(ids) if index not in gone}
 
 
 def damaged_entries(session) -> list[int]:
     """The entries whose line turned out not to parse (in file order)."""
     marks = session.flags.translate(_DAMAGED_MARK)
     out = []
-    i = marks.find(1)
-    while i >= 0:
-        out.append(i)
-        i = marks.find(1, i + 1)
+    index = marks.find(1)
+    while index >= 0:
+        out.append(index)
+        index = marks.find(1, index + 1)
     return out
 
 
@@ -53,7 +53,7 @@ def drop_damaged(session) -> bool:
     has them (it skips a line that does not parse): their children become roots
     (orphans), and the leaf is the last entry that parsed. Returns whether the tree
     changed. A line read from its head only is known damaged once it is read whole."""
-    if all(i in session.shadowed for i in damaged_entries(session)):
+    if all(damaged in session.shadowed for damaged in damaged_entries(session)):
         return False
     build_tree(session)
     session._cache.clear()
@@ -64,100 +64,100 @@ def build_tree(session) -> None:
     """Make ``session``'s tree again from its skeleton: ``index_of``, ``parent``,
     ``children``, ``roots``, ``shadowed``, ``leaf`` and ``tree_warnings`` (Pi's rules for
     duplicates, orphans, cycles and damaged lines: see the module's text)."""
-    n = len(session.ids)
+    count = len(session.ids)
     ids = session.ids
     damaged = damaged_entries(session)
     index_of = index_ids(ids, damaged)
     tree_warnings: list[SessionWarning] = []
     shadowed: set[int] = set(damaged)
-    if len(index_of) != n - len(damaged):
-        for i, eid in enumerate(ids):
-            if i not in shadowed and index_of[eid] != i:
-                shadowed.add(i)
+    if len(index_of) != count - len(damaged):
+        for index, eid in enumerate(ids):
+            if index not in shadowed and index_of[eid] != index:
+                shadowed.add(index)
                 tree_warnings.append(
                     SessionWarning(
-                        session.linenos[i],
-                        f"line {session.linenos[i]}: id {eid} is used again on line "
+                        session.linenos[index],
+                        f"line {session.linenos[index]}: id {eid} is used again on line "
                         f"{session.linenos[index_of[eid]]}; the later entry wins (as in Pi)",
                         "duplicate-id",
                     )
                 )
-    parent = [-1] * n
+    parent = [-1] * count
     roots: list[int] = []
     forward_ok = True  # every parent comes before its child in the file
     parent_ids = session.parent_ids
     # index_of.get(None) is None: roots and orphans both come out as None here
-    for i, j in enumerate(map(index_of.get, parent_ids)):
-        if shadowed and i in shadowed:
-            parent[i] = -2
+    for index, parent_index in enumerate(map(index_of.get, parent_ids)):
+        if shadowed and index in shadowed:
+            parent[index] = -2
             continue
-        if j is None or j == i:  # no parent, a missing one, or itself (pid == own id)
-            roots.append(i)
-            pid = parent_ids[i]
-            if j is None and pid is not None:
+        if parent_index is None or parent_index == index:  # no parent, a missing one, or itself (pid == own id)
+            roots.append(index)
+            pid = parent_ids[index]
+            if parent_index is None and pid is not None:
                 tree_warnings.append(
                     SessionWarning(
-                        session.linenos[i], f"line {session.linenos[i]}: parent {pid} not found; shown as a root (orphan)",
+                        session.linenos[index], f"line {session.linenos[index]}: parent {pid} not found; shown as a root (orphan)",
                         "missing-parent",
                     )
                 )
             continue
-        if j > i:
+        if parent_index > index:
             forward_ok = False
-        parent[i] = j
+        parent[index] = parent_index
     children = children_from_parent(session, parent)
     # Everything not reachable from a root lies on or below a parentId cycle (Pi loops
     # forever there). Break each cycle at its earliest entry and show it as a root.
     # When every parent comes before its child (nearly always), every entry is reached
     # from a root (by induction on file order) and there is nothing to walk.
-    reached = bytearray(b"\x01") * n if forward_ok else bytearray(n)
+    reached = bytearray(b"\x01") * count if forward_ok else bytearray(count)
 
     def mark(start: int) -> None:
         stack = [start]
         while stack:
-            x = stack.pop()
-            reached[x] = 1
-            kids = children.get(x)
+            node = stack.pop()
+            reached[node] = 1
+            kids = children.get(node)
             if kids:
                 stack.extend(kids)
 
     if not forward_ok:
-        for i in shadowed:
-            reached[i] = 1
-        for r in roots:
-            mark(r)
+        for index in shadowed:
+            reached[index] = 1
+        for root in roots:
+            mark(root)
     if reached.count(0):
-        for i in range(n):
-            if reached[i]:
+        for index in range(count):
+            if reached[index]:
                 continue
             # walk up to find the cycle
             seen_order: dict[int, int] = {}
-            x = i
-            while x not in seen_order and x >= 0 and not reached[x]:
-                seen_order[x] = len(seen_order)
-                x = parent[x]
-            if x < 0 or reached[x]:
+            node = index
+            while node not in seen_order and node >= 0 and not reached[node]:
+                seen_order[node] = len(seen_order)
+                node = parent[node]
+            if node < 0 or reached[node]:
                 continue  # cannot happen, but never loop
             walk = list(seen_order)
-            cycle = walk[seen_order[x]:]
-            m = min(cycle)
-            p = parent[m]
-            if p >= 0:
-                children[p].remove(m)
-                if not children[p]:
-                    del children[p]
-            parent[m] = -1
-            roots.append(m)
-            chain = " → ".join(ids[c] for c in sorted(cycle)[:6]) + (" …" if len(cycle) > 6 else "")
+            cycle = walk[seen_order[node]:]
+            lowest = min(cycle)
+            above = parent[lowest]
+            if above >= 0:
+                children[above].remove(lowest)
+                if not children[above]:
+                    del children[above]
+            parent[lowest] = -1
+            roots.append(lowest)
+            chain = " → ".join(ids[member] for member in sorted(cycle)[:6]) + (" …" if len(cycle) > 6 else "")
             tree_warnings.append(
                 SessionWarning(
-                    session.linenos[m],
-                    f"line {session.linenos[m]}: parentId cycle through {len(cycle)} entries ({chain}); "
-                    f"{ids[m]} is shown as a root",
+                    session.linenos[lowest],
+                    f"line {session.linenos[lowest]}: parentId cycle through {len(cycle)} entries ({chain}); "
+                    f"{ids[lowest]} is shown as a root",
                     "parent-cycle",
                 )
             )
-            mark(m)
+            mark(lowest)
         # as the children are made from the parents alone (a session from a worker):
         # keys in the order of their first child still there
         children = children_from_parent(session, parent)
@@ -167,7 +167,7 @@ def build_tree(session) -> None:
     session.roots = roots
     session.shadowed = shadowed
     # Pi's leaf: the last entry it read (a line that does not parse is not read)
-    last = n - 1
+    last = count - 1
     while damaged and last >= 0 and last == damaged[-1]:
         damaged.pop()
         last -= 1
@@ -182,16 +182,16 @@ def children_from_parent(session, parent: list[int] | None = None) -> dict[int, 
     children: dict[int, list[int]] = {}
     multi: list[int] = []
     get = children.get
-    for i, j in enumerate(session.parent if parent is None else parent):
-        if j < 0:
+    for index, parent_index in enumerate(session.parent if parent is None else parent):
+        if parent_index < 0:
             continue
-        lst = get(j)
+        lst = get(parent_index)
         if lst is None:
-            children[j] = [i]
+            children[parent_index] = [index]
         else:
             if len(lst) == 1:
-                multi.append(j)
-            lst.append(i)
+                multi.append(parent_index)
+            lst.append(index)
     sort_siblings(session, children, multi)
     return children
 
@@ -199,21 +199,21 @@ def children_from_parent(session, parent: list[int] | None = None) -> dict[int, 
 def sort_siblings(session, children: dict[int, list[int]], multi: list[int]) -> None:
     """Sort the children of ``multi`` oldest first, stable for ties, as Pi's getTree does."""
     ts = session.timestamps
-    for j in multi:
-        lst = children[j]
-        keys = [iso_to_ms(ts[c]) for c in lst]
-        if any(math.isnan(k) for k in keys):
+    for parent in multi:
+        lst = children[parent]
+        keys = [iso_to_ms(ts[child]) for child in lst]
+        if any(math.isnan(key) for key in keys):
             pairs = list(zip(keys, lst))
 
-            def cmp(a, b):
-                d = a[0] - b[0]
-                return 0 if math.isnan(d) or d == 0 else (-1 if d < 0 else 1)
+            def cmp(left, right):
+                diff = left[0] - right[0]
+                return 0 if math.isnan(diff) or diff == 0 else (-1 if diff < 0 else 1)
 
             pairs.sort(key=cmp_to_key(cmp))
-            lst[:] = [c for _, c in pairs]
+            lst[:] = [child for _, child in pairs]
         else:
             order = sorted(range(len(lst)), key=keys.__getitem__)
-            lst[:] = [lst[k] for k in order]
+            lst[:] = [lst[position] for position in order]
 
 
 class PathPositions(Mapping):
@@ -227,17 +227,17 @@ class PathPositions(Mapping):
         self._path = path  # (for iterating and counting; never changed once given)
         self._at = at
 
-    def __getitem__(self, i: int) -> int:
-        k = self._at[i] if 0 <= i < len(self._at) else -1
-        if k < 0:
-            raise KeyError(i)
-        return k
+    def __getitem__(self, index: int) -> int:
+        position = self._at[index] if 0 <= index < len(self._at) else -1
+        if position < 0:
+            raise KeyError(index)
+        return position
 
-    def __contains__(self, i: object) -> bool:
-        return isinstance(i, int) and 0 <= i < len(self._at) and self._at[i] >= 0
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, int) and 0 <= item < len(self._at) and self._at[item] >= 0
 
-    def get(self, i, default=None):
-        return self[i] if i in self else default
+    def get(self, index, default=None):
+        return self[index] if index in self else default
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._path)
@@ -252,8 +252,8 @@ _OFF_PATH = array(INDEX_CODE, (-1,))
 def positions_of(path: list[int], size: int) -> array:
     """An array of ``size`` entries: each entry's index on ``path``, -1 for the others."""
     at = _OFF_PATH * size
-    for k, x in enumerate(path):
-        at[x] = k
+    for position, node in enumerate(path):
+        at[node] = position
     return at
 
 
@@ -267,9 +267,9 @@ def _covering(at: array | None, count: int) -> array:
     return at
 
 
-def walk_path(session, i: int, want_pos: bool) -> tuple[list[int], PathPositions | None]:
-    """The path from the root down to ``i``, and (``want_pos``) each entry's index on it when
-    the kept path ends at ``i``: walked up only to the first entry on the path walked last
+def walk_path(session, index: int, want_pos: bool) -> tuple[list[int], PathPositions | None]:
+    """The path from the root down to ``index``, and (``want_pos``) each entry's index on it when
+    the kept path ends at ``index``: walked up only to the first entry on the path walked last
     (kept on the session, under its lock, with each entry's index on it), so the paths of
     one deep branch cost their differing part."""
     with session._path_lock:
@@ -283,58 +283,58 @@ def walk_path(session, i: int, want_pos: bool) -> tuple[list[int], PathPositions
         keep = 0
         if not path:  # nothing walked yet: straight up to the root (half the time)
             append = walk.append
-            while i >= 0:
-                append(i)
-                i = parent[i]
+            while index >= 0:
+                append(index)
+                index = parent[index]
         else:
             at = _covering(at, len(parent))
-            while i >= 0:
-                k = at[i]
-                if k >= 0:
-                    keep = k + 1
+            while index >= 0:
+                position = at[index]
+                if position >= 0:
+                    keep = position + 1
                     break
-                walk.append(i)
-                i = parent[i]
+                walk.append(index)
+                index = parent[index]
         if not walk:
             if want_pos and keep == len(path):
                 return path[:], PathPositions(path[:], at[:])
             return path[:keep], None
         at = session._path_pos = _covering(at, len(parent))
-        for x in path[keep:]:
-            at[x] = -1
+        for node in path[keep:]:
+            at[node] = -1
         del path[keep:]
         walk.reverse()
-        for k, x in enumerate(walk, keep):
-            at[x] = k
+        for position, node in enumerate(walk, keep):
+            at[node] = position
         path.extend(walk)
         return path[:], PathPositions(path[:], at[:]) if want_pos else None
 
 
-def newest_leaf_below(session, i: int) -> int:
-    """The leaf reached from ``i`` by following the branch that holds the current leaf
-    when ``i`` is on it, else the newest (last in file order) leaf of ``i``'s subtree."""
-    if i < 0:
-        return i
-    if is_ancestor(session, i, session.leaf):
+def newest_leaf_below(session, index: int) -> int:
+    """The leaf reached from ``index`` by following the branch that holds the current leaf
+    when ``index`` is on it, else the newest (last in file order) leaf of ``index``'s subtree."""
+    if index < 0:
+        return index
+    if is_ancestor(session, index, session.leaf):
         return session.leaf
-    best = i
-    stack = [i]
+    best = index
+    stack = [index]
     while stack:
-        x = stack.pop()
-        kids = session.children.get(x)
+        node = stack.pop()
+        kids = session.children.get(node)
         if kids:
             stack.extend(kids)
-        elif x > best:
-            best = x
+        elif node > best:
+            best = node
     return best
 
 
-def is_ancestor(session, a: int, b: int) -> bool:
-    """True when ``a`` is on the path from the root to ``b`` (or is ``b``)."""
-    x = b
+def is_ancestor(session, ancestor: int, node: int) -> bool:
+    """True when ``ancestor`` is on the path from the root to ``node`` (or is ``node``)."""
+    current = node
     parent = session.parent
-    while x >= 0:
-        if x == a:
+    while current >= 0:
+        if current == ancestor:
             return True
-        x = parent[x]
+        current = parent[current]
     return False
