@@ -165,7 +165,8 @@ class BranchPositions:
             if 0 <= entry < len(at):
                 at[entry] = -1
         tail = new[start:]
-        if tail and max(tail) >= len(at):
-            at.extend(_OFF_BRANCH * (max(tail) + 1 - len(at)))
+        top = max(tail, default=-1)
+        if top >= len(at):
+            at.extend(_OFF_BRANCH * (top + 1 - len(at)))
         for position, entry in enumerate(tail, start):
             at[entry] = position

@@ -165,24 +165,24 @@ class EntryDrawer:
             render_bash_execution(out, msg, key)
             return
         if role == "custom":
-            inp = app_input(msg)
-            if inp is not None:
-                self._app_input(out, inp, msg.get("display"), msg.get("content"), right, tags)
-                return
-            self._custom_header(out, msg.get("customType"), msg.get("display"), right, tags)
-            render_content(out, msg.get("content"))
+            self._custom(out, msg, right, tags)
             return
         message_header(out, msg, time=time, entry_id=eid, tags=tags)
         render_message(out, msg, key, (), 0, self._call_for)
 
     def _draw_custom_message(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                              right, tags) -> None:
-        inp = app_input(entry)
+        self._custom(out, entry, right, tags)
+
+    def _custom(self, out: Out, item: dict, right, tags) -> None:
+        """A custom message: a ``custom_message`` entry, or a message of role ``custom``
+        (the same fields): an app's input, or a header and its content."""
+        inp = app_input(item)
         if inp is not None:
-            self._app_input(out, inp, entry.get("display"), entry.get("content"), right, tags)
+            self._app_input(out, inp, item.get("display"), item.get("content"), right, tags)
             return
-        self._custom_header(out, entry.get("customType"), entry.get("display"), right, tags)
-        render_content(out, entry.get("content"))
+        self._custom_header(out, item.get("customType"), item.get("display"), right, tags)
+        render_content(out, item.get("content"))
 
     def _draw_compaction(self, out: Out, index: int, entry: dict, msg: dict | None, key: str, time: str, eid: str,
                          right, tags) -> None:
