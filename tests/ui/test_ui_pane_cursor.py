@@ -226,6 +226,34 @@ async def test_down_across_a_long_message_moves_a_page_at_a_time(make_app, settl
         assert "user" in cursor_text(pane) and "paragraph 119" in "\n".join(lines(pane))
 
 
+async def test_the_tree_follows_the_pane_cursor_without_moving_the_pane(make_app, settle, tmp_path):
+    """The cursor moved onto another entry: a moment later the tree selects that entry, and
+    the pane stays where the user put it (it is not scrolled to bring the entry to its top;
+    that scroll came late when the machine was busy, and moved a page key's view)."""
+    long = "\n\n".join(f"paragraph {k}" for k in range(120))
+    project = tmp_path / "--home-u-p--"
+    project.mkdir()
+    f = write(project / "2026-11-20T10-00-00-000Z_l.jsonl", [
+        user("u1", None, 1, "first"),
+        assistant("a1", "u1", 2, text=long),
+        user("u2", "a1", 3, "last question"),
+    ])
+    app = make_app(f)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        b = app.browser
+        b.branch_tree.select_entry(b.session.index_of["u1"])
+        await settle(pilot)
+        await press(pilot, settle, "tab")
+        pane = b.pane
+        await down_to(pilot, settle, pane, lambda text: "assistant" in text)
+        top = pane.scroll_y
+        pane._report_focus()  # (what the pane's short timer does after a cursor move)
+        await settle(pilot)
+        assert b.branch_tree.selected_entry == b.session.index_of["a1"]
+        assert pane.scroll_y == top and "assistant" in cursor_text(pane)
+
+
 async def test_a_fold_opened_at_the_cursor_stays_under_it_when_drawn_on_a_worker(make_app, settle, demo_root):
     """The context screen's system prompt: its text is long enough to be drawn on a worker
     thread (as the app does; the tests' app draws everything at once). The view does not

@@ -396,8 +396,15 @@ class BrowserScreen(PaintGate):
         sel = tree.selected_entry
         if sel >= 0 and pane.block_of(sel) is not None and pane.block_of(sel) == pane.block_of(entry):
             return
-        tree.move_to_row(tree.tree_layout.nearest_row(self.session, entry), center=None)
-        self._pane_entry = tree.selected_entry  # (the pane stays where the user scrolled it)
+        rows = tree.tree_layout.rows
+        row = tree.tree_layout.nearest_row(self.session, entry)
+        if not rows:
+            return
+        # The pane stays where the user scrolled it: the entry is taken as shown before the
+        # tree's listener is told (it scrolls the pane to a selection it does not show).
+        self._pane_entry = rows[max(row, 0)].entry
+        tree.move_to_row(row, center=None)
+        self._pane_entry = tree.selected_entry
 
     def follow_pane_to(self, entry: int) -> None:
         """The tree selects ``entry``, which the pane shows already (the pane stays)."""
