@@ -17,8 +17,8 @@ from operator import eq
 from ..read.arrays import EntryMap, pick
 from ..read.session import Session
 from ..read.skeleton import F_ABNORMAL_STOP, F_ASSISTANT_TEXT, F_DAMAGED, INDEX_CODE
-from .parts import (FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, RESULT_HEAD, SHELL_EXEC, raw_result_head,
-                    raw_tool_calls, tool_kind)
+from .tool_kinds import (FILE_EDIT, FILE_READ, FILE_SEARCH, FILE_WRITE, RESULT_HEAD, SHELL_EXEC, raw_result_head,
+                         raw_tool_calls, tool_kind)
 
 __all__ = ["FILTERS", "KIND_FILTERS", "TreeRow", "TreeLayout", "layout_tree", "is_shown", "call_kinds"]
 

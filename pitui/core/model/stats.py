@@ -17,7 +17,7 @@ from ..numbers import as_number
 from ..timeutil import iso_to_ms
 from ..read.session import Session
 from .cost import SUBAGENT_SUFFIX, TOOLS_KEY, USAGE_TYPES, Figures, entry_usages, fast_assistant_usage, spent
-from .parts import raw_result_end, raw_result_head, raw_tool_calls, tool_kind, tool_name
+from .tool_kinds import raw_result_end, raw_result_head, raw_tool_calls, tool_kind, tool_name
 
 __all__ = ["Usage", "Stats", "compute_stats", "session_stats", "branch_stats", "TOOLS_KEY", "SUBAGENT_SUFFIX",
            "is_own_model", "ToolCall", "tool_calls", "KindStats", "kind_stats", "branch_indices", "session_indices"]

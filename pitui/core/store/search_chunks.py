@@ -220,7 +220,7 @@ def _line_filter(query: Query) -> list[tuple] | None:
     label) every loose piece (None in place of the loose pieces: the same as the strict
     ones). None: every line is read (a term without a piece to look for)."""
     if not query.terms:  # ``kind:`` alone: the lines that hold calls (or ``!`` commands)
-        from ..model.parts import SHELL_EXEC
+        from ..model.tool_kinds import SHELL_EXEC
 
         alts = [((b"toolcall",), None, None)]
         if SHELL_EXEC in query.kinds:

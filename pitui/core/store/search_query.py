@@ -264,7 +264,7 @@ _KIND_PREFIX = "kind:"
 def describe_kinds() -> str:
     """What ``kind:`` accepts, for messages and help: ``kinds: file_edit (edit), file_read
     (read, ls), ...; any other tool is a kind of its own, by its name (kind:subagent)``."""
-    from ..model.parts import SHELL_EXEC, TOOL_KINDS
+    from ..model.tool_kinds import SHELL_EXEC, TOOL_KINDS
 
     tools: dict[str, list[str]] = {}
     for name, kind in TOOL_KINDS.items():
@@ -295,7 +295,7 @@ def parse_kind(value: str) -> str:
     not the outputs that mention it."""
     import difflib
 
-    from ..model.parts import TOOL_KINDS, tool_kind
+    from ..model.tool_kinds import TOOL_KINDS, tool_kind
 
     word = value.strip().lower()
     canonical = sorted(set(TOOL_KINDS.values()))
@@ -325,7 +325,7 @@ def _kind_filter(kinds: frozenset[str]) -> Callable[[str, str], bool]:
     """Whether a row ``(row kind, text)`` is a call of one of ``kinds`` (see :func:`parse_kind`):
     a tool-call row's text begins with its tool's name (:func:`~.search_rows._tool_call_text`), and the
     kind is derived from that name here, at query time (the index keeps no tool kind)."""
-    from ..model.parts import SHELL_EXEC, tool_kind
+    from ..model.tool_kinds import SHELL_EXEC, tool_kind
 
     shell = SHELL_EXEC in kinds
 
