@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import eq
+from typing import NamedTuple
 
 from ..read.arrays import EntryMap, pick
 from ..read.session import Session
@@ -36,8 +36,7 @@ _KIND_FILTER_BITS = {mode: sum(_KIND_BITS[kind] for kind in kinds) for mode, kin
 _SETTINGS = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})
 
 
-@dataclass(slots=True)
-class TreeRow:
+class TreeRow(NamedTuple):
     entry: int
     indent: int  # Pi's display indent, in levels of 3 columns
     connector: str  # "├─", "└─" or ""

@@ -15,8 +15,7 @@ import os
 import re
 import stat
 import zlib
-from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, NamedTuple
 
 import orjson
 
@@ -117,8 +116,7 @@ def open_small(path: str | os.PathLike, limit: int) -> tuple[os.stat_result, byt
             os.close(fd)
 
 
-@dataclass(slots=True)
-class RawLine:
+class RawLine(NamedTuple):
     """One physical line: where it starts, its bytes (no ``\\n``/``\\r``), its number."""
 
     offset: int  # byte offset of the line's first byte (after a BOM on line 1)
@@ -136,8 +134,7 @@ def iter_lines(handle: BinaryIO, start: int = 0, first_lineno: int = 1) -> Itera
         yield RawLine(off, line_end - pos, lineno, bytes(buf[pos:line_end]), term, end)
 
 
-@dataclass(slots=True)
-class ParseResult:
+class ParseResult(NamedTuple):
     value: object  # the parsed JSON value, or None when it did not parse
     replaced: bool  # bytes that were not UTF-8 were replaced with U+FFFD
     error: str | None

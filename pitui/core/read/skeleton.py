@@ -10,8 +10,7 @@ all read and write them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from .lines import NotRegular, open_regular
 
@@ -66,8 +65,7 @@ class FileChanged(OSError):
     (other device or inode) or it was cut short. Its bytes are not the entries' bytes."""
 
 
-@dataclass(slots=True, frozen=True)
-class SessionWarning:
+class SessionWarning(NamedTuple):
     line: int | None
     message: str
     # what kind of problem it is, for ``pitui check`` (:mod:`pitui.core.model.doctor`
