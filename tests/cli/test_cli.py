@@ -171,7 +171,8 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
         for path in open_parallel.prestarted():
             open_parallel.cancel_prestart(path)
         gc_policy.end_start_pause()
-    # in a fresh process, as pitui starts: what is imported when the worker is forked
+    # in a fresh process, as pitui starts: what is imported when the worker is forked (not
+    # what only the drawing needs, model.parts and core.text: the worker would start later)
     # (-S: without site, so without an editable install's finder: pitui's folder is on the path)
     import pitui
 
@@ -182,7 +183,8 @@ def test_pitui_file_starts_reading_before_parsing_its_arguments(tmp_path, monkey
             "seen, real_fork = [], os.fork\n"
             "def fork():\n"
             "    seen.append(sorted(m for m in ('argparse', 'pathlib', 'subprocess', 'pitui.core.open.skeleton_cache',\n"
-            "                   'pitui.core.store.discovery', 'platformdirs', 'textual') if m in sys.modules))\n"
+            "                   'pitui.core.store.discovery', 'platformdirs', 'textual',\n"
+            "                   'pitui.core.model.parts', 'pitui.core.text') if m in sys.modules))\n"
             "    return real_fork()\n"
             "os.fork = fork\n"
             "from pitui.cli import start_reading\n"
