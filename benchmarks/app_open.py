@@ -64,13 +64,19 @@ import statistics  # noqa: E402
 
 try:
     from pitui.core.store.discovery import resolve_root  # noqa: E402
-    from pitui.core.store.listing import SessionIndex  # noqa: E402
 except ImportError:  # a tree from before core/ had folders (d66a267 and older), run by --compare
     from pitui.core.discovery import resolve_root  # type: ignore[no-redef]  # noqa: E402
-    from pitui.core.listing import SessionIndex  # type: ignore[no-redef]  # noqa: E402
 from pitui.ui.app import PituiApp  # noqa: E402
 
 IMPORTED_CPU = time.thread_time()
+
+def _no_index():
+    try:
+        from pitui.core.store.listing import SessionIndex
+    except ImportError:  # (d66a267 and older)
+        from pitui.core.listing import SessionIndex  # type: ignore[no-redef]
+    return SessionIndex(enabled=False)
+
 
 KEYS = ["k", "k", "j", "u", "U", "left_square_bracket", "right_square_bracket", "left_curly_bracket", "right_curly_bracket",
         "g", "G", "pageup", "pagedown", "f", "f", "f", "f", "f", "t", "t", "o", "o"]
@@ -165,8 +171,10 @@ async def main(path: str, rounds: int, choose: str | None = None) -> dict:
     BrowserScreen.open_session = timed_open
     # --choose STORE: start on a sessions store (it opens its newest session), wait until
     # all is quiet, then open PATH as a user choosing it would.
+    # (FILE alone: the app as `pitui FILE` makes it, its listing index in the run's own cache
+    # folder, made after the first screen; a store to choose from is listed without one)
     root = resolve_root(choose if choose else path)
-    app = PituiApp(root, index=SessionIndex(enabled=False))
+    app = PituiApp(root, index=_no_index()) if choose else PituiApp(root)
     out: dict = {}
     from textual import events
     from textual.screen import Screen

@@ -23,20 +23,29 @@ from ..core import gc_policy
 from ..core import settings as settings_file
 from ..core.paths import take_notices
 from ..core.store.discovery import SessionRoot
-from ..core.store.listing import SessionIndex
 from ..core.text import visible
 from .agents import ALERT_STATES, AgentWatch, alert_text, desktop_sequence
 from .bindings import bindings_for
 from .browser.screen import BrowserScreen
 from .clock import Clock, system_clock
-from .commands import PituiCommands
 from .messages import AgentsChanged
 
-# (the help, context, stats and search screens, the Markdown export and the reading of an
-# event stream are imported when first used: a start that opens a session never needs
-# them, and each would add to every start: benchmarks/startup_budget.py)
+# (the help, context, stats and search screens, the Markdown export, the reading of an
+# event stream, the listing and its index and the command palette's commands are imported
+# when first used: a start that opens a session never needs them before its first screen,
+# and each would add to every start: benchmarks/startup_budget.py)
 if TYPE_CHECKING:
     from ..core.read.stream import StreamSession
+    from ..core.store.listing import SessionIndex
+    from textual.command import Provider
+
+
+def _pitui_commands() -> type[Provider]:
+    """pitui's commands in the palette, loaded when it first opens (Textual takes a
+    function in ``COMMANDS`` for that)."""
+    from .commands import PituiCommands
+
+    return PituiCommands
 
 __all__ = ["PituiApp", "parse_keymap", "run_app"]
 
@@ -48,7 +57,7 @@ class PituiApp(App):
 
     CSS_PATH = "app.tcss"
     TITLE = "pitui"
-    COMMANDS = App.COMMANDS | {PituiCommands}
+    COMMANDS = App.COMMANDS | {_pitui_commands}
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # (zoomed, the keys stay)
     BINDINGS = bindings_for("app")
 
@@ -79,7 +88,7 @@ class PituiApp(App):
         super().__init__()
         self.root = root
         self.clock: Clock = clock or system_clock
-        self.index = index if index is not None else SessionIndex()
+        self._session_index = index
         #: an event stream read as it comes (``pitui -``): opened first, followed
         self.live = live
         if live is not None:
@@ -98,6 +107,17 @@ class PituiApp(App):
         self._settings_saved = self.settings  # (what the settings file holds)
         #: The keys remapped by ``PITUI_KEYMAP`` (binding id -> keys), as given to Textual.
         self.keymap: dict[str, str] = parse_keymap(os.environ.get("PITUI_KEYMAP", ""))
+
+    @property
+    def index(self) -> SessionIndex:
+        """The sessions' listing index (pitui's cache folder unless one was given): made
+        when first asked for, by the sidebar's listing, which a session named on the
+        command line holds back until after its first screen."""
+        if self._session_index is None:
+            from ..core.store.listing import SessionIndex
+
+            self._session_index = SessionIndex()
+        return self._session_index
 
     def save_settings(self, whole: settings_file.Settings, *, save: bool = True) -> None:
         """Use ``whole`` from now on, and write it to the settings file unless ``save`` is

@@ -26,11 +26,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.model.doctor import Finding
-from ...core.model.meter import ContextMeter
 from ...core.read.session import Session, SessionWarning
-from ...core.model.stats import Stats, branch_stats, is_own_model, session_stats
-from ...core.store.listing import NO_MESSAGES, SessionInfo
 from ...core.model.summary import one_line, shorten_home
 from ...core.numbers import fmt_cost, fmt_tokens_short
 from ...core.timeutil import iso_to_ms
@@ -40,7 +36,14 @@ from ...core.text import visible
 from ..text_fit import FitLine, cell_len, cut_end, cut_middle, cut_words, first_fit
 
 if TYPE_CHECKING:
+    from ...core.model.doctor import Finding
+    from ...core.model.meter import ContextMeter
+    from ...core.model.stats import Stats
     from ...core.secrets.scan import Secret
+    from ...core.store.listing import SessionInfo
+
+# (the stats and the listing are loaded by the workers that make them: the first screen of
+# a session named on the command line shows neither)
 
 __all__ = ["SessionHeader", "ShownBranch", "WarningsScreen", "SecretsBadge", "check_whole", "cut_cwd", "fmt_time",
            "meta_line", "usage_line"]
@@ -60,6 +63,8 @@ def fmt_time(value) -> str:
 def _model_names(current: str | None, session: Stats | None) -> list[str]:
     """The conversation's models (no provider): the one in use at the branch's end first,
     then the others by cost."""
+    from ...core.model.stats import is_own_model  # (loaded: ``session`` was made by it)
+
     names: list[str] = []
     keys = ([current] if current else []) + [model for model, _ in session.models_by_cost() if is_own_model(model)]
     for key in keys:
@@ -525,8 +530,12 @@ class SessionHeader(Vertical):
         info = self.listing.get(session.path)
         # the first user message as the listing has it (not Pi's "(no messages)"), else the
         # file (and for a session of no entries, which may have been cut back since listed)
-        first = info.first_message if info and info.error is None and info.first_message != NO_MESSAGES and len(session) \
-            else None
+        first = None
+        if info and info.error is None and len(session):
+            from ...core.store.session_info import NO_MESSAGES  # (loaded: the listing made ``info``)
+
+            if info.first_message != NO_MESSAGES:
+                first = info.first_message
         title = session.name or first or os.path.basename(session.path)
         if session.headerless:
             title = f"⚠ No session header, Pi won't open it · {title}"  # (shown read-only)
@@ -586,6 +595,8 @@ class SessionHeader(Vertical):
 
     def _count(self, session: Session, leaf: int, need_session: bool) -> None:
         def work() -> None:
+            from ...core.model.stats import Stats, branch_stats, session_stats
+
             worker = get_current_worker()
             branch = branch_stats(session, leaf) if leaf >= 0 else Stats()
             if worker.is_cancelled:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ...core.model.summary import shorten_home
-from ...core.store.listing import SessionInfo, subagent_parents
 from ...core.text import visible
+
+if TYPE_CHECKING:
+    from ...core.store.listing import SessionInfo
 
 __all__ = ["Item", "LOOSE", "SORTS", "SessionRows", "Texts", "build_items", "make_texts"]
 
@@ -93,6 +95,16 @@ def _keep(memo: dict, key, value) -> None:
     memo[key] = value
 
 
+def _subagent_parents(infos: list[SessionInfo]) -> dict[str, SessionInfo]:
+    # (the sidebar's first, empty rows are made before anything is listed: the listing's
+    # code is loaded with the first rows listed)
+    if not infos:
+        return {}
+    from ...core.store.session_info import subagent_parents
+
+    return subagent_parents(infos)
+
+
 class SessionRows:
     """The rows of one list of sessions in one sort, for any filter (see the module)."""
 
@@ -107,7 +119,7 @@ class SessionRows:
         self.costs = costs if costs is not None else {}
         self.loose_label = loose_label
         self._at = {id(info): index for index, info in enumerate(infos)}  # (ties broken as listed)
-        self._runs = subagent_parents(infos)  # (all rows: a transcript whose parent is filtered out is not unlinked)
+        self._runs = _subagent_parents(infos)  # (all rows: a transcript whose parent is filtered out is not unlinked)
         if sort == "name":
             def key(info: SessionInfo):
                 return (info.error is not None, (info.name or info.first_message).casefold(), info.path)

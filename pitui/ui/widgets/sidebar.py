@@ -26,6 +26,7 @@ import os
 import threading
 import time
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -38,7 +39,6 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ...core.store.discovery import SessionRoot
-from ...core.store.listing import SessionInfo, list_sessions
 from ...core.model.summary import one_line
 from ...core.numbers import fmt_cost
 from ...core.timeutil import format_age
@@ -48,6 +48,11 @@ from ..text_fit import cut_start, cut_words
 from ...core.text import visible
 from ..messages import FirstRowsListed, ListingDone, Relisted, SessionCosts
 from .line_list import LineList
+
+if TYPE_CHECKING:
+    # (the listing is imported by its worker: a session named on the command line is
+    # shown before the sidebar lists anything)
+    from ...core.store.listing import SessionInfo
 from .session_rows import SORTS, Item, SessionRows, Texts, build_items, make_texts
 
 __all__ = ["Item", "build_items", "SessionList", "Sidebar", "SORTS"]  # (the rows: session_rows.py)
@@ -625,6 +630,8 @@ class Sidebar(Vertical):
 
     def _list(self, root: SessionRoot) -> None:
         """The listing worker."""
+        from ...core.store.listing import list_sessions
+
         worker = get_current_worker()
 
         def on_info(info: SessionInfo, done: int, total: int) -> None:
@@ -716,6 +723,8 @@ class Sidebar(Vertical):
         root, index = self.app.root, self.app.index
 
         def work() -> None:
+            from ...core.store.listing import list_sessions
+
             try:
                 infos = list_sessions(root, index)
             except Exception:
