@@ -47,8 +47,10 @@ GROUPS = ("textual", "rich", "pitui.core", "pitui.ui", "pitui", "other", "stdlib
 #: with other work (load 15-20), plus about a tenth for the spread between runs. d66a267, the
 #: start-up this round aims back at, measured pitui.core 10 ms, pitui.ui 20 ms, other 34 ms:
 #: what pitui's own groups hold above that is where start-up time is still to be won back.
-#: A feature that needs more says why here.
-BUDGET = {"textual": 98.0, "rich": 27.0, "pitui.core": 25.0, "pitui.ui": 24.0, "pitui": 1.0, "other": 39.0,
+#: pitui.core lowered to 22 ms on 2026-11-29 at 004b9bf (16.9 ms at load 0.6; 22.4-23.9 at
+#: 94f4ec6 at load 15-20): the listing, the stats and the drawing code the read worker needed
+#: no longer load before the first screen. A feature that needs more says why here.
+BUDGET = {"textual": 98.0, "rich": 27.0, "pitui.core": 22.0, "pitui.ui": 24.0, "pitui": 1.0, "other": 39.0,
           "stdlib": 60.0, "total": 265.0}
 
 STDLIB = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
