@@ -12,6 +12,7 @@ only files it writes are the listing index (pitui's cache folder), the settings 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +90,7 @@ class PituiApp(App):
         self.root = root
         self.clock: Clock = clock or system_clock
         self._session_index = index
+        self._index_lock = threading.Lock()  # (the listing's worker may be first to ask)
         #: an event stream read as it comes (``pitui -``): opened first, followed
         self.live = live
         if live is not None:
@@ -112,12 +114,14 @@ class PituiApp(App):
     def index(self) -> SessionIndex:
         """The sessions' listing index (pitui's cache folder unless one was given): made
         when first asked for, by the sidebar's listing, which a session named on the
-        command line holds back until after its first screen."""
-        if self._session_index is None:
-            from ..core.store.listing import SessionIndex
+        command line holds back until after its first screen. One for the app, whichever
+        thread asks first."""
+        with self._index_lock:
+            if self._session_index is None:
+                from ..core.store.listing import SessionIndex
 
-            self._session_index = SessionIndex()
-        return self._session_index
+                self._session_index = SessionIndex()
+            return self._session_index
 
     def save_settings(self, whole: settings_file.Settings, *, save: bool = True) -> None:
         """Use ``whole`` from now on, and write it to the settings file unless ``save`` is
