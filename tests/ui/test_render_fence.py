@@ -1,5 +1,5 @@
-"""Messages' Markdown is drawn by Rich with one parser for all (``code._Markdown``) and
-fenced code by pitui's own code block (``code._Fence``), built straight from the lexer's
+"""Messages' Markdown is drawn by Rich with one parser for all (``markdown._Markdown``) and
+fenced code by pitui's own code block (``markdown._Fence``), built straight from the lexer's
 tokens. Both must look exactly as Rich's own ``Markdown`` and ``CodeBlock`` (its ``Syntax``:
 one cell of padding on the theme's background), cell for cell, in every case a message can
 bring: any language or none, tabs, wide characters, blank lines, control characters, code
@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 
-from pitui.ui.pane.code import CUT_MARK, _Markdown, _PlainFenceMarkdown
+from pitui.ui.pane.markdown import CUT_MARK, _Markdown, _PlainFenceMarkdown
 from pitui.ui.pane.canvas import Out, RenderCtx
 
 SAMPLES = {

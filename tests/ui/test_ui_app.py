@@ -1065,15 +1065,17 @@ def test_the_app_starts_without_the_screens_it_does_not_show():
     """Importing the app (what ``pitui FILE`` does before its first frame) leaves out the
     search, stats and context screens and the Markdown export, and what the first screen of
     a session named on the command line does not show: the listing and its index (listed
-    after it), the stats and costs (counted after it) and the palette's commands. They load
-    when first used."""
+    after it), the stats and costs (counted after it), the palette's commands, and Rich's
+    Markdown with markdown-it and Pygments (the open's thread loads them while the session
+    is read). They load when first used."""
     import subprocess
     import sys
 
     code = ("import sys, pitui.ui.app; print([m for m in ('pitui.ui.screens.search', 'pitui.ui.screens.stats', "
             "'pitui.ui.screens.context', 'pitui.core.export.markdown', 'pitui.core.store.listing', "
             "'pitui.core.store.listing_index', 'pitui.core.store.session_info', 'pitui.core.model.stats', "
-            "'pitui.core.model.cost', 'pitui.ui.commands') if m in sys.modules])")
+            "'pitui.core.model.cost', 'pitui.ui.commands', 'pitui.ui.pane.markdown', 'markdown_it', 'pygments') "
+            "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

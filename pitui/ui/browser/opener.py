@@ -138,6 +138,11 @@ class SessionOpener:
                 shown[0] = now
                 screen.post_message(OpenProgress(path, done, total))
 
+        # Rich's Markdown (markdown-it, Pygments' core) is loaded here, while the file is
+        # read, rather than before the app's first frame: the start-up does not wait for it,
+        # and the first screen's messages find it loaded (pane/markdown.py).
+        from ..pane import markdown  # noqa: F401
+
         summaries = None
         try:
             # A big file is read in parts by worker processes (off this interpreter, which

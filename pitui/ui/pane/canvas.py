@@ -26,7 +26,7 @@ from .palette import Palette, markdown_theme
 from ..pane_toggles import DEP_OF
 from ..text_fit import cut_end
 
-from .code import _Markdown, _PlainFenceMarkdown, _fences_not_ready
+from .code import _fences_not_ready
 
 __all__ = [
     "RenderCtx",
@@ -503,6 +503,9 @@ class Out:
         if not src.strip():
             return
         plain = _fences_not_ready(src, self.pending_lexers) if self.ctx.lazy_lexers else None
+        # (loaded here, not at start: see pane/markdown.py)
+        from .markdown import _Markdown, _PlainFenceMarkdown
+
         if plain:
             md = _PlainFenceMarkdown(src, code_theme=self.p.code_theme, hyperlinks=False, style=style or "")
             md.plain_fences = plain
