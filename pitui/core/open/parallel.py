@@ -277,7 +277,7 @@ class ParallelOpen:
         with the session as soon as its tree is there while the worker still lays it out
         (a streamed open only): time for the caller to work on the session meanwhile."""
         if on_tree is not None:
-            self._when_tree(on_tree)
+            self.when_tree(on_tree)
         if self._thread is not None:
             self._finished.wait()
             session, exc = self._done
@@ -287,10 +287,11 @@ class ParallelOpen:
             return session
         return self._result(progress)
 
-    def _when_tree(self, on_tree: Callable[[Session], None]) -> None:
+    def when_tree(self, on_tree: Callable[[Session], None]) -> None:
         """Call ``on_tree`` once a streamed session's tree is loaded: here and now if it
         is, else in the thread that loads it, when it does (never, when the open takes
-        another way)."""
+        another way). :meth:`result`'s ``on_tree``, for a caller with other work to do
+        before it waits for the result."""
         with self._tree_lock:
             session = self._tree_session
             if session is None:

@@ -138,18 +138,19 @@ class SessionOpener:
                 shown[0] = now
                 screen.post_message(OpenProgress(path, done, total))
 
-        # Rich's Markdown (markdown-it, Pygments' core) is loaded here, while the file is
-        # read, rather than before the app's first frame: the start-up does not wait for it,
-        # and the first screen's messages find it loaded (pane/markdown.py).
-        from ..pane import markdown  # noqa: F401
-
         summaries = None
         try:
             # A big file is read in parts by worker processes (off this interpreter, which
             # the user interface needs); ``pitui FILE`` started it before Textual loaded.
             if worker.is_cancelled:
                 return
-            session = opening.result(progress, on_tree=prepare)
+            opening.when_tree(prepare)  # (first: the tree may come while Markdown loads)
+            # Rich's Markdown (markdown-it, Pygments' core) is loaded here, while the file
+            # is read, rather than before the app's first frame: the start-up does not wait
+            # for it, and the first screen's messages find it loaded (pane/markdown.py).
+            from ..pane import markdown  # noqa: F401
+
+            session = opening.result(progress)
             layout = opening.layout(session, mode)  # here, not on the UI thread
             prepare(session)
             if pane_shape is not None and not worker.is_cancelled and session.leaf >= 0:
