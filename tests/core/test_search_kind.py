@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from helpers import FIXTURES, full_results
-from pitui.core.model.parts import tool_kind
+from pitui.core.model.tool_kinds import tool_kind
 from pitui.core.store.discovery import resolve_root
 from pitui.core.store.search import QueryError, parse_query, search
 

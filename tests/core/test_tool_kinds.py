@@ -12,7 +12,7 @@ import pytest
 from helpers import FIXTURES, build_kinds_session, call, result, tool_use, user, write
 from pitui.core.model.files import files_touched
 from pitui.core.model.layout import FILTERS, call_kinds, is_shown, layout_tree
-from pitui.core.model.parts import tool_kind
+from pitui.core.model.tool_kinds import tool_kind
 from pitui.core.model.stats import branch_indices, kind_stats, session_indices, tool_calls
 from pitui.core.model.summary import summarize
 from pitui.core.read.session import Session

@@ -14,7 +14,8 @@ from ..model.context import context_entry_indices
 from ..model.doctor import call_or_why
 from ..model.notices import new_reasoning_drop
 from ..model.parts import (ResultParts, SubagentRun, cap_first, model_label, requested_edit, result_parts,
-                           role_title, tool_args_summary, tool_name, tool_state, usage_bits)
+                           role_title, tool_args_summary, tool_state, usage_bits)
+from ..model.tool_kinds import tool_name
 from ..model.entry_parts import (CUSTOM_ENTRY, CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input,
                                  callbacks_by_call, SummaryParts, marker, summary_parts)
 from ..model.summary import one_line, shorten_home, text_of

@@ -19,7 +19,8 @@ from typing import Any, Callable, NamedTuple
 from ..model.context import context_entry_indices
 from ..model.files import files_touched
 from ..model.stats import tool_calls
-from ..model.parts import cap_first, image_facts, model_label, result_parts, role_title, tool_args_summary, tool_name
+from ..model.parts import cap_first, image_facts, model_label, result_parts, role_title, tool_args_summary
+from ..model.tool_kinds import tool_name
 from ..model.entry_parts import (CUSTOM_MESSAGE, AppEvent, AppInput, Marker, app_event, app_input, callbacks_by_call,
                                  SummaryParts, marker, summary_parts)
 from ..model.notices import new_reasoning_drop, provider_error

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from ..read.session import Session
 from ..timeutil import iso_to_ms
 from .files import FileTouch, files_touched
-from .parts import SHELL_EXEC, result_text
+from .parts import result_text
 from .stats import KindStats, Usage, compute_stats, kind_stats, tool_calls
 from .summary import text_of
+from .tool_kinds import SHELL_EXEC
 
 __all__ = ["BranchFacts", "Command", "Comparison", "compare_branches", "fork_of", "leaves", "shared_paths"]
 

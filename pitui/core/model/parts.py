@@ -27,8 +27,6 @@ from ..numbers import as_number, fmt_cost, fmt_duration, fmt_tokens
 from ..text import clean, json_compact, text_lines
 from .notices import image_unsupported_note
 from .summary import format_tool_call, one_line
-from .tool_kinds import (FILE_EDIT, FILE_KINDS, FILE_READ, FILE_SEARCH, FILE_WRITE, RESULT_HEAD, SHELL_EXEC,
-                         TOOL_KINDS, raw_result_end, raw_result_head, raw_tool_calls, tool_kind, tool_name)
 
 __all__ = [
     "ToolState",
@@ -36,19 +34,6 @@ __all__ = [
     "OK",
     "ERROR",
     "tool_state",
-    "tool_name",
-    "FILE_READ",
-    "FILE_WRITE",
-    "FILE_EDIT",
-    "FILE_SEARCH",
-    "SHELL_EXEC",
-    "FILE_KINDS",
-    "TOOL_KINDS",
-    "tool_kind",
-    "RESULT_HEAD",
-    "raw_tool_calls",
-    "raw_result_head",
-    "raw_result_end",
     "tool_args_summary",
     "requested_edit",
     "result_text",

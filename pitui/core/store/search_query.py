@@ -278,7 +278,7 @@ def parse_kind(value: str) -> str:
     """The kind a ``kind:<value>`` qualifier names, lowercase; raises :class:`QueryError`
     (naming the kinds) for one that names none.
 
-    The kinds are :func:`pitui.core.model.parts.tool_kind`'s: ``file_read`` (``read``,
+    The kinds are :func:`pitui.core.model.tool_kinds.tool_kind`'s: ``file_read`` (``read``,
     ``ls``), ``file_write``, ``file_edit``, ``file_search`` (``grep``, ``find``),
     ``shell_exec`` (``bash``), and any other tool's name, which is a kind of its own
     (``kind:subagent``). Case does not matter. A name of Pi's own tools (``kind:bash``) is

@@ -43,7 +43,8 @@ from .listing_decoder import USAGE_ENTRY_DECODE
 from ..model.cost import (MAX_COST, MAX_TOKENS, TOOLS_KEY, USAGE_TYPES, Figures, assistant_key, entry_usages,
                           model_key, text_or_none,
                           usage_figures)
-from ..model.parts import TOOL_KINDS, run_transcripts, tool_kind, tool_name
+from ..model.parts import run_transcripts
+from ..model.tool_kinds import TOOL_KINDS, tool_kind, tool_name
 from ..read.lines import parse_line
 from ..timeutil import iso_to_ms
 

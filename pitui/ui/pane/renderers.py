@@ -18,7 +18,8 @@ from rich.text import Text
 from ...core.numbers import as_number as _num
 from ...core.numbers import fmt_bytes, fmt_cost, fmt_tokens
 from ...core.model.parts import (ResultParts, SubagentRun, model_label, requested_edit, result_parts, role_title,
-                                 tool_args_summary, tool_name, tool_state, usage_tokens)
+                                 tool_args_summary, tool_state, usage_tokens)
+from ...core.model.tool_kinds import tool_name
 from ...core.model.entry_parts import AppEvent, SummaryParts, app_input, summary_parts
 from ...core.model.notices import provider_error
 from ...core.model.summary import one_line, shorten_home, text_of
