@@ -193,25 +193,34 @@ async def test_the_tree_follows_the_cursor_to_another_entry(make_app, settle, de
         assert "10:08:15" in cursor_text(pane)  # the pane did not move under the cursor
 
 
-async def test_down_across_a_long_message_moves_a_page_at_a_time(make_app, settle, tmp_path):
+def _long_answer(tmp_path) -> Path:
+    """A question, an answer of 120 paragraphs (pages long), another question."""
     long = "\n\n".join(f"paragraph {k}" for k in range(120))
     project = tmp_path / "--home-u-p--"
     project.mkdir()
-    f = write(project / "2026-11-20T10-00-00-000Z_l.jsonl", [
+    return write(project / "2026-11-20T10-00-00-000Z_l.jsonl", [
         user("u1", None, 1, "first"),
         assistant("a1", "u1", 2, text=long),
         user("u2", "a1", 3, "last question"),
     ])
-    app = make_app(f)
+
+
+async def _cursor_on_the_answer(pilot, settle, app):
+    """The first question selected, the pane focused, its cursor down on the answer's header."""
+    await settle(pilot)
+    b = app.browser
+    b.branch_tree.select_entry(b.session.index_of["u1"])
+    await settle(pilot)
+    await press(pilot, settle, "tab")
+    await down_to(pilot, settle, b.pane, lambda text: "assistant" in text)
+
+
+async def test_down_across_a_long_message_moves_a_page_at_a_time(make_app, settle, tmp_path):
+    app = make_app(_long_answer(tmp_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
-        b = app.browser
-        b.branch_tree.select_entry(b.session.index_of["u1"])
-        await settle(pilot)
-        await press(pilot, settle, "tab")
-        pane = b.pane
+        await _cursor_on_the_answer(pilot, settle, app)
+        pane = app.browser.pane
         height = pane.size.height
-        await down_to(pilot, settle, pane, lambda text: "assistant" in text)
         top = pane.scroll_y
         await press(pilot, settle, "down")
         # the next stop (u2's header) is pages away: the view moved a page, the cursor to its last line
@@ -230,23 +239,11 @@ async def test_the_tree_follows_the_pane_cursor_without_moving_the_pane(make_app
     """The cursor moved onto another entry: a moment later the tree selects that entry, and
     the pane stays where the user put it (it is not scrolled to bring the entry to its top;
     that scroll came late when the machine was busy, and moved a page key's view)."""
-    long = "\n\n".join(f"paragraph {k}" for k in range(120))
-    project = tmp_path / "--home-u-p--"
-    project.mkdir()
-    f = write(project / "2026-11-20T10-00-00-000Z_l.jsonl", [
-        user("u1", None, 1, "first"),
-        assistant("a1", "u1", 2, text=long),
-        user("u2", "a1", 3, "last question"),
-    ])
-    app = make_app(f)
+    app = make_app(_long_answer(tmp_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
+        await _cursor_on_the_answer(pilot, settle, app)
         b = app.browser
-        b.branch_tree.select_entry(b.session.index_of["u1"])
-        await settle(pilot)
-        await press(pilot, settle, "tab")
         pane = b.pane
-        await down_to(pilot, settle, pane, lambda text: "assistant" in text)
         top = pane.scroll_y
         pane._report_focus()  # (what the pane's short timer does after a cursor move)
         await settle(pilot)
