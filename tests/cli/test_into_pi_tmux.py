@@ -53,6 +53,10 @@ def test_r_hands_the_terminal_to_pi_and_takes_it_back(tmp_path):
            "PITUI_CACHE_DIR": str(tmp_path / "cache"), "PITUI_CONFIG_DIR": str(tmp_path / "config"),
            "TERM": "xterm-256color"}
     env.pop("PITUI_PI_COMMAND", None)
+    # (the app sizes itself from the terminal tmux gives it: a COLUMNS or LINES left in this
+    # process's environment by another test would make it draw at that size instead)
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
     command = f"{sys.executable} -m pitui.cli {tmp_path / 'sessions'}"
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-c",
                     str(REPO), command], env=env, check=True)
