@@ -66,6 +66,45 @@ async def test_the_header_says_the_session_holds_secrets(make_app, settle, store
         assert app.screen.query_one("#header-warnings", WarningsBadge).has_class("-empty")
 
 
+@pytest.mark.parametrize("big", [False, True], ids=["checked-whole-on-a-thread", "secrets-in-a-child"])
+async def test_the_header_checks_the_file_after_the_first_paint(make_app, settle, store, monkeypatch, big):
+    """Opening a session, the header's check of the file (a thread reading it whole, or for
+    a big file a child process looking for secrets) starts once the session is painted:
+    neither takes the interpreter or a core from the first screen. The badge still comes."""
+    from textual.screen import Screen
+
+    from pitui.ui.browser.opener import SessionOpener
+
+    monkeypatch.setattr(SessionOpener, "BACKGROUND_DELAY", 0.05)  # (the app's own order: off in make_app)
+    if big:
+        monkeypatch.setattr(header, "BACKGROUND_CHECK_BYTES", 100)
+        header._SECRETS_ONLY.clear()
+    name = "_scan_secrets_elsewhere" if big else "_check_whole_file"
+    real_check = getattr(header.SessionHeader, name)
+    real_paint = Screen._compositor_refresh
+    painted: list[bool] = []  # (each paint: whether the session was on the screen painted)
+    painted_at_check: list[int] = []
+
+    def paint(self, *args, **kwargs):
+        real_paint(self, *args, **kwargs)
+        painted.append(getattr(self, "session", None) is not None)
+
+    def check(self, path, key):
+        painted_at_check.append(sum(painted))
+        return real_check(self, path, key)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", paint)
+    monkeypatch.setattr(header.SessionHeader, name, check)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert len(painted_at_check) == 1 and painted_at_check[0] >= 1
+        assert badge_text(app) == f"⚠ {len(planted())} likely secrets w"
+    header._SECRETS_ONLY.clear()
+
+
 async def test_no_badge_on_a_session_without_secrets(make_app, settle):
     app = make_app(sorted(CLEAN.glob("*.jsonl"))[0])
     async with app.run_test(size=SIZE) as pilot:

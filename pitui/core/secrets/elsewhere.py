@@ -54,6 +54,8 @@ def scan_file_elsewhere(path: str | os.PathLike, should_stop: Callable[[], bool]
 
 
 def _main(path: str) -> int:
+    if hasattr(os, "nice"):
+        os.nice(10)  # a background job: the user's own work (the app's keys) comes first
     try:
         report = scan_file(path)
     except (OSError, Unreadable):

@@ -249,7 +249,7 @@ class SessionOpener:
         tree.set_session(session, layout, select=select, summaries=event.summaries)
         screen.show_selection()  # (the pane at once: what comes next finds it showing the session)
         screen.header.update_session()
-        screen.header.show_problems(session.path, session.all_warnings)
+        screen.header.show_problems(session.path, session.all_warnings, later=True)
         screen.say_how_back(path)
         if held:
             first_paint.paint_when_settled()
@@ -257,8 +257,8 @@ class SessionOpener:
         # full garbage collection from now on.
         gc_policy.freeze_what_is_alive()
         gc_policy.end_start_pause()  # (collection was paused for the start: see cli)
-        # Background work (whole-line validation, stats, a listing held back for this open)
-        # starts after the first paint, so it does not slow the screen the user waits for.
+        # Background work (whole-line validation, stats, the header's check for problems and
+        # secrets, a listing held back for this open) starts after the first paint, so it does not slow the screen the user waits for.
         if self.BACKGROUND_DELAY > 0:
             screen.set_timer(self.BACKGROUND_DELAY, lambda: self.after_first_paint(session))
         else:
@@ -274,6 +274,7 @@ class SessionOpener:
             gc_policy.refreeze()
         self._frozen_before = True
         screen.branch_tree.prepare_navigation()
+        screen.header.start_check()
         find, self.find_after_open = self.find_after_open, None
         if find:
             screen.find_in_pane(find)

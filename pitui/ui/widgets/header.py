@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
@@ -277,6 +278,7 @@ class SessionHeader(Vertical):
     _usage: tuple | None = None  # (what show_session gave the usage line)
     _meter: ContextMeter | None = None
     _check_timer = None
+    _pending_check: Callable[[], None] | None = None  # (show_problems' later: see start_check)
 
     STATS_DELAY = 0.25  # (after a move: a key held down does not start a worker per row)
 
@@ -331,6 +333,7 @@ class SessionHeader(Vertical):
         self._line("usage").show(lambda width: Text())
         self._usage = None
         self._problems_path = None
+        self._pending_check = None
         self.set_warnings([])
 
     def show_session(
@@ -375,16 +378,19 @@ class SessionHeader(Vertical):
         self._badge("warning", [warning.line for warning in warnings])
         self._secrets_badge(0)
 
-    def show_problems(self, path: str, warnings: list[SessionWarning], *, grew: bool = False) -> None:
+    def show_problems(self, path: str, warnings: list[SessionWarning], *, grew: bool = False,
+                      later: bool = False) -> None:
         """The badge of a session just opened (or that just grew, ``grew``): the findings of
         ``w`` (pitui check's), the same whichever way the session was opened. Known for this
         file as it is now: shown at once; else what opening met, and a file up to
         ``BACKGROUND_CHECK_BYTES`` is checked whole in the background, its findings replacing
         that badge (a file that grew, once it has been quiet for ``GREW_QUIET`` seconds: one
-        Pi is writing is not read whole at every write)."""
+        Pi is writing is not read whole at every write). ``later``: that check waits for
+        :meth:`start_check` (a session being opened: its first paint comes first)."""
         if path != self._problems_path:
             self.workers.cancel_group(self, "header-secrets")  # (another file's child killed)
         self._problems_path = path
+        self._pending_check = None
         if self._check_timer is not None:
             self._check_timer.stop()
             self._check_timer = None
@@ -396,17 +402,32 @@ class SessionHeader(Vertical):
         self.set_warnings(warnings)
         if key is None:
             return
+        check: Callable[[], None] | None = None
         if key[1] > BACKGROUND_CHECK_BYTES:
             secrets = _SECRETS_ONLY.get(key)
             if secrets is not None:
                 self._secrets_badge(len(secrets))
             elif not grew:  # (one Pi is writing is scanned when opened again, not at each write)
-                self._scan_secrets_elsewhere(path, key)
-            return
-        if grew:
+                check = partial(self._scan_secrets_elsewhere, path, key)
+        elif grew:
             self._check_timer = self.set_timer(GREW_QUIET, lambda: self._check_whole_file(path, key))
         else:
-            self._check_whole_file(path, key)
+            check = partial(self._check_whole_file, path, key)
+        if check is None:
+            return
+        if later:
+            self._pending_check = check
+        else:
+            check()
+
+    def start_check(self) -> None:
+        """Start the background check a ``later`` :meth:`show_problems` left waiting, if
+        any: the opener calls this once the session's first paint is done (a thread
+        checking the file, or a child process starting, would take the interpreter or a
+        core from that paint)."""
+        check, self._pending_check = self._pending_check, None
+        if check is not None:
+            check()
 
     def remember_findings(self, path: str, checked: Checked) -> None:
         """``w`` checked ``path``: its findings and secrets are the badges from now on (and
