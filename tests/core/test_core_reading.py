@@ -316,8 +316,9 @@ def test_quick_scan_columns_in_batches_equal_the_validating_scan(tmp_path, versi
     decodes them a batch at a time (at each progress report, before a line it parses
     whole, at the end): the columns are those of the validating scan entry by entry, with
     lines parsed whole in between, ids and times with bytes that are not UTF-8, every
-    role (a version 2 hookMessage is Pi's custom message), and a last line still being
-    written; each progress report sees every entry read so far."""
+    role (a version 2 hookMessage is Pi's custom message), an id "null" beside a parentId
+    null, and a last line still being written; each progress report sees every entry read
+    so far."""
     header = dict(HEADER, version=version)
     rows = [line(header)]
     parent = None
@@ -337,6 +338,11 @@ def test_quick_scan_columns_in_batches_equal_the_validating_scan(tmp_path, versi
     # bytes that are not UTF-8 in an id (and its child's parent) and in a time, in lines read from their heads
     data = data.replace(b'"id":"e10"', b'"id":"e1\xff0"').replace(b'"parentId":"e10"', b'"parentId":"e1\xff0"')
     data = data.replace(ts(12).encode(), ts(12).encode()[:-2] + b"\xe2\x82Z")
+    # an id that is the string "null" (its child's parent too), a root halfway (JSON null),
+    # and an id ending in half a character (just before its closing quote)
+    data = data.replace(b'"id":"e20"', b'"id":"null"').replace(b'"parentId":"e20"', b'"parentId":"null"')
+    data = data.replace(b'"parentId":"e35"', b'"parentId":null')
+    data = data.replace(b'"id":"e40"', b'"id":"e40\xe2\x82"').replace(b'"parentId":"e40"', b'"parentId":"e40\xe2\x82"')
     data += line(user("e60", "e59", 60)).encode()[:25]  # being written
     p = tmp_path / "s.jsonl"
     p.write_bytes(data)
@@ -347,6 +353,8 @@ def test_quick_scan_columns_in_batches_equal_the_validating_scan(tmp_path, versi
     quick._scan(validate=False, progress_every=300,
                 progress=lambda done, size: seen.append((len(quick.ids), quick.columns(0, len(quick.ids)))))
     assert len(quick.ids) == 60 and "e1\ufffd0" in quick.ids
+    assert quick.ids[20] == quick.parent_ids[21] == "null" and quick.parent_ids[36] is None
+    assert quick.ids[40] == quick.parent_ids[41] == "e40\ufffd"
     assert ("hookMessage" in quick.roles) == (version == 3) and ("custom" in quick.roles) == (version == 2)
     for name in ("ids", "parent_ids", "types", "roles", "timestamps"):
         assert getattr(quick, name) == getattr(full, name), name

@@ -202,8 +202,14 @@ def scan_heads(session, handle, size: int, stop: int | None, progress, progress_
         heads.clear()
         # (no group holds a newline: they are parts of one line)
         session.ids += b"\n".join(eids).decode("utf-8", "replace").split("\n")
-        session.parent_ids += [None if parent_id == "null" else parent_id[1:-1]
-                            for parent_id in b"\n".join(pids).decode("utf-8", "replace").split("\n")]
+        # (the quotes taken off all at once, as no id holds one; JSON's nulls, the roots,
+        # put back after)
+        parents = b"\n".join(pids).replace(b'"', b"").decode("utf-8", "replace").split("\n")
+        at = -1
+        for _ in range(pids.count(b"null")):
+            at = pids.index(b"null", at + 1)
+            parents[at] = None
+        session.parent_ids += parents
         session.timestamps += b"\n".join(stamps).decode("utf-8", "replace").split("\n")
         for raw in set(roles).difference(role_cache):
             role = raw.decode()
@@ -227,18 +233,21 @@ def scan_heads(session, handle, size: int, stop: int | None, progress, progress_
                 line_end -= 1
             if line_end > pos and not (buf[pos] in ws and bytes(buf[pos:line_end]).isspace()):
                 end = base + nl + 1 if whole else base + limit
+                head = None  # the line's (id, parentId, timestamp, role), read from its head
                 if buf[line_end - 1] == 125:  # "}"
                     head_end = pos + HEAD_BYTES
-                    head = head_match(buf, pos, head_end if head_end < line_end else line_end)
-                else:
-                    head = None
+                    found = head_match(buf, pos, head_end if head_end < line_end else line_end)
+                    if found is not None:
+                        head = found.groups()
                 flags = F_LAZY
-                if head is not None and head.group(4) == b"assistant":
+                if head is not None and head[3] == b"assistant":
                     # The last "stopReason" in the line's tail: found with rfind (a
                     # plain byte search, far quicker than the regex scanning 4 KB of
                     # each line), then checked with the regex; anything unusual takes
                     # the regex's own way.
-                    tail = max(pos, line_end - _TAIL)
+                    tail = line_end - _TAIL
+                    if tail < pos:
+                        tail = pos
                     at = rfind(b'"stopReason":"', tail, line_end)
                     stop_m = stop_match(buf, at, line_end) if at >= 0 else None
                     if stop_m is None and at >= 0:
@@ -261,7 +270,7 @@ def scan_heads(session, handle, size: int, stop: int | None, progress, progress_
                     flush()
                     scan_line(session, RawLine(base + pos, line_end - pos, lineno, bytes(buf[pos:line_end]), whole, end))
                 else:
-                    heads_append(head.groups())
+                    heads_append(head)
                     off_append(base + pos)
                     len_append(line_end - pos)
                     ln_append(lineno)
