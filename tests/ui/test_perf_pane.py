@@ -127,6 +127,7 @@ def _same_layout(pane: MessagePane, session: Session, leaf: int) -> None:
     # field (bounds, kinds, keys, estimates), the pane's internals, without drawing them
     branch = session.path_to(leaf)
     assert pane.branch == branch
+    pane._exact_estimates()  # (what the pane shows once the blocks with rough estimates have exact ones)
     width = pane.scrollable_content_region.width
     fresh = _fresh(session, branch, width, pane.show_hidden)
     n = fresh.block_count
@@ -161,15 +162,23 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
         pane = app.pane
         view = pane.scrollable_content_region.height
 
-        # first show: every block estimated once (in bulk), only what is in view drawn
+        # first show: the last blocks estimated (in bulk) and the others given a rough
+        # estimate, only what is in view drawn; a moment later the others' exact
+        # estimates, in bulk: every block estimated once, and the view where it was
         pane.show_leaf(s, leaf, branch[N // 3])
         await pilot.pause()
         nblocks = pane.block_count
         assert nblocks > 30_000
-        assert counts.estimated == nblocks
+        assert counts.estimated == pane.model.QUICK_TAIL
         assert counts.drawn <= view
         assert counts.made <= 3 * view
         assert pane.entry_at_top() == branch[N // 3]
+        top = round(pane.scroll_y) - pane.block_top(pane.block_of(branch[N // 3]))
+        await pilot.pause(pane.EXACT_DELAY + 0.2)
+        assert counts.estimated == nblocks
+        assert counts.drawn <= view
+        assert pane.entry_at_top() == branch[N // 3]
+        assert round(pane.scroll_y) - pane.block_top(pane.block_of(branch[N // 3])) == top
         _same_layout(pane, s, leaf)
         # while the user reads, the estimates for the other state of `o` are worked out
         # (from the long results only: no block is estimated again)
@@ -251,12 +260,45 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
         _same_layout(pane, s, leaf)
         assert round(pane.scroll_y) == pane.max_scroll_y or pane.entry_at_top() == leaf
 
-        # a new width estimates every block once, in bulk
+        # a new width estimates every block once, in bulk (the last ones first)
         counts.reset()
         await pilot.resize_terminal(90, 40)
-        await pilot.pause()
+        await pilot.pause(pane.EXACT_DELAY + 0.2)
         assert counts.estimated == pane.block_count
         assert counts.drawn <= 2 * view
+
+
+async def test_a_long_branch_shows_its_end_at_once_and_its_exact_heights_after(big_session, monkeypatch):
+    """A branch of more blocks than QUICK_BLOCKS shown at its end (a session's first
+    screen) is drawn with the estimates of its last blocks alone, the others rough; a
+    moment later every block has its exact estimate and nothing on screen moved: the same
+    lines, still the end of the branch. A short branch gets its exact estimates at once."""
+    s = big_session
+    leaf = s.index_of[f"e{N - 1}"]
+    counts = Counts(monkeypatch)
+    app = pane_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.pane
+        height = pane.scrollable_content_region.height
+        pane.show_leaf(s, leaf, leaf)
+        await pilot.pause()
+        assert counts.estimated == pane.model.QUICK_TAIL
+        first = [pane.render_line(y).text for y in range(height)]
+        assert round(pane.scroll_y) == pane.max_scroll_y
+        await pilot.pause(pane.EXACT_DELAY + 0.2)
+        assert counts.estimated == pane.block_count
+        assert [pane.render_line(y).text for y in range(height)] == first
+        assert round(pane.scroll_y) == pane.max_scroll_y
+        _same_layout(pane, s, leaf)
+
+        # a short branch (the one forked near the start: 300 entries after it)
+        early = s.index_of["t299"]
+        pane.show_leaf(s, early, early)
+        await pilot.pause()
+        assert pane.block_count < pane.model.QUICK_BLOCKS
+        # private: the pane's model says which estimates are rough
+        assert not any(pane.model.est_rough.values())
 
 
 async def test_hidden_toggle_and_labels_rebuild_correctly(big_session):

@@ -92,6 +92,12 @@ class BranchModel:
     it hears when its blocks change: :attr:`on_reset` (none left) and :attr:`on_dropped`
     (blocks from ``b`` on built again)."""
 
+    #: A branch of more blocks than this may first be given rough estimates (see
+    #: :meth:`ensure_estimates`): its last QUICK_TAIL blocks' own, every other block the
+    #: mean of those, until the exact ones are asked for.
+    QUICK_BLOCKS = 2_000
+    QUICK_TAIL = 256
+
     def __init__(self) -> None:
         self.on_reset: Callable[[], None] | None = None
         self.on_dropped: Callable[[int], None] | None = None
@@ -158,6 +164,7 @@ class BranchModel:
         self.blen = array("q")  # byte length of the entry at each position
         self.est_w = 0  # the width the estimates are for
         self.est: dict[bool, array] = {}  # full tool output -> estimated height of every block
+        self.est_rough: dict[bool, int] = {}  # ... how many of its first blocks have a rough one
         self.first_out: set[int] = set()
         self.spec: tuple = ()
         self.edits: dict[str, str] = {}
@@ -253,6 +260,8 @@ class BranchModel:
         for full, est in self.est.items():
             del est[first_block:]
             est.extend(self.estimate_blocks(first_block, len(self.bstart), self.est_w, full))
+            if self.est_rough.get(full, 0) > first_block:
+                self.est_rough[full] = first_block
 
     def _build_from(self, start: int) -> None:
         """Group the branch from position ``start`` (a group's start) on into blocks.
@@ -528,18 +537,34 @@ class BranchModel:
         # an assistant message without results has a line more
         return array("q", [h + (r or a) for h, r, a in zip(head, sums, kinds.translate(_ASSISTANT_TABLE))])
 
-    def ensure_estimates(self, width: int, full: bool) -> array:
+    def ensure_estimates(self, width: int, full: bool, rough: bool = False) -> array:
+        """The estimated height of every block at ``width`` (kept). ``rough``: a branch of
+        more than QUICK_BLOCKS blocks may get rough ones for all but its last QUICK_TAIL
+        blocks (:attr:`est_rough` says how many), made at once; the caller asks for the
+        exact ones later (a pane opening a long branch: its first screen shows the end of
+        it, and the scrollbar is all the rest changes)."""
         if self.est_w != width:
             self.est = {}
+            self.est_rough = {}
             self.est_w = width
         est = self.est.get(full)
         if est is None:
+            count = len(self.bstart)
             other = self.est.get(not full)
-            if other is not None:
+            if other is not None and not self.est_rough.get(not full):
                 est = self._toggled_estimates(other, width, full)
+            elif rough and count > self.QUICK_BLOCKS:
+                head = count - self.QUICK_TAIL
+                tail = self.estimate_blocks(head, count, width, full)
+                est = array("q", [sum(tail) // len(tail)]) * head
+                est.extend(tail)
+                self.est_rough[full] = head
             else:
-                est = self.estimate_blocks(0, len(self.bstart), width, full)
+                est = self.estimate_blocks(0, count, width, full)
             self.est[full] = est
+        elif not rough and self.est_rough.get(full):
+            head = self.est_rough.pop(full)
+            est[:head] = self.estimate_blocks(0, head, width, full)
         return est
 
     def _toggled_estimates(self, other: array, width: int, full: bool) -> array:

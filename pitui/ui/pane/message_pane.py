@@ -88,6 +88,9 @@ class MessagePane(BlockScroller):
     EntryFocused = EntryFocused
     OpenSessionFile = OpenSessionFile
 
+    #: Seconds after a long branch is shown with rough estimates before its exact ones.
+    EXACT_DELAY = 0.3
+
     DEFAULT_CSS = """
     MessagePane {
         overflow-x: hidden;
@@ -103,6 +106,7 @@ class MessagePane(BlockScroller):
         self._focus_at_cursor = False  # what _report_focus reports: the cursor's entry, or the top's
         self._artifact_cache: dict[str, str | None] = {}
         self._other_timer: Timer | None = None
+        self._exact_timer: Timer | None = None  # (see _base_heights)
         self._prepared: tuple[Session, int, BranchModel] | None = None  # see prepare()
         self.model = self._adopt(BranchModel())  # the branch shown, as blocks
         self._blocks = _Blocks(self)
@@ -398,15 +402,28 @@ class MessagePane(BlockScroller):
 
     def _base_heights(self, width: int) -> array:
         full = self.full_tool_output
-        heights = array("q", self.model.ensure_estimates(width, full))
+        # (a long branch's blocks above its last screens get rough estimates first, the
+        # exact ones a moment later: its first screen shows its end, and waits for none)
+        heights = array("q", self.model.ensure_estimates(width, full, rough=True))
         for block in self.model.first_out:
             heights[block] += 1
+        if self.model.est_rough.get(full) and self.is_mounted and self._exact_timer is None:
+            self._exact_timer = self.set_timer(self.EXACT_DELAY, self._exact_estimates)
         if (not full) not in self.model.est and self.is_mounted:
             # the other state of the tool output toggle, worked out while the user reads
             if self._other_timer is not None:
                 self._other_timer.stop()
             self._other_timer = self.set_timer(1.0, self._other_estimates)
         return heights
+
+    def _exact_estimates(self) -> None:
+        """The exact estimates of the blocks that had rough ones, the view kept where it is
+        (its top block and line stay at the top: only the scrollbar moves)."""
+        self._exact_timer = None
+        full, width = self.full_tool_output, self._width
+        if width > 0 and self.model.est_w == width and self.model.est_rough.get(full):
+            self.model.ensure_estimates(width, full)
+            self._relayout(self._top_anchor())
 
     def _other_estimates(self) -> None:
         self._other_timer = None
