@@ -6,6 +6,7 @@ sibling branch; and what it shows is checked against a pane built from scratch."
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -109,6 +110,16 @@ class Counts:
         self.estimated = self.made = self.drawn = 0
 
 
+@contextlib.asynccontextmanager
+async def running_pane():
+    """``async with running_pane() as (pilot, pane)``: the message pane of a running pane
+    app, laid out at SIZE."""
+    app = pane_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        yield pilot, app.pane
+
+
 def _fresh(session: Session, branch: list[int], width: int, hidden: bool = False) -> MessagePane:
     """A pane that has only ever seen ``branch`` (not mounted: blocks and estimates only)."""
     # private: an unmounted pane's blocks are worked out from the branch model's own steps
@@ -156,10 +167,7 @@ async def test_big_branch_costs_what_is_in_view(big_session, monkeypatch):
     branch = s.path_to(leaf)
     assert len(branch) == N
     counts = Counts(monkeypatch)
-    app = pane_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.pane
+    async with running_pane() as (pilot, pane):
         view = pane.scrollable_content_region.height
 
         # first show: the last blocks estimated (in bulk) and the others given a rough
@@ -276,10 +284,7 @@ async def test_a_long_branch_shows_its_end_at_once_and_its_exact_heights_after(b
     s = big_session
     leaf = s.index_of[f"e{N - 1}"]
     counts = Counts(monkeypatch)
-    app = pane_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.pane
+    async with running_pane() as (pilot, pane):
         height = pane.scrollable_content_region.height
         pane.show_leaf(s, leaf, leaf)
         await pilot.pause()
@@ -304,10 +309,7 @@ async def test_a_long_branch_shows_its_end_at_once_and_its_exact_heights_after(b
 async def test_hidden_toggle_and_labels_rebuild_correctly(big_session):
     s = big_session
     leaf = s.index_of[f"e{N - 1}"]
-    app = pane_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.pane
+    async with running_pane() as (pilot, pane):
         pane.show_leaf(s, leaf, s.index_of["e1500"])
         await pilot.pause()
         n = pane.block_count
@@ -434,10 +436,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
         msg("r", "a", 2, result_msg("c1", "read", code)),
     ]
     s = Session.open(write(path, entries, header=header("lex", "/home/dev")))
-    app = pane_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.pane
+    async with running_pane() as (pilot, pane):
         pane.async_bytes = MessagePane.ASYNC_BYTES  # as in the app
         pane.show_leaf(s, 2, 0)
         b = pane.block_of(1)
@@ -451,7 +450,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
         # private: which lexer a draw waits for, and the draws still waiting, show nowhere
         assert pane._rendered(b).pending_lexers == {("file", "lib/tools.rkt")}
         for _ in range(100):
-            await app.workers.wait_for_complete()
+            await pilot.app.workers.wait_for_complete()
             await pilot.pause(0.02)
             if not pane.worker_drawing.provisional:
                 break
