@@ -252,9 +252,9 @@ async def test_the_app_opens_a_big_file_through_the_workers(make_app, settle, co
     used: list[bool] = []
     real = ParallelOpen.result
 
-    def spy(self, progress=None, on_tree=None):
+    def spy(self, progress=None):
         used.append(self.parallel)
-        return real(self, progress, on_tree)
+        return real(self, progress)
 
     monkeypatch.setattr(ParallelOpen, "result", spy)
     from pitui.ui.pane import MessagePane
@@ -364,7 +364,8 @@ def test_on_tree_has_the_session_while_its_layout_is_on_the_way(tmp_path):
     def on_tree(s: Session) -> None:
         got.append((s, "default" in po.layouts, s.path_to(s.leaf), threading.current_thread()))
 
-    par = po.result(on_tree=on_tree)
+    po.when_tree(on_tree)
+    par = po.result()
     assert len(got) == 1
     s, had_layout, path, _ = got[0]
     assert s is par and not had_layout and path == seq.path_to(seq.leaf)
@@ -377,15 +378,19 @@ def test_on_tree_has_the_session_while_its_layout_is_on_the_way(tmp_path):
         time.sleep(0.01)
     assert "default" in po.layouts
     got.clear()
-    par = po.result(on_tree=on_tree)
+    po.when_tree(on_tree)
+    par = po.result()
     assert len(got) == 1 and got[0][0] is par and got[0][3] is threading.current_thread()
     _same(seq, par)
     # a hook that fails does not fail the open
     po = ParallelOpen(f, min_bytes=0, jobs=1, whole=True, use_cache=False)
-    _same(seq, po.result(on_tree=lambda s: 1 / 0))
+    po.when_tree(lambda s: 1 / 0)
+    _same(seq, po.result())
     # an open in parts has no such moment: not called
     got.clear()
-    _same(seq, ParallelOpen(f, min_bytes=0, part_min=1, jobs=2).result(on_tree=on_tree))
+    po = ParallelOpen(f, min_bytes=0, part_min=1, jobs=2)
+    po.when_tree(on_tree)
+    _same(seq, po.result())
     assert got == []
 
 

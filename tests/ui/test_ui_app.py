@@ -262,13 +262,13 @@ class _GatedOpen:
         self.real, self.steps = real, list(steps)
         self.go = threading.Event()
 
-    def result(self, progress=None, on_tree=None):
+    def result(self, progress=None):
         for delay, done, total in self.steps:
             time.sleep(delay)
             if progress is not None:
                 progress(done, total)
         assert self.go.wait(20)
-        return self.real.result(progress, on_tree)
+        return self.real.result(progress)
 
     def __getattr__(self, name):
         return getattr(self.real, name)

@@ -97,7 +97,7 @@ class ParallelOpen:
         self._finished = threading.Event()  # _done is set (see finish_in_background)
         self._done: tuple[Session | None, BaseException | None] = (None, None)
         # a streamed session whose tree is loaded (its layout may still be on the way),
-        # and who waits for it (see result's on_tree)
+        # and who waits for it (see when_tree)
         self._tree_lock = threading.Lock()
         self._tree_session: Session | None = None
         self._tree_waiters: list[Callable[[Session], None]] = []
@@ -267,17 +267,10 @@ class ParallelOpen:
                 session.path_to(session.leaf)
         return got
 
-    def result(
-        self,
-        progress: Callable[[int, int], None] | None = None,
-        on_tree: Callable[[Session], None] | None = None,
-    ) -> Session:
+    def result(self, progress: Callable[[int, int], None] | None = None) -> Session:
         """The opened session (the sequential :meth:`Session.open` when the parallel way
-        cannot be taken). Raises :class:`NotASession` as that does. ``on_tree`` is called
-        with the session as soon as its tree is there while the worker still lays it out
-        (a streamed open only): time for the caller to work on the session meanwhile."""
-        if on_tree is not None:
-            self.when_tree(on_tree)
+        cannot be taken). Raises :class:`NotASession` as that does. :meth:`when_tree`
+        hears of it sooner."""
         if self._thread is not None:
             self._finished.wait()
             session, exc = self._done
@@ -290,8 +283,8 @@ class ParallelOpen:
     def when_tree(self, on_tree: Callable[[Session], None]) -> None:
         """Call ``on_tree`` once a streamed session's tree is loaded: here and now if it
         is, else in the thread that loads it, when it does (never, when the open takes
-        another way). :meth:`result`'s ``on_tree``, for a caller with other work to do
-        before it waits for the result."""
+        another way): while the worker still lays the tree out, time for the caller to
+        work on the session. Ask before waiting for :meth:`result`."""
         with self._tree_lock:
             session = self._tree_session
             if session is None:
