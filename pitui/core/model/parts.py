@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-
 from ..numbers import as_number, fmt_cost, fmt_duration, fmt_tokens
 from ..text import clean, json_compact, text_lines
 from .notices import image_unsupported_note

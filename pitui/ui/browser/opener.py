@@ -258,7 +258,8 @@ class SessionOpener:
         gc_policy.freeze_what_is_alive()
         gc_policy.end_start_pause()  # (collection was paused for the start: see cli)
         # Background work (whole-line validation, stats, the header's check for problems and
-        # secrets, a listing held back for this open) starts after the first paint, so it does not slow the screen the user waits for.
+        # secrets, a listing held back for this open) starts after the first paint, so it
+        # does not slow the screen the user waits for.
         if self.BACKGROUND_DELAY > 0:
             screen.set_timer(self.BACKGROUND_DELAY, lambda: self.after_first_paint(session))
         else:

@@ -8,7 +8,6 @@ import os
 import re
 from typing import Any
 
-
 __all__ = [
     "lexer_class_for_filename",
     "lexer_ready",

@@ -410,7 +410,7 @@ class SessionHeader(Vertical):
             elif not grew:  # (one Pi is writing is scanned when opened again, not at each write)
                 check = partial(self._scan_secrets_elsewhere, path, key)
         elif grew:
-            self._check_timer = self.set_timer(GREW_QUIET, lambda: self._check_whole_file(path, key))
+            self._check_timer = self.set_timer(GREW_QUIET, partial(self._check_whole_file, path, key))
         else:
             check = partial(self._check_whole_file, path, key)
         if check is None:
