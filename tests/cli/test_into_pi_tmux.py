@@ -23,14 +23,14 @@ printf '%s\\n' '{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-11
 """
 
 
-def _wait(predicate, what: str, seconds: float = 30.0):
+def _wait(predicate, what: str, screen, seconds: float = 30.0):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         got = predicate()
         if got:
             return got
         time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen()}")
 
 
 def _having(text: str, part: str) -> str | None:
@@ -70,14 +70,17 @@ def test_r_hands_the_terminal_to_pi_and_takes_it_back(tmp_path):
                               capture_output=True, text=True).stdout.strip()
 
     try:
-        _wait(lambda: "hello there" in screen(), "the app")
+        # the session shown (its entry count in the pane's header), not just listed: on a
+        # loaded machine the first paint can come before the open is done (FirstPaint's
+        # hold ends), and `r` means nothing until a session is open
+        _wait(lambda: "hello there" in screen() and "1/1 entries" in screen(), "the session", screen)
         assert "1" in mouse()  # (the app reports the mouse)
         subprocess.run(["tmux", "send-keys", "-t", name, "r"], check=True)
-        shown = _wait(lambda: _having(screen(), "FAKE PI"), "pi to run")
+        shown = _wait(lambda: _having(screen(), "FAKE PI"), "pi to run", screen)
         assert f"FAKE PI --session {session} tty=yes" in shown.replace("\n", "")  # (wrapped at 120)
         assert mouse() == "000"  # Pi has the terminal as from a shell: no mouse reporting on
         subprocess.run(["tmux", "send-keys", "-t", name, "Enter"], check=True)
-        back = _wait(lambda: _having(screen(), "written while pi ran"), "pitui back")
+        back = _wait(lambda: _having(screen(), "written while pi ran"), "pitui back", screen)
         assert "FAKE PI" not in back and "Tree" in back  # redrawn whole, with what Pi wrote
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
