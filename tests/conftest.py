@@ -142,10 +142,12 @@ async def _settle(pilot, rounds: int = 50) -> None:
     """Wait until no worker runs and the screen is idle (workers start workers)."""
     from textual.worker import WorkerCancelled, WorkerFailed
 
+    from helpers import workers_done
+
     app = pilot.app
     for _ in range(rounds):
         try:
-            await app.workers.wait_for_complete()
+            await workers_done(app)
         except (WorkerCancelled, WorkerFailed):
             pass  # superseded (exclusive) workers; failures surface in the app's state
         await pilot.pause()

@@ -249,6 +249,18 @@ def runs_store(root: Path) -> Path:
     return root
 
 
+async def workers_done(app, seconds: float = 60.0) -> None:
+    """``await app.workers.wait_for_complete()``, bounded: a worker still running after
+    ``seconds`` fails the test by name instead of hanging the whole run."""
+    import asyncio
+
+    try:
+        await asyncio.wait_for(app.workers.wait_for_complete(), seconds)
+    except asyncio.TimeoutError:
+        running = [f"{w.name} ({w.state.name})" for w in app.workers if not w.is_finished]
+        raise AssertionError(f"workers still running after {seconds:g} s: {running}") from None
+
+
 def app_screen_text(app) -> str:
     """The text of the app's whole screen as the user reads it (the screenshot's SVG
     without its markup)."""

@@ -26,7 +26,7 @@ def _make(path: Path, text: str) -> Path:
 
 def run(*args, env=None):
     return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+                          timeout=120, env={**os.environ, **(env or {})})
 
 
 @pytest.mark.parametrize(

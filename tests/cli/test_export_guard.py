@@ -42,7 +42,7 @@ def _export(session: Path, out: Path, tmp_path: Path, *extra: str) -> subprocess
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "PITUI_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("PI_CODING_AGENT_SESSION_DIR", None)
     return subprocess.run([sys.executable, "-m", "pitui.cli", "export", str(session), "--format", "markdown",
-                           "-o", str(out), *extra], capture_output=True, text=True, env=env)
+                           "-o", str(out), *extra], capture_output=True, text=True, env=env, timeout=120)
 
 
 def _refused(r: subprocess.CompletedProcess, out: Path) -> None:

@@ -33,6 +33,10 @@ def _wait(predicate, what: str, screen, seconds: float = 30.0):
     raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen()}")
 
 
+def _tmux(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(["tmux", *args], timeout=30, **kwargs)
+
+
 def _having(text: str, part: str) -> str | None:
     return text if part in text else None
 
@@ -58,16 +62,15 @@ def test_r_hands_the_terminal_to_pi_and_takes_it_back(tmp_path):
     env.pop("COLUMNS", None)
     env.pop("LINES", None)
     command = f"{sys.executable} -m pitui.cli {tmp_path / 'sessions'}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-c",
-                    str(REPO), command], env=env, check=True)
+    _tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-c", str(REPO), command, env=env,
+          check=True)
 
     def screen() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-t", name], capture_output=True, text=True).stdout
+        return _tmux("capture-pane", "-p", "-J", "-t", name, capture_output=True, text=True).stdout
 
     def mouse() -> str:
-        return subprocess.run(["tmux", "display", "-p", "-t", name,
-                               "#{mouse_standard_flag}#{mouse_button_flag}#{mouse_any_flag}"],
-                              capture_output=True, text=True).stdout.strip()
+        return _tmux("display", "-p", "-t", name, "#{mouse_standard_flag}#{mouse_button_flag}#{mouse_any_flag}",
+                     capture_output=True, text=True).stdout.strip()
 
     try:
         # the session shown (its entry count in the pane's header), not just listed: on a
@@ -75,12 +78,12 @@ def test_r_hands_the_terminal_to_pi_and_takes_it_back(tmp_path):
         # hold ends), and `r` means nothing until a session is open
         _wait(lambda: "hello there" in screen() and "1/1 entries" in screen(), "the session", screen)
         assert "1" in mouse()  # (the app reports the mouse)
-        subprocess.run(["tmux", "send-keys", "-t", name, "r"], check=True)
+        _tmux("send-keys", "-t", name, "r", check=True)
         shown = _wait(lambda: _having(screen(), "FAKE PI"), "pi to run", screen)
         assert f"FAKE PI --session {session} tty=yes" in shown.replace("\n", "")  # (wrapped at 120)
         assert mouse() == "000"  # Pi has the terminal as from a shell: no mouse reporting on
-        subprocess.run(["tmux", "send-keys", "-t", name, "Enter"], check=True)
+        _tmux("send-keys", "-t", name, "Enter", check=True)
         back = _wait(lambda: _having(screen(), "written while pi ran"), "pitui back", screen)
         assert "FAKE PI" not in back and "Tree" in back  # redrawn whole, with what Pi wrote
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        _tmux("kill-session", "-t", name, capture_output=True)

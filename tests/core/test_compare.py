@@ -30,7 +30,7 @@ SHOP = FIXTURES / "compare" / "shop-discounts.jsonl"
 
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "100"})
+                          timeout=120, env={**os.environ, "COLUMNS": "100"})
 
 
 def test_json_of_two_branches_of_a_corpus_file(capsys):

@@ -99,6 +99,7 @@ def test_list_json_matches_pi(tmp_path, monkeypatch):
             capture_output=True,
             env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")},
             check=True,
+            timeout=120,
         )
         rows = json.loads(proc.stdout)
         assert len(rows) == sum(len(v) for v in expected.values()), run

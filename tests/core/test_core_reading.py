@@ -269,7 +269,8 @@ def test_core_never_imports_textual():
            "pitui.core.model.layout, pitui.core.model.summary, pitui.core.model.stats, pitui.core.export.markdown, " \
            "pitui.core.export.json, pitui.core.store.discovery, pitui.cli; " \
            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=120).stdout
     assert json.loads(out.replace("'", '"')) == []
 
 

@@ -319,7 +319,8 @@ def test_a_stream_piped_in_by_a_writer_that_pauses_anywhere(tmp_path):
         reader = threading.Thread(target=live.read_from, args=(proc.stdout.fileno(),))
         reader.start()
         seen = set()
-        while True:
+        deadline = time.monotonic() + 60  # (a test that fails must not hang)
+        while time.monotonic() < deadline:
             ended = live.ended
             if live.has_news():
                 live.refresh()
@@ -327,8 +328,8 @@ def test_a_stream_piped_in_by_a_writer_that_pauses_anywhere(tmp_path):
             if ended and not live.has_news():
                 break
             time.sleep(0.002)
-        reader.join()
-        proc.wait()
+        reader.join(timeout=30)
+        proc.wait(timeout=30)
         assert len(seen) > 3  # (it was shown while it came)
         assert live.warnings == []
         assert [live.entry(i) for i in range(len(live))] == [want.entry(i) for i in range(len(want))]

@@ -45,7 +45,8 @@ def _store(tmp_path: Path, n: int = 30) -> Path:
 
 def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PITUI_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "pitui.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
 
 
 def _overwrite_middle(path: Path, seed: int = 1) -> None:
@@ -354,7 +355,7 @@ def test_an_open_cache_folder_of_pitui_is_closed(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     env.pop("PITUI_CACHE_DIR", None)
     got = subprocess.run([sys.executable, "-m", "pitui.cli", "list", str(root)], capture_output=True, text=True,
-                         env=env)
+                         env=env, timeout=120)
     assert got.returncode == 0 and got.stderr == ""
     assert _mode(cache) == 0o700
     assert _mode(_index_file(cache)) == 0o600

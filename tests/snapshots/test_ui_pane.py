@@ -10,7 +10,7 @@ from pitui.ui.pane import MessagePane, prepare_branch
 from pitui.ui.screens.context import ContextScreen
 from pitui.ui.pane.canvas import CUT_LINES
 
-from helpers import FIXTURES, call, chain, header, pane_app, write
+from helpers import FIXTURES, call, chain, header, pane_app, workers_done, write
 from helpers import assistant_msg as assistant
 from helpers import result_msg as result
 from helpers import user_msg as user
@@ -315,7 +315,9 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
         # user 1, thinking 1 + text 1, command 1 + output 1 (the blocks matched in slices:
         # a few at once, the rest in turns)
         pane.search("NEEDLE")
-        while not pane.search_complete:
+        for _ in range(1000):
+            if pane.search_complete:
+                break
             await pilot.pause(0.01)
         assert pane.hit_count == 5
         visited = [pane.next_hit() for _ in range(5)]
@@ -330,7 +332,9 @@ async def test_search_counts_hits_and_next_hit_walks_them(tmp_path):
         # the thinking hit opened the folded thinking
         assert any("where is the needle?" in ln for ln in lines_of(pane, pane.block_of(1)))
         pane.search("no such text")
-        while not pane.search_complete:
+        for _ in range(1000):
+            if pane.search_complete:
+                break
             await pilot.pause(0.01)
         assert pane.hit_count == 0
         assert pane.next_hit() is None
@@ -474,7 +478,7 @@ async def test_slow_blocks_draw_on_a_worker_and_the_view_stays_put(tmp_path):
         b = pane.block_of(1)
         assert any("drawing this entry" in ln for ln in lines_of(pane, b)) or not pane.drawing
         for _ in range(100):
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause(0.02)
             if not pane.drawing:
                 break

@@ -17,7 +17,7 @@ from pitui.ui.pane import MessagePane
 from pitui.ui.pane.heights import Heights
 from pitui.ui.pane.code import lexer_class_for_filename
 
-from helpers import assistant_msg, call, entry, header, pane_app, result_msg, user, user_msg, write
+from helpers import assistant_msg, call, entry, header, pane_app, result_msg, user, user_msg, workers_done, write
 from helpers import message_entry as msg
 from tools.piwriter import thinking_block
 
@@ -450,7 +450,7 @@ async def test_code_is_drawn_plain_until_its_lexer_is_ready(tmp_path):
         # private: which lexer a draw waits for, and the draws still waiting, show nowhere
         assert pane._rendered(b).pending_lexers == {("file", "lib/tools.rkt")}
         for _ in range(100):
-            await pilot.app.workers.wait_for_complete()
+            await workers_done(pilot.app)
             await pilot.pause(0.02)
             if not pane.worker_drawing.provisional:
                 break

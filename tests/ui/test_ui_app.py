@@ -1076,7 +1076,8 @@ def test_the_app_starts_without_the_screens_it_does_not_show():
             "'pitui.core.store.listing_index', 'pitui.core.store.session_info', 'pitui.core.model.stats', "
             "'pitui.core.model.cost', 'pitui.ui.commands', 'pitui.ui.pane.markdown', 'markdown_it', 'pygments') "
             "if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=120).stdout
     assert out.strip() == "[]"
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assistant_msg, call, header, pane_app, result_msg, user, write
+from helpers import assistant_msg, call, header, pane_app, result_msg, user, workers_done, write
 from helpers import message_entry as msg
 from pitui.core.read.session import Session
 from pitui.core.model.layout import FILTERS, layout_tree
@@ -401,7 +401,7 @@ async def test_highlighted_code_replaces_plain_code_from_a_worker(tmp_path):
 
         pane._draw, drawing.render_done = draw, done
         for _ in range(100):
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause(0.02)
             if not drawing.provisional and not pane.drawing:
                 break

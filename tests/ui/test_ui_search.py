@@ -15,6 +15,8 @@ from pitui.core.store.listing import SessionIndex, list_sessions
 from pitui.core.store.search import search
 from pitui.ui.screens.search import SHOWN_HITS, SearchResults, SearchScreen
 
+from helpers import workers_done
+
 SIZE = (120, 40)
 
 
@@ -373,7 +375,7 @@ async def test_the_query_it_opens_with_is_searched_once_and_done_without_waiting
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert screen._timer is None  # private: the typing pause's timer
         assert not screen.searching

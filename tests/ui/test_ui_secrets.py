@@ -15,7 +15,7 @@ from pitui.ui.screens.export import ExportScreen
 from pitui.ui.widgets import header
 from pitui.ui.widgets.header import SecretsBadge, WarningsBadge, WarningsScreen
 
-from helpers import FIXTURES, dialog_text
+from helpers import FIXTURES, dialog_text, workers_done
 
 SIZE = (160, 45)
 PLANTED = FIXTURES / "secrets" / "planted.jsonl"
@@ -211,7 +211,7 @@ async def test_a_big_file_gets_its_secrets_badge_from_a_child_process(make_app, 
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert badge_text(app) == f"⚠ {len(planted())} likely secrets w"
         path = app.browser.session.path

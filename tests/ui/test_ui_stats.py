@@ -15,7 +15,7 @@ from pitui.core.model.stats import Stats, Usage, branch_stats, session_stats
 from pitui.ui.screens import stats as stats_module
 from pitui.ui.screens.stats import CostChart, StatsScreen, bar
 
-from helpers import REPO, assistant, user, write
+from helpers import REPO, assistant, user, workers_done, write
 
 SHOP_TREE = next((REPO / "pitui" / "demo" / "sessions" / "--home-demo-shop--").glob("2026-11-14T09-12-03-417Z_*.jsonl"))
 SIZE = (120, 40)
@@ -39,7 +39,7 @@ class Host(App):
 
 async def _ready(pilot) -> None:
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 
