@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -75,14 +76,18 @@ def test_status_watch_prints_a_line_per_change(walker):
     walker("start")
     proc = subprocess.Popen([sys.executable, "-m", "pitui.cli", "status", str(root), "--watch"], cwd=REPO,
                             stdout=subprocess.PIPE, text=True)
+    reader = concurrent.futures.ThreadPoolExecutor(1)
     try:
-        assert proc.stdout.readline().split()[0] == "working"  # (the board first)
+        # (each line waited for at most a minute: a change the watch missed fails the test
+        # instead of hanging the run)
+        assert reader.submit(proc.stdout.readline).result(60).split()[0] == "working"  # (the board first)
         walker("tool_call")
         walker("reply")
-        line = proc.stdout.readline().rstrip("\n")
+        line = reader.submit(proc.stdout.readline).result(60).rstrip("\n")
         stamp, rest = line[:19], line[21:]
         assert stamp[:4] == time.strftime("%Y") and stamp[10] == " "
         assert rest == f"waiting  {session_walk.SESSION_ID}  /home/u/shop  Fix the flaky checkout test"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        reader.shutdown(wait=False)

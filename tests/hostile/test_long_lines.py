@@ -66,7 +66,7 @@ def _run(args: list[str], tmp_path: Path, stdin: bytes | None = None) -> tuple[i
     env = {**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache"), "PITUI_CONFIG_DIR": str(tmp_path / "config")}
     launched = subprocess.run([sys.executable, "-c", _LAUNCH, "pipe" if stdin is not None else "none", str(out),
                                str(err), sys.executable, *args], input=stdin or b"", capture_output=True, env=env,
-                              check=True)
+                              check=True, timeout=300)
     code, peak = (int(x) for x in launched.stdout.split())
     assert code in (0, 1), err.read_text()
     return code, out.read_text(), peak
