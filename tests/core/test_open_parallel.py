@@ -510,3 +510,71 @@ def test_forked_workers_read_as_started_ones(tmp_path):
                          env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")})
     assert out.returncode == 0, out.stderr
     assert out.stdout == "said once ok\n"
+
+
+_APART_SCRIPT = r'''
+import os, sys, threading, time
+sys.path[:0] = sys.argv[1].split(os.pathsep)
+from test_open_parallel import _awkward_file, _same
+from pathlib import Path
+from pitui.core.open import parallel as open_parallel
+from pitui.core.open import scan_worker
+from pitui.core.read.session import Session
+
+def cores_of(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("Cpus_allowed_list:"):
+            return line.split()[1]
+
+def threads_cores():
+    return {frozenset(os.sched_getaffinity(int(tid))) for tid in os.listdir("/proc/self/task")}
+
+tmp = Path(sys.argv[2])
+f = _awkward_file(tmp / "s.jsonl")
+seq = Session.open(f, validate=False)
+open_parallel.PARALLEL_MIN_BYTES = 0
+real_main = scan_worker.main
+# private: the child's work held back a moment, so that where each side runs can be seen
+scan_worker.main = lambda args: time.sleep(0.5) or real_main(args)
+allowed = frozenset(os.sched_getaffinity(0))
+if sys.argv[3] == "one":  # a process given one core: nothing to keep apart
+    allowed = frozenset((min(allowed),))
+    os.sched_setaffinity(0, allowed)
+open_parallel.prestart(f)
+opening = open_parallel.prestarted()[str(f)]
+(worker,) = opening.workers
+time.sleep(0.2)
+if len(allowed) > 1:
+    # the worker on the last core, this process (the thread that forked it, and the
+    # thread started since, which finishes the open) on the others
+    assert cores_of(worker.pid) == str(max(allowed)), cores_of(worker.pid)
+    assert threads_cores() == {allowed - {max(allowed)}}, threads_cores()
+else:
+    assert cores_of(worker.pid) == str(min(allowed)) and threads_cores() == {allowed}
+started = threading.Event()
+later = threading.Thread(target=started.wait)  # started while this process is kept apart
+later.start()
+_same(seq, open_parallel.start(f).result())
+assert threads_cores() == {allowed}, threads_cores()  # every thread on every core again
+started.set()
+later.join()
+print("ok")
+'''
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two cores and a way to choose them")
+@pytest.mark.parametrize("cores", ["all", "one"])
+def test_the_forked_worker_has_a_core_of_its_own_until_the_session_is_in(tmp_path, cores):
+    """``pitui FILE``'s one forked worker runs on a core of its own and the starting
+    interface on the others (neither takes the other's core: the worker is the later side
+    of the open), and once the session is in every thread of the interface may run on
+    every core again, those started meanwhile too. A process given one core keeps it."""
+    import subprocess
+
+    tests_dirs = os.pathsep.join([os.path.dirname(os.path.abspath(__file__)), str(TESTS)])
+    out = subprocess.run([sys.executable, "-c", _APART_SCRIPT, tests_dirs, str(tmp_path), cores],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PITUI_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "ok\n"

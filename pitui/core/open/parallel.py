@@ -88,6 +88,7 @@ class ParallelOpen:
         self.path = os.fspath(path)
         self._freeze = freeze  # see gc_paused
         self._fork = fork  # see _spawn
+        self._unpin: frozenset[int] | None = None  # see _cores_apart
         self._procs: list[subprocess.Popen | _ForkedWorker] = []
         self._bounds: list[tuple[int, int | None]] = []
         self._head: Session | None = None
@@ -153,7 +154,8 @@ class ParallelOpen:
             return
         if stream:
             self.whole = True
-            self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False))
+            self._procs.append(self._spawn(["--stream", self.path, str(STREAM_CHUNK_BYTES)] + (["--save"] if self._save else []), stderr=False,
+                                           apart=fork_first))
             if fork_first and use_cache and _skeleton_cache().usable(self.path):
                 for proc in self._procs:
                     proc.kill_now()  # type: ignore[union-attr]
@@ -183,9 +185,12 @@ class ParallelOpen:
         for part_start, part_end in self._bounds:
             self._procs.append(self._spawn([self.path, str(part_start), "-" if part_end is None else str(part_end), str(head.version)]))
 
-    def _spawn(self, args: list[str], stderr: bool = True) -> subprocess.Popen | _ForkedWorker:
+    def _spawn(self, args: list[str], stderr: bool = True, apart: bool = False) -> subprocess.Popen | _ForkedWorker:
         if self._fork and _can_fork():
-            proc: subprocess.Popen | _ForkedWorker = _fork_worker(args, stderr)
+            cores = _cores_apart() if apart else None
+            proc: subprocess.Popen | _ForkedWorker = _fork_worker(args, stderr, cores)
+            if cores is not None:
+                self._unpin = cores[2]
         else:
             import subprocess
 
@@ -231,6 +236,13 @@ class ParallelOpen:
             except OSError:
                 pass
 
+    def _unpin_threads(self) -> None:
+        """This process's threads back on every core it may use, once the worker kept
+        apart from them (:func:`_cores_apart`) has sent the session."""
+        cores, self._unpin = self._unpin, None
+        if cores is not None:
+            _set_cores_of_all_threads(cores)
+
     def finish_in_background(self) -> None:
         """Collect and join the parts on a thread of this process as they come, and lay out
         the tree in the default filter, so that :meth:`result` finds it all done (``pitui
@@ -243,6 +255,7 @@ class ParallelOpen:
                 self._done = (session, None)
             except BaseException as exc:  # handed to result()
                 self._done = (None, exc)
+            self._unpin_threads()  # (before the session is handed over and shown)
             self._finished.set()
             # A forked worker is this process's child to wait for, here, after the
             # session is handed over (a streaming one goes on to save the skeleton).
@@ -450,6 +463,38 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
 
 
+def _cores_apart() -> tuple[frozenset[int], frozenset[int], frozenset[int]] | None:
+    """For the one worker forked beside a starting user interface: a core of its own
+    (the last this process may use), the others for this process, and all of them (to
+    give back). The first screen waits for the worker's read; kept apart, the interface's
+    threads never take the worker's core meanwhile, nor it theirs (docs/performance.md).
+    None where cores cannot be chosen or there are fewer than two."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        allowed = frozenset(os.sched_getaffinity(0))
+    except OSError:
+        return None
+    if len(allowed) < 2:
+        return None
+    mine = frozenset((max(allowed),))
+    return mine, allowed - mine, allowed
+
+
+def _set_cores_of_all_threads(cores: frozenset[int]) -> None:
+    """Every thread of this process allowed on ``cores`` (a thread started meanwhile
+    inherits its starter's cores, so the threads are looked at twice)."""
+    for _ in range(2):
+        try:
+            tids = [int(tid) for tid in os.listdir("/proc/self/task")]
+        except OSError:
+            tids = [0]
+        for tid in tids:
+            with contextlib.suppress(OSError):
+                if os.sched_getaffinity(tid) != cores:
+                    os.sched_setaffinity(tid, cores)
+
+
 class _ForkedWorker:
     """A scan worker forked from this process rather than started as a new interpreter:
     the parts of :class:`subprocess.Popen` used here. ``pitui FILE`` forks its worker
@@ -498,9 +543,12 @@ class _ForkedWorker:
                     self.returncode = os.waitstatus_to_exitcode(status)
 
 
-def _fork_worker(args: list[str], stderr: bool) -> _ForkedWorker:
+def _fork_worker(args: list[str], stderr: bool,
+                 cores: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None) -> _ForkedWorker:
     """Run :func:`scan_worker.main` with ``args`` in a forked child, its standard output
-    (and error, with ``stderr``) piped here, as a started worker's would be."""
+    (and error, with ``stderr``) piped here, as a started worker's would be. With
+    ``cores`` (:func:`_cores_apart`), the child runs on the first set and this process
+    (one thread yet: see :func:`_can_fork`) on the second."""
     from . import scan_worker  # (imported here, so the child starts with it)
 
     out_r, out_w = os.pipe()
@@ -512,6 +560,9 @@ def _fork_worker(args: list[str], stderr: bool) -> _ForkedWorker:
     if pid == 0:  # the child: never returns to the caller's code
         rc = 1
         try:
+            if cores is not None:
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(0, cores[0])
             os.close(out_r)
             if err_r >= 0:
                 os.close(err_r)
@@ -532,6 +583,9 @@ def _fork_worker(args: list[str], stderr: bool) -> _ForkedWorker:
             os._exit(rc)
     os.close(out_w)
     os.close(err_w)
+    if cores is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, cores[1])
     return _ForkedWorker(pid, open(out_r, "rb"), open(err_r, "rb") if err_r >= 0 else None)
 
 
