@@ -558,6 +558,18 @@ _same(seq, open_parallel.start(f).result())
 assert threads_cores() == {allowed}, threads_cores()  # every thread on every core again
 started.set()
 later.join()
+# opened again, from its saved skeleton: the worker forked first is stopped at once, and
+# the skeleton is loaded here on every core
+from pitui.core.open import skeleton_cache
+deadline = time.monotonic() + 30
+while not skeleton_cache.cache_file(f).exists() and time.monotonic() < deadline:
+    time.sleep(0.02)
+time.sleep(0.2)
+open_parallel.prestart(f)
+assert threads_cores() == {allowed}, threads_cores()
+again = open_parallel.start(f)
+_same(seq, again.result())
+assert again.from_cache
 print("ok")
 '''
 
@@ -569,7 +581,8 @@ def test_the_forked_worker_has_a_core_of_its_own_until_the_session_is_in(tmp_pat
     """``pitui FILE``'s one forked worker runs on a core of its own and the starting
     interface on the others (neither takes the other's core: the worker is the later side
     of the open), and once the session is in every thread of the interface may run on
-    every core again, those started meanwhile too. A process given one core keeps it."""
+    every core again, those started meanwhile too; opened again from its saved skeleton,
+    at once. A process given one core keeps it."""
     import subprocess
 
     tests_dirs = os.pathsep.join([os.path.dirname(os.path.abspath(__file__)), str(TESTS)])

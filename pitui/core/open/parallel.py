@@ -160,6 +160,7 @@ class ParallelOpen:
                 for proc in self._procs:
                     proc.kill_now()  # type: ignore[union-attr]
                 self._procs = []
+                self._unpin_threads()  # (no worker to keep apart: the skeleton is loaded here)
                 self.whole = False
                 self._try_cache = True
             return
