@@ -534,8 +534,18 @@ f = _awkward_file(tmp / "s.jsonl")
 seq = Session.open(f, validate=False)
 open_parallel.PARALLEL_MIN_BYTES = 0
 real_main = scan_worker.main
-# private: the child's work held back a moment, so that where each side runs can be seen
-scan_worker.main = lambda args: time.sleep(0.5) or real_main(args)
+go = tmp / "go"
+
+
+def held_main(args):
+    # private: the child's work held back until the cores of each side are looked at
+    deadline = time.monotonic() + 60
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return real_main(args)
+
+
+scan_worker.main = held_main
 allowed = frozenset(os.sched_getaffinity(0))
 if sys.argv[3] == "one":  # a process given one core: nothing to keep apart
     allowed = frozenset((min(allowed),))
@@ -543,7 +553,10 @@ if sys.argv[3] == "one":  # a process given one core: nothing to keep apart
 open_parallel.prestart(f)
 opening = open_parallel.prestarted()[str(f)]
 (worker,) = opening.workers
-time.sleep(0.2)
+want = str(max(allowed)) if len(allowed) > 1 else str(min(allowed))
+deadline = time.monotonic() + 30  # (the child sets its cores first thing, once it runs)
+while cores_of(worker.pid) != want and time.monotonic() < deadline:
+    time.sleep(0.01)
 if len(allowed) > 1:
     # the worker on the last core, this process (the thread that forked it, and the
     # thread started since, which finishes the open) on the others
@@ -554,6 +567,7 @@ else:
 started = threading.Event()
 later = threading.Thread(target=started.wait)  # started while this process is kept apart
 later.start()
+go.touch()
 _same(seq, open_parallel.start(f).result())
 assert threads_cores() == {allowed}, threads_cores()  # every thread on every core again
 started.set()
