@@ -191,7 +191,7 @@ class ParallelOpen:
             cores = _cores_apart() if apart else None
             proc: subprocess.Popen | _ForkedWorker = _fork_worker(args, stderr, cores)
             if cores is not None:
-                self._unpin = cores[2]
+                self._unpin = cores[0] | cores[1]
         else:
             import subprocess
 
@@ -464,12 +464,13 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _cores_apart() -> tuple[frozenset[int], frozenset[int], frozenset[int]] | None:
+def _cores_apart() -> tuple[frozenset[int], frozenset[int]] | None:
     """For the one worker forked beside a starting user interface: a core of its own
-    (the last this process may use), the others for this process, and all of them (to
-    give back). The first screen waits for the worker's read; kept apart, the interface's
-    threads never take the worker's core meanwhile, nor it theirs (docs/performance.md).
-    None where cores cannot be chosen or there are fewer than two."""
+    (the last this process may use), and the others for this process (both together are
+    given back to it once the session is in). The first screen waits for the worker's
+    read; kept apart, the interface's threads never take the worker's core meanwhile, nor
+    it theirs (docs/performance.md). None where cores cannot be chosen or there are fewer
+    than two."""
     if not hasattr(os, "sched_setaffinity"):
         return None
     try:
@@ -479,7 +480,7 @@ def _cores_apart() -> tuple[frozenset[int], frozenset[int], frozenset[int]] | No
     if len(allowed) < 2:
         return None
     mine = frozenset((max(allowed),))
-    return mine, allowed - mine, allowed
+    return mine, allowed - mine
 
 
 def _set_cores_of_all_threads(cores: frozenset[int]) -> None:
@@ -545,7 +546,7 @@ class _ForkedWorker:
 
 
 def _fork_worker(args: list[str], stderr: bool,
-                 cores: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None) -> _ForkedWorker:
+                 cores: tuple[frozenset[int], frozenset[int]] | None = None) -> _ForkedWorker:
     """Run :func:`scan_worker.main` with ``args`` in a forked child, its standard output
     (and error, with ``stderr``) piped here, as a started worker's would be. With
     ``cores`` (:func:`_cores_apart`), the child runs on the first set and this process
