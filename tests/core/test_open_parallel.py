@@ -529,6 +529,11 @@ def cores_of(pid):
 def threads_cores():
     return {frozenset(os.sched_getaffinity(int(tid))) for tid in os.listdir("/proc/self/task")}
 
+def until(done, seconds):
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
 tmp = Path(sys.argv[2])
 f = _awkward_file(tmp / "s.jsonl")
 seq = Session.open(f, validate=False)
@@ -539,9 +544,7 @@ go = tmp / "go"
 
 def held_main(args):
     # private: the child's work held back until the cores of each side are looked at
-    deadline = time.monotonic() + 60
-    while not go.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until(go.exists, 60)
     return real_main(args)
 
 
@@ -554,9 +557,7 @@ open_parallel.prestart(f)
 opening = open_parallel.prestarted()[str(f)]
 (worker,) = opening.workers
 want = str(max(allowed)) if len(allowed) > 1 else str(min(allowed))
-deadline = time.monotonic() + 30  # (the child sets its cores first thing, once it runs)
-while cores_of(worker.pid) != want and time.monotonic() < deadline:
-    time.sleep(0.01)
+until(lambda: cores_of(worker.pid) == want, 30)  # (the child sets its cores first thing, once it runs)
 if len(allowed) > 1:
     # the worker on the last core, this process (the thread that forked it, and the
     # thread started since, which finishes the open) on the others
@@ -575,9 +576,7 @@ later.join()
 # opened again, from its saved skeleton: the worker forked first is stopped at once, and
 # the skeleton is loaded here on every core
 from pitui.core.open import skeleton_cache
-deadline = time.monotonic() + 30
-while not skeleton_cache.cache_file(f).exists() and time.monotonic() < deadline:
-    time.sleep(0.02)
+until(skeleton_cache.cache_file(f).exists, 30)
 time.sleep(0.2)
 open_parallel.prestart(f)
 assert threads_cores() == {allowed}, threads_cores()
